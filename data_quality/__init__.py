@@ -1,0 +1,1 @@
+"""In-memory data-quality checks (Great Expectations) used by the Dagster asset checks."""

@@ -1,0 +1,126 @@
+"""Data-quality checks of the entity table, run as Dagster asset checks of KG conversion.
+
+The pattern every stage follows (see docs/data_quality.md):
+
+* a check is a :class:`Check`: a name, whether it **blocks** downstream materialization, and a function
+  ``(con, partition) -> dagster.AssetCheckResult``;
+* the function loads exactly the rows of the partition it checks into a DataFrame (SQL), and runs a
+  Great Expectations 1.x suite over it (:func:`data_quality.gx_runner.run_suite`);
+* the asset declares the checks with :func:`check_specs` and yields :func:`run_checks` after writing,
+  so a blocking failure stops the run before any downstream asset reads bad rows.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+import dagster as dg
+import duckdb
+
+from data_quality import gx_runner as gx
+from mgqa_platform.kg import osm_features, profiles
+
+
+@dataclass(frozen=True)
+class Check:
+    name: str
+    blocking: bool
+    description: str
+    run: Callable[[duckdb.DuckDBPyConnection, str], dg.AssetCheckResult]
+
+
+def _result(outcome: gx.SuiteOutcome, *, severity: dg.AssetCheckSeverity = dg.AssetCheckSeverity.ERROR, extra: dict | None = None) -> dg.AssetCheckResult:
+    return dg.AssetCheckResult(
+        passed=outcome.success,
+        severity=severity,
+        description=outcome.description(),
+        metadata={**outcome.metadata(), **(extra or {})},
+    )
+
+
+def known_categories() -> set[str]:
+    """Every category KG conversion can produce: map-feature categories, bare OSM keys, KWG classes."""
+    cats = {fc.category for fc in osm_features.map_features().values()}
+    cats |= {k for k in osm_features.MAIN_KEYS}
+    cats |= set(profiles.kwg_categories().values())
+    return cats
+
+
+#: Expected entity counts per KG for the bundled sample; override with MGQA_EXPECTED_ENTITY_COUNTS,
+#: a JSON object {"kg": [min, max]}, when running on full-size inputs.
+SAMPLE_ENTITY_COUNTS: dict[str, tuple[int, int]] = {
+    "worldkg": (20_000, 60_000),
+    "osmh3kg": (30_000, 90_000),
+    "kwg": (5_000, 12_000),
+}
+
+
+def expected_counts() -> dict[str, tuple[int, int]]:
+    raw = os.environ.get("MGQA_EXPECTED_ENTITY_COUNTS")
+    if not raw:
+        return SAMPLE_ENTITY_COUNTS
+    return {k: (int(v[0]), int(v[1])) for k, v in json.loads(raw).items()}
+
+
+def _frame(con: duckdb.DuckDBPyConnection, kg: str):
+    return con.execute(
+        """SELECT entity_id, name, display_name, category, lon, lat,
+                  ST_IsValid(geometry) AS geometry_valid, ST_IsEmpty(geometry) AS geometry_empty
+           FROM entities WHERE kg = ?""",
+        [kg],
+    ).df()
+
+
+def _unique_ids(con, kg):
+    return _result(gx.run_suite(_frame(con, kg), f"entities_unique_ids_{kg}", gx.unique_ids("entity_id") + gx.not_null("entity_id")))
+
+
+def _valid_geometries(con, kg):
+    df = _frame(con, kg)
+    exps = gx.in_set("geometry_valid", [True]) + gx.in_set("geometry_empty", [False])
+    exps += gx.values_between("lon", -180, 180) + gx.values_between("lat", -90, 90)
+    return _result(gx.run_suite(df, f"entities_valid_geometries_{kg}", exps))
+
+
+def _non_empty_names(con, kg):
+    return _result(gx.run_suite(_frame(con, kg), f"entities_names_{kg}", gx.non_empty_strings(["name", "display_name"])))
+
+
+def _known_categories(con, kg):
+    return _result(gx.run_suite(_frame(con, kg), f"entities_categories_{kg}", gx.in_set("category", sorted(known_categories()))))
+
+
+def _count_in_range(con, kg):
+    lo, hi = expected_counts().get(kg, (1, 10**10))
+    outcome = gx.run_suite(_frame(con, kg), f"entities_count_{kg}", gx.row_count_between(lo, hi))
+    return _result(outcome, severity=dg.AssetCheckSeverity.WARN, extra={"expected_min": lo, "expected_max": hi})
+
+
+def _display_names_unique(con, kg):
+    return _result(gx.run_suite(_frame(con, kg), f"entities_display_names_{kg}", gx.unique_ids("display_name")), severity=dg.AssetCheckSeverity.WARN)
+
+
+ENTITY_CHECKS: tuple[Check, ...] = (
+    Check("unique_entity_ids", True, "entity_id is unique and not null within the KG", _unique_ids),
+    Check("valid_geometries", True, "every geometry is valid, non-empty, with lon/lat in range (EPSG:4326)", _valid_geometries),
+    Check("non_empty_names", True, "name and display_name are non-empty", _non_empty_names),
+    Check("known_categories", True, "category is one the platform knows (map features, OSM keys, KWG classes)", _known_categories),
+    Check("entity_count_in_range", False, "entity count of the KG is within the expected range", _count_in_range),
+    Check("display_names_unique", False, "display names are unique within the KG after disambiguation", _display_names_unique),
+)
+
+
+def check_specs(asset_key: dg.AssetKey, checks=ENTITY_CHECKS) -> list[dg.AssetCheckSpec]:
+    return [dg.AssetCheckSpec(c.name, asset=asset_key, blocking=c.blocking, description=c.description) for c in checks]
+
+
+def run_checks(con: duckdb.DuckDBPyConnection, partition: str, asset_key: dg.AssetKey, checks=ENTITY_CHECKS) -> Iterator[dg.AssetCheckResult]:
+    for c in checks:
+        r = c.run(con, partition)
+        yield dg.AssetCheckResult(
+            asset_key=asset_key, check_name=c.name, passed=r.passed, severity=r.severity,
+            description=r.description, metadata={**r.metadata, "partition": partition},
+        )  # fmt: skip

@@ -1,0 +1,125 @@
+"""``mgqa``: the command line of the MGQA platform.
+
+    mgqa build [--kg KG ...]   materialize the pipeline on the configured inputs (default: bundled sample)
+    mgqa summary               print what the warehouse holds (entities per KG/category/country, quarantine)
+    mgqa lineage ID            print where an entity (or, later, a gold answer) comes from
+
+``build`` runs the same Dagster assets the UI runs, in process, against the Dagster instance in
+``$DAGSTER_HOME`` (default ``.mgqa/dagster``), so its runs show up in ``dagster dev``. This module is the
+one bridge from the installed command to the code location at the repository root (``definitions.py``,
+``assets/``, ``resources/``, ``data_quality/``), which it puts on ``sys.path``; see docs/decisions.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parent
+
+
+def _code_location():
+    if not (REPO_ROOT / "definitions.py").is_file():
+        sys.exit(f"mgqa: definitions.py not found next to {__file__}; install the project in editable mode (pip install -e .)")
+    if str(REPO_ROOT) not in sys.path:
+        sys.path.insert(0, str(REPO_ROOT))
+    import definitions
+
+    return definitions
+
+
+def _instance():
+    import dagster as dg
+
+    from mgqa_platform import settings
+
+    home = Path(os.environ.setdefault("DAGSTER_HOME", str(settings.home() / "dagster")))
+    home.mkdir(parents=True, exist_ok=True)
+    return dg.DagsterInstance.get()
+
+
+def cmd_build(args: argparse.Namespace) -> int:
+    import dagster as dg
+
+    from mgqa_platform import settings, snapshots
+
+    defs_mod = _code_location()
+    from assets import intake
+
+    instance = _instance()
+    resources = defs_mod.build_resources()
+    t0 = time.perf_counter()
+    inputs = resources["inputs"]
+    pbfs = inputs.watched_pbfs()
+    if not pbfs and set(args.kg) & set(settings.OSM_DERIVED_KGS):
+        print(f"mgqa: no *.osm.pbf in {inputs.osm_watch_dir}", file=sys.stderr)
+        return 2
+    ids = [snapshots.describe_osm_pbf(p).snapshot_id for p in pbfs]
+    known = set(instance.get_dynamic_partitions(intake.osm_snapshot_partitions.name))
+    for sid in ids:
+        if sid not in known:
+            instance.add_dynamic_partitions(intake.osm_snapshot_partitions.name, [sid])
+        r = dg.materialize(defs_mod.ALL_ASSETS, selection=[intake.osm_snapshot], partition_key=sid, instance=instance, resources=resources)
+        print(f"registered OSM snapshot {sid} (run {r.run_id})")
+    selection = dg.AssetSelection.groups("kg_build", "kg_conversion")
+    for kg in args.kg:
+        r = dg.materialize(defs_mod.ALL_ASSETS, selection=selection, partition_key=kg, instance=instance, resources=resources, raise_on_error=False)
+        failed_checks = [
+            e.asset_check_evaluation_data.check_name
+            for e in r.all_events
+            if e.event_type_value == "ASSET_CHECK_EVALUATION" and not e.asset_check_evaluation_data.passed
+        ]
+        status = "ok" if r.success else "FAILED"
+        print(f"built {kg}: {status} (run {r.run_id})" + (f"; failed checks: {', '.join(failed_checks)}" if failed_checks else ""))
+        if not r.success:
+            return 1
+    print(f"done in {time.perf_counter() - t0:.1f} s\n")
+    return cmd_summary(args)
+
+
+def cmd_summary(args: argparse.Namespace) -> int:
+    from mgqa_platform import report, settings, warehouse
+
+    path = settings.default_warehouse_path()
+    if not path.exists():
+        print(f"mgqa: no warehouse at {path}; run `mgqa build` first", file=sys.stderr)
+        return 2
+    with warehouse.session(path, read_only=True) as con:
+        print(report.summary(con))
+    return 0
+
+
+def cmd_lineage(args: argparse.Namespace) -> int:
+    from mgqa_platform import lineage, settings, warehouse
+
+    with warehouse.session(settings.default_warehouse_path(), read_only=True) as con:
+        try:
+            print(lineage.describe(con, args.id))
+        except KeyError as e:
+            print(f"mgqa: {e.args[0]}", file=sys.stderr)
+            return 2
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    from mgqa_platform import settings
+
+    ap = argparse.ArgumentParser(prog="mgqa", description="MGQA platform command line")
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    b = sub.add_parser("build", help="materialize the pipeline on the configured inputs (default: the bundled sample)")
+    b.add_argument("--kg", nargs="+", choices=settings.KGS, default=list(settings.KGS))
+    b.set_defaults(fn=cmd_build)
+    s = sub.add_parser("summary", help="print entities per KG, category and country, and quarantine counts")
+    s.set_defaults(fn=cmd_summary)
+    lg = sub.add_parser("lineage", help="print the provenance chain of an entity id")
+    lg.add_argument("id")
+    lg.set_defaults(fn=cmd_lineage)
+    args = ap.parse_args(argv)
+    return args.fn(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,60 @@
+"""Native KG files: build one KG in its own format and record it in ``kg_files``.
+
+* ``worldkg``: Turtle from the OSM snapshot's tagged nodes (:mod:`worldkg_build`);
+* ``osmh3kg``: Parquet triples from all OSM geometries (:mod:`osmh3kg_build`);
+* ``kwg``: a KnowWhereGraph crawl file, from the bundled query results (:mod:`kwg_crawl`) or a live
+  SPARQL endpoint (:mod:`sparql`).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import duckdb
+
+from mgqa_platform.files import sha256_file, snapshot_id_for
+from mgqa_platform.kg.worldkg_build import BuildReport
+
+EXTENSIONS = {"worldkg": ".ttl", "osmh3kg": ".parquet", "kwg": ".ttl"}
+
+
+def native_path(kg_dir: str | Path, kg: str, source_id: str) -> Path:
+    """``<kg_dir>/<kg>-<source id><ext>``: one file per (KG, source snapshot), never overwritten in place."""
+    return Path(kg_dir) / f"{kg}-{source_id}{EXTENSIONS[kg]}"
+
+
+def record(con: duckdb.DuckDBPyConnection, kg: str, path: Path, source_snapshot_id: str | None, report: BuildReport, run_id: str) -> dict:
+    """Register the built file as the KG's current native file and replace its build quarantine rows."""
+    sha = sha256_file(path)
+    snapshot_id = snapshot_id_for(path, sha)
+    con.execute("BEGIN TRANSACTION")
+    try:
+        con.execute(
+            "INSERT OR REPLACE INTO kg_files VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL)",
+            [kg, snapshot_id, source_snapshot_id, str(path), sha, path.stat().st_size, json.dumps(report.counts, sort_keys=True), run_id],
+        )
+        con.execute("DELETE FROM quarantine WHERE kg = ? AND stage = 'kg_build'", [kg])
+        if report.skipped:
+            con.executemany(
+                "INSERT INTO quarantine VALUES (?, 'kg_build', ?, ?, ?, ?)",
+                [[kg, s["reason"], s["detail"], s["source"], s["payload"]] for s in report.skipped],
+            )
+        con.execute("COMMIT")
+    except BaseException:
+        con.execute("ROLLBACK")
+        raise
+    return {"snapshot_id": snapshot_id, "sha256": sha, "bytes": path.stat().st_size}
+
+
+def current(con: duckdb.DuckDBPyConnection, kg: str) -> dict | None:
+    """The KG's current native file as a dict (``kg_files`` row), or None if never built."""
+    cur = con.execute("SELECT * FROM kg_files WHERE kg = ?", [kg])
+    row = cur.fetchone()
+    if row is None:
+        return None
+    return dict(zip([d[0] for d in cur.description], row, strict=True))
+
+
+def mark_converted(con: duckdb.DuckDBPyConnection, kg: str, run_id: str) -> None:
+    con.execute("UPDATE kg_files SET conversion_run_id = ? WHERE kg = ?", [run_id, kg])

@@ -1,0 +1,56 @@
+"""IRIs and prefixes of the three native KG formats (DESIGN §4). Strings only, no logic."""
+
+RDF_TYPE = "http://www.w3.org/1999/02/22-rdf-syntax-ns#type"
+RDFS = "http://www.w3.org/2000/01/rdf-schema#"
+RDFS_LABEL = RDFS + "label"
+RDFS_SUBCLASS = RDFS + "subClassOf"
+XSD = "http://www.w3.org/2001/XMLSchema#"
+GEO = "http://www.opengis.net/ont/geosparql#"
+GEO_AS_WKT = GEO + "asWKT"
+GEO_HAS_GEOMETRY = GEO + "hasGeometry"
+GEO_WKT_LITERAL = GEO + "wktLiteral"
+SF = "http://www.opengis.net/ont/sf#"
+TIME = "http://www.w3.org/2006/time#"
+SOSA = "http://www.w3.org/ns/sosa/"
+CRS84 = "http://www.opengis.net/def/crs/OGC/1.3/CRS84"
+
+# WorldKG
+WKG = "http://www.worldkg.org/resource/"
+WKGS = "http://www.worldkg.org/schema/"
+WKG_PREFIXES = {
+    "rdf": "http://www.w3.org/1999/02/22-rdf-syntax-ns#",
+    "rdfs": RDFS,
+    "xsd": XSD,
+    "geo": GEO,
+    "sf": SF,
+    "wkg": WKG,
+    "wkgs": WKGS,
+}
+
+# KnowWhereGraph
+KWGR = "http://stko-kwg.geog.ucsb.edu/lod/resource/"
+KWG_ONT = "http://stko-kwg.geog.ucsb.edu/lod/ontology/"
+GNIS = "http://gnis-ld.org/lod/gnis/feature/"
+GNIS_GEOM = "http://gnis-ld.org/geometry/point/"
+KWG_PREFIXES = {
+    "rdf": "http://www.w3.org/1999/02/22-rdf-syntax-ns#",
+    "rdfs": RDFS,
+    "xsd": XSD,
+    "geo": GEO,
+    "time": TIME,
+    "sosa": SOSA,
+    "kwgr": KWGR,
+    "kwg-ont": KWG_ONT,
+}
+
+# OSMH3KG: predicates are written as CURIE-like strings in the Parquet table, exactly as the
+# native store does; subjects are OSM element paths ``node/<id>``, ``way/<id>``, ``relation/<id>``.
+OSMH3_TYPE = "rdf:type"
+OSMH3_SUBCLASS = "rdfs:subClassOf"
+OSMH3_HAS_GEOMETRY = "geo:hasGeometry"
+OSMH3_AS_WKT = "geo:asWKT"
+OSMH3_SF_CONTAINS = "geo:sfContains"
+OSMH3_SF_INTERSECTS = "geo:sfIntersects"
+OSMH3_ADJACENT = "h3:adjacentTo"
+OSMH3_RESOLUTION = "h3:resolution"
+H3_SUBJECT_PREFIX = "h3:"

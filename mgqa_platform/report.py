@@ -1,0 +1,52 @@
+"""Plain-text summaries of the warehouse, printed by ``mgqa build`` and ``mgqa summary``."""
+
+from __future__ import annotations
+
+import duckdb
+
+
+def _table_exists(con: duckdb.DuckDBPyConnection, name: str) -> bool:
+    return bool(con.execute("SELECT count(*) FROM information_schema.tables WHERE table_name = ?", [name]).fetchone()[0])
+
+
+def _rows(con, sql: str, params=None) -> list[tuple]:
+    return con.execute(sql, params or []).fetchall()
+
+
+def summary(con: duckdb.DuckDBPyConnection, top: int = 8) -> str:
+    """Entities per KG, top categories per KG, entities per country (when strata exist), quarantine by reason."""
+    out: list[str] = []
+    if not _table_exists(con, "entities"):
+        return "(empty warehouse)"
+    out.append("Entities per KG")
+    for kg, n, snap in _rows(con, "SELECT e.kg, count(*), any_value(e.snapshot_id) FROM entities e GROUP BY 1 ORDER BY 1"):
+        out.append(f"  {kg:<10} {n:>8,}   from {snap}")
+    out.append("")
+    out.append(f"Top {top} categories per KG")
+    for kg, cats in _rows(
+        con,
+        f"""SELECT kg, string_agg(category || ' ' || n, ', ' ORDER BY n DESC, category) FROM (
+              SELECT kg, category, count(*) n, row_number() OVER (PARTITION BY kg ORDER BY count(*) DESC, category) rn
+              FROM entities GROUP BY 1, 2) WHERE rn <= {int(top)} GROUP BY 1 ORDER BY 1""",
+    ):
+        out.append(f"  {kg:<10} {cats}")
+    out.append("")
+    if _table_exists(con, "entity_country"):
+        out.append("Entities per country (top 15) and income tier")
+        for iso3, name, tier, n in _rows(
+            con,
+            """SELECT coalesce(c.iso3, 'unassigned'), coalesce(any_value(c.name), ''), coalesce(any_value(c.income_tier), '-'), count(*)
+               FROM entity_country ec LEFT JOIN countries c USING (iso3) GROUP BY 1 ORDER BY 4 DESC, 1 LIMIT 15""",
+        ):
+            out.append(f"  {iso3:<10} {name[:28]:<28} {tier:<4} {n:>8,}")
+        out.append("")
+    else:
+        out.append("Entities per country: not computed yet (materialize the strata assets)")
+        out.append("")
+    out.append("Quarantined rows by KG, stage and reason")
+    rows = _rows(con, "SELECT kg, stage, reason, count(*) FROM quarantine GROUP BY ALL ORDER BY 1, 2, 4 DESC, 3")
+    if not rows:
+        out.append("  (none)")
+    for kg, stage, reason, n in rows:
+        out.append(f"  {kg:<10} {stage:<9} {reason:<28} {n:>8,}")
+    return "\n".join(out)

@@ -1,0 +1,30 @@
+"""Where things live: the repository, the bundled sample and the working directory.
+
+All locations can be overridden by environment variables so that the same code runs on the
+full-size inputs by configuration alone (see ``docs/configuration.md``).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+SAMPLE_DIR = REPO_ROOT / "data" / "sample"
+PACKAGE_DATA = Path(__file__).resolve().parent / "data"
+
+KGS: tuple[str, ...] = ("worldkg", "kwg", "osmh3kg")
+OSM_DERIVED_KGS: tuple[str, ...] = ("worldkg", "osmh3kg")
+
+
+def home() -> Path:
+    """The working directory for generated files (warehouse, KG files). ``MGQA_HOME`` overrides."""
+    return Path(os.environ.get("MGQA_HOME", REPO_ROOT / ".mgqa")).resolve()
+
+
+def default_warehouse_path() -> Path:
+    return Path(os.environ.get("MGQA_WAREHOUSE", home() / "warehouse.duckdb")).resolve()
+
+
+def default_osm_watch_dir() -> Path:
+    return Path(os.environ.get("MGQA_OSM_WATCH_DIR", SAMPLE_DIR / "osm")).resolve()
