@@ -157,9 +157,12 @@ def convert_kg(con: duckdb.DuckDBPyConnection, kg: str, path: str | Path, snapsh
     q = _Quarantine()
     res.triples_staged = _stage(con, kg, path, q)
 
-    con.execute("CREATE OR REPLACE TEMP TABLE new_entities AS SELECT * FROM (SELECT NULL::VARCHAR AS x) WHERE false")
-    first = True
-    labels_batches: list[pa.Table] = []
+    con.register("_ents", pa.Table.from_pylist([], schema=ENTITY_ARROW))
+    con.execute("CREATE OR REPLACE TEMP TABLE new_entities AS SELECT * FROM _ents")
+    con.unregister("_ents")
+    con.register("_labels", pa.Table.from_pylist([], schema=LABEL_ARROW))
+    con.execute("CREATE OR REPLACE TEMP TABLE new_labels AS SELECT * FROM _labels")
+    con.unregister("_labels")
     for batch in _grouped(con, prof):
         rows: list[dict] = []
         labels: list[dict] = []
@@ -188,19 +191,12 @@ def convert_kg(con: duckdb.DuckDBPyConnection, kg: str, path: str | Path, snapsh
                 }
             )  # fmt: skip
             labels.extend({"entity_id": entity_id, **lab} for lab in draft.labels)
-        tbl = pa.Table.from_pylist(rows, schema=ENTITY_ARROW)
-        con.register("_ents", tbl)
-        if first:
-            con.execute("CREATE OR REPLACE TEMP TABLE new_entities AS SELECT * FROM _ents")
-            first = False
-        else:
-            con.execute("INSERT INTO new_entities SELECT * FROM _ents")
+        con.register("_ents", pa.Table.from_pylist(rows, schema=ENTITY_ARROW))
+        con.execute("INSERT INTO new_entities SELECT * FROM _ents")
         con.unregister("_ents")
-        labels_batches.append(pa.Table.from_pylist(labels, schema=LABEL_ARROW))
-    if first:
-        con.register("_ents", pa.Table.from_pylist([], schema=ENTITY_ARROW))
-        con.execute("CREATE OR REPLACE TEMP TABLE new_entities AS SELECT * FROM _ents")
-        con.unregister("_ents")
+        con.register("_labels", pa.Table.from_pylist(labels, schema=LABEL_ARROW))
+        con.execute("INSERT INTO new_labels SELECT * FROM _labels")
+        con.unregister("_labels")
 
     # duplicate ids (two subjects mapping to one entity id) -> quarantine all but the first
     for eid, subj in con.execute(
@@ -213,12 +209,9 @@ def convert_kg(con: duckdb.DuckDBPyConnection, kg: str, path: str | Path, snapsh
         "(SELECT entity_id, subject, row_number() OVER (PARTITION BY entity_id ORDER BY subject) rn FROM new_entities) WHERE rn > 1)"
     )
 
-    labels_all = pa.concat_tables(labels_batches) if labels_batches else pa.Table.from_pylist([], schema=LABEL_ARROW)
-    con.register("_labels", labels_all)
     qtbl = pa.Table.from_pylist(q.rows, schema=QUARANTINE_ARROW)
     con.register("_quarantine", qtbl)
     _finish(con, kg, prof, snapshot_id)
-    con.unregister("_labels")
     con.unregister("_quarantine")
 
     res.entities = con.execute("SELECT count(*) FROM entities WHERE kg = ?", [kg]).fetchone()[0]
@@ -229,7 +222,8 @@ def convert_kg(con: duckdb.DuckDBPyConnection, kg: str, path: str | Path, snapsh
     res.geom_kinds = Counter(dict(con.execute("SELECT geom_kind, count(*) FROM entities WHERE kg = ? GROUP BY 1", [kg]).fetchall()))
     res.ambiguous_names = con.execute("SELECT count(*) FROM entities WHERE kg = ? AND display_name <> name", [kg]).fetchone()[0]
     con.execute("DROP TABLE IF EXISTS stage")
-    con.execute("DROP TABLE IF EXISTS new_entities")
+    for t in ("new_entities", "new_labels"):
+        con.execute(f"DROP TABLE IF EXISTS {t}")
     return res
 
 
@@ -287,7 +281,7 @@ def _finish(con: duckdb.DuckDBPyConnection, kg: str, prof: profiles.Profile, sna
         )
         con.execute(
             """INSERT INTO entity_labels
-            SELECT DISTINCT l.entity_id, ?, l.lang, l.label, l.is_alias FROM _labels l SEMI JOIN named USING (entity_id)
+            SELECT DISTINCT l.entity_id, ?, l.lang, l.label, l.is_alias FROM new_labels l SEMI JOIN named USING (entity_id)
             ORDER BY ALL""",
             [kg],
         )

@@ -254,6 +254,7 @@ def read_county_polygon(shp: Path) -> BaseGeometry:
 
 
 def _write_regions(w: _Writer) -> None:
+    """California (no geometry, as in KWG) and Santa Barbara County with its CRS84 polygon."""
     r = w.report
     w.write(
         _block(
@@ -279,6 +280,7 @@ def _write_regions(w: _Writer) -> None:
 
 
 def _geometry_block(geom_iri: str, wkt: str) -> str:
+    """``<geom_iri> a geo:Geometry ; geo:asWKT "<wkt>"^^geo:wktLiteral .``"""
     return _block(iri_ref(geom_iri), [("a", "geo:Geometry"), ("geo:asWKT", wkt_literal(wkt))])
 
 
@@ -307,6 +309,7 @@ def _observations(feature_kind: str, key: str, facts: list[tuple[str, str, str]]
 
 
 def _write_fires(w: _Writer, path: Path) -> None:
+    """MTBS fires: fire, geometry (WKT polygon as given) and ``time:Instant`` day of each row."""
     r = w.report
     for line, row in _read_csv(path, ["fire", "temporal_scope", "name", "geom", "wkt", "year"]):
         src = f"{path.name}:{line}"
@@ -353,6 +356,7 @@ def _write_fires(w: _Writer, path: Path) -> None:
 
 
 def _write_hospitals(w: _Writer, path: Path) -> None:
+    """Hospitals: label, helipad IRI, minted point geometry, bed count as a SOSA observation."""
     r = w.report
     prefix = vocab.KWGR + "hospital."
     for line, row in _read_csv(path, ["hospital", "has_helipad", "name", "bed_count", "wkt"]):
@@ -432,6 +436,7 @@ def _write_gnis(w: _Writer, path: Path, iri_column: str, cls: str) -> None:
 
 
 def _write_roads(w: _Writer, path: Path) -> None:
+    """Road segments ``road.<sign>.<n>``, n counting that sign's segments from 1 in file order."""
     r = w.report
     seen: dict[str, int] = {}
     for line, row in _read_csv(path, ["sign", "wkt"]):
@@ -470,6 +475,7 @@ def _coordinate(text: str, limit: float) -> str | None:
 
 
 def _write_earthquakes(w: _Writer, path: Path) -> None:
+    """USGS rows of type ``earthquake``: point (lon lat), instant, magnitude and depth (km) observations."""
     r = w.report
     for line, row in _read_csv(path, ["time", "latitude", "longitude", "depth", "mag", "id", "place", "type"]):
         src = f"{path.name}:{line}"
@@ -534,7 +540,9 @@ def _write_earthquakes(w: _Writer, path: Path) -> None:
             pairs.append(("kwg-ont:sfWithin", iri_ref(COUNTY_IRI)))
             r.add("Earthquake_sfWithin_county")
         block = _block(iri_ref(entity), pairs) + _geometry_block(geom_iri, wkt)
-        block += _block(iri_ref(time_iri), [("a", "time:Instant"), ("time:inXSDDateTime", f"{turtle_literal(when)}^^xsd:dateTime")])
+        block += _block(
+            iri_ref(time_iri), [("a", "time:Instant"), ("time:inXSDDateTime", f"{turtle_literal(when)}^^xsd:dateTime")]
+        )
         w.write(block + obs)
         r.add("Earthquake")
         r.add("Geometry")

@@ -130,6 +130,8 @@ def _osm_draft(local_id: str, iri: str, tags: dict[str, str], wkts: list[str] | 
 _WKG_PROP_TO_TAG = {"isIn": "is_in", "wikidata": "wikidata", "image": "image", "wikimediaCommons": "wikimedia_commons"}
 _WKG_ALIAS_PROPS = {osm_features.tag_property(k): k for k in ALIAS_KEYS}
 _WKG_ADDR = {"addrStreet": "addr:street", "addrSuburb": "addr:suburb", "addrCity": "addr:city"}
+#: camel-cased main keys back to OSM keys ("manMade" -> "man_made") so classification sees raw tags
+_WKG_KEY_PROPS = {osm_features.tag_property(k): k for k in (*osm_features.MAIN_KEYS, *ATTRIBUTE_KEYS)}
 
 
 def _worldkg_build(rec: dict) -> Draft | Rejected:
@@ -149,7 +151,7 @@ def _worldkg_build(rec: dict) -> Draft | Rejected:
             elif prop in _WKG_ALIAS_PROPS:
                 tags[_WKG_ALIAS_PROPS[prop]] = o
             else:
-                tags[_WKG_PROP_TO_TAG.get(prop) or _WKG_ADDR.get(prop) or prop] = o
+                tags[_WKG_PROP_TO_TAG.get(prop) or _WKG_ADDR.get(prop) or _WKG_KEY_PROPS.get(prop) or prop] = o
     label = _one(labels, "rdfs:label")
     if isinstance(label, Rejected):
         return label
@@ -180,16 +182,21 @@ def _osmh3kg_build(rec: dict) -> Draft | Rejected:
     s = rec["s"]
     tags: dict[str, str] = {}
     multi: dict[str, list[str]] = {}
+    types: list[str] = []
     for po in rec["po"]:
         p, o = po["p"], po["o"]
-        if p in (vocab.OSMH3_TYPE, vocab.OSMH3_HAS_GEOMETRY):
-            continue
-        multi.setdefault(p, []).append(o)
+        if p == vocab.OSMH3_TYPE:
+            types.append(o)
+        elif p != vocab.OSMH3_HAS_GEOMETRY:
+            multi.setdefault(p, []).append(o)
     for k, vals in multi.items():
         v = _one(vals, k)
         if isinstance(v, Rejected):
             return v
         tags[k] = v
+    for t in types:  # the raw key tag may be absent: recover it from rdf:type (value subClassOf key)
+        if (key := osm_features.key_for_value(t)) and key not in tags:
+            tags[key] = t
     name_langs = {lang: v for k, v in tags.items() if (lang := osm_features.name_language(k))}
     iri = f"https://www.openstreetmap.org/{s}" if re.fullmatch(r"(node|way|relation)/\d+", s) else s
     return _osm_draft(s, iri, tags, rec["wkts"], name_langs)

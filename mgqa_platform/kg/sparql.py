@@ -156,7 +156,14 @@ class SparqlCrawler:
             if _TRAILING_LIMIT.search(q.strip()):
                 raise ValueError("queries must not end with their own LIMIT/OFFSET; the crawler appends them")
         headers, token = self._request_headers()
-        stats: dict = {"queries": len(queries), "pages": 0, "triples": 0, "retries": 0, "short_pages_then_more": 0, "per_query": []}
+        stats: dict = {
+            "queries": len(queries),
+            "pages": 0,
+            "triples": 0,
+            "retries": 0,
+            "short_pages_then_more": 0,
+            "per_query": [],
+        }
         with atomic_path(out_nt) as tmp, open(tmp, "wb") as out, httpx.Client(timeout=self.timeout_s) as client:
             for qi, query in enumerate(queries):
                 q_pages = q_triples = 0

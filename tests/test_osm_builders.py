@@ -1,0 +1,99 @@
+"""OSM PBF -> WorldKG Turtle and OSMH3KG Parquet, checked against independent readers (pyoxigraph, h3)."""
+
+from __future__ import annotations
+
+import h3
+import pyarrow.parquet as pq
+import pyoxigraph as ox
+import pytest
+import shapely
+
+from mgqa_platform.files import sha256_file
+from mgqa_platform.kg import vocab
+from mgqa_platform.kg.osm_reader import OsmSnapshotError
+from mgqa_platform.kg.osmh3kg_build import build_osmh3kg
+from mgqa_platform.kg.worldkg_build import build_worldkg, turtle_literal
+from tests.conftest import CAFE
+
+WKG, WKGS = vocab.WKG, vocab.WKGS
+
+
+def _graph(path) -> set[tuple[str, str, str]]:
+    return {(t.subject.value, t.predicate.value, t.object.value) for t in ox.parse(path=str(path), format=ox.RdfFormat.TURTLE)}
+
+
+def test_worldkg_turtle_shape(tiny_pbf, tmp_path):
+    out = tmp_path / "wkg.ttl"
+    report = build_worldkg(tiny_pbf, out)
+    g = _graph(out)
+    cafe = WKG + "1"
+    assert (cafe, vocab.RDF_TYPE, WKGS + "Cafe") in g
+    assert (WKGS + "Cafe", vocab.RDFS_SUBCLASS, WKGS + "Amenity") in g
+    assert (cafe, vocab.RDFS_LABEL, "Café Central") in g
+    assert (cafe, WKGS + "nameEn", "Central Cafe") in g
+    assert (cafe, WKGS + "addrStreet", "Rua A") in g
+    assert (cafe, WKGS + "wikidata", "Q1") in g
+    assert (cafe, WKGS + "osmLink", "https://www.openstreetmap.org/node/1") in g
+    assert (cafe, WKGS + "spatialObject", WKG + "geo1") in g
+    wkt = next(o for s, p, o in g if s == WKG + "geo1" and p == vocab.GEO_AS_WKT)
+    pt = shapely.from_wkt(wkt)
+    assert (pt.x, pt.y) == CAFE[1]  # lon first, as WKT requires
+    # node 6 has only a non-feature tag: not a WorldKG entity; untagged nodes never appear
+    assert not any(s == WKG + "6" for s, _, _ in g)
+    assert not any(s == WKG + "10" for s, _, _ in g)
+    assert report.counts["entities"] == 5 and report.counts["not_a_map_feature"] == 1
+
+
+def test_worldkg_is_deterministic(tiny_pbf, tmp_path):
+    build_worldkg(tiny_pbf, tmp_path / "a.ttl")
+    build_worldkg(tiny_pbf, tmp_path / "b.ttl")
+    assert sha256_file(tmp_path / "a.ttl") == sha256_file(tmp_path / "b.ttl")
+
+
+@pytest.mark.parametrize("raw", ['say "hi"', "back\\slash", "two\nlines", "tab\there"])
+def test_turtle_literal_roundtrip(raw):
+    doc = f"<urn:s> <urn:p> {turtle_literal(raw)} ."
+    (t,) = list(ox.parse(input=doc.encode(), format=ox.RdfFormat.TURTLE))
+    assert t.object.value == raw
+
+
+def test_osmh3kg_triples(tiny_pbf, tmp_path):
+    out = tmp_path / "osmh3kg.parquet"
+    report = build_osmh3kg(tiny_pbf, out, date="2026-11-01", h3_res=9)
+    rows = pq.read_table(out).to_pylist()
+    triples = {(r["subject"], r["predicate"], r["object"]) for r in rows}
+    assert {r["date"] for r in rows} == {"2026-11-01"}
+    # typed subjects, raw-key predicates, subclass links
+    assert ("node/1", "rdf:type", "cafe") in triples and ("cafe", "rdfs:subClassOf", "amenity") in triples
+    assert ("node/1", "name:en", "Central Cafe") in triples
+    assert ("way/100", "highway", "primary") in triples
+    assert ("way/100", "geo:hasGeometry", "geo/way/100") in triples
+    wkts = {s: o for s, p, o in triples if p == "geo:asWKT"}
+    assert shapely.from_wkt(wkts["geo/way/100"]).geom_type == "LineString"
+    assert shapely.from_wkt(wkts["geo/way/101"]).geom_type == "MultiPolygon"
+    assert shapely.from_wkt(wkts["geo/relation/200"]).geom_type == "MultiPolygon"
+    # H3: the cafe's cell, computed independently with h3-py (lat, lng order!)
+    cell = h3.latlng_to_cell(CAFE[1][1], CAFE[1][0], 9)
+    assert ("h3:" + cell, "geo:sfContains", "node/1") in triples
+    # a line crosses several cells -> sfIntersects links, and adjacency among linked cells
+    road_cells = {s[3:] for s, p, o in triples if o == "way/100" and p == "geo:sfIntersects"}
+    assert len(road_cells) > 3
+    for s, p, o in triples:
+        if p == "h3:adjacentTo":
+            assert h3.are_neighbor_cells(s[3:], o[3:])
+    # the boundary relation lacks its member way; the route relation has no area semantics
+    reasons = {(x["source"], x["reason"]) for x in report.skipped}
+    assert ("relation/201", "relation_incomplete") in reasons
+    assert ("relation/202", "relation_type_unsupported") in reasons
+
+
+def test_truncated_pbf_is_a_clear_error(tiny_pbf, tmp_path):
+    data = tiny_pbf.read_bytes()
+    bad = tmp_path / "truncated.osm.pbf"
+    bad.write_bytes(data[: len(data) // 2])
+    with pytest.raises(OsmSnapshotError, match="truncated or corrupt"):
+        build_worldkg(bad, tmp_path / "x.ttl")
+    assert not (tmp_path / "x.ttl").exists()  # nothing half-written
+    with pytest.raises(OsmSnapshotError):
+        build_osmh3kg(bad, tmp_path / "x.parquet")
+    assert not (tmp_path / "x.parquet").exists()
