@@ -14,11 +14,15 @@ from shapely.geometry.base import BaseGeometry
 
 #: GeoSPARQL allows a CRS IRI before the WKT: ``<http://www.opengis.net/def/crs/OGC/1.3/CRS84> POINT(...)``.
 _CRS_PREFIX = re.compile(r"^\s*<([^>]*)>\s*")
-#: CRS IRIs whose axis order is lon/lat degrees on WGS84 (or datums within a metre or two of it).
+#: CRS IRIs whose axis order is lon/lat degrees on WGS84 (or NAD83, within a metre or two of it).
 LONLAT_CRS = {
     "http://www.opengis.net/def/crs/OGC/1.3/CRS84",
-    "http://www.opengis.net/def/crs/EPSG/0/4326",  # GeoSPARQL literals are lon/lat unless stated otherwise
     "http://www.opengis.net/def/crs/OGC/1.3/CRS83",
+}
+#: CRS IRIs in degrees whose axis order is lat/lon (the EPSG definitions): coordinates are swapped.
+LATLON_CRS = {
+    "http://www.opengis.net/def/crs/EPSG/0/4326",
+    "http://www.opengis.net/def/crs/EPSG/0/4269",
 }
 
 
@@ -42,7 +46,8 @@ def split_crs(wkt: str) -> tuple[str | None, str]:
 def parse_wkt(wkt: str) -> BaseGeometry:
     """Parse a (GeoSPARQL) WKT literal into a valid, non-empty lon/lat geometry.
 
-    * a CRS IRI prefix is accepted when it denotes lon/lat degrees (CRS84 family), else ``unsupported_crs``;
+    * a CRS IRI prefix is accepted when it denotes geographic degrees: CRS84/CRS83 (lon/lat) as is,
+      EPSG:4326/4269 (lat/lon by their definition) with the axes swapped; any other CRS -> ``unsupported_crs``;
     * unparseable text -> ``invalid_wkt``; empty geometries -> ``empty_geometry``;
     * coordinates outside [-180, 180] x [-90, 90] -> ``out_of_range``;
     * invalid polygons are repaired with ``shapely.make_valid`` (keeping the polygonal part);
@@ -50,7 +55,7 @@ def parse_wkt(wkt: str) -> BaseGeometry:
     * geometry collections and other kinds -> ``unsupported_geometry``.
     """
     crs, body = split_crs(wkt)
-    if crs is not None and crs not in LONLAT_CRS:
+    if crs is not None and crs not in LONLAT_CRS and crs not in LATLON_CRS:
         raise GeometryError("unsupported_crs", crs)
     try:
         g = shapely.from_wkt(body)
@@ -58,6 +63,8 @@ def parse_wkt(wkt: str) -> BaseGeometry:
         raise GeometryError("invalid_wkt", str(e).splitlines()[0][:200]) from e
     if g is None or g.is_empty:
         raise GeometryError("empty_geometry", body[:80])
+    if crs in LATLON_CRS:
+        g = shapely.transform(g, lambda xy: xy[:, ::-1])
     minx, miny, maxx, maxy = g.bounds
     if minx < -180 or maxx > 180 or miny < -90 or maxy > 90:
         raise GeometryError("out_of_range", f"bounds {g.bounds} outside lon/lat range")

@@ -13,7 +13,8 @@ import pytest
 import shapely
 
 from mgqa_platform.kg import vocab
-from mgqa_platform.kg.kwg_crawl import COUNTY_IRI, build_kwg_crawl, iri_ref, parse_wkt_lonlat
+from mgqa_platform.geometry import parse_wkt
+from mgqa_platform.kg.kwg_crawl import COUNTY_IRI, build_kwg_crawl, iri_ref
 
 KWG_DIR = Path("data/sample/kwg")
 QUAKES = Path("data/sample/usgs/earthquakes_2015-12.csv")
@@ -84,7 +85,7 @@ def test_shapes(store):
                             f"<{vocab.GEO_HAS_GEOMETRY}> / <{vocab.GEO_AS_WKT}> ?wkt }}"))
     assert len(rows) == 1
     assert rows[0]["parent"].value == vocab.KWGR + "administrativeRegion.USA.06"
-    assert parse_wkt_lonlat(rows[0]["wkt"].value).geom_type == "MultiPolygon"
+    assert parse_wkt(rows[0]["wkt"].value).geom_type == "MultiPolygon"
     assert not bool(store.query(f"ASK {{ <{vocab.KWGR}administrativeRegion.USA.06> <{vocab.GEO_HAS_GEOMETRY}> ?g }}"))
     # Fire time scope, hospital bed count through SOSA, GNIS WKT keeps its CRS84 prefix.
     fire = "http://stko-kwg.geog.ucsb.edu/lod/resource/mtbsfire.CA3500411993619940908.SPANISH.1994"

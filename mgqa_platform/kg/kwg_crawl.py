@@ -74,6 +74,7 @@ import shapely
 from shapely.geometry.base import BaseGeometry
 
 from mgqa_platform.files import atomic_path
+from mgqa_platform import geometry
 from mgqa_platform.kg import vocab
 from mgqa_platform.kg.worldkg_build import BuildReport, turtle_literal
 
@@ -88,7 +89,6 @@ COUNTY_WKT_DECIMALS = 7
 _CSV_FIELD_LIMIT = 1 << 26  # fire polygons are ~100 kB of WKT; the csv default limit is 128 KiB
 _IRI_FORBIDDEN = set('<>"{}|^`\\')
 _ABSOLUTE_IRI = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*:\S")
-_CRS_PREFIX = re.compile(r"^\s*<([^>]*)>\s*(.*)$", re.DOTALL)
 _XSD_DECIMAL = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)$")
 _XSD_DATETIME = re.compile(r"^-?\d{4,}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})?$")
 _TIME_IRI_DATE = re.compile(r"time\.(\d{4}-\d{2}-\d{2})$")
@@ -139,33 +139,6 @@ def decimal_lexical(text: str) -> str | None:
     if not d.is_finite():
         return None
     return format(d, "f")
-
-
-def split_crs(wkt: str) -> tuple[str | None, str]:
-    """Split a GeoSPARQL WKT literal into (CRS IRI or None, bare WKT)."""
-    m = _CRS_PREFIX.match(wkt)
-    if m:
-        return m.group(1), m.group(2).strip()
-    return None, wkt.strip()
-
-
-def parse_wkt_lonlat(wkt: str) -> BaseGeometry:
-    """Parse a GeoSPARQL WKT literal whose coordinates are CRS84 longitude/latitude degrees.
-
-    Accepts bare WKT or WKT prefixed with ``<http://www.opengis.net/def/crs/OGC/1.3/CRS84>``.
-    Raises ``ValueError`` for any other CRS (e.g. EPSG:4326 has latitude first in GeoSPARQL), for
-    unparseable WKT and for empty geometries.
-    """
-    crs, bare = split_crs(wkt)
-    if crs is not None and crs != vocab.CRS84:
-        raise ValueError(f"unsupported CRS <{crs}> (only CRS84 longitude/latitude is accepted)")
-    try:
-        geom = shapely.from_wkt(bare)
-    except shapely.errors.GEOSException as e:
-        raise ValueError(f"unparseable WKT: {e}") from None
-    if geom is None or geom.is_empty:
-        raise ValueError("empty geometry")
-    return geom
 
 
 def wkt_literal(wkt: str) -> str:
@@ -326,7 +299,7 @@ def _write_fires(w: _Writer, path: Path) -> None:
             r.skip("invalid_temporal_scope", src, "temporal_scope IRI does not end in time.YYYY-MM-DD", time_iri)
             continue
         try:
-            geom = parse_wkt_lonlat(wkt)
+            geom = geometry.parse_wkt(wkt)
         except ValueError as e:
             r.skip("invalid_wkt", src, str(e), wkt)
             continue
@@ -370,7 +343,7 @@ def _write_hospitals(w: _Writer, path: Path) -> None:
             r.skip("unmintable_name", src, "no local name for the minted geometry IRI", name)
             continue
         try:
-            geom = parse_wkt_lonlat(wkt)
+            geom = geometry.parse_wkt(wkt)
         except ValueError as e:
             r.skip("invalid_wkt", src, str(e), wkt)
             continue
@@ -412,7 +385,7 @@ def _write_gnis(w: _Writer, path: Path, iri_column: str, cls: str) -> None:
             r.skip("invalid_iri", src, f"{iri_column} and geom must be absolute IRIs", f"{feat} {geom_iri}")
             continue
         try:
-            geom = parse_wkt_lonlat(wkt)
+            geom = geometry.parse_wkt(wkt)
         except ValueError as e:
             r.skip("invalid_wkt", src, str(e), wkt)
             continue
@@ -446,7 +419,7 @@ def _write_roads(w: _Writer, path: Path) -> None:
             r.skip("missing_sign", src, "road segment without a route sign", wkt)
             continue
         try:
-            geom = parse_wkt_lonlat(wkt)
+            geom = geometry.parse_wkt(wkt)
         except ValueError as e:
             r.skip("invalid_wkt", src, str(e), wkt)
             continue
