@@ -51,6 +51,7 @@ def cmd_build(args: argparse.Namespace) -> int:
 
     instance = _instance()
     resources = defs_mod.build_resources()
+    quiet = {"loggers": {"console": {"config": {"log_level": "DEBUG" if args.verbose else "WARNING"}}}}
     t0 = time.perf_counter()
     inputs = resources["inputs"]
     pbfs = inputs.watched_pbfs()
@@ -62,11 +63,11 @@ def cmd_build(args: argparse.Namespace) -> int:
     for sid in ids:
         if sid not in known:
             instance.add_dynamic_partitions(intake.osm_snapshot_partitions.name, [sid])
-        r = dg.materialize(defs_mod.ALL_ASSETS, selection=[intake.osm_snapshot], partition_key=sid, instance=instance, resources=resources)
+        r = dg.materialize(defs_mod.ALL_ASSETS, selection=[intake.osm_snapshot], partition_key=sid, instance=instance, resources=resources, run_config=quiet)
         print(f"registered OSM snapshot {sid} (run {r.run_id})")
     selection = dg.AssetSelection.groups("kg_build", "kg_conversion")
     for kg in args.kg:
-        r = dg.materialize(defs_mod.ALL_ASSETS, selection=selection, partition_key=kg, instance=instance, resources=resources, raise_on_error=False)
+        r = dg.materialize(defs_mod.ALL_ASSETS, selection=selection, partition_key=kg, instance=instance, resources=resources, raise_on_error=False, run_config=quiet)
         failed_checks = [
             e.asset_check_evaluation_data.check_name
             for e in r.all_events
@@ -111,6 +112,7 @@ def main(argv: list[str] | None = None) -> int:
     sub = ap.add_subparsers(dest="cmd", required=True)
     b = sub.add_parser("build", help="materialize the pipeline on the configured inputs (default: the bundled sample)")
     b.add_argument("--kg", nargs="+", choices=settings.KGS, default=list(settings.KGS))
+    b.add_argument("--verbose", action="store_true", help="show Dagster's debug log")
     b.set_defaults(fn=cmd_build)
     s = sub.add_parser("summary", help="print entities per KG, category and country, and quarantine counts")
     s.set_defaults(fn=cmd_summary)

@@ -8,7 +8,7 @@ from pathlib import Path
 import duckdb
 
 from mgqa_platform.files import sha256_file, snapshot_id_for
-from mgqa_platform.kg.osm_reader import OsmSnapshotError, header_timestamp
+from mgqa_platform.kg.osm_reader import OsmSnapshotError, check_pbf_framing, header_timestamp
 
 __all__ = ["OsmSnapshotError", "Snapshot", "describe_osm_pbf", "register", "lookup", "resolve_osm_snapshot"]
 
@@ -27,8 +27,9 @@ class Snapshot:
 
 
 def describe_osm_pbf(path: str | Path) -> Snapshot:
-    """Hash a PBF and read its header; raises ``OsmSnapshotError`` for an unreadable file."""
+    """Check a PBF's framing, hash it and read its header; ``OsmSnapshotError`` for a truncated file."""
     p = Path(path).resolve()
+    check_pbf_framing(p)
     sha = sha256_file(p)
     return Snapshot(snapshot_id_for(p, sha), "osm_pbf", str(p), sha, p.stat().st_size, header_timestamp(p))
 

@@ -97,3 +97,19 @@ def test_truncated_pbf_is_a_clear_error(tiny_pbf, tmp_path):
     with pytest.raises(OsmSnapshotError):
         build_osmh3kg(bad, tmp_path / "x.parquet")
     assert not (tmp_path / "x.parquet").exists()
+
+
+def test_pbf_framing_check(tiny_pbf, tmp_path):
+    from mgqa_platform.kg.osm_reader import check_pbf_framing
+
+    assert check_pbf_framing(tiny_pbf) >= 2  # OSMHeader + at least one OSMData blob
+    data = tiny_pbf.read_bytes()
+    for cut in (3, len(data) // 2, len(data) - 1):
+        bad = tmp_path / f"cut{cut}.osm.pbf"
+        bad.write_bytes(data[:cut])
+        with pytest.raises(OsmSnapshotError, match="truncated|corrupt"):
+            check_pbf_framing(bad)
+    garbage = tmp_path / "garbage.osm.pbf"
+    garbage.write_bytes(b"this is not a pbf at all")
+    with pytest.raises(OsmSnapshotError):
+        check_pbf_framing(garbage)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import struct
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -53,3 +54,64 @@ def header_timestamp(path: str | Path) -> str | None:
     except RuntimeError as e:
         raise OsmSnapshotError(f"{p}: unreadable PBF header ({e})") from e
     return ts or None
+
+
+def _varint(buf: bytes, i: int) -> tuple[int, int]:
+    shift = value = 0
+    while True:
+        if i >= len(buf):
+            raise ValueError("varint runs past the end of the BlobHeader")
+        b = buf[i]
+        value |= (b & 0x7F) << shift
+        i += 1
+        if not b & 0x80:
+            return value, i
+        shift += 7
+
+
+def check_pbf_framing(path: str | Path) -> int:
+    """Walk the blob framing of a PBF without decompressing anything; return the number of blobs.
+
+    A PBF is a sequence of ``<4-byte big-endian length><BlobHeader><Blob of BlobHeader.datasize bytes>``.
+    Seeking from header to header costs a few reads per blob, so even a planet file is checked in
+    seconds. A file that ends inside a blob (a half-copied download) raises :class:`OsmSnapshotError`.
+    """
+    p = _check(path)
+    size = p.stat().st_size
+    blobs = 0
+    with open(p, "rb") as f:
+        pos = 0
+        while pos < size:
+            raw = f.read(4)
+            if len(raw) < 4:
+                raise OsmSnapshotError(f"{p}: truncated PBF (partial blob length at byte {pos})")
+            (hlen,) = struct.unpack(">I", raw)
+            header = f.read(hlen)
+            if hlen > 64 * 1024 or len(header) < hlen:
+                raise OsmSnapshotError(f"{p}: truncated or corrupt PBF (bad BlobHeader at byte {pos})")
+            datasize, i = None, 0
+            try:
+                while i < len(header):
+                    key, i = _varint(header, i)
+                    field_no, wire = key >> 3, key & 7
+                    if wire == 2:
+                        n, i = _varint(header, i)
+                        i += n
+                    elif wire == 0:
+                        v, i = _varint(header, i)
+                        if field_no == 3:
+                            datasize = v
+                    else:
+                        raise ValueError(f"unexpected wire type {wire}")
+            except ValueError as e:
+                raise OsmSnapshotError(f"{p}: corrupt BlobHeader at byte {pos} ({e})") from e
+            if datasize is None:
+                raise OsmSnapshotError(f"{p}: BlobHeader at byte {pos} has no datasize")
+            pos += 4 + hlen + datasize
+            if pos > size:
+                raise OsmSnapshotError(f"{p}: truncated PBF (blob {blobs} needs {pos - size} more bytes)")
+            f.seek(pos)
+            blobs += 1
+    if blobs == 0:
+        raise OsmSnapshotError(f"{p}: empty file")
+    return blobs

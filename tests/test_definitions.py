@@ -1,0 +1,31 @@
+"""Snapshot of the code location: asset keys, groups, partitions, checks, jobs and sensors."""
+
+from __future__ import annotations
+
+import definitions
+
+
+def test_asset_graph_snapshot():
+    graph = definitions.defs.resolve_asset_graph()
+    keys = sorted(k.to_user_string() for k in graph.get_all_asset_keys())
+    assert keys == sorted(
+        ["osm_pbf_files", "kwg_query_results", "usgs_earthquakes", "osm_snapshot", "kg_native",
+         "entities", "entity_labels", "entity_triples", "quarantine"]
+    )  # fmt: skip
+    groups = {k.to_user_string(): graph.get(k).group_name for k in graph.materializable_asset_keys}
+    assert groups == {
+        "osm_snapshot": "intake", "kg_native": "kg_build", "entities": "kg_conversion",
+        "entity_labels": "kg_conversion", "entity_triples": "kg_conversion", "quarantine": "kg_conversion",
+    }  # fmt: skip
+    # lineage: conversion <- native KG <- latest OSM snapshot + the KWG inputs
+    parents = {k.to_user_string() for k in graph.get(definitions.kg_build.kg_native.key).parent_keys}
+    assert parents == {"osm_snapshot", "kwg_query_results", "usgs_earthquakes"}
+
+
+def test_checks_partitions_jobs_sensors():
+    graph = definitions.defs.resolve_asset_graph()
+    checks = sorted(c.name for c in graph.asset_check_keys)
+    assert checks == sorted(["unique_entity_ids", "valid_geometries", "non_empty_names", "known_categories", "entity_count_in_range", "display_names_unique"])
+    assert definitions.kg_build.kg_partitions.get_partition_keys() == ["worldkg", "kwg", "osmh3kg"]
+    assert {j.name for j in definitions.defs.jobs} >= {"build_kgs", "register_osm_snapshot"}
+    assert [s.name for s in definitions.defs.sensors] == ["osm_snapshot_sensor"]

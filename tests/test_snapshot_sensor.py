@@ -1,0 +1,63 @@
+"""The OSM snapshot sensor: a new PBF becomes a dynamic partition and rebuild requests."""
+
+from __future__ import annotations
+
+import shutil
+
+import dagster as dg
+
+from assets.intake import osm_snapshot_partitions, osm_snapshot_sensor
+from mgqa_platform.snapshots import describe_osm_pbf
+from resources.sources import InputsResource
+from tests.conftest import write_tiny_pbf
+
+
+def _tick(instance, watch, cursor=None):
+    ctx = dg.build_sensor_context(instance=instance, cursor=cursor, resources={"inputs": InputsResource(osm_watch_dir=str(watch))})
+    return osm_snapshot_sensor(ctx)
+
+
+def _apply(instance, result):
+    for req in result.dynamic_partitions_requests:
+        instance.add_dynamic_partitions(req.partitions_def_name, list(req.partition_keys))
+
+
+def test_new_snapshot_registers_partition_and_requests_rebuild(tmp_path):
+    watch = tmp_path / "watch"
+    watch.mkdir()
+    pbf = write_tiny_pbf(watch / "region-2026-11-01.osm.pbf")
+    sid = describe_osm_pbf(pbf).snapshot_id
+    with dg.instance_for_test() as instance:
+        result = _tick(instance, watch)
+        assert isinstance(result, dg.SensorResult)
+        (add,) = result.dynamic_partitions_requests
+        assert add.partitions_def_name == osm_snapshot_partitions.name and list(add.partition_keys) == [sid]
+        requested = sorted((tuple(k.to_user_string() for k in r.asset_selection), r.partition_key) for r in result.run_requests)
+        assert requested == [(("kg_native",), "osmh3kg"), (("kg_native",), "worldkg"), (("osm_snapshot",), sid)]
+        assert all(r.tags.get("mgqa/osm_snapshot") == sid for r in result.run_requests if r.partition_key != sid)
+        _apply(instance, result)
+
+        # same folder, next tick: nothing new, and the file is not re-hashed (cursor keeps size/mtime)
+        again = _tick(instance, watch, result.cursor)
+        assert not again.run_requests and not again.dynamic_partitions_requests
+
+        # a second snapshot lands: only it is registered and rebuilt
+        second = write_tiny_pbf(watch / "region-2026-12-01.osm.pbf", incomplete_relation=False)
+        sid2 = describe_osm_pbf(second).snapshot_id
+        third = _tick(instance, watch, again.cursor)
+        assert [list(r.partition_keys) for r in third.dynamic_partitions_requests] == [[sid2]]
+        assert {r.tags.get("mgqa/osm_snapshot") for r in third.run_requests if r.partition_key in ("worldkg", "osmh3kg")} == {sid2}
+
+
+def test_half_copied_file_is_skipped_not_fatal(tmp_path):
+    watch = tmp_path / "watch"
+    watch.mkdir()
+    good = write_tiny_pbf(tmp_path / "good.osm.pbf")
+    data = good.read_bytes()
+    (watch / "partial.osm.pbf").write_bytes(data[: len(data) // 3])
+    with dg.instance_for_test() as instance:
+        result = _tick(instance, watch)
+        assert not result.run_requests  # the truncated file is reported and retried on the next tick
+        shutil.copy(good, watch / "partial.osm.pbf")
+        result = _tick(instance, watch, result.cursor)
+        assert len(result.run_requests) == 3
