@@ -38,6 +38,9 @@ def _instance():
 
     home = Path(os.environ.setdefault("DAGSTER_HOME", str(settings.home() / "dagster")))
     home.mkdir(parents=True, exist_ok=True)
+    cfg = home / "dagster.yaml"
+    if not cfg.exists():  # an offline platform: no telemetry, and no welcome banner on every fresh home
+        cfg.write_text("telemetry:\n  enabled: false\n")
     return dg.DagsterInstance.get()
 
 
