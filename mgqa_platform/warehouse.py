@@ -133,6 +133,7 @@ CREATE TABLE IF NOT EXISTS quarantine (
 
 def ensure_schema(con: duckdb.DuckDBPyConnection) -> None:
     con.execute(SCHEMA)
+    con.execute(STRATA_SCHEMA)
 
 
 def replace_partition(con: duckdb.DuckDBPyConnection, table: str, key_col: str, key: str, select_sql: str, params=None) -> int:
@@ -151,3 +152,65 @@ def replace_partition(con: duckdb.DuckDBPyConnection, table: str, key_col: str, 
         con.execute("ROLLBACK")
         raise
     return int(n)
+
+
+# --------------------------------------------------------------------------------------------------
+# Strata tables (income tiers, density tiers, strata).
+# --------------------------------------------------------------------------------------------------
+STRATA_SCHEMA = """
+CREATE TABLE IF NOT EXISTS countries (
+    iso3          VARCHAR PRIMARY KEY,
+    name          VARCHAR NOT NULL,
+    name_long     VARCHAR,
+    continent     VARCHAR,
+    iso3_source   VARCHAR NOT NULL,     -- 'ISO_A3' | 'ISO_A3_EH' | 'ADM0_A3'
+    income_tier   VARCHAR,              -- 'LIC' | 'LMC' | 'UMC' | 'HIC'; NULL when not classified
+    income_group  VARCHAR,
+    income_source VARCHAR,              -- e.g. 'World Bank FY2026'
+    income_note   VARCHAR,              -- why the tier is NULL or came from a fallback
+    geometry      GEOMETRY NOT NULL     -- EPSG:4326, lon/lat
+);
+CREATE TABLE IF NOT EXISTS entity_country (
+    entity_id   VARCHAR NOT NULL,
+    kg          VARCHAR NOT NULL,
+    iso3        VARCHAR,                -- NULL when unassigned
+    method      VARCHAR NOT NULL,       -- 'within' | 'nearest' | 'unassigned'
+    distance_km DOUBLE,                 -- geodesic distance to the country (0 when within)
+    reason      VARCHAR                 -- why unassigned
+);
+CREATE TABLE IF NOT EXISTS density_cells (
+    h3          VARCHAR PRIMARY KEY,    -- H3 v4 cell, resolution 3
+    population  DOUBLE NOT NULL,        -- people (sum of the valid pixels whose centre lies in the cell)
+    valid_pixels BIGINT NOT NULL,
+    area_km2    DOUBLE NOT NULL,        -- h3.cell_area(cell, 'km^2')
+    density     DOUBLE NOT NULL,        -- people per km2
+    tier        VARCHAR NOT NULL        -- 'low' | 'medium' | 'high'
+);
+CREATE TABLE IF NOT EXISTS density_breaks (
+    raster      VARCHAR NOT NULL,       -- path of the population raster
+    raster_sha256 VARCHAR NOT NULL,
+    is_proxy    BOOLEAN NOT NULL,       -- TRUE for the GeoNames-derived proxy surface (not WorldPop)
+    label       VARCHAR NOT NULL,
+    p33         DOUBLE NOT NULL,
+    p67         DOUBLE NOT NULL,
+    cells       BIGINT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS entity_density (
+    entity_id    VARCHAR NOT NULL,
+    kg           VARCHAR NOT NULL,
+    h3           VARCHAR NOT NULL,      -- resolution-3 cell of the representative point
+    density      DOUBLE,                -- people per km2 of that cell; NULL when the cell has no valid pixels
+    density_tier VARCHAR,               -- 'low' | 'medium' | 'high' | NULL
+    reason       VARCHAR                -- why the tier is NULL
+);
+CREATE TABLE IF NOT EXISTS entity_strata (
+    entity_id    VARCHAR NOT NULL,
+    kg           VARCHAR NOT NULL,
+    iso3         VARCHAR,
+    income_tier  VARCHAR,
+    density_tier VARCHAR,
+    density      DOUBLE,
+    stratum      VARCHAR,               -- '<income>/<density>', NULL when either tier is missing
+    reason       VARCHAR                -- why stratum is NULL
+);
+"""

@@ -40,3 +40,21 @@ class KwgSourceResource(dg.ConfigurableResource):
     endpoint: str = ""
     token_env: str = "MGQA_KWG_TOKEN"
     page_size: int = 10_000
+
+
+class StrataInputsResource(dg.ConfigurableResource):
+    """Inputs of the strata stage. Defaults: the bundled sample; point them at the full-size files
+    (Natural Earth 10m, the official CLASS.xlsx or API JSON, the global WorldPop 1 km GeoTIFF) by config.
+
+    ``population_raster`` empty means: derive the GeoNames proxy surface (labelled as a proxy everywhere).
+    ``unclassified_policy`` decides economies the World Bank did not classify: ``previous`` uses their last
+    classification (bundled table), ``exclude`` leaves them without a tier (with the reason recorded).
+    """
+
+    countries_path: str = str(settings.SAMPLE_DIR / "naturalearth" / "ne_50m_admin_0_countries.geojson")
+    income_path: str = str(settings.SAMPLE_DIR / "worldbank" / "wb_income_fy2026.csv")
+    unclassified_policy: Literal["previous", "exclude"] = "previous"
+    population_raster: str = ""
+    proxy_resolution_deg: float = 0.1
+    nearest_country_max_km: float = 25.0
+    work_dir: str = str(settings.home())

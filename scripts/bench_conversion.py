@@ -190,7 +190,106 @@ def _child_parse_only(path: Path, out: dict) -> None:
     out["bad_statements"] = len(reader.bad)
 
 
-def _child_convert(path: Path, out: dict, workdir: Path, profile: bool) -> None:
+class _RssSampler:
+    """Background thread: the peak RSS seen while each labelled section runs (sampled every 10 ms)."""
+
+    def __init__(self) -> None:
+        import threading
+
+        self.label = "python"
+        self.peaks: dict[str, float] = {}
+        self.stop = False
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _run(self) -> None:
+        while not self.stop:
+            r = _rss_mib()
+            if r > self.peaks.get(self.label, 0.0):
+                self.peaks[self.label] = r
+            time.sleep(0.01)
+
+
+class _TracedConnection:
+    """Delegates to a DuckDB connection; times every statement (execute + fetch) and its peak RSS."""
+
+    def __init__(self, con, sampler: _RssSampler, stats: dict) -> None:
+        self._con, self._sampler, self._stats = con, sampler, stats
+
+    def _timed(self, label: str, fn, *a, count: bool = False):
+        prev = self._sampler.label
+        self._sampler.label = label
+        t = time.perf_counter()
+        try:
+            return fn(*a)
+        finally:
+            st = self._stats.setdefault(label, {"calls": 0, "seconds": 0.0})
+            st["calls"] += int(count)
+            st["seconds"] += time.perf_counter() - t
+            self._sampler.label = prev
+
+    def execute(self, sql: str, params=None):
+        label = "SQL " + " ".join(sql.split())[:90]
+        self._timed(label, self._con.execute, sql, *([params] if params is not None else []), count=True)
+        outer = self
+
+        class _Result:
+            def fetchone(self):
+                return outer._timed(label, outer._con.fetchone)
+
+            def fetchall(self):
+                return outer._timed(label, outer._con.fetchall)
+
+            def fetch_arrow_table(self):
+                return outer._timed(label, outer._con.fetch_arrow_table)
+
+        return _Result()
+
+    def __getattr__(self, name):
+        return getattr(self._con, name)
+
+
+def _trace_python(stats: dict, sampler: _RssSampler) -> None:
+    """Time the per-entity Python steps of convert_kg by wrapping module functions in this process."""
+    from mgqa_platform import geometry
+    from mgqa_platform.kg import convert
+
+    def wrap(mod, name, label):
+        fn = getattr(mod, name)
+
+        def wrapper(*a, **k):
+            t = time.perf_counter()
+            try:
+                return fn(*a, **k)
+            finally:
+                st = stats.setdefault(label, {"calls": 0, "seconds": 0.0})
+                st["calls"] += 1
+                st["seconds"] += time.perf_counter() - t
+
+        setattr(mod, name, wrapper)
+
+    wrap(geometry, "parse_wkt", "py geometry.parse_wkt")
+    wrap(geometry, "representative_lonlat", "py geometry.representative_lonlat")
+    wrap(geometry, "point_cell", "py geometry.point_cell (h3)")
+    wrap(geometry, "geom_kind", "py geometry.geom_kind")
+    import pyarrow as pa
+
+    orig_from_pylist = pa.Table.from_pylist
+
+    def from_pylist(*a, **k):
+        t = time.perf_counter()
+        try:
+            return orig_from_pylist(*a, **k)
+        finally:
+            st = stats.setdefault("py pa.Table.from_pylist", {"calls": 0, "seconds": 0.0})
+            st["calls"] += 1
+            st["seconds"] += time.perf_counter() - t
+
+    convert.pa = type("pa_proxy", (), {"Table": type("T", (), {"from_pylist": staticmethod(from_pylist)})})
+    _ = sampler
+
+
+def _child_convert(path: Path, out: dict, workdir: Path, profile: bool, trace: bool = False, memory_limit: str | None = None) -> None:
     import dataclasses
 
     from mgqa_platform import warehouse
@@ -201,6 +300,16 @@ def _child_convert(path: Path, out: dict, workdir: Path, profile: bool) -> None:
         p.unlink(missing_ok=True)
     con = warehouse.connect(db)
     warehouse.ensure_schema(con)
+    if memory_limit:
+        con.execute(f"SET memory_limit = '{memory_limit}'")
+    out["duckdb_memory_limit"] = con.execute("SELECT current_setting('memory_limit')").fetchone()[0]
+    raw_con = con
+    trace_stats: dict[str, dict] = {}
+    sampler = None
+    if trace:
+        sampler = _RssSampler()
+        con = _TracedConnection(raw_con, sampler, trace_stats)
+        _trace_python(trace_stats, sampler)
 
     # Per-stage timings and RSS, by wrapping module attributes in this process only (no library edits).
     phases: dict[str, dict] = {}
@@ -262,6 +371,12 @@ def _child_convert(path: Path, out: dict, workdir: Path, profile: bool) -> None:
     out["phases"] = phases
     out["profile_build_s"] = round(build_time[0], 2)
     out["group_profile_geometry_s"] = round(out["seconds"] - stage_s - finish_s, 2)
+    if sampler is not None:
+        sampler.stop = True
+        for label, peak in sampler.peaks.items():
+            trace_stats.setdefault(label, {"calls": 0, "seconds": 0.0})["peak_rss_mib"] = round(peak)
+        out["trace"] = trace_stats
+    con = raw_con
     try:
         out["duckdb_memory"] = con.execute(
             "SELECT tag, round(memory_usage_bytes / 2**20) AS mib, round(temporary_storage_bytes / 2**20) AS tmp_mib "
@@ -286,13 +401,13 @@ def _child_rdflib(path: Path, out: dict) -> None:
     out["triples"] = len(g)
 
 
-def child_main(mode: str, path: Path, workdir: Path, profile: bool) -> None:
+def child_main(mode: str, path: Path, workdir: Path, profile: bool, trace: bool = False, memory_limit: str | None = None) -> None:
     sys.path.insert(0, str(REPO_ROOT))
     out: dict = {"mode": mode, "path": str(path)}
     if mode == "parse-only":
         _child_parse_only(path, out)
     elif mode == "convert":
-        _child_convert(path, out, workdir, profile)
+        _child_convert(path, out, workdir, profile, trace, memory_limit)
     elif mode == "rdflib":
         _child_rdflib(path, out)
     else:
@@ -304,10 +419,14 @@ def child_main(mode: str, path: Path, workdir: Path, profile: bool) -> None:
 # --------------------------------------------------------------------------------------------------
 # Parent
 # --------------------------------------------------------------------------------------------------
-def run_child(mode: str, path: Path, workdir: Path, profile: bool, timeout: float | None) -> dict:
+def run_child(mode: str, path: Path, workdir: Path, profile: bool, timeout: float | None, trace: bool = False, memory_limit: str | None = None) -> dict:
     cmd = [sys.executable, str(Path(__file__).resolve()), "--child", mode, "--child-path", str(path), "--workdir", str(workdir)]
     if profile and mode == "convert":
         cmd.append("--profile")
+    if trace and mode == "convert":
+        cmd.append("--trace")
+    if memory_limit and mode == "convert":
+        cmd += ["--duckdb-memory-limit", memory_limit]
     env = dict(os.environ)
     env["PYTHONPATH"] = str(REPO_ROOT) + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
     t0 = time.perf_counter()
@@ -344,6 +463,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--modes", nargs="+", choices=MODES, default=list(MODES), help="measurements to run (default: all)")
     ap.add_argument("--seed", type=int, default=42, help="generator seed (default 42)")
     ap.add_argument("--profile", action="store_true", help="cProfile the convert run(s) and print the top functions")
+    ap.add_argument("--trace", action="store_true", help="time each SQL statement / Python step of convert and its peak RSS")
+    ap.add_argument("--duckdb-memory-limit", default=None, help="override the warehouse memory_limit for convert (e.g. 1GB); default: library config")
     ap.add_argument("--timeout", type=float, default=None, help="per-measurement timeout in seconds")
     ap.add_argument("--json", type=Path, default=None, help="also write all results to this JSON file")
     ap.add_argument("--child", choices=MODES, help=argparse.SUPPRESS)
@@ -351,7 +472,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
 
     if args.child:
-        child_main(args.child, args.child_path, args.workdir, args.profile)
+        child_main(args.child, args.child_path, args.workdir, args.profile, args.trace, args.duckdb_memory_limit)
         return 0
 
     sizes = sorted(args.sizes or (QUICK_SIZES if args.quick else DEFAULT_SIZES))
@@ -364,7 +485,7 @@ def main(argv: list[str] | None = None) -> int:
         results[size] = {"_meta": meta}
         for mode in modes:
             print(f"[run] {size:,} triples, {mode} ...", flush=True)
-            r = run_child(mode, path, args.workdir, args.profile, args.timeout)
+            r = run_child(mode, path, args.workdir, args.profile, args.timeout, args.trace, args.duckdb_memory_limit)
             results[size][mode] = r
             print("      " + fmt_row(size, r).strip(), flush=True)
             if mode == "convert" and "error" not in r:
@@ -373,6 +494,12 @@ def main(argv: list[str] | None = None) -> int:
                       f"(of which profile.build {r['profile_build_s']}s)", flush=True)  # fmt: skip
                 print(f"      entities {r['entities']:,}, labels {r['labels']:,}, entity_triples {r['entity_triples']:,}, "
                       f"quarantined {r['quarantined']}, ambiguous names {r['ambiguous_names']:,}, warehouse {r['db_mib']} MiB", flush=True)  # fmt: skip
+                print(f"      duckdb memory_limit {r.get('duckdb_memory_limit')}; duckdb_memory() at end: {r.get('duckdb_memory')}", flush=True)
+                if r.get("trace"):
+                    print(f"      {'seconds':>8} {'calls':>7} {'peak RSS MiB':>12}  step", flush=True)
+                    for label, st in sorted(r["trace"].items(), key=lambda kv: -kv[1]["seconds"]):
+                        pk = st.get("peak_rss_mib")
+                        print(f"      {st['seconds']:>8.2f} {st['calls']:>7} {pk if pk is not None else '':>12}  {label}", flush=True)
                 if args.profile:
                     print(r.get("cprofile_cumulative", ""), flush=True)
                     print(r.get("cprofile_tottime", ""), flush=True)

@@ -2,15 +2,18 @@
 
 The route is the same for the three KGs (DESIGN §4-5):
 
-1. **stage** the triples into a DuckDB table, streaming (RDF via :mod:`rdf_stream`, OSMH3KG Parquet by
-   DuckDB's own reader); unparseable statements -> quarantine (stage ``parse``);
-2. **group** the triples of each entity subject in SQL (DuckDB spills to disk, so memory stays bounded),
-   joining the geometry node (and for KnowWhereGraph the temporal scope and SOSA observations);
-3. **profile** each entity in Python with the KG's profile (:mod:`profiles`): canonical name, labels by
-   language, category from ``rdf:type``, geometry parsed, repaired and validated, representative point,
-   H3 cells; entities that cannot be built -> quarantine (stage ``entity``) with their reason;
-4. **finish** in SQL: disambiguate display names within the KG, attach source triples, and replace the
-   KG's partition of every output table in one transaction.
+1. **stage** the triples into DuckDB, streaming: RDF is parsed by pyoxigraph (:mod:`rdf_stream`, worker
+   processes for large N-Triples) into Parquet parts; OSMH3KG Parquet is read by DuckDB directly.
+   Unparseable statements and null rows -> quarantine (stage ``parse``);
+2. **facts**: the KG's profile (:mod:`profiles`) maps its triples onto one shared vocabulary
+   ``facts(s, k, v)``, then one SQL query pivots them into a wide row per entity with its category,
+   geometry WKT and the reason it must be rejected (missing name or geometry, duplicate id, unknown
+   category), all set-based;
+3. **geometry** in Python, vectorized with shapely over Arrow batches: WKT parsed and validated (the
+   rare bad ones through :func:`mgqa_platform.geometry.parse_wkt`, which repairs or rejects them),
+   representative point, H3 cells. Batches are written to Parquet, so memory stays bounded;
+4. **finish** in SQL: disambiguate display names within the KG, attach labels and source triples, and
+   replace the KG's partition of every output table in one transaction.
 
 Re-running on the same file gives the same rows in the same order.
 """
@@ -18,33 +21,46 @@ Re-running on the same file gives the same rows in the same order.
 from __future__ import annotations
 
 import json
+import re
+import shutil
+import tempfile
+import urllib.parse
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import duckdb
+import h3
+import numpy as np
 import pyarrow as pa
+import pyarrow.parquet as pq
+import shapely
 
 from mgqa_platform import geometry
 from mgqa_platform.kg import profiles
-from mgqa_platform.kg.rdf_stream import RdfStreamReader
+from mgqa_platform.kg.rdf_stream import parse_file
 
 H3_RESOLUTIONS = (3, 5, 7, 9)
-GROUP_BATCH = 20_000
+BATCH_ROWS = 50_000
 
 ENTITY_ARROW = pa.schema(
     [
-        ("entity_id", pa.string()), ("kg", pa.string()), ("iri", pa.string()), ("subject", pa.string()),
-        ("name", pa.string()), ("context", pa.string()), ("category", pa.string()), ("types", pa.list_(pa.string())),
-        ("wkt", pa.string()), ("geom_kind", pa.string()), ("lon", pa.float64()), ("lat", pa.float64()),
+        ("entity_id", pa.string()), ("iri", pa.string()), ("subject", pa.string()), ("name", pa.string()),
+        ("context", pa.string()), ("category", pa.string()), ("types", pa.list_(pa.string())),
+        ("wkb", pa.binary()), ("geom_kind", pa.string()), ("lon", pa.float64()), ("lat", pa.float64()),
         ("h3", pa.list_(pa.string())), ("image_url", pa.string()), ("wikidata", pa.string()),
         ("valid_from", pa.string()), ("valid_to", pa.string()), ("attributes", pa.string()),
     ]
 )  # fmt: skip
-LABEL_ARROW = pa.schema([("entity_id", pa.string()), ("lang", pa.string()), ("label", pa.string()), ("is_alias", pa.bool_())])
 QUARANTINE_ARROW = pa.schema(
     [("stage", pa.string()), ("reason", pa.string()), ("detail", pa.string()), ("source", pa.string()), ("payload", pa.string())]
 )
+REJECT_DETAILS = {
+    "missing_geometry": "no geometry linked to the entity",
+    "duplicate_id": "the subject is defined more than once: several different values for one property",
+    "missing_name": "entity has no name / rdfs:label",
+    "unknown_category": "no known class or OSM main map-feature tag",
+}
 
 
 @dataclass
@@ -73,17 +89,9 @@ class ConversionResult:
         }
 
 
-class _Quarantine:
-    def __init__(self) -> None:
-        self.rows: list[dict] = []
-
-    def add(self, stage: str, reason: str, detail: str, source: str, payload: str = "") -> None:
-        self.rows.append({"stage": stage, "reason": reason, "detail": detail[:500], "source": source, "payload": (payload or "")[:500]})
-
-
-def _stage(con: duckdb.DuckDBPyConnection, kg: str, path: Path, q: _Quarantine) -> int:
-    """Load the native file into TEMP table ``stage(s, p, o, o_kind)``; return the number of triples."""
-    con.execute("CREATE OR REPLACE TEMP TABLE stage (s VARCHAR, p VARCHAR, o VARCHAR, o_kind VARCHAR)")
+# ------------------------------------------------------------------------------------------ 1. stage
+def _stage(con: duckdb.DuckDBPyConnection, path: Path, scratch: Path, quarantine: list[dict]) -> int:
+    """Load the native file into TEMP table ``stage(s, p, o)``; return the number of triples."""
     if path.suffix == ".parquet":
         try:
             cols = {r[0] for r in con.execute("DESCRIBE SELECT * FROM read_parquet(?)", [str(path)]).fetchall()}
@@ -92,141 +100,229 @@ def _stage(con: duckdb.DuckDBPyConnection, kg: str, path: Path, q: _Quarantine) 
         missing = {"subject", "predicate", "object"} - cols
         if missing:
             raise ValueError(f"{path}: OSMH3KG Parquet lacks column(s) {sorted(missing)}")
-        for row in con.execute(
-            "SELECT subject, predicate, object FROM read_parquet(?) "
-            "WHERE subject IS NULL OR predicate IS NULL OR object IS NULL OR trim(subject) = '' OR trim(predicate) = ''",
-            [str(path)],
-        ).fetchall():
-            q.add("parse", "malformed_triple", "null or empty subject/predicate/object", f"{path.name}", json.dumps(row, ensure_ascii=False))
-        con.execute(
-            "INSERT INTO stage SELECT subject, predicate, object, 'literal' FROM read_parquet(?) "
-            "WHERE subject IS NOT NULL AND predicate IS NOT NULL AND object IS NOT NULL AND trim(subject) <> '' AND trim(predicate) <> ''",
-            [str(path)],
-        )
+        bad = "subject IS NULL OR predicate IS NULL OR object IS NULL OR trim(subject) = '' OR trim(predicate) = ''"
+        for row in con.execute(f"SELECT subject, predicate, object FROM read_parquet(?) WHERE {bad}", [str(path)]).fetchall():
+            quarantine.append(_qrow("parse", "malformed_triple", "null or empty subject/predicate/object", path.name, json.dumps(row, ensure_ascii=False)))
+        con.execute(f"CREATE OR REPLACE TEMP TABLE stage AS SELECT subject AS s, predicate AS p, object AS o FROM read_parquet(?) WHERE NOT ({bad})", [str(path)])
     else:
-        reader = RdfStreamReader(path)
-        for batch in reader.batches():
-            if batch.num_rows:
-                con.register("_batch", batch)
-                con.execute("INSERT INTO stage SELECT * FROM _batch")
-                con.unregister("_batch")
-        for bad in reader.bad:
-            q.add("parse", bad.reason, bad.detail, f"{path.name}:{bad.line}", bad.text)
+        parts, _, bad_statements = parse_file(path, scratch / "parsed")
+        for b in bad_statements:
+            quarantine.append(_qrow("parse", b.reason, b.detail, f"{path.name}:{b.line}", b.text))
+        con.execute("CREATE OR REPLACE TEMP TABLE stage AS SELECT * FROM read_parquet(?)", [[str(p) for p in parts]])
     return int(con.execute("SELECT count(*) FROM stage").fetchone()[0])
 
 
-def _grouped(con: duckdb.DuckDBPyConnection, prof: profiles.Profile):
-    """Per entity subject: its (p, o) pairs, geometry WKT(s) and extra facts, in pages of Arrow tables."""
-    sql = f"""
-    WITH ents AS (
-        SELECT DISTINCT s FROM stage WHERE p = '{prof.type_predicate}' AND {prof.entity_filter_sql}
+def _qrow(stage: str, reason: str, detail: str, source: str, payload: str = "") -> dict:
+    return {"stage": stage, "reason": reason, "detail": (detail or "")[:500], "source": source, "payload": (payload or "")[:500]}
+
+
+# ------------------------------------------------------------------------------------------ 2. facts
+def _wide_sql(prof: profiles.Profile, kg: str) -> str:
+    def one(k: str) -> str:
+        return f"min(v) FILTER (WHERE k = '{k}')"
+
+    return f"""
+    WITH dups AS (
+        SELECT s, max(n) AS n_values FROM (
+            SELECT s, k, count(DISTINCT v) AS n FROM facts
+            WHERE k NOT IN ('@type', '@instant', '@begin', '@end') AND k NOT LIKE 'obs:%' GROUP BY s, k)
+        GROUP BY s
     ),
-    own AS (
-        SELECT t.s, list(struct_pack(p := t.p, o := t.o) ORDER BY t.p, t.o) AS po
-        FROM stage t SEMI JOIN ents USING (s) GROUP BY t.s
-    ),
-    geo AS (
-        SELECT gl.s, list(DISTINCT w.o ORDER BY w.o) AS wkts, min(gl.o) AS geom_node
-        FROM stage gl JOIN stage w ON w.s = gl.o AND w.p = '{prof.wkt_predicate}'
-        WHERE gl.p = '{prof.geometry_link}' GROUP BY gl.s
-    ),
-    extra AS ({prof.extra_facts_sql})
-    SELECT row_number() OVER (ORDER BY own.s) AS rn, own.s, own.po, geo.wkts, geo.geom_node, extra.facts
-    FROM own LEFT JOIN geo USING (s) LEFT JOIN extra USING (s)
+    geo AS (SELECT s, count(DISTINCT wkt) AS n_wkt, min(wkt) AS wkt FROM geom GROUP BY s),
+    wide AS (
+        SELECT s,
+            list(DISTINCT v ORDER BY v) FILTER (WHERE k = '@type') AS types,
+            {one('name')} AS label, {one('name:en')} AS name_en,
+            coalesce({", ".join(one(k) for k in profiles.CONTEXT_KEYS)}) AS context,
+            {one('image')} AS image, {one('wikimedia_commons')} AS commons, {one('wikidata')} AS wikidata,
+            {", ".join(f"{one(k)} AS {col}" for k, (col, _) in zip(profiles.ATTRIBUTE_KEYS, _ATTR_COLUMNS, strict=True))},
+            min(v) FILTER (WHERE k = '@instant') AS instant_min, max(v) FILTER (WHERE k = '@instant') AS instant_max,
+            min(v) FILTER (WHERE k = '@begin') AS begin_min, max(v) FILTER (WHERE k = '@end') AS end_max,
+            list(struct_pack(k := substr(k, 5), v := v) ORDER BY k, v) FILTER (WHERE k LIKE 'obs:%') AS obs
+        FROM facts GROUP BY s
+    )
+    SELECT w.*, '{kg}:' || ({prof.local_id_sql}) AS entity_id, {prof.iri_sql} AS iri,
+        c.category, c.main_key, c.main_value, g.wkt,
+        CASE WHEN g.s IS NULL THEN 'missing_geometry'
+             WHEN coalesce(d.n_values, 1) > 1 OR g.n_wkt > 1 THEN 'duplicate_id'
+             WHEN trim(coalesce(w.name_en, w.label, '')) = '' THEN 'missing_name'
+             WHEN c.category IS NULL THEN 'unknown_category' END AS reject
+    FROM wide w LEFT JOIN cat c USING (s) LEFT JOIN geo g USING (s) LEFT JOIN dups d USING (s)
+    ORDER BY w.s
     """
-    con.execute(f"CREATE OR REPLACE TEMP TABLE grouped AS {sql}")
-    total = con.execute("SELECT count(*) FROM grouped").fetchone()[0]
-    # page through by row number: the connection is free between pages for the inserts of the caller
-    for lo in range(1, total + 1, GROUP_BATCH):
-        yield con.execute(
-            "SELECT s, po, wkts, geom_node, facts FROM grouped WHERE rn >= ? AND rn < ? ORDER BY rn", [lo, lo + GROUP_BATCH]
-        ).fetch_arrow_table()
-    con.execute("DROP TABLE IF EXISTS grouped")
 
 
-def convert_kg(con: duckdb.DuckDBPyConnection, kg: str, path: str | Path, snapshot_id: str) -> ConversionResult:
+def _facts(con: duckdb.DuckDBPyConnection, prof: profiles.Profile) -> None:
+    for name, tbl in profiles.lookup_tables().items():
+        con.register(name, tbl)
+    con.execute(f"CREATE OR REPLACE TEMP TABLE ents AS {prof.entities_sql}")
+    con.execute(f"CREATE OR REPLACE TEMP TABLE facts AS {prof.facts_sql}")
+    con.execute(f"INSERT INTO facts {prof.derived_facts_sql}")
+    con.execute(f"CREATE OR REPLACE TEMP TABLE geom AS SELECT * FROM ({prof.geometry_sql}) SEMI JOIN ents USING (s)")
+    con.execute(f"CREATE OR REPLACE TEMP TABLE cat AS {prof.category_sql}")
+
+
+# ------------------------------------------------------------------------------------------ 3. geometry
+_KIND = {0: "point", 1: "line", 3: "polygon", 4: "point", 5: "line", 6: "polygon"}
+_ATTR_COLUMNS = [(f"attr_{re.sub('[^a-z]', '_', key)}", name) for key, name in profiles.ATTRIBUTE_KEYS.items()]
+
+
+def _number(v: str) -> int | float | str:
+    try:
+        f = float(v.replace(",", "."))
+    except ValueError:
+        return v
+    return int(f) if f.is_integer() and "." not in v and "e" not in v.lower() else f
+
+
+def _commons_url(v: str) -> str:
+    if v.startswith("http"):
+        return v
+    return "https://commons.wikimedia.org/wiki/" + urllib.parse.quote(v if v.startswith(("File:", "Category:")) else "File:" + v)
+
+
+def _geometries(wkts: list[str]) -> tuple[list, list[tuple[str, str] | None]]:
+    """Vectorized fast path: plain, valid, in-range WKT is accepted as is; everything else goes through
+    :func:`geometry.parse_wkt` (CRS prefixes, repair, precise rejection reasons)."""
+    geoms = shapely.from_wkt(np.array(wkts, dtype=object), on_invalid="ignore")
+    ok = ~shapely.is_missing(geoms)
+    ok[ok] &= ~shapely.is_empty(geoms[ok])
+    ok[ok] &= np.isin(shapely.get_type_id(geoms[ok]), list(_KIND))
+    if ok.any():
+        b = shapely.bounds(geoms[ok])
+        inrange = (b[:, 0] >= -180) & (b[:, 2] <= 180) & (b[:, 1] >= -90) & (b[:, 3] <= 90)
+        sub = ok.copy()
+        ok[sub] = inrange
+        ok[ok] &= shapely.is_valid(geoms[ok])
+    errors: list[tuple[str, str] | None] = [None] * len(wkts)
+    out = list(geoms)
+    for i in np.flatnonzero(~ok):
+        try:
+            out[i] = geometry.parse_wkt(wkts[i])
+        except geometry.GeometryError as e:
+            out[i], errors[i] = None, (e.reason, e.detail)
+    return out, errors
+
+
+def _rep_points(geoms: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(lon, lat) arrays of :func:`geometry.representative_lonlat`, vectorized by geometry type."""
+    types = shapely.get_type_id(geoms)
+    pts = np.empty(len(geoms), dtype=object)
+    m = types == 0
+    pts[m] = geoms[m]
+    m = types == 4
+    pts[m] = shapely.get_geometry(geoms[m], 0)
+    m = types == 1
+    pts[m] = shapely.line_interpolate_point(geoms[m], 0.5, normalized=True)
+    m = (types == 3) | (types == 6)
+    pts[m] = shapely.point_on_surface(geoms[m])
+    for i in np.flatnonzero(types == 5):
+        pts[i] = shapely.Point(geometry.representative_lonlat(geoms[i]))
+    return shapely.get_x(pts), shapely.get_y(pts)
+
+
+def _build_batch(rows: pa.Table, quarantine: list[dict]) -> pa.Table:
+    d = rows.to_pydict()
+    n = rows.num_rows
+    keep = [i for i in range(n) if d["reject"][i] is None]
+    for i in range(n):
+        if d["reject"][i] is not None:
+            r = d["reject"][i]
+            payload = d["wkt"][i] if r == "duplicate_id" else (d["label"][i] or "")
+            quarantine.append(_qrow("entity", r, REJECT_DETAILS[r], d["s"][i], payload or ""))
+    wkts = [d["wkt"][i] for i in keep]
+    geoms, errors = _geometries(wkts)
+    good = [j for j, e in enumerate(errors) if e is None]
+    for j, e in enumerate(errors):
+        if e is not None:
+            quarantine.append(_qrow("entity", e[0], e[1], d["s"][keep[j]], wkts[j]))
+    idx = [keep[j] for j in good]
+    garr = np.array([geoms[j] for j in good], dtype=object)
+    lon, lat = _rep_points(garr) if len(garr) else (np.array([]), np.array([]))
+    kinds = [_KIND[t] for t in shapely.get_type_id(garr)] if len(garr) else []
+    out = {k: [] for k in ENTITY_ARROW.names}
+    for j, i in enumerate(idx):
+        x, y = float(lon[j]), float(lat[j])
+        attrs = {name: _number(d[col][i]) for col, name in _ATTR_COLUMNS if d[col][i]}
+        if d["main_key"][i]:
+            attrs["osm_" + d["main_key"][i]] = d["main_value"][i]
+        for ob in d["obs"][i] or ():
+            attrs[ob["k"]] = _number(ob["v"])
+        out["entity_id"].append(d["entity_id"][i])
+        out["iri"].append(d["iri"][i])
+        out["subject"].append(d["s"][i])
+        out["name"].append((d["name_en"][i] or d["label"][i]).strip())
+        out["context"].append(d["context"][i])
+        out["category"].append(d["category"][i])
+        out["types"].append(d["types"][i] or [])
+        out["geom_kind"].append(kinds[j])
+        out["lon"].append(x)
+        out["lat"].append(y)
+        out["h3"].append([h3.latlng_to_cell(y, x, r) for r in H3_RESOLUTIONS])
+        out["image_url"].append(d["image"][i] or (_commons_url(d["commons"][i]) if d["commons"][i] else None))
+        out["wikidata"].append(d["wikidata"][i])
+        out["valid_from"].append(d["begin_min"][i] or d["instant_min"][i])
+        out["valid_to"].append(d["end_max"][i] or d["instant_max"][i])
+        out["attributes"].append(json.dumps(attrs, sort_keys=True, ensure_ascii=False) if attrs else None)
+    out["wkb"] = list(shapely.to_wkb(garr)) if len(garr) else []
+    return pa.table(out, schema=ENTITY_ARROW)
+
+
+# ------------------------------------------------------------------------------------------ driver
+def convert_kg(con: duckdb.DuckDBPyConnection, kg: str, path: str | Path, snapshot_id: str, scratch_dir: str | Path | None = None) -> ConversionResult:
     """Convert the native file of ``kg`` into the warehouse tables (replacing the KG's partition).
 
-    ``con`` must be a warehouse connection (spatial loaded, schema ensured).
+    ``con`` must be a warehouse connection (spatial loaded, schema ensured). Intermediate files go to a
+    temporary folder under ``scratch_dir`` (default: the system temp dir), removed afterwards.
     """
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"{path}: native file of KG {kg!r} not found; materialize kg_native[{kg}] first")
     prof = profiles.PROFILES[kg]
     res = ConversionResult(kg=kg)
-    q = _Quarantine()
-    res.triples_staged = _stage(con, kg, path, q)
-
-    con.register("_ents", pa.Table.from_pylist([], schema=ENTITY_ARROW))
-    con.execute("CREATE OR REPLACE TEMP TABLE new_entities AS SELECT * FROM _ents")
-    con.unregister("_ents")
-    con.register("_labels", pa.Table.from_pylist([], schema=LABEL_ARROW))
-    con.execute("CREATE OR REPLACE TEMP TABLE new_labels AS SELECT * FROM _labels")
-    con.unregister("_labels")
-    for batch in _grouped(con, prof):
-        rows: list[dict] = []
-        labels: list[dict] = []
-        for rec in batch.to_pylist():
-            outcome = prof.build(rec)
-            if isinstance(outcome, profiles.Rejected):
-                q.add("entity", outcome.reason, outcome.detail, rec["s"], outcome.payload)
-                continue
-            draft = outcome
+    quarantine: list[dict] = []
+    scratch = Path(tempfile.mkdtemp(prefix=f"mgqa-convert-{kg}-", dir=scratch_dir))
+    try:
+        res.triples_staged = _stage(con, path, scratch, quarantine)
+        _facts(con, prof)
+        accepted = scratch / "entities.parquet"
+        reader = con.execute(_wide_sql(prof, kg)).fetch_record_batch(BATCH_ROWS)
+        with pq.ParquetWriter(accepted, ENTITY_ARROW) as w:
+            for batch in reader:
+                w.write_table(_build_batch(pa.Table.from_batches([batch]), quarantine))
+        con.execute("CREATE OR REPLACE TEMP TABLE new_entities AS SELECT * FROM read_parquet(?)", [str(accepted)])
+        # two subjects that map to one entity id: keep the first subject, quarantine the others
+        dup = "SELECT entity_id, subject FROM (SELECT entity_id, subject, row_number() OVER (PARTITION BY entity_id ORDER BY subject) AS rn FROM new_entities) WHERE rn > 1"
+        for eid, subj in con.execute(dup + " ORDER BY entity_id, subject").fetchall():
+            quarantine.append(_qrow("entity", "duplicate_id", f"entity id {eid} already produced by another subject", subj))
+        con.execute(f"DELETE FROM new_entities WHERE (entity_id, subject) IN ({dup})")
+        con.register("_quarantine", pa.Table.from_pylist(quarantine, schema=QUARANTINE_ARROW))
+        _finish(con, kg, prof, snapshot_id)
+        con.unregister("_quarantine")
+    finally:
+        for t in ("stage", "ents", "facts", "geom", "cat", "new_entities"):
+            con.execute(f"DROP TABLE IF EXISTS {t}")
+        for name in profiles.lookup_tables():
             try:
-                g = geometry.parse_wkt(draft.wkt)
-            except geometry.GeometryError as e:
-                q.add("entity", e.reason, e.detail, rec["s"], draft.wkt)
-                continue
-            lon, lat = geometry.representative_lonlat(g)
-            entity_id = f"{kg}:{draft.local_id}"
-            rows.append(
-                {
-                    "entity_id": entity_id, "kg": kg, "iri": draft.iri, "subject": rec["s"], "name": draft.name,
-                    "context": draft.context, "category": draft.category, "types": draft.types,
-                    "wkt": g.wkt, "geom_kind": geometry.geom_kind(g), "lon": lon, "lat": lat,
-                    "h3": [geometry.point_cell(lon, lat, r) for r in H3_RESOLUTIONS],
-                    "image_url": draft.image_url, "wikidata": draft.wikidata,
-                    "valid_from": draft.valid_from, "valid_to": draft.valid_to,
-                    "attributes": json.dumps(draft.attributes, sort_keys=True, ensure_ascii=False) if draft.attributes else None,
-                }
-            )  # fmt: skip
-            labels.extend({"entity_id": entity_id, **lab} for lab in draft.labels)
-        con.register("_ents", pa.Table.from_pylist(rows, schema=ENTITY_ARROW))
-        con.execute("INSERT INTO new_entities SELECT * FROM _ents")
-        con.unregister("_ents")
-        con.register("_labels", pa.Table.from_pylist(labels, schema=LABEL_ARROW))
-        con.execute("INSERT INTO new_labels SELECT * FROM _labels")
-        con.unregister("_labels")
+                con.unregister(name)
+            except duckdb.Error:
+                pass
+        shutil.rmtree(scratch, ignore_errors=True)
 
-    # duplicate ids (two subjects mapping to one entity id) -> quarantine all but the first
-    for eid, subj in con.execute(
-        "SELECT entity_id, subject FROM (SELECT entity_id, subject, row_number() OVER (PARTITION BY entity_id ORDER BY subject) rn "
-        "FROM new_entities) WHERE rn > 1 ORDER BY entity_id, subject"
-    ).fetchall():
-        q.add("entity", "duplicate_id", f"entity id {eid} already produced by another subject", subj)
-    con.execute(
-        "DELETE FROM new_entities WHERE (entity_id, subject) IN (SELECT entity_id, subject FROM "
-        "(SELECT entity_id, subject, row_number() OVER (PARTITION BY entity_id ORDER BY subject) rn FROM new_entities) WHERE rn > 1)"
-    )
+    def count(sql: str) -> int:
+        return int(con.execute(sql, [kg]).fetchone()[0])
 
-    qtbl = pa.Table.from_pylist(q.rows, schema=QUARANTINE_ARROW)
-    con.register("_quarantine", qtbl)
-    _finish(con, kg, prof, snapshot_id)
-    con.unregister("_quarantine")
-
-    res.entities = con.execute("SELECT count(*) FROM entities WHERE kg = ?", [kg]).fetchone()[0]
-    res.labels = con.execute("SELECT count(*) FROM entity_labels WHERE kg = ?", [kg]).fetchone()[0]
-    res.entity_triples = con.execute("SELECT count(*) FROM entity_triples WHERE kg = ?", [kg]).fetchone()[0]
+    res.entities = count("SELECT count(*) FROM entities WHERE kg = ?")
+    res.labels = count("SELECT count(*) FROM entity_labels WHERE kg = ?")
+    res.entity_triples = count("SELECT count(*) FROM entity_triples WHERE kg = ?")
+    res.ambiguous_names = count("SELECT count(*) FROM entities WHERE kg = ? AND display_name <> name")
     res.quarantined = Counter(dict(con.execute("SELECT reason, count(*) FROM quarantine WHERE kg = ? AND stage <> 'kg_build' GROUP BY 1", [kg]).fetchall()))
     res.categories = Counter(dict(con.execute("SELECT category, count(*) FROM entities WHERE kg = ? GROUP BY 1", [kg]).fetchall()))
     res.geom_kinds = Counter(dict(con.execute("SELECT geom_kind, count(*) FROM entities WHERE kg = ? GROUP BY 1", [kg]).fetchall()))
-    res.ambiguous_names = con.execute("SELECT count(*) FROM entities WHERE kg = ? AND display_name <> name", [kg]).fetchone()[0]
-    con.execute("DROP TABLE IF EXISTS stage")
-    for t in ("new_entities", "new_labels"):
-        con.execute(f"DROP TABLE IF EXISTS {t}")
     return res
 
 
+# ------------------------------------------------------------------------------------------ 4. finish
 DISAMBIGUATE_SQL = """
 CREATE OR REPLACE TEMP TABLE named AS
 WITH lvl1 AS (
@@ -246,15 +342,16 @@ lvl4 AS (
              ELSE dn2 END AS dn3
     FROM lvl3
 )
-SELECT *, CASE WHEN count(*) OVER (PARTITION BY dn3) > 1
-               THEN dn3 || ' #' || split_part(entity_id, ':', 2) ELSE dn3 END AS display_name
+SELECT * EXCLUDE (n_name, dn2, n_dn2, dn3),
+       CASE WHEN count(*) OVER (PARTITION BY dn3) > 1 THEN dn3 || ' #' || split_part(entity_id, ':', 2) ELSE dn3 END AS display_name
 FROM lvl4
 """
 
 
 def _finish(con: duckdb.DuckDBPyConnection, kg: str, prof: profiles.Profile, snapshot_id: str) -> None:
     con.execute(DISAMBIGUATE_SQL)
-    links = ", ".join("'" + p + "'" for p in prof.cited_links)
+    links = ", ".join("'" + p.replace("'", "''") + "'" for p in prof.cited_links)
+    aliases = ", ".join(f"'{k}'" for k in profiles.ALIAS_KEYS)
     con.execute(
         f"""CREATE OR REPLACE TEMP TABLE new_triples AS
         WITH hop1 AS (
@@ -267,6 +364,17 @@ def _finish(con: duckdb.DuckDBPyConnection, kg: str, prof: profiles.Profile, sna
         SELECT src.entity_id, t.s, t.p, t.o FROM src JOIN stage t ON t.s = src.node
         ORDER BY src.entity_id, t.s, t.p, t.o"""
     )
+    con.execute(
+        f"""CREATE OR REPLACE TEMP TABLE new_labels AS
+        WITH l AS (
+            SELECT f.s, nl.lang, f.v AS label, false AS is_alias FROM facts f JOIN lk_name_langs nl ON nl.tag = f.k
+            UNION ALL SELECT s, '{prof.label_lang}', v, false FROM facts WHERE k = 'name'
+            UNION ALL SELECT s, 'und', trim(a), true FROM (SELECT s, unnest(string_split(v, ';')) AS a FROM facts WHERE k IN ({aliases}))
+        )
+        SELECT DISTINCT n.entity_id, l.lang, trim(l.label) AS label, l.is_alias
+        FROM l JOIN named n ON n.subject = l.s WHERE trim(l.label) <> ''
+        ORDER BY ALL"""
+    )
     con.execute("BEGIN TRANSACTION")
     try:
         for table in ("entities", "entity_labels", "entity_triples"):
@@ -274,22 +382,17 @@ def _finish(con: duckdb.DuckDBPyConnection, kg: str, prof: profiles.Profile, sna
         con.execute("DELETE FROM quarantine WHERE kg = ? AND stage <> 'kg_build'", [kg])
         con.execute(
             """INSERT INTO entities
-            SELECT entity_id, kg, iri, name, display_name, category, types, ST_GeomFromText(wkt), geom_kind,
+            SELECT entity_id, ?, iri, name, display_name, category, types, ST_GeomFromWKB(wkb), geom_kind,
                    lon, lat, h3, image_url, wikidata, valid_from, valid_to, attributes::JSON, ?
             FROM named ORDER BY entity_id""",
-            [snapshot_id],
+            [kg, snapshot_id],
         )
-        con.execute(
-            """INSERT INTO entity_labels
-            SELECT DISTINCT l.entity_id, ?, l.lang, l.label, l.is_alias FROM new_labels l SEMI JOIN named USING (entity_id)
-            ORDER BY ALL""",
-            [kg],
-        )
+        con.execute("INSERT INTO entity_labels SELECT entity_id, ?, lang, label, is_alias FROM new_labels", [kg])
         con.execute("INSERT INTO entity_triples SELECT entity_id, ?, s, p, o FROM new_triples", [kg])
         con.execute("INSERT INTO quarantine SELECT ?, stage, reason, detail, source, payload FROM _quarantine", [kg])
         con.execute("COMMIT")
     except BaseException:
         con.execute("ROLLBACK")
         raise
-    con.execute("DROP TABLE IF EXISTS named")
-    con.execute("DROP TABLE IF EXISTS new_triples")
+    for t in ("named", "new_triples", "new_labels"):
+        con.execute(f"DROP TABLE IF EXISTS {t}")

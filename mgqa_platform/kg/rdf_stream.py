@@ -1,36 +1,50 @@
-"""Streaming, fault-tolerant RDF parsing into Arrow batches of ``(s, p, o, o_kind)`` strings.
+"""Streaming, fault-tolerant RDF parsing into Arrow batches of ``(s, p, o)`` strings.
 
-The file is read in blocks of whole statements; each block is parsed by pyoxigraph (Rust). A block
-that fails (a syntax error, bytes that are not UTF-8) is bisected down to single statements so that
-only the bad statements are quarantined, each with its line number and the parser's message; the rest
-of the file still loads. Memory is bounded by the block size, not the file size.
+Terms become plain strings: IRIs without angle brackets, literals as their lexical value (language
+tag and datatype dropped: the platform reads labels and WKT, it does not reason over datatypes),
+blank nodes as ``_:<id>``.
 
-Statement boundaries: in N-Triples every line is one statement. In Turtle a statement ends on a line
-whose last non-blank character is ``.`` outside a long (triple-quoted) literal; ``@prefix``/``@base``
-lines are remembered and prepended to every block.
+* **N-Triples** is read in chunks of whole lines (a few MiB); each chunk is handed to pyoxigraph (Rust) in
+  one call. Large files are split into byte ranges parsed by worker processes (:func:`parse_file`).
+* **Turtle** is cut into blocks of whole statements: a statement ends on a line whose last non-blank
+  character is ``.`` outside a long (triple-quoted) literal; ``@prefix``/``@base`` lines are remembered and
+  prepended to every block.
+
+A chunk or block that fails (a syntax error, bytes that are not UTF-8) is bisected down to single
+statements, so only the bad statements are reported (:class:`BadStatement`, with line number and the
+parser's message) and the rest of the file still loads. Memory is bounded by the chunk size.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
+from multiprocessing import get_context
 from pathlib import Path
 
 import pyarrow as pa
+import pyarrow.parquet as pq
 import pyoxigraph as ox
 
-TRIPLE_SCHEMA = pa.schema([("s", pa.string()), ("p", pa.string()), ("o", pa.string()), ("o_kind", pa.string())])
+TRIPLE_SCHEMA = pa.schema([("s", pa.string()), ("p", pa.string()), ("o", pa.string())])
 FORMATS = {"turtle": ox.RdfFormat.TURTLE, "ntriples": ox.RdfFormat.N_TRIPLES}
+CHUNK_BYTES = 4 << 20
+#: N-Triples files above this size are parsed by several worker processes.
+PARALLEL_MIN_BYTES = 32 << 20
 
 
 @dataclass(frozen=True)
 class BadStatement:
-    """A statement that could not be parsed: ``reason`` is 'non_utf8' or 'malformed_triple'."""
+    """A statement that could not be parsed: ``reason`` is 'non_utf8', 'malformed_triple' or
+    'malformed_directive'. ``line`` is 1-based in the file; ``offset`` is its byte offset."""
 
     reason: str
     line: int
     detail: str
     text: str
+    offset: int = -1
 
 
 def format_for(path: str | Path) -> str:
@@ -43,20 +57,99 @@ def format_for(path: str | Path) -> str:
     raise ValueError(f"{path}: unsupported RDF file extension {suffix!r} (expected .ttl or .nt)")
 
 
-def _statements(path: Path, fmt: str) -> Iterator[tuple[int, bytes, bool]]:
-    """Yield ``(first line number, statement bytes, is_directive)`` in file order."""
+def _columns(triples, s_out: list, p_out: list, o_out: list) -> None:
+    bnode = ox.BlankNode
+    for t in triples:
+        s, o = t.subject, t.object
+        s_out.append(s.value if type(s) is not bnode else "_:" + s.value)
+        p_out.append(t.predicate.value)
+        o_out.append(o.value if type(o) is not bnode else "_:" + o.value)
+
+
+def _batch(s: list, p: list, o: list) -> pa.RecordBatch:
+    return pa.RecordBatch.from_arrays([pa.array(s, pa.string()), pa.array(p, pa.string()), pa.array(o, pa.string())], schema=TRIPLE_SCHEMA)
+
+
+class _Bisector:
+    """Parse a list of ``(line, offset, bytes)`` statements, isolating the ones that fail."""
+
+    def __init__(self, ox_format, header: bytes = b""):
+        self.ox_format, self.header = ox_format, header
+        self.bad: list[BadStatement] = []
+
+    def parse(self, stmts: list[tuple[int, int, bytes]], s: list, p: list, o: list) -> None:
+        data = b"".join(b for _, _, b in stmts)
+        ls: list[str] = []
+        lp: list[str] = []
+        lo: list[str] = []
+        try:
+            data.decode("utf-8")
+            _columns(ox.parse(input=self.header + data, format=self.ox_format), ls, lp, lo)
+        except (SyntaxError, UnicodeDecodeError, ValueError) as e:
+            if len(stmts) == 1:
+                line, offset, raw = stmts[0]
+                reason = "non_utf8" if isinstance(e, UnicodeDecodeError) else "malformed_triple"
+                self.bad.append(BadStatement(reason, line, str(e).splitlines()[0][:300], raw.decode("utf-8", "replace")[:500], offset))
+                return
+            mid = len(stmts) // 2
+            self.parse(stmts[:mid], s, p, o)
+            self.parse(stmts[mid:], s, p, o)
+            return
+        s.extend(ls)
+        p.extend(lp)
+        o.extend(lo)
+
+
+def _split_lines(chunk: bytes, first_line: int, offset: int) -> list[tuple[int, int, bytes]]:
+    out = []
+    for i, raw in enumerate(chunk.splitlines(keepends=True)):
+        if raw.strip() and not raw.lstrip().startswith(b"#"):
+            out.append((first_line + i, offset, raw))
+        offset += len(raw)
+    return out
+
+
+def iter_ntriples(path: str | Path, start: int = 0, end: int | None = None, first_line: int = 1) -> Iterator[tuple[pa.RecordBatch, list[BadStatement]]]:
+    """Arrow batches of the N-Triples lines in bytes ``[start, end)`` (both on line boundaries)."""
+    path = Path(path)
+    end = path.stat().st_size if end is None else end
+    bis = _Bisector(ox.RdfFormat.N_TRIPLES)
+    line = first_line
+    with open(path, "rb") as f:
+        f.seek(start)
+        pos = start
+        while pos < end:
+            chunk = f.read(min(CHUNK_BYTES, end - pos))
+            if pos + len(chunk) < end and not chunk.endswith(b"\n"):
+                chunk += f.readline()
+                chunk = chunk[: end - pos]
+            s: list[str] = []
+            p: list[str] = []
+            o: list[str] = []
+            try:
+                chunk.decode("utf-8")
+                _columns(ox.parse(input=chunk, format=ox.RdfFormat.N_TRIPLES), s, p, o)
+            except (SyntaxError, UnicodeDecodeError, ValueError):
+                s, p, o = [], [], []
+                bis.bad = []
+                bis.parse(_split_lines(chunk, line, pos), s, p, o)
+            yield _batch(s, p, o), bis.bad
+            bis.bad = []
+            line += chunk.count(b"\n")
+            pos += len(chunk)
+
+
+def _statements(path: Path) -> Iterator[tuple[int, int, bytes, bool]]:
+    """Turtle statements: ``(first line number, byte offset, bytes, is_directive)`` in file order."""
     buf: list[bytes] = []
-    start = 0
+    start = offset = start_offset = 0
     in_long = False
     with open(path, "rb") as f:
         for lineno, line in enumerate(f, start=1):
             if not buf:
-                start = lineno
+                start, start_offset = lineno, offset
+            offset += len(line)
             buf.append(line)
-            if fmt == "ntriples":
-                yield start, line, False
-                buf = []
-                continue
             if line.count(b'"""') % 2 == 1:
                 in_long = not in_long
             stripped = line.strip()
@@ -67,33 +160,45 @@ def _statements(path: Path, fmt: str) -> Iterator[tuple[int, bytes, bool]]:
                     buf = []
                 continue
             low = stripped[:7].lower()
-            is_directive = low.startswith(b"@prefix") or low.startswith(b"@base") or low.startswith(b"prefix") or low.startswith(b"base")
+            is_directive = low.startswith((b"@prefix", b"@base", b"prefix", b"base"))
             if stripped.endswith(b".") or (is_directive and len(buf) == 1 and not stripped.startswith(b"@")):
-                yield start, b"".join(buf), is_directive and len(buf) == 1
+                yield start, start_offset, b"".join(buf), is_directive and len(buf) == 1
                 buf = []
         if buf and any(x.strip() for x in buf):
-            yield start, b"".join(buf), False
+            yield start, start_offset, b"".join(buf), False
 
 
-def _terms(triples, s_out: list, p_out: list, o_out: list, k_out: list) -> None:
-    for t in triples:
-        s = t.subject
-        s_out.append(s.value if isinstance(s, ox.NamedNode) else f"_:{s.value}")
-        p_out.append(t.predicate.value)
-        o = t.object
-        if isinstance(o, ox.Literal):
-            o_out.append(o.value)
-            k_out.append("literal")
-        elif isinstance(o, ox.NamedNode):
-            o_out.append(o.value)
-            k_out.append("iri")
-        else:
-            o_out.append(f"_:{o.value}")
-            k_out.append("bnode")
+def iter_turtle(path: str | Path, block_statements: int = 20_000) -> Iterator[tuple[pa.RecordBatch, list[BadStatement]]]:
+    """Arrow batches of a Turtle file, parsed in blocks of whole statements."""
+    bis = _Bisector(ox.RdfFormat.TURTLE)
+    block: list[tuple[int, int, bytes]] = []
+
+    def flush():
+        s: list[str] = []
+        p: list[str] = []
+        o: list[str] = []
+        bis.parse(block, s, p, o)
+        bad, bis.bad = bis.bad, []
+        return _batch(s, p, o), bad
+
+    for lineno, offset, stmt, is_directive in _statements(Path(path)):
+        if is_directive:
+            try:
+                stmt.decode("utf-8")
+                list(ox.parse(input=bis.header + stmt, format=ox.RdfFormat.TURTLE))
+                bis.header += stmt if stmt.endswith(b"\n") else stmt + b"\n"
+            except (SyntaxError, UnicodeDecodeError, ValueError) as e:
+                bis.bad.append(BadStatement("malformed_directive", lineno, str(e).splitlines()[0][:300], stmt.decode("utf-8", "replace")[:500], offset))
+            continue
+        block.append((lineno, offset, stmt))
+        if len(block) >= block_statements:
+            yield flush()
+            block = []
+    yield flush()
 
 
 class RdfStreamReader:
-    """Iterate Arrow record batches of a Turtle or N-Triples file, collecting bad statements.
+    """Iterate Arrow record batches of a Turtle or N-Triples file in one process, collecting bad statements.
 
     >>> reader = RdfStreamReader("kg.ttl")           # doctest: +SKIP
     >>> for batch in reader.batches(): ...            # doctest: +SKIP
@@ -105,53 +210,79 @@ class RdfStreamReader:
         if not self.path.is_file():
             raise FileNotFoundError(f"{self.path}: no such KG file")
         self.fmt = fmt or format_for(self.path)
-        self.ox_format = FORMATS[self.fmt]
         self.block_statements = block_statements
         self.bad: list[BadStatement] = []
-        self.header = b""
         self.triples = 0
 
-    def _parse(self, data: bytes):
-        return list(ox.parse(input=self.header + data, format=self.ox_format))
-
-    def _parse_block(self, block: list[tuple[int, bytes]]) -> list:
-        """Parse a block; on failure bisect so that only failing statements are quarantined."""
-        data = b"".join(b for _, b in block)
-        try:
-            data.decode("utf-8")
-            return self._parse(data)
-        except (SyntaxError, UnicodeDecodeError, ValueError) as e:
-            if len(block) == 1:
-                lineno, raw = block[0]
-                reason = "non_utf8" if isinstance(e, UnicodeDecodeError) else "malformed_triple"
-                self.bad.append(BadStatement(reason, lineno, str(e).splitlines()[0][:300], raw.decode("utf-8", "replace")[:500]))
-                return []
-            mid = len(block) // 2
-            return self._parse_block(block[:mid]) + self._parse_block(block[mid:])
-
-    def _to_batch(self, triples) -> pa.RecordBatch:
-        s: list[str] = []
-        p: list[str] = []
-        o: list[str] = []
-        k: list[str] = []
-        _terms(triples, s, p, o, k)
-        self.triples += len(s)
-        return pa.RecordBatch.from_arrays([pa.array(s, pa.string()), pa.array(p, pa.string()), pa.array(o, pa.string()), pa.array(k, pa.string())], schema=TRIPLE_SCHEMA)
-
     def batches(self) -> Iterator[pa.RecordBatch]:
-        block: list[tuple[int, bytes]] = []
-        for lineno, stmt, is_directive in _statements(self.path, self.fmt):
-            if is_directive:
-                try:
-                    stmt.decode("utf-8")
-                    list(ox.parse(input=self.header + stmt, format=self.ox_format))
-                    self.header += stmt if stmt.endswith(b"\n") else stmt + b"\n"
-                except (SyntaxError, UnicodeDecodeError, ValueError) as e:
-                    self.bad.append(BadStatement("malformed_directive", lineno, str(e).splitlines()[0][:300], stmt.decode("utf-8", "replace")[:500]))
-                continue
-            block.append((lineno, stmt))
-            if len(block) >= self.block_statements:
-                yield self._to_batch(self._parse_block(block))
-                block = []
-        if block:
-            yield self._to_batch(self._parse_block(block))
+        it = iter_ntriples(self.path) if self.fmt == "ntriples" else iter_turtle(self.path, self.block_statements)
+        for batch, bad in it:
+            self.bad.extend(bad)
+            self.triples += batch.num_rows
+            yield batch
+
+
+def _line_ranges(path: Path, parts: int) -> list[tuple[int, int]]:
+    size = path.stat().st_size
+    cuts = [0]
+    with open(path, "rb") as f:
+        for k in range(1, parts):
+            f.seek(size * k // parts)
+            f.readline()
+            cuts.append(max(f.tell(), cuts[-1]))
+    cuts.append(size)
+    return [(a, b) for a, b in zip(cuts, cuts[1:], strict=False) if b > a]
+
+
+def _parse_range_to_parquet(path: str, start: int, end: int, out: str) -> tuple[int, list[BadStatement]]:
+    """Worker: parse N-Triples bytes [start, end) into a Parquet file; line numbers are fixed by the caller."""
+    bad: list[BadStatement] = []
+    n = 0
+    with pq.ParquetWriter(out, TRIPLE_SCHEMA, compression="lz4") as w:
+        for batch, b in iter_ntriples(path, start, end, first_line=1):
+            w.write_batch(batch)
+            n += batch.num_rows
+            bad.extend(b)
+    return n, bad
+
+
+def parse_file(path: str | Path, out_dir: str | Path, workers: int | None = None) -> tuple[list[Path], int, list[BadStatement]]:
+    """Parse a KG file into Parquet parts (``s, p, o``) under ``out_dir``, in file order.
+
+    N-Triples above :data:`PARALLEL_MIN_BYTES` are split into line-aligned byte ranges parsed by
+    ``workers`` processes (default: the CPU count, at most 4). Returns ``(parts, triples, bad statements)``.
+    """
+    path, out_dir = Path(path), Path(out_dir)
+    if not path.is_file():
+        raise FileNotFoundError(f"{path}: no such KG file")
+    fmt = format_for(path)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    workers = workers or min(os.cpu_count() or 1, 4)
+    if fmt == "ntriples" and workers > 1 and path.stat().st_size >= PARALLEL_MIN_BYTES:
+        ranges = _line_ranges(path, workers)
+        outs = [out_dir / f"part-{i:03d}.parquet" for i in range(len(ranges))]
+        with ProcessPoolExecutor(max_workers=len(ranges), mp_context=get_context("spawn")) as ex:
+            results = list(ex.map(_parse_range_to_parquet, [str(path)] * len(ranges), [a for a, _ in ranges], [b for _, b in ranges], [str(o) for o in outs]))
+        bad = [b for _, bs in results for b in bs]
+        if bad:  # worker line numbers are relative to their range: recount from the byte offsets
+            bad = _renumber(path, bad)
+        return outs, sum(n for n, _ in results), bad
+    out = out_dir / "part-000.parquet"
+    reader = RdfStreamReader(path, fmt)
+    with pq.ParquetWriter(out, TRIPLE_SCHEMA, compression="lz4") as w:
+        for batch in reader.batches():
+            w.write_batch(batch)
+    return [out], reader.triples, reader.bad
+
+
+def _renumber(path: Path, bad: list[BadStatement]) -> list[BadStatement]:
+    out = []
+    with open(path, "rb") as f:
+        pos, line = 0, 1
+        for b in sorted(bad, key=lambda x: x.offset):
+            while pos < b.offset:
+                chunk = f.read(min(CHUNK_BYTES, b.offset - pos))
+                line += chunk.count(b"\n")
+                pos += len(chunk)
+            out.append(BadStatement(b.reason, line, b.detail, b.text, b.offset))
+    return out

