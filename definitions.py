@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import dagster as dg
 
-from assets import intake, kg_build, kg_conversion
+from assets import intake, kg_build, kg_conversion, strata
 from mgqa_platform import settings
-from resources.sources import InputsResource, KwgSourceResource
+from resources.sources import InputsResource, KwgSourceResource, StrataInputsResource
 from resources.warehouse import WarehouseResource
 
 ALL_ASSETS = [
@@ -19,14 +19,35 @@ ALL_ASSETS = [
     intake.osm_snapshot,
     kg_build.kg_native,
     kg_conversion.kg_entities,
+    strata.natural_earth_countries,
+    strata.world_bank_income,
+    strata.countries,
+    strata.population_raster,
+    strata.density_cells,
+    strata.entity_country,
+    strata.entity_density,
+    strata.entity_strata,
+    strata.strata_coverage,
 ]
+
+#: What `mgqa build` materializes, in order: KG-independent strata inputs, then per KG partition the KG
+#: build, conversion and strata, then the coverage over all KGs.
+GLOBAL_STRATA = dg.AssetSelection.assets(strata.countries, strata.population_raster, strata.density_cells)
+PER_KG = dg.AssetSelection.groups("kg_build", "kg_conversion") | dg.AssetSelection.assets(strata.entity_country, strata.entity_density, strata.entity_strata)
+COVERAGE = dg.AssetSelection.assets(strata.strata_coverage)
 
 kg_job = dg.define_asset_job(
     "build_kgs",
-    selection=dg.AssetSelection.groups("kg_build", "kg_conversion"),
+    selection=PER_KG,
     partitions_def=kg_build.kg_partitions,
-    description="Build one KG in its native format and convert it into the entity tables (one run per KG partition).",
+    description="Build one KG in its native format, convert it into the entity tables and stratify its entities (one run per KG partition).",
 )
+strata_job = dg.define_asset_job(
+    "build_strata_inputs",
+    selection=GLOBAL_STRATA,
+    description="Countries with income tiers, the population raster and density cells (independent of the KGs).",
+)
+coverage_job = dg.define_asset_job("strata_coverage_report", selection=COVERAGE)
 intake_job = dg.define_asset_job(
     "register_osm_snapshot",
     selection=dg.AssetSelection.assets(intake.osm_snapshot),
@@ -42,6 +63,14 @@ def build_resources(**overrides) -> dict:
             osm_watch_dir=dg.EnvVar("MGQA_OSM_WATCH_DIR").get_value(str(settings.default_osm_watch_dir())),
             work_dir=str(settings.home()),
         ),
+        "strata_inputs": StrataInputsResource(
+            countries_path=dg.EnvVar("MGQA_COUNTRIES").get_value(str(settings.SAMPLE_DIR / "naturalearth" / "ne_50m_admin_0_countries.geojson")),
+            income_path=dg.EnvVar("MGQA_INCOME").get_value(str(settings.SAMPLE_DIR / "worldbank" / "wb_income_fy2026.csv")),
+            unclassified_policy=dg.EnvVar("MGQA_UNCLASSIFIED_POLICY").get_value("previous"),
+            population_raster=dg.EnvVar("MGQA_POPULATION_RASTER").get_value(""),
+            work_dir=str(settings.home()),
+            docs_map_path=dg.EnvVar("MGQA_DOCS_MAP_PATH").get_value(""),
+        ),
         "kwg": KwgSourceResource(
             mode=dg.EnvVar("MGQA_KWG_MODE").get_value("bundled"),
             endpoint=dg.EnvVar("MGQA_KWG_ENDPOINT").get_value(""),
@@ -53,7 +82,7 @@ def build_resources(**overrides) -> dict:
 
 defs = dg.Definitions(
     assets=ALL_ASSETS,
-    jobs=[kg_job, intake_job],
+    jobs=[kg_job, strata_job, coverage_job, intake_job],
     sensors=[intake.osm_snapshot_sensor],
     resources=build_resources(),
 )

@@ -68,16 +68,21 @@ def cmd_build(args: argparse.Namespace) -> int:
             instance.add_dynamic_partitions(intake.osm_snapshot_partitions.name, [sid])
         r = dg.materialize(defs_mod.ALL_ASSETS, selection=[intake.osm_snapshot], partition_key=sid, instance=instance, resources=resources, run_config=quiet)
         print(f"registered OSM snapshot {sid} (run {r.run_id})")
-    selection = dg.AssetSelection.groups("kg_build", "kg_conversion")
-    for kg in args.kg:
-        r = dg.materialize(defs_mod.ALL_ASSETS, selection=selection, partition_key=kg, instance=instance, resources=resources, raise_on_error=False, run_config=quiet)
+    steps = [("strata inputs", defs_mod.GLOBAL_STRATA, None)]
+    steps += [(kg, defs_mod.PER_KG, kg) for kg in args.kg]
+    steps += [("strata coverage", defs_mod.COVERAGE, None)]
+    for label, selection, partition in steps:
+        r = dg.materialize(
+            defs_mod.ALL_ASSETS, selection=selection, partition_key=partition, instance=instance,
+            resources=resources, raise_on_error=False, run_config=quiet,
+        )  # fmt: skip
         failed_checks = [
             e.asset_check_evaluation_data.check_name
             for e in r.all_events
             if e.event_type_value == "ASSET_CHECK_EVALUATION" and not e.asset_check_evaluation_data.passed
         ]
         status = "ok" if r.success else "FAILED"
-        print(f"built {kg}: {status} (run {r.run_id})" + (f"; failed checks: {', '.join(failed_checks)}" if failed_checks else ""))
+        print(f"built {label}: {status} (run {r.run_id})" + (f"; failed checks: {', '.join(failed_checks)}" if failed_checks else ""))
         if not r.success:
             return 1
     print(f"done in {time.perf_counter() - t0:.1f} s\n")

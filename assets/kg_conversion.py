@@ -21,7 +21,7 @@ _spec = dict(partitions_def=kg_partitions, group_name="kg_conversion", kinds={"d
         dg.AssetSpec("entity_triples", description="The source triples of each entity (its own and its geometry/time/observation nodes), for citing gold triples.", **_spec),
         dg.AssetSpec("quarantine", description="Rows that could not be converted, with stage and reason; never dropped silently.", **_spec),
     ],
-    check_specs=entity_checks.check_specs(ENTITIES),
+    check_specs=entity_checks.check_specs(ENTITIES, entity_checks.ENTITY_CHECKS),
     can_subset=False,
     code_version=CODE_VERSION,
 )
@@ -58,4 +58,4 @@ def kg_entities(context: dg.AssetExecutionContext, warehouse: WarehouseResource)
                 "build_by_reason": dg.MetadataValue.json(build_quarantine),
             },
         )
-        yield from entity_checks.run_checks(con, kg, ENTITIES)
+        yield from entity_checks.run_checks(con, kg, ENTITIES, entity_checks.ENTITY_CHECKS)

@@ -1,44 +1,20 @@
-"""Data-quality checks of the entity table, run as Dagster asset checks of KG conversion.
+"""Data-quality checks of the entity table (one KG partition at a time), run by KG conversion.
 
-The pattern every stage follows (see docs/data_quality.md):
-
-* a check is a :class:`Check`: a name, whether it **blocks** downstream materialization, and a function
-  ``(con, partition) -> dagster.AssetCheckResult``;
-* the function loads exactly the rows of the partition it checks into a DataFrame (SQL), and runs a
-  Great Expectations 1.x suite over it (:func:`data_quality.gx_runner.run_suite`);
-* the asset declares the checks with :func:`check_specs` and yields :func:`run_checks` after writing,
-  so a blocking failure stops the run before any downstream asset reads bad rows.
+Each check loads exactly the rows of the partition into a DataFrame and runs a Great Expectations 1.x
+suite over it; the pattern is :mod:`data_quality.checks` (docs/data_quality.md).
 """
 
 from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 
-import dagster as dg
 import duckdb
 
 from data_quality import gx_runner as gx
+from data_quality.checks import Check, check_specs, run_checks
+from data_quality.checks import result as _result
 from mgqa_platform.kg import osm_features, profiles
-
-
-@dataclass(frozen=True)
-class Check:
-    name: str
-    blocking: bool
-    description: str
-    run: Callable[[duckdb.DuckDBPyConnection, str], dg.AssetCheckResult]
-
-
-def _result(outcome: gx.SuiteOutcome, *, severity: dg.AssetCheckSeverity = dg.AssetCheckSeverity.ERROR, extra: dict | None = None) -> dg.AssetCheckResult:
-    return dg.AssetCheckResult(
-        passed=outcome.success,
-        severity=severity,
-        description=outcome.description(),
-        metadata={**outcome.metadata(), **(extra or {})},
-    )
 
 
 def known_categories() -> set[str]:
@@ -96,11 +72,11 @@ def _known_categories(con, kg):
 def _count_in_range(con, kg):
     lo, hi = expected_counts().get(kg, (1, 10**10))
     outcome = gx.run_suite(_frame(con, kg), f"entities_count_{kg}", gx.row_count_between(lo, hi))
-    return _result(outcome, severity=dg.AssetCheckSeverity.WARN, extra={"expected_min": lo, "expected_max": hi})
+    return _result(outcome, warn=True, extra={"expected_min": lo, "expected_max": hi})
 
 
 def _display_names_unique(con, kg):
-    return _result(gx.run_suite(_frame(con, kg), f"entities_display_names_{kg}", gx.unique_ids("display_name")), severity=dg.AssetCheckSeverity.WARN)
+    return _result(gx.run_suite(_frame(con, kg), f"entities_display_names_{kg}", gx.unique_ids("display_name")), warn=True)
 
 
 ENTITY_CHECKS: tuple[Check, ...] = (
@@ -112,15 +88,4 @@ ENTITY_CHECKS: tuple[Check, ...] = (
     Check("display_names_unique", False, "display names are unique within the KG after disambiguation", _display_names_unique),
 )
 
-
-def check_specs(asset_key: dg.AssetKey, checks=ENTITY_CHECKS) -> list[dg.AssetCheckSpec]:
-    return [dg.AssetCheckSpec(c.name, asset=asset_key, blocking=c.blocking, description=c.description) for c in checks]
-
-
-def run_checks(con: duckdb.DuckDBPyConnection, partition: str, asset_key: dg.AssetKey, checks=ENTITY_CHECKS) -> Iterator[dg.AssetCheckResult]:
-    for c in checks:
-        r = c.run(con, partition)
-        yield dg.AssetCheckResult(
-            asset_key=asset_key, check_name=c.name, passed=r.passed, severity=r.severity,
-            description=r.description, metadata={**r.metadata, "partition": partition},
-        )  # fmt: skip
+__all__ = ["ENTITY_CHECKS", "check_specs", "run_checks", "known_categories"]

@@ -58,3 +58,4 @@ class StrataInputsResource(dg.ConfigurableResource):
     proxy_resolution_deg: float = 0.1
     nearest_country_max_km: float = 25.0
     work_dir: str = str(settings.home())
+    docs_map_path: str = ""  # when set, strata_coverage also copies its world map there

@@ -24,7 +24,6 @@ import json
 import re
 import shutil
 import tempfile
-import urllib.parse
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -90,7 +89,7 @@ class ConversionResult:
 
 
 # ------------------------------------------------------------------------------------------ 1. stage
-def _stage(con: duckdb.DuckDBPyConnection, path: Path, scratch: Path, quarantine: list[dict]) -> int:
+def _stage(con: duckdb.DuckDBPyConnection, path: Path, scratch: Path, quarantine: _QuarantineSink) -> int:
     """Load the native file into TEMP table ``stage(s, p, o)``; return the number of triples."""
     if path.suffix == ".parquet":
         try:
@@ -110,6 +109,30 @@ def _stage(con: duckdb.DuckDBPyConnection, path: Path, scratch: Path, quarantine
             quarantine.append(_qrow("parse", b.reason, b.detail, f"{path.name}:{b.line}", b.text))
         con.execute("CREATE OR REPLACE TEMP TABLE stage AS SELECT * FROM read_parquet(?)", [[str(p) for p in parts]])
     return int(con.execute("SELECT count(*) FROM stage").fetchone()[0])
+
+
+class _QuarantineSink(list):
+    """Quarantine rows, spilled to a Parquet file every ``flush_rows`` rows (bounded memory)."""
+
+    def __init__(self, path: Path, flush_rows: int = 20_000):
+        super().__init__()
+        self.path, self.flush_rows = path, flush_rows
+        self.writer = pq.ParquetWriter(path, QUARANTINE_ARROW)
+
+    def append(self, row: dict) -> None:
+        super().append(row)
+        if len(self) >= self.flush_rows:
+            self.flush()
+
+    def flush(self) -> None:
+        if self:
+            self.writer.write_table(pa.Table.from_pylist(list(self), schema=QUARANTINE_ARROW))
+            self.clear()
+
+    def close(self) -> Path:
+        self.flush()
+        self.writer.close()
+        return self.path
 
 
 def _qrow(stage: str, reason: str, detail: str, source: str, payload: str = "") -> dict:
@@ -142,6 +165,11 @@ def _wide_sql(prof: profiles.Profile, kg: str) -> str:
         FROM facts GROUP BY s
     )
     SELECT w.*, '{kg}:' || ({prof.local_id_sql}) AS entity_id, {prof.iri_sql} AS iri,
+        trim(coalesce(w.name_en, w.label)) AS name,
+        coalesce(w.image, CASE WHEN w.commons LIKE 'http%' THEN w.commons
+            ELSE 'https://commons.wikimedia.org/wiki/' || url_encode(
+                CASE WHEN w.commons LIKE 'File:%' OR w.commons LIKE 'Category:%' THEN w.commons ELSE 'File:' || w.commons END) END) AS image_url,
+        coalesce(w.begin_min, w.instant_min) AS valid_from, coalesce(w.end_max, w.instant_max) AS valid_to,
         c.category, c.main_key, c.main_value, g.wkt,
         CASE WHEN g.s IS NULL THEN 'missing_geometry'
              WHEN coalesce(d.n_values, 1) > 1 OR g.n_wkt > 1 THEN 'duplicate_id'
@@ -173,12 +201,6 @@ def _number(v: str) -> int | float | str:
     except ValueError:
         return v
     return int(f) if f.is_integer() and "." not in v and "e" not in v.lower() else f
-
-
-def _commons_url(v: str) -> str:
-    if v.startswith("http"):
-        return v
-    return "https://commons.wikimedia.org/wiki/" + urllib.parse.quote(v if v.startswith(("File:", "Category:")) else "File:" + v)
 
 
 def _geometries(wkts: list[str]) -> tuple[list, list[tuple[str, str] | None]]:
@@ -251,7 +273,7 @@ def _build_batch(rows: pa.Table, quarantine: list[dict]) -> pa.Table:
         out["entity_id"].append(d["entity_id"][i])
         out["iri"].append(d["iri"][i])
         out["subject"].append(d["s"][i])
-        out["name"].append((d["name_en"][i] or d["label"][i]).strip())
+        out["name"].append(d["name"][i])
         out["context"].append(d["context"][i])
         out["category"].append(d["category"][i])
         out["types"].append(d["types"][i] or [])
@@ -259,10 +281,10 @@ def _build_batch(rows: pa.Table, quarantine: list[dict]) -> pa.Table:
         out["lon"].append(x)
         out["lat"].append(y)
         out["h3"].append([h3.latlng_to_cell(y, x, r) for r in H3_RESOLUTIONS])
-        out["image_url"].append(d["image"][i] or (_commons_url(d["commons"][i]) if d["commons"][i] else None))
+        out["image_url"].append(d["image_url"][i])
         out["wikidata"].append(d["wikidata"][i])
-        out["valid_from"].append(d["begin_min"][i] or d["instant_min"][i])
-        out["valid_to"].append(d["end_max"][i] or d["instant_max"][i])
+        out["valid_from"].append(d["valid_from"][i])
+        out["valid_to"].append(d["valid_to"][i])
         out["attributes"].append(json.dumps(attrs, sort_keys=True, ensure_ascii=False) if attrs else None)
     out["wkb"] = list(shapely.to_wkb(garr)) if len(garr) else []
     return pa.table(out, schema=ENTITY_ARROW)
@@ -280,8 +302,8 @@ def convert_kg(con: duckdb.DuckDBPyConnection, kg: str, path: str | Path, snapsh
         raise FileNotFoundError(f"{path}: native file of KG {kg!r} not found; materialize kg_native[{kg}] first")
     prof = profiles.PROFILES[kg]
     res = ConversionResult(kg=kg)
-    quarantine: list[dict] = []
     scratch = Path(tempfile.mkdtemp(prefix=f"mgqa-convert-{kg}-", dir=scratch_dir))
+    quarantine = _QuarantineSink(scratch / "quarantine.parquet")
     try:
         res.triples_staged = _stage(con, path, scratch, quarantine)
         _facts(con, prof)
@@ -296,11 +318,11 @@ def convert_kg(con: duckdb.DuckDBPyConnection, kg: str, path: str | Path, snapsh
         for eid, subj in con.execute(dup + " ORDER BY entity_id, subject").fetchall():
             quarantine.append(_qrow("entity", "duplicate_id", f"entity id {eid} already produced by another subject", subj))
         con.execute(f"DELETE FROM new_entities WHERE (entity_id, subject) IN ({dup})")
-        con.register("_quarantine", pa.Table.from_pylist(quarantine, schema=QUARANTINE_ARROW))
+        con.execute("CREATE OR REPLACE TEMP TABLE new_quarantine AS SELECT * FROM read_parquet(?)", [str(quarantine.close())])
         _finish(con, kg, prof, snapshot_id)
-        con.unregister("_quarantine")
     finally:
-        for t in ("stage", "ents", "facts", "geom", "cat", "new_entities"):
+        quarantine.writer.close()
+        for t in ("stage", "ents", "facts", "geom", "cat", "new_entities", "new_quarantine"):
             con.execute(f"DROP TABLE IF EXISTS {t}")
         for name in profiles.lookup_tables():
             try:
@@ -389,7 +411,7 @@ def _finish(con: duckdb.DuckDBPyConnection, kg: str, prof: profiles.Profile, sna
         )
         con.execute("INSERT INTO entity_labels SELECT entity_id, ?, lang, label, is_alias FROM new_labels", [kg])
         con.execute("INSERT INTO entity_triples SELECT entity_id, ?, s, p, o FROM new_triples", [kg])
-        con.execute("INSERT INTO quarantine SELECT ?, stage, reason, detail, source, payload FROM _quarantine", [kg])
+        con.execute("INSERT INTO quarantine SELECT ?, stage, reason, detail, source, payload FROM new_quarantine", [kg])
         con.execute("COMMIT")
     except BaseException:
         con.execute("ROLLBACK")

@@ -17,11 +17,12 @@ parser's message) and the rest of the file still loads. Memory is bounded by the
 
 from __future__ import annotations
 
+import json
 import os
+import subprocess
+import sys
 from collections.abc import Iterator
-from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass
-from multiprocessing import get_context
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import pyarrow as pa
@@ -249,8 +250,9 @@ def _parse_range_to_parquet(path: str, start: int, end: int, out: str) -> tuple[
 def parse_file(path: str | Path, out_dir: str | Path, workers: int | None = None) -> tuple[list[Path], int, list[BadStatement]]:
     """Parse a KG file into Parquet parts (``s, p, o``) under ``out_dir``, in file order.
 
-    N-Triples above :data:`PARALLEL_MIN_BYTES` are split into line-aligned byte ranges parsed by
-    ``workers`` processes (default: the CPU count, at most 4). Returns ``(parts, triples, bad statements)``.
+    N-Triples above :data:`PARALLEL_MIN_BYTES` are split into line-aligned byte ranges, each parsed by a
+    worker process (a fresh interpreter running this module, so callers need no ``__main__`` guard);
+    ``workers`` defaults to the CPU count, at most 4. Returns ``(parts, triples, bad statements)``.
     """
     path, out_dir = Path(path), Path(out_dir)
     if not path.is_file():
@@ -261,12 +263,24 @@ def parse_file(path: str | Path, out_dir: str | Path, workers: int | None = None
     if fmt == "ntriples" and workers > 1 and path.stat().st_size >= PARALLEL_MIN_BYTES:
         ranges = _line_ranges(path, workers)
         outs = [out_dir / f"part-{i:03d}.parquet" for i in range(len(ranges))]
-        with ProcessPoolExecutor(max_workers=len(ranges), mp_context=get_context("spawn")) as ex:
-            results = list(ex.map(_parse_range_to_parquet, [str(path)] * len(ranges), [a for a, _ in ranges], [b for _, b in ranges], [str(o) for o in outs]))
-        bad = [b for _, bs in results for b in bs]
+        procs = [
+            subprocess.Popen(
+                [sys.executable, "-m", __name__, str(path), str(a), str(b), str(o)],
+                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            )  # fmt: skip
+            for (a, b), o in zip(ranges, outs, strict=True)
+        ]
+        total, bad = 0, []
+        for proc in procs:
+            out, err = proc.communicate()
+            if proc.returncode != 0:
+                raise RuntimeError(f"{path}: parser worker failed (exit {proc.returncode}): {err.strip()[-500:]}")
+            res = json.loads(out)
+            total += res["triples"]
+            bad += [BadStatement(**b) for b in res["bad"]]
         if bad:  # worker line numbers are relative to their range: recount from the byte offsets
             bad = _renumber(path, bad)
-        return outs, sum(n for n, _ in results), bad
+        return outs, total, bad
     out = out_dir / "part-000.parquet"
     reader = RdfStreamReader(path, fmt)
     with pq.ParquetWriter(out, TRIPLE_SCHEMA, compression="lz4") as w:
@@ -286,3 +300,8 @@ def _renumber(path: Path, bad: list[BadStatement]) -> list[BadStatement]:
                 pos += len(chunk)
             out.append(BadStatement(b.reason, line, b.detail, b.text, b.offset))
     return out
+
+
+if __name__ == "__main__":  # worker entry point of parse_file: <path> <start> <end> <out.parquet>
+    _n, _bad = _parse_range_to_parquet(sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4])
+    print(json.dumps({"triples": _n, "bad": [asdict(b) for b in _bad]}))

@@ -6,7 +6,8 @@ WGS84 ellipsoid (``pyproj.Geod``), in kilometres.
 Natural Earth has no usable ISO code for a few features (``ISO_A3 = '-99'``: France, Norway, Kosovo,
 Somaliland, N. Cyprus, Siachen Glacier, and two Australian territories); the code falls back to
 ``ISO_A3_EH``, then ``ADM0_A3``. Features that end up with the same code (Australia and its Indian Ocean
-and Ashmore/Cartier territories) are unioned into one country.
+and Ashmore/Cartier territories) are unioned into one country. Three economies carry another code at the
+World Bank (Kosovo ``XKX``, Jersey and Guernsey as the Channel Islands ``CHI``): :data:`WB_ECONOMY_OF`.
 
 Country assignment of an entity's representative point (``entities.lon``/``lat``):
 
@@ -17,6 +18,10 @@ Country assignment of an entity's representative point (``entities.lon``/``lat``
 3. **unassigned**: ``iso3`` NULL, ``distance_km`` NULL, ``reason`` names the nearest country and its distance.
 
 Every entity gets exactly one row.
+
+Axis order: DuckDB spatial's ``ST_Distance_Spheroid`` reads its points as ``POINT(lat lon)`` (EPSG:4326's
+own order), unlike the rest of the warehouse; this module measures with ``pyproj.Geod`` (lon, lat) instead,
+and the tests check both agree.
 """
 
 from __future__ import annotations
@@ -51,8 +56,8 @@ NOT_A_WB_ECONOMY = "not a World Bank economy"
 METHODS: tuple[str, ...] = ("within", "nearest", "unassigned")
 
 GEOD = pyproj.Geod(ellps="WGS84")
-#: Polar radius of WGS84 (km): the smallest radius of curvature bound used for search boxes.
-_R_MIN_KM = 6356.752
+#: Smallest radius of curvature of WGS84 (km; meridional, at the equator): search boxes use it to stay large.
+_R_MIN_KM = 6335.439
 
 _ENTITY_COUNTRY_ARROW = pa.schema(
     [("entity_id", pa.string()), ("kg", pa.string()), ("iso3", pa.string()), ("method", pa.string()),
@@ -226,7 +231,8 @@ def geodesic_km(lon1: float, lat1: float, lon2: float, lat2: float) -> float:
 def search_box(lon: float, lat: float, km: float) -> tuple[float, float, float, float]:
     """A lon/lat box ``(minx, miny, maxx, maxy)`` holding every point within ``km`` of (lon, lat).
 
-    Spherical cap bounds with the WGS84 polar radius and a 1 % margin, so the box errs on the large side.
+    Spherical-cap bounds with the smallest WGS84 radius of curvature and a 1 % margin, so the box errs on
+    the large side.
     ``minx``/``maxx`` may pass ±180 (the caller wraps); a cap reaching a pole spans all longitudes.
     """
     ang = km * 1.01 / _R_MIN_KM  # angular radius, radians
@@ -241,8 +247,10 @@ def search_box(lon: float, lat: float, km: float) -> tuple[float, float, float, 
     return lon - dlon, miny, lon + dlon, maxy
 
 
-def distance_to_boundary_km(boundary: BaseGeometry, lon: float, lat: float, within_km: float) -> tuple[float, float, float] | None:
-    """Geodesic distance (km) from (lon, lat) to the nearest point of ``boundary``, and that point.
+def distance_to_boundary_km(
+    boundary: BaseGeometry, lon: float, lat: float, within_km: float
+) -> tuple[float, float, float] | None:
+    """``(km, lon, lat)``: geodesic distance from (lon, lat) to the nearest point of ``boundary``, and that point.
 
     Only the part of ``boundary`` inside :func:`search_box` of ``within_km`` is searched; returns ``None``
     when nothing is there (the boundary is farther than ``within_km``).
@@ -334,11 +342,12 @@ def assign_countries(
     for entity_id, entity_kg, lon, lat in rest:
         near = nearest_country(index, lon, lat)
         if near.distance_km <= max_distance_km:
-            rows.append((entity_id, entity_kg, near.iso3, "nearest", near.distance_km, None))
+            row = {"iso3": near.iso3, "method": "nearest", "distance_km": near.distance_km, "reason": None}
         else:
             reason = f"no country within {max_distance_km:g} km (nearest {near.iso3} at {near.distance_km:.1f} km)"
-            rows.append((entity_id, entity_kg, None, "unassigned", None, reason))
-    con.register("_ec_rest", pa.Table.from_pylist([dict(zip(_ENTITY_COUNTRY_ARROW.names, r)) for r in rows], schema=_ENTITY_COUNTRY_ARROW))
+            row = {"iso3": None, "method": "unassigned", "distance_km": None, "reason": reason}
+        rows.append({"entity_id": entity_id, "kg": entity_kg, **row})
+    con.register("_ec_rest", pa.Table.from_pylist(rows, schema=_ENTITY_COUNTRY_ARROW))
     try:
         con.execute("BEGIN TRANSACTION")
         try:

@@ -68,9 +68,10 @@ DENSITY_SCHEMA = pa.schema(
 )
 TIERS = ("low", "medium", "high")
 
-#: Largest angular step (degrees of arc) between consecutive points of a densified cell edge. 1/60° ~ 1.85 km:
-#: the gap between the arc and its chords in lon/lat is then < 0.1 m at 45° latitude (< 1 m at 84°).
-_DENSIFY_STEP_DEG = 1.0 / 60.0
+#: How far (in pixels, along either axis) a drawn cell edge may stray from the true great-circle edge. Pixels whose
+#: centre lies within 4x this distance of a drawn edge are re-assigned with ``h3.latlng_to_cell``; a smaller value
+#: draws more vertices, a larger one re-checks more pixels (0.01 px: ~25 vertices per res-3 cell on the 30" grid).
+EDGE_TOLERANCE_PX = 0.01
 #: Candidate search: widest longitude span of one h3 polyfill query, and the padding of the band's bbox.
 _SEARCH_CHUNK_DEG = 30.0
 _SEARCH_PAD_DEG = 0.1
@@ -133,62 +134,128 @@ def _valid_mask(src, data: np.ndarray, band: int, window) -> np.ndarray:
 # --------------------------------------------------------------------------------------------------
 # Cell polygons in lon/lat
 # --------------------------------------------------------------------------------------------------
-def cell_ring_lonlat(cell: str, step_deg: float = _DENSIFY_STEP_DEG) -> np.ndarray:
-    """Boundary of an H3 cell as a closed ``(n, 2)`` array of **(lon, lat)** degrees, drawable in plate carrée.
+def _unit_vectors(latlng_deg: np.ndarray) -> np.ndarray:
+    lat = np.radians(latlng_deg[:, 0])
+    lng = np.radians(latlng_deg[:, 1])
+    return np.column_stack([np.cos(lat) * np.cos(lng), np.cos(lat) * np.sin(lng), np.sin(lat)])
 
-    * Each edge between consecutive H3 vertices is densified along its great circle (H3 edges are gnomonic
-      straight lines, i.e. great-circle arcs) so that consecutive points are at most ``step_deg`` of arc apart.
+
+def _to_lonlat(p: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(lon, lat) degrees of (not necessarily unit) 3-vectors."""
+    p = p / np.linalg.norm(p, axis=1)[:, None]
+    return np.degrees(np.arctan2(p[:, 1], p[:, 0])), np.degrees(np.arcsin(np.clip(p[:, 2], -1.0, 1.0)))
+
+
+def _wrap180(d: np.ndarray) -> np.ndarray:
+    return d - 360.0 * np.round(d / 360.0)
+
+
+def _chord_error(q: np.ndarray, r: np.ndarray) -> np.ndarray:
+    """Degrees (max of the lon and lat differences) between the midpoint of the great-circle arc q->r and the
+    midpoint of the straight lon/lat segment between q and r -- how far a drawn chord strays from the arc."""
+    lq, bq = _to_lonlat(q)
+    lr, br = _to_lonlat(r)
+    lm, bm = _to_lonlat(q + r)
+    return np.maximum(np.abs(_wrap180(lm - (lq + _wrap180(lr - lq) / 2.0))), np.abs(bm - (bq + br) / 2.0))
+
+
+def _densify(v: np.ndarray, w: np.ndarray, n: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Points splitting each arc v[i]->w[i] into n[i] pieces (w[i] itself excluded), as (edge index, 3-vectors).
+    Chord points are not normalised: only their direction is used, and it lies on the great circle."""
+    idx = np.repeat(np.arange(len(v)), n)
+    t = (np.arange(int(n.sum())) - np.repeat(np.cumsum(n) - n, n)) / np.repeat(n, n)
+    return idx, v[idx] * (1.0 - t)[:, None] + w[idx] * t[:, None]
+
+
+def _segments_per_edge(v: np.ndarray, w: np.ndarray, tol_deg: float) -> np.ndarray:
+    """Number of pieces for each arc v[i]->w[i] so that every piece's chord is within ``tol_deg`` of its arc."""
+    # the chord error shrinks like 1/n^2: start from that estimate, then check every piece and refine
+    n = np.maximum(1, np.ceil(np.sqrt(_chord_error(v, w) / tol_deg))).astype(np.int64)
+    todo = np.arange(len(v))
+    while len(todo):
+        nn = n[todo]
+        idx, p = _densify(v[todo], w[todo], nn)
+        nxt = np.roll(p, -1, axis=0)
+        nxt[np.cumsum(nn) - 1] = w[todo]
+        worst = np.zeros(len(todo))
+        np.maximum.at(worst, idx, _chord_error(p, nxt))
+        bad = worst > tol_deg
+        n[todo[bad]] = nn[bad] * np.maximum(2, np.ceil(np.sqrt(worst[bad] / tol_deg))).astype(np.int64)
+        todo = todo[bad]
+    return n
+
+
+def cell_rings_lonlat(cells: list[str], tol_deg: float = 1e-6) -> list[np.ndarray]:
+    """Boundaries of H3 cells as closed ``(n, 2)`` arrays of **(lon, lat)** degrees, drawable in plate carrée.
+
+    * H3 edges are great-circle arcs (straight lines in the gnomonic projection of an icosahedron face). Each
+      arc between consecutive ``h3.cell_to_boundary`` vertices is cut into pieces until every straight lon/lat
+      chord lies within ``tol_deg`` degrees of its arc (a single chord of a res-3 edge is off by ~1e-3° at
+      mid-latitudes, much more near the poles).
     * Longitudes are unwrapped to be continuous: a cell crossing the antimeridian gets longitudes beyond ±180
       (e.g. 179.4 .. 180.6); callers draw it again shifted by ∓360.
-    * A cell that contains a pole (its boundary winds 360° in longitude) is closed through the pole:
+    * A cell containing a pole (its boundary winds 360° in longitude) is closed through the pole:
       ``..., (lon_end, lat_end), (lon_end, ±90), (lon_start, ±90), (lon_start, lat_start)``, spanning 360° of
       longitude.
     """
-    b = np.asarray(h3.cell_to_boundary(cell), dtype=np.float64)  # (lat, lng)
-    lat = np.radians(b[:, 0])
-    lng = np.radians(b[:, 1])
-    v = np.column_stack([np.cos(lat) * np.cos(lng), np.cos(lat) * np.sin(lng), np.sin(lat)])
-    w = np.roll(v, -1, axis=0)
-    ang = np.arccos(np.clip(np.einsum("ij,ij->i", v, w), -1.0, 1.0))
-    nseg = np.maximum(1, np.ceil(np.degrees(ang) / step_deg).astype(np.int64))
-    edge = np.repeat(np.arange(len(v)), nseg)
-    t = (np.arange(int(nseg.sum())) - np.repeat(np.cumsum(nseg) - nseg, nseg)) / np.repeat(nseg, nseg)
-    p = v[edge] * (1.0 - t)[:, None] + w[edge] * t[:, None]
-    p /= np.linalg.norm(p, axis=1)[:, None]  # the chord point projected onto the sphere: on the great circle
-    plat = np.degrees(np.arcsin(np.clip(p[:, 2], -1.0, 1.0)))
-    plon = np.degrees(np.arctan2(p[:, 1], p[:, 0]))
-
-    step = np.diff(np.append(plon, plon[0]))
-    step -= 360.0 * np.round(step / 360.0)  # wrapped longitude change of every segment, closing one included
-    lon_u = plon[0] + np.concatenate([[0.0], np.cumsum(step[:-1])])
-    winding = float(step.sum())
-    if abs(winding) > 180.0:  # the ring goes once around a pole
-        pole = 90.0 if h3.cell_to_latlng(cell)[0] > 0 else -90.0
-        end = lon_u[0] + winding
-        xs = np.concatenate([lon_u, [end, end, lon_u[0], lon_u[0]]])
-        ys = np.concatenate([plat, [plat[0], pole, pole, plat[0]]])
-    else:
-        xs = np.append(lon_u, lon_u[0])
-        ys = np.append(plat, plat[0])
-    return np.column_stack([xs, ys])
+    if not cells:
+        return []
+    bnd = [h3.cell_to_boundary(c) for c in cells]  # (lat, lng) vertices
+    nv = np.fromiter((len(b) for b in bnd), np.int64, len(bnd))
+    v = _unit_vectors(np.array([pt for b in bnd for pt in b], dtype=np.float64))
+    first = np.cumsum(nv) - nv
+    nxt = np.arange(len(v)) + 1
+    nxt[first + nv - 1] = first
+    w = v[nxt]
+    n = _segments_per_edge(v, w, tol_deg)
+    _, p = _densify(v, w, n)
+    lon, lat = _to_lonlat(p)
+    npts = np.add.reduceat(n, first)  # points per cell
+    pstart = np.cumsum(npts) - npts
+    pnext = np.arange(len(p)) + 1
+    pnext[pstart + npts - 1] = pstart
+    step = _wrap180(lon[pnext] - lon)  # longitude change of every segment, closing ones included
+    csum = np.cumsum(step) - step  # exclusive prefix sums
+    lon_u = np.repeat(lon[pstart] - csum[pstart], npts) + csum
+    winding = np.add.reduceat(step, pstart)
+    # closed rings: each cell's points followed by its first point, split per cell
+    order = np.arange(len(p) + len(cells)) - np.repeat(np.arange(len(cells)), npts + 1)
+    order[np.cumsum(npts + 1) - 1] = pstart
+    closed = np.column_stack([lon_u[order], lat[order]])
+    out = np.split(closed, np.cumsum(npts + 1)[:-1])
+    for i in np.flatnonzero(np.abs(winding) > 180.0).tolist():  # the ring goes once around a pole
+        xs, ys = out[i][:-1, 0], out[i][:-1, 1]
+        pole = 90.0 if h3.cell_to_latlng(cells[i])[0] > 0 else -90.0
+        end = xs[0] + winding[i]
+        out[i] = np.column_stack(
+            [np.concatenate([xs, [end, end, xs[0], xs[0]]]), np.concatenate([ys, [ys[0], pole, pole, ys[0]]])]
+        )
+    return out
 
 
 class _RingCache:
-    """Densified rings and their lon/lat bounding boxes, kept while a band still needs them."""
+    """Densified rings and their lon/lat bounding boxes, kept while the bands still need them."""
 
-    def __init__(self) -> None:
+    def __init__(self, tol_deg: float) -> None:
+        self.tol_deg = tol_deg
         self._rings: dict[str, tuple[np.ndarray, float, float, float, float]] = {}
 
-    def get(self, cell: str) -> tuple[np.ndarray, float, float, float, float]:
-        r = self._rings.get(cell)
-        if r is None:
-            ring = cell_ring_lonlat(cell)
-            r = (ring, float(ring[:, 0].min()), float(ring[:, 0].max()), float(ring[:, 1].min()), float(ring[:, 1].max()))
-            self._rings[cell] = r
-        return r
+    def get_many(self, cells: list[str]) -> list[tuple[np.ndarray, float, float, float, float]]:
+        """``(ring, min lon, max lon, min lat, max lat)`` of each cell; missing rings are computed in one batch."""
+        missing = [c for c in cells if c not in self._rings]
+        if missing:
+            new = cell_rings_lonlat(missing, self.tol_deg)
+            sizes = np.fromiter((len(r) for r in new), np.int64, len(new))
+            allp = np.concatenate(new)
+            starts = np.cumsum(sizes) - sizes
+            lo = np.minimum.reduceat(allp, starts).tolist()
+            hi = np.maximum.reduceat(allp, starts).tolist()
+            for c, ring, (x0, y0), (x1, y1) in zip(missing, new, lo, hi):
+                self._rings[c] = (ring, x0, x1, y0, y1)
+        return [self._rings[c] for c in cells]
 
     def evict_outside(self, south: float, north: float) -> None:
-        """Drop rings entirely outside the latitude range [south, north] (bands move monotonically)."""
+        """Drop the rings entirely outside latitudes [south, north] (bands move monotonically southwards)."""
         self._rings = {c: r for c, r in self._rings.items() if r[4] >= south and r[3] <= north}
 
     def __len__(self) -> int:
@@ -235,28 +302,73 @@ def candidate_cells(west: float, south: float, east: float, north: float, res: i
 # --------------------------------------------------------------------------------------------------
 # Aggregation
 # --------------------------------------------------------------------------------------------------
+def _cache_mb(src) -> int:
+    """GDAL block cache (MiB) for reading full-width bands: two rows of blocks, at least 64 MiB. GDAL's default
+    (5 % of RAM) would keep every decoded block of the raster until it is full, so RSS would grow with the raster;
+    one row of blocks is all a band that is not aligned to the block height needs twice."""
+    block_rows = src.block_shapes[0][0]
+    row_of_blocks = src.width * block_rows * np.dtype(src.dtypes[0]).itemsize
+    return max(64, math.ceil(2 * row_of_blocks / 2**20))
+
+
 def _bands(height: int, window_rows: int) -> Iterator[tuple[int, int]]:
     """``(first row, number of rows)`` of each band."""
     for row in range(0, height, window_rows):
         yield row, min(window_rows, height - row)
 
 
-def _label_band(cells: list[str], rings: _RingCache, transform: Affine, shape: tuple[int, int], bbox) -> np.ndarray:
-    """``int32`` labels of a band: ``i + 1`` where the pixel centre lies in ``cells[i]``, 0 where in none."""
+def _draw_rings(cells: list[str], rings: _RingCache, bbox) -> list[tuple[int, np.ndarray]]:
+    """``(label, ring)`` pairs to draw for a band: label ``i + 1`` for ``cells[i]``; each ring repeated at every
+    multiple of 360° of longitude that brings it over ``bbox`` = (west, south, east, north) of the band's pixel
+    centres (antimeridian cells, rasters reaching beyond ±180); rings entirely off the band are skipped."""
     west, south, east, north = bbox
-    shapes = []
-    for i, c in enumerate(cells):
-        ring, x0, x1, y0, y1 = rings.get(c)
+    out = []
+    for i, (ring, x0, x1, y0, y1) in enumerate(rings.get_many(cells)):
         if y1 < south or y0 > north:
             continue
         for k in range(math.ceil((west - x1) / 360.0), math.floor((east - x0) / 360.0) + 1):
-            coords = ring if k == 0 else ring + np.array([360.0 * k, 0.0])
-            shapes.append(({"type": "Polygon", "coordinates": [coords.tolist()]}, i + 1))
-    if not shapes:
-        return np.zeros(shape, dtype=np.int32)
-    return rasterio.features.rasterize(
-        shapes, out_shape=shape, transform=transform, fill=0, all_touched=False, dtype="int32"
-    )
+            out.append((i + 1, ring if k == 0 else ring + np.array([360.0 * k, 0.0])))
+    return out
+
+
+def _near_edges(drawn: list[tuple[int, np.ndarray]], transform: Affine, shape: tuple[int, int], band_px: float) -> np.ndarray:
+    """Boolean mask of the pixels whose centre lies within ``band_px`` pixels (along the row or column axis) of a
+    drawn ring segment: the only pixels whose rasterized label can differ from ``h3.latlng_to_cell``."""
+    h, w = shape
+    mask = np.zeros(shape, dtype=bool)
+    if not drawn:
+        return mask
+    pts = [r for _, r in drawn]
+    p0 = np.concatenate([r[:-1] for r in pts])
+    p1 = np.concatenate([r[1:] for r in pts])
+    # pixel space with the pixel centres on integers: u = column index, v = row index
+    u0, v0 = (p0[:, 0] - transform.c) / transform.a - 0.5, (p0[:, 1] - transform.f) / transform.e - 0.5
+    u1, v1 = (p1[:, 0] - transform.c) / transform.a - 0.5, (p1[:, 1] - transform.f) / transform.e - 0.5
+    steep = np.abs(v1 - v0) >= np.abs(u1 - u0)
+    for major0, major1, minor0, minor1, nmajor, nminor, is_row in (
+        (v0[steep], v1[steep], u0[steep], u1[steep], h, w, True),
+        (u0[~steep], u1[~steep], v0[~steep], v1[~steep], w, h, False),
+    ):
+        lo = np.maximum(np.ceil(np.minimum(major0, major1) - band_px), 0).astype(np.int64)
+        hi = np.minimum(np.floor(np.maximum(major0, major1) + band_px), nmajor - 1).astype(np.int64)
+        m = np.maximum(hi - lo + 1, 0)
+        if not m.sum():
+            continue
+        seg = np.repeat(np.arange(len(m)), m)
+        j = np.repeat(lo, m) + (np.arange(int(m.sum())) - np.repeat(np.cumsum(m) - m, m))
+        d = major1[seg] - major0[seg]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            t = np.where(d != 0, (j - major0[seg]) / d, 0.0)
+        t = np.clip(t, 0.0, 1.0)
+        x = minor0[seg] + t * (minor1[seg] - minor0[seg])
+        k = np.round(x)
+        ok = (np.abs(x - k) <= band_px) & (k >= 0) & (k < nminor)
+        j, k = j[ok], k[ok].astype(np.int64)
+        if is_row:
+            mask[j, k] = True
+        else:
+            mask[k, j] = True
+    return mask
 
 
 def aggregate_to_h3(raster_path: str | Path, res: int = 3, window_rows: int = 256) -> pa.Table:
@@ -272,76 +384,86 @@ def aggregate_to_h3(raster_path: str | Path, res: int = 3, window_rows: int = 25
       ``window_rows``, not on the raster's height.
     * Invalid pixels are excluded: the nodata value, pixels masked by an internal mask, NaN, ±inf and negative
       values.
-    * A pixel goes to the cell containing its centre (see the module docstring for how this is computed).
+    * A pixel goes to the cell that contains its centre, exactly as ``h3.latlng_to_cell(lat, lon, res)`` on the
+      centre decides: per band, the candidate cells' rings (:func:`cell_rings_lonlat`, drawn within
+      :data:`EDGE_TOLERANCE_PX` of the true edges) are rasterized with GDAL's pixel-centre rule, and the valid
+      pixels whose centre lies within 4x that tolerance of a drawn edge -- the only ones the drawing can get
+      wrong -- are re-assigned with ``h3.latlng_to_cell``, as are valid pixels no ring covered.
 
-    The schema metadata carries totals as UTF-8 strings (``mgqa.*``, see :func:`aggregation_stats`): the
-    raster's valid pixels and population, the invalid pixel count and ``fallback_pixels`` (valid pixels no
-    candidate polygon covered, assigned by ``h3.latlng_to_cell`` instead; expected 0).
+    The schema metadata carries totals as UTF-8 strings (``mgqa.*``, read them with :func:`aggregation_stats`):
+    ``valid_pixels``, ``invalid_pixels``, ``population`` (the raster's valid sum, float64), ``edge_pixels``
+    (re-checked near an edge), ``fallback_pixels`` (valid pixels no ring covered; expected 0) and
+    ``relabelled_pixels`` (re-checked pixels whose drawn label was wrong).
     """
     raster_path = Path(raster_path)
+    if window_rows < 1:
+        raise ValueError(f"window_rows must be >= 1, got {window_rows}")
     acc: dict[str, list] = {}
+    totals = {"valid_pixels": 0, "invalid_pixels": 0, "edge_pixels": 0, "fallback_pixels": 0, "relabelled_pixels": 0}
     total_pop = 0.0
-    total_valid = 0
-    total_invalid = 0
-    fallback = 0
-    rings = _RingCache()
-    with rasterio.open(raster_path) as src:
+    with rasterio.open(raster_path) as src, rasterio.Env(GDAL_CACHEMAX=_cache_mb(src)):
         check_lonlat_raster(src)
-        if window_rows < 1:
-            raise ValueError(f"window_rows must be >= 1, got {window_rows}")
+        rings = _RingCache(EDGE_TOLERANCE_PX * min(src.transform.a, -src.transform.e))
         for row0, nrows in _bands(src.height, window_rows):
             window = rasterio.windows.Window(0, row0, src.width, nrows)
-            wt = rasterio.windows.transform(window, src.transform)
-            west, north = wt.c, wt.f
-            east, south = west + src.width * wt.a, north + nrows * wt.e
+            wt = src.transform * Affine.translation(0, row0)  # the band's transform
             data = src.read(1, window=window)
             valid = _valid_mask(src, data, 1, window)
             nvalid = int(np.count_nonzero(valid))
-            total_invalid += valid.size - nvalid
+            totals["invalid_pixels"] += valid.size - nvalid
             if nvalid == 0:
                 continue
             # the extent of the pixel centres, which is all the centre rule looks at
-            cw, ce = west + 0.5 * wt.a, east - 0.5 * wt.a
-            cn, cs = north + 0.5 * wt.e, south - 0.5 * wt.e
+            cw, cn = wt.c + 0.5 * wt.a, wt.f + 0.5 * wt.e
+            ce, cs = wt.c + (src.width - 0.5) * wt.a, wt.f + (nrows - 0.5) * wt.e
             cells = sorted(candidate_cells(cw, cs, ce, cn, res))
             rings.evict_outside(cs - 5.0, cn + 5.0)
-            labels = _label_band(cells, rings, wt, data.shape, (cw, cs, ce, cn))
-            sentinel = len(cells) + 1
-            lab = np.where(valid, labels, sentinel).ravel()
-            weights = np.where(valid, data, 0).astype(np.float64, copy=False).ravel()
-            pop = np.bincount(lab, weights=weights, minlength=sentinel + 1)
-            cnt = np.bincount(lab, minlength=sentinel + 1)
-            total_pop += float(weights.sum())
-            total_valid += nvalid
-            for i in np.flatnonzero(cnt[1:sentinel]):
+            drawn = _draw_rings(cells, rings, (cw, cs, ce, cn))
+            if drawn:
+                labels = rasterio.features.rasterize(
+                    [({"type": "Polygon", "coordinates": [ring]}, label) for label, ring in drawn],
+                    out_shape=data.shape, transform=wt, fill=0, all_touched=False, dtype="int32",
+                )
+            else:
+                labels = np.zeros(data.shape, dtype=np.int32)
+            near = _near_edges(drawn, wt, data.shape, 4.0 * EDGE_TOLERANCE_PX)
+            near &= valid
+            recheck = near | (valid & (labels == 0))
+            totals["edge_pixels"] += int(np.count_nonzero(near))
+            totals["fallback_pixels"] += int(np.count_nonzero(recheck & ~near))
+            keep = valid & ~recheck  # valid pixels whose drawn label is certain
+            lab = labels[keep]
+            pop = np.bincount(lab, weights=data[keep], minlength=len(cells) + 1)
+            cnt = np.bincount(lab, minlength=len(cells) + 1)
+            total_pop += float(np.sum(data, where=valid, dtype=np.float64))
+            totals["valid_pixels"] += nvalid
+            for i in np.flatnonzero(cnt[1:]).tolist():
                 a = acc.setdefault(cells[i], [0.0, 0])
                 a[0] += float(pop[i + 1])
                 a[1] += int(cnt[i + 1])
-            if cnt[0]:  # valid pixels no polygon covered: assign them one by one
-                fallback += int(cnt[0])
-                rr, cc = np.nonzero((labels == 0) & valid)
-                xs, ys = rasterio.transform.xy(wt, rr, cc, offset="center")
-                for x, y, v in zip(np.atleast_1d(xs).tolist(), np.atleast_1d(ys).tolist(), data[rr, cc].tolist()):
-                    a = acc.setdefault(h3.latlng_to_cell(y, x, res), [0.0, 0])
+            rr, cc = np.nonzero(recheck)
+            if len(rr):
+                t = src.transform  # pixel centres from the dataset's transform, as src.xy() computes them
+                xs = t.c + (cc + 0.5) * t.a
+                ys = t.f + (rr + row0 + 0.5) * t.e
+                drawn_cells = [cells[i - 1] if i else None for i in labels[rr, cc].tolist()]
+                for x, y, v, dc in zip(xs.tolist(), ys.tolist(), data[rr, cc].tolist(), drawn_cells):
+                    c = h3.latlng_to_cell(y, x, res)
+                    if dc is not None and c != dc:
+                        totals["relabelled_pixels"] += 1
+                    a = acc.setdefault(c, [0.0, 0])
                     a[0] += float(v)
                     a[1] += 1
-    if fallback:
-        log.warning("%s: %d valid pixels were assigned by h3.latlng_to_cell (no candidate polygon)", raster_path, fallback)
+    if totals["fallback_pixels"]:
+        log.warning("%s: %d valid pixels lay in no drawn cell ring; assigned by h3.latlng_to_cell", raster_path, totals["fallback_pixels"])
     keys = sorted(acc)
     population = np.array([acc[k][0] for k in keys], dtype=np.float64)
     valid_pixels = np.array([acc[k][1] for k in keys], dtype=np.int64)
     area = np.array([h3.cell_area(k, unit="km^2") for k in keys], dtype=np.float64)
-    meta = {
-        "mgqa.raster": str(raster_path),
-        "mgqa.res": str(res),
-        "mgqa.window_rows": str(window_rows),
-        "mgqa.valid_pixels": str(total_valid),
-        "mgqa.invalid_pixels": str(total_invalid),
-        "mgqa.population": repr(total_pop),
-        "mgqa.fallback_pixels": str(fallback),
-    }
+    meta = {"mgqa.raster": str(raster_path), "mgqa.res": str(res), "mgqa.window_rows": str(window_rows), "mgqa.population": repr(total_pop)}
+    meta.update({f"mgqa.{k}": str(v) for k, v in totals.items()})
     return pa.Table.from_arrays(
-        [pa.array(keys, pa.string()), pa.array(population), pa.array(valid_pixels), pa.array(area), pa.array(population / area if len(keys) else population)],
+        [pa.array(keys, pa.string()), pa.array(population), pa.array(valid_pixels), pa.array(area), pa.array(population / area)],
         schema=DENSITY_SCHEMA.with_metadata(meta),
     )
 

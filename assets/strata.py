@@ -1,0 +1,213 @@
+"""Strata: country and World Bank income tier, population-density tier, and the 4 x 3 strata grid."""
+
+import base64
+import shutil
+from pathlib import Path
+
+import dagster as dg
+
+from assets.kg_build import kg_partitions
+from assets.kg_conversion import ENTITIES
+from data_quality import strata as checks
+from data_quality.checks import check_specs, run_checks
+from mgqa_platform.files import sha256_file
+from mgqa_platform.strata import countries as countries_lib
+from mgqa_platform.strata import density, income, strata
+from resources.sources import StrataInputsResource
+from resources.warehouse import WarehouseResource
+
+
+@dg.observable_source_asset(group_name="sources", description="Natural Earth admin-0 country polygons (50m bundled; 10m by configuration).")
+def natural_earth_countries(strata_inputs: StrataInputsResource) -> dg.DataVersion:
+    return dg.DataVersion(sha256_file(strata_inputs.countries_path))
+
+
+@dg.observable_source_asset(group_name="sources", description="World Bank income classification (bundled FY2026 CSV, CLASS.xlsx or API JSON).")
+def world_bank_income(strata_inputs: StrataInputsResource) -> dg.DataVersion:
+    return dg.DataVersion(sha256_file(strata_inputs.income_path))
+
+
+COUNTRIES = dg.AssetKey("countries")
+
+
+@dg.asset(
+    key=COUNTRIES,
+    deps=[natural_earth_countries, world_bank_income],
+    group_name="strata",
+    kinds={"duckdb"},
+    check_specs=check_specs(COUNTRIES, checks.COUNTRY_CHECKS),
+    description="Country polygons with ISO3 (ISO_A3, else ISO_A3_EH, else ADM0_A3) and World Bank income tier.",
+)
+def countries(context: dg.AssetExecutionContext, strata_inputs: StrataInputsResource, warehouse: WarehouseResource):
+    ne = countries_lib.load_countries(strata_inputs.countries_path)
+    table = income.load_income(strata_inputs.income_path)
+    with warehouse.get_connection() as con:
+        per_tier = countries_lib.write_countries(con, ne, table, strata_inputs.unclassified_policy)
+        notes = dict(con.execute("SELECT iso3, income_note FROM countries WHERE income_note IS NOT NULL ORDER BY iso3").fetchall())
+        yield dg.MaterializeResult(
+            metadata={
+                "dagster/row_count": len(ne),
+                "countries_per_income_tier": dg.MetadataValue.json({str(k): v for k, v in per_tier.items()}),
+                "unclassified_policy": strata_inputs.unclassified_policy,
+                "income_notes": dg.MetadataValue.json(notes),
+                "income_source": Path(strata_inputs.income_path).name,
+            }
+        )
+        yield from run_checks(con, None, COUNTRIES, checks.COUNTRY_CHECKS)
+
+
+def _raster_path(strata_inputs: StrataInputsResource) -> Path:
+    if strata_inputs.population_raster:
+        return Path(strata_inputs.population_raster)
+    return Path(strata_inputs.work_dir) / "strata" / f"population-proxy-geonames-{strata_inputs.proxy_resolution_deg:g}deg.tif"
+
+
+@dg.asset(
+    deps=[natural_earth_countries],
+    group_name="strata",
+    kinds={"geotiff"},
+    description=(
+        "The population raster behind the density tiers: the configured WorldPop GeoTIFF, or, in the embedded "
+        "default, a PROXY surface of GeoNames city populations (not WorldPop) rasterized over land."
+    ),
+)
+def population_raster(strata_inputs: StrataInputsResource) -> dg.MaterializeResult:
+    path = _raster_path(strata_inputs)
+    if strata_inputs.population_raster:
+        if not path.is_file():
+            raise dg.Failure(f"population raster {path} not found (StrataInputsResource.population_raster)")
+        stats = {}
+    else:
+        stats = density.build_proxy_population_raster(path, strata_inputs.countries_path, strata_inputs.proxy_resolution_deg)
+    label, is_proxy = density.raster_label(path)
+    sha = sha256_file(path)
+    return dg.MaterializeResult(
+        metadata={"path": dg.MetadataValue.path(str(path)), "label": label, "is_proxy": is_proxy, "sha256": sha, **{k: v for k, v in stats.items() if isinstance(v, (int, float, str))}},
+        data_version=dg.DataVersion(sha),
+    )
+
+
+DENSITY_CELLS = dg.AssetKey("density_cells")
+
+
+@dg.asset(
+    key=DENSITY_CELLS,
+    deps=[population_raster],
+    group_name="strata",
+    kinds={"duckdb", "h3"},
+    check_specs=check_specs(DENSITY_CELLS, checks.DENSITY_CHECKS),
+    description="Population aggregated to H3 resolution-3 cells (pixel-centre rule) and binned at the global 33rd/67th percentiles.",
+)
+def density_cells(strata_inputs: StrataInputsResource, warehouse: WarehouseResource):
+    path = _raster_path(strata_inputs)
+    table, p33, p67 = density.with_tiers(density.aggregate_to_h3(path, res=3))
+    label, is_proxy = density.raster_label(path)
+    with warehouse.get_connection() as con:
+        con.register("_cells", table)
+        con.execute("BEGIN TRANSACTION")
+        try:
+            con.execute("DELETE FROM density_cells")
+            con.execute("INSERT INTO density_cells SELECT h3, population, valid_pixels, area_km2, density, tier FROM _cells ORDER BY h3")
+            con.execute("DELETE FROM density_breaks")
+            con.execute("INSERT INTO density_breaks VALUES (?, ?, ?, ?, ?, ?, ?)", [str(path), sha256_file(path), is_proxy, label, p33, p67, table.num_rows])
+            con.execute("COMMIT")
+        except BaseException:
+            con.execute("ROLLBACK")
+            raise
+        finally:
+            con.unregister("_cells")
+        tiers = dict(con.execute("SELECT tier, count(*) FROM density_cells GROUP BY 1 ORDER BY 1").fetchall())
+        yield dg.MaterializeResult(
+            metadata={
+                "dagster/row_count": table.num_rows, "p33_people_per_km2": p33, "p67_people_per_km2": p67,
+                "cells_per_tier": dg.MetadataValue.json(tiers), "raster_label": label, "is_proxy": is_proxy,
+                **density.aggregation_stats(table),
+            }
+        )  # fmt: skip
+        yield from run_checks(con, None, DENSITY_CELLS, checks.DENSITY_CHECKS)
+
+
+_per_kg = dict(partitions_def=kg_partitions, group_name="strata", kinds={"duckdb"}, automation_condition=dg.AutomationCondition.eager())
+ENTITY_COUNTRY = dg.AssetKey("entity_country")
+
+
+@dg.asset(
+    key=ENTITY_COUNTRY,
+    deps=[ENTITIES, COUNTRIES],
+    check_specs=check_specs(ENTITY_COUNTRY, checks.ENTITY_COUNTRY_CHECKS),
+    description="Country of each entity's representative point: within a polygon, else the nearest country within the configured distance, else unassigned with a reason.",
+    **_per_kg,
+)
+def entity_country(context: dg.AssetExecutionContext, strata_inputs: StrataInputsResource, warehouse: WarehouseResource):
+    kg = context.partition_key
+    with warehouse.get_connection() as con:
+        res = countries_lib.assign_countries(con, strata_inputs.nearest_country_max_km, kg=kg)
+        yield dg.MaterializeResult(
+            metadata={
+                "dagster/row_count": res["entities"], "by_method": dg.MetadataValue.json(res["methods"]),
+                "top_countries": dg.MetadataValue.json(res["top_iso3"]), "nearest_max_km": strata_inputs.nearest_country_max_km,
+            }
+        )  # fmt: skip
+        yield from run_checks(con, kg, ENTITY_COUNTRY, checks.ENTITY_COUNTRY_CHECKS)
+
+
+@dg.asset(deps=[ENTITIES, DENSITY_CELLS], description="Density tier of each entity's resolution-3 H3 cell.", **_per_kg)
+def entity_density(context: dg.AssetExecutionContext, warehouse: WarehouseResource) -> dg.MaterializeResult:
+    with warehouse.get_connection() as con:
+        tiers = strata.assign_density(con, context.partition_key)
+    return dg.MaterializeResult(metadata={"dagster/row_count": sum(tiers.values()), "by_tier": dg.MetadataValue.json(tiers)})
+
+
+ENTITY_STRATA = dg.AssetKey("entity_strata")
+
+
+@dg.asset(
+    key=ENTITY_STRATA,
+    deps=[ENTITY_COUNTRY, entity_density, COUNTRIES],
+    check_specs=check_specs(ENTITY_STRATA, checks.STRATA_CHECKS),
+    description="Stratum of each entity: World Bank income tier x density tier (4 x 3 grid), or a reason.",
+    **_per_kg,
+)
+def entity_strata(context: dg.AssetExecutionContext, warehouse: WarehouseResource):
+    kg = context.partition_key
+    with warehouse.get_connection() as con:
+        per = strata.assign_strata(con, kg)
+        yield dg.MaterializeResult(metadata={"dagster/row_count": sum(per.values()), "by_stratum": dg.MetadataValue.json(per)})
+        yield from run_checks(con, kg, ENTITY_STRATA, checks.STRATA_CHECKS)
+
+
+STRATA_COVERAGE = dg.AssetKey("strata_coverage")
+
+
+@dg.asset(
+    key=STRATA_COVERAGE,
+    deps=[dg.AssetDep(ENTITY_STRATA, partition_mapping=dg.AllPartitionMapping())],
+    group_name="strata",
+    kinds={"duckdb", "png"},
+    check_specs=check_specs(STRATA_COVERAGE, checks.COVERAGE_CHECKS),
+    description="Coverage of the strata grid over all KGs (entities and countries per cell, tier shares) and a world map of entity sites by income tier.",
+)
+def strata_coverage(strata_inputs: StrataInputsResource, warehouse: WarehouseResource):
+    out = Path(strata_inputs.work_dir) / "strata" / "entity_sites_by_income.png"
+    with warehouse.get_connection() as con:
+        cov = strata.coverage(con)
+        (label, is_proxy) = con.execute("SELECT label, is_proxy FROM density_breaks").fetchone() or ("?", True)
+        title = "MGQA entity sites by World Bank income tier (FY2026)" + (" - density tiers from a proxy surface" if is_proxy else "")
+        sites = strata.world_map_png(con, out, title)
+        if strata_inputs.docs_map_path:  # e.g. docs/strata_map.png, refreshed by maintainers
+            shutil.copyfile(out, strata_inputs.docs_map_path)
+        png = base64.b64encode(out.read_bytes()).decode()
+        yield dg.MaterializeResult(
+            metadata={
+                "strata_grid": dg.MetadataValue.md(strata.grid_markdown(cov)),
+                "income_share": dg.MetadataValue.json(cov["income_share"]),
+                "density_share": dg.MetadataValue.json(cov["density_share"]),
+                "countries_per_income_tier": dg.MetadataValue.json(cov["countries_per_income_tier"]),
+                "without_stratum_by_reason": dg.MetadataValue.json(cov["without_stratum_by_reason"]),
+                "entity_sites_per_income_tier": dg.MetadataValue.json(sites),
+                "density_raster": f"{label}" + (" (PROXY, not WorldPop)" if is_proxy else ""),
+                "map": dg.MetadataValue.md(f"![entity sites by income tier](data:image/png;base64,{png})"),
+                "map_path": dg.MetadataValue.path(str(out)),
+            }
+        )
+        yield from run_checks(con, None, STRATA_COVERAGE, checks.COVERAGE_CHECKS)
