@@ -66,6 +66,7 @@ def build_resources(**overrides) -> dict:
         "strata_inputs": StrataInputsResource(
             countries_path=dg.EnvVar("MGQA_COUNTRIES").get_value(str(settings.SAMPLE_DIR / "naturalearth" / "ne_50m_admin_0_countries.geojson")),
             income_path=dg.EnvVar("MGQA_INCOME").get_value(str(settings.SAMPLE_DIR / "worldbank" / "wb_income_fy2026.csv")),
+            income_fiscal_year=dg.EnvVar("MGQA_INCOME_FISCAL_YEAR").get_value(""),
             unclassified_policy=dg.EnvVar("MGQA_UNCLASSIFIED_POLICY").get_value("previous"),
             population_raster=dg.EnvVar("MGQA_POPULATION_RASTER").get_value(""),
             work_dir=str(settings.home()),

@@ -40,7 +40,7 @@ COUNTRIES = dg.AssetKey("countries")
 )
 def countries(context: dg.AssetExecutionContext, strata_inputs: StrataInputsResource, warehouse: WarehouseResource):
     ne = countries_lib.load_countries(strata_inputs.countries_path)
-    table = income.load_income(strata_inputs.income_path)
+    table = income.load_income(strata_inputs.income_path, strata_inputs.income_fiscal_year or None)
     with warehouse.get_connection() as con:
         per_tier = countries_lib.write_countries(con, ne, table, strata_inputs.unclassified_policy)
         notes = dict(con.execute("SELECT iso3, income_note FROM countries WHERE income_note IS NOT NULL ORDER BY iso3").fetchall())

@@ -53,6 +53,7 @@ class StrataInputsResource(dg.ConfigurableResource):
 
     countries_path: str = str(settings.SAMPLE_DIR / "naturalearth" / "ne_50m_admin_0_countries.geojson")
     income_path: str = str(settings.SAMPLE_DIR / "worldbank" / "wb_income_fy2026.csv")
+    income_fiscal_year: str = ""  # e.g. 'FY2027' for an official CLASS.xlsx / API JSON (they do not state it)
     unclassified_policy: Literal["previous", "exclude"] = "previous"
     population_raster: str = ""
     proxy_resolution_deg: float = 0.1

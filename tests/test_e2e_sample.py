@@ -64,3 +64,20 @@ def test_summary_command(built, capsys):
     assert mgqa_cli.main(["summary"]) == 0
     out = capsys.readouterr().out
     assert "Entities per KG" in out and "osmh3kg" in out and "Quarantined rows" in out
+
+
+def test_strata_on_the_sample(built):
+    # every entity of every KG has a country or an unassigned reason, and a stratum or a reason
+    assert _q(built, "SELECT count(*) FROM entities e ANTI JOIN entity_country USING (entity_id)") == [(0,)]
+    assert _q(built, "SELECT count(*) FROM entity_country WHERE iso3 IS NULL AND reason IS NULL") == [(0,)]
+    assert _q(built, "SELECT count(*) FROM entity_strata WHERE stratum IS NULL AND reason IS NULL") == [(0,)]
+    # the four income tiers are all reached, each in several density tiers
+    per_tier = dict(_q(built, "SELECT income_tier, count(DISTINCT density_tier) FROM entity_strata WHERE stratum IS NOT NULL GROUP BY 1"))
+    assert set(per_tier) == {"HIC", "UMC", "LMC", "LIC"} and all(n >= 2 for n in per_tier.values())
+    # known places land in the right country and tier
+    for eid_like, iso3, tier in [("worldkg:%", "FIN", "HIC"), ("osmh3kg:way/%", "BRA", "UMC")]:
+        assert _q(built, "SELECT count(*) FROM entity_strata WHERE entity_id LIKE ? AND iso3 = ? AND income_tier = ?", eid_like, iso3, tier)[0][0] > 0
+    # density: a proxy surface, labelled as such, with increasing cut points
+    ((is_proxy, label, p33, p67),) = _q(built, "SELECT is_proxy, label, p33, p67 FROM density_breaks")
+    assert is_proxy and "not WorldPop" in label and p33 < p67
+    assert (built / "strata" / "entity_sites_by_income.png").stat().st_size > 10_000

@@ -232,8 +232,7 @@ def search_box(lon: float, lat: float, km: float) -> tuple[float, float, float, 
     """A lon/lat box ``(minx, miny, maxx, maxy)`` holding every point within ``km`` of (lon, lat).
 
     Spherical-cap bounds with the smallest WGS84 radius of curvature and a 1 % margin, so the box errs on
-    the large side.
-    ``minx``/``maxx`` may pass ±180 (the caller wraps); a cap reaching a pole spans all longitudes.
+    the large side. ``minx``/``maxx`` may pass ±180 (the caller wraps); a cap reaching a pole spans all longitudes.
     """
     ang = km * 1.01 / _R_MIN_KM  # angular radius, radians
     dlat = math.degrees(ang)
