@@ -540,7 +540,7 @@ def main(argv: list[str] | None = None) -> int:
             print(fmt_row(size, results[size][mode]))
 
     loads = [r.get(k, 0.0) for size in sizes for m, r in results[size].items() if m != "_meta" for k in ("loadavg_before", "loadavg_after")]
-    if loads and max(loads) > (os.cpu_count() or 1):
+    if loads and max(loads) > 1.5 * (os.cpu_count() or 1):  # our own children account for up to ~cpu_count
         print(f"WARNING: the machine was busy (1-min load average up to {max(loads):.1f} on {os.cpu_count()} CPUs): "
               "timings are pessimistic and noisy; re-run on an idle machine for reference numbers.")  # fmt: skip
 
@@ -568,6 +568,18 @@ def main(argv: list[str] | None = None) -> int:
             if mode == "convert":
                 speedups[size] = ratio
             parts.append(f"{mode} {ratio:.2f}x" if ratio else f"{mode} n/a")
+        print(f"{size:>10,}: " + ", ".join(parts))
+    print()
+    print("## CPU time vs rdflib (rdflib CPU s / ours; robust to a busy machine, ignores parallelism)")
+    for size in sizes:
+        ref = results[size].get("rdflib")
+        if not ref or "error" in ref:
+            continue
+        parts = []
+        for mode in ("parse-only", "parse-parallel", "convert"):
+            r = results[size].get(mode)
+            if r and "error" not in r and r.get("cpu_s"):
+                parts.append(f"{mode} {ref['cpu_s'] / r['cpu_s']:.2f}x")
         print(f"{size:>10,}: " + ", ".join(parts))
 
     print()
