@@ -13,7 +13,7 @@ import pyarrow as pa
 import pytest
 import rasterio
 from rasterio.crs import CRS
-from rasterio.transform import Affine, from_origin
+from rasterio.transform import Affine
 
 from mgqa_platform.files import sha256_file
 from mgqa_platform.strata import density
@@ -28,6 +28,11 @@ LAND = REPO / "data" / "sample" / "naturalearth" / "ne_50m_admin_0_countries.geo
 # --------------------------------------------------------------------------------------------------
 # helpers
 # --------------------------------------------------------------------------------------------------
+def from_origin(west: float, north: float, xsize: float, ysize: float) -> Affine:
+    """North-up transform with its top-left corner at (west, north) degrees (lon, lat)."""
+    return Affine(xsize, 0.0, west, 0.0, -ysize, north)
+
+
 def write_tif(path: Path, data: np.ndarray, transform: Affine, crs="EPSG:4326", nodata=None) -> Path:
     """A single-band GeoTIFF of ``data`` (rows north to south)."""
     with rasterio.open(
@@ -292,3 +297,9 @@ def test_proxy_global_aggregation_matches_brute_force(proxy_1deg):
     assert sum(table["population"].to_pylist()) == pytest.approx(stats["population"], rel=1e-7)
     pentagons = {c for c in table["h3"].to_pylist() if h3.is_pentagon(c)}
     assert pentagons  # some res-3 pentagons lie on land
+
+
+@pytest.mark.parametrize("res", [0.0, -1.0, 0.7])
+def test_proxy_rejects_bad_resolution(tmp_path, res):
+    with pytest.raises(ValueError, match="resolution_deg"):
+        density.build_proxy_population_raster(tmp_path / "x.tif", LAND, resolution_deg=res)

@@ -48,7 +48,7 @@ import rasterio.features
 import rasterio.windows
 from rasterio.crs import CRS
 from rasterio.enums import MaskFlags
-from rasterio.transform import Affine, from_origin
+from rasterio.transform import Affine
 
 from mgqa_platform.files import atomic_path
 
@@ -623,8 +623,11 @@ def _geonames_cities(min_population: int) -> tuple[np.ndarray, np.ndarray, np.nd
 
 
 def _grid_size(span: float, resolution_deg: float) -> int:
+    """Pixels across ``span`` degrees; ``ValueError`` unless ``resolution_deg`` > 0 divides it evenly."""
+    if not resolution_deg > 0:
+        raise ValueError(f"resolution_deg must be > 0, got {resolution_deg}")
     n = span / resolution_deg
-    if resolution_deg <= 0 or abs(n - round(n)) > 1e-6:
+    if abs(n - round(n)) > 1e-6:
         raise ValueError(f"resolution_deg must divide 180 and 360 evenly, got {resolution_deg}")
     return int(round(n))
 
@@ -651,7 +654,7 @@ def build_proxy_population_raster(out_tif: str | Path, land_geojson: str | Path,
     """
     width = _grid_size(360.0, resolution_deg)
     height = _grid_size(180.0, resolution_deg)
-    transform = from_origin(-180.0, 90.0, resolution_deg, resolution_deg)
+    transform = Affine(resolution_deg, 0.0, -180.0, 0.0, -resolution_deg, 90.0)  # north-up, from (-180, 90)
 
     with open(land_geojson, encoding="utf-8") as f:
         features = json.load(f)["features"]
