@@ -13,6 +13,7 @@ from data_quality.checks import check_specs, run_checks
 from mgqa_platform.files import sha256_file
 from mgqa_platform.strata import countries as countries_lib
 from mgqa_platform.strata import density, income, strata
+from mgqa_platform.warehouse import transaction
 from resources.sources import StrataInputsResource
 from resources.warehouse import WarehouseResource
 
@@ -104,18 +105,12 @@ def density_cells(strata_inputs: StrataInputsResource, warehouse: WarehouseResou
     label, is_proxy = density.raster_label(path)
     with warehouse.get_connection() as con:
         con.register("_cells", table)
-        con.execute("BEGIN TRANSACTION")
-        try:
+        with transaction(con):
             con.execute("DELETE FROM density_cells")
             con.execute("INSERT INTO density_cells SELECT h3, population, valid_pixels, area_km2, density, tier FROM _cells ORDER BY h3")
             con.execute("DELETE FROM density_breaks")
             con.execute("INSERT INTO density_breaks VALUES (?, ?, ?, ?, ?, ?, ?)", [str(path), sha256_file(path), is_proxy, label, p33, p67, table.num_rows])
-            con.execute("COMMIT")
-        except BaseException:
-            con.execute("ROLLBACK")
-            raise
-        finally:
-            con.unregister("_cells")
+        con.unregister("_cells")
         tiers = dict(con.execute("SELECT tier, count(*) FROM density_cells GROUP BY 1 ORDER BY 1").fetchall())
         yield dg.MaterializeResult(
             metadata={

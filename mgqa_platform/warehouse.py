@@ -136,22 +136,28 @@ def ensure_schema(con: duckdb.DuckDBPyConnection) -> None:
     con.execute(STRATA_SCHEMA)
 
 
+@contextlib.contextmanager
+def transaction(con: duckdb.DuckDBPyConnection) -> Iterator[duckdb.DuckDBPyConnection]:
+    """``BEGIN`` ... ``COMMIT``, or ``ROLLBACK`` on any exception: writers either land whole or not at all."""
+    con.execute("BEGIN TRANSACTION")
+    try:
+        yield con
+    except BaseException:
+        con.execute("ROLLBACK")
+        raise
+    con.execute("COMMIT")
+
+
 def replace_partition(con: duckdb.DuckDBPyConnection, table: str, key_col: str, key: str, select_sql: str, params=None) -> int:
     """Atomically replace the rows of ``table`` where ``key_col = key`` by the rows of ``select_sql``.
 
     Runs in one transaction: an interrupted run leaves the previous partition intact. Returns the
     number of rows written.
     """
-    con.execute("BEGIN TRANSACTION")
-    try:
+    with transaction(con):
         con.execute(f"DELETE FROM {table} WHERE {key_col} = ?", [key])
         con.execute(f"INSERT INTO {table} {select_sql}", params or [])
-        n = con.execute(f"SELECT count(*) FROM {table} WHERE {key_col} = ?", [key]).fetchone()[0]
-        con.execute("COMMIT")
-    except BaseException:
-        con.execute("ROLLBACK")
-        raise
-    return int(n)
+    return int(con.execute(f"SELECT count(*) FROM {table} WHERE {key_col} = ?", [key]).fetchone()[0])
 
 
 # --------------------------------------------------------------------------------------------------

@@ -459,6 +459,16 @@ def run_child(mode: str, path: Path, workdir: Path, profile: bool, timeout: floa
     return {"mode": mode, "error": f"exit {proc.returncode}: {tail.strip().splitlines()[-1] if tail.strip() else 'no output'}", "stderr_tail": tail}
 
 
+def _library_version() -> str:
+    """Git commit of the repository, and whether mgqa_platform/ has uncommitted changes (results depend on it)."""
+    try:
+        sha = subprocess.run(["git", "-C", str(REPO_ROOT), "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=True).stdout.strip()
+        dirty = subprocess.run(["git", "-C", str(REPO_ROOT), "status", "--porcelain", "mgqa_platform"], capture_output=True, text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown (not a git checkout)"
+    return f"git {sha}" + (" + uncommitted changes in mgqa_platform/" if dirty else "")
+
+
 def fmt_row(size: int, r: dict) -> str:
     if "error" in r:
         return f"{size:>10,}  {r['mode']:<14}  ERROR {r['error']}"
@@ -502,6 +512,7 @@ def main(argv: list[str] | None = None) -> int:
         if not hasattr(rdf_stream, "parse_file"):
             modes.remove("parse-parallel")
     print(f"# KG conversion benchmark: sizes {sizes}, modes {modes}, workdir {args.workdir}, {os.cpu_count()} CPUs", flush=True)
+    print(f"# library: {_library_version()}; python {sys.version.split()[0]}", flush=True)
 
     results: dict[int, dict[str, dict]] = {}
     for size in sizes:

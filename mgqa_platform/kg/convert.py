@@ -38,6 +38,7 @@ import shapely
 from mgqa_platform import geometry
 from mgqa_platform.kg import profiles
 from mgqa_platform.kg.rdf_stream import parse_file
+from mgqa_platform.warehouse import transaction
 
 H3_RESOLUTIONS = (3, 5, 7, 9)
 BATCH_ROWS = 50_000
@@ -397,8 +398,7 @@ def _finish(con: duckdb.DuckDBPyConnection, kg: str, prof: profiles.Profile, sna
         FROM l JOIN named n ON n.subject = l.s WHERE trim(l.label) <> ''
         ORDER BY ALL"""
     )
-    con.execute("BEGIN TRANSACTION")
-    try:
+    with transaction(con):
         for table in ("entities", "entity_labels", "entity_triples"):
             con.execute(f"DELETE FROM {table} WHERE kg = ?", [kg])
         con.execute("DELETE FROM quarantine WHERE kg = ? AND stage <> 'kg_build'", [kg])
@@ -412,9 +412,5 @@ def _finish(con: duckdb.DuckDBPyConnection, kg: str, prof: profiles.Profile, sna
         con.execute("INSERT INTO entity_labels SELECT entity_id, ?, lang, label, is_alias FROM new_labels", [kg])
         con.execute("INSERT INTO entity_triples SELECT entity_id, ?, s, p, o FROM new_triples", [kg])
         con.execute("INSERT INTO quarantine SELECT ?, stage, reason, detail, source, payload FROM new_quarantine", [kg])
-        con.execute("COMMIT")
-    except BaseException:
-        con.execute("ROLLBACK")
-        raise
     for t in ("named", "new_triples", "new_labels"):
         con.execute(f"DROP TABLE IF EXISTS {t}")

@@ -15,6 +15,7 @@ import duckdb
 
 from mgqa_platform.files import sha256_file, snapshot_id_for
 from mgqa_platform.kg.worldkg_build import BuildReport
+from mgqa_platform.warehouse import transaction
 
 EXTENSIONS = {"worldkg": ".ttl", "osmh3kg": ".parquet", "kwg": ".ttl"}
 
@@ -28,8 +29,7 @@ def record(con: duckdb.DuckDBPyConnection, kg: str, path: Path, source_snapshot_
     """Register the built file as the KG's current native file and replace its build quarantine rows."""
     sha = sha256_file(path)
     snapshot_id = snapshot_id_for(path, sha)
-    con.execute("BEGIN TRANSACTION")
-    try:
+    with transaction(con):
         con.execute(
             "INSERT OR REPLACE INTO kg_files VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL)",
             [kg, snapshot_id, source_snapshot_id, str(path), sha, path.stat().st_size, json.dumps(report.counts, sort_keys=True), run_id],
@@ -40,10 +40,6 @@ def record(con: duckdb.DuckDBPyConnection, kg: str, path: Path, source_snapshot_
                 "INSERT INTO quarantine VALUES (?, 'kg_build', ?, ?, ?, ?)",
                 [[kg, s["reason"], s["detail"], s["source"], s["payload"]] for s in report.skipped],
             )
-        con.execute("COMMIT")
-    except BaseException:
-        con.execute("ROLLBACK")
-        raise
     return {"snapshot_id": snapshot_id, "sha256": sha, "bytes": path.stat().st_size}
 
 

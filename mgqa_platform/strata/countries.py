@@ -43,6 +43,7 @@ from shapely.ops import nearest_points
 
 from mgqa_platform.settings import SAMPLE_DIR
 from mgqa_platform.strata import income as inc
+from mgqa_platform.warehouse import transaction
 
 #: The bundled Natural Earth 1:50m admin-0 countries (the 1:10m file has the same fields).
 NATURAL_EARTH_SAMPLE = SAMPLE_DIR / "naturalearth" / "ne_50m_admin_0_countries.geojson"
@@ -172,17 +173,12 @@ def write_countries(
     )  # fmt: skip
     con.register("_countries_new", table)
     try:
-        con.execute("BEGIN TRANSACTION")
-        try:
+        with transaction(con):
             con.execute("DELETE FROM countries")
             con.execute(
                 """INSERT INTO countries SELECT iso3, name, name_long, continent, iso3_source, income_tier, income_group,
                        income_source, income_note, ST_GeomFromWKB(wkb) FROM _countries_new ORDER BY iso3"""
             )
-            con.execute("COMMIT")
-        except BaseException:
-            con.execute("ROLLBACK")
-            raise
     finally:
         con.unregister("_countries_new")
     return inc.tier_counts(joined)
@@ -348,8 +344,7 @@ def assign_countries(
         rows.append({"entity_id": entity_id, "kg": entity_kg, **row})
     con.register("_ec_rest", pa.Table.from_pylist(rows, schema=_ENTITY_COUNTRY_ARROW))
     try:
-        con.execute("BEGIN TRANSACTION")
-        try:
+        with transaction(con):
             con.execute(f"DELETE FROM entity_country WHERE {in_kg}", params)
             con.execute(
                 """INSERT INTO entity_country
@@ -364,10 +359,6 @@ def assign_countries(
             ).fetchone()
             if n_rows != n_entities:
                 raise RuntimeError(f"entity_country has {n_rows} rows for {n_entities} entities")
-            con.execute("COMMIT")
-        except BaseException:
-            con.execute("ROLLBACK")
-            raise
     finally:
         con.unregister("_ec_rest")
         con.execute("DROP TABLE IF EXISTS _ec_within")

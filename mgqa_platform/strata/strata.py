@@ -12,30 +12,21 @@ from pathlib import Path
 
 import duckdb
 
+from mgqa_platform.warehouse import replace_partition
+
 INCOME_TIERS: tuple[str, ...] = ("HIC", "UMC", "LMC", "LIC")
 DENSITY_TIERS: tuple[str, ...] = ("low", "medium", "high")
 INCOME_COLORS = {"HIC": "#1b9e77", "UMC": "#7570b3", "LMC": "#d95f02", "LIC": "#e7298a"}
-
-
-def _replace_kg(con: duckdb.DuckDBPyConnection, table: str, kg: str, select_sql: str, params: list) -> int:
-    con.execute("BEGIN TRANSACTION")
-    try:
-        con.execute(f"DELETE FROM {table} WHERE kg = ?", [kg])
-        con.execute(f"INSERT INTO {table} {select_sql}", params)
-        con.execute("COMMIT")
-    except BaseException:
-        con.execute("ROLLBACK")
-        raise
-    return int(con.execute(f"SELECT count(*) FROM {table} WHERE kg = ?", [kg]).fetchone()[0])
 
 
 def assign_density(con: duckdb.DuckDBPyConnection, kg: str) -> dict[str, int]:
     """Fill ``entity_density`` for one KG: the entity's resolution-3 cell (``h3[1]``, from its
     representative point) joined with ``density_cells``. Cells without valid population pixels give a
     NULL tier with a reason, never a dropped row. Returns counts per tier ('none' for NULL)."""
-    _replace_kg(
+    replace_partition(
         con,
         "entity_density",
+        "kg",
         kg,
         """SELECT e.entity_id, e.kg, e.h3[1], d.density, d.tier,
                   CASE WHEN d.h3 IS NULL THEN 'no valid population pixels in H3 cell ' || e.h3[1] END
@@ -51,9 +42,10 @@ def assign_strata(con: duckdb.DuckDBPyConnection, kg: str) -> dict[str, int]:
 
     ``stratum`` is ``'<income>/<density>'`` (e.g. ``'LIC/high'``) when both tiers are known, else NULL with
     the reasons joined. Returns counts per stratum ('none' for NULL)."""
-    _replace_kg(
+    replace_partition(
         con,
         "entity_strata",
+        "kg",
         kg,
         """SELECT e.entity_id, e.kg, ec.iso3, c.income_tier, ed.density_tier, ed.density,
                   CASE WHEN c.income_tier IS NOT NULL AND ed.density_tier IS NOT NULL
