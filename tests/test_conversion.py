@@ -206,3 +206,18 @@ kwgr:e2 time:inXSDDate "2001-07-09"^^xsd:date .
     cited = {r["s"] for r in rows(con, "SELECT s FROM entity_triples WHERE entity_id = 'kwg:earthquake.ci1'")}
     # the observation is two hops away (collection -> member) and still cited
     assert {"http://stko-kwg.geog.ucsb.edu/lod/resource/o1", "http://stko-kwg.geog.ucsb.edu/lod/resource/t1"} <= cited
+
+
+def test_parallel_parse_matches_single_process_and_numbers_bad_lines(tmp_path):
+    from mgqa_platform.kg.rdf_stream import parse_file
+
+    lines = [f'<http://x/s{i}> <http://x/p> "value {i}" .\n'.encode() for i in range(3000)]
+    lines[1700] = b"<http://x/broken> <http://x/p> oops .\n"  # in the second worker's byte range
+    nt = tmp_path / "big.nt"
+    nt.write_bytes(b"".join(lines))
+    one_parts, one_n, one_bad = parse_file(nt, tmp_path / "one", workers=1)
+    two_parts, two_n, two_bad = parse_file(nt, tmp_path / "two", workers=2, min_parallel_bytes=0)
+    assert len(two_parts) == 2 and one_n == two_n == 2999
+    read = lambda parts: [r for p in parts for r in pq.read_table(p).to_pylist()]  # noqa: E731
+    assert read(one_parts) == read(two_parts)
+    assert [(b.reason, b.line) for b in one_bad] == [(b.reason, b.line) for b in two_bad] == [("malformed_triple", 1701)]

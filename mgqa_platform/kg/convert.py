@@ -32,6 +32,7 @@ import duckdb
 import h3
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute  # noqa: F401  (pa.compute)
 import pyarrow.parquet as pq
 import shapely
 
@@ -244,51 +245,56 @@ def _rep_points(geoms: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return shapely.get_x(pts), shapely.get_y(pts)
 
 
+_PASSTHROUGH = ["entity_id", "iri", "s", "name", "context", "category", "types", "image_url", "wikidata", "valid_from", "valid_to"]
+
+
 def _build_batch(rows: pa.Table, quarantine: list[dict]) -> pa.Table:
-    d = rows.to_pydict()
-    n = rows.num_rows
-    keep = [i for i in range(n) if d["reject"][i] is None]
-    for i in range(n):
-        if d["reject"][i] is not None:
-            r = d["reject"][i]
-            payload = d["wkt"][i] if r == "duplicate_id" else (d["label"][i] or "")
-            quarantine.append(_qrow("entity", r, REJECT_DETAILS[r], d["s"][i], payload or ""))
-    wkts = [d["wkt"][i] for i in keep]
+    """Entity rows of one batch of wide rows: rejections to ``quarantine``, geometry and H3 computed,
+    the other columns passed through by Arrow."""
+    reject = rows.column("reject").to_pylist()
+    subjects = rows.column("s").to_pylist()
+    wkts_all = rows.column("wkt").to_pylist()
+    labels = rows.column("label").to_pylist()
+    keep = [i for i, r in enumerate(reject) if r is None]
+    for i, r in enumerate(reject):
+        if r is not None:
+            payload = wkts_all[i] if r == "duplicate_id" else labels[i]
+            quarantine.append(_qrow("entity", r, REJECT_DETAILS[r], subjects[i], payload or ""))
+    wkts = [wkts_all[i] for i in keep]
     geoms, errors = _geometries(wkts)
-    good = [j for j, e in enumerate(errors) if e is None]
+    good = []
     for j, e in enumerate(errors):
-        if e is not None:
-            quarantine.append(_qrow("entity", e[0], e[1], d["s"][keep[j]], wkts[j]))
-    idx = [keep[j] for j in good]
+        if e is None:
+            good.append(j)
+        else:
+            quarantine.append(_qrow("entity", e[0], e[1], subjects[keep[j]], wkts[j]))
+    idx = pa.array([keep[j] for j in good], pa.int64())
     garr = np.array([geoms[j] for j in good], dtype=object)
     lon, lat = _rep_points(garr) if len(garr) else (np.array([]), np.array([]))
-    kinds = [_KIND[t] for t in shapely.get_type_id(garr)] if len(garr) else []
-    out = {k: [] for k in ENTITY_ARROW.names}
-    for j, i in enumerate(idx):
-        x, y = float(lon[j]), float(lat[j])
-        attrs = {name: _number(d[col][i]) for col, name in _ATTR_COLUMNS if d[col][i]}
-        if d["main_key"][i]:
-            attrs["osm_" + d["main_key"][i]] = d["main_value"][i]
-        for ob in d["obs"][i] or ():
+    kept = rows.take(idx)
+    attr_cols = {col: kept.column(col).to_pylist() for col, _ in _ATTR_COLUMNS}
+    main_key, main_value = kept.column("main_key").to_pylist(), kept.column("main_value").to_pylist()
+    obs = kept.column("obs").to_pylist()
+    attributes = []
+    for j in range(kept.num_rows):
+        attrs = {name: _number(attr_cols[col][j]) for col, name in _ATTR_COLUMNS if attr_cols[col][j]}
+        if main_key[j]:
+            attrs["osm_" + main_key[j]] = main_value[j]
+        for ob in obs[j] or ():
             attrs[ob["k"]] = _number(ob["v"])
-        out["entity_id"].append(d["entity_id"][i])
-        out["iri"].append(d["iri"][i])
-        out["subject"].append(d["s"][i])
-        out["name"].append(d["name"][i])
-        out["context"].append(d["context"][i])
-        out["category"].append(d["category"][i])
-        out["types"].append(d["types"][i] or [])
-        out["geom_kind"].append(kinds[j])
-        out["lon"].append(x)
-        out["lat"].append(y)
-        out["h3"].append([h3.latlng_to_cell(y, x, r) for r in H3_RESOLUTIONS])
-        out["image_url"].append(d["image_url"][i])
-        out["wikidata"].append(d["wikidata"][i])
-        out["valid_from"].append(d["valid_from"][i])
-        out["valid_to"].append(d["valid_to"][i])
-        out["attributes"].append(json.dumps(attrs, sort_keys=True, ensure_ascii=False) if attrs else None)
-    out["wkb"] = list(shapely.to_wkb(garr)) if len(garr) else []
-    return pa.table(out, schema=ENTITY_ARROW)
+        attributes.append(json.dumps(attrs, sort_keys=True, ensure_ascii=False) if attrs else None)
+    cols = {name: kept.column(name) for name in _PASSTHROUGH}
+    cols["subject"] = cols.pop("s")
+    cols["types"] = pa.compute.fill_null(cols["types"], pa.scalar([], pa.list_(pa.string())))
+    cols.update(
+        wkb=pa.array(shapely.to_wkb(garr) if len(garr) else [], pa.binary()),
+        geom_kind=pa.array([_KIND[t] for t in shapely.get_type_id(garr)] if len(garr) else [], pa.string()),
+        lon=pa.array(lon, pa.float64()),
+        lat=pa.array(lat, pa.float64()),
+        h3=pa.array([[h3.latlng_to_cell(y, x, r) for r in H3_RESOLUTIONS] for x, y in zip(lon.tolist(), lat.tolist(), strict=True)], pa.list_(pa.string())),
+        attributes=pa.array(attributes, pa.string()),
+    )
+    return pa.table({name: cols[name] for name in ENTITY_ARROW.names}).cast(ENTITY_ARROW)
 
 
 # ------------------------------------------------------------------------------------------ driver
