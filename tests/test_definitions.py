@@ -41,3 +41,20 @@ def test_checks_partitions_jobs_sensors():
     assert definitions.kg_build.kg_partitions.get_partition_keys() == ["worldkg", "kwg", "osmh3kg"]
     assert {j.name for j in definitions.defs.jobs} >= {"build_kgs", "build_strata_inputs", "strata_coverage_report", "register_osm_snapshot"}
     assert [s.name for s in definitions.defs.sensors] == ["osm_snapshot_sensor"]
+
+
+def test_workspace_loads_like_dagster_dev(tmp_path):
+    """`dagster dev -w workspace.yaml` loads the code location the same way this validation does."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(definitions.__file__).parent
+    env = {"PATH": str(Path(sys.executable).parent), "DAGSTER_HOME": str(tmp_path), "HOME": str(tmp_path)}
+    (tmp_path / "dagster.yaml").write_text("telemetry:\n  enabled: false\n")
+    proc = subprocess.run(
+        [sys.executable, "-m", "dagster", "definitions", "validate", "-w", "workspace.yaml"],
+        cwd=root, env=env, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "Validation successful for code location mgqa_platform" in proc.stderr + proc.stdout
