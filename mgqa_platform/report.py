@@ -43,6 +43,13 @@ def summary(con: duckdb.DuckDBPyConnection, top: int = 8) -> str:
     else:
         out.append("Entities per country: not computed yet (materialize the strata assets)")
         out.append("")
+    if _table_exists(con, "entity_strata") and _rows(con, "SELECT count(*) FROM entity_strata")[0][0]:
+        from mgqa_platform.strata import strata
+
+        proxy = _rows(con, "SELECT is_proxy FROM density_breaks")
+        out.append("Strata grid: entities (countries) per income tier x density tier" + (" [density from the PROXY surface, not WorldPop]" if proxy and proxy[0][0] else ""))
+        out += ["  " + line for line in strata.grid_markdown(strata.coverage(con)).splitlines()]
+        out.append("")
     out.append("Quarantined rows by KG, stage and reason")
     rows = _rows(con, "SELECT kg, stage, reason, count(*) FROM quarantine GROUP BY ALL ORDER BY 1, 2, 4 DESC, 3")
     if not rows:
