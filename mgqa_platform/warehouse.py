@@ -17,7 +17,7 @@ import duckdb
 #: One connection config for every opener of the warehouse file.
 CONNECTION_CONFIG: dict[str, str] = {
     "threads": "2",
-    "memory_limit": "2GB",  # DuckDB spills to <db>.tmp beyond this: bounded memory on big inputs
+    "memory_limit": "1GB",  # DuckDB spills to <db>.tmp beyond this: bounded memory on big inputs
     "preserve_insertion_order": "true",
 }
 

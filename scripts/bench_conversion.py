@@ -5,8 +5,8 @@ For each size (default 1M and 5M triples) a deterministic WorldKG-like N-Triples
 subprocess**, so that the peak memory reported is that measurement's alone:
 
 * ``parse-only``     -- iterate :class:`mgqa_platform.kg.rdf_stream.RdfStreamReader` batches (one process);
-* ``parse-parallel`` -- :func:`mgqa_platform.kg.rdf_stream.parse_file` (worker processes -> Parquet parts),
-  the parser convert uses; skipped if the library has no ``parse_file``;
+* ``parse-parallel`` -- :func:`mgqa_platform.kg.rdf_stream.parse_file` with ``workers=max(2, CPUs)`` (worker
+  processes -> Parquet parts), the parser convert uses; skipped if the library has no ``parse_file``;
 * ``convert``        -- full :func:`mgqa_platform.kg.convert.convert_kg` (``kg="worldkg"``) into a fresh
   DuckDB warehouse file in the work directory;
 * ``rdflib``         -- ``rdflib.Graph().parse(path, format="nt")``, the reference.
@@ -30,6 +30,7 @@ Usage::
     PYTHONPATH=. python scripts/bench_conversion.py --modes convert --trace      # time + peak RSS per SQL statement
     PYTHONPATH=. python scripts/bench_conversion.py --modes convert --profile    # cProfile of convert (main process)
     PYTHONPATH=. python scripts/bench_conversion.py --modes convert --duckdb-memory-limit 1GB
+    PYTHONPATH=. python scripts/bench_conversion.py --modes convert --parse-workers 2  # MGQA_PARSE_WORKERS=2
 """
 
 from __future__ import annotations
@@ -264,10 +265,17 @@ def _child_parse_parallel(path: Path, out: dict, workdir: Path, sampler: _RssSam
 
     if not hasattr(rdf_stream, "parse_file"):
         raise SystemExit("rdf_stream.parse_file does not exist in this version of the library")
+    import inspect
+
     target = workdir / f"parsed-{os.getpid()}"
+    kwargs = {}
+    params = inspect.signature(rdf_stream.parse_file).parameters
+    if "workers" in params:  # parallel on purpose: workers may be opt-in in the library (MGQA_PARSE_WORKERS)
+        kwargs["workers"] = max(2, min(os.cpu_count() or 1, 4))
+        out["workers"] = kwargs["workers"]
     t0 = time.perf_counter()
     try:
-        parts, n, bad = rdf_stream.parse_file(path, target)
+        parts, n, bad = rdf_stream.parse_file(path, target, **kwargs)
         out["seconds"] = time.perf_counter() - t0
         out["triples"] = n
         out["bad_statements"] = len(bad)
@@ -327,6 +335,7 @@ def _child_convert(path: Path, out: dict, workdir: Path, sampler: _RssSampler, p
         con.execute(f"SET memory_limit = '{memory_limit}'")
     out["duckdb_memory_limit"] = con.execute("SELECT current_setting('memory_limit')").fetchone()[0]
     out["duckdb_threads"] = con.execute("SELECT current_setting('threads')").fetchone()[0]
+    out["MGQA_PARSE_WORKERS"] = os.environ.get("MGQA_PARSE_WORKERS")
 
     # Phase timings: wrap convert's internal steps in this process only (no library edits; best effort).
     phases: dict[str, dict] = {}
@@ -365,7 +374,13 @@ def _child_convert(path: Path, out: dict, workdir: Path, sampler: _RssSampler, p
         profiler = cProfile.Profile()
         profiler.enable()
     t0 = time.perf_counter()
-    res = convert.convert_kg(con, "worldkg", path, "bench-snapshot", **kwargs)
+    try:
+        res = convert.convert_kg(con, "worldkg", path, "bench-snapshot", **kwargs)
+    except BaseException:
+        raw_con.close()
+        for p in (db, Path(str(db) + ".wal")):
+            p.unlink(missing_ok=True)
+        raise
     out["seconds"] = time.perf_counter() - t0
     if profiler is not None:
         import io
@@ -444,7 +459,8 @@ def child_main(mode: str, path: Path, workdir: Path, profile: bool = False, trac
 # --------------------------------------------------------------------------------------------------
 # Parent
 # --------------------------------------------------------------------------------------------------
-def run_child(mode: str, path: Path, workdir: Path, profile: bool, timeout: float | None, trace: bool = False, memory_limit: str | None = None) -> dict:
+def run_child(mode: str, path: Path, workdir: Path, profile: bool, timeout: float | None, trace: bool = False, memory_limit: str | None = None,
+              parse_workers: int | None = None) -> dict:  # fmt: skip
     cmd = [sys.executable, str(Path(__file__).resolve()), "--child", mode, "--child-path", str(path), "--workdir", str(workdir)]
     if profile and mode == "convert":
         cmd.append("--profile")
@@ -453,6 +469,8 @@ def run_child(mode: str, path: Path, workdir: Path, profile: bool, timeout: floa
     if memory_limit and mode == "convert":
         cmd += ["--duckdb-memory-limit", memory_limit]
     env = dict(os.environ)
+    if parse_workers is not None and mode == "convert":
+        env["MGQA_PARSE_WORKERS"] = str(parse_workers)
     env["PYTHONPATH"] = str(REPO_ROOT) + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
     t0 = time.perf_counter()
     try:
@@ -506,6 +524,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--profile", action="store_true", help="cProfile the convert run(s) and print the top functions")
     ap.add_argument("--trace", action="store_true", help="time each SQL statement / Python step of convert and its peak RSS")
     ap.add_argument("--duckdb-memory-limit", default=None, help="override the warehouse memory_limit for convert (e.g. 1GB); default: library config")
+    ap.add_argument("--parse-workers", type=int, default=None,
+                    help="set MGQA_PARSE_WORKERS for convert (parser worker processes); default: the library's default")  # fmt: skip
     ap.add_argument("--timeout", type=float, default=None, help="per-measurement timeout in seconds")
     ap.add_argument("--json", type=Path, default=None, help="also write all results to this JSON file")
     ap.add_argument("--child", choices=MODES, help=argparse.SUPPRESS)
@@ -533,7 +553,7 @@ def main(argv: list[str] | None = None) -> int:
         results[size] = {"_meta": meta}
         for mode in modes:
             print(f"[run] {size:,} triples, {mode} ...", flush=True)
-            r = run_child(mode, path, args.workdir, args.profile, args.timeout, args.trace, args.duckdb_memory_limit)
+            r = run_child(mode, path, args.workdir, args.profile, args.timeout, args.trace, args.duckdb_memory_limit, args.parse_workers)
             results[size][mode] = r
             print("      " + fmt_row(size, r).strip(), flush=True)
             if mode == "convert" and "error" not in r:
@@ -542,7 +562,8 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"      convert phases: {ph}; outside these functions {r['seconds'] - accounted:.2f}s", flush=True)
                 print(f"      entities {r['entities']:,}, labels {r['labels']:,}, entity_triples {r['entity_triples']:,}, "
                       f"quarantined {r['quarantined']}, ambiguous names {r['ambiguous_names']:,}, warehouse {r['db_mib']} MiB; "
-                      f"duckdb memory_limit {r.get('duckdb_memory_limit')}, threads {r.get('duckdb_threads')}", flush=True)  # fmt: skip
+                      f"duckdb memory_limit {r.get('duckdb_memory_limit')}, threads {r.get('duckdb_threads')}, "
+                      f"MGQA_PARSE_WORKERS={r.get('MGQA_PARSE_WORKERS') or '(unset)'}", flush=True)  # fmt: skip
                 if r.get("trace"):
                     print(f"      {'seconds':>8} {'calls':>6} {'peak MiB':>9}  statement", flush=True)
                     for label, st in sorted(r["trace"].items(), key=lambda kv: -kv[1]["seconds"]):

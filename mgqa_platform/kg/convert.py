@@ -156,14 +156,14 @@ def _wide_sql(prof: profiles.Profile, kg: str) -> str:
     geo AS (SELECT s, count(DISTINCT wkt) AS n_wkt, min(wkt) AS wkt FROM geom GROUP BY s),
     wide AS (
         SELECT s,
-            list(DISTINCT v ORDER BY v) FILTER (WHERE k = '@type') AS types,
+            list_sort(list_distinct(list(v) FILTER (WHERE k = '@type'))) AS types,
             {one('name')} AS label, {one('name:en')} AS name_en,
             coalesce({", ".join(one(k) for k in profiles.CONTEXT_KEYS)}) AS context,
             {one('image')} AS image, {one('wikimedia_commons')} AS commons, {one('wikidata')} AS wikidata,
             {", ".join(f"{one(k)} AS {col}" for k, (col, _) in zip(profiles.ATTRIBUTE_KEYS, _ATTR_COLUMNS, strict=True))},
             min(v) FILTER (WHERE k = '@instant') AS instant_min, max(v) FILTER (WHERE k = '@instant') AS instant_max,
             min(v) FILTER (WHERE k = '@begin') AS begin_min, max(v) FILTER (WHERE k = '@end') AS end_max,
-            list(struct_pack(k := substr(k, 5), v := v) ORDER BY k, v) FILTER (WHERE k LIKE 'obs:%') AS obs
+            list_sort(list(struct_pack(k := substr(k, 5), v := v)) FILTER (WHERE k LIKE 'obs:%')) AS obs
         FROM facts GROUP BY s
     )
     SELECT w.*, '{kg}:' || ({prof.local_id_sql}) AS entity_id, {prof.iri_sql} AS iri,
@@ -178,8 +178,7 @@ def _wide_sql(prof: profiles.Profile, kg: str) -> str:
              WHEN trim(coalesce(w.name_en, w.label, '')) = '' THEN 'missing_name'
              WHEN c.category IS NULL THEN 'unknown_category' END AS reject
     FROM wide w LEFT JOIN cat c USING (s) LEFT JOIN geo g USING (s) LEFT JOIN dups d USING (s)
-    ORDER BY w.s
-    """
+    """  # no ORDER BY: a sorted streamed result stays pinned in memory; rows are sorted when written
 
 
 def _facts(con: duckdb.DuckDBPyConnection, prof: profiles.Profile) -> None:
@@ -404,6 +403,8 @@ def _finish(con: duckdb.DuckDBPyConnection, kg: str, prof: profiles.Profile, sna
         FROM l JOIN named n ON n.subject = l.s WHERE trim(l.label) <> ''
         ORDER BY ALL"""
     )
+    for t in ("stage", "facts"):  # everything below reads only the new_* tables: free memory early
+        con.execute(f"DROP TABLE IF EXISTS {t}")
     with transaction(con):
         for table in ("entities", "entity_labels", "entity_triples"):
             con.execute(f"DELETE FROM {table} WHERE kg = ?", [kg])
@@ -417,6 +418,6 @@ def _finish(con: duckdb.DuckDBPyConnection, kg: str, prof: profiles.Profile, sna
         )
         con.execute("INSERT INTO entity_labels SELECT entity_id, ?, lang, label, is_alias FROM new_labels", [kg])
         con.execute("INSERT INTO entity_triples SELECT entity_id, ?, s, p, o FROM new_triples", [kg])
-        con.execute("INSERT INTO quarantine SELECT ?, stage, reason, detail, source, payload FROM new_quarantine", [kg])
+        con.execute("INSERT INTO quarantine SELECT ?, stage, reason, detail, source, payload FROM new_quarantine ORDER BY ALL", [kg])
     for t in ("named", "new_triples", "new_labels"):
         con.execute(f"DROP TABLE IF EXISTS {t}")
