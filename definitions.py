@@ -75,6 +75,7 @@ def build_resources(**overrides) -> dict:
         "kwg": KwgSourceResource(
             mode=dg.EnvVar("MGQA_KWG_MODE").get_value("bundled"),
             endpoint=dg.EnvVar("MGQA_KWG_ENDPOINT").get_value(""),
+            token_env=dg.EnvVar("MGQA_KWG_TOKEN_ENV").get_value(""),
         ),
     }
     res.update(overrides)

@@ -34,7 +34,7 @@ def _build_kwg(inputs: InputsResource, kwg: KwgSourceResource) -> tuple[Path, Bu
         if not kwg.endpoint:
             raise ValueError("KwgSourceResource.mode is 'sparql' but no endpoint is configured (MGQA_KWG_ENDPOINT)")
         out = Path(inputs.kg_dir("kwg")) / "kwg-sparql-crawl.nt"
-        stats = SparqlCrawler(kwg.endpoint, page_size=kwg.page_size, token_env=kwg.token_env).crawl(DEFAULT_KWG_QUERIES, out)
+        stats = SparqlCrawler(kwg.endpoint, page_size=kwg.page_size, token_env=kwg.token_env or None).crawl(DEFAULT_KWG_QUERIES, out)
         report = BuildReport()
         for k, v in stats.items():
             if isinstance(v, int):

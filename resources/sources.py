@@ -33,12 +33,13 @@ class InputsResource(dg.ConfigurableResource):
 
 class KwgSourceResource(dg.ConfigurableResource):
     """KnowWhereGraph input: ``bundled`` builds the crawl file from the bundled query results;
-    ``sparql`` crawls a live endpoint (``MGQA_KWG_ENDPOINT``), with an optional bearer token read from
-    the environment variable named by ``token_env`` at request time (never stored or logged)."""
+    ``sparql`` crawls a live endpoint (``MGQA_KWG_ENDPOINT``). For an endpoint that needs a bearer token,
+    ``token_env`` names the environment variable holding it (``MGQA_KWG_TOKEN_ENV``); the token is read at
+    request time and never stored or logged. Empty = no authentication."""
 
     mode: Literal["bundled", "sparql"] = "bundled"
     endpoint: str = ""
-    token_env: str = "MGQA_KWG_TOKEN"
+    token_env: str = ""
     page_size: int = 10_000
 
 

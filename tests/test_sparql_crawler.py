@@ -240,3 +240,28 @@ def test_hospital_query_maps_live_kwg_predicates():
         sosa:isFeatureOfInterestOf/sosa:hasMember ?o .
       ?o sosa:observedProperty kwg-ont:bedCount ; sosa:hasSimpleResult ?v . FILTER(?v = 12) }"""
     assert bool(got.query(check))
+
+
+def test_kg_native_asset_crawls_a_live_endpoint_then_converts(endpoint, tmp_path):
+    """The same Dagster assets the UI runs, with the KnowWhereGraph source switched to `sparql`."""
+    import dagster as dg
+
+    import definitions
+    from resources.sources import InputsResource, KwgSourceResource
+    from resources.warehouse import WarehouseResource
+
+    resources = definitions.build_resources(
+        warehouse=WarehouseResource(database=str(tmp_path / "wh.duckdb")),
+        inputs=InputsResource(work_dir=str(tmp_path)),
+        kwg=KwgSourceResource(mode="sparql", endpoint=endpoint.url, page_size=500),
+    )
+    selection = dg.AssetSelection.assets("kg_native") | dg.AssetSelection.groups("kg_conversion")
+    result = dg.materialize(definitions.ALL_ASSETS, selection=selection, partition_key="kwg", resources=resources)
+    assert result.success
+    meta = result.asset_materializations_for_node("kg_native")[0].metadata
+    assert meta["path"].value.endswith("kwg-sparql-crawl.nt")
+    from mgqa_platform import warehouse
+
+    with warehouse.session(tmp_path / "wh.duckdb", read_only=True) as con:
+        cats = dict(con.execute("SELECT category, count(*) FROM entities WHERE kg = 'kwg' GROUP BY 1").fetchall())
+    assert cats["wildfire"] == 49 and cats["hospital"] == 9 and cats["administrative_region"] == 1
