@@ -178,6 +178,7 @@ STRATA_COVERAGE = dg.AssetKey("strata_coverage")
     key=STRATA_COVERAGE,
     deps=[dg.AssetDep(ENTITY_STRATA, partition_mapping=dg.AllPartitionMapping())],
     group_name="strata",
+    automation_condition=dg.AutomationCondition.eager(),
     kinds={"duckdb", "png"},
     check_specs=check_specs(STRATA_COVERAGE, checks.COVERAGE_CHECKS),
     description="Coverage of the strata grid over all KGs (entities and countries per cell, tier shares) and a world map of entity sites by income tier.",

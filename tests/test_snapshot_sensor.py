@@ -61,3 +61,31 @@ def test_half_copied_file_is_skipped_not_fatal(tmp_path):
         shutil.copy(good, watch / "partial.osm.pbf")
         result = _tick(instance, watch, result.cursor)
         assert len(result.run_requests) == 3
+
+
+def test_rebuilt_kg_flows_downstream_through_automation():
+    """After the sensor's kg_native[worldkg] run, eager conditions request the conversion and the strata of
+    that KG only, and the coverage over all KGs."""
+    import definitions
+
+    with dg.instance_for_test() as instance:
+        first = dg.evaluate_automation_conditions(defs=definitions.defs, instance=instance)
+        for key in ("countries", "population_raster", "density_cells"):
+            instance.report_runless_asset_event(dg.AssetMaterialization(key))
+        for key in ("kg_native", "entities", "entity_labels", "entity_triples", "quarantine", "entity_country", "entity_density", "entity_strata"):
+            for kg in ("worldkg", "kwg", "osmh3kg"):
+                instance.report_runless_asset_event(dg.AssetMaterialization(key, partition=kg))
+        instance.report_runless_asset_event(dg.AssetMaterialization("strata_coverage"))
+        settled = dg.evaluate_automation_conditions(defs=definitions.defs, instance=instance, cursor=first.cursor)
+        assert settled.total_requested == 0
+        instance.report_runless_asset_event(dg.AssetMaterialization("kg_native", partition="worldkg"))
+        tick = dg.evaluate_automation_conditions(defs=definitions.defs, instance=instance, cursor=settled.cursor)
+        assert tick.get_requested_partitions(dg.AssetKey("entities")) == {"worldkg"}
+        # eager conditions see that upstream partitions will be requested in the same tick: the whole chain at once
+        for key in ("entity_country", "entity_density", "entity_strata"):
+            assert tick.get_requested_partitions(dg.AssetKey(key)) == {"worldkg"}, key
+        # the coverage over all KGs follows once the KG's strata have landed
+        for key in ("entities", "entity_labels", "entity_triples", "quarantine", "entity_country", "entity_density", "entity_strata"):
+            instance.report_runless_asset_event(dg.AssetMaterialization(key, partition="worldkg"))
+        tick = dg.evaluate_automation_conditions(defs=definitions.defs, instance=instance, cursor=tick.cursor)
+        assert tick.get_num_requested(dg.AssetKey("strata_coverage")) == 1
