@@ -89,3 +89,23 @@ def test_rebuilt_kg_flows_downstream_through_automation():
             instance.report_runless_asset_event(dg.AssetMaterialization(key, partition="worldkg"))
         tick = dg.evaluate_automation_conditions(defs=definitions.defs, instance=instance, cursor=tick.cursor)
         assert tick.get_num_requested(dg.AssetKey("strata_coverage")) == 1
+
+
+def test_observable_source_version_is_the_file_hash(tmp_path):
+    from dagster._core.definitions.observe import observe  # not re-exported at the top level in 1.13
+
+    from assets.intake import osm_pbf_files
+
+    watch = tmp_path / "watch"
+    watch.mkdir()
+    write_tiny_pbf(watch / "a.osm.pbf")
+
+    def version():
+        res = observe([osm_pbf_files], resources={"inputs": InputsResource(osm_watch_dir=str(watch))})
+        (obs,) = res.asset_observations_for_node("osm_pbf_files")
+        return obs.tags["dagster/data_version"]
+
+    v1 = version()
+    assert v1 == version()  # same bytes, same version
+    write_tiny_pbf(watch / "a.osm.pbf", incomplete_relation=False)
+    assert version() != v1  # new bytes, new version
