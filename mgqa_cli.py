@@ -61,7 +61,11 @@ def cmd_build(args: argparse.Namespace) -> int:
     if not pbfs and set(args.kg) & set(settings.OSM_DERIVED_KGS):
         print(f"mgqa: no *.osm.pbf in {inputs.osm_watch_dir}", file=sys.stderr)
         return 2
-    ids = [snapshots.describe_osm_pbf(p).snapshot_id for p in pbfs]
+    described = [snapshots.describe_osm_pbf(p) for p in pbfs]
+    ids = [d.snapshot_id for d in described]
+    with resources["warehouse"].get_connection() as con:  # registered rows spare the asset a second hash
+        for d in described:
+            snapshots.register(con, d)
     known = set(instance.get_dynamic_partitions(intake.osm_snapshot_partitions.name))
     for sid in ids:
         if sid not in known:

@@ -29,7 +29,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import duckdb
-import h3
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute  # noqa: F401  (pa.compute)
@@ -290,7 +289,7 @@ def _build_batch(rows: pa.Table, quarantine: list[dict]) -> pa.Table:
         geom_kind=pa.array([_KIND[t] for t in shapely.get_type_id(garr)] if len(garr) else [], pa.string()),
         lon=pa.array(lon, pa.float64()),
         lat=pa.array(lat, pa.float64()),
-        h3=pa.array([[h3.latlng_to_cell(y, x, r) for r in H3_RESOLUTIONS] for x, y in zip(lon.tolist(), lat.tolist(), strict=True)], pa.list_(pa.string())),
+        h3=pa.array([[geometry.point_cell(x, y, r) for r in H3_RESOLUTIONS] for x, y in zip(lon.tolist(), lat.tolist(), strict=True)], pa.list_(pa.string())),
         attributes=pa.array(attributes, pa.string()),
     )
     return pa.table({name: cols[name] for name in ENTITY_ARROW.names}).cast(ENTITY_ARROW)

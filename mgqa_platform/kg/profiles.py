@@ -55,6 +55,7 @@ def kwg_categories() -> dict[str, str]:
         return {r["kwg_class"]: r["category"] for r in csv.DictReader(f)}
 
 
+@functools.cache
 def lookup_tables() -> dict[str, pa.Table]:
     """The lookup tables the profile SQL joins with, built from the package data tables."""
     mf = list(osm_features.map_features().values())
