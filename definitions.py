@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import dagster as dg
 
-from assets import intake, kg_build, kg_conversion, strata
+from assets import intake, kg_build, kg_conversion, questions, strata
 from mgqa_platform import settings
 from resources.sources import InputsResource, KwgSourceResource, StrataInputsResource
 from resources.warehouse import WarehouseResource
@@ -28,13 +28,16 @@ ALL_ASSETS = [
     strata.entity_density,
     strata.entity_strata,
     strata.strata_coverage,
+    questions.templates,
+    questions.questions_en,
 ]
 
 #: What `mgqa build` materializes, in order: KG-independent strata inputs, then per KG partition the KG
-#: build, conversion and strata, then the coverage over all KGs.
+#: build, conversion and strata, then the coverage over all KGs, then the template catalog and questions.
 GLOBAL_STRATA = dg.AssetSelection.assets(strata.countries, strata.population_raster, strata.density_cells)
 PER_KG = dg.AssetSelection.groups("kg_build", "kg_conversion") | dg.AssetSelection.assets(strata.entity_country, strata.entity_density, strata.entity_strata)
 COVERAGE = dg.AssetSelection.assets(strata.strata_coverage)
+QUESTIONS = dg.AssetSelection.groups("questions")
 
 kg_job = dg.define_asset_job(
     "build_kgs",
@@ -48,6 +51,11 @@ strata_job = dg.define_asset_job(
     description="Countries with income tiers, the population raster and density cells (independent of the KGs).",
 )
 coverage_job = dg.define_asset_job("strata_coverage_report", selection=COVERAGE)
+questions_job = dg.define_asset_job(
+    "build_questions_en",
+    selection=QUESTIONS,
+    description="Load the template catalog and instantiate the English questions with execution-based gold over all KGs.",
+)
 intake_job = dg.define_asset_job(
     "register_osm_snapshot",
     selection=dg.AssetSelection.assets(intake.osm_snapshot),
@@ -84,7 +92,7 @@ def build_resources(**overrides) -> dict:
 
 defs = dg.Definitions(
     assets=ALL_ASSETS,
-    jobs=[kg_job, strata_job, coverage_job, intake_job],
+    jobs=[kg_job, strata_job, coverage_job, questions_job, intake_job],
     sensors=[intake.osm_snapshot_sensor],
     resources=build_resources(),
 )

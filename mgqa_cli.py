@@ -2,7 +2,7 @@
 
     mgqa build [--kg KG ...]   materialize the pipeline on the configured inputs (default: bundled sample)
     mgqa summary               print what the warehouse holds (entities per KG/category/country, quarantine)
-    mgqa lineage ID            print where an entity (or, later, a gold answer) comes from
+    mgqa lineage ID            print where a question's gold answer (or an entity) comes from
 
 ``build`` runs the same Dagster assets the UI runs, in process, against the Dagster instance in
 ``$DAGSTER_HOME`` (default ``.mgqa/dagster``), so its runs show up in ``dagster dev``. This module is the
@@ -74,7 +74,7 @@ def cmd_build(args: argparse.Namespace) -> int:
         print(f"registered OSM snapshot {sid} (run {r.run_id})")
     steps = [("strata inputs", defs_mod.GLOBAL_STRATA, None)]
     steps += [(kg, defs_mod.PER_KG, kg) for kg in args.kg]
-    steps += [("strata coverage", defs_mod.COVERAGE, None)]
+    steps += [("strata coverage", defs_mod.COVERAGE, None), ("questions", defs_mod.QUESTIONS, None)]
     for label, selection, partition in steps:
         r = dg.materialize(
             defs_mod.ALL_ASSETS, selection=selection, partition_key=partition, instance=instance,

@@ -1,11 +1,76 @@
-"""Provenance chains read from the warehouse (``mgqa lineage``)."""
+"""Provenance chains read from the warehouse (``mgqa lineage``).
+
+For a question: question -> template variant -> executor and query (re-run on the spot) -> bound entities
+-> their cited source triples -> native KG file and hash -> OSM snapshot -> the Dagster runs. For an
+entity: the same chain from the entity down.
+"""
 
 from __future__ import annotations
+
+import json
 
 import duckdb
 
 
-def describe(con: duckdb.DuckDBPyConnection, entity_id: str, max_triples: int = 40) -> str:
+def describe(con: duckdb.DuckDBPyConnection, some_id: str, max_triples: int = 40) -> str:
+    """Lineage of a question id (``q...``) or an entity id (``worldkg:123``). Raises ``KeyError`` if unknown."""
+    has_questions = con.execute("SELECT count(*) FROM information_schema.tables WHERE table_name = 'questions_en'").fetchone()[0]
+    if has_questions and con.execute("SELECT count(*) FROM questions_en WHERE question_id = ?", [some_id]).fetchone()[0]:
+        return describe_question(con, some_id, max_triples)
+    try:
+        return describe_entity(con, some_id, max_triples)
+    except KeyError:
+        raise KeyError(f"unknown id {some_id!r} (expected a question id such as 'q0123abcd...' or an entity id such as 'worldkg:12345')") from None
+
+
+def describe_question(con: duckdb.DuckDBPyConnection, question_id: str, max_triples: int = 40) -> str:
+    """The chain from one question down to the OSM snapshot; the stored query is re-run and compared."""
+    from mgqa_platform.questions import executors  # noqa: F401  (registers executors)
+    from mgqa_platform.questions.catalog import default_catalog
+    from mgqa_platform.questions.executor import EXECUTORS
+    from mgqa_platform.questions.generate import replay
+
+    cur = con.execute("SELECT * FROM questions_en WHERE question_id = ?", [question_id])
+    row = cur.fetchone()
+    if row is None:
+        raise KeyError(f"unknown question id {question_id!r}")
+    q = dict(zip([d[0] for d in cur.description], row, strict=True))
+    tpl = con.execute("SELECT text, template, sub_function, catalog_version FROM templates WHERE variant_id = ?", [q["variant_id"]]).fetchone()
+    executor = EXECUTORS.get(q["executor"].split("@")[0])
+    try:
+        again = replay(con, default_catalog(), q)
+        verdict = "reproduces the stored gold" if again == json.loads(q["gold"]) else f"DIFFERS from the stored gold: {json.dumps(again, sort_keys=True)}"
+    except Exception as exc:  # report, do not hide, a replay that fails
+        verdict = f"FAILED: {type(exc).__name__}: {exc}"
+    lines = [
+        f"question    {q['question_id']}  ({q['lang']}, {q['kg']}, stratum {q['stratum']}, country {q['country_iso3']})",
+        f"  text      {q['text']}",
+        f"  gold      {q['gold']}  [{q['answer_format']}]",
+        f"template    {q['sfid']} / {q['tid']}" + (f" ({tpl[2]}): {tpl[1]}" if tpl else ""),
+        f"  variant   {q['variant_id']}: {tpl[0] if tpl else '?'}   (catalog {tpl[3] if tpl else '?'})",
+        f"  bindings  {q['bindings']}   parameters {q['parameters']}",
+        f"executor    {q['executor']}"
+        + (f"  ({type(executor).__module__}.{type(executor).__qualname__}: {(type(executor).__doc__ or '').strip().splitlines()[0]})" if executor else "  (not registered)"),
+        "query       (DuckDB SQL; its result row goes through the executor's finish step)",
+        *("  " + line for line in q["query"].splitlines()),
+        f"  re-run    {verdict}",
+    ]
+    triples = json.loads(q["gold_triples"])
+    lines.append(f"gold triples ({len(triples)})")
+    lines += [f"  <{s}> <{p}> {o!r}" for s, p, o in triples[:max_triples]]
+    if len(triples) > max_triples:
+        lines.append(f"  ... {len(triples) - max_triples} more")
+    for role, eid in json.loads(q["bindings"]).items():
+        if ":" not in str(eid):
+            lines.append(f"bound {role}: category {eid!r}")
+            continue
+        lines.append(f"bound {role}")
+        lines += ["  " + line for line in describe_entity(con, eid, max_triples=0).splitlines()]
+    lines.append(f"questions built by Dagster run {q['run_id'] or '(outside Dagster)'}; code version {q['code_version'] or '-'}")
+    return "\n".join(lines)
+
+
+def describe_entity(con: duckdb.DuckDBPyConnection, entity_id: str, max_triples: int = 40) -> str:
     """Entity -> its source triples -> native KG file (path, hash, build and conversion runs) -> OSM snapshot.
 
     Raises ``KeyError`` if the id is unknown.

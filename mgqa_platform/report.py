@@ -50,6 +50,8 @@ def summary(con: duckdb.DuckDBPyConnection, top: int = 8) -> str:
         out.append("Strata grid: entities (countries) per income tier x density tier" + (" [density from the PROXY surface, not WorldPop]" if proxy and proxy[0][0] else ""))
         out += ["  " + line for line in strata.grid_markdown(strata.coverage(con)).splitlines()]
         out.append("")
+    if _table_exists(con, "questions_en") and _rows(con, "SELECT count(*) FROM questions_en")[0][0]:
+        out += _questions_section(con)
     out.append("Quarantined rows by KG, stage and reason")
     rows = _rows(con, "SELECT kg, stage, reason, count(*) FROM quarantine GROUP BY ALL ORDER BY 1, 2, 4 DESC, 3")
     if not rows:
@@ -57,3 +59,25 @@ def summary(con: duckdb.DuckDBPyConnection, top: int = 8) -> str:
     for kg, stage, reason, n in rows:
         out.append(f"  {kg:<10} {stage:<9} {reason:<28} {n:>8,}")
     return "\n".join(out)
+
+
+def _questions_section(con: duckdb.DuckDBPyConnection) -> list[str]:
+    """English questions per SFID and KG (the paper's Table 7 layout), templates covered, discards by reason."""
+    kgs = [k for (k,) in _rows(con, "SELECT DISTINCT kg FROM questions_en ORDER BY 1")]
+    counts = {(s, k): n for s, k, n in _rows(con, "SELECT sfid, kg, count(*) FROM questions_en GROUP BY 1, 2")}
+    tids = dict(_rows(con, "SELECT sfid, count(DISTINCT tid) FROM questions_en GROUP BY 1"))
+    out = ["English questions per spatial function (SFID) and KG"]
+    out.append("  | SFID | templates with questions | " + " | ".join(kgs) + " | total |")
+    out.append("  |---|---|" + "---|" * (len(kgs) + 1))
+    for sfid in sorted(tids):
+        row = [counts.get((sfid, k), 0) for k in kgs]
+        out.append(f"  | {sfid} | {tids[sfid]} | " + " | ".join(f"{n:,}" for n in row) + f" | {sum(row):,} |")
+    total = [sum(n for (s, k), n in counts.items() if k == kg) for kg in kgs]
+    out.append("  | total | " + f"{sum(tids.values())} | " + " | ".join(f"{n:,}" for n in total) + f" | {sum(total):,} |")
+    fmts = _rows(con, "SELECT answer_format, count(*) FROM questions_en GROUP BY 1 ORDER BY 2 DESC, 1")
+    out.append("  answer formats: " + ", ".join(f"{f} {n:,}" for f, n in fmts))
+    dis = _rows(con, "SELECT reason, sum(n)::BIGINT FROM question_discards GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT 8")
+    if dis:
+        out.append("  discarded executions (top reasons): " + ", ".join(f"{r} {n:,}" for r, n in dis))
+    out.append("")
+    return out

@@ -134,6 +134,7 @@ CREATE TABLE IF NOT EXISTS quarantine (
 def ensure_schema(con: duckdb.DuckDBPyConnection) -> None:
     con.execute(SCHEMA)
     con.execute(STRATA_SCHEMA)
+    con.execute(QUESTION_SCHEMA)
 
 
 @contextlib.contextmanager
@@ -218,5 +219,31 @@ CREATE TABLE IF NOT EXISTS entity_strata (
     density      DOUBLE,
     stratum      VARCHAR,               -- '<income>/<density>', NULL when either tier is missing
     reason       VARCHAR                -- why stratum is NULL
+);
+"""
+
+
+# --------------------------------------------------------------------------------------------------
+# Question tables (template catalog, English questions, discard counts). See docs/questions.md.
+# --------------------------------------------------------------------------------------------------
+QUESTION_SCHEMA = """
+CREATE TABLE IF NOT EXISTS templates (
+    sfid VARCHAR NOT NULL, tid VARCHAR NOT NULL, sub_function VARCHAR, template VARCHAR,
+    sub_template_id VARCHAR NOT NULL, variant_id VARCHAR NOT NULL, text VARCHAR NOT NULL,
+    answer_format VARCHAR NOT NULL, executor VARCHAR, implemented BOOLEAN NOT NULL,
+    roles JSON, parameters JSON, conventions JSON, premise VARCHAR, catalog_version VARCHAR NOT NULL
+);
+CREATE TABLE IF NOT EXISTS questions_en (
+    question_id VARCHAR NOT NULL, lang VARCHAR NOT NULL, kg VARCHAR NOT NULL, sfid VARCHAR NOT NULL,
+    tid VARCHAR NOT NULL, sub_template_id VARCHAR NOT NULL, variant_id VARCHAR NOT NULL,
+    text VARCHAR NOT NULL, text_marked VARCHAR NOT NULL, answer_format VARCHAR NOT NULL,
+    gold JSON NOT NULL, gold_aliases JSON, unit VARCHAR, bindings JSON NOT NULL, parameters JSON,
+    executor VARCHAR NOT NULL, query VARCHAR NOT NULL, gold_triples JSON NOT NULL,
+    false_premise BOOLEAN NOT NULL, perturbation JSON, multimodal BOOLEAN NOT NULL, image_url VARCHAR,
+    stratum VARCHAR, income_tier VARCHAR, density_tier VARCHAR, country_iso3 VARCHAR,
+    snapshot_ids VARCHAR[], code_version VARCHAR, run_id VARCHAR
+);
+CREATE TABLE IF NOT EXISTS question_discards (
+    kg VARCHAR NOT NULL, sub_template_id VARCHAR NOT NULL, stratum VARCHAR, reason VARCHAR NOT NULL, n BIGINT NOT NULL
 );
 """

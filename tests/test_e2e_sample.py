@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 import mgqa_cli
@@ -51,13 +53,58 @@ def test_lineage_of_an_entity(built):
     assert eid in text and "geo:asWKT" in text and "OSM snapshot  mgqa-sample-" in text and "built by Dagster run" in text
 
 
+QUESTIONS_DUMP = (
+    "SELECT count(*), md5(string_agg(question_id || text || text_marked || CAST(gold AS VARCHAR) || query || CAST(gold_triples AS VARCHAR) "
+    "|| coalesce(stratum, '') || code_version, '|' ORDER BY question_id)) FROM questions_en"
+)
+
+
 def test_rebuild_is_byte_identical(built):
     before = _q(built, "SELECT kg, sha256 FROM kg_files ORDER BY kg")
     dump = "SELECT md5(string_agg(entity_id || display_name || category || ST_AsText(geometry) || h3::VARCHAR, '|' ORDER BY entity_id)) FROM entities WHERE kg = 'worldkg'"
     ents_before = _q(built, dump)
+    questions_before = _q(built, QUESTIONS_DUMP)
     assert mgqa_cli.main(["build", "--kg", "worldkg"]) == 0
     assert _q(built, "SELECT kg, sha256 FROM kg_files ORDER BY kg") == before
     assert _q(built, dump) == ents_before
+    assert _q(built, QUESTIONS_DUMP) == questions_before  # only run_id differs between the two builds
+
+
+def test_questions_on_the_sample(built):
+    from mgqa_platform.questions import executors  # noqa: F401
+    from mgqa_platform.questions.catalog import default_catalog
+    from mgqa_platform.questions.generate import replay
+
+    catalog = default_catalog()
+    assert len(catalog.templates) == 65 and {t.sfid for t in catalog.templates} == set("ABCDEFGHIJKLMN")
+    built_tids = {s.tid for s in catalog.sub_templates if s.executor}
+    assert {t[0] for t in built_tids} >= set("ABCHMN")
+    have = dict(_q(built, "SELECT tid, count(*) FROM questions_en GROUP BY 1"))
+    assert built_tids <= set(have), f"templates without questions: {sorted(built_tids - set(have))}"
+    # more than one stratum per KG where the data has several, and the three KGs all contribute
+    assert {kg for (kg,) in _q(built, "SELECT DISTINCT kg FROM questions_en")} == {"worldkg", "kwg", "osmh3kg"}
+    assert _q(built, "SELECT count(DISTINCT stratum) FROM questions_en WHERE kg = 'worldkg'")[0][0] >= 4
+    # at most 30 tuples per (template, KG, stratum) cell; no duplicate (question, gold)
+    assert _q(built, "SELECT max(n) FROM (SELECT count(*) AS n FROM questions_en GROUP BY tid, kg, stratum)")[0][0] <= 30
+    assert _q(built, "SELECT count(*) - count(DISTINCT (text, gold::VARCHAR)) FROM questions_en") == [(0,)]
+    # one question per sub-template: its printed query, re-run, reproduces the gold
+    with warehouse.session(built / "warehouse.duckdb", read_only=True) as con:
+        cur = con.execute("SELECT * FROM questions_en QUALIFY row_number() OVER (PARTITION BY sub_template_id ORDER BY question_id) = 1")
+        names = [d[0] for d in cur.description]
+        for row in cur.fetchall():
+            q = dict(zip(names, row, strict=True))
+            assert replay(con, catalog, q) == json.loads(q["gold"]), q["question_id"]
+
+
+def test_lineage_of_a_question(built, capsys):
+    ((qid, bindings),) = _q(built, "SELECT question_id, bindings FROM questions_en WHERE kg = 'osmh3kg' ORDER BY question_id LIMIT 1")
+    assert mgqa_cli.main(["lineage", qid]) == 0
+    out = capsys.readouterr().out
+    assert "re-run    reproduces the stored gold" in out
+    for needle in ("template", "variant", "executor", "WITH t(", "gold triples", "native KG file", "OSM snapshot  mgqa-sample-", "questions built by Dagster run"):
+        assert needle in out, needle
+    for eid in json.loads(bindings).values():
+        assert eid in out
 
 
 def test_summary_command(built, capsys):

@@ -65,7 +65,7 @@ def test_half_copied_file_is_skipped_not_fatal(tmp_path):
 
 def test_rebuilt_kg_flows_downstream_through_automation():
     """After the sensor's kg_native[worldkg] run, eager conditions request the conversion and the strata of
-    that KG only, and the coverage over all KGs."""
+    that KG only, then the coverage and the English questions over all KGs."""
     import definitions
 
     with dg.instance_for_test() as instance:
@@ -75,7 +75,8 @@ def test_rebuilt_kg_flows_downstream_through_automation():
         for key in ("kg_native", "entities", "entity_labels", "entity_triples", "quarantine", "entity_country", "entity_density", "entity_strata"):
             for kg in ("worldkg", "kwg", "osmh3kg"):
                 instance.report_runless_asset_event(dg.AssetMaterialization(key, partition=kg))
-        instance.report_runless_asset_event(dg.AssetMaterialization("strata_coverage"))
+        for key in ("strata_coverage", "templates", "questions_en"):
+            instance.report_runless_asset_event(dg.AssetMaterialization(key))
         settled = dg.evaluate_automation_conditions(defs=definitions.defs, instance=instance, cursor=first.cursor)
         assert settled.total_requested == 0
         instance.report_runless_asset_event(dg.AssetMaterialization("kg_native", partition="worldkg"))
@@ -89,6 +90,9 @@ def test_rebuilt_kg_flows_downstream_through_automation():
             instance.report_runless_asset_event(dg.AssetMaterialization(key, partition="worldkg"))
         tick = dg.evaluate_automation_conditions(defs=definitions.defs, instance=instance, cursor=tick.cursor)
         assert tick.get_num_requested(dg.AssetKey("strata_coverage")) == 1
+        # ... and so do the questions, regenerated over the new entities (the catalog did not change)
+        assert tick.get_num_requested(dg.AssetKey("questions_en")) == 1
+        assert tick.get_num_requested(dg.AssetKey("templates")) == 0
 
 
 def test_observable_source_version_is_the_file_hash(tmp_path):

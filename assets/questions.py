@@ -1,0 +1,101 @@
+"""Question instantiation: the template catalog and the English questions with execution-based gold."""
+
+import time
+
+import dagster as dg
+
+from assets.strata import ENTITY_STRATA
+from data_quality import questions as checks
+from data_quality.checks import check_specs, run_checks
+from mgqa_platform import settings
+from mgqa_platform.questions import executors  # noqa: F401  (registers the executors)
+from mgqa_platform.questions.catalog import default_catalog
+from mgqa_platform.questions.executor import EXECUTORS
+from mgqa_platform.questions.generate import CAP, DEFAULT_SEED, generate, write_questions, write_templates
+from resources.warehouse import WarehouseResource
+
+TEMPLATES = dg.AssetKey("templates")
+QUESTIONS_EN = dg.AssetKey("questions_en")
+
+
+def _code_version() -> str:
+    """Catalog bytes + executor names and versions: changes whenever generated questions could change."""
+    refs = ",".join(sorted(e.ref for e in EXECUTORS.values()))
+    from mgqa_platform.questions.executor import stable_hash
+
+    return f"{default_catalog().version}-{stable_hash(refs, n=8)}"
+
+
+@dg.asset(
+    key=TEMPLATES,
+    group_name="questions",
+    kinds={"duckdb", "yaml"},
+    code_version=default_catalog().version,
+    check_specs=check_specs(TEMPLATES, checks.TEMPLATE_CHECKS),
+    automation_condition=dg.AutomationCondition.eager(),
+    description="The template catalog (mgqa_platform/data/templates/*.yaml): 65 templates, their sub-templates, English variants, answer formats and executors.",
+)
+def templates(warehouse: WarehouseResource):
+    catalog = default_catalog()
+    with warehouse.get_connection() as con:
+        n = write_templates(con, catalog)
+        per = con.execute(
+            "SELECT sfid, count(DISTINCT tid), count(DISTINCT sub_template_id), count(*), count(DISTINCT sub_template_id) FILTER (WHERE implemented) "
+            "FROM templates GROUP BY sfid ORDER BY sfid"
+        ).fetchall()
+        table = "| SFID | templates | sub-templates | variants | sub-templates with executor |\n|---|---|---|---|---|\n"
+        table += "\n".join(f"| {s} | {a} | {b} | {c} | {d} |" for s, a, b, c, d in per)
+        yield dg.MaterializeResult(
+            metadata={
+                "dagster/row_count": n, "catalog_version": catalog.version, "templates": sum(r[1] for r in per),
+                "sub_templates": sum(r[2] for r in per), "variants": n, "executors": dg.MetadataValue.json(sorted(EXECUTORS)),
+                "per_sfid": dg.MetadataValue.md(table),
+            }
+        )  # fmt: skip
+        yield from run_checks(con, None, TEMPLATES, checks.TEMPLATE_CHECKS)
+
+
+class QuestionsConfig(dg.Config):
+    seed: int = DEFAULT_SEED
+    cap: int = CAP  # at most this many tuples per (template, KG, stratum) cell
+
+
+def _markdown(rows: list[tuple], header: tuple[str, ...]) -> str:
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(str(x) for x in r) + " |" for r in rows]
+    return "\n".join(lines)
+
+
+@dg.asset(
+    key=QUESTIONS_EN,
+    deps=[TEMPLATES, dg.AssetDep(ENTITY_STRATA, partition_mapping=dg.AllPartitionMapping())],
+    group_name="questions",
+    kinds={"duckdb"},
+    code_version=_code_version(),
+    check_specs=check_specs(QUESTIONS_EN, checks.QUESTION_CHECKS),
+    automation_condition=dg.AutomationCondition.eager(),
+    description="English questions with execution-based gold, the executed query and the gold triples (DESIGN §6-7); "
+    "at most `cap` tuples per (template, KG, stratum), seeded.",
+)
+def questions_en(context: dg.AssetExecutionContext, config: QuestionsConfig, warehouse: WarehouseResource):
+    t0 = time.perf_counter()
+    with warehouse.get_connection() as con:
+        gen = generate(con, default_catalog(), settings.KGS, seed=config.seed, run_id=context.run_id, code_version=_code_version(), cap=config.cap)
+        n = write_questions(con, gen)
+        seconds = time.perf_counter() - t0
+        q = lambda sql: con.execute(sql).fetchall()  # noqa: E731
+        yield dg.MaterializeResult(
+            metadata={
+                "dagster/row_count": n,
+                "seconds": round(seconds, 2),
+                "questions_per_second": round(n / seconds, 1) if seconds else 0.0,
+                "seed": config.seed,
+                "per_kg_sfid": dg.MetadataValue.md(_markdown(q("PIVOT (SELECT sfid, kg FROM questions_en) ON kg USING count(*) GROUP BY sfid ORDER BY sfid"), ("SFID", *sorted(settings.KGS)))),
+                "per_answer_format": dg.MetadataValue.json(dict(q("SELECT answer_format, count(*) FROM questions_en GROUP BY 1 ORDER BY 1"))),
+                "per_stratum": dg.MetadataValue.json(dict(q("SELECT stratum, count(*) FROM questions_en GROUP BY 1 ORDER BY 1"))),
+                "per_template": dg.MetadataValue.json(dict(q("SELECT tid, count(*) FROM questions_en GROUP BY 1 ORDER BY 1"))),
+                "discards_by_reason": dg.MetadataValue.json(dict(q("SELECT reason, sum(n)::BIGINT FROM question_discards GROUP BY 1 ORDER BY 2 DESC"))),
+                "catalog_version": default_catalog().version,
+            }
+        )  # fmt: skip
+        yield from run_checks(con, None, QUESTIONS_EN, checks.QUESTION_CHECKS)

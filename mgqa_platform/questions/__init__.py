@@ -1,0 +1,1 @@
+"""Question generation: template catalog, answer formats, executors and the generator."""

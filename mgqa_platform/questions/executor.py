@@ -1,0 +1,155 @@
+"""The executor contract: how a sub-template turns entities into a verified gold answer.
+
+An executor is three steps, all deterministic:
+
+1. ``candidates(sub, pool)`` -> SQL over the per-KG view ``pool`` (entities joined with their strata)
+   returning candidate tuples for *all* strata at once: a ``stratum`` column, one column per role
+   placeholder (entity ids, or category names for category roles) and optionally parameter columns.
+   A parameter value the candidates supply (e.g. a direction that holds for the pair) is kept; any other
+   parameter is drawn from the catalog's values with a seeded RNG per tuple.
+   Sampling is seeded: order by :meth:`Pool.order_key`, never by ``random()``.
+2. ``gold_sql(sub)`` -> SQL over the relation ``t(row_id, kg, <roles...>, <parameters...>)`` and the
+   warehouse tables (``entities``, never ``pool``), returning **one row per row_id** with the raw result.
+   The generator runs it once per batch; ``mgqa lineage`` prints it with ``t`` bound by a ``VALUES``
+   list for a single question (:func:`replay_sql`), and re-running that text reproduces the gold.
+3. ``finish(sub, row)`` -> :class:`Outcome`: pure Python from the result row to the typed gold of
+   :mod:`mgqa_platform.questions.formats` (h3 / S2 / geohash / pyproj work happens here), or a
+   discard reason for degenerate executions (zero distance, empty set, division by zero ...).
+
+Conventions: coordinates are EPSG:4326; entity columns ``lon``/``lat`` are the representative point;
+DuckDB's ``ST_Distance_Spheroid`` takes points as (lat, lon) — use :func:`geodesic_km_sql`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from mgqa_platform.questions import roles
+from mgqa_platform.questions.catalog import SubTemplate
+
+EXECUTORS: dict[str, Executor] = {}
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What ``finish`` makes of one result row.
+
+    ``gold`` is a format dict (or None with a ``reason``); ``evidence`` lists the entity ids beyond the
+    bindings that the answer depends on (members counted or enumerated, the nearest entity found ...);
+    ``extras`` fills placeholders that come from the data (a time period, a direction word).
+    """
+
+    gold: dict | None
+    reason: str | None = None
+    evidence: tuple[str, ...] = ()
+    extras: Mapping[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def discard(cls, reason: str) -> Outcome:
+        return cls(None, reason)
+
+
+class Executor:
+    """Base class; subclasses set ``name`` and implement the three steps. Register with :func:`register`."""
+
+    name: ClassVar[str] = ""
+    version: ClassVar[str] = "1"
+    # predicate classes of the bound entities' source triples cited as gold triples (labels always)
+    evidence: ClassVar[tuple[str, ...]] = ("geometry",)
+
+    def candidates(self, sub: SubTemplate, pool: Pool) -> str:
+        raise NotImplementedError
+
+    def gold_sql(self, sub: SubTemplate) -> str:
+        raise NotImplementedError
+
+    def finish(self, sub: SubTemplate, row: Mapping[str, Any]) -> Outcome:
+        raise NotImplementedError
+
+    @property
+    def ref(self) -> str:
+        return f"{self.name}@{self.version}"
+
+
+def register(cls: type[Executor]) -> type[Executor]:
+    """Class decorator: add one instance to :data:`EXECUTORS` under ``cls.name``."""
+    if not cls.name or cls.name in EXECUTORS:
+        raise ValueError(f"executor name {cls.name!r} is empty or already registered")
+    EXECUTORS[cls.name] = cls()
+    return cls
+
+
+@dataclass(frozen=True)
+class Pool:
+    """The candidate pool of one KG: the temp view ``pool`` plus seeded sampling helpers.
+
+    ``per_stratum`` is how many candidates an executor should propose per stratum (the generator keeps
+    at most 30 tuples per (template, KG, stratum) after discards and de-duplication).
+    """
+
+    kg: str
+    seed: int
+    per_stratum: int = 90
+
+    def order_key(self, salt: str, *columns: str) -> str:
+        """A seeded, stable sort key: ``md5('<seed>|<kg>|<salt>|' || col1 || '|' || col2 ...)``."""
+        cols = " || '|' || ".join(f"CAST({c} AS VARCHAR)" for c in columns) or "''"
+        return f"md5('{self.seed}|{self.kg}|{salt}|' || {cols})"
+
+    def sample(self, role_type: str, salt: str, k: int | None = None, where: str = "TRUE") -> str:
+        """SQL: up to ``k`` seeded-random pool rows of ``role_type`` per stratum, with a rank ``rn`` (1..k)."""
+        k = k or self.per_stratum
+        return (
+            f"SELECT p.*, row_number() OVER (PARTITION BY p.stratum ORDER BY {self.order_key(salt, 'p.entity_id')}) AS rn "
+            f"FROM pool p WHERE {roles.predicate(role_type, 'p')} AND ({where}) QUALIFY rn <= {int(k)}"
+        )
+
+    def sample_categories(self, role_type: str, salt: str, k: int | None = None, min_members: int = roles.MIN_CATEGORY_MEMBERS) -> str:
+        """SQL: up to ``k`` categories per stratum (columns ``stratum, category, members, rn``), each with at
+        least ``min_members`` entities of ``role_type`` in the stratum; seeded order."""
+        k = k or self.per_stratum
+        return (
+            f"SELECT stratum, category, count(*) AS members, row_number() OVER (PARTITION BY stratum ORDER BY "
+            f"{self.order_key(salt, 'category')}) AS rn FROM pool p WHERE {roles.predicate(role_type, 'p')} "
+            f"GROUP BY stratum, category HAVING count(*) >= {int(min_members)} QUALIFY rn <= {int(k)}"
+        )
+
+
+def geodesic_km_sql(a: str, b: str) -> str:
+    """SQL for the WGS84 geodesic distance in km between the representative points of aliases ``a`` and ``b``.
+
+    DuckDB's ``ST_Distance_Spheroid`` expects POINT(lat lon); the entity table stores lon/lat columns.
+    """
+    return f"(ST_Distance_Spheroid(ST_Point({a}.lat, {a}.lon), ST_Point({b}.lat, {b}.lon)) / 1000.0)"
+
+
+def sql_literal(value: Any) -> str:
+    """A typed SQL literal: VARCHAR for str, BIGINT for int, DOUBLE for float (so replays keep the batch types)."""
+    if value is None:
+        return "NULL"
+    if isinstance(value, bool):
+        return "TRUE" if value else "FALSE"
+    if isinstance(value, int):
+        return f"CAST({value} AS BIGINT)"
+    if isinstance(value, float):
+        return f"CAST({value!r} AS DOUBLE)"
+    return "'" + str(value).replace("'", "''") + "'"
+
+
+def t_columns(sub: SubTemplate) -> list[str]:
+    """Columns of the relation ``t`` for ``sub``: row_id, kg, the role placeholders, the parameters."""
+    return ["row_id", "kg", *sub.roles, *sub.parameters]
+
+
+def replay_sql(executor: Executor, sub: SubTemplate, values: Mapping[str, Any]) -> str:
+    """The standalone query of one question: ``gold_sql`` with ``t`` bound to one row of ``values``."""
+    cols = t_columns(sub)
+    row = ", ".join(sql_literal(values[c]) for c in cols)
+    return f"WITH t({', '.join(cols)}) AS (VALUES ({row}))\nSELECT * FROM (\n{executor.gold_sql(sub).strip()}\n) AS q"
+
+
+def stable_hash(*parts: Any, n: int = 16) -> str:
+    return hashlib.sha256("|".join(map(str, parts)).encode()).hexdigest()[:n]

@@ -1,0 +1,387 @@
+"""Question instantiation with execution-based ground truth (paper §3.3, DESIGN §6-7).
+
+For every sub-template with a built executor and every KG, one batch of SQL proposes candidate tuples
+for all strata, one batch of SQL computes their raw results, and the executor's pure ``finish`` turns
+each into a typed gold answer or a counted discard reason. Per (template, KG, stratum) cell the
+generator then keeps at most :data:`CAP` tuples (round-robin over the template's sub-templates, each in
+seeded order), drops duplicate (question, gold) pairs, draws one English variant per tuple with a seeded
+RNG, renders the text, and cites the gold triples. Same inputs and seed -> byte-identical rows.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import duckdb
+import pyarrow as pa
+
+from mgqa_platform.questions import executors as _registry  # noqa: F401  (importing registers every executor)
+from mgqa_platform.questions import formats, roles
+from mgqa_platform.questions.catalog import Catalog, SubTemplate, catalog_rows
+from mgqa_platform.questions.executor import EXECUTORS, Executor, Outcome, Pool, replay_sql, stable_hash, t_columns
+
+CAP = 30
+DEFAULT_SEED = 20260101
+LANG = "eng"
+
+# Predicate classes for gold triples (SQL over entity_triples.p). Labels are always cited.
+PREDICATE_CLASSES = {
+    "label": "p LIKE '%rdf-schema#label' OR p IN ('name', 'name:en') OR p LIKE '%/nameEn'",
+    "geometry": "p LIKE '%asWKT' OR p LIKE '%hasGeometry' OR p LIKE '%spatialObject'",
+    "type": "p LIKE '%rdf-syntax-ns#type' OR p = 'rdf:type'",
+    "time": "p LIKE '%hasTemporalScope' OR p LIKE '%/2006/time#%'",
+    "observation": "p LIKE '%/ns/sosa/%'",
+    "topology": "p LIKE '%sfWithin' OR p LIKE '%sfContains' OR p LIKE '%sfOverlaps' OR p LIKE '%sfTouches' OR p LIKE '%administrativePartOf'",
+}
+
+QUESTION_COLUMNS = (
+    "question_id", "lang", "kg", "sfid", "tid", "sub_template_id", "variant_id", "text", "text_marked", "answer_format",
+    "gold", "gold_aliases", "unit", "bindings", "parameters", "executor", "query", "gold_triples", "false_premise",
+    "perturbation", "multimodal", "image_url", "stratum", "income_tier", "density_tier", "country_iso3", "snapshot_ids",
+    "code_version", "run_id",
+)  # fmt: skip
+
+
+@dataclass
+class Execution:
+    """One verified tuple of one sub-template: the ``t`` row, its stratum and the typed gold."""
+
+    sub: SubTemplate
+    kg: str
+    stratum: str
+    values: dict[str, Any]  # t row without row_id: kg, roles, parameters
+    outcome: Outcome
+    order: str  # seeded sort key within (sub-template, KG, stratum)
+
+
+@dataclass
+class Generation:
+    questions: list[dict] = field(default_factory=list)
+    discards: Counter = field(default_factory=Counter)  # (kg, sub_template_id, stratum, reason) -> n
+
+
+def create_pool(con: duckdb.DuckDBPyConnection, kg: str) -> None:
+    """(Re)create the temp view ``pool``: entities of ``kg`` that have a stratum, with strata columns."""
+    con.execute(
+        "CREATE OR REPLACE TEMP TABLE pool AS SELECT e.*, s.stratum, s.income_tier, s.density_tier, s.iso3 "
+        f"FROM entities e JOIN entity_strata s ON s.entity_id = e.entity_id WHERE e.kg = '{kg}' AND s.stratum IS NOT NULL"
+    )
+
+
+def _arrow_column(values: list) -> pa.Array:
+    if all(isinstance(v, str) or v is None for v in values):
+        return pa.array(values, pa.string())
+    if all(isinstance(v, int) and not isinstance(v, bool) for v in values):
+        return pa.array(values, pa.int64())
+    return pa.array([float(v) for v in values], pa.float64())
+
+
+def _draw_parameters(sub: SubTemplate, pool: Pool, row: dict) -> None:
+    key = [row[r] for r in sub.roles]
+    for name, choices in sub.parameters.items():
+        if name not in row or row[name] is None:
+            rng = random.Random(stable_hash(pool.seed, sub.id, pool.kg, name, *key))
+            row[name] = rng.choice(choices)
+
+
+def execute_sub_template(con: duckdb.DuckDBPyConnection, sub: SubTemplate, pool: Pool, executor: Executor | None = None) -> tuple[list[Execution], Counter]:
+    """Run one sub-template on the current ``pool`` (see :func:`create_pool`) for all strata at once.
+
+    Returns the verified executions and a Counter of discard reasons keyed (stratum, reason).
+    """
+    executor = executor or EXECUTORS[sub.executor]
+    cur = con.execute(f"SELECT * FROM ({executor.candidates(sub, pool)}) AS c")
+    names = [d[0] for d in cur.description]
+    cand = [dict(zip(names, r, strict=True)) for r in cur.fetchall()]
+    discards: Counter = Counter()
+    if not cand:
+        return [], discards
+    cols = t_columns(sub)
+    rows = []
+    for i, c in enumerate(cand):
+        row = {"row_id": i, "kg": pool.kg, **{r: c[r] for r in sub.roles}, **{p: c.get(p) for p in sub.parameters}}
+        _draw_parameters(sub, pool, row)
+        rows.append(row)
+    t = pa.table({c: _arrow_column([r[c] for r in rows]) for c in cols})
+    con.register("t", t)
+    try:
+        cur = con.execute(f"SELECT * FROM ({executor.gold_sql(sub)}) AS q")
+        rnames = [d[0] for d in cur.description]
+        results = {}
+        for r in cur.fetchall():
+            d = dict(zip(rnames, r, strict=True))
+            if d["row_id"] in results:
+                raise RuntimeError(f"{executor.name}: gold_sql returned several rows for row_id {d['row_id']}")
+            results[d["row_id"]] = d
+    finally:
+        con.unregister("t")
+    out = []
+    for row, c in zip(rows, cand, strict=True):
+        stratum = c["stratum"]
+        res = results.get(row["row_id"])
+        if res is None:
+            discards[(stratum, "no_result")] += 1
+            continue
+        outcome = executor.finish(sub, res)
+        if outcome.gold is None:
+            discards[(stratum, outcome.reason or "degenerate")] += 1
+            continue
+        try:
+            gold = formats.canonical(sub.answer_format, outcome.gold)
+        except formats.GoldError as exc:
+            discards[(stratum, f"invalid_gold:{exc.reason}")] += 1
+            continue
+        outcome = Outcome(gold, None, tuple(sorted(set(outcome.evidence))), dict(outcome.extras))
+        values = {k: v for k, v in row.items() if k != "row_id"}
+        order = stable_hash(pool.seed, sub.id, pool.kg, stratum, *[values[k] for k in cols[1:]])
+        out.append(Execution(sub, pool.kg, stratum, values, outcome, order))
+    return out, discards
+
+
+def replay(con: duckdb.DuckDBPyConnection, catalog: Catalog, question: Mapping[str, Any]) -> dict:
+    """Re-run a question's stored query and its executor's ``finish``: returns the canonical gold.
+
+    Raises ``RuntimeError`` when the query does not return exactly one row or the execution is now degenerate.
+    """
+    sub = catalog.sub_template(question["sub_template_id"])
+    executor = EXECUTORS[question["executor"].split("@")[0]]
+    cur = con.execute(question["query"])
+    names = [d[0] for d in cur.description]
+    rows = cur.fetchall()
+    if len(rows) != 1:
+        raise RuntimeError(f"query of {question['question_id']} returned {len(rows)} rows, expected 1")
+    outcome = executor.finish(sub, dict(zip(names, rows[0], strict=True)))
+    if outcome.gold is None:
+        raise RuntimeError(f"replay of {question['question_id']} is degenerate now: {outcome.reason}")
+    return formats.canonical(sub.answer_format, outcome.gold)
+
+
+def _fmt_param(v: Any) -> str:
+    if isinstance(v, float) and v.is_integer():
+        return str(int(v))
+    return str(v)
+
+
+def _render(text: str, sub: SubTemplate, values: Mapping, names: Mapping[str, str], extras: Mapping, marked: bool) -> str:
+    fill: dict[str, str] = {}
+    for role, rtype in sub.roles.items():
+        if roles.is_category(rtype):
+            fill[role] = roles.category_label(values[role], plural=True)
+        else:
+            fill[role] = "{" + names[values[role]] + "}" if marked else names[values[role]]
+    for p in sub.parameters:
+        fill[p] = _fmt_param(values[p])
+    for x in sub.extras:
+        fill[x] = str(extras[x])
+    return text.format(**fill)
+
+
+def _round_robin(groups: list[list[Execution]]) -> Iterable[Execution]:
+    groups = [sorted(g, key=lambda e: e.order) for g in groups]
+    for i in range(max((len(g) for g in groups), default=0)):
+        for g in groups:
+            if i < len(g):
+                yield g[i]
+
+
+def generate(
+    con: duckdb.DuckDBPyConnection,
+    catalog: Catalog,
+    kgs: Iterable[str],
+    *,
+    seed: int = DEFAULT_SEED,
+    run_id: str = "",
+    code_version: str = "",
+    cap: int = CAP,
+    only: set[str] | None = None,
+) -> Generation:
+    """Instantiate every sub-template that has an executor (or those in ``only``) for each KG.
+
+    ``only`` filters by SFID, TID or sub-template id. Rows come back sorted by ``question_id``.
+    """
+    gen = Generation()
+    seen: set[tuple[str, str]] = set()  # (text, gold) over all KGs: worldkg and osmh3kg share OSM nodes
+    for kg in kgs:
+        create_pool(con, kg)
+        pool = Pool(kg, seed)
+        by_cell: dict[tuple[str, str], list[list[Execution]]] = defaultdict(list)
+        for tpl in catalog.templates:
+            for sub in tpl.sub_templates:
+                if sub.executor not in EXECUTORS or (only and not ({sub.sfid, sub.tid, sub.id} & only)):
+                    continue
+                execs, dis = execute_sub_template(con, sub, pool)
+                for (stratum, reason), n in dis.items():
+                    gen.discards[(kg, sub.id, stratum, reason)] += n
+                per_stratum: dict[str, list[Execution]] = defaultdict(list)
+                for e in execs:
+                    per_stratum[e.stratum].append(e)
+                for stratum, group in per_stratum.items():
+                    by_cell[(tpl.tid, stratum)].append(group)
+        gen.questions += _instantiate(con, by_cell, gen.discards, seen, kg, seed, run_id, code_version, cap)
+    gen.questions.sort(key=lambda q: q["question_id"])
+    return gen
+
+
+def _instantiate(con, by_cell, discards, seen, kg, seed, run_id, code_version, cap) -> list[dict]:
+    """Per (template, stratum) cell: draw variants, render, drop duplicate (text, gold), keep ``cap``; build rows."""
+    all_execs = [e for groups in by_cell.values() for g in groups for e in g]
+    if not all_execs:
+        return []
+    info = _entity_info(con, sorted({i for e in all_execs for i in [*(e.values[r] for r in e.sub.entity_roles), *e.outcome.evidence]}))
+    chosen: list[tuple[Execution, str, str, str, str]] = []  # execution, variant id, variant text, text, gold json
+    for (tid, stratum), groups in sorted(by_cell.items()):
+        kept = 0
+        for e in _round_robin(groups):
+            if kept >= cap:
+                break
+            variant = random.Random(stable_hash(seed, tid, kg, stratum, e.order)).choice(e.sub.variants)
+            names = {i: info[i]["display_name"] for i in (e.values[r] for r in e.sub.entity_roles)}
+            text = _render(variant.text, e.sub, e.values, names, e.outcome.extras, marked=False)
+            gold_json = json.dumps(e.outcome.gold, sort_keys=True, ensure_ascii=False)
+            if (text, gold_json) in seen:
+                discards[(kg, e.sub.id, stratum, "duplicate_question")] += 1
+                continue
+            seen.add((text, gold_json))
+            chosen.append((e, variant.id, variant.text, text, gold_json))
+            kept += 1
+    triples = _gold_triples(con, [c[0] for c in chosen])
+    out = []
+    for (e, vid, vtext, text, gold_json), cited in zip(chosen, triples, strict=True):
+        sub = e.sub
+        bound_ids = [e.values[r] for r in sub.entity_roles]
+        names = {i: info[i]["display_name"] for i in bound_ids}
+        anchor = info[bound_ids[0]]
+        bindings = {r: e.values[r] for r in sub.roles}
+        params = {p: e.values[p] for p in sub.parameters}
+        executor = EXECUTORS[sub.executor]
+        out.append({
+            "question_id": "q" + stable_hash(vid, kg, json.dumps(bindings, sort_keys=True), json.dumps(params, sort_keys=True), LANG),
+            "lang": LANG, "kg": kg, "sfid": sub.sfid, "tid": sub.tid, "sub_template_id": sub.id, "variant_id": vid,
+            "text": text, "text_marked": _render(vtext, sub, e.values, names, e.outcome.extras, marked=True),
+            "answer_format": sub.answer_format, "gold": gold_json,
+            "gold_aliases": json.dumps(_aliases(e.outcome.gold, info), ensure_ascii=False),
+            "unit": formats.FORMAT_INFO[sub.answer_format].get("unit"),
+            "bindings": json.dumps(bindings, sort_keys=True, ensure_ascii=False),
+            "parameters": json.dumps({**params, **{k: e.outcome.extras[k] for k in sub.extras}}, sort_keys=True, ensure_ascii=False),
+            "executor": executor.ref,
+            "query": replay_sql(executor, sub, {"row_id": 0, **e.values}),
+            "gold_triples": json.dumps(cited, ensure_ascii=False),
+            "false_premise": False, "perturbation": None, "multimodal": False, "image_url": None,
+            "stratum": e.stratum, "income_tier": anchor["income_tier"], "density_tier": anchor["density_tier"],
+            "country_iso3": anchor["iso3"],
+            "snapshot_ids": sorted({info[i]["snapshot_id"] for i in bound_ids}),
+            "code_version": code_version, "run_id": run_id,
+        })  # fmt: skip
+    return out
+
+
+def _entity_info(con, ids: list[str]) -> dict[str, dict]:
+    con.register("_ids", pa.table({"entity_id": pa.array(ids, pa.string())}))
+    try:
+        cur = con.execute(
+            "SELECT e.entity_id, e.iri, e.name, e.display_name, e.snapshot_id, s.income_tier, s.density_tier, s.iso3 "
+            "FROM _ids i JOIN entities e USING (entity_id) LEFT JOIN entity_strata s ON s.entity_id = e.entity_id"
+        )
+        names = [d[0] for d in cur.description]
+        info = {r[0]: dict(zip(names, r, strict=True)) for r in cur.fetchall()}
+        labels = con.execute(
+            "SELECT l.entity_id, list(DISTINCT l.label ORDER BY l.label) FROM _ids i JOIN entity_labels l USING (entity_id) GROUP BY 1"
+        ).fetchall()
+    finally:
+        con.unregister("_ids")
+    for eid, labs in labels:
+        if eid in info:
+            info[eid]["labels"] = labs
+    missing = set(ids) - set(info)
+    if missing:
+        raise RuntimeError(f"executors returned unknown entity ids, e.g. {sorted(missing)[:3]}")
+    return info
+
+
+def _aliases(gold: dict, info: Mapping[str, dict]) -> list[str]:
+    """Alternative names of the entities in an entity-valued gold (for scoring), sorted."""
+    out: set[str] = set()
+    for eid in gold.get("entity_ids", []):
+        out.update(info[eid].get("labels", []))
+        out.add(info[eid]["name"])
+    return sorted(out - set(gold.get("names", [])))
+
+
+def _gold_triples(con, chosen: list[Execution]) -> list[list[list[str]]]:
+    """Per chosen execution: the cited (s, p, o) triples of its bound entities and evidence, sorted."""
+    if not chosen:
+        return []
+    rows = []
+    for idx, e in enumerate(chosen):
+        executor = EXECUTORS[e.sub.executor]
+        classes = ("label", *executor.evidence)
+        for eid in [e.values[r] for r in e.sub.entity_roles] + list(e.outcome.evidence):
+            for cls in classes:
+                rows.append((idx, eid, cls))
+    req = pa.table({"idx": pa.array([r[0] for r in rows], pa.int64()), "entity_id": pa.array([r[1] for r in rows], pa.string()),
+                    "cls": pa.array([r[2] for r in rows], pa.string())})  # fmt: skip
+    cases = " ".join(f"WHEN r.cls = '{c}' THEN ({sql})" for c, sql in PREDICATE_CLASSES.items())
+    con.register("_req", req)
+    try:
+        found = con.execute(
+            f"SELECT DISTINCT r.idx, x.s, x.p, x.o FROM _req r JOIN entity_triples x ON x.entity_id = r.entity_id "
+            f"WHERE CASE {cases} ELSE FALSE END ORDER BY r.idx, x.s, x.p, x.o"
+        ).fetchall()
+    finally:
+        con.unregister("_req")
+    out: list[list[list[str]]] = [[] for _ in chosen]
+    for idx, s, p, o in found:
+        out[idx].append([s, p, o])
+    return out
+
+
+def template_rows(catalog: Catalog) -> list[dict]:
+    return catalog_rows(catalog, set(EXECUTORS))
+
+
+def write_questions(con: duckdb.DuckDBPyConnection, gen: Generation) -> int:
+    """Replace ``questions_en`` and ``question_discards`` in one transaction; rows in question_id order."""
+    from mgqa_platform.warehouse import transaction
+
+    cols = {c: [q[c] for q in gen.questions] for c in QUESTION_COLUMNS}
+    table = pa.table({c: pa.array(v, pa.list_(pa.string()) if c == "snapshot_ids" else (pa.bool_() if c in ("false_premise", "multimodal") else pa.string())) for c, v in cols.items()})
+    dis = sorted(gen.discards.items(), key=lambda kv: tuple(str(x) for x in kv[0]))
+    dtable = pa.table({
+        "kg": pa.array([k[0] for k, _ in dis], pa.string()), "sub_template_id": pa.array([k[1] for k, _ in dis], pa.string()),
+        "stratum": pa.array([k[2] for k, _ in dis], pa.string()), "reason": pa.array([k[3] for k, _ in dis], pa.string()),
+        "n": pa.array([n for _, n in dis], pa.int64()),
+    })  # fmt: skip
+    con.register("_q", table)
+    con.register("_d", dtable)
+    try:
+        with transaction(con):
+            con.execute("DELETE FROM questions_en")
+            con.execute(f"INSERT INTO questions_en SELECT {', '.join(QUESTION_COLUMNS)} FROM _q ORDER BY question_id")
+            con.execute("DELETE FROM question_discards")
+            con.execute("INSERT INTO question_discards SELECT * FROM _d ORDER BY kg, sub_template_id, stratum, reason")
+    finally:
+        con.unregister("_q")
+        con.unregister("_d")
+    return len(gen.questions)
+
+
+def write_templates(con: duckdb.DuckDBPyConnection, catalog: Catalog) -> int:
+    """Replace the ``templates`` table with one row per English variant of the catalog."""
+    from mgqa_platform.warehouse import transaction
+
+    rows = template_rows(catalog)
+    cols = list(rows[0])
+    table = pa.table({c: [r[c] for r in rows] for c in cols})
+    con.register("_t", table)
+    try:
+        with transaction(con):
+            con.execute("DELETE FROM templates")
+            con.execute(f"INSERT INTO templates ({', '.join(cols)}) SELECT {', '.join(cols)} FROM _t")
+    finally:
+        con.unregister("_t")
+    return len(rows)

@@ -1,0 +1,101 @@
+"""Role types: which entities (or categories) may fill a template placeholder.
+
+Each role type is a SQL predicate over an ``entities`` row aliased ``e`` (the question pool adds the
+strata columns). Category role types bind a *category* (``pharmacy``), rendered in the plural
+("pharmacies"), and require at least ``MIN_CATEGORY_MEMBERS`` members in the KG.
+"""
+
+from __future__ import annotations
+
+SETTLEMENT_CATEGORIES = ("city", "town", "village", "hamlet", "suburb", "neighbourhood", "quarter", "locality", "isolated_dwelling", "place")
+ROAD_CATEGORIES = ("road", "highway", "primary", "secondary", "tertiary", "residential", "trunk", "motorway", "street")
+REGION_CATEGORIES = ("administrative_region", "boundary", "county", "city_block", "place", "suburb", "neighbourhood", "island")
+
+_IN = lambda values: "(" + ", ".join(f"'{v}'" for v in values) + ")"  # noqa: E731
+
+ROLE_TYPES: dict[str, str] = {
+    # points that are not events: shops, amenities, places, schools ...
+    "poi": "e.geom_kind = 'point' AND e.valid_from IS NULL",
+    # named settlements and localities (points)
+    "place": f"e.geom_kind = 'point' AND e.category IN {_IN(SETTLEMENT_CATEGORIES)}",
+    # any line (roads, rails, rivers)
+    "line": "e.geom_kind = 'line' AND e.valid_from IS NULL",
+    "road": f"e.geom_kind = 'line' AND e.category IN {_IN(ROAD_CATEGORIES)}",
+    # any polygon that is not an event footprint
+    "polygon": "e.geom_kind = 'polygon' AND e.valid_from IS NULL",
+    # polygons that partition space: administrative regions, blocks, named areas
+    "region": f"e.geom_kind = 'polygon' AND e.valid_from IS NULL AND e.category IN {_IN(REGION_CATEGORIES)}",
+    # lines or polygons (things with extent)
+    "extended": "e.geom_kind IN ('line', 'polygon') AND e.valid_from IS NULL",
+    # anything that is not an event
+    "feature": "e.valid_from IS NULL",
+    # events with a time (earthquakes, fires)
+    "event": "e.valid_from IS NOT NULL",
+    "event_point": "e.valid_from IS NOT NULL AND e.geom_kind = 'point'",
+    "event_area": "e.valid_from IS NOT NULL AND e.geom_kind = 'polygon'",
+    # category roles: bind a category of the given geometry kind
+    "category_poi": "e.geom_kind = 'point' AND e.valid_from IS NULL",
+    "category_line": "e.geom_kind = 'line' AND e.valid_from IS NULL",
+    "category_polygon": "e.geom_kind = 'polygon' AND e.valid_from IS NULL",
+    "category_feature": "e.valid_from IS NULL",
+}
+
+MIN_CATEGORY_MEMBERS = 3
+
+
+def is_category(role_type: str) -> bool:
+    return role_type.startswith("category_")
+
+
+def predicate(role_type: str, alias: str = "e") -> str:
+    """The SQL predicate of ``role_type`` over a row aliased ``alias``."""
+    try:
+        sql = ROLE_TYPES[role_type]
+    except KeyError:
+        raise KeyError(f"unknown role type {role_type!r}") from None
+    return sql.replace("e.", f"{alias}.")
+
+
+# OSM values that are not countable nouns on their own (amenity=fuel, amenity=police ...)
+NOUN_FOR = {"fuel": "fuel station", "police": "police station", "parking": "car park", "drinking_water": "drinking-water point",
+            "social_facility": "social facility", "townhall": "town hall", "atm": "ATM"}  # fmt: skip
+# shop=* values that already name a kind of shop; every other shop value reads "<value> shop" (shop=clothes)
+SHOP_NOUNS = {"supermarket", "bakery", "butcher", "kiosk", "mall", "florist", "hairdresser", "greengrocer", "chemist",
+              "department_store", "optician", "boutique", "tailor", "pawnbroker", "laundry", "dry_cleaning"}  # fmt: skip
+
+
+def category_noun(category: str) -> str:
+    """The singular English noun of a normalized category: ``fuel`` -> ``fuel station``, ``clothes`` (a shop=*
+    value) -> ``clothes shop``, ``place_of_worship`` -> ``place of worship``."""
+    from mgqa_platform.kg.osm_features import key_for_value
+
+    if category in NOUN_FOR:
+        return NOUN_FOR[category]
+    words = category.replace("_", " ").strip()
+    if key_for_value(category) == "shop" and category not in SHOP_NOUNS and not words.endswith(("shop", "store")):
+        return words + " shop"
+    return words
+
+
+def category_label(category: str, plural: bool = True) -> str:
+    """English label of a normalized category: ``place_of_worship`` -> ``places of worship``,
+    ``convenience`` -> ``convenience shops``, ``pharmacy`` -> ``pharmacies``."""
+    words = category_noun(category)
+    if not plural:
+        return words
+    head, sep, tail = words.partition(" of ")
+    return _plural(head) + (sep + tail if sep else "")
+
+
+def _plural(words: str) -> str:
+    parts = words.split(" ")
+    last = parts[-1]
+    if last.isupper():  # acronyms: ATMs
+        last += "s"
+    elif last.endswith(("s", "x", "z", "ch", "sh")):
+        last += "es"
+    elif last.endswith("y") and last[-2:-1] not in tuple("aeiou"):
+        last = last[:-1] + "ies"
+    else:
+        last += "s"
+    return " ".join([*parts[:-1], last])

@@ -1,0 +1,60 @@
+"""A tiny, hand-made world for executor tests: entities with strata, labels and source triples.
+
+``add(con, "worldkg:1", "Cafe A", "cafe", "POINT(-51.22 -30.03)")`` inserts one entity the way the
+conversion stage would (geometry kind, representative point and H3 cells from mgqa_platform.geometry),
+its stratum row, an English label and three source triples (type, label, WKT).
+Coordinates are WKT in EPSG:4326, (lon lat) order.
+"""
+
+from __future__ import annotations
+
+import json
+
+import duckdb
+
+from mgqa_platform import geometry
+from mgqa_platform.questions.executor import Pool
+from mgqa_platform.questions.generate import create_pool
+
+RDF_TYPE = "http://www.w3.org/1999/02/22-rdf-syntax-ns#type"
+LABEL = "http://www.w3.org/2000/01/rdf-schema#label"
+AS_WKT = "http://www.opengis.net/ont/geosparql#asWKT"
+HAS_GEOMETRY = "http://www.opengis.net/ont/geosparql#hasGeometry"
+
+
+def add(
+    con: duckdb.DuckDBPyConnection,
+    entity_id: str,
+    name: str,
+    category: str,
+    wkt: str,
+    *,
+    stratum: str = "UMC/high",
+    iso3: str = "BRA",
+    valid_from: str | None = None,
+    valid_to: str | None = None,
+    attributes: dict | None = None,
+    display_name: str | None = None,
+    image_url: str | None = None,
+) -> None:
+    kg, local = entity_id.split(":", 1)
+    g = geometry.parse_wkt(wkt)
+    lon, lat = geometry.representative_lonlat(g)
+    cells = [geometry.point_cell(lon, lat, r) for r in (3, 5, 7, 9)]
+    iri = f"http://example.org/{kg}/{local}"
+    con.execute(
+        "INSERT INTO entities VALUES (?, ?, ?, ?, ?, ?, ?, ST_GeomFromText(?), ?, ?, ?, ?, ?, NULL, ?, ?, ?, ?)",
+        [entity_id, kg, iri, name, display_name or name, category, [category], g.wkt, geometry.geom_kind(g), lon, lat, cells,
+         image_url, valid_from, valid_to, json.dumps(attributes) if attributes else None, f"{kg}-test"],
+    )  # fmt: skip
+    income, density = stratum.split("/") if stratum else (None, None)
+    con.execute("INSERT INTO entity_strata VALUES (?, ?, ?, ?, ?, NULL, ?, NULL)", [entity_id, kg, iso3, income, density, stratum])
+    con.execute("INSERT INTO entity_labels VALUES (?, ?, 'eng', ?, FALSE)", [entity_id, kg, name])
+    for s, p, o in ((iri, RDF_TYPE, f"http://example.org/class/{category}"), (iri, LABEL, name), (iri, HAS_GEOMETRY, iri + "/geom"), (iri + "/geom", AS_WKT, wkt)):
+        con.execute("INSERT INTO entity_triples VALUES (?, ?, ?, ?, ?)", [entity_id, kg, s, p, o])
+
+
+def pool(con: duckdb.DuckDBPyConnection, kg: str = "worldkg", seed: int = 7, per_stratum: int = 90) -> Pool:
+    """Create the ``pool`` view for ``kg`` and return the matching :class:`Pool`."""
+    create_pool(con, kg)
+    return Pool(kg, seed, per_stratum)
