@@ -30,6 +30,8 @@ ALL_ASSETS = [
     strata.strata_coverage,
     questions.templates,
     questions.questions_en,
+    questions.split_small,
+    questions.question_distribution,
 ]
 
 #: What `mgqa build` materializes, in order: KG-independent strata inputs, then per KG partition the KG
@@ -54,7 +56,8 @@ coverage_job = dg.define_asset_job("strata_coverage_report", selection=COVERAGE)
 questions_job = dg.define_asset_job(
     "build_questions_en",
     selection=QUESTIONS,
-    description="Load the template catalog and instantiate the English questions with execution-based gold over all KGs.",
+    description="Load the template catalog, instantiate the English questions with execution-based gold over all KGs "
+    "(with false premises and the multimodal slice), draw the small split and report the distribution.",
 )
 intake_job = dg.define_asset_job(
     "register_osm_snapshot",

@@ -9,6 +9,7 @@ from data_quality import questions as checks
 from data_quality.checks import check_specs, run_checks
 from mgqa_platform import settings
 from mgqa_platform.questions import executors  # noqa: F401  (registers the executors)
+from mgqa_platform.questions import distribution, splits
 from mgqa_platform.questions.catalog import default_catalog
 from mgqa_platform.questions.executor import EXECUTORS
 from mgqa_platform.questions.generate import CAP, DEFAULT_SEED, generate, write_questions, write_templates
@@ -95,7 +96,55 @@ def questions_en(context: dg.AssetExecutionContext, config: QuestionsConfig, war
                 "per_stratum": dg.MetadataValue.json(dict(q("SELECT stratum, count(*) FROM questions_en GROUP BY 1 ORDER BY 1"))),
                 "per_template": dg.MetadataValue.json(dict(q("SELECT tid, count(*) FROM questions_en GROUP BY 1 ORDER BY 1"))),
                 "discards_by_reason": dg.MetadataValue.json(dict(q("SELECT reason, sum(n)::BIGINT FROM question_discards GROUP BY 1 ORDER BY 2 DESC"))),
+                "false_premise": q("SELECT count(*) FROM questions_en WHERE false_premise")[0][0],
+                "multimodal": q("SELECT count(*) FROM questions_en WHERE multimodal")[0][0],
                 "catalog_version": default_catalog().version,
             }
         )  # fmt: skip
         yield from run_checks(con, None, QUESTIONS_EN, checks.QUESTION_CHECKS)
+
+
+SPLIT_SMALL = dg.AssetKey("split_small")
+QUESTION_DISTRIBUTION = dg.AssetKey("question_distribution")
+
+
+@dg.asset(
+    key=SPLIT_SMALL,
+    deps=[QUESTIONS_EN],
+    group_name="questions",
+    kinds={"duckdb"},
+    check_specs=check_specs(SPLIT_SMALL, checks.SPLIT_CHECKS),
+    automation_condition=dg.AutomationCondition.eager(),
+    description=f"The small split: at most {splits.SMALL_PER_CELL} questions per (KG, SFID) cell of the large split, by a seeded hash.",
+)
+def split_small(config: QuestionsConfig, warehouse: WarehouseResource):
+    with warehouse.get_connection() as con:
+        n = splits.write_small_split(con, config.seed)
+        per = con.execute("SELECT kg || '/' || sfid, count(*) FROM split_small GROUP BY 1 ORDER BY 1").fetchall()
+        yield dg.MaterializeResult(metadata={"dagster/row_count": n, "per_kg_sfid": dg.MetadataValue.json(dict(per))})
+        yield from run_checks(con, None, SPLIT_SMALL, checks.SPLIT_CHECKS)
+
+
+@dg.asset(
+    key=QUESTION_DISTRIBUTION,
+    deps=[QUESTIONS_EN, SPLIT_SMALL],
+    group_name="questions",
+    kinds={"duckdb", "markdown"},
+    automation_condition=dg.AutomationCondition.eager(),
+    description="Distribution of the English questions: per strata cell and country (Table 2), per (KG, SFID) with the small "
+    "split (Table 7), per answer format (Fig. 6), false-premise and multimodal counts. Also written to $MGQA_HOME/reports/.",
+)
+def question_distribution(warehouse: WarehouseResource) -> dg.MaterializeResult:
+    with warehouse.get_connection() as con:
+        r = distribution.report(con)
+    text = distribution.markdown(r)
+    out = settings.home() / "reports" / "question_distribution.md"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(text + "\n", encoding="utf-8")
+    return dg.MaterializeResult(
+        metadata={
+            "report": dg.MetadataValue.md(text), "path": dg.MetadataValue.path(str(out)), "questions": r["total"],
+            "false_premise": r["false_premise"], "multimodal": r["multimodal"], "small_split": r["small_total"],
+            "countries": r["countries"],
+        }
+    )  # fmt: skip

@@ -17,6 +17,9 @@ from data_quality.checks import Check, result
 from mgqa_platform.questions import formats
 from mgqa_platform.questions.catalog import SFIDS, default_catalog
 from mgqa_platform.questions.generate import replay
+from mgqa_platform.questions.multimodal import IMAGE_PHRASE
+from mgqa_platform.questions.multimodal import KGS as MULTIMODAL_KGS
+from mgqa_platform.questions.splits import SMALL_PER_CELL
 
 EXPECTED_TIDS = 65
 REPLAYS_PER_SUB_TEMPLATE = 2
@@ -85,6 +88,51 @@ def _replays(con, _):
     return result(gx.run_suite(df, "questions_replay", gx.in_set("reproduces", [True])), extra={"replayed": len(df)})
 
 
+def _rows(con, where: str) -> list[dict]:
+    cur = con.execute(f"SELECT * FROM questions_en WHERE {where} ORDER BY question_id")
+    names = [d[0] for d in cur.description]
+    return [dict(zip(names, r, strict=True)) for r in cur.fetchall()]
+
+
+def _false_premises_are_false(con, _):
+    """Every false-premise question: its stored premise query, re-run, shows the premise failing."""
+    catalog = default_catalog()
+    out = []
+    for q in _rows(con, "false_premise"):
+        try:
+            ok = replay(con, catalog, q) == formats.REJECTION and q["perturbation"] is not None
+        except Exception:  # a premise that holds again, or a query that fails
+            ok = False
+        out.append({"question_id": q["question_id"], "premise_is_false": ok})
+    df = pd.DataFrame(out, columns=["question_id", "premise_is_false"])
+    return result(gx.run_suite(df, "false_premises", gx.in_set("premise_is_false", [True])), extra={"false_premise_questions": len(df)})
+
+
+def _false_premise_share(con, _):
+    n, fp = con.execute("SELECT count(*) FILTER (WHERE NOT multimodal), count(*) FILTER (WHERE false_premise) FROM questions_en").fetchone()
+    df = pd.DataFrame({"share": [fp / n if n else 0.0]})
+    return result(gx.run_suite(df, "false_premise_share", gx.values_between("share", 0.05, 0.10)), warn=True, extra={"false_premise": int(fp), "text_questions": int(n)})
+
+
+def _multimodal_rows(con, _):
+    df = con.execute(
+        f"SELECT question_id, kg, image_url, contains(text, '{IMAGE_PHRASE}') AS names_the_image, NOT false_premise AS true_premise "
+        "FROM questions_en WHERE multimodal"
+    ).df()
+    exps = gx.not_null("image_url") + gx.in_set("kg", MULTIMODAL_KGS) + gx.in_set("names_the_image", [True]) + gx.in_set("true_premise", [True])
+    return result(gx.run_suite(df, "multimodal_slice", exps), extra={"multimodal_questions": len(df)})
+
+
+def _small_split(con, _):
+    df = con.execute(
+        "SELECT s.kg, s.sfid, count(*) AS n, count(q.question_id) AS in_large FROM split_small s "
+        "LEFT JOIN questions_en q USING (question_id) GROUP BY 1, 2"
+    ).df()
+    df["all_in_large"] = df["n"] == df["in_large"]
+    exps = gx.values_between("n", 1, SMALL_PER_CELL) + gx.in_set("all_in_large", [True])
+    return result(gx.run_suite(df, "small_split", exps), extra={"small_split": int(df["n"].sum()) if len(df) else 0})
+
+
 def _every_implemented_template_yields(con, _):
     implemented = {s.tid for s in default_catalog().sub_templates if s.executor}
     have = dict(con.execute("SELECT tid, count(*) FROM questions_en GROUP BY tid").fetchall())
@@ -99,4 +147,8 @@ QUESTION_CHECKS = (
     Check("query_and_gold_triples", True, "every question has a query, an executor, bindings, >= 1 gold triple and a snapshot id", _provenance),
     Check("gold_replays", True, f"re-running the stored query of {REPLAYS_PER_SUB_TEMPLATE} seeded questions per sub-template reproduces the gold", _replays),
     Check("templates_yield_questions", False, "every template with an executor yields at least one question on these inputs", _every_implemented_template_yields),
+    Check("false_premises_are_false", True, "re-running each false-premise question's premise query shows the premise failing", _false_premises_are_false),
+    Check("false_premise_share", False, "false-premise questions are 5-10% of the text questions (paper: 7.8%)", _false_premise_share),
+    Check("multimodal_slice_valid", True, "multimodal rows: WorldKG/OSMH3KG, an image link, the entity named by the image phrase, true premise", _multimodal_rows),
 )
+SPLIT_CHECKS = (Check("small_split_cells", True, f"1..{SMALL_PER_CELL} questions per (KG, SFID) cell, all of them in the large split", _small_split),)

@@ -74,6 +74,10 @@ def _questions_section(con: duckdb.DuckDBPyConnection) -> list[str]:
         out.append(f"  | {sfid} | {tids[sfid]} | " + " | ".join(f"{n:,}" for n in row) + f" | {sum(row):,} |")
     total = [sum(n for (s, k), n in counts.items() if k == kg) for kg in kgs]
     out.append("  | total | " + f"{sum(tids.values())} | " + " | ".join(f"{n:,}" for n in total) + f" | {sum(total):,} |")
+    fp, mm = _rows(con, "SELECT count(*) FILTER (WHERE false_premise), count(*) FILTER (WHERE multimodal) FROM questions_en")[0]
+    out.append(f"  false-premise questions {fp:,}; multimodal slice {mm:,}")
+    if _table_exists(con, "split_small"):
+        out.append(f"  small split {_rows(con, 'SELECT count(*) FROM split_small')[0][0]:,} questions (at most 200 per KG and SFID)")
     fmts = _rows(con, "SELECT answer_format, count(*) FROM questions_en GROUP BY 1 ORDER BY 2 DESC, 1")
     out.append("  answer formats: " + ", ".join(f"{f} {n:,}" for f, n in fmts))
     dis = _rows(con, "SELECT reason, sum(n)::BIGINT FROM question_discards GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT 8")

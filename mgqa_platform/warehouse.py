@@ -243,6 +243,9 @@ CREATE TABLE IF NOT EXISTS questions_en (
     stratum VARCHAR, income_tier VARCHAR, density_tier VARCHAR, country_iso3 VARCHAR,
     snapshot_ids VARCHAR[], code_version VARCHAR, run_id VARCHAR
 );
+CREATE TABLE IF NOT EXISTS split_small (
+    question_id VARCHAR NOT NULL, kg VARCHAR NOT NULL, sfid VARCHAR NOT NULL
+);
 CREATE TABLE IF NOT EXISTS question_discards (
     kg VARCHAR NOT NULL, sub_template_id VARCHAR NOT NULL, stratum VARCHAR, reason VARCHAR NOT NULL, n BIGINT NOT NULL
 );

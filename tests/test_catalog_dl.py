@@ -123,16 +123,21 @@ def test_sub_template_shape(docs, subs):
         for tpl in doc["templates"]:
             ids = [raw["id"] for raw in tpl["sub_templates"]]
             assert ids == [f"{tpl['tid']}.{n}" for n in range(1, len(ids) + 1)]
-            assert 1 <= len(ids) <= 3, tpl["tid"]
-    assert 80 <= len(subs) <= 90
+            assert 1 <= len(ids) <= 5, tpl["tid"]
+    assert 80 <= len(subs) <= 110
     mean = sum(len(s.variants) for s in subs) / len(subs)
-    assert 2.2 <= mean <= 2.6, mean
+    assert 2.0 <= mean <= 3.0, mean
 
 
-def test_executor_null_with_planned_name(subs):
+def test_every_sub_template_has_a_registered_executor(subs):
+    """Part 2 built them all: each sub-template names a registered executor (its plan is kept for the record)."""
+    from mgqa_platform.questions.executor import EXECUTORS
+    from mgqa_platform.questions.generate import generate  # noqa: F401  (registers the executors)
+
     for s in subs:
-        assert s.executor is None, s.id
-        assert PLANNED_RE.match(str(s.conventions.get("planned_executor"))), s.id
+        assert s.executor in EXECUTORS, s.id
+        planned = s.conventions.get("planned_executor")
+        assert planned is None or PLANNED_RE.match(str(planned)), s.id
 
 
 def test_placeholders_roles_parameters(subs):
@@ -153,7 +158,7 @@ def test_placeholders_roles_parameters(subs):
         if s.premise:
             assert set(catalog.placeholders(s.premise)) <= declared, s.id
         for key, value in s.conventions.items():
-            if _num(value):
+            if _num(value) and not key.endswith("offset_deg"):  # angular offsets may be negative
                 assert value >= 0, (s.id, key)
 
 
@@ -202,7 +207,7 @@ def test_metric_definitions(subs):
     for s in by_tid["K05"]:
         assert _num(s.conventions["min_area_kept"]) and "Douglas-Peucker" in s.conventions["simplification"]
         metric = s.parameters["irregularity_metric"]
-        assert len(metric) == 1 and metric[0].replace(" ", "_") in s.conventions
+        assert metric and all(m.replace(" ", "_") in s.conventions for m in metric), s.id  # each metric is defined
     for tid in ("J01", "J04", "F04"):
         for s in by_tid[tid]:
             assert "azimuth" in (s.conventions.get("azimuth", "") + s.conventions.get("direction", ""))

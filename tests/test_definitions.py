@@ -14,7 +14,7 @@ def test_asset_graph_snapshot():
         ["osm_pbf_files", "kwg_query_results", "usgs_earthquakes", "osm_snapshot", "kg_native",
          "entities", "entity_labels", "entity_triples", "quarantine",
          "natural_earth_countries", "world_bank_income", "countries", "population_raster", "density_cells",
-         "entity_country", "entity_density", "entity_strata", "strata_coverage", "templates", "questions_en"]
+         "entity_country", "entity_density", "entity_strata", "strata_coverage", "templates", "questions_en", "split_small", "question_distribution"]
     )  # fmt: skip
     groups = {k.to_user_string(): graph.get(k).group_name for k in graph.materializable_asset_keys}
     assert groups == {
@@ -22,7 +22,7 @@ def test_asset_graph_snapshot():
         "entity_labels": "kg_conversion", "entity_triples": "kg_conversion", "quarantine": "kg_conversion",
         "countries": "strata", "population_raster": "strata", "density_cells": "strata", "entity_country": "strata",
         "entity_density": "strata", "entity_strata": "strata", "strata_coverage": "strata",
-        "templates": "questions", "questions_en": "questions",
+        "templates": "questions", "questions_en": "questions", "split_small": "questions", "question_distribution": "questions",
     }  # fmt: skip
     # lineage: conversion <- native KG <- latest OSM snapshot + the KWG inputs
     parents = {k.to_user_string() for k in graph.get(definitions.kg_build.kg_native.key).parent_keys}
@@ -38,6 +38,7 @@ def test_checks_partitions_jobs_sensors():
         "unique_entity_ids", "valid_geometries", "non_empty_names", "known_categories", "entity_count_in_range", "display_names_unique",
         "countries_valid", "tercile_breaks_increasing", "density_tiers_valid", "country_or_reason", "strata_domains", "all_income_tiers_present",
         "catalog_complete", "gold_validates", "no_duplicate_question_gold", "query_and_gold_triples", "gold_replays", "templates_yield_questions",
+        "false_premises_are_false", "false_premise_share", "multimodal_slice_valid", "small_split_cells",
     ])  # fmt: skip
     # the strata of an entity depend on its country and its density cell
     parents = {k.to_user_string() for k in graph.get(dg.AssetKey("entity_strata")).parent_keys}

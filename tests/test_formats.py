@@ -317,3 +317,14 @@ def test_date_digits_must_be_ascii():
 def test_invalid_gold_raises_in_score():
     with pytest.raises(F.GoldError):
         F.score("count", {"value": 1}, {"value": -1})
+
+
+def test_rejection_is_the_false_premise_gold_of_every_format():
+    from mgqa_platform.questions.formats import FORMATS, REJECTION, canonical, render, score
+
+    for fmt in FORMATS:
+        assert canonical(fmt, {"rejected": True}) == REJECTION
+        assert score(fmt, REJECTION, REJECTION) == (1, 0.0)
+    assert score("distance", {"value": 3.0, "unit": "km"}, REJECTION) == (0, 1.0)  # answering a false premise
+    assert score("distance", REJECTION, {"value": 3.0, "unit": "km"}) == (0, 1.0)  # refusing a true one
+    assert "premise" in render("set", REJECTION)

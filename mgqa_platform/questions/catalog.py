@@ -17,6 +17,7 @@ One YAML file per spatial function (``mgqa_platform/data/templates/<SFID>.yaml``
             extras: [time_period]     # placeholders the executor fills from the data
             conventions: {distance: geodesic_wgs84, unit: km}
             premise: "entity_A lies within entity_B"  # what a false-premise perturbation breaks (optional)
+            perturb_role: entity_B    # the binding a false-premise perturbation replaces (with premise)
             variants:                 # 1-5 English wordings; ids are positions: A01.1.v1, A01.1.v2, ...
               - "What is the distance between {entity_A} and {entity_B}?"
 
@@ -68,6 +69,7 @@ class SubTemplate:
     conventions: dict
     premise: str | None
     variants: tuple[Variant, ...]
+    perturb_role: str | None = None
 
     @property
     def entity_roles(self) -> list[str]:
@@ -139,6 +141,9 @@ def _sub_template(raw: dict, tpl: dict, sfid: str, problems: list[str]) -> SubTe
         missing = set(role_map) - set(placeholders(text))
         if missing:
             problems.append(f"{where}.v{i}: roles not mentioned {sorted(missing)}")
+    perturb = raw.get("perturb_role")
+    if perturb is not None and (perturb not in role_map or not raw.get("premise")):
+        problems.append(f"{where}: perturb_role {perturb!r} must name a role of a sub-template that has a premise")
     fmt = str(raw.get("answer_format") or tpl.get("answer_format"))
     if fmt not in FORMATS:
         problems.append(f"{where}: unknown answer format {fmt!r}")
@@ -146,6 +151,7 @@ def _sub_template(raw: dict, tpl: dict, sfid: str, problems: list[str]) -> SubTe
         id=sid, tid=str(tpl.get("tid")), sfid=sfid, answer_format=fmt, executor=raw.get("executor"),
         roles=role_map, parameters=params, extras=extras, conventions=dict(raw.get("conventions") or {}),
         premise=raw.get("premise"), variants=tuple(Variant(f"{sid}.v{i}", str(t)) for i, t in enumerate(texts, 1)),
+        perturb_role=perturb,
     )  # fmt: skip
 
 

@@ -69,6 +69,14 @@ class Executor:
     def finish(self, sub: SubTemplate, row: Mapping[str, Any]) -> Outcome:
         raise NotImplementedError
 
+    # False premises (optional; see questions/false_premise.py). An executor that can test its sub-templates'
+    # premise returns SQL over ``t`` (like gold_sql, one row per row_id) and judges the row in premise_holds.
+    def premise_sql(self, sub: SubTemplate) -> str | None:
+        return None
+
+    def premise_holds(self, sub: SubTemplate, row: Mapping[str, Any]) -> bool:
+        return bool(row["holds"])
+
     @property
     def ref(self) -> str:
         return f"{self.name}@{self.version}"
@@ -144,11 +152,13 @@ def t_columns(sub: SubTemplate) -> list[str]:
     return ["row_id", "kg", *sub.roles, *sub.parameters]
 
 
-def replay_sql(executor: Executor, sub: SubTemplate, values: Mapping[str, Any]) -> str:
-    """The standalone query of one question: ``gold_sql`` with ``t`` bound to one row of ``values``."""
+def replay_sql(executor: Executor, sub: SubTemplate, values: Mapping[str, Any], sql: str | None = None) -> str:
+    """The standalone query of one question: ``gold_sql`` (or ``sql``, e.g. the premise query) with ``t``
+    bound to one row of ``values``."""
     cols = t_columns(sub)
     row = ", ".join(sql_literal(values[c]) for c in cols)
-    return f"WITH t({', '.join(cols)}) AS (VALUES ({row}))\nSELECT * FROM (\n{executor.gold_sql(sub).strip()}\n) AS q"
+    body = (sql or executor.gold_sql(sub)).strip()
+    return f"WITH t({', '.join(cols)}) AS (VALUES ({row}))\nSELECT * FROM (\n{body}\n) AS q"
 
 
 def stable_hash(*parts: Any, n: int = 16) -> str:

@@ -303,12 +303,23 @@ _CANON = {  # format -> (allowed keys, builder(dict, allow_empty))
 }
 
 
+#: The gold of a false-premise question, whatever the template's format: the right answer is to reject the
+#: question's premise (paper §3.4). A prediction rejects with the same dict.
+REJECTION = {"rejected": True}
+
+
+def is_rejection(answer: Any) -> bool:
+    return isinstance(answer, dict) and answer == REJECTION
+
+
 def canonical(fmt: str, gold: dict, *, allow_empty: bool = False) -> dict:
     """Validate ``gold`` for format ``fmt`` and return its canonical dict (idempotent).  Keys the
     format does not define are refused (``unexpected_key``); ``allow_empty`` only matters for sets.
-    Raises GoldError."""
+    :data:`REJECTION` is valid for every format (false-premise golds). Raises GoldError."""
     _need(fmt in _CANON, "unknown_format", fmt)
     _need(isinstance(gold, dict), "not_a_dict", gold)
+    if is_rejection(gold):
+        return dict(REJECTION)
     keys, build = _CANON[fmt]
     _need(set(gold) <= keys, "unexpected_key", ",".join(sorted(set(gold) - keys)))
     return build(gold, allow_empty)
@@ -331,6 +342,8 @@ def _cell_text(c: dict) -> str:
 def render(fmt: str, gold: dict) -> str:
     """Short English text for a gold answer, e.g. ``"12.345 km"``, ``"yes"`` or ``"plausibly"``."""
     g = canonical(fmt, gold, allow_empty=True)
+    if is_rejection(g):
+        return "the question's premise does not hold"
     text = {
         "boolean": lambda: {True: "yes", False: "no"}.get(g["value"], "plausibly"),
         "entity_name": lambda: ", ".join(n or i for i, n in zip(g["entity_ids"], g["names"])),
@@ -463,6 +476,8 @@ def score(fmt: str, pred: dict, gold: dict) -> tuple[int, float]:
     e = min(1, max(angle_err / 5, radial_err / tau_distance)).  A malformed prediction scores
     (0, 1.0); an invalid gold raises GoldError (an empty gold set is accepted here)."""
     _need(fmt in _CANON, "unknown_format", fmt)
+    if is_rejection(gold) or is_rejection(pred):  # false premise: only a rejection is right, and only there
+        return (1, 0.0) if is_rejection(gold) and is_rejection(pred) else (0, 1.0)
     g = canonical(fmt, gold, allow_empty=True)
     tau = tolerance(fmt, g)
     try:

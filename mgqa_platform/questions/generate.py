@@ -144,12 +144,19 @@ def execute_sub_template(con: duckdb.DuckDBPyConnection, sub: SubTemplate, pool:
 
 
 def replay(con: duckdb.DuckDBPyConnection, catalog: Catalog, question: Mapping[str, Any]) -> dict:
-    """Re-run a question's stored query and its executor's ``finish``: returns the canonical gold.
+    """Re-run a question's stored query and its executor's ``finish``: returns the canonical gold. For a
+    false-premise question the query is the premise query: the gold is REJECTION while the premise is false.
 
     Raises ``RuntimeError`` when the query does not return exactly one row or the execution is now degenerate.
     """
     sub = catalog.sub_template(question["sub_template_id"])
     executor = EXECUTORS[question["executor"].split("@")[0]]
+    if question.get("false_premise"):
+        from mgqa_platform.questions.false_premise import premise_replay
+
+        if premise_replay(con, sub, question):
+            raise RuntimeError(f"the premise of false-premise question {question['question_id']} holds now")
+        return dict(formats.REJECTION)
     cur = con.execute(question["query"])
     names = [d[0] for d in cur.description]
     rows = cur.fetchall()
@@ -199,12 +206,16 @@ def generate(
     code_version: str = "",
     cap: int = CAP,
     only: set[str] | None = None,
+    false_premises: bool = True,
+    multimodal_slice: bool = True,
 ) -> Generation:
-    """Instantiate every sub-template that has an executor (or those in ``only``) for each KG.
+    """Instantiate every sub-template that has an executor (or those in ``only``) for each KG, then derive
+    the false-premise questions (questions/false_premise.py) and the multimodal slice (questions/multimodal.py).
 
     ``only`` filters by SFID, TID or sub-template id. Rows come back sorted by ``question_id``.
     """
     gen = Generation()
+    kgs = list(kgs)
     seen: set[tuple[str, str]] = set()  # (text, gold) over all KGs: worldkg and osmh3kg share OSM nodes
     for kg in kgs:
         create_pool(con, kg)
@@ -223,6 +234,17 @@ def generate(
                 for stratum, group in per_stratum.items():
                     by_cell[(tpl.tid, stratum)].append(group)
         gen.questions += _instantiate(con, by_cell, gen.discards, seen, kg, seed, run_id, code_version, cap)
+    if false_premises:
+        from mgqa_platform.questions import false_premise
+
+        fp, failed = false_premise.perturb(con, catalog, gen.questions, kgs, seed=seed, seen=seen, run_id=run_id, code_version=code_version)
+        for (kg, sub_id, stratum, reason), n in failed.items():
+            gen.discards[(kg, sub_id, stratum, f"false_premise:{reason}")] += n
+        gen.questions += fp
+    if multimodal_slice:
+        from mgqa_platform.questions import multimodal
+
+        gen.questions += multimodal.twins(con, gen.questions, seen)
     gen.questions.sort(key=lambda q: q["question_id"])
     return gen
 

@@ -38,6 +38,7 @@ ROLE_TYPES: dict[str, str] = {
     "category_line": "e.geom_kind = 'line' AND e.valid_from IS NULL",
     "category_polygon": "e.geom_kind = 'polygon' AND e.valid_from IS NULL",
     "category_feature": "e.valid_from IS NULL",
+    "category_event_point": "e.valid_from IS NOT NULL AND e.geom_kind = 'point'",
 }
 
 MIN_CATEGORY_MEMBERS = 3

@@ -1,7 +1,25 @@
 """Executors, one module per spatial function (SFID). Importing this package registers them all.
 
-A distance (``distance``), B containment (``containment``), C topology (``topology``),
-H grid indexing (``grid``), M reference change (``transform``), N coordinates (``coords``).
+A distance (``distance``), B containment (``containment``), C topology (``topology``), D network and path
+(``path``), E administrative hierarchy (``admin``), F comparison and ordering (``ordering``), G centrality
+(``centrality``), H grid indexing (``grid``), I spatio-temporal events (``events``), J direction
+(``direction``), K shape (``shape``), L uncertainty (``fuzzy``), M reference change (``transform``),
+N coordinates (``coords``).
 """
 
-from mgqa_platform.questions.executors import containment, coords, distance, grid, topology, transform  # noqa: F401
+from mgqa_platform.questions.executors import (  # noqa: F401
+    admin,
+    centrality,
+    containment,
+    coords,
+    direction,
+    distance,
+    events,
+    fuzzy,
+    grid,
+    ordering,
+    path,
+    shape,
+    topology,
+    transform,
+)

@@ -248,6 +248,14 @@ class BoundaryDistance(_NearestPointBase):
     name = "distance.to_boundary"
     boundary = True
 
+    def premise_sql(self, sub: SubTemplate) -> str:
+        """Premise of the ``position: inside`` sub-template: A's representative point lies in polygon B."""
+        a, b = sub.entity_roles[:2]
+        return (
+            f"SELECT t.row_id, {_contains_sql('b', 'a')} AS holds FROM t JOIN entities a ON a.entity_id = t.{a} "
+            f"JOIN entities b ON b.entity_id = t.{b}"
+        )
+
     def candidates(self, sub: SubTemplate, pool: Pool) -> str:
         a, b = sub.entity_roles[:2]
         margin = float(sub.conventions.get("search_margin_deg", 0.0))
@@ -455,6 +463,16 @@ class AggregateDistance(Executor):
     name = "distance.aggregate"
     evidence = ("geometry", "type")
     AGG = {"average": "avg_km", "minimum": "min_km", "maximum": "max_km"}
+
+    def premise_sql(self, sub: SubTemplate) -> str:
+        """Premise: at least two members of ``category_A`` lie in polygon B (a pair to aggregate over)."""
+        cat = next(r for r, t in sub.roles.items() if roles.is_category(t))
+        (b,) = sub.entity_roles[:1]
+        return (
+            f"WITH g AS (SELECT t.row_id, t.kg, t.{cat}, e.geometry, {_bbox_cols('e.geometry')} FROM t JOIN entities e ON e.entity_id = t.{b}), "
+            f"m AS ({_members_sql('g', roles.predicate(sub.roles[cat], 'm'), cat)}) "
+            "SELECT t.row_id, count(m.entity_id) >= 2 AS holds FROM t LEFT JOIN m ON m.row_id = t.row_id GROUP BY t.row_id"
+        )
 
     def candidates(self, sub: SubTemplate, pool: Pool) -> str:
         cat = next(r for r, t in sub.roles.items() if roles.is_category(t))

@@ -199,6 +199,15 @@ class SharedCellAt(_Pairs):
         values = [int(v) for v in sub.parameters[param]]
         return [search_column(target_area_km2(grid, v)) for v in values], param, values
 
+    def premise_sql(self, sub: SubTemplate) -> str:
+        return points_gold_sql(sub)
+
+    def premise_holds(self, sub: SubTemplate, row: Mapping[str, Any]) -> bool:
+        """Premise: both points fall in one cell at the parameter resolution/level."""
+        a, b = (lonlat(row, r) for r in sub.entity_roles[:2])
+        grid, res = sub.conventions["grid"], int(row[sub.conventions["parameter"]])
+        return cell_of(grid, *a, res) == cell_of(grid, *b, res)
+
     def finish(self, sub: SubTemplate, row: Mapping[str, Any]) -> Outcome:
         a, b = (lonlat(row, r) for r in sub.entity_roles[:2])
         if a == b:

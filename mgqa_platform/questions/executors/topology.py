@@ -300,6 +300,10 @@ class CrossingPoints(Executor):
         prefer = f"CASE WHEN ST_Dimension({pts}) = 0 THEN least(ST_NPoints({pts}), 2) ELSE 0 END"
         return pair_candidates_sql(pool, sub, predicate_sql("intersects", "ga", "gb"), only_true=True, symmetric=True, prefer=prefer)
 
+    def premise_sql(self, sub: SubTemplate) -> str:
+        """Premise: the two lines intersect at all."""
+        return f"SELECT t.row_id, ST_Intersects(a.geometry, b.geometry) AS holds {_pair_join(sub)}"
+
     def gold_sql(self, sub: SubTemplate) -> str:
         ok = "ST_IsValid(a.geometry) AND ST_IsValid(b.geometry)"
         return (

@@ -1,0 +1,248 @@
+"""Executors for SFID K: shape and geometry properties of polygons (templates K01-K05).
+
+One definition per measure (recorded in every sub-template's ``conventions``; F02 may import them):
+
+* area: EPSG:6933 (WGS84 equal-area cylindrical) area of all parts, holes subtracted, km2 — DuckDB
+  ``ST_Area(ST_Transform(g, 'EPSG:4326', 'EPSG:6933', always_xy := true))``; with ``always_xy`` the
+  stored (lon, lat) order is read as (x = lon, y = lat) (:func:`area_km2_sql`).
+* perimeter: WGS84 geodesic length of every ring (exterior and interior) of every part, km — DuckDB
+  ``ST_Perimeter_Spheroid``, which expects (lat, lon) coordinates, on ``ST_FlipCoordinates(g)``
+  (:func:`perimeter_km_sql`; tests cross-check it with pyproj ``Geod``).
+* compactness: Polsby-Popper ``4 * pi * area / perimeter**2`` with the two measures above (1 for a circle).
+* elongation: ``1 - minor / major`` of the sides of the minimum rotated rectangle of the geometry in a
+  local azimuthal-equidistant projection (WGS84, metres) centred on the representative point.
+* irregularity (K05) at a scale s km: the polygon in that local projection is simplified with
+  Douglas-Peucker (shapely ``simplify(s * 1000, preserve_topology=True)``); shape index = P / (2 sqrt(pi A))
+  of the simplified polygon, perimeter ratio = P(original) / P(simplified), all planar in the projection.
+
+Comparisons (K01-K03) whose two values are too close to call (``min_rel_diff`` / ``min_abs_diff`` of the
+conventions) are discarded. Candidates pair polygons of one stratum (seeded), so both entities are
+always of the same role type; the K05 scale is proposed by the candidates among the catalog's values that
+are at most ``max_scale_fraction`` of the polygon's size sqrt(area).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+import shapely
+from pyproj import Transformer
+from shapely import wkt as shapely_wkt
+
+from mgqa_platform.questions import formats
+from mgqa_platform.questions.catalog import SubTemplate
+from mgqa_platform.questions.executor import Executor, Outcome, Pool, register
+
+PAIRS_PER_ANCHOR = 3  #: K01-K03: partners proposed per sampled anchor (seeded rotation within the stratum)
+SCALES_PER_POLYGON = 2  #: K05: seeded scales proposed per sampled polygon (among those that fit it)
+
+
+# ---------------------------------------------------------------- measures (SQL)
+def area_km2_sql(g: str) -> str:
+    """SQL: EPSG:6933 area in km2 of geometry expression ``g`` (EPSG:4326, x = lon, y = lat)."""
+    return f"(ST_Area(ST_Transform({g}, 'EPSG:4326', 'EPSG:6933', always_xy := true)) / 1e6)"
+
+
+def perimeter_km_sql(g: str) -> str:
+    """SQL: WGS84 geodesic length in km of all rings of ``g`` (``ST_Perimeter_Spheroid`` reads (lat, lon))."""
+    return f"(ST_Perimeter_Spheroid(ST_FlipCoordinates({g})) / 1000.0)"
+
+
+def _measure_cols(alias: str, prefix: str, wkt: bool) -> str:
+    """SQL select-list items ``<prefix>_valid, _kind, _area, _perim[, _wkt, _lon, _lat]`` of entity ``alias``."""
+    g = f"{alias}.geometry"
+    cols = (f"ST_IsValid({g}) AS {prefix}_valid, {alias}.geom_kind AS {prefix}_kind, "
+            f"{area_km2_sql(g)} AS {prefix}_area, {perimeter_km_sql(g)} AS {prefix}_perim")
+    if wkt:
+        cols += f", ST_AsText({g}) AS {prefix}_wkt, {alias}.lon AS {prefix}_lon, {alias}.lat AS {prefix}_lat"
+    return cols
+
+
+# ---------------------------------------------------------------- measures (Python)
+def polsby_popper(area_km2: float, perimeter_km: float) -> float:
+    """Polsby-Popper compactness 4*pi*A/P^2 (A in km2, P in km); 1 for a circle."""
+    return 4.0 * math.pi * area_km2 / perimeter_km**2
+
+
+@lru_cache(maxsize=256)
+def _aeqd(lon: float, lat: float) -> Transformer:
+    return Transformer.from_crs(
+        "EPSG:4326", f"+proj=aeqd +lat_0={lat!r} +lon_0={lon!r} +datum=WGS84 +units=m +no_defs", always_xy=True
+    )
+
+
+def local_aeqd(geom: shapely.Geometry, lon: float, lat: float) -> shapely.Geometry:
+    """``geom`` (EPSG:4326, x = lon, y = lat) in the azimuthal-equidistant projection (WGS84, metres)
+    centred on (lon, lat)."""
+    tr = _aeqd(float(lon), float(lat))
+    return shapely.transform(geom, lambda xy: np.column_stack(tr.transform(xy[:, 0], xy[:, 1])))
+
+
+def elongation(geom: shapely.Geometry, lon: float, lat: float) -> float | None:
+    """1 - minor/major side of the minimum rotated rectangle of ``geom`` in the local AEQD projection
+    centred on (lon, lat); None when the rectangle is degenerate."""
+    rect = shapely.minimum_rotated_rectangle(local_aeqd(geom, lon, lat))
+    if rect.geom_type != "Polygon" or rect.area <= 0:
+        return None
+    xy = np.asarray(rect.exterior.coords)[:3]
+    s1, s2 = float(np.hypot(*(xy[1] - xy[0]))), float(np.hypot(*(xy[2] - xy[1])))
+    return 1.0 - min(s1, s2) / max(s1, s2)
+
+
+def irregularity(geom: shapely.Geometry, lon: float, lat: float, scale_km: float) -> dict[str, float] | None:
+    """Shape index and perimeter ratio of ``geom`` simplified at ``scale_km`` (Douglas-Peucker, topology
+    preserved) in the local AEQD projection centred on (lon, lat), plus the share of area kept.
+    None when the simplified polygon is empty or not polygonal."""
+    proj = local_aeqd(geom, lon, lat)
+    simple = proj.simplify(scale_km * 1000.0, preserve_topology=True)
+    if simple.is_empty or simple.area <= 0 or simple.geom_type not in ("Polygon", "MultiPolygon"):
+        return None
+    return {
+        "shape index": simple.length / (2.0 * math.sqrt(math.pi * simple.area)),
+        "perimeter ratio": proj.length / simple.length,
+        "area_kept": simple.area / proj.area,
+    }
+
+
+def _polygon_problem(row: Mapping[str, Any], prefix: str) -> str | None:
+    if row[f"{prefix}_kind"] != "polygon":
+        return "not_a_polygon"
+    if not row[f"{prefix}_valid"]:
+        return "invalid_geometry"
+    if not row[f"{prefix}_area"] or row[f"{prefix}_area"] <= 0 or not row[f"{prefix}_perim"]:
+        return "zero_area"
+    return None
+
+
+def measure(name: str, row: Mapping[str, Any], prefix: str) -> float | None:
+    """The value of measure ``name`` (area, compactness, elongation) from the ``<prefix>_*`` columns."""
+    if name == "area":
+        return float(row[f"{prefix}_area"])
+    if name == "compactness":
+        return polsby_popper(row[f"{prefix}_area"], row[f"{prefix}_perim"])
+    if name == "elongation":
+        return elongation(shapely_wkt.loads(row[f"{prefix}_wkt"]), row[f"{prefix}_lon"], row[f"{prefix}_lat"])
+    raise KeyError(f"unknown measure {name!r}")
+
+
+def too_close(sub: SubTemplate, va: float, vb: float) -> bool:
+    """Whether two measure values are too close to call: |va - vb| < max(min_abs_diff,
+    min_rel_diff * max(|va|, |vb|)) with the conventions' thresholds (missing ones are 0)."""
+    c = sub.conventions
+    tol = max(float(c.get("min_abs_diff", 0.0)), float(c.get("min_rel_diff", 0.0)) * max(abs(va), abs(vb)))
+    return abs(va - vb) < tol
+
+
+def _one_sql(sub: SubTemplate, pool: Pool) -> str:
+    a = sub.entity_roles[0]
+    return f"SELECT stratum, entity_id AS {a} FROM ({pool.sample(sub.roles[a], f'{sub.id}|{a}')})"
+
+
+# ---------------------------------------------------------------- K01-K03
+@register
+class CompareShapes(Executor):
+    """K01-K03: is A's measure (``conventions.measure``: area, compactness, elongation) larger than B's?
+
+    Candidates: per stratum, up to ``per_stratum`` seeded polygons of the role; each takes the next
+    :data:`PAIRS_PER_ANCHOR` polygons of a second seeded order of the stratum as partners (rotation, so no
+    self pairs and every polygon appears in several pairs). Discards: not a valid polygon, zero area,
+    a near tie (:func:`too_close`)."""
+
+    name = "shape.compare"
+
+    def candidates(self, sub: SubTemplate, pool: Pool) -> str:
+        a, b = sub.entity_roles[:2]
+        return (
+            f"WITH s AS ({pool.sample(sub.roles[a], f'{sub.id}|{a}')}), "
+            f"r AS (SELECT stratum, entity_id, row_number() OVER (PARTITION BY stratum ORDER BY "
+            f"{pool.order_key(f'{sub.id}|{b}', 'entity_id')}) - 1 AS pos, count(*) OVER (PARTITION BY stratum) AS n FROM s) "
+            f"SELECT DISTINCT x.stratum, x.entity_id AS {a}, y.entity_id AS {b} FROM r x CROSS JOIN range(1, {PAIRS_PER_ANCHOR + 1}) w(k) "
+            f"JOIN r y ON y.stratum = x.stratum AND y.pos = (x.pos + w.k) % x.n WHERE x.entity_id <> y.entity_id"
+        )
+
+    def gold_sql(self, sub: SubTemplate) -> str:
+        a, b = sub.entity_roles[:2]
+        wkt = sub.conventions["measure"] == "elongation"
+        return (
+            f"SELECT t.row_id, {_measure_cols('a', 'a', wkt)}, {_measure_cols('b', 'b', wkt)} "
+            f"FROM t JOIN entities a ON a.entity_id = t.{a} JOIN entities b ON b.entity_id = t.{b}"
+        )
+
+    def finish(self, sub: SubTemplate, row: Mapping[str, Any]) -> Outcome:
+        reason = _polygon_problem(row, "a") or _polygon_problem(row, "b")
+        if reason:
+            return Outcome.discard(reason)
+        va, vb = measure(sub.conventions["measure"], row, "a"), measure(sub.conventions["measure"], row, "b")
+        if va is None or vb is None:
+            return Outcome.discard("degenerate_shape")
+        if too_close(sub, va, vb):
+            return Outcome.discard("near_tie")
+        return Outcome(formats.boolean(va > vb))
+
+
+# ---------------------------------------------------------------- K04
+@register
+class Perimeter(Executor):
+    """K04: geodesic perimeter (km, WGS84) of all rings of a polygon, :func:`perimeter_km_sql`."""
+
+    name = "shape.perimeter"
+
+    def candidates(self, sub: SubTemplate, pool: Pool) -> str:
+        return _one_sql(sub, pool)
+
+    def gold_sql(self, sub: SubTemplate) -> str:
+        a = sub.entity_roles[0]
+        return f"SELECT t.row_id, {_measure_cols('a', 'a', False)} FROM t JOIN entities a ON a.entity_id = t.{a}"
+
+    def finish(self, sub: SubTemplate, row: Mapping[str, Any]) -> Outcome:
+        reason = _polygon_problem(row, "a")
+        if reason:
+            return Outcome.discard(reason)
+        if row["a_perim"] > formats.HALF_CIRCUMFERENCE_KM:
+            return Outcome.discard("distance_out_of_range")
+        return Outcome(formats.distance_km(row["a_perim"]))
+
+
+# ---------------------------------------------------------------- K05
+@register
+class Irregularity(Executor):
+    """K05: ``irregularity_metric`` (shape index | perimeter ratio) of a polygon simplified at
+    ``scale_value`` km (:func:`irregularity`). Candidates: seeded polygons per stratum, each with up to
+    :data:`SCALES_PER_POLYGON` seeded scales among the catalog values <= ``max_scale_fraction`` * sqrt(EPSG:6933
+    area in km2). Discards: not a valid polygon, the simplified polygon empty or keeping less than
+    ``min_area_kept`` of the area."""
+
+    name = "shape.irregularity"
+
+    def candidates(self, sub: SubTemplate, pool: Pool) -> str:
+        a = sub.entity_roles[0]
+        values = ", ".join(f"CAST({float(v)!r} AS DOUBLE)" for v in sub.parameters["scale_value"])
+        frac = float(sub.conventions.get("max_scale_fraction", 0.2))
+        return (
+            f"WITH s AS (SELECT stratum, entity_id, list_filter([{values}], v -> v <= {frac} * sqrt(greatest({area_km2_sql('geometry')}, 0))) AS fit "
+            f"FROM ({pool.sample(sub.roles[a], f'{sub.id}|{a}')})) "
+            f"SELECT stratum, entity_id AS {a}, scale_value FROM (SELECT stratum, entity_id, unnest(fit) AS scale_value FROM s) "
+            f"QUALIFY row_number() OVER (PARTITION BY entity_id ORDER BY {pool.order_key(sub.id + '|scale', 'entity_id', 'scale_value')}) <= {SCALES_PER_POLYGON}"
+        )
+
+    def gold_sql(self, sub: SubTemplate) -> str:
+        a = sub.entity_roles[0]
+        return (
+            f"SELECT t.row_id, t.irregularity_metric AS metric, t.scale_value, {_measure_cols('a', 'a', True)} "
+            f"FROM t JOIN entities a ON a.entity_id = t.{a}"
+        )
+
+    def finish(self, sub: SubTemplate, row: Mapping[str, Any]) -> Outcome:
+        reason = _polygon_problem(row, "a")
+        if reason:
+            return Outcome.discard(reason)
+        out = irregularity(shapely_wkt.loads(row["a_wkt"]), row["a_lon"], row["a_lat"], float(row["scale_value"]))
+        if out is None:
+            return Outcome.discard("simplified_away")
+        if out["area_kept"] < float(sub.conventions.get("min_area_kept", 0.5)):
+            return Outcome.discard("simplification_too_coarse")
+        return Outcome(formats.ratio(out[row["metric"]]))

@@ -1,0 +1,218 @@
+"""SFID J executors (direction) on tiny hand-made worlds.
+
+Independent routes: spherical great-circle bearings (plain trigonometry, no pyproj) for sectors and for the
+side of a route (sign of the bearing difference), explicit sector tables written out by hand, PROJ's own
+``+proj=aeqd`` Transformer for the azimuthal-equidistant frame, and hand-placed points along a line.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pyarrow as pa
+import pytest
+from pyproj import Transformer
+
+from mgqa_platform.questions import executors  # noqa: F401
+from mgqa_platform.questions.catalog import load_catalog
+from mgqa_platform.questions.executor import EXECUTORS
+from mgqa_platform.questions.executors.direction import aeqd_xy, positions_along, sector
+from mgqa_platform.questions.generate import execute_sub_template, generate, replay
+from tests import question_world as world
+
+CATALOG = load_catalog()
+O = (-51.0, -30.0)  # lon, lat
+R_KM = 6371.0088
+
+
+def bearing(a: tuple[float, float], b: tuple[float, float]) -> float:
+    """Initial great-circle bearing in [0, 360) from a to b (lon, lat), spherical trigonometry."""
+    p1, p2, dl = math.radians(a[1]), math.radians(b[1]), math.radians(b[0] - a[0])
+    y = math.sin(dl) * math.cos(p2)
+    x = math.cos(p1) * math.sin(p2) - math.sin(p1) * math.cos(p2) * math.cos(dl)
+    return math.degrees(math.atan2(y, x)) % 360
+
+
+def offset(km_east: float, km_north: float, origin=O) -> tuple[float, float]:
+    """A point roughly km_east / km_north away from ``origin`` (spherical small-offset formula)."""
+    lat = origin[1] + math.degrees(km_north / R_KM)
+    return origin[0] + math.degrees(km_east / (R_KM * math.cos(math.radians(origin[1])))), lat
+
+
+def wkt_point(p) -> str:
+    return f"POINT({p[0]} {p[1]})"
+
+
+CARDINAL4_WORDS = {"north": [(315, 360), (0, 45)], "east": [(45, 135)], "south": [(135, 225)], "west": [(225, 315)]}
+QUADRANTS = {"northeast": [(0, 90)], "southeast": [(90, 180)], "southwest": [(180, 270)], "northwest": [(270, 360)]}
+ROSE8 = {"N": [(337.5, 360), (0, 22.5)], "NE": [(22.5, 67.5)], "E": [(67.5, 112.5)], "SE": [(112.5, 157.5)],
+         "S": [(157.5, 202.5)], "SW": [(202.5, 247.5)], "W": [(247.5, 292.5)], "NW": [(292.5, 337.5)]}  # fmt: skip
+ROSE4 = {"N": [(315, 360), (0, 45)], "E": [(45, 135)], "S": [(135, 225)], "W": [(225, 315)]}
+
+
+def in_table(table: dict, az: float) -> str:
+    (label,) = [k for k, spans in table.items() if any(lo <= az < hi for lo, hi in spans)]
+    return label
+
+
+RING = {f"worldkg:{i}": offset(1.5 * math.sin(math.radians(10 + 40 * i)), 1.5 * math.cos(math.radians(10 + 40 * i))) for i in range(9)}
+CLUSTER = {f"worldkg:s{i}": offset(0.4 * math.sin(math.radians(5 + 60 * i)), 0.4 * math.cos(math.radians(5 + 60 * i))) for i in range(6)}
+VILLAGES = {f"worldkg:v{i}": offset(6 * math.sin(math.radians(25 + 70 * i)), 6 * math.cos(math.radians(25 + 70 * i))) for i in range(5)}
+
+
+@pytest.fixture
+def ring(con):
+    world.add(con, "worldkg:o", "Centre Cafe", "cafe", wkt_point(O))
+    for eid, p in RING.items():
+        world.add(con, eid, f"Cafe {eid[-1]}", "cafe", wkt_point(p))
+    for eid, p in CLUSTER.items():
+        world.add(con, eid, f"Shop {eid[-1]}", "convenience", wkt_point(p))
+    for eid, p in VILLAGES.items():
+        world.add(con, eid, f"Village {eid[-1]}", "village", wkt_point(p))
+    return con
+
+
+def positions(con) -> dict[str, tuple[float, float]]:
+    return {r[0]: (r[1], r[2]) for r in con.execute("SELECT entity_id, lon, lat FROM entities").fetchall()}
+
+
+# ---------------------------------------------------------------- pure helpers
+def test_sector_bins_and_edges():
+    labels = ["north", "east", "south", "west"]
+    assert sector(0.0, labels, -45) == ("north", 45.0)
+    assert sector(44.0, labels, -45) == ("north", 1.0)
+    assert sector(45.0, labels, -45) == ("east", 0.0)  # half-open: the edge belongs to the next sector
+    assert sector(359.5, labels, -45)[0] == "north"
+    assert sector(200.0, ["NE", "SE", "SW", "NW"], 0) == ("SW", 20.0)
+    assert sector(22.4, list("abcdefgh"), -22.5)[0] == "a"
+    assert sector(22.5, list("abcdefgh"), -22.5)[0] == "b"
+
+
+def test_aeqd_matches_proj():
+    """The Geod-based frame equals PROJ's ellipsoidal azimuthal-equidistant projection."""
+    tr = Transformer.from_crs("EPSG:4326", f"+proj=aeqd +lat_0={O[1]} +lon_0={O[0]} +ellps=WGS84 +units=m", always_xy=True)
+    pts = [offset(3, 4), offset(-40, 10), offset(0.01, -0.02), offset(25, -30)]
+    for (x, y), p in zip(aeqd_xy(O, pts), pts, strict=True):
+        px, py = tr.transform(*p)
+        assert x == pytest.approx(px, abs=0.01) and y == pytest.approx(py, abs=0.01)
+
+
+# ---------------------------------------------------------------- J01 / J04 on the ring world
+@pytest.mark.parametrize("sub_id,table,word_param", [
+    ("J01.1", CARDINAL4_WORDS, True), ("J01.2", QUADRANTS, True), ("J04.1", ROSE8, False), ("J04.2", ROSE8, False), ("J04.3", ROSE4, False),
+])  # fmt: skip
+def test_sectors_against_spherical_bearings(ring, sub_id, table, word_param):
+    sub = CATALOG.sub_template(sub_id)
+    execs, _ = execute_sub_template(ring, sub, world.pool(ring, "worldkg"))
+    assert execs
+    pos = positions(ring)
+    answers = set()
+    for e in execs:
+        a, b = pos[e.values["entity_A"]], pos[e.values["entity_B"]]
+        if word_param:  # J01: is A <word> of B -> bearing from B to A
+            expected = in_table(table, bearing(b, a)) == e.values["cardinal_direction"]
+            assert e.outcome.gold == {"value": expected}
+        else:  # J04: direction travelling from A to B
+            assert e.outcome.gold["value"] == in_table(table, bearing(a, b))
+        answers.add(str(e.outcome.gold["value"]))
+    assert len(answers) >= 2
+
+
+def test_cardinal_balanced_words_and_edge_discard(ring):
+    sub = CATALOG.sub_template("J01.1")
+    execs, dis = execute_sub_template(ring, sub, world.pool(ring, "worldkg"))
+    golds = [e.outcome.gold["value"] for e in execs]
+    assert True in golds and False in golds
+    ex = EXECUTORS["direction.cardinal"]
+    # A exactly north-east of B (azimuth ~45 deg): within the 2-degree margin of the north/east edge
+    a = offset(1, 1)
+    row = {"entity_A_lon": a[0], "entity_A_lat": a[1], "entity_B_lon": O[0], "entity_B_lat": O[1], "intersects": False, "cardinal_direction": "north"}
+    assert ex.finish(sub, row).reason == "near_sector_edge"
+    assert ex.finish(sub, {**row, "intersects": True}).reason == "entities_intersect"
+    a = offset(0.2, 1)
+    assert ex.finish(sub, {**row, "entity_A_lon": a[0], "entity_A_lat": a[1]}).gold == {"value": True}
+
+
+# ---------------------------------------------------------------- J02 side of route
+def test_side_of_route_known_answers():
+    sub = CATALOG.sub_template("J02.1")
+    ex = EXECUTORS["direction.side_of_route"]
+    c = offset(0, 2)  # route due north from O
+    row = {"entity_B_lon": O[0], "entity_B_lat": O[1], "entity_C_lon": c[0], "entity_C_lat": c[1]}
+
+    def side(a):
+        return ex.finish(sub, {**row, "entity_A_lon": a[0], "entity_A_lat": a[1]})
+
+    assert side(offset(-0.3, 1)).gold["value"] == "left"  # west of a northbound route
+    assert side(offset(0.3, 1)).gold["value"] == "right"
+    assert side(offset(0.03, 1)).reason == "too_close_to_route"  # 30 m < max(50 m, 2 % of 2 km)
+    assert side(offset(0.3, 2.5)).reason == "outside_route_span"
+    assert side(offset(0.3, -0.1)).reason == "outside_route_span"
+
+
+def test_side_of_route_world_against_bearing_difference(ring):
+    sub = CATALOG.sub_template("J02.1")
+    execs, _ = execute_sub_template(ring, sub, world.pool(ring, "worldkg"))
+    assert execs
+    pos = positions(ring)
+    for e in execs:
+        a, b, c = (pos[e.values[r]] for r in ("entity_A", "entity_B", "entity_C"))
+        turn = (bearing(b, a) - bearing(b, c)) % 360  # A counter-clockwise from the route -> left
+        assert e.outcome.gold["value"] == ("left" if turn > 180 else "right")
+
+
+# ---------------------------------------------------------------- J03 along a line
+LINE = "LINESTRING(-51.0 -30.0, -50.99 -30.0, -50.98 -30.0)"  # digitised west -> east, ~1.9 km
+LINE_REV = "LINESTRING(-50.98 -30.0, -50.99 -30.0, -51.0 -30.0)"
+P1, P2, P3 = (-50.998, -30.001), (-50.985, -29.999), (-50.99, -30.02)  # P3 is ~2.2 km south
+
+
+@pytest.fixture
+def river(con):
+    world.add(con, "osmh3kg:way/1", "River Road", "road", LINE)
+    world.add(con, "osmh3kg:way/2", "Back Road", "road", LINE_REV)
+    for i, p in enumerate((P1, P2, P3), 1):
+        world.add(con, f"osmh3kg:node/{i}", f"Shop {i}", "cafe", wkt_point(p))
+    return con
+
+
+def test_positions_along_by_hand():
+    (pa, da), (pb, db) = positions_along(LINE, (-50.99, -30.0), [P1, P2])
+    m_per_deg_lon = 111320 * math.cos(math.radians(30.0))  # ~96.4 km per degree at 30 S
+    assert pa == pytest.approx(0.002 * m_per_deg_lon, rel=0.01) and pb == pytest.approx(0.015 * m_per_deg_lon, rel=0.01)
+    assert da == pytest.approx(110.8, rel=0.01) and db == pytest.approx(110.8, rel=0.01)
+    assert positions_along("MULTILINESTRING((0 0, 1 0), (2 0, 3 0))", (1.5, 0.0), [(0.5, 0.0)]) is None
+
+
+def test_along_line_world(river):
+    sub = CATALOG.sub_template("J03.1")
+    ex = EXECUTORS["direction.along_line"]
+    values = {"row_id": 0, "kg": "osmh3kg", "entity_A": "osmh3kg:node/1", "entity_B": "osmh3kg:node/2", "entity_C": "osmh3kg:way/1"}
+
+    def run(sql, **over):
+        row = {**values, **over}
+        river.register("t", pa.table({k: [v] for k, v in row.items()}))
+        try:
+            cur = river.execute(sql)
+            return dict(zip([d[0] for d in cur.description], cur.fetchone(), strict=True))
+        finally:
+            river.unregister("t")
+
+    assert ex.finish(sub, run(ex.gold_sql(sub))).gold["value"] == "upstream"
+    assert ex.finish(sub, run(ex.gold_sql(sub), entity_C="osmh3kg:way/2")).gold["value"] == "downstream"
+    assert ex.finish(sub, run(ex.gold_sql(sub), entity_A="osmh3kg:node/2", entity_B="osmh3kg:node/1")).gold["value"] == "downstream"
+    assert ex.finish(sub, run(ex.gold_sql(sub), entity_B="osmh3kg:node/3")).reason == "too_far_from_line"
+    assert run(ex.premise_sql(sub))["holds"] is True
+    assert run(ex.premise_sql(sub), entity_B="osmh3kg:node/3")["holds"] is False
+    execs, _ = execute_sub_template(river, sub, world.pool(river, "osmh3kg"))
+    assert execs and all({e.values["entity_A"], e.values["entity_B"]} == {"osmh3kg:node/1", "osmh3kg:node/2"} for e in execs)
+
+
+# ---------------------------------------------------------------- generate / replay
+def test_generate_and_replay_J(ring, river):
+    gen = generate(ring, CATALOG, ["worldkg", "osmh3kg"], only={"J"})
+    tids = {q["tid"] for q in gen.questions}
+    assert {"J01", "J02", "J03", "J04"} <= tids
+    for q in gen.questions:
+        assert replay(ring, CATALOG, q) == json.loads(q["gold"])
