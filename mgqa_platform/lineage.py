@@ -49,6 +49,8 @@ def describe_question(con: duckdb.DuckDBPyConnection, question_id: str, max_trip
         f"template    {q['sfid']} / {q['tid']}" + (f" ({tpl[2]}): {tpl[1]}" if tpl else ""),
         f"  variant   {q['variant_id']}: {tpl[0] if tpl else '?'}   (catalog {tpl[3] if tpl else '?'})",
         f"  bindings  {q['bindings']}   parameters {q['parameters']}",
+        *([f"  false premise: {q['perturbation']} (the query below is the premise query; it must show the premise failing)"] if q["false_premise"] else []),
+        *([f"  multimodal: the entity is shown by {q['image_url']}"] if q["multimodal"] else []),
         f"executor    {q['executor']}"
         + (f"  ({type(executor).__module__}.{type(executor).__qualname__}: {(type(executor).__doc__ or '').strip().splitlines()[0]})" if executor else "  (not registered)"),
         "query       (DuckDB SQL; its result row goes through the executor's finish step)",

@@ -58,3 +58,17 @@ def pool(con: duckdb.DuckDBPyConnection, kg: str = "worldkg", seed: int = 7, per
     """Create the ``pool`` view for ``kg`` and return the matching :class:`Pool`."""
     create_pool(con, kg)
     return Pool(kg, seed, per_stratum)
+
+
+def run(con: duckdb.DuckDBPyConnection, sub_id: str, sql: str = "gold", kg: str = "osmh3kg", **values):
+    """Bind one tuple with VALUES (as ``mgqa lineage`` prints it) and run it: returns the executor's Outcome
+    for ``sql="gold"``, or the premise row for ``sql="premise"``."""
+    from mgqa_platform.questions.catalog import default_catalog
+    from mgqa_platform.questions.executor import EXECUTORS, replay_sql
+
+    sub = default_catalog().sub_template(sub_id)
+    ex = EXECUTORS[sub.executor]
+    query = replay_sql(ex, sub, {"row_id": 0, "kg": kg, **values}, ex.premise_sql(sub) if sql == "premise" else None)
+    cur = con.execute(query)
+    row = dict(zip([d[0] for d in cur.description], cur.fetchone(), strict=True))
+    return row if sql == "premise" else ex.finish(sub, row)

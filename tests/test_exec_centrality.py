@@ -20,8 +20,7 @@ from shapely.geometry import Point
 
 from mgqa_platform.questions import executors  # noqa: F401
 from mgqa_platform.questions.catalog import load_catalog
-from mgqa_platform.questions.executor import EXECUTORS, replay_sql
-from mgqa_platform.questions.executors.centrality import raster_centroid, scale_shift_km
+from mgqa_platform.questions.executors.centrality import raster_centroid
 from mgqa_platform.questions.generate import generate, replay
 from tests import question_world as world
 
@@ -32,12 +31,7 @@ KG = "osmh3kg"
 
 
 def run(con, sub_id: str, sql: str = "gold", kg: str = KG, **values):
-    sub = CATALOG.sub_template(sub_id)
-    ex = EXECUTORS[sub.executor]
-    query = replay_sql(ex, sub, {"row_id": 0, "kg": kg, **values}, ex.premise_sql(sub) if sql == "premise" else None)
-    cur = con.execute(query)
-    row = dict(zip([d[0] for d in cur.description], cur.fetchone(), strict=True))
-    return row if sql == "premise" else ex.finish(sub, row)
+    return world.run(con, sub_id, sql, kg, **values)
 
 
 def km(a, b) -> float:

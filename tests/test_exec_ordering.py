@@ -43,13 +43,7 @@ def rect_wkt(lon: float, lat: float, w: float, h: float) -> str:
 
 
 def run(con, sub_id: str, sql: str = "gold", kg: str = KG, **values):
-    """Bind one tuple with VALUES (as lineage prints it); return finish's Outcome, or the premise row."""
-    sub = CATALOG.sub_template(sub_id)
-    ex = EXECUTORS[sub.executor]
-    query = replay_sql(ex, sub, {"row_id": 0, "kg": kg, **values}, ex.premise_sql(sub) if sql == "premise" else None)
-    cur = con.execute(query)
-    row = dict(zip([d[0] for d in cur.description], cur.fetchone(), strict=True))
-    return row if sql == "premise" else ex.finish(sub, row)
+    return world.run(con, sub_id, sql, kg, **values)
 
 
 @pytest.fixture

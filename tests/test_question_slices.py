@@ -87,3 +87,18 @@ def test_small_split_and_distribution(con):
     assert r["countries_per_income"] == {"UMC": 1, "HIC": 1} and r["small_total"] == 10
     text = distribution.markdown(r)
     assert "| UMC |" in text and "| A | " in text and "(5)" in text and "distance" in text
+
+
+def test_lineage_of_a_false_premise_question(parks):
+    from mgqa_platform import lineage
+    from mgqa_platform.questions.generate import write_templates
+
+    con, catalog = parks, load_catalog()
+    write_templates(con, catalog)
+    true = generate(con, catalog, ["osmh3kg"], only={"A09.1"}, false_premises=False, multimodal_slice=False).questions
+    fp, _ = false_premise.perturb(con, catalog, true, ["osmh3kg"], seed=1, seen=set(), share=0.5)
+    gen = generate(con, catalog, ["osmh3kg"], only={"A09.1"}, false_premises=False, multimodal_slice=False)
+    gen.questions += fp
+    write_questions(con, gen)
+    text = lineage.describe(con, fp[0]["question_id"])
+    assert "false premise:" in text and "re-run    reproduces the stored gold" in text and "osmh3kg:way/2" in text

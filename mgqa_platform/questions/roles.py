@@ -11,20 +11,22 @@ SETTLEMENT_CATEGORIES = ("city", "town", "village", "hamlet", "suburb", "neighbo
 ROAD_CATEGORIES = ("road", "highway", "primary", "secondary", "tertiary", "residential", "trunk", "motorway", "street")
 REGION_CATEGORIES = ("administrative_region", "boundary", "county", "city_block", "place", "suburb", "neighbourhood", "island")
 
-_IN = lambda values: "(" + ", ".join(f"'{v}'" for v in values) + ")"  # noqa: E731
+def sql_in(values) -> str:
+    """SQL list literal for ``IN``: ``('a', 'b')`` (values are internal constants, never user input)."""
+    return "(" + ", ".join(f"'{v}'" for v in values) + ")"
 
 ROLE_TYPES: dict[str, str] = {
     # points that are not events: shops, amenities, places, schools ...
     "poi": "e.geom_kind = 'point' AND e.valid_from IS NULL",
     # named settlements and localities (points)
-    "place": f"e.geom_kind = 'point' AND e.category IN {_IN(SETTLEMENT_CATEGORIES)}",
+    "place": f"e.geom_kind = 'point' AND e.category IN {sql_in(SETTLEMENT_CATEGORIES)}",
     # any line (roads, rails, rivers)
     "line": "e.geom_kind = 'line' AND e.valid_from IS NULL",
-    "road": f"e.geom_kind = 'line' AND e.category IN {_IN(ROAD_CATEGORIES)}",
+    "road": f"e.geom_kind = 'line' AND e.category IN {sql_in(ROAD_CATEGORIES)}",
     # any polygon that is not an event footprint
     "polygon": "e.geom_kind = 'polygon' AND e.valid_from IS NULL",
     # polygons that partition space: administrative regions, blocks, named areas
-    "region": f"e.geom_kind = 'polygon' AND e.valid_from IS NULL AND e.category IN {_IN(REGION_CATEGORIES)}",
+    "region": f"e.geom_kind = 'polygon' AND e.valid_from IS NULL AND e.category IN {sql_in(REGION_CATEGORIES)}",
     # lines or polygons (things with extent)
     "extended": "e.geom_kind IN ('line', 'polygon') AND e.valid_from IS NULL",
     # anything that is not an event

@@ -133,7 +133,7 @@ class Components(Executor):
         return anchor_category_candidates_sql(pool, sub, b, cat, hit="ST_Covers(ae.geometry, ST_PointOnSurface(me.geometry))",
                                               only=only, per_anchor=2)
 
-    def _members_sql(self, sub: SubTemplate) -> str:
+    def members_sql(self, sub: SubTemplate) -> str:
         b, cat = sub.entity_roles[0], category_role(sub)
         return (
             f"WITH g AS (SELECT t.row_id, t.kg, t.{cat} AS category, e.entity_id AS bid, e.geometry, {bbox_sql('e.geometry')} "
@@ -148,7 +148,7 @@ class Components(Executor):
 
     def gold_sql(self, sub: SubTemplate) -> str:
         return (
-            f"{self._members_sql(sub)} SELECT t.row_id, list(struct_pack(id := x.entity_id, name := x.display_name, "
+            f"{self.members_sql(sub)} SELECT t.row_id, list(struct_pack(id := x.entity_id, name := x.display_name, "
             "share := x.share) ORDER BY x.entity_id) FILTER (WHERE x.entity_id IS NOT NULL) AS members "
             "FROM t LEFT JOIN x ON x.row_id = t.row_id GROUP BY t.row_id"
         )
@@ -156,7 +156,7 @@ class Components(Executor):
     def premise_sql(self, sub: SubTemplate) -> str:
         """``row_id, holds``: some member is inside entity_B (counting the ambiguity band, so false is certain)."""
         need = float(sub.conventions["contain_share"]) - SHARE_BAND
-        return (f"{self._members_sql(sub)} SELECT t.row_id, coalesce(bool_or(x.share >= {need}), FALSE) AS holds "
+        return (f"{self.members_sql(sub)} SELECT t.row_id, coalesce(bool_or(x.share >= {need}), FALSE) AS holds "
                 "FROM t LEFT JOIN x ON x.row_id = t.row_id GROUP BY t.row_id")
 
     def finish(self, sub: SubTemplate, row: Mapping[str, Any]) -> Outcome:
@@ -341,7 +341,7 @@ class RankedContainment(Executor):
             f"ORDER BY {pool.order_key(sub.id, 'ea', 'ec', 'category')}) <= {pool.per_stratum}"
         )
 
-    def _members_sql(self, sub: SubTemplate) -> str:
+    def members_sql(self, sub: SubTemplate) -> str:
         c, cat = sub.entity_roles[1], category_role(sub)
         return (
             f"WITH g AS (SELECT t.row_id, t.kg, t.{cat} AS category, g.geometry, {bbox_sql('g.geometry')} FROM t "
@@ -353,7 +353,7 @@ class RankedContainment(Executor):
 
     def premise_sql(self, sub: SubTemplate) -> str:
         """``row_id, holds``: entity_C contains (representative point) at least one member of category_B."""
-        return (f"{self._members_sql(sub)} SELECT t.row_id, count(x.entity_id) > 0 AS holds FROM t "
+        return (f"{self.members_sql(sub)} SELECT t.row_id, count(x.entity_id) > 0 AS holds FROM t "
                 "LEFT JOIN x ON x.row_id = t.row_id GROUP BY t.row_id")
 
     def gold_sql(self, sub: SubTemplate) -> str:
@@ -362,7 +362,7 @@ class RankedContainment(Executor):
         measure = geodesic_length_m_sql("x.geometry") if kind == "line" else area_m2_sql("x.geometry")
         rank = next(iter(sub.parameters))
         return (
-            f"{self._members_sql(sub)}, "
+            f"{self.members_sql(sub)}, "
             f"n AS (SELECT row_id, count(*) AS n FROM x GROUP BY row_id), "
             f"y AS (SELECT x.row_id, x.entity_id, {measure} AS measure, CASE WHEN n.n <= {MAX_MEMBERS} THEN "
             f"{share_outside_sql('x.geometry', 'ga.geometry', kind)} END AS share_out FROM x JOIN n USING (row_id) "

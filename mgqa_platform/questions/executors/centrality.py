@@ -37,7 +37,7 @@ from mgqa_platform.questions import formats, roles
 from mgqa_platform.questions.catalog import SubTemplate
 from mgqa_platform.questions.executor import Executor, Outcome, Pool, register
 from mgqa_platform.questions.executors.containment import seeded_int_sql
-from mgqa_platform.questions.executors.distance import _bbox_cols, _contains_sql, _inside_sql
+from mgqa_platform.questions.executors.distance import bbox_cols, contains_sql, inside_sql
 from mgqa_platform.questions.executors.grid import no_coords_in_name, point_sample
 from mgqa_platform.questions.executors.ordering import AREA_KM2_SQL, aeqd, elongation, to_local
 
@@ -158,7 +158,7 @@ def anchor_where(sub: SubTemplate) -> str:
     """Pool filter for the anchor polygon: no coordinates in the name; for the ``polygon`` role of a
     sub-template that also binds an entity_B, only polygons outside the region categories (G02.2)."""
     a = sub.entity_roles[0]
-    extra = f" AND p.category NOT IN {roles._IN(roles.REGION_CATEGORIES)}" if sub.roles[a] == "polygon" and len(sub.entity_roles) > 1 else ""
+    extra = f" AND p.category NOT IN {roles.sql_in(roles.REGION_CATEGORIES)}" if sub.roles[a] == "polygon" and len(sub.entity_roles) > 1 else ""
     return no_coords_in_name() + extra
 
 
@@ -195,10 +195,10 @@ class Centroid(Executor):
             return f"SELECT s.stratum, s.entity_id AS {a} FROM ({sample}) s"
         b = sub.entity_roles[1]
         return (
-            f"WITH s AS (SELECT s.stratum, s.entity_id, s.geometry, {_bbox_cols('s.geometry')} FROM ({sample}) s) "
-            f"SELECT s.stratum, s.entity_id AS {a}, p.entity_id AS {b} FROM s JOIN pool p ON {_inside_sql('s', 'p')} "
+            f"WITH s AS (SELECT s.stratum, s.entity_id, s.geometry, {bbox_cols('s.geometry')} FROM ({sample}) s) "
+            f"SELECT s.stratum, s.entity_id AS {a}, p.entity_id AS {b} FROM s JOIN pool p ON {inside_sql('s', 'p')} "
             f"AND p.entity_id <> s.entity_id AND {roles.predicate(sub.roles[b], 'p')} AND {no_coords_in_name()} "
-            f"WHERE {_contains_sql('s', 'p')} QUALIFY row_number() OVER (PARTITION BY s.entity_id "
+            f"WHERE {contains_sql('s', 'p')} QUALIFY row_number() OVER (PARTITION BY s.entity_id "
             f"ORDER BY {pool.order_key(f'{sub.id}|{b}', 's.entity_id', 'p.entity_id')}) <= {POINTS_PER_POLYGON}"
         )
 
@@ -231,17 +231,21 @@ class Centroid(Executor):
         return Outcome(formats.point(float(row["lon"]), float(row["lat"])))
 
 
-@register
-class LineMidpoint(Executor):
-    """G01.2: the point halfway along line A's WGS84 geodesic length, from its first vertex (pyproj)."""
-
-    name = "centrality.line_midpoint"
+class _OneShape(Executor):
+    """Base: one seeded entity per tuple, its geometry fetched as WKT (see :func:`_shape_gold_sql`)."""
 
     def candidates(self, sub: SubTemplate, pool: Pool) -> str:
         return point_sample(sub, pool)
 
     def gold_sql(self, sub: SubTemplate) -> str:
         return _shape_gold_sql(sub)
+
+
+@register
+class LineMidpoint(_OneShape):
+    """G01.2: the point halfway along line A's WGS84 geodesic length, from its first vertex (pyproj)."""
+
+    name = "centrality.line_midpoint"
 
     def finish(self, sub: SubTemplate, row: Mapping[str, Any]) -> Outcome:
         coords, reason = line_parts(shapely_wkt.loads(row["wkt"]), float(sub.conventions["max_gap_m"]))
@@ -254,17 +258,11 @@ class LineMidpoint(Executor):
 
 
 @register
-class Pole(Executor):
+class Pole(_OneShape):
     """G01.3: pole of inaccessibility of polygon A (see the module docstring); polygons with an elongation
     above ``conventions.max_elongation`` are discarded (a long ridge of equally central points)."""
 
     name = "centrality.pole"
-
-    def candidates(self, sub: SubTemplate, pool: Pool) -> str:
-        return point_sample(sub, pool)
-
-    def gold_sql(self, sub: SubTemplate) -> str:
-        return _shape_gold_sql(sub)
 
     def finish(self, sub: SubTemplate, row: Mapping[str, Any]) -> Outcome:
         reason = _shape_problem(row)

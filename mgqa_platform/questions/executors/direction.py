@@ -30,7 +30,7 @@ from mgqa_platform.questions import formats, roles
 from mgqa_platform.questions.catalog import SubTemplate
 from mgqa_platform.questions.executor import Executor, Outcome, Pool, register
 from mgqa_platform.questions.executors.containment import seeded_int_sql
-from mgqa_platform.questions.executors.distance import H3_RES_INDEX, _frame_to_km_sql, _nearest_point_sql
+from mgqa_platform.questions.executors.distance import H3_RES_INDEX, frame_to_km_sql, nearest_point_sql
 from mgqa_platform.questions.executors.grid import cell_pairs, lonlat, no_coords_in_name, points_gold_sql
 from mgqa_platform.questions.executors.transform import MIN_POLAR_KM
 
@@ -275,8 +275,8 @@ class AlongLine(Executor):
     def premise_sql(self, sub: SubTemplate) -> str:
         a, b, c = sub.entity_roles[:3]
         ends = f"SELECT row_id, {a} AS id, {c} AS line FROM t UNION ALL SELECT row_id, {b}, {c} FROM t"
-        ep = _nearest_point_sql("p.lon", "p.lat", "l.geometry")
-        km = _frame_to_km_sql("lon", "lat", "ep")[2]
+        ep = nearest_point_sql("p.lon", "p.lat", "l.geometry")
+        km = frame_to_km_sql("lon", "lat", "ep")[2]
         return (
             f"WITH d AS (SELECT e.row_id, p.lon, p.lat, {ep} AS ep FROM ({ends}) e JOIN entities p ON p.entity_id = e.id "
             f"JOIN entities l ON l.entity_id = e.line) "

@@ -48,35 +48,35 @@ H3_RES_INDEX = {3: 1, 5: 2, 7: 3, 9: 4}  #: H3 resolution -> 1-based index into 
 
 
 # ---------------------------------------------------------------- SQL helpers
-def _inside_sql(poly: str, pt: str, margin_deg: float = 0.0) -> str:
+def inside_sql(poly: str, pt: str, margin_deg: float = 0.0) -> str:
     """SQL: the representative point of alias ``pt`` lies in the bbox of ``poly`` (columns x0, x1, y0, y1,
     lon/lat degrees) grown by ``margin_deg``; the caller adds ``ST_Contains`` when it needs containment."""
     m = float(margin_deg)
     return f"{pt}.lon BETWEEN {poly}.x0 - {m} AND {poly}.x1 + {m} AND {pt}.lat BETWEEN {poly}.y0 - {m} AND {poly}.y1 + {m}"
 
 
-def _bbox_cols(geom: str = "geometry") -> str:
+def bbox_cols(geom: str = "geometry") -> str:
     return f"ST_XMin({geom}) AS x0, ST_XMax({geom}) AS x1, ST_YMin({geom}) AS y0, ST_YMax({geom}) AS y1"
 
 
-def _contains_sql(poly: str, pt: str) -> str:
+def contains_sql(poly: str, pt: str) -> str:
     return f"ST_Contains({poly}.geometry, ST_Point({pt}.lon, {pt}.lat))"
 
 
-def _nearest_point_sql(lon: str, lat: str, geom: str) -> str:
+def nearest_point_sql(lon: str, lat: str, geom: str) -> str:
     """SQL: the nearest point of ``geom`` to (lon, lat), *in the local equirectangular frame* centred there
-    (x = cos(lat0) * (lon - lon0), y = lat - lat0); use :func:`_frame_to_km_sql` on the result."""
+    (x = cos(lat0) * (lon - lon0), y = lat - lat0); use :func:`frame_to_km_sql` on the result."""
     k = f"cos(radians({lat}))"
     return f"ST_EndPoint(ST_ShortestLine(ST_Point(0, 0), ST_Affine({geom}, {k}, 0, 0, 1, -{k} * {lon}, -{lat})))"
 
 
-def _frame_to_km_sql(lon: str, lat: str, ep: str) -> tuple[str, str, str]:
+def frame_to_km_sql(lon: str, lat: str, ep: str) -> tuple[str, str, str]:
     """SQL for (nearest lon, nearest lat, geodesic km from (lon, lat)) given a frame point ``ep``."""
     nlon, nlat = f"({lon} + ST_X({ep}) / cos(radians({lat})))", f"({lat} + ST_Y({ep}))"
     return nlon, nlat, f"(ST_Distance_Spheroid(ST_Point({lat}, {lon}), ST_Point({nlat}, {nlon})) / 1000.0)"
 
 
-def _haversine_km_sql(a: str, b: str) -> str:
+def haversine_km_sql(a: str, b: str) -> str:
     """SQL: great-circle km (sphere R = 6371.0088 km) between aliases' lon/lat; a cheap prefilter only."""
     return (
         f"(2 * {SPHERE_R_KM} * asin(sqrt(pow(sin(radians({b}.lat - {a}.lat) / 2), 2) + cos(radians({a}.lat)) * "
@@ -84,7 +84,7 @@ def _haversine_km_sql(a: str, b: str) -> str:
     )
 
 
-def _local_tuples(sub: SubTemplate, pool: Pool, h3_res: int) -> str:
+def local_tuples(sub: SubTemplate, pool: Pool, h3_res: int) -> str:
     """Candidates whose entity roles are all near the anchor: the anchor (first entity role) is sampled
     per stratum; every other entity role is filled from the pool entities of its role type in the
     anchor's H3 cell at ``h3_res``. Per cell, those entities are put in a seeded order and the j-th
@@ -117,13 +117,13 @@ def _local_tuples(sub: SubTemplate, pool: Pool, h3_res: int) -> str:
     )
 
 
-def _members_sql(poly_cte: str, member_pred: str, category: str) -> str:
+def members_sql(poly_cte: str, member_pred: str, category: str) -> str:
     """SQL: (row_id, entity_id, display_name, lon, lat) of the entities satisfying ``member_pred`` (alias m)
     of category ``category`` (a column of ``poly_cte``) whose representative point lies in the polygon of
     ``poly_cte`` (columns row_id, kg, geometry, x0, x1, y0, y1)."""
     return (
         f"SELECT g.row_id, m.entity_id, m.display_name, m.lon, m.lat FROM {poly_cte} g JOIN entities m "
-        f"ON m.kg = g.kg AND m.category = g.{category} AND {member_pred} AND {_inside_sql('g', 'm')} AND {_contains_sql('g', 'm')}"
+        f"ON m.kg = g.kg AND m.category = g.{category} AND {member_pred} AND {inside_sql('g', 'm')} AND {contains_sql('g', 'm')}"
     )
 
 
@@ -208,10 +208,10 @@ class _NearestPointBase(Executor):
     def gold_sql(self, sub: SubTemplate) -> str:
         a, b = sub.entity_roles[:2]
         geom = "ST_Boundary(b.geometry)" if self.boundary else "b.geometry"
-        nlon, nlat, km = _frame_to_km_sql("lon", "lat", "ep")
+        nlon, nlat, km = frame_to_km_sql("lon", "lat", "ep")
         return (
             f"WITH g AS (SELECT t.row_id, a.lon, a.lat, ST_IsValid(b.geometry) AS valid, b.geom_kind, "
-            f"{_contains_sql('b', 'a')} AS inside, {_nearest_point_sql('a.lon', 'a.lat', geom)} AS ep "
+            f"{contains_sql('b', 'a')} AS inside, {nearest_point_sql('a.lon', 'a.lat', geom)} AS ep "
             f"FROM t JOIN entities a ON a.entity_id = t.{a} JOIN entities b ON b.entity_id = t.{b}) "
             f"SELECT row_id, valid, geom_kind, inside, {nlon} AS near_lon, {nlat} AS near_lat, {km} AS km FROM g"
         )
@@ -233,7 +233,7 @@ class PointGeometryDistance(_NearestPointBase):
     name = "distance.to_geometry"
 
     def candidates(self, sub: SubTemplate, pool: Pool) -> str:
-        return _local_tuples(sub, pool, 7)
+        return local_tuples(sub, pool, 7)
 
 
 @register
@@ -252,17 +252,17 @@ class BoundaryDistance(_NearestPointBase):
         """Premise of the ``position: inside`` sub-template: A's representative point lies in polygon B."""
         a, b = sub.entity_roles[:2]
         return (
-            f"SELECT t.row_id, {_contains_sql('b', 'a')} AS holds FROM t JOIN entities a ON a.entity_id = t.{a} "
+            f"SELECT t.row_id, {contains_sql('b', 'a')} AS holds FROM t JOIN entities a ON a.entity_id = t.{a} "
             f"JOIN entities b ON b.entity_id = t.{b}"
         )
 
     def candidates(self, sub: SubTemplate, pool: Pool) -> str:
         a, b = sub.entity_roles[:2]
         margin = float(sub.conventions.get("search_margin_deg", 0.0))
-        inside = f"AND {_contains_sql('b', 'a')}" if sub.conventions.get("position") == "inside" else ""
+        inside = f"AND {contains_sql('b', 'a')}" if sub.conventions.get("position") == "inside" else ""
         return (
-            f"WITH b AS (SELECT p.entity_id, p.geometry, {_bbox_cols('p.geometry')} FROM pool p WHERE {roles.predicate(sub.roles[b], 'p')}), "
-            f"pairs AS (SELECT a.stratum, a.entity_id AS {a}, b.entity_id AS {b} FROM pool a JOIN b ON {_inside_sql('b', 'a', margin)} "
+            f"WITH b AS (SELECT p.entity_id, p.geometry, {bbox_cols('p.geometry')} FROM pool p WHERE {roles.predicate(sub.roles[b], 'p')}), "
+            f"pairs AS (SELECT a.stratum, a.entity_id AS {a}, b.entity_id AS {b} FROM pool a JOIN b ON {inside_sql('b', 'a', margin)} "
             f"WHERE {roles.predicate(sub.roles[a], 'a')} AND a.entity_id <> b.entity_id {inside} "
             f"QUALIFY row_number() OVER (PARTITION BY a.entity_id ORDER BY {pool.order_key(f'{sub.id}|{b}', 'a.entity_id', 'b.entity_id')}) = 1) "
             f"SELECT * FROM pairs QUALIFY row_number() OVER (PARTITION BY stratum ORDER BY {pool.order_key(f'{sub.id}|{a}', a)}) <= {pool.per_stratum}"
@@ -289,7 +289,7 @@ class DirectionalDistance(Executor):
         words = ", ".join(f"'{w}'" for w in sub.parameters["direction"])
         return (
             f"SELECT * FROM (SELECT c.*, CASE WHEN abs({dx}) >= abs({dy}) THEN (CASE WHEN {dx} < 0 THEN 'west' ELSE 'east' END) "
-            f"ELSE (CASE WHEN {dy} < 0 THEN 'south' ELSE 'north' END) END AS direction FROM ({_local_tuples(sub, pool, 5)}) c "
+            f"ELSE (CASE WHEN {dy} < 0 THEN 'south' ELSE 'north' END) END AS direction FROM ({local_tuples(sub, pool, 5)}) c "
             f"JOIN pool ea ON ea.entity_id = c.{a} JOIN pool eb ON eb.entity_id = c.{b} WHERE greatest(abs({dx}), abs({dy})) > 0) "
             f"WHERE direction IN ({words})"
         )
@@ -331,10 +331,10 @@ class EventLocationDistance(Executor):
         return (
             f"WITH a AS ({pool.sample(sub.roles[ev], f'{sub.id}|{ev}')}), "
             f"ag AS (SELECT *, row_number() OVER (ORDER BY {pool.order_key(f'{sub.id}|g', 'entity_id')}) - 1 AS g FROM a), "
-            f"c AS (SELECT p.entity_id, p.geometry, {_bbox_cols('p.geometry')} FROM pool p WHERE {roles.predicate(sub.roles[c], 'p')}), "
+            f"c AS (SELECT p.entity_id, p.geometry, {bbox_cols('p.geometry')} FROM pool p WHERE {roles.predicate(sub.roles[c], 'p')}), "
             f"bc AS (SELECT b.entity_id AS {b}, c.entity_id AS {c}, row_number() OVER (ORDER BY "
             f"{pool.order_key(f'{sub.id}|{b}', 'b.entity_id', 'c.entity_id')}) - 1 AS i, count(*) OVER () AS n "
-            f"FROM pool b JOIN c ON {_inside_sql('c', 'b')} AND {_contains_sql('c', 'b')} "
+            f"FROM pool b JOIN c ON {inside_sql('c', 'b')} AND {contains_sql('c', 'b')} "
             f"WHERE {roles.predicate(sub.roles[b], 'b')} AND b.entity_id <> c.entity_id) "
             f"SELECT ag.stratum, ag.entity_id AS {ev}, bc.{b}, bc.{c} FROM ag JOIN bc ON bc.i = ag.g % bc.n"
         )
@@ -342,7 +342,7 @@ class EventLocationDistance(Executor):
     def gold_sql(self, sub: SubTemplate) -> str:
         ev, b, c = sub.entity_roles[:3]
         return (
-            f"SELECT t.row_id, a.valid_from, {geodesic_km_sql('a', 'b')} AS km, {_contains_sql('c', 'b')} AS inside "
+            f"SELECT t.row_id, a.valid_from, {geodesic_km_sql('a', 'b')} AS km, {contains_sql('c', 'b')} AS inside "
             f"FROM t JOIN entities a ON a.entity_id = t.{ev} JOIN entities b ON b.entity_id = t.{b} "
             f"JOIN entities c ON c.entity_id = t.{c}"
         )
@@ -369,7 +369,7 @@ class ComparativeDistance(Executor):
     name = "distance.compare"
 
     def candidates(self, sub: SubTemplate, pool: Pool) -> str:
-        return _local_tuples(sub, pool, 5)
+        return local_tuples(sub, pool, 5)
 
     def gold_sql(self, sub: SubTemplate) -> str:
         a, b, c = sub.entity_roles[:3]
@@ -419,19 +419,19 @@ class NeighbourCountryDistance(Executor):
     name = "distance.neighbour_country"
 
     def candidates(self, sub: SubTemplate, pool: Pool) -> str:
-        return _local_tuples(sub, pool, 3)
+        return local_tuples(sub, pool, 3)
 
     def gold_sql(self, sub: SubTemplate) -> str:
         a, b, c = sub.entity_roles[:3]
-        nlon, nlat, km = _frame_to_km_sql("lon", "lat", "ep")
+        nlon, nlat, km = frame_to_km_sql("lon", "lat", "ep")
         return (
-            f"WITH cb AS (SELECT iso3, geometry, {_bbox_cols()} FROM countries), "
+            f"WITH cb AS (SELECT iso3, geometry, {bbox_cols()} FROM countries), "
             f"home AS (SELECT t.row_id, min(cb.iso3) AS iso3 FROM t JOIN entities a ON a.entity_id = t.{a} "
-            f"JOIN cb ON {_inside_sql('cb', 'a')} AND {_contains_sql('cb', 'a')} GROUP BY t.row_id), "
+            f"JOIN cb ON {inside_sql('cb', 'a')} AND {contains_sql('cb', 'a')} GROUP BY t.row_id), "
             f"nb AS (SELECT h.iso3, n.iso3 AS nb_iso3, n.geometry FROM (SELECT DISTINCT iso3 FROM home) h "
             f"JOIN countries c ON c.iso3 = h.iso3 JOIN countries n ON n.iso3 <> c.iso3 AND ST_Intersects(n.geometry, c.geometry)), "
             f"ends AS (SELECT row_id, 'b' AS side, {b} AS id FROM t UNION ALL SELECT row_id, 'c', {c} FROM t), "
-            f"d AS (SELECT e.row_id, e.side, n.nb_iso3, p.lon, p.lat, {_nearest_point_sql('p.lon', 'p.lat', 'n.geometry')} AS ep "
+            f"d AS (SELECT e.row_id, e.side, n.nb_iso3, p.lon, p.lat, {nearest_point_sql('p.lon', 'p.lat', 'n.geometry')} AS ep "
             f"FROM ends e JOIN entities p ON p.entity_id = e.id JOIN home h ON h.row_id = e.row_id JOIN nb n ON n.iso3 = h.iso3), "
             f"best AS (SELECT row_id, side, min({km}) AS km, arg_min(nb_iso3, {km}) AS nearest FROM d GROUP BY row_id, side), "
             f"nbl AS (SELECT iso3, list(nb_iso3 ORDER BY nb_iso3) AS neighbours FROM nb GROUP BY iso3) "
@@ -469,8 +469,8 @@ class AggregateDistance(Executor):
         cat = next(r for r, t in sub.roles.items() if roles.is_category(t))
         (b,) = sub.entity_roles[:1]
         return (
-            f"WITH g AS (SELECT t.row_id, t.kg, t.{cat}, e.geometry, {_bbox_cols('e.geometry')} FROM t JOIN entities e ON e.entity_id = t.{b}), "
-            f"m AS ({_members_sql('g', roles.predicate(sub.roles[cat], 'm'), cat)}) "
+            f"WITH g AS (SELECT t.row_id, t.kg, t.{cat}, e.geometry, {bbox_cols('e.geometry')} FROM t JOIN entities e ON e.entity_id = t.{b}), "
+            f"m AS ({members_sql('g', roles.predicate(sub.roles[cat], 'm'), cat)}) "
             "SELECT t.row_id, count(m.entity_id) >= 2 AS holds FROM t LEFT JOIN m ON m.row_id = t.row_id GROUP BY t.row_id"
         )
 
@@ -480,9 +480,9 @@ class AggregateDistance(Executor):
         values = ", ".join(f"'{v}'" for v in sub.parameters.get("aggregation", []))
         aggs = f", unnest([{values}]) AS aggregation" if values else ""  # every aggregation is its own question
         return (
-            f"WITH b AS (SELECT s.*, {_bbox_cols('s.geometry')} FROM ({pool.sample(sub.roles[b], f'{sub.id}|{b}')}) s), "
-            f"m AS (SELECT b.stratum, b.entity_id AS {b}, p.category AS {cat} FROM b JOIN pool p ON {_inside_sql('b', 'p')} "
-            f"AND {_contains_sql('b', 'p')} WHERE {roles.predicate(sub.roles[cat], 'p')} GROUP BY ALL HAVING count(*) BETWEEN {roles.MIN_CATEGORY_MEMBERS} AND {MAX_MEMBERS}), "
+            f"WITH b AS (SELECT s.*, {bbox_cols('s.geometry')} FROM ({pool.sample(sub.roles[b], f'{sub.id}|{b}')}) s), "
+            f"m AS (SELECT b.stratum, b.entity_id AS {b}, p.category AS {cat} FROM b JOIN pool p ON {inside_sql('b', 'p')} "
+            f"AND {contains_sql('b', 'p')} WHERE {roles.predicate(sub.roles[cat], 'p')} GROUP BY ALL HAVING count(*) BETWEEN {roles.MIN_CATEGORY_MEMBERS} AND {MAX_MEMBERS}), "
             f"mc AS (SELECT * FROM m QUALIFY row_number() OVER (PARTITION BY {b} ORDER BY {pool.order_key(f'{sub.id}|{cat}', b, cat)}) <= 4) "
             f"SELECT mc.*{aggs} FROM mc"
         )
@@ -492,8 +492,8 @@ class AggregateDistance(Executor):
         (b,) = sub.entity_roles[:1]
         agg = "t.aggregation" if "aggregation" in sub.parameters else "NULL"
         return (
-            f"WITH g AS (SELECT t.row_id, t.kg, t.{cat}, e.geometry, {_bbox_cols('e.geometry')} FROM t JOIN entities e ON e.entity_id = t.{b}), "
-            f"m AS ({_members_sql('g', roles.predicate(sub.roles[cat], 'm'), cat)}), "
+            f"WITH g AS (SELECT t.row_id, t.kg, t.{cat}, e.geometry, {bbox_cols('e.geometry')} FROM t JOIN entities e ON e.entity_id = t.{b}), "
+            f"m AS ({members_sql('g', roles.predicate(sub.roles[cat], 'm'), cat)}), "
             f"pr AS (SELECT x.row_id, {geodesic_km_sql('x', 'y')} AS km FROM m x JOIN m y ON x.row_id = y.row_id AND x.entity_id < y.entity_id), "
             f"agg AS (SELECT row_id, count(*) AS n_pairs, kahan_sum(km) / count(*) AS avg_km, min(km) AS min_km, max(km) AS max_km FROM pr GROUP BY row_id), "
             f"mem AS (SELECT row_id, list(entity_id ORDER BY entity_id) AS members FROM m GROUP BY row_id) "
@@ -530,9 +530,9 @@ class MinTotalDistance(Executor):
         ca, cc = self._cats(sub)
         (b,) = sub.entity_roles[:1]
         return (
-            f"WITH b AS (SELECT s.*, {_bbox_cols('s.geometry')} FROM ({pool.sample(sub.roles[b], f'{sub.id}|{b}')}) s), "
+            f"WITH b AS (SELECT s.*, {bbox_cols('s.geometry')} FROM ({pool.sample(sub.roles[b], f'{sub.id}|{b}')}) s), "
             f"m AS (SELECT b.stratum, b.entity_id AS b_id, p.category, p.geom_kind, p.valid_from FROM b JOIN pool p "
-            f"ON {_inside_sql('b', 'p')} AND {_contains_sql('b', 'p')}), "
+            f"ON {inside_sql('b', 'p')} AND {contains_sql('b', 'p')}), "
             f"ma AS (SELECT stratum, b_id, category FROM m p WHERE {roles.predicate(sub.roles[ca], 'p')} GROUP BY ALL HAVING count(*) BETWEEN {roles.MIN_CATEGORY_MEMBERS} AND {MAX_MEMBERS}), "
             f"mc AS (SELECT stratum, b_id, category FROM m p WHERE {roles.predicate(sub.roles[cc], 'p')} GROUP BY ALL HAVING count(*) BETWEEN {roles.MIN_CATEGORY_MEMBERS} AND {MAX_MEMBERS}) "
             f"SELECT ma.stratum, ma.b_id AS {b}, ma.category AS {ca}, mc.category AS {cc} FROM ma JOIN mc ON mc.b_id = ma.b_id "
@@ -544,9 +544,9 @@ class MinTotalDistance(Executor):
         ca, cc = self._cats(sub)
         (b,) = sub.entity_roles[:1]
         return (
-            f"WITH g AS (SELECT t.row_id, t.kg, t.{ca}, t.{cc}, e.geometry, {_bbox_cols('e.geometry')} FROM t JOIN entities e ON e.entity_id = t.{b}), "
-            f"ma AS ({_members_sql('g', roles.predicate(sub.roles[ca], 'm'), ca)}), "
-            f"mc AS ({_members_sql('g', roles.predicate(sub.roles[cc], 'm'), cc)}), "
+            f"WITH g AS (SELECT t.row_id, t.kg, t.{ca}, t.{cc}, e.geometry, {bbox_cols('e.geometry')} FROM t JOIN entities e ON e.entity_id = t.{b}), "
+            f"ma AS ({members_sql('g', roles.predicate(sub.roles[ca], 'm'), ca)}), "
+            f"mc AS ({members_sql('g', roles.predicate(sub.roles[cc], 'm'), cc)}), "
             f"tot AS (SELECT x.row_id, x.entity_id, x.display_name, kahan_sum({geodesic_km_sql('x', 'y')}) AS total_km "
             f"FROM ma x JOIN mc y ON x.row_id = y.row_id AND x.entity_id <> y.entity_id GROUP BY ALL), "
             f"rk AS (SELECT row_id, list(struct_pack(id := entity_id, name := display_name, total_km := total_km) ORDER BY total_km, entity_id) AS ranking "
@@ -597,7 +597,7 @@ class KthNearestDistance(Executor):
     def candidates(self, sub: SubTemplate, pool: Pool) -> str:
         cat, b, c = self._roles(sub)
         return (
-            f"WITH bc AS ({_local_tuples(sub, pool, 5)}), "
+            f"WITH bc AS ({local_tuples(sub, pool, 5)}), "
             f"cc AS (SELECT p.h3[2] AS cell, p.category, count(*) AS n FROM pool p WHERE {roles.predicate(sub.roles[cat], 'p')} GROUP BY ALL), "
             f"cats AS (SELECT bc.{b}, cc.category FROM bc JOIN pool e ON e.entity_id = bc.{b} JOIN cc ON cc.cell = e.h3[2] "
             f"WHERE cc.n - CASE WHEN cc.category = e.category AND {roles.predicate(sub.roles[cat], 'e')} THEN 1 ELSE 0 END "
@@ -612,7 +612,7 @@ class KthNearestDistance(Executor):
         return (
             f"WITH q AS (SELECT t.row_id, t.kg, t.{cat} AS category, CASE t.rank {k_case} END AS k, b.entity_id AS b_id, b.lon, b.lat "
             f"FROM t JOIN entities b ON b.entity_id = t.{b}), "
-            f"h AS (SELECT q.row_id, q.k, m.entity_id, {_haversine_km_sql('q', 'm')} AS hav FROM q JOIN entities m ON m.kg = q.kg "
+            f"h AS (SELECT q.row_id, q.k, m.entity_id, {haversine_km_sql('q', 'm')} AS hav FROM q JOIN entities m ON m.kg = q.kg "
             f"AND m.category = q.category AND {roles.predicate(sub.roles[cat], 'm')} AND m.entity_id <> q.b_id "
             f"AND m.lat BETWEEN q.lat - {KTH_WINDOW_DEG} AND q.lat + {KTH_WINDOW_DEG} "
             f"AND m.lon BETWEEN q.lon - {KTH_WINDOW_DEG} / cos(radians(q.lat)) AND q.lon + {KTH_WINDOW_DEG} / cos(radians(q.lat))), "

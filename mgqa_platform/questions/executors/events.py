@@ -35,7 +35,7 @@ from mgqa_platform.questions.catalog import SubTemplate
 from mgqa_platform.questions.executor import Executor, Outcome, Pool, geodesic_km_sql, register
 from mgqa_platform.questions.executors.containment import KM_PER_DEG_MIN, approx_km_sql
 from mgqa_platform.questions.executors.direction import aeqd_xy, cap_per_stratum
-from mgqa_platform.questions.executors.distance import _frame_to_km_sql, _nearest_point_sql
+from mgqa_platform.questions.executors.distance import frame_to_km_sql, nearest_point_sql
 from mgqa_platform.questions.executors.grid import no_coords_in_name
 from mgqa_platform.questions.executors.topology import boxes_meet_sql
 
@@ -109,7 +109,7 @@ def affects_sql(ev_type: str, ent_type: str, ev: str, ent: str, radius_km: float
         return f"ST_Contains({ev}.geometry, {pt_ent})"
     if _is_point(ent_type):
         return f"({geodesic_km_sql(ev, ent)} <= {float(radius_km)})"
-    km = _frame_to_km_sql(f"{ev}.lon", f"{ev}.lat", _nearest_point_sql(f"{ev}.lon", f"{ev}.lat", f"{ent}.geometry"))[2]
+    km = frame_to_km_sql(f"{ev}.lon", f"{ev}.lat", nearest_point_sql(f"{ev}.lon", f"{ev}.lat", f"{ent}.geometry"))[2]
     return f"(ST_Contains({ent}.geometry, {pt_ev}) OR {km} <= {float(radius_km)})"
 
 

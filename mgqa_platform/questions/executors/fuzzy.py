@@ -30,7 +30,7 @@ from mgqa_platform.questions import formats, roles
 from mgqa_platform.questions.catalog import SubTemplate
 from mgqa_platform.questions.executor import Executor, Outcome, Pool, geodesic_km_sql, register
 from mgqa_platform.questions.executors.containment import approx_km_sql, box_columns_sql, in_box_sql
-from mgqa_platform.questions.executors.distance import PairDistance, _frame_to_km_sql, _local_tuples, _nearest_point_sql
+from mgqa_platform.questions.executors.distance import PairDistance, frame_to_km_sql, local_tuples, nearest_point_sql
 from mgqa_platform.questions.executors.shape import area_km2_sql
 
 MAX_SET = 15  #: L04: larger "roughly closest" sets are discarded (default of the conventions' ``max_set``)
@@ -103,7 +103,7 @@ def _balanced(judged: str, label: str, pool: Pool, salt: str, n_labels: int) -> 
 def _pair_sources(sub: SubTemplate, pool: Pool) -> str:
     """SQL: union of candidate pairs, one source per entry of ``candidate_h3_res`` (an H3 resolution: the
     partner shares the anchor's cell; 0: any entity of the anchor's stratum)."""
-    parts = [_local_tuples(sub, pool, r) if r else PairDistance().candidates(sub, pool) for r in sub.conventions["candidate_h3_res"]]
+    parts = [local_tuples(sub, pool, r) if r else PairDistance().candidates(sub, pool) for r in sub.conventions["candidate_h3_res"]]
     return " UNION ".join(f"SELECT * FROM ({p})" for p in parts)
 
 
@@ -178,7 +178,7 @@ class LikelierNear(Executor):
     name = "fuzzy.likelier_near"
 
     def candidates(self, sub: SubTemplate, pool: Pool) -> str:
-        return _local_tuples(sub, pool, sub.conventions["candidate_h3_res"][0])
+        return local_tuples(sub, pool, sub.conventions["candidate_h3_res"][0])
 
     def gold_sql(self, sub: SubTemplate) -> str:
         a, b, c = sub.entity_roles[:3]
@@ -228,7 +228,7 @@ class RoughlyClosest(Executor):
     def _max_set(self, sub: SubTemplate) -> int:
         return int(sub.conventions.get("max_set", MAX_SET))
 
-    def _members_sql(self, sub: SubTemplate) -> str:
+    def members_sql(self, sub: SubTemplate) -> str:
         """SQL CTEs ``q, m``: m = (row_id, entity_id, display_name, km) of the members within the radius."""
         cat, b = self._roles(sub)
         r = _c(sub, "search_radius_km")
@@ -243,7 +243,7 @@ class RoughlyClosest(Executor):
     def gold_sql(self, sub: SubTemplate) -> str:
         rel, ab = _c(sub, "tie_tolerance_rel"), _c(sub, "tie_tolerance_abs_km")
         return (
-            f"WITH {self._members_sql(sub)}, "
+            f"WITH {self.members_sql(sub)}, "
             f"cut AS (SELECT row_id, count(*) AS n_in_radius, greatest(min(km) * (1 + {rel}), min(km) + {ab}) AS cut_km FROM m GROUP BY row_id), "
             f"near AS (SELECT m.row_id, list(struct_pack(id := m.entity_id, name := m.display_name, km := m.km) ORDER BY m.km, m.entity_id) AS members "
             f"FROM m JOIN cut ON cut.row_id = m.row_id AND m.km <= 2 * cut.cut_km GROUP BY m.row_id) "
@@ -253,7 +253,7 @@ class RoughlyClosest(Executor):
 
     def premise_sql(self, sub: SubTemplate) -> str:
         """SQL over ``t``: (row_id, holds) — does at least one member lie within search_radius_km of B?"""
-        return (f"WITH {self._members_sql(sub)} SELECT t.row_id, count(m.entity_id) > 0 AS holds "
+        return (f"WITH {self.members_sql(sub)} SELECT t.row_id, count(m.entity_id) > 0 AS holds "
                 f"FROM t LEFT JOIN m ON m.row_id = t.row_id GROUP BY t.row_id")
 
     def finish(self, sub: SubTemplate, row: Mapping[str, Any]) -> Outcome:
@@ -294,13 +294,13 @@ class PlausiblyWithin(Executor):
             yes, no = _c(sub, "inside_share_yes"), _c(sub, "inside_share_no")
             return (f"{share} AS share, ST_Equals(ga, gb) AS same, "
                     f"CASE WHEN share >= {yes} THEN 'true' WHEN share <= {no} THEN 'false' ELSE 'plausibly' END AS label")
-        _, _, km = _frame_to_km_sql("lon", "lat", "ep")
+        _, _, km = frame_to_km_sql("lon", "lat", "ep")
         return (f"ST_Covers(gb, ST_Point(lon, lat)) AS covered, {km} AS boundary_km, CASE WHEN covered THEN 'true' "
                 f"WHEN boundary_km <= {_c(sub, 'boundary_buffer_km')} THEN 'plausibly' ELSE 'false' END AS label")
 
     def _g_sql(self, sub: SubTemplate, ids: str) -> str:
         """SQL: per row of ``ids`` (columns ea, eb + pass-through columns ``*``) the judged inputs."""
-        ep = "" if self._is_area(sub) else f", {_nearest_point_sql('ea.lon', 'ea.lat', 'ST_Boundary(eb.geometry)')} AS ep"
+        ep = "" if self._is_area(sub) else f", {nearest_point_sql('ea.lon', 'ea.lat', 'ST_Boundary(eb.geometry)')} AS ep"
         return (f"SELECT i.*, ea.lon, ea.lat, ea.geometry AS ga, eb.geometry AS gb, eb.geom_kind AS b_kind{ep} FROM {ids} i "
                 f"JOIN entities ea ON ea.entity_id = i.ea JOIN entities eb ON eb.entity_id = i.eb")
 

@@ -45,7 +45,7 @@ from mgqa_platform.questions.executors.containment import (
     members_in_radius,
     seeded_choice_sql,
 )
-from mgqa_platform.questions.executors.distance import _bbox_cols, _contains_sql, _inside_sql, _members_sql
+from mgqa_platform.questions.executors.distance import bbox_cols, contains_sql, inside_sql, members_sql
 from mgqa_platform.questions.executors.grid import no_coords_in_name
 from mgqa_platform.questions.executors.topology import big_categories_sql
 
@@ -182,11 +182,11 @@ def region_members_candidates(
     values = ", ".join(f"'{v}'" for v in sub.parameters.get(expand, [])) if expand else ""
     spread = f" CROSS JOIN (SELECT unnest([{values}]) AS {expand}) w" if values else ""
     return (
-        f"WITH b AS (SELECT s.stratum, s.entity_id, s.geometry, {_bbox_cols('s.geometry')} "
+        f"WITH b AS (SELECT s.stratum, s.entity_id, s.geometry, {bbox_cols('s.geometry')} "
         f"FROM ({pool.sample(sub.roles[b], f'{sub.id}|{b}', where=no_coords_in_name())}) s), "
-        f"m AS (SELECT b.stratum, b.entity_id AS {b}, p.category AS {cat} FROM b JOIN pool p ON {_inside_sql('b', 'p')} "
+        f"m AS (SELECT b.stratum, b.entity_id AS {b}, p.category AS {cat} FROM b JOIN pool p ON {inside_sql('b', 'p')} "
         f"AND p.entity_id <> b.entity_id AND {roles.predicate(sub.roles[cat], 'p')} AND ({member_where}) "
-        f"WHERE {_contains_sql('b', 'p')} GROUP BY ALL HAVING count(*) BETWEEN {int(min_members)} AND {MAX_MEMBERS}), "
+        f"WHERE {contains_sql('b', 'p')} GROUP BY ALL HAVING count(*) BETWEEN {int(min_members)} AND {MAX_MEMBERS}), "
         f"big AS ({big_categories_sql(sub.roles[cat])}), "
         f"k AS (SELECT m.* FROM m SEMI JOIN big ON big.category = m.{cat} QUALIFY row_number() OVER (PARTITION BY m.{b} "
         f"ORDER BY {pool.order_key(f'{sub.id}|{cat}', f'm.{b}', f'm.{cat}')}) <= {PER_REGION}) "
@@ -203,8 +203,8 @@ def region_members_gold_sql(sub: SubTemplate, measures: Sequence[str], member_wh
     pred = f"{roles.predicate(sub.roles[cat], 'm')} AND m.entity_id <> g.b_id AND ({member_where})"
     return (
         f"WITH g AS (SELECT t.row_id, t.kg, t.{cat}, t.{b} AS b_id, e.geometry, e.lon AS b_lon, e.lat AS b_lat, "
-        f"{_bbox_cols('e.geometry')} FROM t JOIN entities e ON e.entity_id = t.{b}), "
-        f"m AS ({_members_sql('g', pred, cat)}), "
+        f"{bbox_cols('e.geometry')} FROM t JOIN entities e ON e.entity_id = t.{b}), "
+        f"m AS ({members_sql('g', pred, cat)}), "
         "x AS (SELECT m.row_id, list(struct_pack(id := m.entity_id, name := m.display_name, lon := m.lon, lat := m.lat"
         f"{extra}) ORDER BY m.entity_id) AS members FROM m JOIN entities e ON e.entity_id = m.entity_id GROUP BY m.row_id) "
         "SELECT t.*, g.b_lon, g.b_lat, g.x1 - g.x0 AS b_xspan, x.members FROM t JOIN g ON g.row_id = t.row_id "
@@ -230,7 +230,7 @@ class _RegionRanking(Executor):
     def member_where(self, sub: SubTemplate, alias: str) -> str:
         """Extra SQL filter on member rows (alias ``alias``); settlement/population filter for populations."""
         if "population" in sub.parameters.get("attribute_A", []):
-            return (f"{alias}.category IN {roles._IN(roles.SETTLEMENT_CATEGORIES)} AND "
+            return (f"{alias}.category IN {roles.sql_in(roles.SETTLEMENT_CATEGORIES)} AND "
                     f"{measure_sql('population', alias)} IS NOT NULL")  # fmt: skip
         return "TRUE"
 

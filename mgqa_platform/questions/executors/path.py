@@ -218,7 +218,7 @@ class Traverse(Executor):
             return f"{metres} < {float(c['max_shared_m']) * (1 + band)}"
         return f"{metres} >= {float(c['min_inside_m']) * (1 - band)}"
 
-    def _members_sql(self, sub: SubTemplate) -> str:
+    def members_sql(self, sub: SubTemplate) -> str:
         b = _route(sub)
         return (f"{category_members_sql(sub, b, [b])}, "
                 f"x AS (SELECT m.row_id, m.entity_id, m.display_name, {self._measure_sql(sub)} AS metres "
@@ -226,7 +226,7 @@ class Traverse(Executor):
 
     def gold_sql(self, sub: SubTemplate) -> str:
         return (
-            f"{self._members_sql(sub)} SELECT t.row_id, list(struct_pack(id := x.entity_id, name := x.display_name, "
+            f"{self.members_sql(sub)} SELECT t.row_id, list(struct_pack(id := x.entity_id, name := x.display_name, "
             "metres := x.metres) ORDER BY x.entity_id) FILTER (WHERE x.entity_id IS NOT NULL) AS members "
             "FROM t LEFT JOIN x ON x.row_id = t.row_id GROUP BY t.row_id"
         )
@@ -235,7 +235,7 @@ class Traverse(Executor):
         """``row_id, holds``: some member is traversed, counting members within the ambiguity band (so ``holds``
         is false only when the premise is certainly false)."""
         cond = self._holds_sql(sub, "x.metres", BAND)
-        return (f"{self._members_sql(sub)} SELECT t.row_id, coalesce(bool_or({cond}), FALSE) AS holds "
+        return (f"{self.members_sql(sub)} SELECT t.row_id, coalesce(bool_or({cond}), FALSE) AS holds "
                 "FROM t LEFT JOIN x ON x.row_id = t.row_id GROUP BY t.row_id")
 
     def finish(self, sub: SubTemplate, row: Mapping[str, Any]) -> Outcome:
@@ -278,7 +278,7 @@ class PassBy(Executor):
         return anchor_category_candidates_sql(pool, sub, _route(sub), category_role(sub), hit=hit, margin_m=self._margin(sub),
                                               **_hit_range(sub, most), per_anchor=2)
 
-    def _members_sql(self, sub: SubTemplate) -> str:
+    def members_sql(self, sub: SubTemplate) -> str:
         b, cat = _route(sub), category_role(sub)
         inside = inside_length_m_sql("r.geometry", "e.geometry") if not self._points(sub) else "0.0"
         geom = "NULL" if self._points(sub) else "ST_AsText(e.geometry)"
@@ -294,7 +294,7 @@ class PassBy(Executor):
 
     def gold_sql(self, sub: SubTemplate) -> str:
         return (
-            f"{self._members_sql(sub)} SELECT t.row_id, ST_AsText(any_value(r.geometry)) AS route_wkt, "
+            f"{self.members_sql(sub)} SELECT t.row_id, ST_AsText(any_value(r.geometry)) AS route_wkt, "
             "list(struct_pack(id := x.entity_id, name := x.display_name, lon := x.lon, lat := x.lat, wkt := x.wkt, "
             "inside_m := x.inside_m) ORDER BY x.entity_id) FILTER (WHERE x.entity_id IS NOT NULL) AS members "
             "FROM t JOIN r ON r.row_id = t.row_id LEFT JOIN x ON x.row_id = t.row_id GROUP BY t.row_id"
@@ -304,7 +304,7 @@ class PassBy(Executor):
         """``row_id, holds``: some member may lie within the buffer (:func:`lower_bound_m_sql` <= buffer plus
         band), so ``holds`` is false only when no member can be within the buffer."""
         lower = lower_bound_m_sql("e.geometry", "r.geometry", "e.lat")
-        members = self._members_sql(sub).replace(
+        members = self.members_sql(sub).replace(
             "x AS (SELECT r.row_id, e.entity_id,", f"x AS (SELECT r.row_id, {lower} AS lower_m, e.entity_id,")
         return (f"{members} SELECT t.row_id, coalesce(bool_or(x.lower_m <= {self._margin(sub)}), FALSE) AS holds "
                 "FROM t LEFT JOIN x ON x.row_id = t.row_id GROUP BY t.row_id")
