@@ -12,7 +12,7 @@ from mgqa_platform.questions import executors  # noqa: F401  (registers the exec
 from mgqa_platform.questions import distribution, splits
 from mgqa_platform.questions.catalog import default_catalog
 from mgqa_platform.questions.executor import EXECUTORS
-from mgqa_platform.questions.generate import CAP, DEFAULT_SEED, generate, write_questions, write_templates
+from mgqa_platform.questions.generate import CAP, DEFAULT_SEED, MEMORY_LIMIT, generate, write_questions, write_templates
 from resources.warehouse import WarehouseResource
 
 TEMPLATES = dg.AssetKey("templates")
@@ -59,6 +59,7 @@ def templates(warehouse: WarehouseResource):
 class QuestionsConfig(dg.Config):
     seed: int = DEFAULT_SEED
     cap: int = CAP  # at most this many tuples per (template, KG, stratum) cell
+    memory_limit: str = MEMORY_LIMIT  # DuckDB memory budget while generating
 
 
 def _markdown(rows: list[tuple], header: tuple[str, ...]) -> str:
@@ -81,7 +82,7 @@ def _markdown(rows: list[tuple], header: tuple[str, ...]) -> str:
 def questions_en(context: dg.AssetExecutionContext, config: QuestionsConfig, warehouse: WarehouseResource):
     t0 = time.perf_counter()
     with warehouse.get_connection() as con:
-        gen = generate(con, default_catalog(), settings.KGS, seed=config.seed, run_id=context.run_id, code_version=_code_version(), cap=config.cap)
+        gen = generate(con, default_catalog(), settings.KGS, seed=config.seed, run_id=context.run_id, code_version=_code_version(), cap=config.cap, memory_limit=config.memory_limit)
         n = write_questions(con, gen)
         seconds = time.perf_counter() - t0
         q = lambda sql: con.execute(sql).fetchall()  # noqa: E731

@@ -129,3 +129,10 @@ def test_write_is_idempotent_and_lineage_reruns_the_query(small_world, tmp_path)
     assert "DIFFERS from the stored gold" in lineage.describe(con, qid)
     with pytest.raises(KeyError, match="unknown id"):
         lineage.describe(con, "qnot-a-question")
+
+
+def test_generation_raises_the_memory_budget_only_while_it_runs(small_world):
+    con = small_world
+    before = con.execute("SELECT current_setting('memory_limit')").fetchone()[0]
+    generate(con, load_catalog(), ["worldkg"], only={"A01"}, memory_limit="2GB")
+    assert con.execute("SELECT current_setting('memory_limit')").fetchone()[0] == before

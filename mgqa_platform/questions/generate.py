@@ -27,6 +27,9 @@ from mgqa_platform.questions.executor import EXECUTORS, Executor, Outcome, Pool,
 
 CAP = 30
 DEFAULT_SEED = 20260101
+#: DuckDB memory budget while generating (the warehouse default is 1 GB, sized for streaming conversion): the
+#: candidate joins of the polygon and event templates hold more at once on large entity tables
+MEMORY_LIMIT = "4GB"
 LANG = "eng"
 
 # Predicate classes for gold triples (SQL over entity_triples.p). Labels are always cited.
@@ -208,14 +211,26 @@ def generate(
     only: set[str] | None = None,
     false_premises: bool = True,
     multimodal_slice: bool = True,
+    memory_limit: str = MEMORY_LIMIT,
 ) -> Generation:
     """Instantiate every sub-template that has an executor (or those in ``only``) for each KG, then derive
     the false-premise questions (questions/false_premise.py) and the multimodal slice (questions/multimodal.py).
 
-    ``only`` filters by SFID, TID or sub-template id. Rows come back sorted by ``question_id``.
+    ``only`` filters by SFID, TID or sub-template id. Rows come back sorted by ``question_id``. DuckDB's
+    memory limit is raised to ``memory_limit`` for the duration, then set back to the platform's connection
+    budget (``warehouse.CONNECTION_CONFIG``).
     """
+    from mgqa_platform.warehouse import CONNECTION_CONFIG
+
+    con.execute(f"SET memory_limit = '{memory_limit}'")
+    try:
+        return _generate(con, catalog, list(kgs), seed, run_id, code_version, cap, only, false_premises, multimodal_slice)
+    finally:  # back to the platform's connection budget (DuckDB reports limits rounded, so no read-back)
+        con.execute(f"SET memory_limit = '{CONNECTION_CONFIG['memory_limit']}'")
+
+
+def _generate(con, catalog, kgs, seed, run_id, code_version, cap, only, false_premises, multimodal_slice) -> Generation:
     gen = Generation()
-    kgs = list(kgs)
     seen: set[tuple[str, str]] = set()  # (text, gold) over all KGs: worldkg and osmh3kg share OSM nodes
     for kg in kgs:
         create_pool(con, kg)

@@ -128,17 +128,33 @@ def _category_pred(sub: SubTemplate, alias: str) -> str:
     )
 
 
+#: candidate point events are sampled among those whose point lies in or next to a SAMPLE_CELL_DEG grid cell
+#: holding an entity of the partner role (footprints are not prefiltered); EVENTS_PER_STRATUM_FACTOR x
+#: per_stratum events per stratum are kept, and each keeps at most
+#: PAIRS_PER_EVENT seeded partners before geometries are joined: bounded work on a global event catalog
+SAMPLE_CELL_DEG = 0.5
+EVENTS_PER_STRATUM_FACTOR = 4
+PAIRS_PER_EVENT = 8
+
+
 def _pairs_sql(sub: SubTemplate, pool: Pool, ent_role: str, holds: str, ent_where: str = "TRUE", ev_where: str = "TRUE") -> str:
     """Candidates: per event (first entity role) one seeded entity of ``ent_role`` whose box meets the event's
-    box grown by its reach and for which ``holds`` (SQL over aliases ev, en) is true; capped per stratum."""
+    box grown by its reach and for which ``holds`` (SQL over aliases ev, en) is true; capped per stratum.
+    Events are sampled first (see SAMPLE_CELL_DEG), so the work does not grow with the event catalog."""
     ev_role = sub.entity_roles[0]
     r = reach_km(sub)
+    cell = f"CAST(floor(p.lat / {SAMPLE_CELL_DEG}) AS BIGINT) AS gy, CAST(floor(p.lon / {SAMPLE_CELL_DEG}) AS BIGINT) AS gx"
     return cap_per_stratum(
-        f"WITH ev AS (SELECT p.entity_id, p.stratum, {box_sql('p.geometry', 'p.lat', r)} FROM pool p WHERE {roles.predicate(sub.roles[ev_role], 'p')} AND ({ev_where})), "
-        f"en AS (SELECT p.entity_id, {box_sql('p.geometry', 'p.lat', 0)} FROM pool p WHERE {roles.predicate(sub.roles[ent_role], 'p')} "
+        f"WITH en AS (SELECT p.entity_id, {cell}, {box_sql('p.geometry', 'p.lat', 0)} FROM pool p WHERE {roles.predicate(sub.roles[ent_role], 'p')} "
         f"AND {_category_pred(sub, 'p')} AND ({ent_where})), "
+        f"cells AS (SELECT DISTINCT gy + dy AS gy, gx + dx AS gx FROM en, range(-1, 2) a(dy), range(-1, 2) b(dx)), "
+        f"ev AS (SELECT p.entity_id, p.stratum, {box_sql('p.geometry', 'p.lat', r)} FROM pool p "
+        f"LEFT JOIN cells c ON c.gy = CAST(floor(p.lat / {SAMPLE_CELL_DEG}) AS BIGINT) AND c.gx = CAST(floor(p.lon / {SAMPLE_CELL_DEG}) AS BIGINT) "
+        f"WHERE {roles.predicate(sub.roles[ev_role], 'p')} AND ({ev_where}) AND (c.gy IS NOT NULL OR p.geom_kind <> 'point') "
+        f"QUALIFY row_number() OVER (PARTITION BY p.stratum ORDER BY {pool.order_key(f'{sub.id}|events', 'p.entity_id')}) <= {EVENTS_PER_STRATUM_FACTOR * pool.per_stratum}), "
         f"near AS (SELECT ev.stratum, ev.entity_id AS ev_id, en.entity_id AS en_id FROM ev JOIN en ON {boxes_meet_sql('ev', 'en')} "
-        f"WHERE ev.entity_id <> en.entity_id) "
+        f"WHERE ev.entity_id <> en.entity_id "
+        f"QUALIFY row_number() OVER (PARTITION BY ev.entity_id ORDER BY {pool.order_key(f'{sub.id}|near', 'ev.entity_id', 'en.entity_id')}) <= {PAIRS_PER_EVENT}) "
         f"SELECT n.stratum, n.ev_id AS {ev_role}, n.en_id AS {ent_role} FROM near n JOIN pool ev ON ev.entity_id = n.ev_id "
         f"JOIN pool en ON en.entity_id = n.en_id WHERE {holds} "
         f"QUALIFY row_number() OVER (PARTITION BY n.ev_id ORDER BY {pool.order_key(f'{sub.id}|{ent_role}', 'n.ev_id', 'n.en_id')}) = 1",
