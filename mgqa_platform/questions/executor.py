@@ -134,6 +134,13 @@ def geodesic_km_sql(a: str, b: str) -> str:
     return f"(ST_Distance_Spheroid(ST_Point({a}.lat, {a}.lon), ST_Point({b}.lat, {b}.lon)) / 1000.0)"
 
 
+def bound_join(**aliases: str) -> str:
+    """SQL ``FROM t JOIN entities <alias> ON <alias>.entity_id = t.<role> ...``: the bound entities of each row of
+    ``t``, one alias per role (``bound_join(a="entity_A", b="entity_B")``), in the order given."""
+    joins = " ".join(f"JOIN entities {al} ON {al}.entity_id = t.{role}" for al, role in aliases.items())
+    return f"FROM t {joins}"
+
+
 def sql_literal(value: Any) -> str:
     """A typed SQL literal: VARCHAR for str, BIGINT for int, DOUBLE for float (so replays keep the batch types)."""
     if value is None:

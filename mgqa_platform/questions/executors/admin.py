@@ -18,7 +18,7 @@ from typing import Any
 
 from mgqa_platform.questions import formats, roles
 from mgqa_platform.questions.catalog import SubTemplate
-from mgqa_platform.questions.executor import Executor, Outcome, Pool, register
+from mgqa_platform.questions.executor import Executor, Outcome, Pool, bound_join, register
 from mgqa_platform.questions.executors.path import (
     anchor_category_candidates_sql, category_role, geodesic_length_m_sql, lower_bound_m_sql,
 )
@@ -49,7 +49,7 @@ def ancestors_sql(role: str) -> str:
     """SQL CTE body (``WITH RECURSIVE`` needed): ``up(row_id, iri, depth)``: the IRIs reachable from the entity
     bound to ``role`` by part-of edges (depth >= 1), following subject -> object up to :data:`MAX_DEPTH` hops."""
     return (
-        f"up(row_id, iri, depth) AS (SELECT t.row_id, a.iri, 0 FROM t JOIN entities a ON a.entity_id = t.{role} "
+        f"up(row_id, iri, depth) AS (SELECT t.row_id, a.iri, 0 {bound_join(a=role)} "
         f"UNION SELECT up.row_id, x.o, up.depth + 1 FROM up JOIN entity_triples x ON x.s = up.iri AND {PART_OF} "
         f"WHERE up.depth < {MAX_DEPTH})"
     )
@@ -98,7 +98,7 @@ class Membership(Executor):
             f"WITH RECURSIVE {ancestors_sql(a)}, "
             "anc AS (SELECT row_id, count_if(depth > 0) AS n_edges, list(DISTINCT iri) AS iris FROM up GROUP BY row_id) "
             f"SELECT t.row_id, coalesce(anc.n_edges, 0) AS n_edges, list_contains(anc.iris, gb.iri) AS kg_yes, {geo} "
-            f"FROM t JOIN entities ga ON ga.entity_id = t.{a} JOIN entities gb ON gb.entity_id = t.{b} "
+            f"{bound_join(ga=a, gb=b)} "
             "LEFT JOIN anc ON anc.row_id = t.row_id"
         )
 
@@ -137,7 +137,7 @@ class Components(Executor):
         b, cat = sub.entity_roles[0], category_role(sub)
         return (
             f"WITH g AS (SELECT t.row_id, t.kg, t.{cat} AS category, e.entity_id AS bid, e.geometry, {bbox_sql('e.geometry')} "
-            f"FROM t JOIN entities e ON e.entity_id = t.{b}), "
+            f"{bound_join(e=b)}), "
             f"c AS (SELECT e.entity_id, e.kg, e.category, e.display_name, e.geometry, {bbox_sql('e.geometry')} FROM entities e "
             f"WHERE {roles.predicate(sub.roles[cat], 'e')} AND e.category IN (SELECT {cat} FROM t)), "
             "x AS (SELECT g.row_id, c.entity_id, c.display_name, "
@@ -194,7 +194,7 @@ class Parts(Executor):
         return (
             "SELECT t.row_id, ST_IsValid(e.geometry) AS valid, "
             f"list_transform(ST_Dump(e.geometry), lambda d: {area_m2_sql('d.geom')}) AS part_m2 "
-            f"FROM t JOIN entities e ON e.entity_id = t.{b}"
+            f"{bound_join(e=b)}"
         )
 
     def finish(self, sub: SubTemplate, row: Mapping[str, Any]) -> Outcome:
@@ -263,7 +263,7 @@ class CollectionCount(Executor):
             wanted = f"SELECT t.row_id, c.category FROM t JOIN {_collections_sql(sub)} c ON c.name = t.{p}"
         return (
             f"WITH w AS (SELECT DISTINCT row_id, category FROM ({wanted})), "
-            f"g AS (SELECT t.row_id, t.kg, g.geometry, {bbox_sql('g.geometry')} FROM t JOIN entities g ON g.entity_id = t.{a}), "
+            f"g AS (SELECT t.row_id, t.kg, g.geometry, {bbox_sql('g.geometry')} {bound_join(g=a)}), "
             "x AS (SELECT DISTINCT g.row_id, e.entity_id FROM g JOIN w ON w.row_id = g.row_id JOIN entities e ON e.kg = g.kg "
             "AND e.category = w.category AND e.geom_kind = 'point' AND e.valid_from IS NULL AND e.lon BETWEEN g.x0 AND g.x1 "
             "AND e.lat BETWEEN g.y0 AND g.y1 WHERE ST_Intersects(g.geometry, ST_Point(e.lon, e.lat))) "
@@ -300,7 +300,7 @@ class FullContainment(Executor):
         return (
             "SELECT t.row_id, ST_IsValid(ga.geometry) AND ST_IsValid(gb.geometry) AS valid, "
             f"CASE WHEN ST_IsValid(ga.geometry) AND ST_IsValid(gb.geometry) THEN {share_outside_sql('gb.geometry', 'ga.geometry', 'polygon')} "
-            f"END AS share_out FROM t JOIN entities ga ON ga.entity_id = t.{a} JOIN entities gb ON gb.entity_id = t.{b}"
+            f"END AS share_out {bound_join(ga=a, gb=b)}"
         )
 
     def finish(self, sub: SubTemplate, row: Mapping[str, Any]) -> Outcome:

@@ -35,7 +35,7 @@ from shapely.geometry.base import BaseGeometry
 
 from mgqa_platform.questions import formats, roles
 from mgqa_platform.questions.catalog import SubTemplate
-from mgqa_platform.questions.executor import Executor, Outcome, Pool, register
+from mgqa_platform.questions.executor import Executor, Outcome, Pool, bound_join, register
 from mgqa_platform.questions.executors.containment import seeded_int_sql
 from mgqa_platform.questions.executors.distance import bbox_cols, contains_sql, inside_sql
 from mgqa_platform.questions.executors.grid import no_coords_in_name, point_sample
@@ -167,7 +167,7 @@ def _shape_gold_sql(sub: SubTemplate) -> str:
     a = sub.entity_roles[0]
     return (
         "SELECT t.*, ST_AsText(e.geometry) AS wkt, ST_IsValid(e.geometry) AS valid, "
-        f"ST_XMax(e.geometry) - ST_XMin(e.geometry) AS xspan, e.lon, e.lat FROM t JOIN entities e ON e.entity_id = t.{a}"
+        f"ST_XMax(e.geometry) - ST_XMin(e.geometry) AS xspan, e.lon, e.lat {bound_join(e=a)}"
     )
 
 
@@ -209,7 +209,7 @@ class Centroid(Executor):
             located = "ST_Contains(e.geometry, ST_Point(b.lon, b.lat))"
             join = f" JOIN entities b ON b.entity_id = t.{sub.entity_roles[1]}"
         return (
-            f"WITH c AS (SELECT t.row_id, {centroid_sql('e.geometry')} AS c FROM t JOIN entities e ON e.entity_id = t.{a}) "
+            f"WITH c AS (SELECT t.row_id, {centroid_sql('e.geometry')} AS c {bound_join(e=a)}) "
             "SELECT t.row_id, ST_X(c.c) AS lon, ST_Y(c.c) AS lat, ST_IsValid(e.geometry) AS valid, "
             f"ST_Contains(e.geometry, c.c) AS inside, ST_XMax(e.geometry) - ST_XMin(e.geometry) AS xspan, {located} AS located "
             f"FROM t JOIN c ON c.row_id = t.row_id JOIN entities e ON e.entity_id = t.{a}{join}"

@@ -28,7 +28,7 @@ from rasterio.windows import Window
 
 from mgqa_platform.questions import formats, roles
 from mgqa_platform.questions.catalog import SubTemplate
-from mgqa_platform.questions.executor import Executor, Outcome, Pool, geodesic_km_sql, register
+from mgqa_platform.questions.executor import Executor, Outcome, Pool, bound_join, geodesic_km_sql, register
 
 GEOD = Geod(ellps="WGS84")
 KM_PER_DEG_MIN = 110.0  #: a little under the shortest degree of latitude (110.574 km): boxes err on the large side
@@ -287,7 +287,7 @@ class PopulationWithinRadius(Executor):
         return (
             "WITH d AS (SELECT raster, raster_sha256, is_proxy FROM density_breaks ORDER BY raster LIMIT 1) "
             "SELECT t.row_id, e.lon, e.lat, t.value AS radius_km, d.raster, d.raster_sha256, d.is_proxy "
-            f"FROM t JOIN entities e ON e.entity_id = t.{a} LEFT JOIN d ON TRUE"
+            f"{bound_join(e=a)} LEFT JOIN d ON TRUE"
         )
 
     def finish(self, sub: SubTemplate, row: Mapping[str, Any]) -> Outcome:

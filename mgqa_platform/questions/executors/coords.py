@@ -14,7 +14,7 @@ from typing import Any
 
 from mgqa_platform.questions import formats
 from mgqa_platform.questions.catalog import SubTemplate
-from mgqa_platform.questions.executor import Executor, Outcome, Pool, register
+from mgqa_platform.questions.executor import Executor, Outcome, Pool, bound_join, register
 from mgqa_platform.questions.executors.grid import point_sample
 
 TO_6933 = "'EPSG:4326', 'EPSG:6933', always_xy := true"
@@ -40,7 +40,7 @@ def extent_sql(sub: SubTemplate, extra: str = "") -> str:
     """Gold SQL: per row_id the bound entity's validity and lon/lat extent (degrees), plus ``extra`` columns
     (SQL over the entity's geometry ``g``)."""
     return (
-        f"WITH x AS (SELECT t.row_id, e.geometry AS g FROM t JOIN entities e ON e.entity_id = t.{sub.entity_roles[0]}) "
+        f"WITH x AS (SELECT t.row_id, e.geometry AS g {bound_join(e=sub.entity_roles[0])}) "
         "SELECT row_id, ST_IsValid(g) AS valid, ST_XMin(g) AS min_lon, ST_YMin(g) AS min_lat, "
         f"ST_XMax(g) AS max_lon, ST_YMax(g) AS max_lat{extra} FROM x"
     )

@@ -29,7 +29,7 @@ from typing import Any, ClassVar
 
 from mgqa_platform.questions import formats, roles
 from mgqa_platform.questions.catalog import SubTemplate
-from mgqa_platform.questions.executor import Executor, Outcome, Pool, geodesic_km_sql, register
+from mgqa_platform.questions.executor import Executor, Outcome, Pool, bound_join, geodesic_km_sql, register
 
 WGS84_A_KM = 6378.137  #: semi-major axis
 WGS84_E2 = 0.00669437999014  #: first eccentricity squared
@@ -212,7 +212,7 @@ class _NearestPointBase(Executor):
         return (
             f"WITH g AS (SELECT t.row_id, a.lon, a.lat, ST_IsValid(b.geometry) AS valid, b.geom_kind, "
             f"{contains_sql('b', 'a')} AS inside, {nearest_point_sql('a.lon', 'a.lat', geom)} AS ep "
-            f"FROM t JOIN entities a ON a.entity_id = t.{a} JOIN entities b ON b.entity_id = t.{b}) "
+            f"{bound_join(a=a, b=b)}) "
             f"SELECT row_id, valid, geom_kind, inside, {nlon} AS near_lon, {nlat} AS near_lat, {km} AS km FROM g"
         )
 
@@ -252,7 +252,7 @@ class BoundaryDistance(_NearestPointBase):
         """Premise of the ``position: inside`` sub-template: A's representative point lies in polygon B."""
         a, b = sub.entity_roles[:2]
         return (
-            f"SELECT t.row_id, {contains_sql('b', 'a')} AS holds FROM t JOIN entities a ON a.entity_id = t.{a} "
+            f"SELECT t.row_id, {contains_sql('b', 'a')} AS holds {bound_join(a=a)} "
             f"JOIN entities b ON b.entity_id = t.{b}"
         )
 
@@ -301,7 +301,7 @@ class DirectionalDistance(Executor):
             f"SELECT t.row_id, t.direction, sign(a.lat - b.lat) AS ns_sign, "
             f"ST_Distance_Spheroid(ST_Point(a.lat, b.lon), ST_Point(b.lat, b.lon)) / 1000.0 AS ns_km, "
             f"radians({dlon}) * {WGS84_A_KM} * cos({phi}) / sqrt(1 - {WGS84_E2} * pow(sin({phi}), 2)) AS ew_km "
-            f"FROM t JOIN entities a ON a.entity_id = t.{a} JOIN entities b ON b.entity_id = t.{b}"
+            f"{bound_join(a=a, b=b)}"
         )
 
     def finish(self, sub: SubTemplate, row: Mapping[str, Any]) -> Outcome:
@@ -343,7 +343,7 @@ class EventLocationDistance(Executor):
         ev, b, c = sub.entity_roles[:3]
         return (
             f"SELECT t.row_id, a.valid_from, {geodesic_km_sql('a', 'b')} AS km, {contains_sql('c', 'b')} AS inside "
-            f"FROM t JOIN entities a ON a.entity_id = t.{ev} JOIN entities b ON b.entity_id = t.{b} "
+            f"{bound_join(a=ev, b=b)} "
             f"JOIN entities c ON c.entity_id = t.{c}"
         )
 
@@ -376,7 +376,7 @@ class ComparativeDistance(Executor):
         return (
             f"SELECT t.row_id, t.rank_type, a.entity_id AS a_id, a.display_name AS a_name, b.entity_id AS b_id, "
             f"b.display_name AS b_name, {geodesic_km_sql('a', 'c')} AS a_km, {geodesic_km_sql('b', 'c')} AS b_km "
-            f"FROM t JOIN entities a ON a.entity_id = t.{a} JOIN entities b ON b.entity_id = t.{b} JOIN entities c ON c.entity_id = t.{c}"
+            f"{bound_join(a=a, b=b, c=c)}"
         )
 
     def finish(self, sub: SubTemplate, row: Mapping[str, Any]) -> Outcome:
@@ -426,7 +426,7 @@ class NeighbourCountryDistance(Executor):
         nlon, nlat, km = frame_to_km_sql("lon", "lat", "ep")
         return (
             f"WITH cb AS (SELECT iso3, geometry, {bbox_cols()} FROM countries), "
-            f"home AS (SELECT t.row_id, min(cb.iso3) AS iso3 FROM t JOIN entities a ON a.entity_id = t.{a} "
+            f"home AS (SELECT t.row_id, min(cb.iso3) AS iso3 {bound_join(a=a)} "
             f"JOIN cb ON {inside_sql('cb', 'a')} AND {contains_sql('cb', 'a')} GROUP BY t.row_id), "
             f"nb AS (SELECT h.iso3, n.iso3 AS nb_iso3, n.geometry FROM (SELECT DISTINCT iso3 FROM home) h "
             f"JOIN countries c ON c.iso3 = h.iso3 JOIN countries n ON n.iso3 <> c.iso3 AND ST_Intersects(n.geometry, c.geometry)), "
@@ -437,7 +437,7 @@ class NeighbourCountryDistance(Executor):
             f"nbl AS (SELECT iso3, list(nb_iso3 ORDER BY nb_iso3) AS neighbours FROM nb GROUP BY iso3) "
             f"SELECT t.row_id, h.iso3 AS home_iso3, nbl.neighbours, eb.entity_id AS a_id, eb.display_name AS a_name, "
             f"ec.entity_id AS b_id, ec.display_name AS b_name, xb.km AS a_km, xb.nearest AS a_nearest, xc.km AS b_km, xc.nearest AS b_nearest "
-            f"FROM t JOIN entities eb ON eb.entity_id = t.{b} JOIN entities ec ON ec.entity_id = t.{c} "
+            f"{bound_join(eb=b, ec=c)} "
             f"LEFT JOIN home h ON h.row_id = t.row_id LEFT JOIN nbl ON nbl.iso3 = h.iso3 "
             f"LEFT JOIN best xb ON xb.row_id = t.row_id AND xb.side = 'b' LEFT JOIN best xc ON xc.row_id = t.row_id AND xc.side = 'c'"
         )  # a_/b_ columns are the two answer options (roles entity_B / entity_C), as in A04
@@ -469,7 +469,7 @@ class AggregateDistance(Executor):
         cat = next(r for r, t in sub.roles.items() if roles.is_category(t))
         (b,) = sub.entity_roles[:1]
         return (
-            f"WITH g AS (SELECT t.row_id, t.kg, t.{cat}, e.geometry, {bbox_cols('e.geometry')} FROM t JOIN entities e ON e.entity_id = t.{b}), "
+            f"WITH g AS (SELECT t.row_id, t.kg, t.{cat}, e.geometry, {bbox_cols('e.geometry')} {bound_join(e=b)}), "
             f"m AS ({members_sql('g', roles.predicate(sub.roles[cat], 'm'), cat)}) "
             "SELECT t.row_id, count(m.entity_id) >= 2 AS holds FROM t LEFT JOIN m ON m.row_id = t.row_id GROUP BY t.row_id"
         )
@@ -492,7 +492,7 @@ class AggregateDistance(Executor):
         (b,) = sub.entity_roles[:1]
         agg = "t.aggregation" if "aggregation" in sub.parameters else "NULL"
         return (
-            f"WITH g AS (SELECT t.row_id, t.kg, t.{cat}, e.geometry, {bbox_cols('e.geometry')} FROM t JOIN entities e ON e.entity_id = t.{b}), "
+            f"WITH g AS (SELECT t.row_id, t.kg, t.{cat}, e.geometry, {bbox_cols('e.geometry')} {bound_join(e=b)}), "
             f"m AS ({members_sql('g', roles.predicate(sub.roles[cat], 'm'), cat)}), "
             f"pr AS (SELECT x.row_id, {geodesic_km_sql('x', 'y')} AS km FROM m x JOIN m y ON x.row_id = y.row_id AND x.entity_id < y.entity_id), "
             f"agg AS (SELECT row_id, count(*) AS n_pairs, kahan_sum(km) / count(*) AS avg_km, min(km) AS min_km, max(km) AS max_km FROM pr GROUP BY row_id), "
@@ -544,7 +544,7 @@ class MinTotalDistance(Executor):
         ca, cc = self._cats(sub)
         (b,) = sub.entity_roles[:1]
         return (
-            f"WITH g AS (SELECT t.row_id, t.kg, t.{ca}, t.{cc}, e.geometry, {bbox_cols('e.geometry')} FROM t JOIN entities e ON e.entity_id = t.{b}), "
+            f"WITH g AS (SELECT t.row_id, t.kg, t.{ca}, t.{cc}, e.geometry, {bbox_cols('e.geometry')} {bound_join(e=b)}), "
             f"ma AS ({members_sql('g', roles.predicate(sub.roles[ca], 'm'), ca)}), "
             f"mc AS ({members_sql('g', roles.predicate(sub.roles[cc], 'm'), cc)}), "
             f"tot AS (SELECT x.row_id, x.entity_id, x.display_name, kahan_sum({geodesic_km_sql('x', 'y')}) AS total_km "
@@ -611,7 +611,7 @@ class KthNearestDistance(Executor):
         k_case = " ".join(f"WHEN '{w}' THEN {i}" for i, w in enumerate(sub.parameters["rank"], 1))
         return (
             f"WITH q AS (SELECT t.row_id, t.kg, t.{cat} AS category, CASE t.rank {k_case} END AS k, b.entity_id AS b_id, b.lon, b.lat "
-            f"FROM t JOIN entities b ON b.entity_id = t.{b}), "
+            f"{bound_join(b=b)}), "
             f"h AS (SELECT q.row_id, q.k, m.entity_id, {haversine_km_sql('q', 'm')} AS hav FROM q JOIN entities m ON m.kg = q.kg "
             f"AND m.category = q.category AND {roles.predicate(sub.roles[cat], 'm')} AND m.entity_id <> q.b_id "
             f"AND m.lat BETWEEN q.lat - {KTH_WINDOW_DEG} AND q.lat + {KTH_WINDOW_DEG} "

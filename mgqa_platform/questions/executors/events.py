@@ -32,7 +32,7 @@ from shapely.geometry import Point
 
 from mgqa_platform.questions import formats, roles
 from mgqa_platform.questions.catalog import SubTemplate
-from mgqa_platform.questions.executor import Executor, Outcome, Pool, geodesic_km_sql, register
+from mgqa_platform.questions.executor import Executor, Outcome, Pool, bound_join, geodesic_km_sql, register
 from mgqa_platform.questions.executors.containment import KM_PER_DEG_MIN, approx_km_sql
 from mgqa_platform.questions.executors.direction import aeqd_xy, cap_per_stratum
 from mgqa_platform.questions.executors.distance import frame_to_km_sql, nearest_point_sql
@@ -187,7 +187,7 @@ class EventDistance(Executor):
         dist = geodesic_km_sql("ev", "en") if _is_point(sub.roles[ev_role]) else "NULL"
         return (
             f"SELECT t.row_id, ev.valid_from, {dist} AS km, ST_AsText(ev.geometry) AS event_wkt, en.lon, en.lat "
-            f"FROM t JOIN entities ev ON ev.entity_id = t.{ev_role} JOIN entities en ON en.entity_id = t.{b}"
+            f"{bound_join(ev=ev_role, en=b)}"
         )
 
     def finish(self, sub: SubTemplate, row: Mapping[str, Any]) -> Outcome:
@@ -240,7 +240,7 @@ class Affected(Executor):
         ev_role, cat = sub.entity_roles[0], self._cat(sub)
         return (
             f"WITH ev AS (SELECT t.row_id, t.kg, t.{cat} AS category, e.geometry, e.lon, e.lat, {box_sql('e.geometry', 'e.lat', reach_km(sub))} "
-            f"FROM t JOIN entities e ON e.entity_id = t.{ev_role}), "
+            f"{bound_join(e=ev_role)}), "
             f"mb AS (SELECT m.entity_id, m.kg, m.category, {box_sql('m.geometry', 'm.lat', 0)} FROM entities m "
             f"WHERE m.kg IN (SELECT kg FROM t) AND m.category IN (SELECT {cat} FROM t) AND {roles.predicate(sub.roles[cat], 'm')}), "
             f"hit AS (SELECT ev.row_id, en.entity_id, en.display_name FROM ev JOIN mb ON mb.kg = ev.kg AND mb.category = ev.category "
@@ -272,7 +272,7 @@ class _PairPremise(Executor):
 
     def _join(self, sub: SubTemplate) -> str:
         ev_role, a = sub.entity_roles[:2]
-        return f"FROM t JOIN entities ev ON ev.entity_id = t.{ev_role} JOIN entities en ON en.entity_id = t.{a}"
+        return f"{bound_join(ev=ev_role, en=a)}"
 
     def premise_sql(self, sub: SubTemplate) -> str | None:
         if len(sub.entity_roles) < 2:  # I04: nothing presupposed
@@ -324,7 +324,7 @@ class AffectedArea(_PairPremise):
     def gold_sql(self, sub: SubTemplate) -> str:
         ev_role = sub.entity_roles[0]
         if len(sub.entity_roles) == 1:
-            return f"SELECT t.row_id, ST_IsValid(ev.geometry) AS valid, {area_km2_sql('ev.geometry')} AS km2 FROM t JOIN entities ev ON ev.entity_id = t.{ev_role}"
+            return f"SELECT t.row_id, ST_IsValid(ev.geometry) AS valid, {area_km2_sql('ev.geometry')} AS km2 {bound_join(ev=ev_role)}"
         return (
             f"SELECT t.row_id, ST_IsValid(ev.geometry) AND ST_IsValid(en.geometry) AS valid, "
             f"CASE WHEN ST_Intersects(ev.geometry, en.geometry) THEN {area_km2_sql('ST_Intersection(ev.geometry, en.geometry)')} ELSE 0.0 END AS km2 "

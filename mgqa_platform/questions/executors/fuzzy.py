@@ -28,7 +28,7 @@ from typing import Any
 
 from mgqa_platform.questions import formats, roles
 from mgqa_platform.questions.catalog import SubTemplate
-from mgqa_platform.questions.executor import Executor, Outcome, Pool, geodesic_km_sql, register
+from mgqa_platform.questions.executor import Executor, Outcome, Pool, bound_join, geodesic_km_sql, register
 from mgqa_platform.questions.executors.containment import approx_km_sql, box_columns_sql, in_box_sql
 from mgqa_platform.questions.executors.distance import PairDistance, frame_to_km_sql, local_tuples, nearest_point_sql
 from mgqa_platform.questions.executors.shape import area_km2_sql
@@ -234,7 +234,7 @@ class RoughlyClosest(Executor):
         r = _c(sub, "search_radius_km")
         return (
             f"q AS (SELECT t.row_id, t.kg, t.{cat} AS category, b.entity_id AS b_id, b.lon, b.lat, {box_columns_sql('b', str(r))} "
-            f"FROM t JOIN entities b ON b.entity_id = t.{b}), "
+            f"{bound_join(b=b)}), "
             f"m AS (SELECT * FROM (SELECT q.row_id, e.entity_id, e.display_name, {geodesic_km_sql('q', 'e')} AS km FROM q "
             f"JOIN entities e ON e.kg = q.kg AND e.category = q.category AND {roles.predicate(sub.roles[cat], 'e')} "
             f"AND e.entity_id <> q.b_id AND {in_box_sql('q', 'e')}) WHERE km <= {r})"

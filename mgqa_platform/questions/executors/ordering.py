@@ -36,7 +36,7 @@ from shapely.geometry.base import BaseGeometry
 
 from mgqa_platform.questions import formats, roles
 from mgqa_platform.questions.catalog import SubTemplate
-from mgqa_platform.questions.executor import Executor, Outcome, Pool, geodesic_km_sql, register
+from mgqa_platform.questions.executor import Executor, Outcome, Pool, bound_join, geodesic_km_sql, register
 from mgqa_platform.questions.executors.containment import (
     BOUNDARY_BAND,
     approx_km_sql,
@@ -203,7 +203,7 @@ def region_members_gold_sql(sub: SubTemplate, measures: Sequence[str], member_wh
     pred = f"{roles.predicate(sub.roles[cat], 'm')} AND m.entity_id <> g.b_id AND ({member_where})"
     return (
         f"WITH g AS (SELECT t.row_id, t.kg, t.{cat}, t.{b} AS b_id, e.geometry, e.lon AS b_lon, e.lat AS b_lat, "
-        f"{bbox_cols('e.geometry')} FROM t JOIN entities e ON e.entity_id = t.{b}), "
+        f"{bbox_cols('e.geometry')} {bound_join(e=b)}), "
         f"m AS ({members_sql('g', pred, cat)}), "
         "x AS (SELECT m.row_id, list(struct_pack(id := m.entity_id, name := m.display_name, lon := m.lon, lat := m.lat"
         f"{extra}) ORDER BY m.entity_id) AS members FROM m JOIN entities e ON e.entity_id = m.entity_id GROUP BY m.row_id) "

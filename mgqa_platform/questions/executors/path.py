@@ -28,7 +28,7 @@ from shapely import wkt as shapely_wkt
 
 from mgqa_platform.questions import formats, roles
 from mgqa_platform.questions.catalog import SubTemplate
-from mgqa_platform.questions.executor import Executor, Outcome, Pool, register
+from mgqa_platform.questions.executor import Executor, Outcome, Pool, bound_join, register
 from mgqa_platform.questions.executors.topology import bbox_sql, boxes_meet_sql, category_members_sql
 
 BAND = 0.05  #: relative band around a threshold (buffer, min inside length, max shared length): ambiguous
@@ -286,7 +286,7 @@ class PassBy(Executor):
                "ST_XMax(e.geometry) >= r.x0 AND ST_XMin(e.geometry) <= r.x1 AND ST_YMax(e.geometry) >= r.y0 AND ST_YMin(e.geometry) <= r.y1")
         return (
             f"WITH r AS (SELECT t.row_id, t.kg, t.{cat} AS category, g.entity_id AS rid, g.geometry, "
-            f"{grown_bbox_sql('g.geometry', self._margin(sub))} FROM t JOIN entities g ON g.entity_id = t.{b}), "
+            f"{grown_bbox_sql('g.geometry', self._margin(sub))} {bound_join(g=b)}), "
             f"x AS (SELECT r.row_id, e.entity_id, e.display_name, e.lon, e.lat, {geom} AS wkt, {inside} AS inside_m "
             f"FROM r JOIN entities e ON e.kg = r.kg AND e.category = r.category AND {roles.predicate(sub.roles[cat], 'e')} "
             f"AND e.entity_id <> r.rid AND {box})"

@@ -35,7 +35,7 @@ from shapely import wkt as shapely_wkt
 
 from mgqa_platform.questions import formats
 from mgqa_platform.questions.catalog import SubTemplate
-from mgqa_platform.questions.executor import Executor, Outcome, Pool, register
+from mgqa_platform.questions.executor import Executor, Outcome, Pool, bound_join, register
 
 PAIRS_PER_ANCHOR = 3  #: K01-K03: partners proposed per sampled anchor (seeded rotation within the stratum)
 SCALES_PER_POLYGON = 2  #: K05: seeded scales proposed per sampled polygon (among those that fit it)
@@ -169,7 +169,7 @@ class CompareShapes(Executor):
         wkt = sub.conventions["measure"] == "elongation"
         return (
             f"SELECT t.row_id, {_measure_cols('a', 'a', wkt)}, {_measure_cols('b', 'b', wkt)} "
-            f"FROM t JOIN entities a ON a.entity_id = t.{a} JOIN entities b ON b.entity_id = t.{b}"
+            f"{bound_join(a=a, b=b)}"
         )
 
     def finish(self, sub: SubTemplate, row: Mapping[str, Any]) -> Outcome:
@@ -196,7 +196,7 @@ class Perimeter(Executor):
 
     def gold_sql(self, sub: SubTemplate) -> str:
         a = sub.entity_roles[0]
-        return f"SELECT t.row_id, {_measure_cols('a', 'a', False)} FROM t JOIN entities a ON a.entity_id = t.{a}"
+        return f"SELECT t.row_id, {_measure_cols('a', 'a', False)} {bound_join(a=a)}"
 
     def finish(self, sub: SubTemplate, row: Mapping[str, Any]) -> Outcome:
         reason = _polygon_problem(row, "a")
@@ -233,7 +233,7 @@ class Irregularity(Executor):
         a = sub.entity_roles[0]
         return (
             f"SELECT t.row_id, t.irregularity_metric AS metric, t.scale_value, {_measure_cols('a', 'a', True)} "
-            f"FROM t JOIN entities a ON a.entity_id = t.{a}"
+            f"{bound_join(a=a)}"
         )
 
     def finish(self, sub: SubTemplate, row: Mapping[str, Any]) -> Outcome:

@@ -31,7 +31,7 @@ from shapely import wkt as shapely_wkt
 
 from mgqa_platform.questions import formats, roles
 from mgqa_platform.questions.catalog import SubTemplate
-from mgqa_platform.questions.executor import Executor, Outcome, Pool, register
+from mgqa_platform.questions.executor import Executor, Outcome, Pool, bound_join, register
 
 GEOD = Geod(ellps="WGS84")
 NEAR_MARGIN_DEG = 0.002  #: bbox margin (~200 m) that turns close but disjoint pairs into near-miss candidates
@@ -157,7 +157,7 @@ def pair_candidates_sql(
 
 def _pair_join(sub: SubTemplate) -> str:
     ra, rb = sub.entity_roles[:2]
-    return f"FROM t JOIN entities a ON a.entity_id = t.{ra} JOIN entities b ON b.entity_id = t.{rb}"
+    return f"{bound_join(a=ra, b=rb)}"
 
 
 # ---------------------------------------------------------------------------------------------- booleans
@@ -332,7 +332,7 @@ def category_members_sql(sub: SubTemplate, target: str, exclude: list[str]) -> s
     cat = _category_role(sub)
     not_in = " AND ".join(f"e.entity_id <> b.{r}" for r in exclude)
     return (
-        f"WITH b AS (SELECT t.*, g.geometry AS tg, {bbox_sql('g.geometry')} FROM t JOIN entities g ON g.entity_id = t.{target}), "
+        f"WITH b AS (SELECT t.*, g.geometry AS tg, {bbox_sql('g.geometry')} {bound_join(g=target)}), "
         f"e AS (SELECT e.entity_id, e.kg, e.category, e.display_name, e.geometry, {bbox_sql('e.geometry')} FROM entities e "
         f"WHERE {roles.predicate(sub.roles[cat], 'e')} AND e.kg IN (SELECT kg FROM t) AND e.category IN (SELECT {cat} FROM t)), "
         f"m AS (SELECT b.row_id, e.entity_id, e.display_name, e.geometry FROM b JOIN e ON e.kg = b.kg AND e.category = b.{cat} "
