@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import dagster as dg
 
-from assets import intake, kg_build, kg_conversion, questions, strata
+from assets import evaluation, intake, kg_build, kg_conversion, questions, strata
 from mgqa_platform import settings
 from resources.sources import InputsResource, KwgSourceResource, StrataInputsResource
 from resources.warehouse import WarehouseResource
@@ -32,14 +32,19 @@ ALL_ASSETS = [
     questions.questions_en,
     questions.split_small,
     questions.question_distribution,
+    evaluation.eval_baselines,
+    evaluation.eval_reference_solver,
+    evaluation.evaluation_report,
 ]
 
 #: What `mgqa build` materializes, in order: KG-independent strata inputs, then per KG partition the KG
-#: build, conversion and strata, then the coverage over all KGs, then the template catalog and questions.
+#: build, conversion and strata, then the coverage over all KGs, then the template catalog and questions, then
+#: the evaluation of the reference systems (gold, majority baseline, reference solver).
 GLOBAL_STRATA = dg.AssetSelection.assets(strata.countries, strata.population_raster, strata.density_cells)
 PER_KG = dg.AssetSelection.groups("kg_build", "kg_conversion") | dg.AssetSelection.assets(strata.entity_country, strata.entity_density, strata.entity_strata)
 COVERAGE = dg.AssetSelection.assets(strata.strata_coverage)
 QUESTIONS = dg.AssetSelection.groups("questions")
+EVALUATION = dg.AssetSelection.groups("evaluation")
 
 kg_job = dg.define_asset_job(
     "build_kgs",
@@ -58,6 +63,12 @@ questions_job = dg.define_asset_job(
     selection=QUESTIONS,
     description="Load the template catalog, instantiate the English questions with execution-based gold over all KGs "
     "(with false premises and the multimodal slice), draw the small split and report the distribution.",
+)
+evaluation_job = dg.define_asset_job(
+    "evaluate_reference_systems",
+    selection=EVALUATION,
+    description="Score the gold answers, the majority baseline and the compute-grounded reference solver on the English "
+    "splits, and write the evaluation reports.",
 )
 intake_job = dg.define_asset_job(
     "register_osm_snapshot",
@@ -95,7 +106,7 @@ def build_resources(**overrides) -> dict:
 
 defs = dg.Definitions(
     assets=ALL_ASSETS,
-    jobs=[kg_job, strata_job, coverage_job, questions_job, intake_job],
+    jobs=[kg_job, strata_job, coverage_job, questions_job, evaluation_job, intake_job],
     sensors=[intake.osm_snapshot_sensor],
     resources=build_resources(),
 )

@@ -3,6 +3,8 @@
     mgqa build [--kg KG ...]   materialize the pipeline on the configured inputs (default: bundled sample)
     mgqa summary               print what the warehouse holds (entities per KG/category/country, quarantine)
     mgqa lineage ID            print where a question's gold answer (or an entity) comes from
+    mgqa evaluate ...          score a system (gold, majority, reference_solver, a predictions file, or a model
+                               run against an OpenAI-compatible endpoint) and write its report
 
 ``build`` runs the same Dagster assets the UI runs, in process, against the Dagster instance in
 ``$DAGSTER_HOME`` (default ``.mgqa/dagster``), so its runs show up in ``dagster dev``. This module is the
@@ -75,6 +77,7 @@ def cmd_build(args: argparse.Namespace) -> int:
     steps = [("strata inputs", defs_mod.GLOBAL_STRATA, None)]
     steps += [(kg, defs_mod.PER_KG, kg) for kg in args.kg]
     steps += [("strata coverage", defs_mod.COVERAGE, None), ("questions", defs_mod.QUESTIONS, None)]
+    steps += [("evaluation", defs_mod.EVALUATION, None)]
     for label, selection, partition in steps:
         r = dg.materialize(
             defs_mod.ALL_ASSETS, selection=selection, partition_key=partition, instance=instance,
@@ -93,12 +96,22 @@ def cmd_build(args: argparse.Namespace) -> int:
     return cmd_summary(args)
 
 
-def cmd_summary(args: argparse.Namespace) -> int:
-    from mgqa_platform import report, settings, warehouse
+def _built_warehouse() -> Path | None:
+    """The configured warehouse file, or None (with a message) when nothing has been built yet."""
+    from mgqa_platform import settings
 
     path = settings.default_warehouse_path()
     if not path.exists():
         print(f"mgqa: no warehouse at {path}; run `mgqa build` first", file=sys.stderr)
+        return None
+    return path
+
+
+def cmd_summary(args: argparse.Namespace) -> int:
+    from mgqa_platform import report, warehouse
+
+    path = _built_warehouse()
+    if path is None:
         return 2
     with warehouse.session(path, read_only=True) as con:
         print(report.summary(con))
@@ -117,8 +130,60 @@ def cmd_lineage(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_evaluate(args: argparse.Namespace) -> int:
+    from mgqa_platform import settings, warehouse
+    from mgqa_platform.evaluation import baseline, evaluate, report
+
+    path = _built_warehouse()
+    if path is None:
+        return 2
+    with warehouse.session(path, read_only=True) as con:
+        questions = evaluate.load_questions(con, args.split, args.lang)
+    if not questions:
+        print(f"mgqa: no {args.lang} questions in the {args.split} split", file=sys.stderr)
+        return 2
+    if args.limit:
+        questions = questions[: args.limit]
+    if args.run:
+        from mgqa_platform.evaluation import runner
+        from mgqa_platform.llm import ChatClient
+
+        if not (args.base_url and args.model):
+            print("mgqa: --run needs --base-url and --model", file=sys.stderr)
+            return 2
+        key = os.environ.get(args.api_key_env) if args.api_key_env else None
+        client = ChatClient(args.base_url, args.model, api_key=key)
+        name = args.name or f"{args.model}-{args.tier}".replace("/", "_")
+        run_dir = Path(args.run_dir or settings.home() / "runs" / f"{name}-{args.split}-{args.lang}")
+        kg = None
+        if args.tier == "T3a":  # the retrieval tools see a KG-only copy, never the golds
+            from mgqa_platform.evaluation.agent import export_kg
+
+            kg = str(export_kg(path, run_dir / "kg.duckdb"))
+        summary = runner.run(questions, client, args.tier, run_dir, concurrency=args.concurrency, system_name=name, warehouse=kg)
+        print(f"run {name}: {summary}")
+        predictions, system = runner.load_predictions(run_dir / "predictions.jsonl"), name
+    elif args.predictions:
+        from mgqa_platform.evaluation import runner
+
+        predictions, system = runner.load_predictions(Path(args.predictions)), args.name or Path(args.predictions).stem
+    else:
+        predictions, system = baseline.predictions_for(args.system, questions), args.system
+    rows = evaluate.score_rows(system, args.split, args.lang, questions, predictions)
+    with warehouse.session(path) as con:
+        evaluate.write_scores(con, rows, system, args.split, args.lang)
+    out = Path(args.report_dir or settings.home() / "reports" / "evaluation" / f"{system}-{args.split}")
+    paths = report.write_report(rows, out, f"{system} on the {args.split} split")
+    m = evaluate.summary(rows)
+    print(f"{system} on {args.split}/{args.lang}: " + ", ".join(f"{k} {v:.2f}" if isinstance(v, float) else f"{k} {v}" for k, v in m.items()))
+    print(f"report: {paths['report']}")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     from mgqa_platform import settings
+
+    from mgqa_platform.evaluation.prompts import TIERS
 
     ap = argparse.ArgumentParser(prog="mgqa", description="MGQA platform command line")
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -131,6 +196,23 @@ def main(argv: list[str] | None = None) -> int:
     lg = sub.add_parser("lineage", help="print the provenance chain of an entity id")
     lg.add_argument("id")
     lg.set_defaults(fn=cmd_lineage)
+    ev = sub.add_parser("evaluate", help="score a system on a split and write its report (EM, NE, coverage, FRR, NRR)")
+    what = ev.add_mutually_exclusive_group()
+    what.add_argument("--system", choices=("gold", "majority", "reference_solver"), default="majority")
+    what.add_argument("--predictions", help="a predictions.jsonl written by a run (see docs/evaluation_runner.md)")
+    what.add_argument("--run", action="store_true", help="run a model on an OpenAI-compatible endpoint first")
+    ev.add_argument("--split", choices=("large", "small"), default="small")
+    ev.add_argument("--lang", default="eng")
+    ev.add_argument("--name", help="system name in the scores table (default: from the file or the model)")
+    ev.add_argument("--report-dir")
+    ev.add_argument("--limit", type=int, help="only the first N questions (question-id order)")
+    ev.add_argument("--base-url", help="--run: endpoint base URL, e.g. http://127.0.0.1:8000/v1")
+    ev.add_argument("--model", help="--run: model name")
+    ev.add_argument("--tier", default="T1", choices=TIERS, help="--run: the evaluation tier (docs/evaluation_runner.md)")
+    ev.add_argument("--api-key-env", default="MGQA_LLM_API_KEY", help="--run: environment variable holding the API key")
+    ev.add_argument("--concurrency", type=int, default=4)
+    ev.add_argument("--run-dir", help="--run: where predictions.jsonl goes (default $MGQA_HOME/runs/...)")
+    ev.set_defaults(fn=cmd_evaluate)
     args = ap.parse_args(argv)
     return args.fn(args)
 

@@ -52,6 +52,8 @@ def summary(con: duckdb.DuckDBPyConnection, top: int = 8) -> str:
         out.append("")
     if _table_exists(con, "questions_en") and _rows(con, "SELECT count(*) FROM questions_en")[0][0]:
         out += _questions_section(con)
+    if _table_exists(con, "scores") and _rows(con, "SELECT count(*) FROM scores")[0][0]:
+        out += _evaluation_section(con)
     out.append("Quarantined rows by KG, stage and reason")
     rows = _rows(con, "SELECT kg, stage, reason, count(*) FROM quarantine GROUP BY ALL ORDER BY 1, 2, 4 DESC, 3")
     if not rows:
@@ -83,5 +85,22 @@ def _questions_section(con: duckdb.DuckDBPyConnection) -> list[str]:
     dis = _rows(con, "SELECT reason, sum(n)::BIGINT FROM question_discards GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT 8")
     if dis:
         out.append("  discarded executions (top reasons): " + ", ".join(f"{r} {n:,}" for r, n in dis))
+    out.append("")
+    return out
+
+
+def _evaluation_section(con: duckdb.DuckDBPyConnection) -> list[str]:
+    """Headline metrics of every scored (system, split) and the reference solver's misses by reason."""
+    from mgqa_platform.evaluation import evaluate
+
+    out = ["Evaluation (true-premise questions; percent)", "  system               split   N       EM     NE   Cov.   FRR    NRR"]
+    for system, split in _rows(con, "SELECT DISTINCT system, split FROM scores ORDER BY 1, 2"):
+        m = evaluate.summary(evaluate.read_scores(con, system, split))
+        nrr = "-" if m["nrr"] is None else f"{m['nrr']:.1f}"
+        out.append(f"  {system[:20]:<20} {split:<7} {m['n']:>6,} {m['em']:>6.1f} {m['ne']:>6.1f} {m['coverage']:>6.1f} {m['frr']:>5.1f} {nrr:>6}")
+    misses = _rows(con, "SELECT split_part(coalesce(detail, 'wrong_answer'), ':', 1), count(*) FROM scores "
+                        "WHERE system = 'reference_solver' AND NOT false_premise AND em < 1 GROUP BY 1 ORDER BY 2 DESC")
+    if misses:
+        out.append("  reference solver misses: " + ", ".join(f"{r} {n:,}" for r, n in misses) + " (docs/evaluation.md)")
     out.append("")
     return out

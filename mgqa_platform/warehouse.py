@@ -131,10 +131,18 @@ CREATE TABLE IF NOT EXISTS quarantine (
 """
 
 
+#: Columns added after a table's first release: a warehouse built by an older version gains them (NULL) on
+#: open, and writers insert BY NAME, so the next materialization fills them.
+ADDED_COLUMNS = (("questions_en", "entity_subjects", "JSON"),)
+
+
 def ensure_schema(con: duckdb.DuckDBPyConnection) -> None:
     con.execute(SCHEMA)
     con.execute(STRATA_SCHEMA)
     con.execute(QUESTION_SCHEMA)
+    con.execute(EVALUATION_SCHEMA)
+    for table, column, sql_type in ADDED_COLUMNS:
+        con.execute(f"ALTER TABLE {table} ADD COLUMN IF NOT EXISTS {column} {sql_type}")
 
 
 @contextlib.contextmanager
@@ -238,7 +246,7 @@ CREATE TABLE IF NOT EXISTS questions_en (
     tid VARCHAR NOT NULL, sub_template_id VARCHAR NOT NULL, variant_id VARCHAR NOT NULL,
     text VARCHAR NOT NULL, text_marked VARCHAR NOT NULL, answer_format VARCHAR NOT NULL,
     gold JSON NOT NULL, gold_aliases JSON, unit VARCHAR, bindings JSON NOT NULL, parameters JSON,
-    executor VARCHAR NOT NULL, query VARCHAR NOT NULL, gold_triples JSON NOT NULL,
+    executor VARCHAR NOT NULL, query VARCHAR NOT NULL, gold_triples JSON NOT NULL, entity_subjects JSON NOT NULL,
     false_premise BOOLEAN NOT NULL, perturbation JSON, multimodal BOOLEAN NOT NULL, image_url VARCHAR,
     stratum VARCHAR, income_tier VARCHAR, density_tier VARCHAR, country_iso3 VARCHAR,
     snapshot_ids VARCHAR[], code_version VARCHAR, run_id VARCHAR
@@ -248,5 +256,19 @@ CREATE TABLE IF NOT EXISTS split_small (
 );
 CREATE TABLE IF NOT EXISTS question_discards (
     kg VARCHAR NOT NULL, sub_template_id VARCHAR NOT NULL, stratum VARCHAR, reason VARCHAR NOT NULL, n BIGINT NOT NULL
+);
+"""
+
+
+# --------------------------------------------------------------------------------------------------
+# Evaluation tables: one row per (system, question) score, and the reference solver's misses.
+# --------------------------------------------------------------------------------------------------
+EVALUATION_SCHEMA = """
+CREATE TABLE IF NOT EXISTS scores (
+    system VARCHAR NOT NULL, split VARCHAR NOT NULL, lang VARCHAR NOT NULL, question_id VARCHAR NOT NULL,
+    kg VARCHAR NOT NULL, sfid VARCHAR NOT NULL, sub_template_id VARCHAR NOT NULL, answer_format VARCHAR NOT NULL,
+    false_premise BOOLEAN NOT NULL, income_tier VARCHAR, density_tier VARCHAR, status VARCHAR NOT NULL,
+    covered BOOLEAN NOT NULL, refused BOOLEAN NOT NULL, em DOUBLE NOT NULL, ne DOUBLE NOT NULL,
+    prediction JSON, detail VARCHAR
 );
 """

@@ -14,7 +14,8 @@ def test_asset_graph_snapshot():
         ["osm_pbf_files", "kwg_query_results", "usgs_earthquakes", "osm_snapshot", "kg_native",
          "entities", "entity_labels", "entity_triples", "quarantine",
          "natural_earth_countries", "world_bank_income", "countries", "population_raster", "density_cells",
-         "entity_country", "entity_density", "entity_strata", "strata_coverage", "templates", "questions_en", "split_small", "question_distribution"]
+         "entity_country", "entity_density", "entity_strata", "strata_coverage", "templates", "questions_en", "split_small", "question_distribution",
+         "eval_baselines", "eval_reference_solver", "evaluation_report"]
     )  # fmt: skip
     groups = {k.to_user_string(): graph.get(k).group_name for k in graph.materializable_asset_keys}
     assert groups == {
@@ -23,12 +24,16 @@ def test_asset_graph_snapshot():
         "countries": "strata", "population_raster": "strata", "density_cells": "strata", "entity_country": "strata",
         "entity_density": "strata", "entity_strata": "strata", "strata_coverage": "strata",
         "templates": "questions", "questions_en": "questions", "split_small": "questions", "question_distribution": "questions",
+        "eval_baselines": "evaluation", "eval_reference_solver": "evaluation", "evaluation_report": "evaluation",
     }  # fmt: skip
     # lineage: conversion <- native KG <- latest OSM snapshot + the KWG inputs
     parents = {k.to_user_string() for k in graph.get(definitions.kg_build.kg_native.key).parent_keys}
     assert parents == {"osm_snapshot", "kwg_query_results", "usgs_earthquakes"}
     # questions <- catalog + every KG partition of the strata
     assert {k.to_user_string() for k in graph.get(dg.AssetKey("questions_en")).parent_keys} == {"templates", "entity_strata"}
+    # evaluation <- the released questions (and the small split for the baselines)
+    assert {k.to_user_string() for k in graph.get(dg.AssetKey("eval_baselines")).parent_keys} == {"questions_en", "split_small"}
+    assert {k.to_user_string() for k in graph.get(dg.AssetKey("evaluation_report")).parent_keys} == {"eval_baselines", "eval_reference_solver"}
 
 
 def test_checks_partitions_jobs_sensors():
@@ -39,12 +44,13 @@ def test_checks_partitions_jobs_sensors():
         "countries_valid", "tercile_breaks_increasing", "density_tiers_valid", "country_or_reason", "strata_domains", "all_income_tiers_present",
         "catalog_complete", "gold_validates", "no_duplicate_question_gold", "query_and_gold_triples", "gold_replays", "templates_yield_questions",
         "false_premises_are_false", "false_premise_share", "multimodal_slice_valid", "small_split_cells",
+        "gold_scores_perfect", "scores_complete", "reference_solver_misses_explained",
     ])  # fmt: skip
     # the strata of an entity depend on its country and its density cell
     parents = {k.to_user_string() for k in graph.get(dg.AssetKey("entity_strata")).parent_keys}
     assert parents == {"entity_country", "entity_density", "countries"}
     assert definitions.kg_build.kg_partitions.get_partition_keys() == ["worldkg", "kwg", "osmh3kg"]
-    assert {j.name for j in definitions.defs.jobs} >= {"build_kgs", "build_strata_inputs", "strata_coverage_report", "build_questions_en", "register_osm_snapshot"}
+    assert {j.name for j in definitions.defs.jobs} >= {"build_kgs", "build_strata_inputs", "strata_coverage_report", "build_questions_en", "evaluate_reference_systems", "register_osm_snapshot"}
     assert [s.name for s in definitions.defs.sensors] == ["osm_snapshot_sensor"]
 
 

@@ -20,7 +20,7 @@ from affine import Affine
 from mgqa_platform.questions import executors  # noqa: F401
 from mgqa_platform.questions.catalog import load_catalog
 from mgqa_platform.questions.executor import EXECUTORS, replay_sql
-from mgqa_platform.questions.executors.containment import BOUNDARY_BAND, population_within
+from mgqa_platform.questions.executors.containment import BOUNDARY_BAND, file_sha256, population_within
 from mgqa_platform.questions.generate import generate, replay
 from tests import question_world as world
 
@@ -147,7 +147,15 @@ def test_population_sum_on_a_known_raster(con, tmp_path):
     register_raster(con, path, write_raster(path, data, west, north, res))
     world.add(con, "worldkg:1", "Vila", "village", f"POINT({lon} {lat})")
     assert run(con, "B03.1", entity_A="worldkg:1", value=5).gold == {"value": 1234}
-    assert run(con, "B03.1", entity_A="worldkg:1", value=12).gold == {"value": 1333}
+    twelve = run(con, "B03.1", entity_A="worldkg:1", value=12)
+    assert twelve.gold == {"value": 1333}
+    # the non-empty pixels of the window are cited: centre (lon lat) and value; zero and nodata pixels are not
+    pixels: dict[str, dict[str, str]] = {}
+    for s, p, o in twelve.facts:
+        pixels.setdefault(s, {})[p.rsplit("#", 1)[-1].rsplit(":", 1)[-1]] = o
+    assert sorted(pixels) == [f"urn:mgqa:raster:{file_sha256(path)[:12]}:23:{c}" for c in (27, 37)]
+    centres = {float(v["population"]): [float(x) for x in v["asWKT"][7:-1].split()] for v in pixels.values()}
+    assert centres[1234.0] == pytest.approx([-51.225, -30.035]) and centres[99.0] == pytest.approx([-51.125, -30.035])  # pixel centres
     assert run(con, "B03.1", entity_A="worldkg:1", value=2).reason == "radius_below_raster_resolution"  # < 2 pixels
     data[23, 27] = 0.0
     register_raster(con, path, write_raster(path, data, west, north, res))

@@ -75,7 +75,8 @@ def test_rebuilt_kg_flows_downstream_through_automation():
         for key in ("kg_native", "entities", "entity_labels", "entity_triples", "quarantine", "entity_country", "entity_density", "entity_strata"):
             for kg in ("worldkg", "kwg", "osmh3kg"):
                 instance.report_runless_asset_event(dg.AssetMaterialization(key, partition=kg))
-        for key in ("strata_coverage", "templates", "questions_en", "split_small", "question_distribution"):
+        for key in ("strata_coverage", "templates", "questions_en", "split_small", "question_distribution",
+                    "eval_baselines", "eval_reference_solver", "evaluation_report"):
             instance.report_runless_asset_event(dg.AssetMaterialization(key))
         settled = dg.evaluate_automation_conditions(defs=definitions.defs, instance=instance, cursor=first.cursor)
         assert settled.total_requested == 0
@@ -94,6 +95,8 @@ def test_rebuilt_kg_flows_downstream_through_automation():
         assert tick.get_num_requested(dg.AssetKey("questions_en")) == 1
         assert tick.get_num_requested(dg.AssetKey("split_small")) == 1
         assert tick.get_num_requested(dg.AssetKey("question_distribution")) == 1
+        assert tick.get_num_requested(dg.AssetKey("eval_baselines")) == 1  # re-scored on the new questions
+        assert tick.get_num_requested(dg.AssetKey("eval_reference_solver")) == 1
         assert tick.get_num_requested(dg.AssetKey("templates")) == 0
 
 

@@ -564,6 +564,5 @@ __all__ = [
     "decimal_lexical",
     "iri_ref",
     "name_key",
-    "parse_wkt_lonlat",
     "read_county_polygon",
 ]

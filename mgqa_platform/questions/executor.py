@@ -39,13 +39,16 @@ class Outcome:
 
     ``gold`` is a format dict (or None with a ``reason``); ``evidence`` lists the entity ids beyond the
     bindings that the answer depends on (members counted or enumerated, the nearest entity found ...);
-    ``extras`` fills placeholders that come from the data (a time period, a direction word).
+    ``extras`` fills placeholders that come from the data (a time period, a direction word); ``facts`` are
+    (s, p, o) statements the answer depends on that no KG triple states (raster pixels, with ``urn:mgqa:``
+    subjects), cited with the gold triples so that the answer stays reproducible from the record.
     """
 
     gold: dict | None
     reason: str | None = None
     evidence: tuple[str, ...] = ()
     extras: Mapping[str, Any] = field(default_factory=dict)
+    facts: tuple[tuple[str, str, str], ...] = ()
 
     @classmethod
     def discard(cls, reason: str) -> Outcome:

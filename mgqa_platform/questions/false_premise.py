@@ -27,7 +27,7 @@ import pyarrow as pa
 from mgqa_platform.questions import formats, roles
 from mgqa_platform.questions.catalog import Catalog, SubTemplate
 from mgqa_platform.questions.executor import EXECUTORS, Outcome, Pool, replay_sql, stable_hash, t_columns
-from mgqa_platform.questions.generate import LANG, Execution, _arrow_column, _entity_info, _gold_triples, _render, create_pool
+from mgqa_platform.questions.generate import LANG, Execution, _arrow_column, _entity_info, _gold_triples, _render, create_pool, entity_subjects
 
 SHARE = 0.078
 TRIES = 4  # replacements tried per question before giving up (counted as premise_still_holds)
@@ -166,7 +166,7 @@ def _perturb_sub(con, sub: SubTemplate, pool: Pool, questions: list[dict], failu
 def _rows(con, made, seen, failures, kg, run_id, code_version) -> list[dict]:
     if not made:
         return []
-    ids = sorted({e.values[r] for e, _, _ in made for r in e.sub.entity_roles})
+    ids = sorted({e.values[r] for e, _, _ in made for r in e.sub.entity_roles} | {i for e, _, _ in made for i in e.outcome.evidence})
     info = _entity_info(con, ids)
     keep = []
     for e, q, pert in made:
@@ -190,10 +190,11 @@ def _rows(con, made, seen, failures, kg, run_id, code_version) -> list[dict]:
             **q,
             "question_id": "q" + stable_hash(variant.id, kg, json.dumps(bindings, sort_keys=True), json.dumps(params, sort_keys=True), LANG, "false_premise"),
             "text": text, "text_marked": _render(variant.text, sub, e.values, names, e.outcome.extras, marked=True),
-            "gold": json.dumps(formats.REJECTION, sort_keys=True), "gold_aliases": "[]", "unit": None,
+            "gold": json.dumps(formats.REJECTION, sort_keys=True), "gold_aliases": "{}", "unit": None,
             "bindings": json.dumps(bindings, sort_keys=True, ensure_ascii=False),
             "query": replay_sql(executor, sub, {"row_id": 0, **e.values}, sql=executor.premise_sql(sub)),
             "gold_triples": json.dumps(cited, ensure_ascii=False),
+            "entity_subjects": json.dumps(entity_subjects(e, info), sort_keys=True, ensure_ascii=False),
             "false_premise": True, "perturbation": json.dumps(pert, sort_keys=True, ensure_ascii=False),
             "snapshot_ids": sorted({info[i]["snapshot_id"] for i in names}),
             "code_version": code_version, "run_id": run_id,

@@ -39,12 +39,14 @@ PREDICATE_CLASSES = {
     "type": "p LIKE '%rdf-syntax-ns#type' OR p = 'rdf:type'",
     "time": "p LIKE '%hasTemporalScope' OR p LIKE '%/2006/time#%'",
     "observation": "p LIKE '%/ns/sosa/%'",
+    "attribute": ("p IN ('population', 'ele', 'admin_level', 'capital', 'http://www.worldkg.org/schema/population', "
+                  "'http://www.worldkg.org/schema/ele', 'http://www.worldkg.org/schema/adminLevel', 'http://www.worldkg.org/schema/capital')"),
     "topology": "p LIKE '%sfWithin' OR p LIKE '%sfContains' OR p LIKE '%sfOverlaps' OR p LIKE '%sfTouches' OR p LIKE '%administrativePartOf'",
 }
 
 QUESTION_COLUMNS = (
     "question_id", "lang", "kg", "sfid", "tid", "sub_template_id", "variant_id", "text", "text_marked", "answer_format",
-    "gold", "gold_aliases", "unit", "bindings", "parameters", "executor", "query", "gold_triples", "false_premise",
+    "gold", "gold_aliases", "unit", "bindings", "parameters", "executor", "query", "gold_triples", "entity_subjects", "false_premise",
     "perturbation", "multimodal", "image_url", "stratum", "income_tier", "density_tier", "country_iso3", "snapshot_ids",
     "code_version", "run_id",
 )  # fmt: skip
@@ -139,7 +141,7 @@ def execute_sub_template(con: duckdb.DuckDBPyConnection, sub: SubTemplate, pool:
         except formats.GoldError as exc:
             discards[(stratum, f"invalid_gold:{exc.reason}")] += 1
             continue
-        outcome = Outcome(gold, None, tuple(sorted(set(outcome.evidence))), dict(outcome.extras))
+        outcome = Outcome(gold, None, tuple(sorted(set(outcome.evidence))), dict(outcome.extras), tuple(outcome.facts))
         values = {k: v for k, v in row.items() if k != "row_id"}
         order = stable_hash(pool.seed, sub.id, pool.kg, stratum, *[values[k] for k in cols[1:]])
         out.append(Execution(sub, pool.kg, stratum, values, outcome, order))
@@ -308,6 +310,7 @@ def _instantiate(con, by_cell, discards, seen, kg, seed, run_id, code_version, c
             "executor": executor.ref,
             "query": replay_sql(executor, sub, {"row_id": 0, **e.values}),
             "gold_triples": json.dumps(cited, ensure_ascii=False),
+            "entity_subjects": json.dumps(entity_subjects(e, info), sort_keys=True, ensure_ascii=False),
             "false_premise": False, "perturbation": None, "multimodal": False, "image_url": None,
             "stratum": e.stratum, "income_tier": anchor["income_tier"], "density_tier": anchor["density_tier"],
             "country_iso3": anchor["iso3"],
@@ -340,13 +343,24 @@ def _entity_info(con, ids: list[str]) -> dict[str, dict]:
     return info
 
 
-def _aliases(gold: dict, info: Mapping[str, dict]) -> list[str]:
-    """Alternative names of the entities in an entity-valued gold (for scoring), sorted."""
-    out: set[str] = set()
-    for eid in gold.get("entity_ids", []):
-        out.update(info[eid].get("labels", []))
-        out.add(info[eid]["name"])
-    return sorted(out - set(gold.get("names", [])))
+def _aliases(gold: dict, info: Mapping[str, dict]) -> dict[str, list[str]]:
+    """Alias store of an entity-valued gold (for scoring): entity id -> every accepted name (canonical name,
+    display name, all labels in every language), sorted. Empty for other formats."""
+    return {eid: sorted({info[eid]["name"], info[eid]["display_name"], *info[eid].get("labels", [])}) for eid in gold.get("entity_ids", [])}
+
+
+def triple_subject(entity_id: str, iri: str) -> str:
+    """The subject under which an entity's source triples are stored in ``entity_triples``: its IRI, except in
+    OSMH3KG, whose native triples use bare OSM ids (``node/42``, ``way/7``), i.e. the entity id's local part."""
+    kg, local = entity_id.split(":", 1)
+    return local if kg == "osmh3kg" else iri
+
+
+def entity_subjects(e: "Execution", info: Mapping[str, dict]) -> dict[str, str]:
+    """Entity id -> triple subject for the bound and evidence entities of an execution: lets a reader (or the
+    reference solver) attach the cited gold triples to bindings without the warehouse."""
+    ids = [e.values[r] for r in e.sub.entity_roles] + list(e.outcome.evidence)
+    return {i: triple_subject(i, info[i]["iri"]) for i in ids}
 
 
 def _gold_triples(con, chosen: list[Execution]) -> list[list[list[str]]]:
@@ -374,6 +388,9 @@ def _gold_triples(con, chosen: list[Execution]) -> list[list[list[str]]]:
     out: list[list[list[str]]] = [[] for _ in chosen]
     for idx, s, p, o in found:
         out[idx].append([s, p, o])
+    for idx, e in enumerate(chosen):  # non-KG facts (raster pixels): cited too, in the same sorted order
+        if e.outcome.facts:
+            out[idx] = sorted(out[idx] + [list(f) for f in e.outcome.facts])
     return out
 
 
@@ -398,7 +415,7 @@ def write_questions(con: duckdb.DuckDBPyConnection, gen: Generation) -> int:
     try:
         with transaction(con):
             con.execute("DELETE FROM questions_en")
-            con.execute(f"INSERT INTO questions_en SELECT {', '.join(QUESTION_COLUMNS)} FROM _q ORDER BY question_id")
+            con.execute(f"INSERT INTO questions_en BY NAME SELECT {', '.join(QUESTION_COLUMNS)} FROM _q ORDER BY question_id")
             con.execute("DELETE FROM question_discards")
             con.execute("INSERT INTO question_discards SELECT * FROM _d ORDER BY kg, sub_template_id, stratum, reason")
     finally:

@@ -76,7 +76,8 @@ class Membership(Executor):
     Geometry route otherwise: a point (E01.2) is in when it intersects entity_B, discarded when a lower bound
     on its distance to entity_B's boundary is under ``boundary_margin_m``; a region (E01.1) is in when
     entity_B is larger and covers at least ``contain_share`` of entity_A's area (EPSG:6933), discarded within
-    :data:`SHARE_BAND` below it. Candidates are balanced on the geometric outcome (topology's pair sampler)."""
+    :data:`SHARE_BAND` below it. Candidates are balanced on the geometric outcome (topology's pair sampler).
+    Evidence (KG route): the ancestor entities reached, so the cited part-of triples state the whole chain."""
 
     name = "admin.membership"
     evidence = ("geometry", "topology")
@@ -96,15 +97,19 @@ class Membership(Executor):
         )
         return (
             f"WITH RECURSIVE {ancestors_sql(a)}, "
-            "anc AS (SELECT row_id, count_if(depth > 0) AS n_edges, list(DISTINCT iri) AS iris FROM up GROUP BY row_id) "
-            f"SELECT t.row_id, coalesce(anc.n_edges, 0) AS n_edges, list_contains(anc.iris, gb.iri) AS kg_yes, {geo} "
+            "anc AS (SELECT row_id, count_if(depth > 0) AS n_edges, list(DISTINCT iri) AS iris FROM up GROUP BY row_id), "
+            "ancx AS (SELECT up.row_id, list(DISTINCT x.entity_id ORDER BY x.entity_id) AS ids FROM up "
+            "JOIN entities x ON x.iri = up.iri WHERE up.depth > 0 GROUP BY up.row_id) "
+            f"SELECT t.row_id, coalesce(anc.n_edges, 0) AS n_edges, list_contains(anc.iris, gb.iri) AS kg_yes, "
+            f"ancx.ids AS ancestor_ids, {geo} "
             f"{bound_join(ga=a, gb=b)} "
-            "LEFT JOIN anc ON anc.row_id = t.row_id"
+            "LEFT JOIN anc ON anc.row_id = t.row_id LEFT JOIN ancx ON ancx.row_id = t.row_id"
         )
 
     def finish(self, sub: SubTemplate, row: Mapping[str, Any]) -> Outcome:
         if row["n_edges"]:
-            return Outcome(formats.boolean(bool(row["kg_yes"])))
+            # cite the ancestor entities too: their part-of triples state the chain from entity_A upwards
+            return Outcome(formats.boolean(bool(row["kg_yes"])), evidence=tuple(row.get("ancestor_ids") or ()))
         if row["share"] is None and row["inside"] is None:
             return Outcome.discard("no_geometry_answer")
         if row["inside"] is not None:

@@ -95,6 +95,7 @@ class _RadiusMembers(Executor):
     members; anchors without such a category are skipped.
     """
 
+    evidence = ("geometry", "type")  # members' rdf:type states their category
     max_members: int = 100
     min_members: int = 0
     positive_every: int = 4  # 1 anchor in ``positive_every`` asks for an empty answer (0 = never)
@@ -246,6 +247,27 @@ def circle_window(ds: rasterio.DatasetReader, lon: float, lat: float, radius_km:
     return Window(c0, r0, max(c1 - c0, 0), max(r1 - r0, 0))
 
 
+AS_WKT = "http://www.opengis.net/ont/geosparql#asWKT"
+POPULATION = "urn:mgqa:population"  #: people per pixel, as the raster states it
+
+
+def pixel_facts(ds: rasterio.DatasetReader, sha256: str, lon: float, lat: float, radius_km: float) -> tuple[tuple[str, str, str], ...]:
+    """The raster pixels that can count for a circle, as citable facts: for every pixel of :func:`circle_window`
+    with a finite value > 0, ``(urn:mgqa:raster:<sha256[:12]>:<row>:<col>, asWKT, "POINT (lon lat)")`` of its
+    centre (lon/lat degrees, EPSG:4326) and ``(..., urn:mgqa:population, value)``, floats written with ``repr``
+    (exact). Pixels outside the radius are cited too, so that a reader can check what was left out."""
+    win = circle_window(ds, lon, lat, radius_km)
+    band = np.ma.filled(ds.read(1, window=win, masked=True).astype("float64"), np.nan)
+    tr = ds.transform @ Affine.translation(win.col_off, win.row_off)
+    prefix = f"urn:mgqa:raster:{sha256[:12]}"
+    facts = []
+    for r, c in zip(*np.nonzero(np.isfinite(band) & (band > 0)), strict=True):
+        x, y = tr @ (c + 0.5, r + 0.5)
+        s = f"{prefix}:{win.row_off + r}:{win.col_off + c}"
+        facts += [(s, AS_WKT, f"POINT ({float(x)!r} {float(y)!r})"), (s, POPULATION, repr(float(band[r, c])))]
+    return tuple(facts)
+
+
 def population_within(ds: rasterio.DatasetReader, lon: float, lat: float, radius_km: float) -> float:
     """Population of the EPSG:4326 raster ``ds`` (band 1, people per pixel) within ``radius_km`` of (lon, lat).
 
@@ -272,7 +294,8 @@ class PopulationWithinRadius(Executor):
     from the density-tier population raster with the pixel-centre rule (:func:`population_within`).
 
     gold_sql returns the anchor lon/lat, the radius and the raster path + recorded sha256; ``finish`` reads
-    the raster. Discards: missing raster, sha256 mismatch (the raster changed since the warehouse was built),
+    the raster and cites its pixels around the anchor (:func:`pixel_facts`: centre and value of every
+    non-empty pixel of the circle's window). Discards: missing raster, sha256 mismatch (the raster changed since the warehouse was built),
     a radius under :data:`MIN_RADIUS_PIXELS` pixel heights, zero population. ``is_proxy`` is returned for the
     lineage reader (the sample's raster is a GeoNames proxy, not WorldPop)."""
 
@@ -306,4 +329,5 @@ class PopulationWithinRadius(Executor):
         people = int(math.floor(pop + 0.5))
         if people <= 0:
             return Outcome.discard("zero_population")
-        return Outcome(formats.count(people))
+        facts = pixel_facts(ds, row["raster_sha256"], float(row["lon"]), float(row["lat"]), radius)
+        return Outcome(formats.count(people), facts=facts)

@@ -324,6 +324,7 @@ class Rank(_RegionRanking):
 
     name = "ordering.rank"
     expand = "rank_type"
+    evidence = ("geometry", "type", "attribute")  # attribute: the population the F02.3 ranking reads
 
     def measures(self, sub: SubTemplate) -> list[str]:
         return list(sub.parameters["attribute_A"])

@@ -191,7 +191,7 @@ class Traverse(Executor):
     threshold discards the tuple (``member_near_threshold``). Evidence: the traversed members."""
 
     name = "path.traverse"
-    evidence = ("geometry", "topology")
+    evidence = ("geometry", "topology", "type")  # members' rdf:type states their category
 
     @staticmethod
     def _lines(sub: SubTemplate) -> bool:
@@ -262,7 +262,7 @@ class PassBy(Executor):
     :data:`BAND` of a threshold discards the tuple. Evidence: the members passed by."""
 
     name = "path.pass_by"
-    evidence = ("geometry",)
+    evidence = ("geometry", "type")  # members' rdf:type states their category
 
     @staticmethod
     def _points(sub: SubTemplate) -> bool:

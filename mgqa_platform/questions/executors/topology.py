@@ -348,7 +348,7 @@ class _CategoryIntersect(Executor):
     for a near miss (a category with bbox-near but no intersecting members), the others for a category with
     members; anchors without such a category are skipped."""
 
-    evidence = ("geometry", "topology")
+    evidence = ("geometry", "topology", "type")  # members' rdf:type states their category
     min_hits: ClassVar[int] = 1
     max_hits: ClassVar[int] = MAX_SET
     zero_every: ClassVar[int] = 0
@@ -419,7 +419,7 @@ class ListIntersectingExcept(Executor):
     member intersecting B (the excluded ones decide the answer too)."""
 
     name = "topology.list_intersecting_except"
-    evidence = ("geometry", "topology")
+    evidence = ("geometry", "topology", "type")  # members' rdf:type states their category
 
     def candidates(self, sub: SubTemplate, pool: Pool) -> str:
         cat = _category_role(sub)

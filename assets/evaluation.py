@@ -1,0 +1,127 @@
+"""Evaluation of reference systems on the released English questions: gold, majority baseline, reference solver.
+
+Model runs (OpenAI-compatible endpoints) are launched with ``mgqa evaluate --run`` and scored with the same code;
+see docs/evaluation.md. Multilingual partitions join when the localized question tables exist.
+"""
+
+import time
+
+import dagster as dg
+
+from assets.questions import QUESTIONS_EN, SPLIT_SMALL
+from data_quality import evaluation as checks
+from data_quality.checks import check_specs, run_checks
+from mgqa_platform import settings
+from mgqa_platform.evaluation import baseline, evaluate, report
+from resources.warehouse import WarehouseResource
+
+EVAL_BASELINES = dg.AssetKey("eval_baselines")
+EVAL_REFERENCE_SOLVER = dg.AssetKey("eval_reference_solver")
+EVALUATION_REPORT = dg.AssetKey("evaluation_report")
+LANG = "eng"
+
+
+def _table(results: dict[tuple[str, str], dict]) -> str:
+    cols = ("n", "em", "ne", "coverage", "em_covered", "frr", "nrr")
+    out = "| system | split | " + " | ".join(cols) + " |\n|" + "---|" * (len(cols) + 2) + "\n"
+    for (system, split), m in sorted(results.items()):
+        out += f"| {system} | {split} | " + " | ".join("–" if m[c] is None else f"{m[c]:.2f}" if isinstance(m[c], float) else str(m[c]) for c in cols) + " |\n"
+    return out
+
+
+@dg.asset(
+    key=EVAL_BASELINES,
+    deps=[QUESTIONS_EN, SPLIT_SMALL],
+    group_name="evaluation",
+    kinds={"duckdb", "python"},
+    check_specs=check_specs(EVAL_BASELINES, checks.BASELINE_CHECKS),
+    automation_condition=dg.AutomationCondition.eager(),
+    description="Scores (Table 12) of the gold answers themselves (must be EM 100, NE 0) and of the majority-class "
+    "baseline per sub-template, on the large and small English splits, in the `scores` table.",
+)
+def eval_baselines(warehouse: WarehouseResource):
+    results = {}
+    with warehouse.get_connection() as con:
+        for split in evaluate.SPLITS:
+            questions = evaluate.load_questions(con, split, LANG)
+            for system in ("gold", "majority"):
+                rows = evaluate.score_rows(system, split, LANG, questions, baseline.predictions_for(system, questions))
+                evaluate.write_scores(con, rows, system, split, LANG)
+                results[(system, split)] = evaluate.summary(rows)
+        yield dg.MaterializeResult(metadata={
+            "dagster/row_count": sum(m["n"] + m["n_false_premise"] for m in results.values()),
+            "metrics": dg.MetadataValue.md(_table(results)),
+            "majority_em_small": results[("majority", "small")]["em"], "majority_em_large": results[("majority", "large")]["em"],
+        })  # fmt: skip
+        yield from run_checks(con, None, EVAL_BASELINES, checks.BASELINE_CHECKS)
+
+
+@dg.asset(
+    key=EVAL_REFERENCE_SOLVER,
+    deps=[QUESTIONS_EN],
+    group_name="evaluation",
+    kinds={"duckdb", "python"},
+    check_specs=check_specs(EVAL_REFERENCE_SOLVER, checks.SOLVER_CHECKS),
+    automation_condition=dg.AutomationCondition.eager(),
+    description="The compute-grounded reference solver recomputes every true-premise answer from its record alone "
+    "(question, template, bindings, parameters, gold triples; no warehouse). Its EM measures whether the released "
+    "golds are reproducible from the released triples; every miss is listed with its reason.",
+)
+def eval_reference_solver(warehouse: WarehouseResource):
+    with warehouse.get_connection() as con:
+        questions = evaluate.load_questions(con, "large", LANG)
+        t0 = time.perf_counter()
+        preds = baseline.solver_predictions(questions)
+        seconds = time.perf_counter() - t0
+        rows = evaluate.score_rows("reference_solver", "large", LANG, questions, preds)
+        evaluate.write_scores(con, rows, "reference_solver", "large", LANG)
+        misses = [r for r in rows if not r["false_premise"] and r["em"] < 1]
+        reasons: dict[str, int] = {}
+        for r in misses:
+            key = (r["detail"] or "wrong_answer").split(":", 1)[0]
+            reasons[key] = reasons.get(key, 0) + 1
+        per_sub: dict[str, list[int]] = {}
+        for r in rows:
+            if not r["false_premise"]:
+                per_sub.setdefault(r["sub_template_id"], [0, 0])
+                per_sub[r["sub_template_id"]][0] += int(r["em"])
+                per_sub[r["sub_template_id"]][1] += 1
+        worst = sorted((100.0 * a / b, s) for s, (a, b) in per_sub.items() if a < b)
+        text = "| question | sub-template | reason |\n|---|---|---|\n" + "\n".join(
+            f"| {r['question_id']} | {r['sub_template_id']} | {r['detail'] or 'wrong answer'} |" for r in misses[:200])
+        out = settings.home() / "reports" / "reference_solver_misses.md"
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(f"# Reference solver misses ({len(misses)})\n\n{text}\n", encoding="utf-8")
+        m = evaluate.summary(rows)
+        yield dg.MaterializeResult(metadata={
+            "dagster/row_count": len(rows), "em": m["em"], "true_premise_questions": m["n"], "misses": len(misses),
+            "misses_by_reason": dg.MetadataValue.json(dict(sorted(reasons.items()))),
+            "sub_templates_below_100": dg.MetadataValue.json({s: round(v, 1) for v, s in worst}),
+            "misses_table": dg.MetadataValue.md(text), "path": dg.MetadataValue.path(str(out)),
+            "questions_per_second": round(len(questions) / seconds, 1) if seconds else None,
+        })  # fmt: skip
+        yield from run_checks(con, None, EVAL_REFERENCE_SOLVER, checks.SOLVER_CHECKS)
+
+
+@dg.asset(
+    key=EVALUATION_REPORT,
+    deps=[EVAL_BASELINES, EVAL_REFERENCE_SOLVER],
+    group_name="evaluation",
+    kinds={"markdown", "matplotlib"},
+    automation_condition=dg.AutomationCondition.eager(),
+    description="Markdown and PNG reports (EM/NE by SFID, answer format, KG, income and density tier standardized to "
+    "the SFID mix, language) for every scored (system, split) in `scores`, under $MGQA_HOME/reports/evaluation/.",
+)
+def evaluation_report(warehouse: WarehouseResource) -> dg.MaterializeResult:
+    written = {}
+    with warehouse.get_connection() as con:
+        slices = con.execute("SELECT DISTINCT system, split FROM scores ORDER BY ALL").fetchall()
+        for system, split in slices:
+            rows = evaluate.read_scores(con, system, split)
+            paths = report.write_report(rows, settings.home() / "reports" / "evaluation" / f"{system}-{split}", f"{system} on the {split} split")
+            written[f"{system}-{split}"] = str(paths["report"])
+    majority = settings.home() / "reports" / "evaluation" / "majority-small" / "report.md"
+    return dg.MaterializeResult(metadata={
+        "reports": dg.MetadataValue.json(written),
+        "majority_small": dg.MetadataValue.md(majority.read_text(encoding="utf-8")) if majority.exists() else "",
+    })  # fmt: skip
