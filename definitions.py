@@ -7,9 +7,11 @@ from __future__ import annotations
 
 import dagster as dg
 
-from assets import evaluation, intake, kg_build, kg_conversion, questions, strata
+from assets import evaluation, intake, kg_build, kg_conversion, multilingual, questions, strata
 from mgqa_platform import settings
+from resources.llm import LLMResource
 from resources.sources import InputsResource, KwgSourceResource, StrataInputsResource
+from resources.translator import TranslatorResource
 from resources.warehouse import WarehouseResource
 
 ALL_ASSETS = [
@@ -35,16 +37,20 @@ ALL_ASSETS = [
     evaluation.eval_baselines,
     evaluation.eval_reference_solver,
     evaluation.evaluation_report,
+    multilingual.template_translations,
+    multilingual.template_translations_resolved,
+    multilingual.questions_localized,
 ]
 
 #: What `mgqa build` materializes, in order: KG-independent strata inputs, then per KG partition the KG
 #: build, conversion and strata, then the coverage over all KGs, then the template catalog and questions, then
-#: the evaluation of the reference systems (gold, majority baseline, reference solver).
+#: the evaluation of the reference systems (gold, majority baseline, reference solver), then every language partition.
 GLOBAL_STRATA = dg.AssetSelection.assets(strata.countries, strata.population_raster, strata.density_cells)
 PER_KG = dg.AssetSelection.groups("kg_build", "kg_conversion") | dg.AssetSelection.assets(strata.entity_country, strata.entity_density, strata.entity_strata)
 COVERAGE = dg.AssetSelection.assets(strata.strata_coverage)
 QUESTIONS = dg.AssetSelection.groups("questions")
 EVALUATION = dg.AssetSelection.groups("evaluation")
+MULTILINGUAL = dg.AssetSelection.groups("multilingual")
 
 kg_job = dg.define_asset_job(
     "build_kgs",
@@ -70,6 +76,13 @@ evaluation_job = dg.define_asset_job(
     description="Score the gold answers, the majority baseline and the compute-grounded reference solver on the English "
     "splits, and write the evaluation reports.",
 )
+language_job = dg.define_asset_job(
+    "build_language",
+    selection=MULTILINGUAL,
+    partitions_def=multilingual.language_partitions,
+    description="One language: translate the templates, resolve the human post-edits and re-instantiate every English "
+    "question (one run per language partition; English is a partition too).",
+)
 intake_job = dg.define_asset_job(
     "register_osm_snapshot",
     selection=dg.AssetSelection.assets(intake.osm_snapshot),
@@ -94,6 +107,19 @@ def build_resources(**overrides) -> dict:
             work_dir=str(settings.home()),
             docs_map_path=dg.EnvVar("MGQA_DOCS_MAP_PATH").get_value(""),
         ),
+        "translator": TranslatorResource(
+            mode=dg.EnvVar("MGQA_TRANSLATOR").get_value("memory"),
+            project_id=dg.EnvVar("MGQA_GOOGLE_PROJECT").get_value(""),
+            location=dg.EnvVar("MGQA_GOOGLE_LOCATION").get_value("global"),
+            model=dg.EnvVar("MGQA_GOOGLE_MODEL").get_value(""),
+            endpoint=dg.EnvVar("MGQA_TRANSLATOR_ENDPOINT").get_value(""),
+            memory_dir=dg.EnvVar("MGQA_TRANSLATION_MEMORY").get_value(""),
+        ),
+        "llm": LLMResource(
+            base_url=dg.EnvVar("MGQA_LLM_BASE_URL").get_value(""),
+            model=dg.EnvVar("MGQA_LLM_MODEL").get_value(""),
+            api_key_env="MGQA_LLM_API_KEY",
+        ),
         "kwg": KwgSourceResource(
             mode=dg.EnvVar("MGQA_KWG_MODE").get_value("bundled"),
             endpoint=dg.EnvVar("MGQA_KWG_ENDPOINT").get_value(""),
@@ -106,7 +132,7 @@ def build_resources(**overrides) -> dict:
 
 defs = dg.Definitions(
     assets=ALL_ASSETS,
-    jobs=[kg_job, strata_job, coverage_job, questions_job, evaluation_job, intake_job],
+    jobs=[kg_job, strata_job, coverage_job, questions_job, evaluation_job, language_job, intake_job],
     sensors=[intake.osm_snapshot_sensor],
     resources=build_resources(),
 )

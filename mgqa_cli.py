@@ -78,6 +78,10 @@ def cmd_build(args: argparse.Namespace) -> int:
     steps += [(kg, defs_mod.PER_KG, kg) for kg in args.kg]
     steps += [("strata coverage", defs_mod.COVERAGE, None), ("questions", defs_mod.QUESTIONS, None)]
     steps += [("evaluation", defs_mod.EVALUATION, None)]
+    if not args.skip_languages:
+        from mgqa_platform.multilingual.languages import CODES
+
+        steps += [(f"language {lang}", defs_mod.MULTILINGUAL, lang) for lang in CODES]
     for label, selection, partition in steps:
         r = dg.materialize(
             defs_mod.ALL_ASSETS, selection=selection, partition_key=partition, instance=instance,
@@ -190,6 +194,7 @@ def main(argv: list[str] | None = None) -> int:
     b = sub.add_parser("build", help="materialize the pipeline on the configured inputs (default: the bundled sample)")
     b.add_argument("--kg", nargs="+", choices=settings.KGS, default=list(settings.KGS))
     b.add_argument("--verbose", action="store_true", help="show Dagster's debug log")
+    b.add_argument("--skip-languages", action="store_true", help="stop after the English questions and their evaluation")
     b.set_defaults(fn=cmd_build)
     s = sub.add_parser("summary", help="print entities per KG, category and country, and quarantine counts")
     s.set_defaults(fn=cmd_summary)

@@ -54,6 +54,8 @@ def summary(con: duckdb.DuckDBPyConnection, top: int = 8) -> str:
         out += _questions_section(con)
     if _table_exists(con, "scores") and _rows(con, "SELECT count(*) FROM scores")[0][0]:
         out += _evaluation_section(con)
+    if _table_exists(con, "questions_localized") and _rows(con, "SELECT count(*) FROM questions_localized")[0][0]:
+        out += _languages_section(con)
     out.append("Quarantined rows by KG, stage and reason")
     rows = _rows(con, "SELECT kg, stage, reason, count(*) FROM quarantine GROUP BY ALL ORDER BY 1, 2, 4 DESC, 3")
     if not rows:
@@ -102,5 +104,22 @@ def _evaluation_section(con: duckdb.DuckDBPyConnection) -> list[str]:
                         "WHERE system = 'reference_solver' AND NOT false_premise AND em < 1 GROUP BY 1 ORDER BY 2 DESC")
     if misses:
         out.append("  reference solver misses: " + ", ".join(f"{r} {n:,}" for r, n in misses) + " (docs/evaluation.md)")
+    out.append("")
+    return out
+
+
+def _languages_section(con: duckdb.DuckDBPyConnection) -> list[str]:
+    """Per language: questions, how its templates were resolved, and how many names fell back to English."""
+    out = ["Languages (questions_localized; templates by resolution status; entity names in the language)"]
+    rows = _rows(con, """
+        WITH t AS (SELECT lang, string_agg(status || ' ' || n, ', ' ORDER BY status) AS statuses
+                   FROM (SELECT lang, status, count(*) n FROM template_translations_resolved GROUP BY 1, 2) GROUP BY 1),
+             q AS (SELECT lang, count(*) AS n,
+                          sum(len(json_extract_string(bindings, '$.*'))) AS slots,
+                          sum(len(list_filter(CAST(fallbacks AS VARCHAR[]), x -> x LIKE 'label:%'))) AS label_fallbacks
+                   FROM questions_localized GROUP BY 1)
+        SELECT q.lang, q.n, t.statuses, q.label_fallbacks FROM q LEFT JOIN t USING (lang) ORDER BY q.lang""")
+    for lang, n, statuses, fallbacks in rows:
+        out.append(f"  {lang}  {n:>7,} questions   templates: {statuses or '-'}   names falling back to English: {fallbacks or 0:,}")
     out.append("")
     return out

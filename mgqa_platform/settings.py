@@ -28,3 +28,9 @@ def default_warehouse_path() -> Path:
 
 def default_osm_watch_dir() -> Path:
     return Path(os.environ.get("MGQA_OSM_WATCH_DIR", SAMPLE_DIR / "osm")).resolve()
+
+
+def annotations_dir() -> Path:
+    """Where human post-edit exports live (``<lang>.csv`` / ``<lang>.jsonl``); ``MGQA_ANNOTATIONS_DIR`` overrides.
+    The sample ships none: translations stay unreviewed until annotators deliver."""
+    return Path(os.environ.get("MGQA_ANNOTATIONS_DIR", REPO_ROOT / "data" / "annotations")).resolve()

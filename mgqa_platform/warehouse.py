@@ -140,9 +140,10 @@ def ensure_schema(con: duckdb.DuckDBPyConnection) -> None:
     con.execute(SCHEMA)
     con.execute(STRATA_SCHEMA)
     con.execute(QUESTION_SCHEMA)
-    con.execute(EVALUATION_SCHEMA)
     for table, column, sql_type in ADDED_COLUMNS:
         con.execute(f"ALTER TABLE {table} ADD COLUMN IF NOT EXISTS {column} {sql_type}")
+    con.execute(EVALUATION_SCHEMA)
+    con.execute(MULTILINGUAL_SCHEMA)  # questions_localized copies questions_en's columns: after the additions
 
 
 @contextlib.contextmanager
@@ -271,4 +272,23 @@ CREATE TABLE IF NOT EXISTS scores (
     covered BOOLEAN NOT NULL, refused BOOLEAN NOT NULL, em DOUBLE NOT NULL, ne DOUBLE NOT NULL,
     prediction JSON, detail VARCHAR
 );
+"""
+
+
+# --------------------------------------------------------------------------------------------------
+# Multilingual tables (issue 7), one slice per language (the partition key, ISO 639-3 ``lang``).
+# --------------------------------------------------------------------------------------------------
+MULTILINGUAL_SCHEMA = """
+CREATE TABLE IF NOT EXISTS template_translations (
+    lang VARCHAR NOT NULL, variant_id VARCHAR NOT NULL, sub_template_id VARCHAR NOT NULL, source VARCHAR NOT NULL,
+    text VARCHAR, engine VARCHAR NOT NULL, status VARCHAR NOT NULL, problems JSON, needs_post_edit BOOLEAN NOT NULL
+);
+CREATE TABLE IF NOT EXISTS template_translations_resolved (
+    lang VARCHAR NOT NULL, variant_id VARCHAR NOT NULL, sub_template_id VARCHAR NOT NULL, source VARCHAR NOT NULL,
+    text VARCHAR NOT NULL, method VARCHAR NOT NULL, status VARCHAR NOT NULL, labels JSON, detail VARCHAR
+);
+CREATE TABLE IF NOT EXISTS post_edit_stats (lang VARCHAR NOT NULL, stats JSON NOT NULL, rejected_rows BIGINT NOT NULL);
+CREATE TABLE IF NOT EXISTS questions_localized AS
+    SELECT *, NULL::VARCHAR AS template_text, NULL::VARCHAR AS template_status, NULL::JSON AS fallbacks
+    FROM questions_en WITH NO DATA;
 """

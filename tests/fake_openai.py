@@ -15,13 +15,13 @@
 from __future__ import annotations
 
 import json
-import threading
 import time
-from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
+
+from tests.fake_http import ScriptedServer
 
 __all__ = ["FakeOpenAI", "Reply", "Request", "completion_body", "user_text"]
 
@@ -60,36 +60,22 @@ def completion_body(content: str | None, model: str = "fake-model", usage: dict 
                        "usage": usage}).encode("utf-8")
 
 
-class FakeOpenAI:
+class FakeOpenAI(ScriptedServer):
     def __init__(self, handler: Callable[[Request], Reply | str] | None = None, *, delay: float = 0.0):
-        self.handler = handler
+        super().__init__(handler)
         self.delay = delay  # default delay of every reply (added to the reply's own)
-        self.requests: list[Request] = []
         self.max_in_flight = 0
         self._in_flight = 0
-        self._queue: deque = deque()
-        self._lock = threading.Lock()
-        self._server: ThreadingHTTPServer | None = None
-        self._thread: threading.Thread | None = None
-
-    # -- scripting --------------------------------------------------------------------------------------
-    def push(self, *replies: Reply | str) -> "FakeOpenAI":
-        with self._lock:
-            self._queue.extend(replies)
-        return self
 
     def _next(self, req: Request) -> Reply:
-        with self._lock:
-            item = self._queue.popleft() if self._queue else None
+        item = self._scripted(req)
         if item is None:
-            item = self.handler(req) if self.handler else Reply()
+            return Reply()
         return Reply(content=item) if isinstance(item, str) else item
 
-    # -- server -----------------------------------------------------------------------------------------
     @property
     def base_url(self) -> str:
-        assert self._server is not None, "server not started"
-        host, port = self._server.server_address[:2]
+        host, port = self.address
         return f"http://{host}:{port}/v1"
 
     def start(self) -> "FakeOpenAI":
@@ -140,21 +126,4 @@ class FakeOpenAI:
                 except (BrokenPipeError, ConnectionResetError):
                     pass
 
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05},
-                                        daemon=True)
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
-            self._server = None
-
-    def __enter__(self) -> "FakeOpenAI":
-        return self.start()
-
-    def __exit__(self, *exc: Any) -> None:
-        self.stop()
+        return self._serve(Handler)

@@ -59,15 +59,23 @@ QUESTIONS_DUMP = (
 )
 
 
+LOCALIZED_DUMP = (
+    "SELECT lang, count(*), md5(string_agg(question_id || text || text_marked || template_text || fallbacks, '|' ORDER BY question_id)) "
+    "FROM questions_localized GROUP BY lang ORDER BY lang"
+)
+
+
 def test_rebuild_is_byte_identical(built):
     before = _q(built, "SELECT kg, sha256 FROM kg_files ORDER BY kg")
     dump = "SELECT md5(string_agg(entity_id || display_name || category || ST_AsText(geometry) || h3::VARCHAR, '|' ORDER BY entity_id)) FROM entities WHERE kg = 'worldkg'"
     ents_before = _q(built, dump)
     questions_before = _q(built, QUESTIONS_DUMP)
+    localized_before = _q(built, LOCALIZED_DUMP)
     assert mgqa_cli.main(["build", "--kg", "worldkg"]) == 0
     assert _q(built, "SELECT kg, sha256 FROM kg_files ORDER BY kg") == before
     assert _q(built, dump) == ents_before
     assert _q(built, QUESTIONS_DUMP) == questions_before  # only run_id differs between the two builds
+    assert _q(built, LOCALIZED_DUMP) == localized_before  # every language re-instantiated to the same bytes
 
 
 #: Templates the sample cannot populate (docs/questions.md says which data is missing).
@@ -219,3 +227,80 @@ def test_evaluate_a_model_run_against_a_local_endpoint(built, capsys):
     ((right,),) = _q(built, "SELECT count(*) FROM scores WHERE system = 'oracle-fake' AND em = 1 AND question_id IN (SELECT unnest(?))",
                      [q["question_id"] for q in qs])
     assert right == 12
+
+
+def test_all_17_languages_materialize_from_the_build(built):
+    """`mgqa build` materializes every language partition: templates, resolution, re-instantiated questions."""
+    from mgqa_platform.multilingual.languages import CODES, in_script
+
+    n_en = _q(built, "SELECT count(*) FROM questions_en")[0][0]
+    per_lang = dict(_q(built, "SELECT lang, count(*) FROM questions_localized GROUP BY 1"))
+    assert per_lang == {lang: n_en for lang in CODES}
+    # English through the multilingual path reproduces questions_en exactly (same code renders every language)
+    assert _q(built, "SELECT count(*) FROM questions_localized l JOIN questions_en e USING (question_id) "
+                     "WHERE l.lang = 'eng' AND (l.text <> e.text OR l.text_marked <> e.text_marked)") == [(0,)]
+    # without annotation exports every translation is the bundled draft, flagged unreviewed
+    assert _q(built, "SELECT DISTINCT method, status FROM template_translations_resolved WHERE lang = 'fra'") == [("unreviewed", "unreviewed")]
+    ((fr,),) = _q(built, "SELECT l.text FROM questions_localized l WHERE l.lang = 'fra' AND l.sub_template_id = 'A01.1' ORDER BY question_id LIMIT 1")
+    assert fr and fr.strip().endswith("?") and "distance" in fr.lower()
+    # an entity with a label in the language is named by it (the sample has Finnish-, Swedish- and Arabic-named
+    # places, and a few French, German, Russian, Japanese and Chinese labels)
+    rows = _q(built, "SELECT l.lang, l.text_marked, lab.label FROM questions_localized l JOIN entity_labels lab "
+                     "ON lab.lang = l.lang AND NOT lab.is_alias AND lab.entity_id = json_extract_string(l.bindings, '$.entity_A') "
+                     "WHERE l.lang <> 'eng' AND NOT l.multimodal")
+    assert rows and all("{" + label + "}" in marked for _, marked, label in rows), [r for r in rows if "{" + r[2] + "}" not in r[1]][:5]
+    # the templates themselves are written in each language's script
+    from mgqa_platform.multilingual.languages import scripts_of
+    from mgqa_platform.multilingual.placeholders import PLACEHOLDER
+
+    for lang in ("bul", "rus", "ell", "jpn", "zho", "kat", "urd"):
+        for (template,) in _q(built, "SELECT text FROM template_translations_resolved WHERE lang = ? AND sub_template_id = 'A01.1'", lang):
+            letters = scripts_of(PLACEHOLDER.sub("", template)) - {"LATIN"}  # km, H3, S2 may stay Latin
+            assert letters and in_script("".join(c for c in PLACEHOLDER.sub("", template) if c.isalpha() and not c.isascii()), lang), (lang, template)
+
+
+def test_one_language_from_the_dagster_cli_and_a_broken_translation_is_caught(built, tmp_path):
+    """The UI's launch path: `dagster asset materialize --partition ita`, then a memory with a dropped slot."""
+    import os
+    import shutil
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    import dagster as dg
+
+    import definitions
+    from resources.translator import TranslatorResource
+
+    root = Path(definitions.__file__).parent
+    env = {**os.environ, "MGQA_HOME": str(built), "DAGSTER_HOME": str(built / "dagster")}
+    proc = subprocess.run(
+        [str(Path(sys.executable).parent / "dagster"), "asset", "materialize", "-f", str(root / "definitions.py"),
+         "--select", "template_translations,template_translations_resolved,questions_localized", "--partition", "ita"],
+        cwd=root, env=env, capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "RUN_SUCCESS" in proc.stdout + proc.stderr
+    # a memory whose Italian A01.1.v1 lost {entity_B}: flagged at translation, blocked at resolution
+    from mgqa_platform.multilingual import memory
+
+    broken = tmp_path / "tm"
+    shutil.copytree(memory.TM_DIR, broken)
+    doc = json.loads((broken / "ita.json").read_text(encoding="utf-8"))
+    doc["variants"]["A01.1.v1"]["text"] = doc["variants"]["A01.1.v1"]["text"].replace("{entity_B}", "")
+    (broken / "ita.json").write_text(json.dumps(doc, ensure_ascii=False), encoding="utf-8")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("MGQA_HOME", str(built))
+        resources = definitions.build_resources(translator=TranslatorResource(mode="memory", memory_dir=str(broken)))
+        r = dg.materialize(definitions.ALL_ASSETS, selection=definitions.MULTILINGUAL, partition_key="ita",
+                           resources=resources, raise_on_error=False, instance=dg.DagsterInstance.ephemeral())  # fmt: skip
+    checks = {e.asset_check_evaluation_data.check_name: e.asset_check_evaluation_data.passed
+              for e in r.all_events if e.event_type_value == "ASSET_CHECK_EVALUATION"}  # fmt: skip
+    assert checks["placeholders_survive_translation"] is False and checks["resolved_placeholders_intact"] is False
+    assert "every_english_question_localized" not in checks  # the blocking check stopped re-instantiation
+    # the good memory restores the partition
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("MGQA_HOME", str(built))
+        r = dg.materialize(definitions.ALL_ASSETS, selection=definitions.MULTILINGUAL, partition_key="ita",
+                           resources=definitions.build_resources(), instance=dg.DagsterInstance.ephemeral())  # fmt: skip
+    assert r.success

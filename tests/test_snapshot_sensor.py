@@ -63,6 +63,9 @@ def test_half_copied_file_is_skipped_not_fatal(tmp_path):
         assert len(result.run_requests) == 3
 
 
+LANGS = "eng fra ita por ron spa bul rus deu urd sqi ell jpn kat tur vie zho".split()
+
+
 def test_rebuilt_kg_flows_downstream_through_automation():
     """After the sensor's kg_native[worldkg] run, eager conditions request the conversion and the strata of
     that KG only, then the coverage and the English questions over all KGs."""
@@ -78,6 +81,9 @@ def test_rebuilt_kg_flows_downstream_through_automation():
         for key in ("strata_coverage", "templates", "questions_en", "split_small", "question_distribution",
                     "eval_baselines", "eval_reference_solver", "evaluation_report"):
             instance.report_runless_asset_event(dg.AssetMaterialization(key))
+        for key in ("template_translations", "template_translations_resolved", "questions_localized"):
+            for lang in LANGS:
+                instance.report_runless_asset_event(dg.AssetMaterialization(key, partition=lang))
         settled = dg.evaluate_automation_conditions(defs=definitions.defs, instance=instance, cursor=first.cursor)
         assert settled.total_requested == 0
         instance.report_runless_asset_event(dg.AssetMaterialization("kg_native", partition="worldkg"))
@@ -97,6 +103,11 @@ def test_rebuilt_kg_flows_downstream_through_automation():
         assert tick.get_num_requested(dg.AssetKey("question_distribution")) == 1
         assert tick.get_num_requested(dg.AssetKey("eval_baselines")) == 1  # re-scored on the new questions
         assert tick.get_num_requested(dg.AssetKey("eval_reference_solver")) == 1
+        # ... and once the new questions have landed, every language re-instantiates them (templates unchanged)
+        instance.report_runless_asset_event(dg.AssetMaterialization("questions_en"))
+        tick = dg.evaluate_automation_conditions(defs=definitions.defs, instance=instance, cursor=tick.cursor)
+        assert tick.get_requested_partitions(dg.AssetKey("questions_localized")) == set(LANGS)
+        assert tick.get_num_requested(dg.AssetKey("template_translations")) == 0
         assert tick.get_num_requested(dg.AssetKey("templates")) == 0
 
 

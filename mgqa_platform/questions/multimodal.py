@@ -8,7 +8,7 @@ harness resolves the link.
 
 Each true question with such an entity among its bindings gets one multimodal twin: the same bindings,
 query and gold, the first qualifying entity's name replaced by :data:`IMAGE_PHRASE`, ``multimodal`` true and
-``image_url`` set. Its question id hashes the original id and the image link.
+``image_url`` set (every mention of the name is replaced). Its question id hashes the original id and the image link.
 """
 
 from __future__ import annotations
@@ -64,7 +64,7 @@ def twins(con: duckdb.DuckDBPyConnection, questions: list[dict], seen: set[tuple
         marked = "{" + name + "}"
         if marked not in q["text_marked"]:
             continue
-        text_marked = q["text_marked"].replace(marked, "{" + IMAGE_PHRASE + "}", 1)
+        text_marked = q["text_marked"].replace(marked, "{" + IMAGE_PHRASE + "}")  # every mention: the name must not leak
         text = text_marked.replace("{", "").replace("}", "")
         if (text, q["gold"]) in seen:
             continue

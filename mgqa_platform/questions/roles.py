@@ -61,7 +61,10 @@ def predicate(role_type: str, alias: str = "e") -> str:
 
 # OSM values that are not countable nouns on their own (amenity=fuel, amenity=police ...)
 NOUN_FOR = {"fuel": "fuel station", "police": "police station", "parking": "car park", "drinking_water": "drinking-water point",
-            "social_facility": "social facility", "townhall": "town hall", "atm": "ATM"}  # fmt: skip
+            "social_facility": "social facility", "townhall": "town hall", "atm": "ATM",
+            # plural OSM values and mass nouns: amenity=doctors/showers/toilets, man_made=works/water_works, landuse=commercial
+            "doctors": "doctor's practice", "showers": "public shower", "toilets": "public toilet", "works": "factory",
+            "water_works": "water treatment works", "commercial": "commercial area", "man_made": "man-made structure"}  # fmt: skip
 # shop=* values that already name a kind of shop; every other shop value reads "<value> shop" (shop=clothes)
 SHOP_NOUNS = {"supermarket", "bakery", "butcher", "kiosk", "mall", "florist", "hairdresser", "greengrocer", "chemist",
               "department_store", "optician", "boutique", "tailor", "pawnbroker", "laundry", "dry_cleaning"}  # fmt: skip
@@ -95,6 +98,8 @@ def _plural(words: str) -> str:
     last = parts[-1]
     if last.isupper():  # acronyms: ATMs
         last += "s"
+    elif last == "works":  # works, water treatment works: the same in the plural
+        pass
     elif last.endswith(("s", "x", "z", "ch", "sh")):
         last += "es"
     elif last.endswith("y") and last[-2:-1] not in tuple("aeiou"):

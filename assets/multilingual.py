@@ -1,0 +1,109 @@
+"""Multilingual stages, one static partition per language (ISO 639-3; the paper's 17, English included):
+template machine translation -> human post-edit resolution -> re-instantiation of every English question."""
+
+import dagster as dg
+
+from assets.questions import QUESTIONS_EN, TEMPLATES
+from data_quality import multilingual as checks
+from data_quality.checks import check_specs, run_checks
+from mgqa_platform import settings
+from mgqa_platform.multilingual import postedit, stage
+from mgqa_platform.multilingual.languages import CODES, language
+from mgqa_platform.questions.catalog import default_catalog
+from resources.llm import LLMResource
+from resources.translator import TranslatorResource
+from resources.warehouse import WarehouseResource
+
+language_partitions = dg.StaticPartitionsDefinition(list(CODES))
+
+TEMPLATE_TRANSLATIONS = dg.AssetKey("template_translations")
+TEMPLATE_TRANSLATIONS_RESOLVED = dg.AssetKey("template_translations_resolved")
+QUESTIONS_LOCALIZED = dg.AssetKey("questions_localized")
+
+
+class PostEditConfig(dg.Config):
+    annotations_dir: str = ""  # default: $MGQA_ANNOTATIONS_DIR, else data/annotations/ (<lang>.csv or <lang>.jsonl)
+    judge_seed: int = 0
+
+
+@dg.asset(
+    key=TEMPLATE_TRANSLATIONS,
+    deps=[TEMPLATES],
+    partitions_def=language_partitions,
+    group_name="multilingual",
+    automation_condition=dg.AutomationCondition.eager(),
+    kinds={"duckdb", "translation"},
+    check_specs=check_specs(TEMPLATE_TRANSLATIONS, checks.TRANSLATION_CHECKS),
+    description="Machine translation of every template variant into the partition's language (Google Cloud Translation "
+    "v3 with protected placeholders, or the bundled translation memory offline). Broken slots are flagged for post-edit.",
+)
+def template_translations(context: dg.AssetExecutionContext, warehouse: WarehouseResource, translator: TranslatorResource):
+    lang = context.partition_key
+    engine = translator.get_translator()
+    with warehouse.get_connection() as con:
+        done = stage.translate_language(con, default_catalog(), lang, engine)
+        statuses = {}
+        for t in done:
+            statuses[t.status] = statuses.get(t.status, 0) + 1
+        yield dg.MaterializeResult(metadata={
+            "dagster/row_count": len(done), "language": language(lang).name, "engine": done[0].engine if done else "",
+            "statuses": dg.MetadataValue.json(statuses), "needs_post_edit": sum(t.needs_post_edit for t in done),
+        })  # fmt: skip
+        yield from run_checks(con, lang, TEMPLATE_TRANSLATIONS, checks.TRANSLATION_CHECKS)
+
+
+@dg.asset(
+    key=TEMPLATE_TRANSLATIONS_RESOLVED,
+    deps=[TEMPLATE_TRANSLATIONS],
+    partitions_def=language_partitions,
+    group_name="multilingual",
+    automation_condition=dg.AutomationCondition.eager(),
+    kinds={"duckdb", "markdown"},
+    check_specs=check_specs(TEMPLATE_TRANSLATIONS_RESOLVED, checks.RESOLVED_CHECKS),
+    description="Human post-edits resolved into one template per variant: rules (both correct, identical corrections, "
+    "one-sided, stricter wins) then an LLM judge choosing between the annotators' texts (offline: a rule-based twin). "
+    "Without an annotation export the MT passes through, flagged unreviewed. Agreement statistics as in Table 9.",
+)
+def template_translations_resolved(context: dg.AssetExecutionContext, config: PostEditConfig, warehouse: WarehouseResource, llm: LLMResource):
+    lang = context.partition_key
+    directory = config.annotations_dir or str(settings.annotations_dir())
+    client = llm.get_client()
+    judge = postedit.LLMJudge(client, seed=config.judge_seed) if client else postedit.OfflineJudge()
+    with warehouse.get_connection() as con:
+        r = stage.resolve_language(con, lang, stage.annotation_file(directory, lang), judge)
+        report_path = None
+        if r["report"]:
+            report_path = settings.home() / "reports" / "post_edit" / f"{lang}.md"
+            report_path.parent.mkdir(parents=True, exist_ok=True)
+            report_path.write_text(r["report"] + "\n", encoding="utf-8")
+        yield dg.MaterializeResult(metadata={
+            "dagster/row_count": r["n"], "language": language(lang).name, "annotations": r["annotations"] or "none (MT unreviewed)",
+            "methods": dg.MetadataValue.json(r["methods"]), "statuses": dg.MetadataValue.json(r["statuses"]),
+            "agreement": dg.MetadataValue.json(r["stats"]), "rejected_annotation_rows": r["rejected"],
+            "judge": llm.describe() if client else "offline (rule-based)",
+            **({"report": dg.MetadataValue.md(r["report"]), "report_path": dg.MetadataValue.path(str(report_path))} if report_path else {}),
+        })  # fmt: skip
+        yield from run_checks(con, lang, TEMPLATE_TRANSLATIONS_RESOLVED, checks.RESOLVED_CHECKS)
+
+
+@dg.asset(
+    key=QUESTIONS_LOCALIZED,
+    deps=[TEMPLATE_TRANSLATIONS_RESOLVED, QUESTIONS_EN],
+    partitions_def=language_partitions,
+    group_name="multilingual",
+    automation_condition=dg.AutomationCondition.eager(),
+    kinds={"duckdb"},
+    check_specs=check_specs(QUESTIONS_LOCALIZED, checks.LOCALIZED_CHECKS),
+    description="Every English question re-rendered in the partition's language: resolved template, entity labels in "
+    "that language (else English, else the KG label), translated categories and terms, locale-formatted numbers and "
+    "dates, entity names marked {...}. Same question ids in every language.",
+)
+def questions_localized(context: dg.AssetExecutionContext, warehouse: WarehouseResource):
+    lang = context.partition_key
+    with warehouse.get_connection() as con:
+        r = stage.localize_language(con, default_catalog(), lang)
+        yield dg.MaterializeResult(metadata={
+            "dagster/row_count": r["n"], "language": language(lang).name, "localized_entity_labels": r["localized_labels"],
+            "fallbacks": dg.MetadataValue.json(r["fallbacks"]), "template_statuses": dg.MetadataValue.json(r["template_statuses"]),
+        })  # fmt: skip
+        yield from run_checks(con, lang, QUESTIONS_LOCALIZED, checks.LOCALIZED_CHECKS)

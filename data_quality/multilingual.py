@@ -1,0 +1,91 @@
+"""Checks of the language partitions: templates cover the catalog with intact slots, every English question is
+re-instantiated, texts are non-empty and filled, localized labels are in the language's script."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+
+from data_quality import gx_runner as gx
+from data_quality.checks import Check, result
+from mgqa_platform.multilingual.languages import in_script
+from mgqa_platform.multilingual.placeholders import PLACEHOLDER, problems
+from mgqa_platform.questions.catalog import default_catalog
+
+
+def _n_variants() -> int:
+    return sum(len(s.variants) for s in default_catalog().sub_templates)
+
+
+def _cover(table: str):
+    def run(con, lang):
+        df = con.execute(f"SELECT variant_id, text FROM {table} WHERE lang = ?", [lang]).df()
+        n = _n_variants()
+        exps = gx.row_count_between(n, n) + gx.unique_ids("variant_id")
+        if table == "template_translations_resolved":
+            exps += gx.non_empty_strings("text")
+        return result(gx.run_suite(df, f"{table}_cover_{lang}", exps), extra={"variants": len(df), "catalog_variants": n})
+
+    return run
+
+
+def _slots(table: str, warn: bool):
+    def run(con, lang):
+        df = con.execute(f"SELECT variant_id, source, text FROM {table} WHERE lang = ?", [lang]).df()
+        df["slot_problems"] = [";".join(problems(s, t)) or "ok" for s, t in zip(df["source"], df["text"], strict=True)]
+        bad = df[df["slot_problems"] != "ok"]
+        listed = {r.variant_id: r.slot_problems for r in bad.head(20).itertuples()}
+        return result(gx.run_suite(df, f"{table}_slots_{lang}", gx.in_set("slot_problems", ["ok"])), warn=warn,
+                      extra={"broken": len(bad), "first_broken": json.dumps(listed, ensure_ascii=False)})  # fmt: skip
+
+    return run
+
+
+def _every_question(con, lang):
+    df = con.execute(
+        "SELECT coalesce(e.question_id, l.question_id) AS question_id, e.question_id IS NOT NULL AS in_english, "
+        "l.question_id IS NOT NULL AS in_language FROM questions_en e "
+        "FULL OUTER JOIN (SELECT question_id FROM questions_localized WHERE lang = ?) l USING (question_id)", [lang]
+    ).df()
+    exps = gx.unique_ids("question_id") + gx.in_set("in_english", [True]) + gx.in_set("in_language", [True])
+    return result(gx.run_suite(df, f"localized_complete_{lang}", exps), extra={"questions": int(df["in_language"].sum())})
+
+
+def _filled(con, lang):
+    df = con.execute("SELECT question_id, text, text_marked FROM questions_localized WHERE lang = ?", [lang]).df()
+    df["unfilled_slot"] = [bool(PLACEHOLDER.search(t)) for t in df["text"]]
+    df["marked_balanced"] = [m.count("{") == m.count("}") for m in df["text_marked"]]
+    exps = gx.non_empty_strings(["text", "text_marked"]) + gx.in_set("unfilled_slot", [False]) + gx.in_set("marked_balanced", [True])
+    return result(gx.run_suite(df, f"localized_filled_{lang}", exps))
+
+
+def _labels_in_script(con, lang):
+    rows = con.execute(
+        "WITH b AS (SELECT DISTINCT unnest(json_extract_string(bindings, '$.*')) AS entity_id FROM questions_localized WHERE lang = ?) "
+        "SELECT l.entity_id, min(l.label) AS label FROM b JOIN entity_labels l USING (entity_id) "
+        "WHERE l.lang = ? AND NOT l.is_alias GROUP BY 1", [lang, lang]
+    ).fetchall()
+    df = pd.DataFrame({"entity_id": [r[0] for r in rows], "label": [r[1] for r in rows]})
+    df["in_script"] = [in_script(label, lang) for label in df["label"]] if len(df) else []
+    wrong = df[~df["in_script"]] if len(df) else df
+    return result(gx.run_suite(df, f"labels_in_script_{lang}", gx.in_set("in_script", [True])), warn=True,
+                  extra={"localized_labels": len(df), "not_in_script": len(wrong),
+                         "examples": json.dumps(dict(zip(wrong["entity_id"][:10], wrong["label"][:10])), ensure_ascii=False)})  # fmt: skip
+
+
+TRANSLATION_CHECKS = (
+    Check("translations_cover_catalog", True, "one translation row per catalog variant for the language", _cover("template_translations")),
+    Check("placeholders_survive_translation", False, "every machine translation keeps each template slot exactly once "
+          "(failures are flagged for human post-edit)", _slots("template_translations", warn=True)),
+)  # fmt: skip
+RESOLVED_CHECKS = (
+    Check("resolved_cover_catalog", True, "one non-empty resolved template per catalog variant", _cover("template_translations_resolved")),
+    Check("resolved_placeholders_intact", True, "every resolved template keeps each slot of its English variant exactly once, "
+          "no other slot, balanced braces", _slots("template_translations_resolved", warn=False)),
+)  # fmt: skip
+LOCALIZED_CHECKS = (
+    Check("every_english_question_localized", True, "the language has exactly the English question ids", _every_question),
+    Check("localized_text_filled", True, "no empty text, no unfilled {slot}, balanced {...} entity marks", _filled),
+    Check("labels_in_script", False, "the localized entity labels used are written in the language's script", _labels_in_script),
+)

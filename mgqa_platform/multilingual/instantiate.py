@@ -1,0 +1,164 @@
+"""Re-instantiation: every English question re-rendered in another language from its resolved template.
+
+For one language and one English question record (``questions_en``):
+
+* the template is the resolved translation of the record's ``variant_id`` (``template_translations_resolved``);
+* entity slots take the entity's label in that language (``entity_labels`` with the language's ISO 639-3 code,
+  not an alias; the smallest label when there are several), else the English question's display name (the
+  canonical English label, else the KG label, disambiguated): a fallback is recorded per role;
+* category slots take the translation memory's plural label, else the English one (recorded);
+* word parameters (north, nearest, closer to...) take the memory's term, else English (recorded);
+* numbers are formatted for the language's CLDR locale with ``babel`` (``1 234,5`` in French); time periods
+  ``YYYY-MM-DD to YYYY-MM-DD`` use the memory's ``time_range`` pattern with locale-formatted dates, ``Month YYYY``
+  a localized month name;
+* the multimodal slice's image phrase is translated (:data:`IMAGE_PHRASES`);
+* ``text_marked`` wraps entity names in ``{...}`` for the post-edit ensemble, as in English.
+
+Everything else (gold, query, gold triples, strata...) is the English record's: a question keeps its
+``question_id`` in every language, so ``(question_id, lang)`` is the key and ids line up across languages.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import re
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from babel.dates import format_date
+from babel.numbers import format_decimal
+
+from mgqa_platform.multilingual.languages import SOURCE, language
+from mgqa_platform.multilingual.memory import TranslationMemory
+from mgqa_platform.multilingual.placeholders import placeholders
+from mgqa_platform.questions import roles
+from mgqa_platform.questions.catalog import Catalog
+from mgqa_platform.questions.multimodal import IMAGE_PHRASE
+
+#: "the place shown in the image" (the multimodal slice's stand-in for an entity name), per language.
+IMAGE_PHRASES = {
+    "eng": IMAGE_PHRASE, "fra": "le lieu montré sur l'image", "ita": "il luogo mostrato nell'immagine",
+    "por": "o local mostrado na imagem", "ron": "locul din imagine", "spa": "el lugar que se ve en la imagen",
+    "bul": "мястото, показано на изображението", "rus": "место, показанное на изображении",
+    "deu": "der im Bild gezeigte Ort", "urd": "تصویر میں دکھائی گئی جگہ", "sqi": "vendi që shfaqet në imazh",
+    "ell": "ο τόπος που εικονίζεται στην εικόνα", "jpn": "画像に写っている場所", "kat": "სურათზე ნაჩვენები ადგილი",
+    "tur": "resimde gösterilen yer", "vie": "địa điểm trong hình ảnh", "zho": "图片中显示的地点",
+}  # fmt: skip
+_RANGE = re.compile(r"^(\d{4}-\d{2}-\d{2}) to (\d{4}-\d{2}-\d{2})$")
+_MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
+           "November", "December")  # fmt: skip
+LOCALIZED_COLUMNS = ("template_text", "template_status", "fallbacks")
+
+
+def format_number(value: Any, lang: str) -> str:
+    """A parameter number in the language's locale: ints without decimals, floats as written (no rounding)."""
+    loc = language(lang).babel
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise TypeError(f"not a number: {value!r}")
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    if isinstance(value, int):
+        return format_decimal(value, locale=loc, group_separator=abs(value) >= 10_000)
+    decimals = len(repr(value).split(".")[1]) if "." in repr(value) else 0
+    return format_decimal(value, format=f"#,##0.{'0' * decimals}", locale=loc)
+
+
+def format_period(value: str, lang: str, tm: TranslationMemory) -> str | None:
+    """A time period of the English record in the language, or None when its shape is unknown.
+    ``2016-01-01 to 2016-12-31`` -> the memory's ``time_range`` with long dates; ``November 2015`` -> localized
+    month and year; ``2015`` -> as is."""
+    loc = language(lang).babel
+    if re.fullmatch(r"\d{4}", value):
+        return value
+    m = _RANGE.match(value)
+    if m and "time_range" in tm.patterns:
+        start, end = (format_date(_dt.date.fromisoformat(d), format="long", locale=loc) for d in m.groups())
+        return tm.patterns["time_range"].format(start=start, end=end)
+    parts = value.split(" ")
+    if len(parts) == 2 and parts[0] in _MONTHS and parts[1].isdigit():
+        return format_date(_dt.date(int(parts[1]), _MONTHS.index(parts[0]) + 1, 1), format="LLLL y", locale=loc)
+    return None
+
+
+def _image_role(q: Mapping[str, Any], entity_roles: Iterable[str], bindings: Mapping[str, str], display: Mapping[str, str]) -> str | None:
+    """The role a multimodal twin shows as an image: the first entity role whose marked name is gone."""
+    if not q.get("multimodal"):
+        return None
+    for role in entity_roles:
+        if "{" + display[bindings[role]] + "}" not in q["text_marked"]:
+            return role
+    return None
+
+
+def localize(
+    questions: Iterable[Mapping[str, Any]],
+    lang: str,
+    templates: Mapping[str, tuple[str, str]],
+    tm: TranslationMemory,
+    labels: Mapping[str, str],
+    display: Mapping[str, str],
+    catalog: Catalog,
+) -> tuple[list[dict], Counter]:
+    """Localized records of ``questions`` and a counter of fallbacks by kind.
+
+    ``templates``: variant id -> (resolved template text, its status); ``labels``: entity id -> label in ``lang``;
+    ``display``: entity id -> the English display name. A record whose template is missing raises KeyError
+    (the resolved templates cover every variant: a blocking check guarantees it)."""
+    out, used = [], Counter()
+    for q in questions:
+        sub = catalog.sub_template(q["sub_template_id"])
+        bindings = json.loads(q["bindings"]) if isinstance(q["bindings"], str) else dict(q["bindings"])
+        params = json.loads(q["parameters"] or "{}") if isinstance(q["parameters"], str) else dict(q["parameters"] or {})
+        template, status = templates[q["variant_id"]]
+        image_role = _image_role(q, sub.entity_roles, bindings, display)
+        fill, fill_marked, fallbacks = {}, {}, []
+        english = lang == SOURCE
+        for slot in dict.fromkeys(placeholders(template)):
+            if slot in sub.roles and roles.is_category(sub.roles[slot]):
+                text = None if english else tm.category(bindings[slot])
+                if text is None:
+                    text = roles.category_label(bindings[slot], plural=True)
+                    fallbacks += [] if english else [f"category:{slot}"]
+                fill[slot] = fill_marked[slot] = text
+            elif slot in sub.roles:
+                eid = bindings[slot]
+                if slot == image_role:
+                    name = IMAGE_PHRASES[lang]
+                elif not english and eid in labels:
+                    name = labels[eid]
+                else:
+                    name = display[eid]
+                    fallbacks += [] if english else [f"label:{slot}"]
+                fill[slot], fill_marked[slot] = name, "{" + name + "}"
+            elif slot in params:
+                fill[slot] = fill_marked[slot] = _param(slot, params[slot], lang, tm, fallbacks)
+            else:
+                raise KeyError(f"{q['question_id']}: template slot {slot!r} has no value")
+        used.update(f.split(":")[0] for f in fallbacks)
+        out.append({
+            **q, "lang": lang, "text": template.format(**fill), "text_marked": template.format(**fill_marked),
+            "template_text": template, "template_status": status, "fallbacks": json.dumps(fallbacks),
+        })  # fmt: skip
+    return out, used
+
+
+def _param(slot: str, value: Any, lang: str, tm: TranslationMemory, fallbacks: list[str]) -> str:
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return format_number(value, lang) if lang != SOURCE else _english_number(value)
+    value = str(value)
+    if lang == SOURCE:
+        return value
+    if slot == "time_period":
+        text = format_period(value, lang, tm)
+    else:
+        text = tm.term(slot, value)
+    if text is None:
+        fallbacks.append(f"term:{slot}")
+        return value
+    return text
+
+
+def _english_number(v: float) -> str:
+    return str(int(v)) if isinstance(v, float) and v.is_integer() else str(v)

@@ -1,0 +1,110 @@
+"""The bundled translation memory: every English template variant, category label and parameter word in the
+16 target languages, one JSON file per language under ``mgqa_platform/data/translations/<lang>.json``.
+
+It is the offline translator (DESIGN section 8): draft machine-quality text, ``status: draft`` until a human
+post-edit is resolved. File layout::
+
+    {"lang": "fra", "status": "draft", "note": "...",
+     "variants":   {"A01.1.v1": {"source": "<English variant>", "text": "<translation>"}, ...},
+     "categories": {"post_office": {"source": "post offices", "text": "bureaux de poste"}, ...},
+     "terms":      {"direction": {"north": "nord", ...}, ...},
+     "patterns":   {"time_range": "du {start} au {end}"}}
+
+Each variant keeps its English ``source``: when the catalog's English text changes, the stored translation is
+*stale* and is not used (it is flagged for post-editing instead of silently mistranslating the new text).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+from mgqa_platform.multilingual.languages import TARGETS, language
+from mgqa_platform.multilingual.placeholders import problems as slot_problems
+from mgqa_platform.settings import PACKAGE_DATA
+
+TM_DIR = PACKAGE_DATA / "translations"
+
+
+@dataclass(frozen=True)
+class TranslationMemory:
+    lang: str
+    status: str
+    variants: dict[str, dict[str, str]]
+    categories: dict[str, dict[str, str]] = field(default_factory=dict)
+    terms: dict[str, dict[str, str]] = field(default_factory=dict)
+    patterns: dict[str, str] = field(default_factory=dict)
+
+    def variant(self, variant_id: str, source: str) -> str | None:
+        """The stored translation of a variant, or None when absent or stale (English source changed)."""
+        entry = self.variants.get(variant_id)
+        return entry["text"] if entry and entry.get("source") == source else None
+
+    def category(self, key: str) -> str | None:
+        entry = self.categories.get(key)
+        return entry["text"] if entry else None
+
+    def term(self, parameter: str, value: str) -> str | None:
+        return self.terms.get(parameter, {}).get(value)
+
+
+def path_of(lang: str, directory: Path = TM_DIR) -> Path:
+    return Path(directory) / f"{language(lang).code}.json"
+
+
+@lru_cache(maxsize=32)
+def _load(path: Path) -> TranslationMemory:
+    raw = json.loads(path.read_text(encoding="utf-8"))
+    return TranslationMemory(raw["lang"], raw.get("status", "draft"), raw.get("variants", {}), raw.get("categories", {}),
+                             raw.get("terms", {}), raw.get("patterns", {}))  # fmt: skip
+
+
+def load(lang: str, directory: Path = TM_DIR) -> TranslationMemory:
+    """The memory of one target language; an empty memory when the file does not exist."""
+    p = path_of(lang, directory)
+    if not p.exists():
+        return TranslationMemory(lang, "missing", {})
+    return _load(p)
+
+
+def validate(tm: TranslationMemory, sources: Mapping[str, str]) -> list[str]:
+    """Problems of a memory against the catalog's English variants ``{variant_id: text}``: missing or stale
+    variants, placeholder problems, empty texts. [] when complete and valid."""
+    out = []
+    for vid, en in sorted(sources.items()):
+        entry = tm.variants.get(vid)
+        if entry is None:
+            out.append(f"{vid}: missing")
+        elif entry.get("source") != en:
+            out.append(f"{vid}: stale (English source changed)")
+        else:
+            out += [f"{vid}: {p}" for p in slot_problems(en, entry.get("text"))]
+    for key, entry in sorted(tm.categories.items()):
+        if not (entry.get("text") or "").strip():
+            out.append(f"category {key}: empty")
+    return out
+
+
+def main() -> int:  # python -m mgqa_platform.multilingual.memory [lang ...]: validate the bundled memories
+    import sys
+
+    from mgqa_platform.questions.catalog import default_catalog
+
+    sources = {v.id: v.text for s in default_catalog().sub_templates for v in s.variants}
+    bad = 0
+    for lang in sys.argv[1:] or TARGETS:
+        tm = load(lang)
+        found = validate(tm, sources)
+        bad += bool(found)
+        print(f"{lang}: {len(tm.variants)} variants, {len(tm.categories)} categories, "
+              f"{sum(len(v) for v in tm.terms.values())} terms; {len(found)} problems")  # fmt: skip
+        for p in found[:20]:
+            print("   ", p)
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

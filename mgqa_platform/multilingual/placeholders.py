@@ -1,0 +1,32 @@
+"""Template slots: ``{entity_A}``, ``{category_B}``, ``{value}``... must survive translation untouched.
+
+Every source placeholder must come back exactly once, no new one may appear, and braces must stay balanced
+(paper section 3.5). :func:`problems` lists what is wrong with a translation, as short codes with the slot,
+e.g. ``missing:{entity_A}``, ``duplicated:{value}``, ``unexpected:{entidad_A}``, ``unbalanced_braces``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
+
+
+def placeholders(text: str) -> list[str]:
+    """Slot names in order of appearance: ``"From {entity_A} to {entity_B}"`` -> ``["entity_A", "entity_B"]``."""
+    return PLACEHOLDER.findall(text)
+
+
+def problems(source: str, target: str | None) -> list[str]:
+    """Why ``target`` is not a valid translation of template ``source`` as far as slots go ([] when fine)."""
+    if target is None or not target.strip():
+        return ["empty"]
+    want, got = Counter(placeholders(source)), Counter(placeholders(target))
+    out = [f"missing:{{{p}}}" for p in sorted(want) if got[p] == 0]
+    out += [f"duplicated:{{{p}}}" for p in sorted(want) if got[p] > want[p]]
+    out += [f"unexpected:{{{p}}}" for p in sorted(got) if p not in want]
+    stripped = PLACEHOLDER.sub("", target)
+    if "{" in stripped or "}" in stripped:
+        out.append("unbalanced_braces")
+    return out

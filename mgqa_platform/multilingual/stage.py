@@ -1,0 +1,137 @@
+"""The warehouse side of the multilingual stages: one language slice at a time, each replaced in one transaction.
+
+``template_translations`` (machine translation of every catalog variant) -> ``template_translations_resolved``
+(human post-edits resolved, or the MT passed through as unreviewed) -> ``questions_localized`` (every English
+question re-rendered). English is a partition like the others: its "translation" is the catalog text itself
+(engine ``source``), so that every language, English included, is read from the same tables downstream.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import pyarrow as pa
+
+from mgqa_platform.multilingual import instantiate, memory, postedit
+from mgqa_platform.multilingual.languages import SOURCE, language
+from mgqa_platform.multilingual.translate import Translation, Translator, translate_catalog
+from mgqa_platform.questions.catalog import Catalog
+from mgqa_platform.warehouse import transaction
+
+
+def english_variants(catalog: Catalog) -> dict[str, tuple[str, str]]:
+    """Variant id -> (sub-template id, English text), for every variant of the catalog."""
+    return {v.id: (s.id, v.text) for s in catalog.sub_templates for v in s.variants}
+
+
+def _replace(con: duckdb.DuckDBPyConnection, table: str, lang: str, rows: Sequence[Mapping[str, Any]], types: Mapping[str, pa.DataType] | None = None) -> int:
+    """Replace the ``lang`` slice of ``table`` by ``rows`` (columns by name) in one transaction."""
+    types = types or {}
+    cols = list(rows[0]) if rows else []
+    data = pa.table({c: pa.array([r[c] for r in rows], types.get(c, pa.string())) for c in cols})
+    con.register("_slice", data)
+    try:
+        with transaction(con):
+            con.execute(f"DELETE FROM {table} WHERE lang = ?", [lang])
+            if rows:
+                con.execute(f"INSERT INTO {table} BY NAME SELECT * FROM _slice")
+    finally:
+        con.unregister("_slice")
+    return len(rows)
+
+
+# ---------------------------------------------------------------- 1. machine translation
+def translate_language(con: duckdb.DuckDBPyConnection, catalog: Catalog, lang: str, translator: Translator) -> list[Translation]:
+    """Translate every catalog variant into ``lang`` (English: the catalog text, engine ``source``) and store it."""
+    language(lang)
+    variants = english_variants(catalog)
+    if lang == SOURCE:
+        done = [Translation(vid, lang, text, text, "source", "source", ()) for vid, (_, text) in sorted(variants.items())]
+    else:
+        done = translate_catalog(translator, catalog, lang)
+    rows = [{"lang": lang, "variant_id": t.variant_id, "sub_template_id": variants[t.variant_id][0], "source": t.source,
+             "text": t.text, "engine": t.engine, "status": t.status, "problems": json.dumps(list(t.problems)),
+             "needs_post_edit": t.needs_post_edit} for t in done]  # fmt: skip
+    _replace(con, "template_translations", lang, rows, {"needs_post_edit": pa.bool_()})
+    return done
+
+
+# ---------------------------------------------------------------- 2. post-edit resolution
+def annotation_file(directory: str | Path | None, lang: str) -> Path | None:
+    """``<directory>/<lang>.csv`` or ``.jsonl`` when it exists (None: no human post-edit for this language yet)."""
+    if not directory:
+        return None
+    for ext in ("csv", "jsonl"):
+        p = Path(directory) / f"{lang}.{ext}"
+        if p.exists():
+            return p
+    return None
+
+
+def resolve_language(con: duckdb.DuckDBPyConnection, lang: str, annotations: Path | None, judge: Any) -> dict[str, Any]:
+    """Resolve the stored MT of ``lang`` against its annotation export (if any) and store the result.
+
+    A variant whose MT is missing (absent from the memory, or a failed request) is resolved from the English text,
+    flagged ``untranslated``, so that re-instantiation never lacks a template; a blocking check then reports it."""
+    rows = con.execute(
+        "SELECT variant_id, sub_template_id, source, text FROM template_translations WHERE lang = ? ORDER BY variant_id", [lang]
+    ).fetchall()
+    if not rows:
+        raise RuntimeError(f"no template_translations for {lang}: materialize template_translations[{lang}] first")
+    english = {vid: src for vid, _, src, _ in rows}
+    subs = {vid: sub for vid, sub, _, _ in rows}
+    mt = {vid: (text if text is not None else src) for vid, _, src, text in rows}
+    untranslated = {vid for vid, _, _, text in rows if text is None}
+    if lang == SOURCE:
+        resolutions = [postedit.Resolution(lang, vid, english[vid], "source", "source", (), None) for vid in sorted(english)]
+        anns, rejected = [], []
+    else:
+        anns, rejected = postedit.load_annotations(annotations, lang, set(english), mt=mt) if annotations else ([], [])
+        resolutions = postedit.resolve(lang, english, mt, anns, judge=judge)
+    stats = postedit.agreement(lang, anns, mt, resolutions) if anns else {"n_items": len(resolutions), "annotated": False}
+    out = []
+    for r in resolutions:
+        status = "untranslated" if r.variant_id in untranslated and r.method in ("unreviewed", "keep_original") else r.status
+        out.append({"lang": lang, "variant_id": r.variant_id, "sub_template_id": subs[r.variant_id], "source": english[r.variant_id],
+                    "text": r.text, "method": r.method, "status": status, "labels": json.dumps(list(r.labels)), "detail": r.detail})  # fmt: skip
+    _replace(con, "template_translations_resolved", lang, out)
+    with transaction(con):
+        con.execute("DELETE FROM post_edit_stats WHERE lang = ?", [lang])
+        con.execute("INSERT INTO post_edit_stats VALUES (?, ?, ?)", [lang, json.dumps(stats, sort_keys=True), len(rejected)])
+    methods = Counter(r["method"] for r in out)
+    statuses = Counter(r["status"] for r in out)
+    report = postedit.report_markdown(lang, resolutions, stats, rejected) if lang != SOURCE else ""
+    return {"n": len(out), "methods": dict(sorted(methods.items())), "statuses": dict(sorted(statuses.items())), "stats": stats,
+            "rejected": len(rejected), "report": report, "annotations": str(annotations) if annotations else None}  # fmt: skip
+
+
+# ---------------------------------------------------------------- 3. re-instantiation
+def localize_language(con: duckdb.DuckDBPyConnection, catalog: Catalog, lang: str) -> dict[str, Any]:
+    """Re-render every English question in ``lang`` from the resolved templates and store the slice."""
+    templates = {vid: (text, status) for vid, text, status in con.execute(
+        "SELECT variant_id, text, status FROM template_translations_resolved WHERE lang = ?", [lang]).fetchall()}  # fmt: skip
+    if not templates:
+        raise RuntimeError(f"no resolved templates for {lang}: materialize template_translations_resolved[{lang}] first")
+    cur = con.execute("SELECT * FROM questions_en ORDER BY question_id")
+    cols = [d[0] for d in cur.description]
+    questions = [dict(zip(cols, r, strict=True)) for r in cur.fetchall()]
+    ids = sorted({e for q in questions for e in json.loads(q["bindings"]).values() if ":" in e})
+    con.register("_ids", pa.table({"entity_id": pa.array(ids, pa.string())}))
+    try:
+        display = dict(con.execute("SELECT e.entity_id, e.display_name FROM _ids JOIN entities e USING (entity_id)").fetchall())
+        labels = dict(con.execute(
+            "SELECT l.entity_id, min(l.label) FROM _ids JOIN entity_labels l USING (entity_id) WHERE l.lang = ? AND NOT l.is_alias GROUP BY 1",
+            [lang]).fetchall()) if lang != SOURCE else {}  # fmt: skip
+    finally:
+        con.unregister("_ids")
+    tm = memory.load(lang) if lang != SOURCE else memory.TranslationMemory(lang, "source", {})
+    rows, fallbacks = instantiate.localize(questions, lang, templates, tm, labels, display, catalog)
+    _replace(con, "questions_localized", lang, rows,
+             {"false_premise": pa.bool_(), "multimodal": pa.bool_(), "snapshot_ids": pa.list_(pa.string())})  # fmt: skip
+    return {"n": len(rows), "fallbacks": dict(sorted(fallbacks.items())), "localized_labels": len(labels),
+            "template_statuses": dict(sorted(Counter(s for _, s in templates.values()).items()))}  # fmt: skip

@@ -1,0 +1,49 @@
+"""The template translator: the bundled translation memory (offline) or Google Cloud Translation v3."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import dagster as dg
+
+from mgqa_platform.multilingual.translate import MemoryTranslator, Translator
+
+
+class TranslatorResource(dg.ConfigurableResource):
+    """Which translator the multilingual stage uses (DESIGN §8).
+
+    ``memory`` (default, offline): the bundled translation memory (``memory_dir`` empty = the bundled
+    ``mgqa_platform/data/translations``), ``draft`` quality. ``google``: Cloud Translation v3 in project
+    ``project_id`` (``MGQA_GOOGLE_PROJECT``) at ``location``, with ``model`` empty for the default NMT model or
+    e.g. ``general/translation-llm``; credentials are Application Default Credentials
+    (``GOOGLE_APPLICATION_CREDENTIALS``), read by the client library, never stored here. ``endpoint`` overrides the
+    API host (``http://127.0.0.1:PORT`` for a local fake or emulator, without credentials).
+    ``engine`` is the string recorded as asset metadata (``memory`` / ``google:<model or default>``).
+    """
+
+    mode: Literal["memory", "google"] = "memory"
+    project_id: str = ""
+    location: str = "global"
+    model: str = ""
+    endpoint: str = ""
+    memory_dir: str = ""
+    batch_size: int = 100
+    max_retries: int = 5
+
+    @property
+    def engine(self) -> str:
+        return "memory" if self.mode == "memory" else f"google:{self.model or 'default'}"
+
+    def get_translator(self) -> Translator:
+        if self.mode == "memory":
+            return MemoryTranslator(self.memory_dir or None)
+        if not self.project_id:
+            raise ValueError(
+                "translator mode 'google' needs a Google Cloud project id: set MGQA_GOOGLE_PROJECT "
+                "(or project_id), or use MGQA_TRANSLATOR=memory for the bundled translation memory"
+            )
+        from mgqa_platform.multilingual.google_translate import GoogleTranslator  # the client library, on demand
+
+        return GoogleTranslator(self.project_id, self.location or "global", self.model or None,
+                                batch_size=self.batch_size, max_retries=self.max_retries,
+                                endpoint=self.endpoint or None)  # fmt: skip
