@@ -176,8 +176,9 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     rows = evaluate.score_rows(system, args.split, args.lang, questions, predictions)
     with warehouse.session(path) as con:
         evaluate.write_scores(con, rows, system, args.split, args.lang)
-    out = Path(args.report_dir or settings.home() / "reports" / "evaluation" / f"{system}-{args.split}")
-    paths = report.write_report(rows, out, f"{system} on the {args.split} split")
+    suffix = "" if args.lang == "eng" else f"-{args.lang}"
+    out = Path(args.report_dir or settings.home() / "reports" / "evaluation" / f"{system}-{args.split}{suffix}")
+    paths = report.write_report(rows, out, f"{system} on the {args.split} split ({args.lang})")
     m = evaluate.summary(rows)
     print(f"{system} on {args.split}/{args.lang}: " + ", ".join(f"{k} {v:.2f}" if isinstance(v, float) else f"{k} {v}" for k, v in m.items()))
     print(f"report: {paths['report']}")

@@ -195,6 +195,11 @@ def test_evaluation_of_reference_systems(built, capsys):
     assert "toy on small/eng" in out
     ((n, em),) = _q(built, "SELECT count(*), sum(em) FROM scores WHERE system = 'toy' AND split = 'small' AND em = 1")
     assert n == em == 50  # the 50 golds right; the other small-split questions are missing predictions
+    # any language evaluates the same way, from its re-instantiated questions
+    assert mgqa_cli.main(["evaluate", "--system", "majority", "--split", "small", "--lang", "fra"]) == 0
+    fra = _q(built, "SELECT count(*), avg(em) FROM scores WHERE system = 'majority' AND split = 'small' AND lang = 'fra' AND NOT false_premise")
+    eng = _q(built, "SELECT count(*), avg(em) FROM scores WHERE system = 'majority' AND split = 'small' AND lang = 'eng' AND NOT false_premise")
+    assert fra == eng  # the same questions and golds, so the same baseline scores
 
 
 def test_evaluate_a_model_run_against_a_local_endpoint(built, capsys):
