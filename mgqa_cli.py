@@ -188,7 +188,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
 def main(argv: list[str] | None = None) -> int:
     from mgqa_platform import settings
 
-    from mgqa_platform.evaluation.prompts import TIERS
+    from mgqa_platform.evaluation.tiers import TIERS
 
     ap = argparse.ArgumentParser(prog="mgqa", description="MGQA platform command line")
     sub = ap.add_subparsers(dest="cmd", required=True)

@@ -28,16 +28,9 @@ __all__ = ["T1", "T2", "T1O_RAW", "T1O_STRUCTURED", "T1O_VERBALIZED", "T3A", "T3
            "AGENT_TIERS", "render", "answer_type_description", "unit_clause", "scale_hint", "raw_triples",
            "structured_triples", "verbalized_triples", "triple_context", "DEFAULT_MAX_STEPS"]
 
-T1 = "T1"
-T2 = "T2"
-T1O_RAW = "T1-o-raw"
-T1O_STRUCTURED = "T1-o-structured"
-T1O_VERBALIZED = "T1-o-verbalized"
-T3A = "T3a"
-T3O = "T3-o"
-TIERS = (T1, T2, T1O_RAW, T1O_STRUCTURED, T1O_VERBALIZED, T3A, T3O)
-ORACLE_TIERS = (T1O_RAW, T1O_STRUCTURED, T1O_VERBALIZED, T3O)  #: tiers that see the gold triples
-AGENT_TIERS = (T3A, T3O)
+from mgqa_platform.evaluation.tiers import (  # noqa: E402  (re-exported: the tier names live in tiers.py)
+    AGENT_TIERS, ORACLE_TIERS, T1, T1O_RAW, T1O_STRUCTURED, T1O_VERBALIZED, T2, T3A, T3O, TIERS,
+)
 DEFAULT_MAX_STEPS = 10
 
 # ---------------------------------------------------------------- answer type wording
