@@ -21,7 +21,7 @@ from mgqa_platform.multilingual import instantiate, memory, postedit
 from mgqa_platform.multilingual.languages import SOURCE, language
 from mgqa_platform.multilingual.translate import Translation, Translator, translate_catalog
 from mgqa_platform.questions.catalog import Catalog
-from mgqa_platform.warehouse import transaction
+from mgqa_platform.warehouse import replace_partition, transaction
 
 
 def english_variants(catalog: Catalog) -> dict[str, tuple[str, str]]:
@@ -31,18 +31,16 @@ def english_variants(catalog: Catalog) -> dict[str, tuple[str, str]]:
 
 def _replace(con: duckdb.DuckDBPyConnection, table: str, lang: str, rows: Sequence[Mapping[str, Any]], types: Mapping[str, pa.DataType] | None = None) -> int:
     """Replace the ``lang`` slice of ``table`` by ``rows`` (columns by name) in one transaction."""
-    types = types or {}
-    cols = list(rows[0]) if rows else []
-    data = pa.table({c: pa.array([r[c] for r in rows], types.get(c, pa.string())) for c in cols})
-    con.register("_slice", data)
-    try:
+    if not rows:
         with transaction(con):
             con.execute(f"DELETE FROM {table} WHERE lang = ?", [lang])
-            if rows:
-                con.execute(f"INSERT INTO {table} BY NAME SELECT * FROM _slice")
+        return 0
+    types = types or {}
+    con.register("_slice", pa.table({c: pa.array([r[c] for r in rows], types.get(c, pa.string())) for c in rows[0]}))
+    try:
+        return replace_partition(con, table, "lang", lang, "BY NAME SELECT * FROM _slice")
     finally:
         con.unregister("_slice")
-    return len(rows)
 
 
 # ---------------------------------------------------------------- 1. machine translation
