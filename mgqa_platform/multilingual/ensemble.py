@@ -1,0 +1,532 @@
+"""Post-edit ensemble for instantiated questions (paper section 3.6, appendix C): domain logic only.
+
+Plain Python, no Dagster. After a localized template is instantiated with entity names, the grammar around
+the inserted names may be off: French ``de {Orly}`` should elide to ``d'{Orly}``, ``de le`` fuse to ``du``,
+Italian ``di il`` to ``del``, Portuguese ``em a`` to ``na``, Spanish ``de el`` to ``del``, French wants a space
+before ``?``, the other Latin-script languages none... Several *members* propose small typed edits
+(:class:`Edit`, 13 operations in :data:`OPERATIONS`) to the marked text (entity names wrapped in ``{...}``),
+and a vote decides which ones are applied.
+
+* :func:`apply_edits` is the single gate for every edit: an edit replaces the first occurrence of its
+  ``original`` found in the text *outside* the ``{...}`` spans, and may never touch a brace or a name.
+* :class:`RuleMember` is a deterministic member (fra/ita/por/spa rules, plus "no space before ?!;:" for a few
+  English-style languages); :class:`LLMMember` asks any OpenAI-compatible endpoint
+  (:class:`mgqa_platform.llm.ChatClient`) for a strict-JSON list of edits.
+* :func:`vote`: an edit proposed by at least two members (status ``ok``) is applied; when no edit reaches two
+  votes, the primary member's edits are applied (when its proposal is ``ok``), otherwise nothing.
+  Two edits are "the same" when they have the same effect: applied alone to the question they produce the
+  same text (so ``("de ", "d'")`` and ``("près de ", "près d'")`` agree when both hit the same spot); without
+  the question text they must have the same ``(original, fix)``. The operation label never matters.
+* :func:`postedit` runs the members on one question (a member's failure never raises) and logs every
+  proposal; :func:`stats` summarises a batch.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from mgqa_platform.llm import ChatClient, LLMError, ReplyError, TransportError
+from mgqa_platform.multilingual.languages import LANGUAGES, language
+
+__all__ = ["OPERATIONS", "Edit", "EditError", "Proposal", "apply_edits", "unmark", "spans", "RuleMember",
+           "LLMMember", "EDITS_SCHEMA", "MAX_EDITS", "build_messages", "vote", "postedit", "stats"]
+
+#: The 13 edit operations (our own one-line descriptions).
+OPERATIONS: dict[str, str] = {
+    "NOCHG": "Nothing to fix: the question already reads correctly (use original = fix = \"\").",
+    "ART_ADD": "Insert an article the sentence now needs because of the inserted name.",
+    "ART_DEL": "Remove an article that the inserted name makes superfluous.",
+    "ART_CHG": "Swap an article for another one (gender, number or definiteness of the name).",
+    "ADP_ADD": "Insert a missing preposition, postposition or case/topic particle next to a name.",
+    "ADP_DEL": "Remove a preposition, postposition or particle that is now redundant.",
+    "ADP_CHG": "Replace a preposition, postposition or particle by the one the name requires.",
+    "DECL": "Change the case ending (declension) of a word next to a name.",
+    "AGR": "Fix gender, number or person agreement of a word that refers to a name.",
+    "CONTR": "Fuse, split or change a preposition+article contraction (e.g. de le -> du).",
+    "ELIS": "Elide a final vowel before a vowel-initial word or name (e.g. de -> d').",
+    "PUNCT": "Fix punctuation or the spacing around punctuation next to a name.",
+    "OTHER": "Any other small local fix around a name (casing, diacritics, a doubled word).",
+}
+MAX_EDITS = 25
+
+_SPAN = re.compile(r"\{[^{}]*\}")
+
+
+class EditError(ValueError):
+    """An edit that cannot be applied safely; ``reason`` says why."""
+
+    def __init__(self, reason: str):
+        super().__init__(reason)
+        self.reason = reason
+
+
+@dataclass(frozen=True)
+class Edit:
+    op: str
+    original: str
+    fix: str
+
+
+@dataclass(frozen=True)
+class Proposal:
+    member: str
+    status: str  # "ok" | "rejected" | "error"
+    edits: tuple[Edit, ...] = ()
+    detail: str | None = None
+
+
+# ---------------------------------------------------------------------------------------------------- edits
+def spans(text_marked: str) -> list[str]:
+    """The ``{...}`` spans of a marked text, braces included, in order."""
+    return _SPAN.findall(text_marked)
+
+
+def unmark(text_marked: str) -> str:
+    """The final text: the marked text without the braces of the entity spans."""
+    return _SPAN.sub(lambda m: m.group(0)[1:-1], text_marked)
+
+
+def _segments(text: str) -> list[tuple[int, int]]:
+    """[start, end) of the text outside the ``{...}`` spans (possibly empty segments)."""
+    out, pos = [], 0
+    for m in _SPAN.finditer(text):
+        out.append((pos, m.start()))
+        pos = m.end()
+    out.append((pos, len(text)))
+    return out
+
+
+def _find_outside(text: str, original: str) -> int:
+    """Offset of the first occurrence of ``original`` lying wholly outside the spans, or -1."""
+    if not original:
+        return -1
+    for a, b in _segments(text):
+        i = text.find(original, a, b)
+        if i >= 0:
+            return i
+    return -1
+
+
+def _coerce(edit: Any) -> Edit:
+    if isinstance(edit, Edit):
+        return edit
+    if isinstance(edit, Mapping):
+        return Edit(str(edit.get("op")), str(edit.get("original", "")), str(edit.get("fix", "")))
+    op, original, fix = edit
+    return Edit(str(op), str(original), str(fix))
+
+
+def _apply_one(text: str, e: Edit) -> str:
+    if e.op not in OPERATIONS:
+        raise EditError(f"unknown_op: {e.op!r}")
+    if e.op == "NOCHG":
+        if e.original or e.fix:
+            raise EditError("nochg_not_empty: NOCHG needs original == fix == ''")
+        return text
+    for part, value in (("original", e.original), ("fix", e.fix)):
+        if "{" in value or "}" in value:
+            raise EditError(f"brace_in_{part}: {value!r}")
+    if not e.original:
+        raise EditError("empty_original")
+    i = _find_outside(text, e.original)
+    if i < 0:
+        where = "inside_braces" if e.original in text else "absent"
+        raise EditError(f"original_not_found ({where}): {e.original!r}")
+    out = text[:i] + e.fix + text[i + len(e.original):]
+    if spans(out) != spans(text) or out.count("{") != text.count("{") or out.count("}") != text.count("}"):
+        raise EditError(f"spans_changed: {e.original!r} -> {e.fix!r}")
+    return out
+
+
+def apply_edits(text_marked: str, edits: Iterable[Any]) -> str:
+    """Apply ``edits`` in order (each on the result of the previous ones); raise :class:`EditError` on the
+    first one that is not allowed (unknown op, a brace in original/fix, original not found outside the
+    spans, NOCHG with text, or any change to the spans)."""
+    text = text_marked
+    for edit in edits:
+        text = _apply_one(text, _coerce(edit))
+    return text
+
+
+# ---------------------------------------------------------------------------------------------------- rules
+_VOWELS = "aeiouàâäéèêëîïôöùûüœæ"
+_WB = r"(?<![\w'’])"  # start of a word
+#: h-initial words before which French elides (mute h); anything else starting with h is left alone.
+_MUTE_H = ("hôtel", "hotel", "hôpital", "hopital", "habitat", "habitation", "histoire", "homme", "heure", "herbe",
+           "hiver", "hippodrome", "horloge", "horizon", "huile", "humanité", "hygiène", "hélicoptère", "héliport",
+           "hôtel-dieu", "hospice", "harmonie", "hermitage", "ermitage", "hémicycle", "hebdomadaire")
+_NO_ELISION_WORDS = {"et", "ou", "où", "à", "y", "oui", "onze", "onzième", "ouate", "a"}
+_FR_ELIDE_BEFORE_NAME = ("de", "que", "le", "la", "ne", "se", "jusque", "lorsque", "puisque")
+_FR_ELIDE_BEFORE_WORD = ("de", "que", "jusque", "lorsque", "puisque")
+_IT_PREP = {"di": "de", "a": "a", "da": "da", "in": "ne", "su": "su"}
+_IT_ART = {"il": "l", "lo": "llo", "la": "lla", "i": "i", "gli": "gli", "le": "lle", "l'": "ll'", "l’": "ll’"}
+_PT = {("de", "o"): "do", ("de", "a"): "da", ("de", "os"): "dos", ("de", "as"): "das",
+       ("em", "o"): "no", ("em", "a"): "na", ("em", "os"): "nos", ("em", "as"): "nas",
+       ("a", "o"): "ao", ("a", "a"): "à", ("a", "os"): "aos", ("a", "as"): "às",
+       ("por", "o"): "pelo", ("por", "a"): "pela", ("por", "os"): "pelos", ("por", "as"): "pelas"}
+_ES = {("de", "el"): "del", ("a", "el"): "al"}
+_FR_CONTR = {("de", "le"): "du", ("de", "les"): "des", ("à", "le"): "au", ("à", "les"): "aux"}
+_PUNCT_NO_SPACE_LANGS = ("eng", "ita", "por", "spa", "ron", "deu")
+RULE_LANGS = ("fra", "ita", "por", "spa") + ("eng", "ron", "deu")
+
+
+def _case_like(src: str, out: str) -> str:
+    return out[:1].upper() + out[1:] if src[:1].isupper() else out
+
+
+def _elidable(word: str) -> bool:
+    w = word.lower()
+    if not w or w in _NO_ELISION_WORDS:
+        return False
+    if w[0] in _VOWELS:
+        return True
+    return w[0] == "h" and any(w.startswith(h) for h in _MUTE_H)
+
+
+def _first_word(s: str) -> str:
+    m = re.match(r"[\w\-]+", s)
+    return m.group(0) if m else ""
+
+
+def _candidates(lang: str, text: str, nnbsp: bool) -> list[tuple[int, int, str, str]]:
+    """(start, end, replacement, op) of every rule match in ``text``; filtered by the caller."""
+    out: list[tuple[int, int, str, str]] = []
+    if lang == "fra":
+        # contraction (but "de le" before a vowel is an elision case: "de l'{Orly}")
+        for m in re.finditer(_WB + r"(de|à|De|À) (le|les)(?= )", text):
+            nxt = text[m.end() + 1:]
+            if m.group(2) == "le" and _elidable(_first_word(nxt.lstrip("{"))):
+                continue
+            out.append((m.start(), m.end(), _case_like(m.group(1), _FR_CONTR[(m.group(1).lower(),
+                                                                               m.group(2))]), "CONTR"))
+        # elision before a name: the first letter inside the {...}
+        names = "|".join(_FR_ELIDE_BEFORE_NAME)
+        for m in re.finditer(_WB + rf"({names}) (?=\{{)", text, re.I):
+            if _elidable(_first_word(text[m.end() + 1:])):
+                out.append((m.start(), m.end(), m.group(1)[:-1] + "'", "ELIS"))
+        words = "|".join(_FR_ELIDE_BEFORE_WORD)
+        for m in re.finditer(_WB + rf"({words}) (?=[^\s{{])", text, re.I):
+            if _elidable(_first_word(text[m.end():])):
+                out.append((m.start(), m.end(), m.group(1)[:-1] + "'", "ELIS"))
+        # punctuation: a space before ? ! ; : (narrow no-break space when missing)
+        for m in re.finditer(r"(?<=[^\s\u00a0\u202f])[?!;:]", text):
+            i = m.start()
+            if text[i] == ":" and (text[i + 1:i + 3] == "//" or (text[i - 1:i].isdigit()
+                                                                  and text[i + 1:i + 2].isdigit())):
+                continue
+            out.append((i, i + 1, "\u202f" + text[i], "PUNCT"))
+        if nnbsp:
+            for m in re.finditer(r"(?<=\S)[ \u00a0](?=[?!;:])", text):
+                out.append((m.start(), m.end(), "\u202f", "PUNCT"))
+    if lang == "ita":
+        for m in re.finditer(_WB + r"(di|a|da|in|su) (il|lo|la|i|gli|le)(?=[\s{])|" + _WB
+                             + r"(di|a|da|in|su) (l['’])", text, re.I):
+            prep, art = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
+            if art != art.lower() and art.lower() != "l'":  # "di La Spezia": a name, not an article
+                continue
+            out.append((m.start(), m.end(), _case_like(prep, _IT_PREP[prep.lower()] + _IT_ART[art.lower()]),
+                        "CONTR"))
+    if lang == "por":
+        for m in re.finditer(_WB + r"(de|em|a|por) (o|a|os|as)(?=[\s{])", text, re.I):
+            prep, art = m.group(1), m.group(2)
+            if art != art.lower():
+                continue
+            out.append((m.start(), m.end(), _case_like(prep, _PT[(prep.lower(), art)]), "CONTR"))
+    if lang == "spa":
+        for m in re.finditer(_WB + r"(de|a) (el)(?=[\s{])", text, re.I):
+            if m.group(2) != "el":  # "de El Salvador" written outside a span: leave it
+                continue
+            out.append((m.start(), m.end(), _case_like(m.group(1), _ES[(m.group(1).lower(), "el")]), "CONTR"))
+    if lang in _PUNCT_NO_SPACE_LANGS:
+        for m in re.finditer(r"(?<=\S)[ \u00a0\u202f]+(?=[?!;:])", text):
+            out.append((m.start(), m.end(), "", "PUNCT"))
+    return out
+
+
+def _anchored_edit(text: str, start: int, end: int, repl: str, op: str) -> Edit | None:
+    """An :class:`Edit` replacing text[start:end] by ``repl`` whose ``original`` is first found (outside the
+    spans) exactly at ``start``-ish: grow the context word by word to the left, then to the right, within
+    the segment, until the first occurrence is the intended one."""
+    seg = next(((a, b) for a, b in _segments(text) if a <= start and end <= b), None)
+    if seg is None:
+        return None
+    s0, s1 = seg
+    a, b = start, end
+    while True:
+        original = text[a:b]
+        if original and _find_outside(text, original) == a:
+            return Edit(op, original, text[a:start] + repl + text[end:b])
+        if a > s0:  # one more word (and the whitespace before it) to the left
+            k = a
+            while k > s0 and text[k - 1].isspace():
+                k -= 1
+            while k > s0 and not text[k - 1].isspace():
+                k -= 1
+            a = k if k < a else a - 1
+        elif b < s1:
+            k = b
+            while k < s1 and text[k].isspace():
+                k += 1
+            while k < s1 and not text[k].isspace():
+                k += 1
+            b = k if k > b else b + 1
+        else:
+            return None
+
+
+class RuleMember:
+    """Deterministic member: per-language rules (see module docstring). ``nnbsp=True`` also turns an ordinary
+    space before French ``? ! ; :`` into U+202F (off by default: the localized templates use a plain space)."""
+
+    def __init__(self, name: str = "rules", *, nnbsp: bool = False, max_edits: int = MAX_EDITS):
+        self.name = name
+        self.nnbsp = nnbsp
+        self.max_edits = max_edits
+
+    def propose(self, question: Mapping) -> Proposal:
+        lang = str(question.get("lang") or "")
+        text = str(question.get("text_marked") or "")
+        edits: list[Edit] = []
+        cands: list = []
+        if lang in RULE_LANGS:
+            for _ in range(self.max_edits):
+                cands = [c for c in _candidates(lang, text, self.nnbsp)
+                         if any(a <= c[0] and c[1] <= b for a, b in _segments(text))]
+                made = None
+                for start, end, repl, op in sorted(cands):
+                    e = _anchored_edit(text, start, end, repl, op)
+                    if e is not None:
+                        made = e
+                        break
+                if made is None:
+                    break
+                try:
+                    text = apply_edits(text, [made])
+                except EditError:  # defensive: never propose what the gate refuses
+                    break
+                edits.append(made)
+                cands = []
+        # a match whose context also occurs earlier outside the spans cannot be addressed by a first-occurrence
+        # edit (e.g. "... long de la ... sépare {A} de {Orly}"): it is reported, not proposed
+        detail = f"unanchored: {len(cands)}" if cands else None
+        return Proposal(self.name, "ok", tuple(edits), detail)
+
+
+# ---------------------------------------------------------------------------------------------------- LLM
+EDITS_SCHEMA: dict = {
+    "type": "object",
+    "properties": {
+        "edits": {
+            "type": "array",
+            "maxItems": MAX_EDITS,
+            "items": {
+                "type": "object",
+                "properties": {"op": {"type": "string", "enum": list(OPERATIONS)},
+                               "original": {"type": "string"},
+                               "fix": {"type": "string"}},
+                "required": ["op", "original", "fix"],
+                "additionalProperties": False,
+            },
+        }
+    },
+    "required": ["edits"],
+    "additionalProperties": False,
+}
+
+_SYSTEM = """You proofread questions of a geospatial benchmark after place and event names were inserted into \
+a translated template. The names are wrapped in curly braces, e.g. {Orly}. Inserting a name can leave small \
+grammatical slips in the words right next to it: a missing elision, a preposition and article that should be \
+fused, an article or preposition that no longer fits, a wrong case ending or agreement, wrong spacing before \
+punctuation.
+
+Rules:
+- Everything between { and } is a proper name: never change, translate, move or remove it, and never add or \
+remove a brace.
+- Only fix slips caused by the inserted names, in the words around them. Do not rephrase, restyle or \
+translate anything else.
+- Describe each fix as an edit: "original" is an exact piece of the question outside the braces (it may end \
+right before "{" or start right after "}"), "fix" is its replacement; the first occurrence of "original" \
+outside the braces is the one replaced, so include enough neighbouring words to make it unambiguous. Neither \
+"original" nor "fix" may contain a brace.
+- If the question is already correct, answer {"edits": []} (or a single NOCHG edit with empty original and fix).
+- Answer with JSON only: {"edits": [{"op": ..., "original": ..., "fix": ...}]}, at most 25 edits.
+
+Operations:
+"""
+
+
+def build_messages(question: Mapping) -> list[dict]:
+    """The chat messages for one question (system: role, operations, brace rule; user: language, templates,
+    the instantiated question)."""
+    ops = "\n".join(f"- {code}: {desc}" for code, desc in OPERATIONS.items())
+    lang = str(question.get("lang") or "")
+    name = language(lang).name if lang in LANGUAGES else lang
+    user = [f"Language: {name} ({lang})"]
+    english = question.get("template_en") or question.get("english_template")
+    if english:
+        user.append(f"English template: {english}")
+    if question.get("template_text"):
+        user.append(f"{name} template: {question['template_text']}")
+    user.append(f"Instantiated question: {question.get('text_marked', '')}")
+    user.append("List the edits as JSON.")
+    return [{"role": "system", "content": _SYSTEM + ops}, {"role": "user", "content": "\n".join(user)}]
+
+
+class LLMMember:
+    """A member backed by an OpenAI-compatible endpoint. A reply that is not valid JSON for
+    :data:`EDITS_SCHEMA`, or whose edits :func:`apply_edits` refuses, gives a ``rejected`` proposal (with the
+    reason in ``detail``); a transport failure an ``error`` proposal."""
+
+    def __init__(self, name: str, client: ChatClient):
+        self.name = name
+        self.client = client
+
+    def propose(self, question: Mapping) -> Proposal:
+        try:
+            obj, _res = self.client.complete_json(build_messages(question), EDITS_SCHEMA, schema_name="edits")
+        except ReplyError as exc:
+            return Proposal(self.name, "rejected", (), f"{exc.reason}: {exc.detail}"[:300])
+        except TransportError as exc:
+            return Proposal(self.name, "error", (), str(exc)[:300])
+        except LLMError as exc:  # pragma: no cover - any other client failure
+            return Proposal(self.name, "error", (), str(exc)[:300])
+        edits = tuple(Edit(e["op"], e["original"], e["fix"]) for e in obj["edits"])
+        try:
+            apply_edits(str(question.get("text_marked") or ""), edits)
+        except EditError as exc:
+            return Proposal(self.name, "rejected", edits, f"edit_error: {exc.reason}"[:300])
+        return Proposal(self.name, "ok", edits, None)
+
+
+# ---------------------------------------------------------------------------------------------------- vote
+def _effective(e: Edit) -> bool:
+    return e.op != "NOCHG" and e.original != e.fix
+
+
+def _key(e: Edit, text_marked: str | None) -> tuple:
+    if text_marked is not None:
+        try:
+            return ("effect", apply_edits(text_marked, [e]))
+        except EditError:
+            pass
+    return ("pair", e.original, e.fix)
+
+
+def _position(e: Edit, text_marked: str | None) -> int:
+    if text_marked is None:
+        return 0
+    i = _find_outside(text_marked, e.original)
+    return i if i >= 0 else len(text_marked)
+
+
+def vote(proposals: Mapping[str, Proposal], primary: str, text_marked: str | None = None
+         ) -> tuple[tuple[Edit, ...], str]:
+    """Edits with >= 2 votes among the ``ok`` proposals (decision ``"majority"``, ordered by position in the
+    text when ``text_marked`` is given, else by first proposal); otherwise the primary's edits when its
+    proposal is ok and has at least one real edit (``"primary_fallback"``); otherwise ``((), "none")``."""
+    voters: dict[tuple, set[str]] = defaultdict(set)
+    first: dict[tuple, Edit] = {}
+    order: list[tuple] = []
+    names = [primary] + [n for n in proposals if n != primary]  # the primary's wording wins ties
+    for name in names:
+        p = proposals.get(name)
+        if p is None or p.status != "ok":
+            continue
+        for e in p.edits:
+            if not _effective(e):
+                continue
+            k = _key(e, text_marked)
+            if k not in first:
+                first[k] = e
+                order.append(k)
+            voters[k].add(name)
+    agreed = [k for k in order if len(voters[k]) >= 2]
+    if agreed:
+        edits = [first[k] for k in agreed]
+        if text_marked is not None:
+            edits.sort(key=lambda e: _position(e, text_marked))
+        return tuple(edits), "majority"
+    p = proposals.get(primary)
+    if p is not None and p.status == "ok":
+        edits = tuple(e for e in p.edits if _effective(e))
+        if edits:
+            return edits, "primary_fallback"
+    return (), "none"
+
+
+def postedit(question: Mapping, members: Sequence[Any], primary: str) -> dict:
+    """Run every member on ``question`` (keys ``lang``, ``text_marked``, optional ``template_text``,
+    ``template_en``, ``question_id``), vote, apply. Returns ``{"question_id", "lang", "text", "text_marked",
+    "edits" (every member's proposed edit with ``applied``), "decision", "members" ({name: {status, detail,
+    n_edits}})}``. Never raises because of a member."""
+    original = str(question.get("text_marked") or "")
+    proposals: dict[str, Proposal] = {}
+    for m in members:
+        name = getattr(m, "name", type(m).__name__)
+        try:
+            p = m.propose(question)
+        except Exception as exc:  # noqa: BLE001 - a broken member must not sink the question
+            p = Proposal(name, "error", (), f"{type(exc).__name__}: {exc}"[:300])
+        proposals[name] = p
+    chosen, decision = vote(proposals, primary, original)
+    text = original
+    applied_keys = set()
+    applied: list[dict] = []
+    for e in chosen:
+        try:
+            new = apply_edits(text, [e])
+        except EditError:  # overlaps an earlier applied edit
+            continue
+        applied_keys.add(_key(e, original))
+        applied.append({"op": e.op, "original": e.original, "fix": e.fix})
+        text = new
+    if not applied:
+        decision = "none"
+    log = []
+    for name, p in proposals.items():
+        for e in p.edits:
+            log.append({"member": name, "op": e.op, "original": e.original, "fix": e.fix,
+                        "applied": p.status == "ok" and _effective(e) and _key(e, original) in applied_keys})
+    return {"question_id": question.get("question_id"), "lang": question.get("lang"), "text": unmark(text),
+            "text_marked": text, "edits": log, "applied": applied, "decision": decision,
+            "members": {n: {"status": p.status, "detail": p.detail, "n_edits": len(p.edits)}
+                        for n, p in proposals.items()}}
+
+
+def stats(results: Sequence[Mapping]) -> dict:
+    """Batch summary: ``n``, ``share_edited`` (at least one edit applied), ``share_majority`` (the applied
+    edits had >= 2 members agreeing), ``decisions`` (count per decision), ``operations`` (histogram of the
+    applied edits' ops, one per distinct applied edit), ``proposed_operations`` (every logged edit),
+    ``rejected`` / ``errors`` (replies per member)."""
+    n = len(results)
+    edited = majority = 0
+    decisions: Counter = Counter()
+    ops: Counter = Counter()
+    proposed: Counter = Counter()
+    rejected: Counter = Counter()
+    errors: Counter = Counter()
+    for r in results:
+        decisions[r.get("decision")] += 1
+        for e in r.get("edits", []):
+            if e.get("op") != "NOCHG":
+                proposed[e["op"]] += 1
+        applied = r.get("applied")
+        if applied is None:  # a result without the "applied" list: distinct applied log entries
+            applied = list({(e["op"], e["original"], e["fix"]): e for e in r.get("edits", [])
+                            if e.get("applied")}.values())
+        for e in applied:
+            ops[e["op"]] += 1
+        if applied:
+            edited += 1
+            if r.get("decision") == "majority":
+                majority += 1
+        for name, m in (r.get("members") or {}).items():
+            rejected[name] += m.get("status") == "rejected"
+            errors[name] += m.get("status") == "error"
+    return {"n": n, "share_edited": edited / n if n else 0.0, "share_majority": majority / n if n else 0.0,
+            "decisions": dict(decisions), "operations": dict(ops), "proposed_operations": dict(proposed),
+            "rejected": dict(rejected), "errors": dict(errors)}
