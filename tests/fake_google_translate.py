@@ -26,11 +26,10 @@ import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler
 from typing import Any
 from urllib.parse import urlsplit
 
-from tests.fake_http import ScriptedServer
+from tests.fake_http import QuietHandler, ScriptedServer
 
 __all__ = ["FakeGoogleTranslate", "Reply", "Request", "fake_translate", "dropping", "duplicating",
            "translating_inside", "PATH"]  # fmt: skip
@@ -117,18 +116,11 @@ class FakeGoogleTranslate(ScriptedServer):
     def start(self) -> "FakeGoogleTranslate":
         fake = self
 
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args: Any) -> None:  # quiet
-                pass
-
+        class Handler(QuietHandler):
             def do_POST(self) -> None:  # noqa: N802
-                raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
-                try:
-                    body = json.loads(raw)
-                except ValueError:
-                    body = None
+                raw, headers, body = self.read_json()
                 url = urlsplit(self.path)
-                req = Request(url.path, url.query, {k.lower(): v for k, v in self.headers.items()}, body, raw)
+                req = Request(url.path, url.query, headers, body, raw)
                 with fake._lock:
                     fake.requests.append(req)
                 if not PATH.match(url.path):

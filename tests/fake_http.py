@@ -7,11 +7,28 @@ and call :meth:`ScriptedServer._serve`; they turn a scripted item into their own
 
 from __future__ import annotations
 
+import json
 import threading
 from collections import deque
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+
+class QuietHandler(BaseHTTPRequestHandler):
+    """A request handler that does not log, and reads a JSON request body."""
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+    def read_json(self) -> tuple[bytes, dict, Any]:
+        """(raw body, headers with lowercase names, parsed JSON or None when the body is not JSON)."""
+        raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        try:
+            body = json.loads(raw)
+        except ValueError:
+            body = None
+        return raw, {k.lower(): v for k, v in self.headers.items()}, body
 
 
 class ScriptedServer:

@@ -18,10 +18,9 @@ import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler
 from typing import Any
 
-from tests.fake_http import ScriptedServer
+from tests.fake_http import QuietHandler, ScriptedServer
 
 __all__ = ["FakeOpenAI", "Reply", "Request", "completion_body", "user_text"]
 
@@ -81,17 +80,10 @@ class FakeOpenAI(ScriptedServer):
     def start(self) -> "FakeOpenAI":
         fake = self
 
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args: Any) -> None:  # quiet
-                pass
-
+        class Handler(QuietHandler):
             def do_POST(self) -> None:  # noqa: N802
-                raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
-                try:
-                    body = json.loads(raw)
-                except ValueError:
-                    body = None
-                req = Request(self.path, {k.lower(): v for k, v in self.headers.items()}, body, raw)
+                raw, headers, body = self.read_json()
+                req = Request(self.path, headers, body, raw)
                 with fake._lock:
                     fake.requests.append(req)
                     fake._in_flight += 1
