@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import dagster as dg
 
-from assets import evaluation, intake, kg_build, kg_conversion, multilingual, questions, strata
+from assets import evaluation, intake, kg_build, kg_conversion, multilingual, questions, release, strata
 from mgqa_platform import settings
-from resources.llm import LLMResource
+from resources.llm import LLMResource, PostEditEnsembleResource, ensemble_from_env
 from resources.sources import InputsResource, KwgSourceResource, StrataInputsResource
 from resources.translator import TranslatorResource
 from resources.warehouse import WarehouseResource
@@ -40,17 +40,23 @@ ALL_ASSETS = [
     multilingual.template_translations,
     multilingual.template_translations_resolved,
     multilingual.questions_localized,
+    multilingual.questions_postedited,
+    release.release_questions,
+    release.release_card,
 ]
 
 #: What `mgqa build` materializes, in order: KG-independent strata inputs, then per KG partition the KG
 #: build, conversion and strata, then the coverage over all KGs, then the template catalog and questions, then
-#: the evaluation of the reference systems (gold, majority baseline, reference solver), then every language partition.
+#: the evaluation of the reference systems (gold, majority baseline, reference solver), then every language partition
+#: (translation, post-edit resolution, re-instantiation, post-edit ensemble, release files), then the release card.
 GLOBAL_STRATA = dg.AssetSelection.assets(strata.countries, strata.population_raster, strata.density_cells)
 PER_KG = dg.AssetSelection.groups("kg_build", "kg_conversion") | dg.AssetSelection.assets(strata.entity_country, strata.entity_density, strata.entity_strata)
 COVERAGE = dg.AssetSelection.assets(strata.strata_coverage)
 QUESTIONS = dg.AssetSelection.groups("questions")
 EVALUATION = dg.AssetSelection.groups("evaluation")
 MULTILINGUAL = dg.AssetSelection.groups("multilingual")
+LANGUAGE = MULTILINGUAL | dg.AssetSelection.assets(release.release_questions)
+RELEASE = dg.AssetSelection.assets(release.release_card)
 
 kg_job = dg.define_asset_job(
     "build_kgs",
@@ -78,10 +84,17 @@ evaluation_job = dg.define_asset_job(
 )
 language_job = dg.define_asset_job(
     "build_language",
-    selection=MULTILINGUAL,
+    selection=LANGUAGE,
     partitions_def=multilingual.language_partitions,
-    description="One language: translate the templates, resolve the human post-edits and re-instantiate every English "
-    "question (one run per language partition; English is a partition too).",
+    description="One language: translate the templates, resolve the human post-edits, re-instantiate every English "
+    "question, post-edit it with the ensemble and write its release files (one run per language partition; English is a "
+    "partition too).",
+)
+release_job = dg.define_asset_job(
+    "publish_release",
+    selection=RELEASE,
+    description="Write the release's dataset card, attribution, entity sites GeoParquet and checksums over the languages "
+    "written so far (runs by itself once every language partition is released).",
 )
 intake_job = dg.define_asset_job(
     "register_osm_snapshot",
@@ -120,6 +133,12 @@ def build_resources(**overrides) -> dict:
             model=dg.EnvVar("MGQA_LLM_MODEL").get_value(""),
             api_key_env="MGQA_LLM_API_KEY",
         ),
+        "ensemble": PostEditEnsembleResource(
+            endpoints=ensemble_from_env(dg.EnvVar("MGQA_ENSEMBLE_ENDPOINTS").get_value("")),
+            primary=dg.EnvVar("MGQA_ENSEMBLE_PRIMARY").get_value(""),
+            with_rules=dg.EnvVar("MGQA_ENSEMBLE_WITH_RULES").get_value("0") in ("1", "true", "yes"),
+            concurrency=int(dg.EnvVar("MGQA_ENSEMBLE_CONCURRENCY").get_value("4")),
+        ),
         "kwg": KwgSourceResource(
             mode=dg.EnvVar("MGQA_KWG_MODE").get_value("bundled"),
             endpoint=dg.EnvVar("MGQA_KWG_ENDPOINT").get_value(""),
@@ -132,7 +151,7 @@ def build_resources(**overrides) -> dict:
 
 defs = dg.Definitions(
     assets=ALL_ASSETS,
-    jobs=[kg_job, strata_job, coverage_job, questions_job, evaluation_job, language_job, intake_job],
+    jobs=[kg_job, strata_job, coverage_job, questions_job, evaluation_job, language_job, release_job, intake_job],
     sensors=[intake.osm_snapshot_sensor],
     resources=build_resources(),
 )

@@ -81,7 +81,8 @@ def cmd_build(args: argparse.Namespace) -> int:
     if not args.skip_languages:
         from mgqa_platform.multilingual.languages import CODES
 
-        steps += [(f"language {lang}", defs_mod.MULTILINGUAL, lang) for lang in CODES]
+        steps += [(f"language {lang}", defs_mod.LANGUAGE, lang) for lang in CODES]
+        steps += [("release", defs_mod.RELEASE, None)]
     for label, selection, partition in steps:
         r = dg.materialize(
             defs_mod.ALL_ASSETS, selection=selection, partition_key=partition, instance=instance,

@@ -1,5 +1,6 @@
 """Multilingual stages, one static partition per language (ISO 639-3; the paper's 17, English included):
-template machine translation -> human post-edit resolution -> re-instantiation of every English question."""
+template machine translation -> human post-edit resolution -> re-instantiation of every English question ->
+post-edit ensemble over the instantiated questions."""
 
 import dagster as dg
 
@@ -8,9 +9,10 @@ from data_quality import multilingual as checks
 from data_quality.checks import check_specs, run_checks
 from mgqa_platform import settings
 from mgqa_platform.multilingual import postedit, stage
+from mgqa_platform.multilingual.ensemble import describe as describe_member
 from mgqa_platform.multilingual.languages import CODES, language
 from mgqa_platform.questions.catalog import default_catalog
-from resources.llm import LLMResource
+from resources.llm import LLMResource, PostEditEnsembleResource
 from resources.translator import TranslatorResource
 from resources.warehouse import WarehouseResource
 
@@ -19,6 +21,7 @@ language_partitions = dg.StaticPartitionsDefinition(list(CODES))
 TEMPLATE_TRANSLATIONS = dg.AssetKey("template_translations")
 TEMPLATE_TRANSLATIONS_RESOLVED = dg.AssetKey("template_translations_resolved")
 QUESTIONS_LOCALIZED = dg.AssetKey("questions_localized")
+QUESTIONS_POSTEDITED = dg.AssetKey("questions_postedited")
 
 
 class PostEditConfig(dg.Config):
@@ -107,3 +110,47 @@ def questions_localized(context: dg.AssetExecutionContext, warehouse: WarehouseR
             "fallbacks": dg.MetadataValue.json(r["fallbacks"]), "template_statuses": dg.MetadataValue.json(r["template_statuses"]),
         })  # fmt: skip
         yield from run_checks(con, lang, QUESTIONS_LOCALIZED, checks.LOCALIZED_CHECKS)
+
+
+def _edit_log_markdown(examples: list[dict]) -> str:
+    """The first applied edits of the partition as a Markdown table (question, decision, before -> after)."""
+    if not examples:
+        return "No question was edited."
+    lines = ["| question_id | decision | edits | after |", "|---|---|---|---|"]
+    for ex in examples:
+        edits = "; ".join(f"{e['op']}: `{e['original']}` → `{e['fix']}`" for e in ex["edits"])
+        after = ex["after"].replace("|", "\\|")
+        lines.append(f"| {ex['question_id'][:12]} | {ex['decision']} | {edits.replace('|', '/')} | {after} |")
+    return "\n".join(lines)
+
+
+@dg.asset(
+    key=QUESTIONS_POSTEDITED,
+    deps=[QUESTIONS_LOCALIZED],
+    partitions_def=language_partitions,
+    group_name="multilingual",
+    automation_condition=dg.AutomationCondition.eager(),
+    kinds={"duckdb", "llm"},
+    check_specs=check_specs(QUESTIONS_POSTEDITED, checks.POSTEDIT_CHECKS),
+    description="Grammar around the inserted entity names fixed by an ensemble: members propose typed edits (13 operations: "
+    "articles, adpositions, declension, agreement, contraction, elision, punctuation...) that may never touch a {name}; "
+    "an edit proposed by two members is applied, else the primary member's. Offline: the rule-based member. The edit "
+    "log is the postedit_log table.",
+)
+def questions_postedited(context: dg.AssetExecutionContext, warehouse: WarehouseResource, ensemble: PostEditEnsembleResource):
+    lang = context.partition_key
+    members, primary = ensemble.members(lang)
+    with warehouse.get_connection() as con:
+        r = stage.postedit_language(con, lang, members, primary, concurrency=ensemble.workers)
+        s = r["stats"]
+        yield dg.MaterializeResult(metadata={
+            "dagster/row_count": r["n"], "language": language(lang).name,
+            "members": dg.MetadataValue.json({m.name: describe_member(m) for m in members}), "primary": primary,
+            "share_edited": dg.MetadataValue.float(round(s["share_edited"], 4)),
+            "share_majority": dg.MetadataValue.float(round(s["share_majority"], 4)),
+            "decisions": dg.MetadataValue.json(s["decisions"]), "operations": dg.MetadataValue.json(s["operations"]),
+            "proposed_operations": dg.MetadataValue.json(s["proposed_operations"]),
+            "rejected_replies": dg.MetadataValue.json(s["rejected"]), "failed_replies": dg.MetadataValue.json(s["errors"]),
+            "edit_log_rows": r["log_rows"], "edit_log": dg.MetadataValue.md(_edit_log_markdown(r["examples"])),
+        })  # fmt: skip
+        yield from run_checks(con, lang, QUESTIONS_POSTEDITED, checks.POSTEDIT_CHECKS)

@@ -1,9 +1,12 @@
 """Checks of the language partitions: templates cover the catalog with intact slots, every English question is
-re-instantiated, texts are non-empty and filled, localized labels are in the language's script."""
+re-instantiated, texts are non-empty and filled, localized labels are in the language's script; post-editing
+covers every question, never touches an entity name and logs every applied edit."""
 
 from __future__ import annotations
 
 import json
+import re
+from collections import Counter
 
 import pandas as pd
 
@@ -89,3 +92,73 @@ LOCALIZED_CHECKS = (
     Check("localized_text_filled", True, "no empty text, no unfilled {slot}, balanced {...} entity marks", _filled),
     Check("labels_in_script", False, "the localized entity labels used are written in the language's script", _labels_in_script),
 )
+
+
+# ---------------------------------------------------------------- post-edit ensemble
+def _postedited_complete(con, lang):
+    df = con.execute(
+        "SELECT coalesce(l.question_id, p.question_id) AS question_id, l.question_id IS NOT NULL AS localized, "
+        "p.question_id IS NOT NULL AS postedited FROM (SELECT question_id FROM questions_localized WHERE lang = ?) l "
+        "FULL OUTER JOIN (SELECT question_id FROM questions_postedited WHERE lang = ?) p USING (question_id)", [lang, lang]
+    ).df()
+    exps = gx.unique_ids("question_id") + gx.in_set("localized", [True]) + gx.in_set("postedited", [True])
+    return result(gx.run_suite(df, f"postedited_complete_{lang}", exps), extra={"questions": int(df["postedited"].sum())})
+
+
+def _names_untouched(con, lang):
+    """Recomputed here, independently of the ensemble's gate: the {...} spans, in order, are those of the
+    localized question; the text is the marked text without the braces; nothing but grammar changed."""
+    df = con.execute(
+        "SELECT p.question_id, p.text, p.text_marked, l.text_marked AS localized FROM questions_postedited p "
+        "JOIN questions_localized l USING (lang, question_id) WHERE p.lang = ?", [lang]
+    ).df()
+    span = re.compile(r"\{[^{}]*\}")
+    df["spans_kept"] = [span.findall(a) == span.findall(b) for a, b in zip(df["text_marked"], df["localized"], strict=True)]
+    df["text_is_unmarked"] = [t == span.sub(lambda m: m.group(0)[1:-1], m) for t, m in zip(df["text"], df["text_marked"], strict=True)]
+    bad = df[~(df["spans_kept"] & df["text_is_unmarked"])]
+    exps = gx.in_set("spans_kept", [True]) + gx.in_set("text_is_unmarked", [True]) + gx.non_empty_strings("text")
+    return result(gx.run_suite(df, f"postedit_names_untouched_{lang}", exps),
+                  extra={"examples": json.dumps(dict(zip(bad["question_id"][:10], bad["text_marked"][:10])), ensure_ascii=False)})
+
+
+def _edits_logged(con, lang):
+    """A question's text changed exactly when edits were applied, and each applied edit (counted with its
+    multiplicity: the same fix can apply twice, at two places) is in the edit log of some member as often."""
+    df = con.execute(
+        "SELECT question_id, text_marked <> text_marked_localized AS changed, postedit_edits FROM questions_postedited "
+        "WHERE lang = ? ORDER BY question_id", [lang]
+    ).df()
+    logged: dict[str, Counter] = {}
+    for qid, member, op, original, fix in con.execute(
+            "SELECT question_id, member, op, original, fix FROM postedit_log WHERE lang = ? AND applied", [lang]).fetchall():
+        logged.setdefault(qid, Counter())[(member, op, original, fix)] += 1
+    consistent = []
+    for qid, changed, edits in zip(df["question_id"], df["changed"], df["postedit_edits"], strict=True):
+        applied = Counter((e["op"], e["original"], e["fix"]) for e in json.loads(edits or "[]"))
+        per_member = logged.get(qid, Counter())
+        covered = all(any(n <= k for (m, *edit), k in per_member.items() if tuple(edit) == triple) for triple, n in applied.items())
+        consistent.append(bool(changed) == bool(applied) and covered)
+    df["consistent"] = consistent
+    return result(gx.run_suite(df[["question_id", "consistent"]], f"postedit_edits_logged_{lang}", gx.in_set("consistent", [True])),
+                  extra={"edited": int(df["changed"].sum())})
+
+
+def _replies_valid(con, lang):
+    """Warn when a member's replies are mostly rejected or failed (a broken endpoint or prompt)."""
+    df = con.execute(
+        "SELECT member, count(DISTINCT question_id) FILTER (WHERE status <> 'ok') AS bad FROM postedit_log "
+        "WHERE lang = ? GROUP BY 1 ORDER BY 1", [lang]
+    ).df()
+    n = con.execute("SELECT count(*) FROM questions_postedited WHERE lang = ?", [lang]).fetchone()[0]
+    df["bad_share"] = df["bad"] / n if n else 0.0
+    return result(gx.run_suite(df, f"postedit_replies_valid_{lang}", gx.values_between("bad_share", 0.0, 0.10)), warn=True,
+                  extra={"bad_replies": json.dumps(dict(zip(df["member"], df["bad"].astype(int))))})
+
+
+POSTEDIT_CHECKS = (
+    Check("every_localized_question_postedited", True, "the post-edited slice has exactly the localized question ids", _postedited_complete),
+    Check("entity_names_untouched", True, "post-editing kept every {...} entity name, in order, and the text is the marked text "
+          "without braces (recomputed independently of the ensemble)", _names_untouched),
+    Check("edits_logged", True, "a question changed exactly when edits were applied, and every applied edit is in the edit log", _edits_logged),
+    Check("member_replies_valid", False, "at most 10% of the questions got a rejected or failed reply from any member", _replies_valid),
+)  # fmt: skip

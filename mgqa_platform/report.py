@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import duckdb
 
+from mgqa_platform import settings
+
 
 def _table_exists(con: duckdb.DuckDBPyConnection, name: str) -> bool:
     return bool(con.execute("SELECT count(*) FROM information_schema.tables WHERE table_name = ?", [name]).fetchone()[0])
@@ -110,7 +112,7 @@ def _evaluation_section(con: duckdb.DuckDBPyConnection) -> list[str]:
 
 def _languages_section(con: duckdb.DuckDBPyConnection) -> list[str]:
     """Per language: questions, how its templates were resolved, and how many names fell back to English."""
-    out = ["Languages (questions_localized; templates by resolution status; entity names in the language)"]
+    out = ["Languages (questions_localized; templates by resolution status; entity names in the language; questions the post-edit ensemble changed)"]
     rows = _rows(con, """
         WITH t AS (SELECT lang, string_agg(status || ' ' || n, ', ' ORDER BY status) AS statuses
                    FROM (SELECT lang, status, count(*) n FROM template_translations_resolved GROUP BY 1, 2) GROUP BY 1),
@@ -119,7 +121,13 @@ def _languages_section(con: duckdb.DuckDBPyConnection) -> list[str]:
                           sum(len(list_filter(CAST(fallbacks AS VARCHAR[]), x -> x LIKE 'label:%'))) AS label_fallbacks
                    FROM questions_localized GROUP BY 1)
         SELECT q.lang, q.n, t.statuses, q.label_fallbacks FROM q LEFT JOIN t USING (lang) ORDER BY q.lang""")
+    edited = dict(_rows(con, "SELECT lang, count(*) FILTER (WHERE postedit_decision <> 'none') FROM questions_postedited GROUP BY 1")) \
+        if _table_exists(con, "questions_postedited") else {}  # fmt: skip
     for lang, n, statuses, fallbacks in rows:
-        out.append(f"  {lang}  {n:>7,} questions   templates: {statuses or '-'}   names falling back to English: {fallbacks or 0:,}")
+        post = f"   post-edited: {edited[lang]:,}" if lang in edited else ""
+        out.append(f"  {lang}  {n:>7,} questions   templates: {statuses or '-'}   names falling back to English: {fallbacks or 0:,}{post}")
+    released = sorted(p.parent.name for p in settings.release_dir().glob("data/*/large.parquet"))
+    if released:
+        out.append(f"  release: {settings.release_dir()} ({len(released)} languages x splits large, small; README.md is the dataset card)")
     out.append("")
     return out

@@ -34,3 +34,9 @@ def annotations_dir() -> Path:
     """Where human post-edit exports live (``<lang>.csv`` / ``<lang>.jsonl``); ``MGQA_ANNOTATIONS_DIR`` overrides.
     The sample ships none: translations stay unreviewed until annotators deliver."""
     return Path(os.environ.get("MGQA_ANNOTATIONS_DIR", REPO_ROOT / "data" / "annotations")).resolve()
+
+
+def release_dir() -> Path:
+    """Where the release is written (Parquet per language and split, dataset card, entity sites GeoParquet);
+    ``MGQA_RELEASE_DIR`` overrides. Default ``$MGQA_HOME/release``."""
+    return Path(os.environ.get("MGQA_RELEASE_DIR", home() / "release")).resolve()

@@ -291,4 +291,12 @@ CREATE TABLE IF NOT EXISTS post_edit_stats (lang VARCHAR NOT NULL, stats JSON NO
 CREATE TABLE IF NOT EXISTS questions_localized AS
     SELECT *, NULL::VARCHAR AS template_text, NULL::VARCHAR AS template_status, NULL::JSON AS fallbacks
     FROM questions_en WITH NO DATA;
+CREATE TABLE IF NOT EXISTS questions_postedited AS
+    SELECT *, NULL::VARCHAR AS text_marked_localized, NULL::VARCHAR AS postedit_decision, NULL::JSON AS postedit_edits
+    FROM questions_localized WITH NO DATA;
+CREATE TABLE IF NOT EXISTS postedit_log (
+    lang VARCHAR NOT NULL, question_id VARCHAR NOT NULL, member VARCHAR NOT NULL, status VARCHAR NOT NULL,
+    op VARCHAR, original VARCHAR, fix VARCHAR, applied BOOLEAN NOT NULL, detail VARCHAR
+);
+CREATE TABLE IF NOT EXISTS postedit_stats (lang VARCHAR NOT NULL, members JSON NOT NULL, stats JSON NOT NULL);
 """

@@ -6,7 +6,9 @@ a config value, so it never reaches run config, logs or metadata.
 
 from __future__ import annotations
 
+import json
 import os
+from pathlib import Path
 
 import dagster as dg
 
@@ -36,3 +38,79 @@ class LLMResource(dg.ConfigurableResource):
     def describe(self) -> str:
         """For metadata: the endpoint and model, never the key."""
         return f"{self.model} at {self.base_url}" if self.configured else "offline (rule-based)"
+
+
+class EnsembleEndpoint(dg.Config):
+    """One LLM member of the post-edit ensemble: a name (used in the edit log), an OpenAI-compatible endpoint and
+    model, and the name of the environment variable holding its API key (empty: no key)."""
+
+    name: str
+    base_url: str
+    model: str
+    api_key_env: str = ""
+
+
+class PostEditEnsembleResource(dg.ConfigurableResource):
+    """The members of the post-edit ensemble (``questions_postedited``).
+
+    ``endpoints`` empty (the default) is the offline ensemble: the rule-based member alone, whose edits are
+    applied as the primary's (decision ``primary_fallback``: no second member can agree). With endpoints (the
+    paper uses three), the LLM members vote, and the rule-based member joins them only when ``with_rules``.
+    ``primary`` names the member whose edits apply when no edit reaches two votes (default: the first endpoint).
+    LLM replies are cached under ``cache_dir`` (default ``$MGQA_HOME/cache/postedit``), so an interrupted run
+    resumes without asking again."""
+
+    endpoints: list[EnsembleEndpoint] = []
+    primary: str = ""
+    with_rules: bool = False
+    concurrency: int = 4
+    timeout_s: float = 60.0
+    max_retries: int = 5
+    cache_dir: str = ""
+
+    def members(self, lang: str) -> tuple[list, str]:
+        """(members, primary name) for one language partition."""
+        from mgqa_platform import settings
+        from mgqa_platform.multilingual.ensemble import PROMPT_VERSION, CachedMember, LLMMember, RuleMember
+
+        members: list = []
+        cache = Path(self.cache_dir) if self.cache_dir else settings.home() / "cache" / "postedit"
+        for ep in self.endpoints:
+            client = ChatClient(ep.base_url, ep.model, api_key=(os.environ.get(ep.api_key_env) or None) if ep.api_key_env else None,
+                                timeout_s=self.timeout_s, max_retries=self.max_retries)  # fmt: skip
+            members.append(CachedMember(LLMMember(ep.name, client), cache / lang / f"{ep.name}.jsonl",
+                                        identity=f"{ep.model}@{ep.base_url}:{PROMPT_VERSION}"))  # fmt: skip
+        if not members or self.with_rules:
+            members.append(RuleMember())
+        names = [m.name for m in members]
+        primary = self.primary or names[0]
+        if primary not in names:
+            raise ValueError(f"MGQA ensemble primary {primary!r} is not one of the members {names}")
+        return members, primary
+
+    @property
+    def workers(self) -> int:
+        """Threads for one partition: 1 for the offline ensemble (the rules are instantaneous)."""
+        return max(1, self.concurrency) if self.endpoints else 1
+
+
+def ensemble_from_env(value: str) -> list[dict]:
+    """Parse ``MGQA_ENSEMBLE_ENDPOINTS``: a JSON list of ``{"name", "base_url", "model", "api_key_env"}``
+    objects (empty string: none). Raises ``ValueError`` with the reason on anything else."""
+    if not value.strip():
+        return []
+    try:
+        items = json.loads(value)
+    except ValueError as exc:
+        raise ValueError(f"MGQA_ENSEMBLE_ENDPOINTS is not JSON: {exc}") from exc
+    if not isinstance(items, list) or not all(isinstance(i, dict) for i in items):
+        raise ValueError("MGQA_ENSEMBLE_ENDPOINTS must be a JSON list of objects")
+    for i in items:
+        missing = {"name", "base_url", "model"} - set(i)
+        if missing:
+            raise ValueError(f"MGQA_ENSEMBLE_ENDPOINTS entry {i.get('name', '?')!r} lacks {sorted(missing)}")
+        extra = set(i) - {"name", "base_url", "model", "api_key_env"}
+        if extra:
+            raise ValueError(f"MGQA_ENSEMBLE_ENDPOINTS entry {i['name']!r}: unknown keys {sorted(extra)} (API keys go in "
+                             "environment variables named by api_key_env, never in this list)")
+    return items

@@ -16,7 +16,8 @@ def test_asset_graph_snapshot():
          "natural_earth_countries", "world_bank_income", "countries", "population_raster", "density_cells",
          "entity_country", "entity_density", "entity_strata", "strata_coverage", "templates", "questions_en", "split_small", "question_distribution",
          "eval_baselines", "eval_reference_solver", "evaluation_report",
-         "template_translations", "template_translations_resolved", "questions_localized"]
+         "template_translations", "template_translations_resolved", "questions_localized", "questions_postedited",
+         "release_questions", "release_card"]
     )  # fmt: skip
     groups = {k.to_user_string(): graph.get(k).group_name for k in graph.materializable_asset_keys}
     assert groups == {
@@ -27,6 +28,7 @@ def test_asset_graph_snapshot():
         "templates": "questions", "questions_en": "questions", "split_small": "questions", "question_distribution": "questions",
         "eval_baselines": "evaluation", "eval_reference_solver": "evaluation", "evaluation_report": "evaluation",
         "template_translations": "multilingual", "template_translations_resolved": "multilingual", "questions_localized": "multilingual",
+        "questions_postedited": "multilingual", "release_questions": "release", "release_card": "release",
     }  # fmt: skip
     # lineage: conversion <- native KG <- latest OSM snapshot + the KWG inputs
     parents = {k.to_user_string() for k in graph.get(definitions.kg_build.kg_native.key).parent_keys}
@@ -38,8 +40,13 @@ def test_asset_graph_snapshot():
     assert {k.to_user_string() for k in graph.get(dg.AssetKey("evaluation_report")).parent_keys} == {"eval_baselines", "eval_reference_solver"}
     # languages: catalog -> translations -> resolved -> re-instantiated English questions, one partition per language
     assert {k.to_user_string() for k in graph.get(dg.AssetKey("questions_localized")).parent_keys} == {"template_translations_resolved", "questions_en"}
+    # ... -> post-edit ensemble -> release files per language -> the card over all languages (unpartitioned)
+    assert {k.to_user_string() for k in graph.get(dg.AssetKey("questions_postedited")).parent_keys} == {"questions_localized"}
+    assert {k.to_user_string() for k in graph.get(dg.AssetKey("release_questions")).parent_keys} == {"questions_postedited", "split_small"}
+    assert {k.to_user_string() for k in graph.get(dg.AssetKey("release_card")).parent_keys} == {"release_questions"}
+    assert graph.get(dg.AssetKey("release_card")).partitions_def is None
     paper = "eng fra ita por ron spa bul rus deu urd sqi ell jpn kat tur vie zho".split()
-    for key in ("template_translations", "template_translations_resolved", "questions_localized"):
+    for key in ("template_translations", "template_translations_resolved", "questions_localized", "questions_postedited", "release_questions"):
         assert graph.get(dg.AssetKey(key)).partitions_def.get_partition_keys() == paper
 
 
@@ -54,12 +61,14 @@ def test_checks_partitions_jobs_sensors():
         "gold_scores_perfect", "scores_complete", "reference_solver_misses_explained",
         "translations_cover_catalog", "placeholders_survive_translation", "resolved_cover_catalog", "resolved_placeholders_intact",
         "every_english_question_localized", "localized_text_filled", "labels_in_script",
+        "every_localized_question_postedited", "entity_names_untouched", "edits_logged", "member_replies_valid",
+        "release_matches_warehouse", "release_verified", "release_all_languages", "entity_sites_cover_bindings",
     ])  # fmt: skip
     # the strata of an entity depend on its country and its density cell
     parents = {k.to_user_string() for k in graph.get(dg.AssetKey("entity_strata")).parent_keys}
     assert parents == {"entity_country", "entity_density", "countries"}
     assert definitions.kg_build.kg_partitions.get_partition_keys() == ["worldkg", "kwg", "osmh3kg"]
-    assert {j.name for j in definitions.defs.jobs} >= {"build_kgs", "build_strata_inputs", "strata_coverage_report", "build_questions_en", "evaluate_reference_systems", "build_language", "register_osm_snapshot"}
+    assert {j.name for j in definitions.defs.jobs} >= {"build_kgs", "build_strata_inputs", "strata_coverage_report", "build_questions_en", "evaluate_reference_systems", "build_language", "publish_release", "register_osm_snapshot"}
     assert [s.name for s in definitions.defs.sensors] == ["osm_snapshot_sensor"]
 
 

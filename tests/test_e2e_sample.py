@@ -65,8 +65,16 @@ LOCALIZED_DUMP = (
 )
 
 
+POSTEDITED_DUMP = (
+    "SELECT lang, count(*), md5(string_agg(question_id || text || text_marked || postedit_decision || CAST(postedit_edits AS VARCHAR), '|' "
+    "ORDER BY question_id)) FROM questions_postedited GROUP BY lang ORDER BY lang"
+)
+
+
 def test_rebuild_is_byte_identical(built):
     before = _q(built, "SELECT kg, sha256 FROM kg_files ORDER BY kg")
+    release_sums = (built / "release" / "SHA256SUMS").read_bytes()
+    postedited_before = _q(built, POSTEDITED_DUMP)
     dump = "SELECT md5(string_agg(entity_id || display_name || category || ST_AsText(geometry) || h3::VARCHAR, '|' ORDER BY entity_id)) FROM entities WHERE kg = 'worldkg'"
     ents_before = _q(built, dump)
     questions_before = _q(built, QUESTIONS_DUMP)
@@ -76,6 +84,12 @@ def test_rebuild_is_byte_identical(built):
     assert _q(built, dump) == ents_before
     assert _q(built, QUESTIONS_DUMP) == questions_before  # only run_id differs between the two builds
     assert _q(built, LOCALIZED_DUMP) == localized_before  # every language re-instantiated to the same bytes
+    assert _q(built, POSTEDITED_DUMP) == postedited_before
+    # the release: every file (17 x 2 Parquet, card, attribution, entity sites) byte-identical, checked by hash
+    from mgqa_platform.release import card
+
+    assert (built / "release" / "SHA256SUMS").read_bytes() == release_sums
+    assert card.verify_release(built / "release") == []
 
 
 #: Templates the sample cannot populate (docs/questions.md says which data is missing).
@@ -281,7 +295,8 @@ def test_one_language_from_the_dagster_cli_and_a_broken_translation_is_caught(bu
     env = {**os.environ, "MGQA_HOME": str(built), "DAGSTER_HOME": str(built / "dagster")}
     proc = subprocess.run(
         [str(Path(sys.executable).parent / "dagster"), "asset", "materialize", "-f", str(root / "definitions.py"),
-         "--select", "template_translations,template_translations_resolved,questions_localized", "--partition", "ita"],
+         "--select", "template_translations,template_translations_resolved,questions_localized,questions_postedited,release_questions",
+         "--partition", "ita"],
         cwd=root, env=env, capture_output=True, text=True, timeout=600,
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr[-3000:]
@@ -309,3 +324,52 @@ def test_one_language_from_the_dagster_cli_and_a_broken_translation_is_caught(bu
         r = dg.materialize(definitions.ALL_ASSETS, selection=definitions.MULTILINGUAL, partition_key="ita",
                            resources=definitions.build_resources(), instance=dg.DagsterInstance.ephemeral())  # fmt: skip
     assert r.success
+
+
+def test_post_edit_ensemble_on_the_sample(built):
+    """Offline, the rule-based member post-edits every language: French elisions applied, entity names intact,
+    languages without rules untouched, each applied edit in the log."""
+    from mgqa_platform.multilingual.languages import CODES
+
+    n_en = _q(built, "SELECT count(*) FROM questions_en")[0][0]
+    assert dict(_q(built, "SELECT lang, count(*) FROM questions_postedited GROUP BY 1")) == {lang: n_en for lang in CODES}
+    edited = dict(_q(built, "SELECT lang, count(*) FILTER (WHERE postedit_decision <> 'none') FROM questions_postedited GROUP BY 1"))
+    assert edited["fra"] > 0.05 * n_en and edited["eng"] == 0 and edited["jpn"] == 0
+    ((before, after),) = _q(built, "SELECT text_marked_localized, text_marked FROM questions_postedited WHERE lang = 'fra' "
+                                   "AND postedit_edits::VARCHAR LIKE '%ELIS%' ORDER BY question_id LIMIT 1")
+    assert before != after and "'{" in after
+    assert _q(built, "SELECT count(*) FROM questions_postedited p JOIN postedit_log l USING (lang, question_id) "
+                     "WHERE p.lang = 'fra' AND l.applied AND l.member = 'rules'")[0][0] >= edited["fra"]
+    stats = dict(_q(built, "SELECT lang, stats FROM postedit_stats"))
+    assert json.loads(stats["fra"])["operations"].get("ELIS", 0) > 0
+
+
+def test_release_loads_with_datasets(built, tmp_path, monkeypatch):
+    """The release folder: 17 languages x 2 splits, each config loadable offline with Hugging Face datasets, plus the
+    card, the attribution and the entity sites GeoParquet."""
+    monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    import datasets
+    import geopandas as gpd
+
+    from mgqa_platform.multilingual.languages import CODES
+    from mgqa_platform.release import card
+
+    root = built / "release"
+    meta = card.card_metadata((root / "README.md").read_text(encoding="utf-8"))
+    assert [c["config_name"] for c in meta["configs"]] == list(CODES)
+    n_small = _q(built, "SELECT count(*) FROM split_small")[0][0]
+    n_large = _q(built, "SELECT count(*) FROM questions_en")[0][0]
+    for lang in CODES:
+        ds = datasets.load_dataset(str(root), lang, cache_dir=str(tmp_path / "hf"))
+        assert set(ds) == {"large", "small"}, lang
+        assert (ds["large"].num_rows, ds["small"].num_rows) == (n_large, n_small), lang
+    ((qid, text),) = _q(built, "SELECT question_id, text FROM questions_postedited WHERE lang = 'kat' ORDER BY question_id LIMIT 1")
+    assert ds["large"][0]["question_id"] != "" and ds["small"].column_names[:3] == ["question_id", "lang", "kg"]
+    kat = datasets.load_dataset(str(root), "kat", split="large", cache_dir=str(tmp_path / "hf"))
+    assert kat[0]["question_id"] == qid and kat[0]["text"] == text and json.loads(kat[0]["gold_triples"])
+    sites = gpd.read_parquet(root / "entity_sites.parquet")
+    assert sites.crs.to_epsg() == 4326 and sites["entity_id"].is_unique and sites.geometry.is_valid.all()
+    assert {"point", "line", "polygon"} <= set(sites["geom_kind"])
+    attribution = (root / "ATTRIBUTION.md").read_text(encoding="utf-8")
+    assert "OpenStreetMap contributors" in attribution and "WorldPop" in attribution

@@ -81,9 +81,10 @@ def test_rebuilt_kg_flows_downstream_through_automation():
         for key in ("strata_coverage", "templates", "questions_en", "split_small", "question_distribution",
                     "eval_baselines", "eval_reference_solver", "evaluation_report"):
             instance.report_runless_asset_event(dg.AssetMaterialization(key))
-        for key in ("template_translations", "template_translations_resolved", "questions_localized"):
+        for key in ("template_translations", "template_translations_resolved", "questions_localized", "questions_postedited", "release_questions"):
             for lang in LANGS:
                 instance.report_runless_asset_event(dg.AssetMaterialization(key, partition=lang))
+        instance.report_runless_asset_event(dg.AssetMaterialization("release_card"))
         settled = dg.evaluate_automation_conditions(defs=definitions.defs, instance=instance, cursor=first.cursor)
         assert settled.total_requested == 0
         instance.report_runless_asset_event(dg.AssetMaterialization("kg_native", partition="worldkg"))
@@ -107,6 +108,9 @@ def test_rebuilt_kg_flows_downstream_through_automation():
         instance.report_runless_asset_event(dg.AssetMaterialization("questions_en"))
         tick = dg.evaluate_automation_conditions(defs=definitions.defs, instance=instance, cursor=tick.cursor)
         assert tick.get_requested_partitions(dg.AssetKey("questions_localized")) == set(LANGS)
+        # ... then post-edit and release them; the card waits until every language's files are written
+        assert tick.get_requested_partitions(dg.AssetKey("questions_postedited")) == set(LANGS)
+        assert tick.get_requested_partitions(dg.AssetKey("release_questions")) == set(LANGS)
         assert tick.get_num_requested(dg.AssetKey("template_translations")) == 0
         assert tick.get_num_requested(dg.AssetKey("templates")) == 0
 

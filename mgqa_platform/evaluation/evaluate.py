@@ -1,7 +1,7 @@
 """Evaluate one system on one split and language: load the released records, score, store, aggregate.
 
-The records come from the warehouse's question table (``questions_en`` for English, ``questions_localized`` for
-the other 16 languages: same columns, ids and golds) restricted to the split: ``large`` is every question, ``small`` the
+The records come from the warehouse's question table (``questions_en`` for English, ``questions_postedited`` --
+the released, post-edited text -- for the other 16 languages: same columns, ids and golds) restricted to the split: ``large`` is every question, ``small`` the
 ``split_small`` subset. Scores go to the ``scores`` table, replacing that (system, split, lang) slice in one
 transaction, so re-evaluating is idempotent.
 """
@@ -30,10 +30,10 @@ SCORE_COLUMNS = ("system", "split", "lang", "question_id", "kg", "sfid", "sub_te
 
 def load_questions(con: duckdb.DuckDBPyConnection, split: str = "large", lang: str = "eng", table: str | None = None) -> list[dict]:
     """Released records of one split and language, in question-id order: English from ``questions_en``, every
-    other language from ``questions_localized`` (same question ids, golds and triples; localized text)."""
+    other language from ``questions_postedited`` (same question ids, golds and triples; localized, post-edited text)."""
     if split not in SPLITS:
         raise ValueError(f"unknown split {split!r}; expected one of {SPLITS}")
-    table = table or ("questions_en" if lang == "eng" else "questions_localized")
+    table = table or ("questions_en" if lang == "eng" else "questions_postedited")
     join = "JOIN split_small s USING (question_id)" if split == "small" else ""
     cur = con.execute(
         f"SELECT {', '.join('q.' + c for c in RECORD_COLUMNS)} FROM {table} q {join} WHERE q.lang = ? ORDER BY q.question_id", [lang]

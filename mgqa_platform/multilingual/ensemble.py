@@ -18,22 +18,28 @@ and a vote decides which ones are applied.
   same text (so ``("de ", "d'")`` and ``("près de ", "près d'")`` agree when both hit the same spot); without
   the question text they must have the same ``(original, fix)``. The operation label never matters.
 * :func:`postedit` runs the members on one question (a member's failure never raises) and logs every
-  proposal; :func:`stats` summarises a batch.
+  proposal; :func:`stats` summarises a batch; :class:`CachedMember` keeps an LLM member's replies on disk so
+  that an interrupted run resumes without asking again.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import re
+import threading
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from mgqa_platform.llm import ChatClient, LLMError, ReplyError, TransportError
 from mgqa_platform.multilingual.languages import LANGUAGES, language
 
 __all__ = ["OPERATIONS", "Edit", "EditError", "Proposal", "apply_edits", "unmark", "spans", "RuleMember",
-           "LLMMember", "EDITS_SCHEMA", "MAX_EDITS", "build_messages", "vote", "postedit", "stats"]
+           "LLMMember", "CachedMember", "EDITS_SCHEMA", "MAX_EDITS", "PROMPT_VERSION", "build_messages", "vote",
+           "postedit", "stats", "describe"]
 
 #: The 13 edit operations (our own one-line descriptions).
 OPERATIONS: dict[str, str] = {
@@ -52,6 +58,8 @@ OPERATIONS: dict[str, str] = {
     "OTHER": "Any other small local fix around a name (casing, diacritics, a doubled word).",
 }
 MAX_EDITS = 25
+#: Bump when the prompt or schema changes: cached LLM proposals are keyed by it.
+PROMPT_VERSION = "postedit-v1"
 
 _SPAN = re.compile(r"\{[^{}]*\}")
 
@@ -287,6 +295,9 @@ class RuleMember:
         self.nnbsp = nnbsp
         self.max_edits = max_edits
 
+    def describe(self) -> dict:
+        return {"kind": "rules", "languages": list(RULE_LANGS), "nnbsp": self.nnbsp}
+
     def propose(self, question: Mapping) -> Proposal:
         lang = str(question.get("lang") or "")
         text = str(question.get("text_marked") or "")
@@ -384,6 +395,10 @@ class LLMMember:
     def __init__(self, name: str, client: ChatClient):
         self.name = name
         self.client = client
+
+    def describe(self) -> dict:
+        """Endpoint, model and sampling settings (never the API key)."""
+        return {"kind": "llm", "prompt": PROMPT_VERSION, **self.client.describe()}
 
     def propose(self, question: Mapping) -> Proposal:
         try:
@@ -530,3 +545,59 @@ def stats(results: Sequence[Mapping]) -> dict:
     return {"n": n, "share_edited": edited / n if n else 0.0, "share_majority": majority / n if n else 0.0,
             "decisions": dict(decisions), "operations": dict(ops), "proposed_operations": dict(proposed),
             "rejected": dict(rejected), "errors": dict(errors)}
+
+
+def describe(member: Any) -> dict:
+    """What a member is, for metadata: its own ``describe()`` when it has one, else its class name."""
+    d = getattr(member, "describe", None)
+    return dict(d()) if callable(d) else {"kind": type(member).__name__}
+
+
+# ---------------------------------------------------------------------------------------------------- cache
+class CachedMember:
+    """Wraps a member so that its proposals survive an interrupted run: every ``ok`` or ``rejected`` proposal is
+    appended (one JSON line, flushed) to ``path`` under a key of (member name, ``identity``, language, marked
+    text, template); a later run reuses it instead of asking again. ``error`` proposals (transport failures) are
+    not cached, so they are retried. ``identity`` should change whenever the member would answer differently
+    (e.g. the model name and prompt version)."""
+
+    def __init__(self, member: Any, path: str | Path, identity: str = ""):
+        self.member = member
+        self.name = getattr(member, "name", type(member).__name__)
+        self.path = Path(path)
+        self.identity = identity
+        self._lock = threading.Lock()
+        self._seen: dict[str, Proposal] = {}
+        self.hits = 0
+        if self.path.exists():
+            for line in self.path.read_text(encoding="utf-8").splitlines():
+                try:
+                    d = json.loads(line)
+                    self._seen[d["key"]] = Proposal(self.name, d["status"], tuple(Edit(*e) for e in d["edits"]), d.get("detail"))
+                except (ValueError, KeyError, TypeError):
+                    continue  # a line cut by an interruption: that question is asked again
+
+    def describe(self) -> dict:
+        return {**describe(self.member), "cache": self.path.name, "cache_hits": self.hits}
+
+    def key(self, question: Mapping) -> str:
+        parts = [self.name, self.identity, str(question.get("lang") or ""), str(question.get("text_marked") or ""),
+                 str(question.get("template_text") or ""), str(question.get("template_en") or "")]
+        return hashlib.sha256("\x1f".join(parts).encode("utf-8")).hexdigest()
+
+    def propose(self, question: Mapping) -> Proposal:
+        k = self.key(question)
+        with self._lock:
+            if k in self._seen:
+                self.hits += 1
+                return self._seen[k]
+        p = self.member.propose(question)
+        if p.status in ("ok", "rejected"):
+            line = json.dumps({"key": k, "status": p.status, "edits": [[e.op, e.original, e.fix] for e in p.edits],
+                               "detail": p.detail}, ensure_ascii=False)
+            with self._lock:
+                self._seen[k] = p
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                with self.path.open("a", encoding="utf-8") as f:
+                    f.write(line + "\n")
+        return p

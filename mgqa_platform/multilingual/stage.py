@@ -2,7 +2,7 @@
 
 ``template_translations`` (machine translation of every catalog variant) -> ``template_translations_resolved``
 (human post-edits resolved, or the MT passed through as unreviewed) -> ``questions_localized`` (every English
-question re-rendered). English is a partition like the others: its "translation" is the catalog text itself
+question re-rendered) -> ``questions_postedited`` (grammar around the inserted names fixed by the ensemble). English is a partition like the others: its "translation" is the catalog text itself
 (engine ``source``), so that every language, English included, is read from the same tables downstream.
 """
 
@@ -11,13 +11,14 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 import duckdb
 import pyarrow as pa
 
-from mgqa_platform.multilingual import instantiate, memory, postedit
+from mgqa_platform.multilingual import ensemble, instantiate, memory, postedit
 from mgqa_platform.multilingual.languages import SOURCE, language
 from mgqa_platform.multilingual.translate import Translation, Translator, translate_catalog
 from mgqa_platform.questions.catalog import Catalog
@@ -133,3 +134,79 @@ def localize_language(con: duckdb.DuckDBPyConnection, catalog: Catalog, lang: st
              {"false_premise": pa.bool_(), "multimodal": pa.bool_(), "snapshot_ids": pa.list_(pa.string())})  # fmt: skip
     return {"n": len(rows), "fallbacks": dict(sorted(fallbacks.items())), "localized_labels": len(labels),
             "template_statuses": dict(sorted(Counter(s for _, s in templates.values()).items()))}  # fmt: skip
+
+
+# ---------------------------------------------------------------- 4. post-edit ensemble
+def postedit_language(con: duckdb.DuckDBPyConnection, lang: str, members: Sequence[Any], primary: str, *,
+                      concurrency: int = 1) -> dict[str, Any]:
+    """Run the post-edit ensemble (:mod:`mgqa_platform.multilingual.ensemble`) over every localized question of
+    ``lang`` and store three slices: ``questions_postedited`` (the localized row with the edited ``text`` and
+    ``text_marked``, the text before the edits in ``text_marked_localized``, the vote's decision and the applied
+    edits), ``postedit_log`` (one row per proposed edit per member, plus one row per rejected or failed reply)
+    and ``postedit_stats``. Questions are processed in question-id order; ``concurrency`` > 1 runs questions on
+    a thread pool (for LLM members), with results kept in that order."""
+    language(lang)
+    if concurrency < 1:
+        raise ValueError("concurrency must be >= 1")
+    if not members:
+        raise ValueError("the ensemble needs at least one member")
+    names = [getattr(m, "name", type(m).__name__) for m in members]
+    if len(set(names)) != len(names):
+        raise ValueError(f"member names must be unique: {names}")
+    if primary not in names:
+        raise ValueError(f"primary member {primary!r} is not one of {names}")
+    cur = con.execute(
+        "SELECT q.question_id, q.lang, q.text_marked, q.template_text, r.source AS template_en FROM questions_localized q "
+        "LEFT JOIN template_translations_resolved r ON r.lang = q.lang AND r.variant_id = q.variant_id "
+        "WHERE q.lang = ? ORDER BY q.question_id", [lang])  # fmt: skip
+    cols = [d[0] for d in cur.description]
+    questions = [dict(zip(cols, r, strict=True)) for r in cur.fetchall()]
+    if not questions:
+        raise RuntimeError(f"no questions_localized for {lang}: materialize questions_localized[{lang}] first")
+
+    def one(q: dict) -> dict:
+        return ensemble.postedit(q, members, primary)
+
+    if concurrency == 1:
+        results = [one(q) for q in questions]
+    else:
+        with ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="mgqa-postedit") as pool:
+            results = list(pool.map(one, questions))
+    log = []
+    for q, r in zip(questions, results, strict=True):
+        for e in r["edits"]:
+            m = r["members"][e["member"]]
+            log.append({"lang": lang, "question_id": q["question_id"], "member": e["member"], "status": m["status"],
+                        "op": e["op"], "original": e["original"], "fix": e["fix"], "applied": e["applied"],
+                        "detail": m["detail"]})  # fmt: skip
+        for name, m in r["members"].items():
+            if m["status"] != "ok" and not m["n_edits"]:
+                log.append({"lang": lang, "question_id": q["question_id"], "member": name, "status": m["status"],
+                            "op": None, "original": None, "fix": None, "applied": False, "detail": m["detail"]})  # fmt: skip
+    # the localized rows travel inside DuckDB (their JSON columns are never re-parsed); only the edited fields come
+    # from Python
+    edited = pa.table({"question_id": [q["question_id"] for q in questions], "new_text": [r["text"] for r in results],
+                       "new_text_marked": [r["text_marked"] for r in results],
+                       "postedit_decision": [r["decision"] for r in results],
+                       "postedit_edits": [json.dumps(r["applied"], ensure_ascii=False) for r in results]})  # fmt: skip
+    con.register("_edited", edited)
+    try:
+        n = replace_partition(
+            con, "questions_postedited", "lang", lang,
+            "BY NAME SELECT q.* REPLACE (e.new_text AS text, e.new_text_marked AS text_marked), q.text_marked AS text_marked_localized, "
+            "e.postedit_decision, e.postedit_edits::JSON AS postedit_edits FROM questions_localized q JOIN _edited e USING (question_id) "
+            "WHERE q.lang = ? ORDER BY q.question_id", [lang])  # fmt: skip
+    finally:
+        con.unregister("_edited")
+    _replace(con, "postedit_log", lang, log, {"applied": pa.bool_()})
+    summary = ensemble.stats(results)
+    described = {name: ensemble.describe(m) for name, m in zip(names, members, strict=True)}
+    with transaction(con):
+        con.execute("DELETE FROM postedit_stats WHERE lang = ?", [lang])
+        con.execute("INSERT INTO postedit_stats VALUES (?, ?, ?)",
+                    [lang, json.dumps({"members": names, "primary": primary, "describe": described}, sort_keys=True),
+                     json.dumps(summary, sort_keys=True)])  # fmt: skip
+    return {"n": n, "stats": summary, "log_rows": len(log), "members": names, "primary": primary,
+            "examples": [{"question_id": q["question_id"], "before": q["text_marked"], "after": r["text_marked"],
+                          "edits": r["applied"], "decision": r["decision"]}
+                         for q, r in zip(questions, results, strict=True) if r["applied"]][:25]}  # fmt: skip

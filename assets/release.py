@@ -1,0 +1,67 @@
+"""Release: the benchmark as files anyone can load without the platform. Per language partition the post-edited
+questions are written as Parquet (splits ``large`` and ``small``); once every language is in, the dataset card
+(Hugging Face ``configs``: one per language), the attribution, the entity sites as GeoParquet and the checksums."""
+
+import dagster as dg
+
+from assets.multilingual import QUESTIONS_POSTEDITED, language_partitions
+from assets.questions import SPLIT_SMALL
+from data_quality import release as checks
+from data_quality.checks import check_specs, run_checks
+from mgqa_platform import settings
+from mgqa_platform.multilingual.languages import language
+from mgqa_platform.release import card, export, sites
+from resources.warehouse import WarehouseResource
+
+RELEASE_QUESTIONS = dg.AssetKey("release_questions")
+RELEASE_CARD = dg.AssetKey("release_card")
+
+
+@dg.asset(
+    key=RELEASE_QUESTIONS,
+    deps=[QUESTIONS_POSTEDITED, SPLIT_SMALL],
+    partitions_def=language_partitions,
+    group_name="release",
+    automation_condition=dg.AutomationCondition.eager(),
+    kinds={"parquet"},
+    check_specs=check_specs(RELEASE_QUESTIONS, checks.RELEASE_QUESTION_CHECKS),
+    description="The language's released questions as Parquet: data/<lang>/large.parquet (every question) and small.parquet "
+    "(the small split), with gold, gold triples and the query of every answer; byte-identical on rebuild.",
+)
+def release_questions(context: dg.AssetExecutionContext, warehouse: WarehouseResource):
+    lang = context.partition_key
+    root = settings.release_dir()
+    with warehouse.get_connection() as con:
+        info = export.write_language(con, root, lang)
+        yield dg.MaterializeResult(metadata={
+            "dagster/row_count": info["rows"]["large"], "language": language(lang).name,
+            "rows": dg.MetadataValue.json(info["rows"]), "sha256": dg.MetadataValue.json(info["sha256"]),
+            "false_premise": info["false_premise"], "multimodal": info["multimodal"], "post_edited": info["edited"],
+            "path": dg.MetadataValue.path(str(root / "data" / lang)),
+        })  # fmt: skip
+        yield from run_checks(con, lang, RELEASE_QUESTIONS, checks.RELEASE_QUESTION_CHECKS)
+
+
+@dg.asset(
+    key=RELEASE_CARD,
+    deps=[RELEASE_QUESTIONS],
+    group_name="release",
+    automation_condition=dg.AutomationCondition.eager(),
+    kinds={"parquet", "markdown"},
+    check_specs=check_specs(RELEASE_CARD, checks.RELEASE_CARD_CHECKS),
+    description="The release folder's shared files: README.md (dataset card with one Hugging Face config per language, "
+    "splits large/small, schema, per-language figures, attribution of every source), ATTRIBUTION.md, "
+    "entity_sites.parquet (GeoParquet of every bound entity) and SHA256SUMS.",
+)
+def release_card(context: dg.AssetExecutionContext, warehouse: WarehouseResource):
+    root = settings.release_dir()
+    with warehouse.get_connection() as con:
+        site_info = sites.write_entity_sites(con, root / "entity_sites.parquet")
+        info = card.write_release_card(con, root)
+        text = (root / "README.md").read_text(encoding="utf-8")
+        yield dg.MaterializeResult(metadata={
+            "languages": dg.MetadataValue.json(info["languages"]), "files": info["files"],
+            "entity_sites": site_info["rows"], "geom_kinds": dg.MetadataValue.json(site_info["geom_kinds"]),
+            "path": dg.MetadataValue.path(str(root)), "card": dg.MetadataValue.md(text.split("---", 2)[-1].strip()[:20000]),
+        })  # fmt: skip
+        yield from run_checks(con, None, RELEASE_CARD, checks.RELEASE_CARD_CHECKS)
