@@ -12,7 +12,9 @@ from pathlib import Path
 
 import dagster as dg
 
+from mgqa_platform import settings
 from mgqa_platform.llm import ChatClient
+from mgqa_platform.multilingual.ensemble import PROMPT_VERSION, CachedMember, LLMMember, RuleMember
 
 
 class LLMResource(dg.ConfigurableResource):
@@ -70,9 +72,6 @@ class PostEditEnsembleResource(dg.ConfigurableResource):
 
     def members(self, lang: str) -> tuple[list, str]:
         """(members, primary name) for one language partition."""
-        from mgqa_platform import settings
-        from mgqa_platform.multilingual.ensemble import PROMPT_VERSION, CachedMember, LLMMember, RuleMember
-
         members: list = []
         cache = Path(self.cache_dir) if self.cache_dir else settings.home() / "cache" / "postedit"
         for ep in self.endpoints:
