@@ -45,14 +45,21 @@ def _slots(table: str, warn: bool):
     return run
 
 
-def _every_question(con, lang):
+def _same_ids(con, suite: str, source_sql: str, target_sql: str, params: list, flags: tuple[str, str]):
+    """GX suite: the question ids of ``source_sql`` and ``target_sql`` are the same set, each id once (a full outer
+    join with one boolean column per side, named by ``flags``)."""
+    src, dst = flags
     df = con.execute(
-        "SELECT coalesce(e.question_id, l.question_id) AS question_id, e.question_id IS NOT NULL AS in_english, "
-        "l.question_id IS NOT NULL AS in_language FROM questions_en e "
-        "FULL OUTER JOIN (SELECT question_id FROM questions_localized WHERE lang = ?) l USING (question_id)", [lang]
+        f"SELECT coalesce(a.question_id, b.question_id) AS question_id, a.question_id IS NOT NULL AS {src}, "
+        f"b.question_id IS NOT NULL AS {dst} FROM ({source_sql}) a FULL OUTER JOIN ({target_sql}) b USING (question_id)", params
     ).df()
-    exps = gx.unique_ids("question_id") + gx.in_set("in_english", [True]) + gx.in_set("in_language", [True])
-    return result(gx.run_suite(df, f"localized_complete_{lang}", exps), extra={"questions": int(df["in_language"].sum())})
+    exps = gx.unique_ids("question_id") + gx.in_set(src, [True]) + gx.in_set(dst, [True])
+    return result(gx.run_suite(df, suite, exps), extra={"questions": int(df[dst].sum())})
+
+
+def _every_question(con, lang):
+    return _same_ids(con, f"localized_complete_{lang}", "SELECT question_id FROM questions_en",
+                     "SELECT question_id FROM questions_localized WHERE lang = ?", [lang], ("in_english", "in_language"))
 
 
 def _filled(con, lang):
@@ -96,13 +103,8 @@ LOCALIZED_CHECKS = (
 
 # ---------------------------------------------------------------- post-edit ensemble
 def _postedited_complete(con, lang):
-    df = con.execute(
-        "SELECT coalesce(l.question_id, p.question_id) AS question_id, l.question_id IS NOT NULL AS localized, "
-        "p.question_id IS NOT NULL AS postedited FROM (SELECT question_id FROM questions_localized WHERE lang = ?) l "
-        "FULL OUTER JOIN (SELECT question_id FROM questions_postedited WHERE lang = ?) p USING (question_id)", [lang, lang]
-    ).df()
-    exps = gx.unique_ids("question_id") + gx.in_set("localized", [True]) + gx.in_set("postedited", [True])
-    return result(gx.run_suite(df, f"postedited_complete_{lang}", exps), extra={"questions": int(df["postedited"].sum())})
+    return _same_ids(con, f"postedited_complete_{lang}", "SELECT question_id FROM questions_localized WHERE lang = ?",
+                     "SELECT question_id FROM questions_postedited WHERE lang = ?", [lang, lang], ("localized", "postedited"))
 
 
 def _names_untouched(con, lang):
