@@ -1,6 +1,6 @@
 """MGQA domain library: plain Python, no Dagster import.
 
-Each module is one room of the pipeline; the Dagster assets in ``assets/`` are thin wrappers that call
+Each module is one room of the pipeline; the Dagster assets in ``mgqa_dagster/assets/`` are thin wrappers that call
 into these functions. See ``docs/architecture.md`` for the map.
 """
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dagster as dg
 
-import definitions
+from mgqa_dagster import definitions
 
 
 def test_asset_graph_snapshot():
@@ -78,7 +78,7 @@ def test_workspace_loads_like_dagster_dev(tmp_path):
     import sys
     from pathlib import Path
 
-    root = Path(definitions.__file__).parent
+    root = Path(__file__).resolve().parents[1]  # the repository root, where workspace.yaml lives
     env = {"PATH": str(Path(sys.executable).parent), "DAGSTER_HOME": str(tmp_path), "HOME": str(tmp_path)}
     (tmp_path / "dagster.yaml").write_text("telemetry:\n  enabled: false\n")
     proc = subprocess.run(

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-import mgqa_cli
+from mgqa_dagster import cli as mgqa_cli
 from mgqa_platform import lineage, warehouse
 
 
@@ -189,7 +189,7 @@ def test_evaluation_of_reference_systems(built, capsys):
     assert (gold["em"], gold["ne"], gold["nrr"], gold["coverage"]) == (100.0, 0.0, 100.0, 100.0)
     assert 10.0 < majority["em"] < 50.0 and majority["coverage"] == 100.0 and majority["nrr"] == 0.0  # paper: 28.8
     # the reference solver reproduces the golds from the records alone; every miss carries an explained reason
-    from data_quality.evaluation import EXPLAINED_REASONS
+    from mgqa_dagster.data_quality.evaluation import EXPLAINED_REASONS
 
     tp = [r for r in solver_rows if not r["false_premise"]]
     misses = [r for r in tp if r["em"] < 1]
@@ -288,13 +288,13 @@ def test_one_language_from_the_dagster_cli_and_a_broken_translation_is_caught(bu
 
     import dagster as dg
 
-    import definitions
-    from resources.translator import TranslatorResource
+    from mgqa_dagster import definitions
+    from mgqa_dagster.resources.translator import TranslatorResource
 
-    root = Path(definitions.__file__).parent
+    root = Path(__file__).resolve().parents[1]
     env = {**os.environ, "MGQA_HOME": str(built), "DAGSTER_HOME": str(built / "dagster")}
     proc = subprocess.run(
-        [str(Path(sys.executable).parent / "dagster"), "asset", "materialize", "-f", str(root / "definitions.py"),
+        [str(Path(sys.executable).parent / "dagster"), "asset", "materialize", "-m", "mgqa_dagster.definitions",
          "--select", "template_translations,template_translations_resolved,questions_localized,questions_postedited,release_questions",
          "--partition", "ita"],
         cwd=root, env=env, capture_output=True, text=True, timeout=600,

@@ -12,7 +12,6 @@ import pytest
 from mgqa_platform.multilingual.google_translate import GoogleTranslator, batches, protect, restore
 from mgqa_platform.multilingual.placeholders import placeholders
 
-sys.path.insert(0, str(Path(__file__).parent))
 from fake_google_translate import (  # noqa: E402
     PATH,
     FakeGoogleTranslate,

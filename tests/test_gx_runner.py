@@ -13,8 +13,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from data_quality import gx_runner
-from data_quality.gx_runner import (
+from mgqa_dagster.data_quality import gx_runner
+from mgqa_dagster.data_quality.gx_runner import (
     SuiteOutcome,
     in_set,
     non_empty_strings,
@@ -266,7 +266,7 @@ def test_no_network_no_files_no_progress_bars(tmp_path: Path) -> None:
         socket.getaddrinfo = _blocked
 
         import pandas as pd
-        from data_quality.gx_runner import run_suite, unique_ids
+        from mgqa_dagster.data_quality.gx_runner import run_suite, unique_ids
 
         outcome = run_suite(pd.DataFrame({"id": [1, 2, 2]}), "offline", unique_ids("id"))
         assert outcome.success is False, outcome

@@ -10,12 +10,12 @@ import dagster as dg
 import pyarrow as pa
 import pytest
 
-from assets.multilingual import questions_postedited
+from mgqa_dagster.assets.multilingual import questions_postedited
 from mgqa_platform import warehouse
 from mgqa_platform.multilingual import stage
 from mgqa_platform.multilingual.ensemble import RuleMember
-from resources.llm import EnsembleEndpoint, PostEditEnsembleResource, ensemble_from_env
-from resources.warehouse import WarehouseResource
+from mgqa_dagster.resources.llm import EnsembleEndpoint, PostEditEnsembleResource, ensemble_from_env
+from mgqa_dagster.resources.warehouse import WarehouseResource
 from tests.fake_openai import FakeOpenAI, Reply, user_text
 
 #: Three localized French questions (question id -> marked text); q2 needs an elision, q3 a contraction.
@@ -198,7 +198,7 @@ def test_endpoints_from_the_environment():
 def test_checks_catch_a_touched_name_and_an_unlogged_edit(wh):
     """The blocking checks recompute from the tables: a post-edit that renamed an entity, or a text that changed
     without a logged edit, fails them."""
-    from data_quality import multilingual as checks
+    from mgqa_dagster.data_quality import multilingual as checks
 
     assert materialize(wh, PostEditEnsembleResource()).success
     by_name = {c.name: c for c in checks.POSTEDIT_CHECKS}

@@ -275,9 +275,9 @@ def test_release_assets_and_their_checks(tmp_path, monkeypatch):
     every check evaluated; a tampered file fails the per-language check."""
     import dagster as dg
 
-    from assets.release import release_card, release_questions
-    from data_quality import release as release_checks
-    from resources.warehouse import WarehouseResource
+    from mgqa_dagster.assets.release import release_card, release_questions
+    from mgqa_dagster.data_quality import release as release_checks
+    from mgqa_dagster.resources.warehouse import WarehouseResource
 
     db = build_warehouse(tmp_path / "wh" / "warehouse.duckdb")
     out = tmp_path / "rel"

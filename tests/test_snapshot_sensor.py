@@ -6,9 +6,9 @@ import shutil
 
 import dagster as dg
 
-from assets.intake import osm_snapshot_partitions, osm_snapshot_sensor
+from mgqa_dagster.assets.intake import osm_snapshot_partitions, osm_snapshot_sensor
 from mgqa_platform.snapshots import describe_osm_pbf
-from resources.sources import InputsResource
+from mgqa_dagster.resources.sources import InputsResource
 from tests.conftest import write_tiny_pbf
 
 
@@ -69,7 +69,7 @@ LANGS = "eng fra ita por ron spa bul rus deu urd sqi ell jpn kat tur vie zho".sp
 def test_rebuilt_kg_flows_downstream_through_automation():
     """After the sensor's kg_native[worldkg] run, eager conditions request the conversion and the strata of
     that KG only, then the coverage and the English questions over all KGs."""
-    import definitions
+    from mgqa_dagster import definitions
 
     with dg.instance_for_test() as instance:
         first = dg.evaluate_automation_conditions(defs=definitions.defs, instance=instance)
@@ -118,7 +118,7 @@ def test_rebuilt_kg_flows_downstream_through_automation():
 def test_observable_source_version_is_the_file_hash(tmp_path):
     from dagster._core.definitions.observe import observe  # not re-exported at the top level in 1.13
 
-    from assets.intake import osm_pbf_files
+    from mgqa_dagster.assets.intake import osm_pbf_files
 
     watch = tmp_path / "watch"
     watch.mkdir()

@@ -246,9 +246,9 @@ def test_kg_native_asset_crawls_a_live_endpoint_then_converts(endpoint, tmp_path
     """The same Dagster assets the UI runs, with the KnowWhereGraph source switched to `sparql`."""
     import dagster as dg
 
-    import definitions
-    from resources.sources import InputsResource, KwgSourceResource
-    from resources.warehouse import WarehouseResource
+    from mgqa_dagster import definitions
+    from mgqa_dagster.resources.sources import InputsResource, KwgSourceResource
+    from mgqa_dagster.resources.warehouse import WarehouseResource
 
     resources = definitions.build_resources(
         warehouse=WarehouseResource(database=str(tmp_path / "wh.duckdb")),

@@ -17,9 +17,8 @@ from mgqa_platform.multilingual.translate import (
     translate_catalog,
 )
 from mgqa_platform.questions.catalog import default_catalog
-from resources.translator import TranslatorResource
+from mgqa_dagster.resources.translator import TranslatorResource
 
-sys.path.insert(0, str(Path(__file__).parent))
 from fake_google_translate import FakeGoogleTranslate  # noqa: E402
 
 DIST = "What is the distance between {entity_A} and {entity_B}?"

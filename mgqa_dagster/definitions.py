@@ -1,49 +1,22 @@
 """The one place that assembles the MGQA code location: assets, checks, jobs, sensors, resources.
 
-Loaded by ``dagster dev -w workspace.yaml``, by the ``mgqa`` CLI and by the tests.
+Loaded as the module ``mgqa_dagster.definitions`` by ``dagster dev -w workspace.yaml``, by the ``mgqa`` CLI and
+by the tests. Every asset of :mod:`mgqa_dagster.assets` is found with ``load_assets_from_package_module``.
 """
 
 from __future__ import annotations
 
 import dagster as dg
 
-from assets import evaluation, intake, kg_build, kg_conversion, multilingual, questions, release, strata
+from mgqa_dagster import assets
+from mgqa_dagster.assets import evaluation, intake, kg_build, kg_conversion, multilingual, questions, release, strata
 from mgqa_platform import settings
-from resources.llm import LLMResource, PostEditEnsembleResource, ensemble_from_env
-from resources.sources import InputsResource, KwgSourceResource, StrataInputsResource
-from resources.translator import TranslatorResource
-from resources.warehouse import WarehouseResource
+from mgqa_dagster.resources.llm import LLMResource, PostEditEnsembleResource, ensemble_from_env
+from mgqa_dagster.resources.sources import InputsResource, KwgSourceResource, StrataInputsResource
+from mgqa_dagster.resources.translator import TranslatorResource
+from mgqa_dagster.resources.warehouse import WarehouseResource
 
-ALL_ASSETS = [
-    intake.osm_pbf_files,
-    intake.kwg_query_results,
-    intake.usgs_earthquakes,
-    intake.osm_snapshot,
-    kg_build.kg_native,
-    kg_conversion.kg_entities,
-    strata.natural_earth_countries,
-    strata.world_bank_income,
-    strata.countries,
-    strata.population_raster,
-    strata.density_cells,
-    strata.entity_country,
-    strata.entity_density,
-    strata.entity_strata,
-    strata.strata_coverage,
-    questions.templates,
-    questions.questions_en,
-    questions.split_small,
-    questions.question_distribution,
-    evaluation.eval_baselines,
-    evaluation.eval_reference_solver,
-    evaluation.evaluation_report,
-    multilingual.template_translations,
-    multilingual.template_translations_resolved,
-    multilingual.questions_localized,
-    multilingual.questions_postedited,
-    release.release_questions,
-    release.release_card,
-]
+ALL_ASSETS = dg.load_assets_from_package_module(assets)
 
 #: What `mgqa build` materializes, in order: KG-independent strata inputs, then per KG partition the KG
 #: build, conversion and strata, then the coverage over all KGs, then the template catalog and questions, then

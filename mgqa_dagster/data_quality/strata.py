@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from data_quality import gx_runner as gx
-from data_quality.checks import Check, result
+from mgqa_dagster.data_quality import gx_runner as gx
+from mgqa_dagster.data_quality.checks import Check, result
 from mgqa_platform.strata.strata import DENSITY_TIERS, INCOME_TIERS
 
 

@@ -4,16 +4,16 @@ import time
 
 import dagster as dg
 
-from assets.strata import ENTITY_STRATA
-from data_quality import questions as checks
-from data_quality.checks import check_specs, run_checks
+from mgqa_dagster.assets.strata import ENTITY_STRATA
+from mgqa_dagster.data_quality import questions as checks
+from mgqa_dagster.data_quality.checks import check_specs, run_checks
 from mgqa_platform import settings
 from mgqa_platform.questions import executors  # noqa: F401  (registers the executors)
 from mgqa_platform.questions import distribution, splits
 from mgqa_platform.questions.catalog import default_catalog
 from mgqa_platform.questions.executor import EXECUTORS
 from mgqa_platform.questions.generate import CAP, DEFAULT_SEED, MEMORY_LIMIT, generate, write_questions, write_templates
-from resources.warehouse import WarehouseResource
+from mgqa_dagster.resources.warehouse import WarehouseResource
 
 TEMPLATES = dg.AssetKey("templates")
 QUESTIONS_EN = dg.AssetKey("questions_en")

@@ -4,17 +4,17 @@ post-edit ensemble over the instantiated questions."""
 
 import dagster as dg
 
-from assets.questions import QUESTIONS_EN, TEMPLATES
-from data_quality import multilingual as checks
-from data_quality.checks import check_specs, run_checks
+from mgqa_dagster.assets.questions import QUESTIONS_EN, TEMPLATES
+from mgqa_dagster.data_quality import multilingual as checks
+from mgqa_dagster.data_quality.checks import check_specs, run_checks
 from mgqa_platform import settings
 from mgqa_platform.multilingual import postedit, stage
 from mgqa_platform.multilingual.ensemble import describe as describe_member
 from mgqa_platform.multilingual.languages import CODES, language
 from mgqa_platform.questions.catalog import default_catalog
-from resources.llm import LLMResource, PostEditEnsembleResource
-from resources.translator import TranslatorResource
-from resources.warehouse import WarehouseResource
+from mgqa_dagster.resources.llm import LLMResource, PostEditEnsembleResource
+from mgqa_dagster.resources.translator import TranslatorResource
+from mgqa_dagster.resources.warehouse import WarehouseResource
 
 language_partitions = dg.StaticPartitionsDefinition(list(CODES))
 

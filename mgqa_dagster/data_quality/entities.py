@@ -11,9 +11,9 @@ import os
 
 import duckdb
 
-from data_quality import gx_runner as gx
-from data_quality.checks import Check, check_specs, run_checks
-from data_quality.checks import result as _result
+from mgqa_dagster.data_quality import gx_runner as gx
+from mgqa_dagster.data_quality.checks import Check, check_specs, run_checks
+from mgqa_dagster.data_quality.checks import result as _result
 from mgqa_platform.kg import osm_features, profiles
 
 

@@ -6,16 +6,16 @@ from pathlib import Path
 
 import dagster as dg
 
-from assets.kg_build import kg_partitions
-from assets.kg_conversion import ENTITIES
-from data_quality import strata as checks
-from data_quality.checks import check_specs, run_checks
+from mgqa_dagster.assets.kg_build import kg_partitions
+from mgqa_dagster.assets.kg_conversion import ENTITIES
+from mgqa_dagster.data_quality import strata as checks
+from mgqa_dagster.data_quality.checks import check_specs, run_checks
 from mgqa_platform.files import sha256_file
 from mgqa_platform.strata import countries as countries_lib
 from mgqa_platform.strata import density, income, strata
 from mgqa_platform.warehouse import transaction
-from resources.sources import StrataInputsResource
-from resources.warehouse import WarehouseResource
+from mgqa_dagster.resources.sources import StrataInputsResource
+from mgqa_dagster.resources.warehouse import WarehouseResource
 
 
 @dg.observable_source_asset(group_name="sources", description="Natural Earth admin-0 country polygons (50m bundled; 10m by configuration).")

@@ -8,12 +8,12 @@ import time
 
 import dagster as dg
 
-from assets.questions import QUESTIONS_EN, SPLIT_SMALL
-from data_quality import evaluation as checks
-from data_quality.checks import check_specs, run_checks
+from mgqa_dagster.assets.questions import QUESTIONS_EN, SPLIT_SMALL
+from mgqa_dagster.data_quality import evaluation as checks
+from mgqa_dagster.data_quality.checks import check_specs, run_checks
 from mgqa_platform import settings
 from mgqa_platform.evaluation import baseline, evaluate, report
-from resources.warehouse import WarehouseResource
+from mgqa_dagster.resources.warehouse import WarehouseResource
 
 EVAL_BASELINES = dg.AssetKey("eval_baselines")
 EVAL_REFERENCE_SOLVER = dg.AssetKey("eval_reference_solver")

@@ -3,12 +3,12 @@
 
 import dagster as dg
 
-from assets.kg_build import kg_native, kg_partitions
-from data_quality import entities as entity_checks
+from mgqa_dagster.assets.kg_build import kg_native, kg_partitions
+from mgqa_dagster.data_quality import entities as entity_checks
 from mgqa_platform import CODE_VERSION
 from mgqa_platform.kg import native
 from mgqa_platform.kg.convert import convert_kg
-from resources.warehouse import WarehouseResource
+from mgqa_dagster.resources.warehouse import WarehouseResource
 
 ENTITIES = dg.AssetKey("entities")
 _spec = dict(partitions_def=kg_partitions, group_name="kg_conversion", kinds={"duckdb"}, deps=[kg_native], automation_condition=dg.AutomationCondition.eager())

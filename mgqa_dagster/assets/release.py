@@ -4,14 +4,14 @@ questions are written as Parquet (splits ``large`` and ``small``); once every la
 
 import dagster as dg
 
-from assets.multilingual import QUESTIONS_POSTEDITED, language_partitions
-from assets.questions import SPLIT_SMALL
-from data_quality import release as checks
-from data_quality.checks import check_specs, run_checks
+from mgqa_dagster.assets.multilingual import QUESTIONS_POSTEDITED, language_partitions
+from mgqa_dagster.assets.questions import SPLIT_SMALL
+from mgqa_dagster.data_quality import release as checks
+from mgqa_dagster.data_quality.checks import check_specs, run_checks
 from mgqa_platform import settings
 from mgqa_platform.multilingual.languages import language
 from mgqa_platform.release import card, export, sites
-from resources.warehouse import WarehouseResource
+from mgqa_dagster.resources.warehouse import WarehouseResource
 
 RELEASE_QUESTIONS = dg.AssetKey("release_questions")
 RELEASE_CARD = dg.AssetKey("release_card")

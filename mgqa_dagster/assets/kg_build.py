@@ -5,7 +5,7 @@ from pathlib import Path
 
 import dagster as dg
 
-from assets.intake import kwg_query_results, osm_snapshot, usgs_earthquakes
+from mgqa_dagster.assets.intake import kwg_query_results, osm_snapshot, usgs_earthquakes
 from mgqa_platform import snapshots
 from mgqa_platform.kg import native
 from mgqa_platform.kg.kwg_crawl import build_kwg_crawl
@@ -13,8 +13,8 @@ from mgqa_platform.kg.osmh3kg_build import build_osmh3kg
 from mgqa_platform.kg.sparql import DEFAULT_KWG_QUERIES, SparqlCrawler
 from mgqa_platform.kg.worldkg_build import BuildReport, build_worldkg
 from mgqa_platform.settings import KGS
-from resources.sources import InputsResource, KwgSourceResource
-from resources.warehouse import WarehouseResource
+from mgqa_dagster.resources.sources import InputsResource, KwgSourceResource
+from mgqa_dagster.resources.warehouse import WarehouseResource
 
 kg_partitions = dg.StaticPartitionsDefinition(list(KGS))
 

@@ -11,8 +11,8 @@ import dagster as dg
 from mgqa_platform import snapshots
 from mgqa_platform.files import sha256_file
 from mgqa_platform.settings import OSM_DERIVED_KGS
-from resources.sources import InputsResource
-from resources.warehouse import WarehouseResource
+from mgqa_dagster.resources.sources import InputsResource
+from mgqa_dagster.resources.warehouse import WarehouseResource
 
 osm_snapshot_partitions = dg.DynamicPartitionsDefinition(name="osm_snapshot")
 

@@ -10,8 +10,8 @@ from pathlib import Path
 import pandas as pd
 import pyarrow.parquet as pq
 
-from data_quality import gx_runner as gx
-from data_quality.checks import Check, result
+from mgqa_dagster.data_quality import gx_runner as gx
+from mgqa_dagster.data_quality.checks import Check, result
 from mgqa_platform import settings
 from mgqa_platform.multilingual.languages import CODES
 from mgqa_platform.release import card

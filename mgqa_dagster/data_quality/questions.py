@@ -12,8 +12,8 @@ import random
 import dagster as dg
 import pandas as pd
 
-from data_quality import gx_runner as gx
-from data_quality.checks import Check, result
+from mgqa_dagster.data_quality import gx_runner as gx
+from mgqa_dagster.data_quality.checks import Check, result
 from mgqa_platform.questions import formats
 from mgqa_platform.questions.catalog import SFIDS, default_catalog
 from mgqa_platform.questions.generate import replay

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import dagster as dg
 import duckdb
 
-from data_quality import gx_runner as gx
+from mgqa_dagster.data_quality import gx_runner as gx
 
 
 @dataclass(frozen=True)

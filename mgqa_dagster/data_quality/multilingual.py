@@ -10,8 +10,8 @@ from collections import Counter
 
 import pandas as pd
 
-from data_quality import gx_runner as gx
-from data_quality.checks import Check, result
+from mgqa_dagster.data_quality import gx_runner as gx
+from mgqa_dagster.data_quality.checks import Check, result
 from mgqa_platform.multilingual.languages import in_script
 from mgqa_platform.multilingual.placeholders import PLACEHOLDER, problems
 from mgqa_platform.questions.catalog import default_catalog

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import dagster as dg
 
-from data_quality import gx_runner as gx
-from data_quality.checks import Check, result
+from mgqa_dagster.data_quality import gx_runner as gx
+from mgqa_dagster.data_quality.checks import Check, result
 
 #: Reasons for which a reference-solver miss is explained rather than a bug: the released record does not
 #: state what the answer depends on (see docs/evaluation.md, "Reference solver").

@@ -7,9 +7,8 @@
                                run against an OpenAI-compatible endpoint) and write its report
 
 ``build`` runs the same Dagster assets the UI runs, in process, against the Dagster instance in
-``$DAGSTER_HOME`` (default ``.mgqa/dagster``), so its runs show up in ``dagster dev``. This module is the
-one bridge from the installed command to the code location at the repository root (``definitions.py``,
-``assets/``, ``resources/``, ``data_quality/``), which it puts on ``sys.path``; see docs/decisions.md.
+``$DAGSTER_HOME`` (default ``.mgqa/dagster``), so its runs show up in ``dagster dev``. It imports the code
+location as the installed package ``mgqa_dagster`` (``mgqa_dagster.definitions``), as ``dagster dev`` does.
 """
 
 from __future__ import annotations
@@ -20,15 +19,9 @@ import sys
 import time
 from pathlib import Path
 
-REPO_ROOT = Path(__file__).resolve().parent
-
 
 def _code_location():
-    if not (REPO_ROOT / "definitions.py").is_file():
-        sys.exit(f"mgqa: definitions.py not found next to {__file__}; install the project in editable mode (pip install -e .)")
-    if str(REPO_ROOT) not in sys.path:
-        sys.path.insert(0, str(REPO_ROOT))
-    import definitions
+    from mgqa_dagster import definitions
 
     return definitions
 
@@ -52,7 +45,7 @@ def cmd_build(args: argparse.Namespace) -> int:
     from mgqa_platform import settings, snapshots
 
     defs_mod = _code_location()
-    from assets import intake
+    from mgqa_dagster.assets import intake
 
     instance = _instance()
     resources = defs_mod.build_resources()
