@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import contextlib
 import importlib.util
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 import duckdb
 
@@ -156,6 +157,26 @@ def transaction(con: duckdb.DuckDBPyConnection) -> Iterator[duckdb.DuckDBPyConne
         con.execute("ROLLBACK")
         raise
     con.execute("COMMIT")
+
+
+def fetch_dicts(con: duckdb.DuckDBPyConnection, sql: str, params: Sequence[Any] | None = None) -> list[dict[str, Any]]:
+    """Run ``sql`` and return its rows as dicts keyed by column name, in the query's order."""
+    cur = con.execute(sql, list(params) if params is not None else [])
+    names = [d[0] for d in cur.description]
+    return [dict(zip(names, r, strict=True)) for r in cur.fetchall()]
+
+
+@contextlib.contextmanager
+def registered(con: duckdb.DuckDBPyConnection, **tables: Any) -> Iterator[duckdb.DuckDBPyConnection]:
+    """Register each keyword's Arrow table (or DataFrame) as a view named by the keyword for the ``with`` block,
+    then unregister them, also on error: ``with registered(con, _ids=table): con.execute("... FROM _ids")``."""
+    for name, table in tables.items():
+        con.register(name, table)
+    try:
+        yield con
+    finally:
+        for name in tables:
+            con.unregister(name)
 
 
 def replace_partition(con: duckdb.DuckDBPyConnection, table: str, key_col: str, key: str, select_sql: str, params=None) -> int:
