@@ -30,7 +30,6 @@ from pathlib import Path
 import h3
 
 from mgqa_platform import settings, warehouse
-from mgqa_platform.questions import executors  # noqa: F401
 from mgqa_platform.questions.catalog import default_catalog
 from mgqa_platform.questions.generate import generate
 
