@@ -20,9 +20,9 @@ __all__ = ["weighted_kappa", "ordinal_alpha", "chrf", "agreement"]
 
 
 def weighted_kappa(pairs: Iterable[tuple[int, int]], k: int = 3) -> float | None:
-    """Cohen's kappa with linear disagreement weights |i - j| / (k - 1) for two raters on categories 0..k-1:
-    1 - sum(w * observed) / sum(w * expected), expected from the two raters' marginals. None when undefined
-    (no pairs, or no expected disagreement)."""
+    """Cohen's kappa with linear disagreement weights |i - j| / (k - 1) for two raters on categories
+    0..k-1: 1 - sum(w * observed) / sum(w * expected), expected from the two raters' marginals. None
+    when undefined (no pairs, or no expected disagreement)."""
     pairs = list(pairs)
     n = len(pairs)
     if n == 0 or k < 2:
@@ -39,8 +39,9 @@ def weighted_kappa(pairs: Iterable[tuple[int, int]], k: int = 3) -> float | None
 
 
 def ordinal_alpha(units: Sequence[Sequence[int | None]], k: int = 3) -> float | None:
-    """Krippendorff's ordinal alpha (``krippendorff`` package) over units of coder slots (None = missing) on the
-    value domain 0..k-1; None when undefined (no unit with two values, or no variation)."""
+    """Krippendorff's ordinal alpha (``krippendorff`` package) over units of coder slots (None =
+    missing) on the value domain 0..k-1; None when undefined (no unit with two values, or no
+    variation)."""
     import krippendorff
     import numpy as np
 
@@ -58,7 +59,7 @@ def ordinal_alpha(units: Sequence[Sequence[int | None]], k: int = 3) -> float | 
 
 
 def chrf(hypotheses: Sequence[str], references: Sequence[str]) -> float:
-    """Corpus chrF (sacrebleu defaults: character 6-grams, beta 2) of ``hypotheses`` against ``references``."""
+    """Corpus chrF (sacrebleu defaults: character 6-grams, beta 2) of hypotheses vs references."""
     from sacrebleu.metrics import CHRF
 
     return float(CHRF().corpus_score(list(hypotheses), [list(references)]).score)
@@ -72,14 +73,20 @@ def agreement(lang: str, annotations: Iterable[Annotation], mt: Mapping[str, str
               resolutions: Sequence[Resolution]) -> dict:
     """The Table 9 row of one language, plus the pairwise breakdown (Fig. 8) and counts.
 
-    * ``n_items``: variants in ``mt``; ``n_annotated``: with at least one annotation; ``n_paired``: with two.
-    * ``pct_correct`` / ``pct_phrasing`` / ``pct_incorrect``: share of annotator-item decisions with that label.
-    * ``correction_rate``: share of annotated items where at least one annotator did not label Correct.
+    * ``n_items``: variants in ``mt``; ``n_annotated``: with at least one annotation; ``n_paired``:
+      with two.
+    * ``pct_correct`` / ``pct_phrasing`` / ``pct_incorrect``: share of annotator-item decisions with
+      that label.
+    * ``correction_rate``: share of annotated items where at least one annotator did not label
+      Correct.
     * ``exact_agreement``: share of paired items where both labels are the same.
-    * ``alpha``: Krippendorff's ordinal alpha (annotator 1 / annotator 2 slots; single annotations count as
-      missing); ``kappa``: Cohen's linear-weighted kappa over paired items. None when undefined.
-    * ``chrf``: corpus chrF of the final text against the MT, over reviewed (non-"unreviewed") items.
+    * ``alpha``: Krippendorff's ordinal alpha (annotator 1 / annotator 2 slots; single annotations
+      count as missing); ``kappa``: Cohen's linear-weighted kappa over paired items. None when
+      undefined.
+    * ``chrf``: corpus chrF of the final text against the MT, over reviewed (non-"unreviewed")
+      items.
     * ``pct_judge``: share of annotated items escalated to the judge (method "judge").
+
     Percentages are 0-100 floats (None when the denominator is 0)."""
     anns = [a for a in annotations if a.lang == lang and a.variant_id in mt]
     rank: dict[str, int] = {}

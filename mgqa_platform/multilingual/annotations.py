@@ -75,7 +75,7 @@ _REASON_ALIASES = {
     "entity placeholders altered": "placeholders", "placeholder": "placeholders", "plh": "placeholders",
 }
 
-#: How :func:`mgqa_platform.multilingual.resolution.resolve` decided an item, and the item's status afterwards.
+#: How :func:`mgqa_platform.multilingual.resolution.resolve` decided an item, and its status after.
 METHODS = ("unreviewed", "keep_original", "identical_correction", "stricter_wins", "one_sided", "judge")
 STATUSES = ("unreviewed", "resolved", "needs_review")
 
@@ -86,7 +86,7 @@ def norm(text: str | None) -> str:
 
 
 def _key(text: str) -> str:
-    """Lower-case key for labels / reason codes: dashes, underscores, dots and slashes fold to spaces."""
+    """Lower-case key for labels and reason codes: dashes, underscores and dots fold to spaces."""
     t = norm(text).lower()
     for ch in "–—-_.":
         t = t.replace(ch, " ")
@@ -94,14 +94,16 @@ def _key(text: str) -> str:
 
 
 def parse_label(text: str | None) -> str | None:
-    """A label in any common spelling (``correct``, ``Correct – Phrasing Improvement Needed``, ``phrasing``,
-    ``INCORRECT``, ``0``/``1``/``2``...) -> one of :data:`LABELS`, or None when unknown."""
+    """A label in any common spelling (``correct``, ``Correct – Phrasing Improvement Needed``,
+    ``phrasing``, ``INCORRECT``, ``0``/``1``/``2``...) -> one of :data:`LABELS`, or None when
+    unknown."""
     return _LABEL_ALIASES.get(_key(text or "").replace(" / ", " "))
 
 
 def parse_reasons(value: Any) -> tuple[tuple[str, ...], list[str]]:
-    """``"word_choice; grammar"`` (or a list) -> (known codes in order, without duplicates; unknown entries).
-    Codes, Table 8 names (``Word choice / vocabulary``) and Fig. 9 abbreviations (``Gram.``) are accepted."""
+    """``"word_choice; grammar"`` (or a list) -> (known codes in order, without duplicates; unknown
+    entries). Codes, Table 8 names (``Word choice / vocabulary``) and Fig. 9 abbreviations
+    (``Gram.``) are accepted."""
     if value is None:
         items: list[str] = []
     elif isinstance(value, str):
@@ -139,7 +141,7 @@ class Annotation:
 
 @dataclass(frozen=True)
 class Rejected:
-    """A quarantined row: ``line`` is the 1-based line of the file where the row starts (header = line 1 in CSV)."""
+    """A quarantined row; ``line``: the 1-based file line where it starts (CSV header: line 1)."""
 
     line: int
     row: dict
@@ -150,7 +152,7 @@ REQUIRED_COLUMNS = ("variant_id", "annotator", "label", "corrected", "reasons")
 
 
 def annotation_file(directory: str | Path, lang: str) -> Path | None:
-    """``<directory>/<lang>.csv`` or ``<directory>/<lang>.jsonl``, or None when neither exists (both -> error)."""
+    """``<directory>/<lang>.csv`` or ``.jsonl``, or None when neither exists (both: ValueError)."""
     found = [p for p in (Path(directory) / f"{lang}.csv", Path(directory) / f"{lang}.jsonl") if p.is_file()]
     if len(found) > 1:
         raise ValueError(f"both {found[0].name} and {found[1].name} exist in {directory}; keep one")
@@ -188,7 +190,8 @@ def _read_rows(path: Path) -> tuple[list[tuple[int, dict]], list[Rejected]]:
     start = reader.line_num + 1
     for rec in reader:
         row = {k: v for k, v in rec.items() if k is not None}
-        if rec.get(None) or any(v is None for v in row.values()):  # too many / too few fields (bad quoting?)
+        # too many or too few fields (bad quoting?)
+        if rec.get(None) or any(v is None for v in row.values()):
             row = {k: ("" if v is None else v) for k, v in row.items()}
             row["_malformed"] = True
             if rec.get(None):
@@ -203,17 +206,18 @@ def load_annotations(path: str | Path | None, lang: str, variant_ids: Iterable[s
                      mt: Mapping[str, str] | None = None) -> tuple[list[Annotation], list[Rejected]]:
     """Read one language's annotation export (CSV or JSONL, UTF-8; see docs/annotation_format.md).
 
-    ``path`` None or missing -> ``([], [])`` (the language is not annotated yet: everything stays "unreviewed").
-    Returns the valid annotations in file order and the quarantined rows, in file order, with a reason:
-    ``bad_json``, ``malformed_row`` (a CSV row with too many or too few fields -- usually an unquoted comma),
-    ``missing_field`` (no variant_id / annotator / label), ``wrong_language`` (a ``lang`` column
-    naming another language), ``unknown_variant``, ``unknown_label``, ``missing_correction`` (non-Correct without
-    text), ``unknown_reason``, ``correct_with_edits`` (a Correct row with reasons, or with a corrected text that
-    differs from the MT -- identical to ``mt[variant]`` is tolerated, for tools that prefill the box),
+    ``path`` None or missing -> ``([], [])`` (the language is not annotated yet: everything stays
+    "unreviewed"). Returns the valid annotations in file order and the quarantined rows, in file
+    order, with a reason: ``bad_json``, ``malformed_row`` (a CSV row with too many or too few fields
+    -- usually an unquoted comma), ``missing_field`` (no variant_id / annotator / label),
+    ``wrong_language`` (a ``lang`` column naming another language), ``unknown_variant``,
+    ``unknown_label``, ``missing_correction`` (non-Correct without text), ``unknown_reason``,
+    ``correct_with_edits`` (a Correct row with reasons, or with a corrected text that differs from
+    the MT -- identical to ``mt[variant]`` is tolerated, for tools that prefill the box),
     ``duplicate`` (same variant + annotator again, identical content: the first row is kept),
-    ``conflicting_duplicate`` (same variant + annotator with different content: *all* such rows are rejected --
-    we cannot tell which one is final), ``more_than_two_annotators`` (a third annotator on a variant).
-    A file that is not UTF-8 or a CSV missing a required column raises ValueError.
+    ``conflicting_duplicate`` (same variant + annotator with different content: *all* such rows are
+    rejected -- we cannot tell which one is final), ``more_than_two_annotators`` (a third annotator
+    on a variant). A file that is not UTF-8 or a CSV missing a required column raises ValueError.
     """
     language(lang)
     if path is None or not Path(path).is_file():
@@ -255,7 +259,7 @@ def load_annotations(path: str | Path | None, lang: str, variant_ids: Iterable[s
             continue
         parsed.append((line, row, Annotation(lang, vid, who, label, corrected, reasons)))
 
-    # duplicates: identical -> keep the first; conflicting -> reject every row of that (variant, annotator)
+    # a (variant, annotator) twice: identical -> keep the first; conflicting -> reject all such rows
     groups: dict[tuple[str, str], list[int]] = defaultdict(list)
     for i, (_, _, a) in enumerate(parsed):
         groups[(a.variant_id, a.annotator)].append(i)

@@ -31,7 +31,7 @@ class JudgeChoice:
 
 
 class JudgeError(Exception):
-    """The judge's reply could not be used (not JSON, schema violation...). ``reason`` is a short code."""
+    """The judge's reply could not be used (not JSON, schema violation...); ``reason``: a code."""
 
     def __init__(self, reason: str, detail: str = ""):
         super().__init__(f"{reason}: {detail}" if detail else reason)
@@ -43,7 +43,7 @@ class Judge(Protocol):
     def choose(self, lang: str, english: str, mt: str, first: str, second: str, key: str) -> JudgeChoice: ...
 
 
-#: The judge's reply: a choice and a one-sentence rationale, nothing else (no text field can sneak in).
+#: The judge's reply: a choice and a one-sentence rationale, nothing else (no text field sneaks in).
 JUDGE_SCHEMA: dict = {
     "type": "object",
     "properties": {
@@ -79,7 +79,7 @@ Reply with one JSON object and nothing else: {{"choice": "A" | "B" | "equivalent
 naming the test that decided>"}}. Never rewrite or propose a translation yourself.\
 """
 
-#: Short per-language reminders added to the system prompt (our wording; extend per language as needed).
+#: Short per-language reminders added to the system prompt (our wording; extend as needed).
 DEFAULT_LANGUAGE_NOTES: dict[str, str] = {
     "ron": "Romanian: s/t with comma below (ș, ț) and with cedilla (ş, ţ) are spelling variants of the same "
            "letters; do not prefer a candidate for that alone.",
@@ -94,19 +94,20 @@ DEFAULT_LANGUAGE_NOTES: dict[str, str] = {
 
 
 def _order_for(seed: int, key: str) -> tuple[str, str]:
-    """Stable, seeded presentation order for one item: ("first", "second") or ("second", "first")."""
+    """Stable, seeded presentation order for one item: ("first", "second") or the reverse."""
     h = hashlib.sha256(f"mgqa-postedit-judge:{seed}:{key}".encode()).digest()
     return ("second", "first") if h[0] & 1 else ("first", "second")
 
 
 class LLMJudge:
-    """The disagreement judge on an OpenAI-compatible endpoint (:class:`mgqa_platform.llm.ChatClient`).
+    """The judge on an OpenAI-compatible endpoint (:class:`mgqa_platform.llm.ChatClient`).
 
-    The two candidates are shown in a seeded random order per item key (stable across runs and processes); the
-    reply must satisfy :data:`JUDGE_SCHEMA` exactly (strict JSON, ``additionalProperties: false``). "A"/"B" are
-    mapped back to "first"/"second". A reply that fails parsing or validation raises :class:`JudgeError` (counted
-    in ``errors``); transport failures (:class:`mgqa_platform.llm.TransportError`) propagate, so an outage fails
-    the run instead of flagging every item."""
+    The two candidates are shown in a seeded random order per item key (stable across runs and
+    processes); the reply must satisfy :data:`JUDGE_SCHEMA` exactly (strict JSON,
+    ``additionalProperties: false``). "A"/"B" are mapped back to "first"/"second". A reply that
+    fails parsing or validation raises :class:`JudgeError` (counted in ``errors``); transport
+    failures (:class:`mgqa_platform.llm.TransportError`) propagate, so an outage fails the run
+    instead of flagging every item."""
 
     def __init__(self, client: Any, seed: int = 0, language_notes: Mapping[str, str] | None = None):
         self.client = client

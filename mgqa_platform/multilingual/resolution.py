@@ -59,7 +59,7 @@ def _resolve_item(lang: str, vid: str, english: str, mt: str, anns: Sequence[Ann
         return Resolution(text=mt, method=method, status=status, detail=detail, source="mt", **base, **kw)
 
     def take(method: str, idx: int, detail: str | None, fallback: int | None, **kw: Any) -> Resolution:
-        """Annotator ``idx``'s correction if its slots are intact, else annotator ``fallback``'s, else the MT."""
+        """Annotator ``idx``'s correction if its slots are intact, else ``fallback``'s, else MT."""
         text = anns[idx].corrected or ""
         bad = slot_problems(english, text)
         if not bad:
@@ -111,11 +111,11 @@ def _resolve_item(lang: str, vid: str, english: str, mt: str, anns: Sequence[Ann
 
 def resolve(lang: str, english: Mapping[str, str], mt: Mapping[str, str], annotations: Iterable[Annotation],
             judge: Judge | None = None) -> list[Resolution]:
-    """One :class:`Resolution` per variant of ``mt``, sorted by variant_id (see the module docstring for rules).
+    """One :class:`Resolution` per variant of ``mt``, by variant_id (rules: module docstring).
 
-    ``english`` must hold every variant of ``mt``. Annotations of another language or of a variant not in ``mt``,
-    two annotations by one annotator, or more than two on an item raise ValueError (:func:`load_annotations`
-    quarantines those)."""
+    ``english`` must hold every variant of ``mt``. Annotations of another language or of a variant
+    not in ``mt``, two annotations by one annotator, or more than two on an item raise ValueError
+    (:func:`load_annotations` quarantines those)."""
     language(lang)
     missing = sorted(set(mt) - set(english))
     if missing:
@@ -154,8 +154,8 @@ def _cell(text: Any) -> str:
 
 def report_markdown(lang: str, resolutions: Sequence[Resolution], stats: Mapping[str, Any],
                     rejected: Sequence[Rejected], judge_info: Mapping[str, Any] | None = None) -> str:
-    """The per-language resolution report: methods and statuses, the Table 9 row, items needing review, and the
-    quarantined rows of the annotation file."""
+    """The per-language resolution report: methods and statuses, the Table 9 row, items needing
+    review, and the quarantined rows of the annotation file."""
     name = language(lang).name
     status = Counter(r.status for r in resolutions)
     methods = Counter(r.method for r in resolutions)
