@@ -1,4 +1,4 @@
-"""The executor registry: written out in mgqa_platform.questions.executors, one executor per catalog name."""
+"""The executor registry written out in mgqa_platform.questions.executors: one per catalog name."""
 
 from __future__ import annotations
 

@@ -27,7 +27,10 @@ def _table(results: dict[tuple[str, str], dict]) -> str:
     def cell(v: object) -> str:
         return "–" if v is None else f"{v:.2f}" if isinstance(v, float) else str(v)
 
-    rows = [[system, split, *(cell(m[c]) for c in cols)] for (system, split), m in sorted(results.items())]
+    rows = [
+        [system, split, *(cell(m[c]) for c in cols)]
+        for (system, split), m in sorted(results.items())
+    ]
     return "\n".join(markdown.table(["system", "split", *cols], rows)) + "\n"
 
 

@@ -68,23 +68,27 @@ def markdown(rows: list[Mapping[str, Any]], title: str, plots: Mapping[str, str]
     overall = aggregate(rows).as_dict()
     cols = ("n", "em", "ne", "coverage", "em_covered", "frr", "n_false_premise", "nrr")
     header = ("group", "N", "EM", "NE", "Cov.", "EM cov.", "FRR", "N false premise", "NRR")
-    frr_premise = _fmt(overall["frr_premise_templates"])
+    frr = _fmt(overall["frr_premise_templates"])
     lines = [f"# {title}", ""]
     lines.append(
-        "Metrics over true-premise questions (percent; EM and NE count refusals and non-answers as wrong); "
-        "NRR over false-premise questions. See docs/evaluation.md for the definitions."
+        "Metrics over true-premise questions (percent; EM and NE count refusals and non-answers "
+        "as wrong); NRR over false-premise questions. See docs/evaluation.md for the definitions."
     )
     lines += ["", "## Overall", ""]
     lines += md.table(header, [["all", *(_fmt(overall[c]) for c in cols)]])
-    lines += ["", f"FRR on answerable questions of the sub-templates that carry false premises: {frr_premise}", ""]
+    frr_line = f"FRR on answerable questions of the sub-templates that carry false premises: {frr}"
+    lines += ["", frr_line, ""]
     for key, label in BREAKDOWNS:
         groups = by_group(rows, key)
         order = INCOME_ORDER if key == "income_tier" else DENSITY_ORDER if key == "density_tier" else ()
         lines += [f"## {label}", ""]
-        lines += md.table(header, [[g, *(_fmt(groups[g][c]) for c in cols)] for g in _ordered(groups, order)])
+        table_rows = [[g, *(_fmt(groups[g][c]) for c in cols)] for g in _ordered(groups, order)]
+        lines += md.table(header, table_rows)
         if key in ("income_tier", "density_tier"):
             em, ne = standardized(rows, key, "em"), standardized(rows, key, "ne")
-            tiers = ", ".join(f"{g} EM {_fmt(em[g])} / NE {_fmt(ne[g])}" for g in _ordered(em, order))
+            tiers = ", ".join(
+                f"{t} EM {_fmt(em[t])} / NE {_fmt(ne[t])}" for t in _ordered(em, order)
+            )
             lines += ["", f"Standardized to the overall SFID mix: {tiers}"]
         if plots and key in plots:
             lines += ["", f"![{label}]({plots[key]})"]

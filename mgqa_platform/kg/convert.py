@@ -181,8 +181,9 @@ def _wide_sql(prof: profiles.Profile, kg: str) -> str:
 
 
 def _facts(con: duckdb.DuckDBPyConnection, prof: profiles.Profile) -> None:
-    """The temp tables ``ents``, ``facts``, ``geom`` and ``cat`` of ``prof`` over ``stage``; the lookup tables of
-    :func:`profiles.lookup_tables` must be registered."""
+    """The temp tables ``ents``, ``facts``, ``geom`` and ``cat`` of ``prof`` over ``stage``.
+
+    The lookup tables of :func:`profiles.lookup_tables` must be registered on ``con``."""
     con.execute(f"CREATE OR REPLACE TEMP TABLE ents AS {prof.entities_sql}")
     con.execute(f"CREATE OR REPLACE TEMP TABLE facts AS {prof.facts_sql}")
     con.execute(f"INSERT INTO facts {prof.derived_facts_sql}")
@@ -330,7 +331,10 @@ def convert_kg(con: duckdb.DuckDBPyConnection, kg: str, path: str | Path, snapsh
             dup = """
                 SELECT entity_id, subject
                 FROM (
-                    SELECT entity_id, subject, row_number() OVER (PARTITION BY entity_id ORDER BY subject) AS rn
+                    SELECT
+                        entity_id,
+                        subject,
+                        row_number() OVER (PARTITION BY entity_id ORDER BY subject) AS rn
                     FROM new_entities
                 )
                 WHERE rn > 1

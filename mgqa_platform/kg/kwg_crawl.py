@@ -200,8 +200,8 @@ class _Writer:
         self.out.write("\n")
 
     def parse_geometry(self, wkt: str, src: str) -> BaseGeometry | None:
-        """The lon/lat geometry of ``wkt`` (:func:`geometry.parse_wkt`), or None after reporting the row at
-        ``src`` as skipped with the reason ``invalid_wkt``."""
+        """The lon/lat geometry of ``wkt`` (:func:`geometry.parse_wkt`), or None after reporting
+        the row at ``src`` as skipped with the reason ``invalid_wkt``."""
         try:
             return geometry.parse_wkt(wkt)
         except ValueError as e:

@@ -99,7 +99,9 @@ def markdown(r: dict) -> str:
     rows = []
     for s in sfids:
         cells = [
-            f"{r['kg_sfid'].get((k, s), 0):,} ({r['small'].get((k, s), 0):,})" if r["kg_sfid"].get((k, s)) else "–"
+            f"{r['kg_sfid'][(k, s)]:,} ({r['small'].get((k, s), 0):,})"
+            if r["kg_sfid"].get((k, s))
+            else "–"
             for k in kgs
         ]
         rows.append([s, *cells, f"{sum(r['kg_sfid'].get((k, s), 0) for k in kgs):,}"])
@@ -108,7 +110,8 @@ def markdown(r: dict) -> str:
     out += md.table(["SFID", *kgs, "total"], rows, "l" + "r" * (len(kgs) + 1))
 
     out += ["", "### Questions per answer format (Fig. 6)", ""]
-    out += md.table(["answer format", "questions"], [(f, _pct(n, total)) for f, n in r["formats"].items()], "lr")
+    formats = [(f, _pct(n, total)) for f, n in r["formats"].items()]
+    out += md.table(["answer format", "questions"], formats, "lr")
     fp, mm = _pct(r["false_premise"], total), _pct(r["multimodal"], total)
     out += ["", f"False-premise questions: {fp}. Multimodal slice: {mm}."]
     return "\n".join(out)

@@ -53,8 +53,9 @@ class Outcome:
 
 
 class Executor:
-    """Base class; subclasses set ``name`` and implement the three steps. The registry lists every executor:
-    :data:`mgqa_platform.questions.executors.EXECUTORS`."""
+    """Base class; subclasses set ``name`` and implement the three steps.
+
+    The registry of every executor is :data:`mgqa_platform.questions.executors.EXECUTORS`."""
 
     name: ClassVar[str] = ""
     version: ClassVar[str] = "1"

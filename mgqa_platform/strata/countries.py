@@ -176,8 +176,9 @@ def write_countries(
         con.execute(
             """
             INSERT INTO countries
-            SELECT iso3, name, name_long, continent, iso3_source, income_tier, income_group, income_source,
-                income_note, ST_GeomFromWKB(wkb)
+            SELECT
+                iso3, name, name_long, continent, iso3_source, income_tier, income_group,
+                income_source, income_note, ST_GeomFromWKB(wkb)
             FROM _countries_new
             ORDER BY iso3
             """

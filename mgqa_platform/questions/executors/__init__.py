@@ -1,4 +1,4 @@
-"""Executors, one module per spatial function (SFID), and :data:`EXECUTORS`, the registry of them all.
+"""Executors, one module per spatial function (SFID), and :data:`EXECUTORS`, their registry.
 
 A distance (``distance``), B containment (``containment``), C topology (``topology``), D network and path
 (``path``), E administrative hierarchy (``admin``), F comparison and ordering (``ordering``), G centrality
@@ -6,9 +6,9 @@ A distance (``distance``), B containment (``containment``), C topology (``topolo
 (``direction``), K shape (``shape``), L uncertainty (``fuzzy``), M reference change (``transform``),
 N coordinates (``coords``).
 
-The registry is written out below: an executor is in it because its class is listed in :data:`CLASSES`,
-never because its module was imported. A new executor class is added to that list, under its SFID; the
-catalog names it by its ``name`` (``executor: distance.pair``).
+The registry is written out below: an executor is in it because its class is listed in
+:data:`CLASSES`, never because its module was imported. A new executor class is added to that
+list, under its SFID; the catalog names it by its ``name`` (``executor: distance.pair``).
 """
 
 from __future__ import annotations
@@ -120,11 +120,12 @@ CLASSES: tuple[type[Executor], ...] = (
 def registry(classes: Iterable[type[Executor]]) -> Mapping[str, Executor]:
     """A read-only mapping from each class's ``name`` to one instance of it, in the order given.
 
-    Raises ValueError on an empty name or on a name that two classes (or one class listed twice) share."""
+    Raises ValueError on an empty name, or on a name that two classes (or one class twice) share."""
     by_name: dict[str, Executor] = {}
     for cls in classes:
         if not cls.name or cls.name in by_name:
-            raise ValueError(f"executor name {cls.name!r} of {cls.__qualname__} is empty or already taken")
+            name = f"executor name {cls.name!r} of {cls.__qualname__}"
+            raise ValueError(f"{name} is empty or already taken")
         by_name[cls.name] = cls()
     return MappingProxyType(by_name)
 
