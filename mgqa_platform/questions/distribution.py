@@ -22,7 +22,10 @@ def report(con: duckdb.DuckDBPyConnection) -> dict:
     def q(sql: str) -> list[tuple]:
         return con.execute(sql).fetchall()
 
-    total = q("SELECT count(*) FROM questions_en")[0][0]
+    total, n_countries = q("""
+        SELECT count(*), count(DISTINCT country_iso3)
+        FROM questions_en
+    """)[0]
     cells = q("""
         SELECT income_tier, density_tier, count(*)
         FROM questions_en
@@ -65,7 +68,7 @@ def report(con: duckdb.DuckDBPyConnection) -> dict:
         "total": total,
         "strata": {(i, d): n for i, d, n in cells},
         "countries_per_income": dict(countries),
-        "countries": q("SELECT count(DISTINCT country_iso3) FROM questions_en")[0][0],
+        "countries": n_countries,
         "kg_sfid": {(k, s): n for k, s, n in kg_sfid},
         "small": small_cells,
         "small_total": sum(small_cells.values()),
