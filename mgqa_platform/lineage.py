@@ -25,9 +25,8 @@ def describe(con: duckdb.DuckDBPyConnection, some_id: str, max_triples: int = 40
 
 def describe_question(con: duckdb.DuckDBPyConnection, question_id: str, max_triples: int = 40) -> str:
     """The chain from one question down to the OSM snapshot; the stored query is re-run and compared."""
-    from mgqa_platform.questions import executors  # noqa: F401  (registers executors)
     from mgqa_platform.questions.catalog import default_catalog
-    from mgqa_platform.questions.executor import EXECUTORS
+    from mgqa_platform.questions.executors import EXECUTORS
     from mgqa_platform.questions.generate import replay
 
     cur = con.execute("SELECT * FROM questions_en WHERE question_id = ?", [question_id])

@@ -29,8 +29,7 @@ from pathlib import Path
 
 import h3
 
-from mgqa_platform import settings, warehouse
-from mgqa_platform.questions import executors  # noqa: F401
+from mgqa_platform import markdown, settings, warehouse
 from mgqa_platform.questions.catalog import default_catalog
 from mgqa_platform.questions.generate import generate
 
@@ -67,9 +66,8 @@ def _insert_cells(con, cells) -> None:
     import pyarrow as pa
 
     tbl = pa.table({"entity_id": [c[0] for c in cells], "h3": [c[1] for c in cells]})
-    con.register("_cells", tbl)
-    con.execute("INSERT INTO cells SELECT * FROM _cells")
-    con.unregister("_cells")
+    with warehouse.registered(con, _cells=tbl):
+        con.execute("INSERT INTO cells SELECT * FROM _cells")
 
 
 def measure(path: Path, repeat: int) -> tuple[int, float, int]:
@@ -106,10 +104,13 @@ def main() -> None:
     print(f"built the x{args.factor} warehouse in {time.perf_counter() - t0:.1f} s")
     results = {"sample": measure(base, args.repeat), f"x{args.factor}": measure(big, args.repeat)}
     b_n, b_t, b_e = results["sample"]
-    print("| input | entities | questions | best time (s) | questions/s | time ratio vs sample |")
-    print("|---|---:|---:|---:|---:|---:|")
-    for name, (n, t, e) in results.items():
-        print(f"| {name} | {e:,} | {n:,} | {t:.2f} | {n / t:,.1f} | {t / b_t:.2f}x |")
+    header = ["input", "entities", "questions", "best time (s)", "questions/s"]
+    header.append("time ratio vs sample")
+    rows = [
+        (name, f"{e:,}", f"{n:,}", f"{t:.2f}", f"{n / t:,.1f}", f"{t / b_t:.2f}x")
+        for name, (n, t, e) in results.items()
+    ]
+    print("\n".join(markdown.table(header, rows, "lrrrrr")))
 
 
 if __name__ == "__main__":

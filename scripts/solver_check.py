@@ -20,6 +20,7 @@ import duckdb
 from mgqa_platform.evaluation import solver
 from mgqa_platform.questions import formats
 from mgqa_platform.settings import default_warehouse_path
+from mgqa_platform.warehouse import fetch_dicts
 
 
 def main(argv=None) -> int:
@@ -36,9 +37,12 @@ def main(argv=None) -> int:
         where.append(f"sfid = '{a.sfid}'")
     if a.executor:
         where.append(f"split_part(executor, '@', 1) = '{a.executor}'")
-    cur = con.execute(f"SELECT * FROM {src} WHERE {' AND '.join(where)} ORDER BY question_id")
-    cols = [d[0] for d in cur.description]
-    rows = [dict(zip(cols, r)) for r in cur.fetchall()]
+    rows = fetch_dicts(con, f"""
+        SELECT *
+        FROM {src}
+        WHERE {' AND '.join(where)}
+        ORDER BY question_id
+    """)
     t0 = time.perf_counter()
     per: dict[str, list] = defaultdict(list)
     for q in rows:

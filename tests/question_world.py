@@ -64,7 +64,8 @@ def run(con: duckdb.DuckDBPyConnection, sub_id: str, sql: str = "gold", kg: str 
     """Bind one tuple with VALUES (as ``mgqa lineage`` prints it) and run it: returns the executor's Outcome
     for ``sql="gold"``, or the premise row for ``sql="premise"``."""
     from mgqa_platform.questions.catalog import default_catalog
-    from mgqa_platform.questions.executor import EXECUTORS, replay_sql
+    from mgqa_platform.questions.executor import replay_sql
+    from mgqa_platform.questions.executors import EXECUTORS
 
     sub = default_catalog().sub_template(sub_id)
     ex = EXECUTORS[sub.executor]

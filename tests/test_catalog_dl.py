@@ -131,7 +131,7 @@ def test_sub_template_shape(docs, subs):
 
 def test_every_sub_template_has_a_registered_executor(subs):
     """Part 2 built them all: each sub-template names a registered executor (its plan is kept for the record)."""
-    from mgqa_platform.questions.executor import EXECUTORS
+    from mgqa_platform.questions.executors import EXECUTORS
     from mgqa_platform.questions.generate import generate  # noqa: F401  (registers the executors)
 
     for s in subs:

@@ -100,7 +100,6 @@ SOLVER_NOT_IN_TRIPLES = {"A05"}
 
 
 def test_questions_on_the_sample(built):
-    from mgqa_platform.questions import executors  # noqa: F401
     from mgqa_platform.questions.catalog import default_catalog
     from mgqa_platform.questions.generate import replay
 

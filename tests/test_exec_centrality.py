@@ -18,7 +18,6 @@ from pyproj import Geod, Transformer
 from shapely import wkt as shapely_wkt
 from shapely.geometry import Point
 
-from mgqa_platform.questions import executors  # noqa: F401
 from mgqa_platform.questions.catalog import load_catalog
 from mgqa_platform.questions.executors.centrality import raster_centroid
 from mgqa_platform.questions.generate import generate, replay

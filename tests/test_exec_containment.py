@@ -17,9 +17,9 @@ import rasterio
 from pyproj import Geod
 from affine import Affine
 
-from mgqa_platform.questions import executors  # noqa: F401
 from mgqa_platform.questions.catalog import load_catalog
-from mgqa_platform.questions.executor import EXECUTORS, replay_sql
+from mgqa_platform.questions.executor import replay_sql
+from mgqa_platform.questions.executors import EXECUTORS
 from mgqa_platform.questions.executors.containment import BOUNDARY_BAND, file_sha256, population_within
 from mgqa_platform.questions.generate import generate, replay
 from tests import question_world as world

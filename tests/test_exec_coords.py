@@ -13,7 +13,6 @@ import shapely
 from shapely.ops import transform as reproject
 from pyproj import Transformer
 
-from mgqa_platform.questions import executors  # noqa: F401
 from mgqa_platform.questions.catalog import load_catalog
 from mgqa_platform.questions.generate import execute_sub_template, generate, replay
 from tests import question_world as world

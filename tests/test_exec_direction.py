@@ -14,9 +14,8 @@ import pyarrow as pa
 import pytest
 from pyproj import Transformer
 
-from mgqa_platform.questions import executors  # noqa: F401
 from mgqa_platform.questions.catalog import load_catalog
-from mgqa_platform.questions.executor import EXECUTORS
+from mgqa_platform.questions.executors import EXECUTORS
 from mgqa_platform.questions.executors.direction import aeqd_xy, positions_along, sector
 from mgqa_platform.questions.generate import execute_sub_template, generate, replay
 from tests import question_world as world

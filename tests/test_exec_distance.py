@@ -17,7 +17,8 @@ import shapely
 from pyproj import Geod
 
 from mgqa_platform.questions.catalog import load_catalog
-from mgqa_platform.questions.executor import EXECUTORS, replay_sql
+from mgqa_platform.questions.executor import replay_sql
+from mgqa_platform.questions.executors import EXECUTORS
 from mgqa_platform.questions.executors import distance as D
 from mgqa_platform.questions.generate import execute_sub_template, generate, replay
 from tests.question_world import add, pool

@@ -15,9 +15,8 @@ from pyproj import Geod
 from shapely import wkt as shapely_wkt
 from shapely.geometry import Point, box
 
-from mgqa_platform.questions import executors  # noqa: F401
 from mgqa_platform.questions.catalog import load_catalog
-from mgqa_platform.questions.executor import EXECUTORS
+from mgqa_platform.questions.executors import EXECUTORS
 from mgqa_platform.questions.executors.events import distance_to_footprint_km, event_date, time_period
 from mgqa_platform.questions.generate import execute_sub_template, generate, replay
 from tests import question_world as world

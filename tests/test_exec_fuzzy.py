@@ -15,10 +15,9 @@ from pyproj import CRS, Geod, Transformer
 from shapely import wkt as shapely_wkt
 from shapely.geometry import Point, Polygon
 
-from mgqa_platform.questions import executors  # noqa: F401
 from mgqa_platform.questions.catalog import load_catalog
-from mgqa_platform.questions.executor import EXECUTORS, replay_sql
-from mgqa_platform.questions.executors import fuzzy
+from mgqa_platform.questions.executor import replay_sql
+from mgqa_platform.questions.executors import EXECUTORS, fuzzy
 from mgqa_platform.questions.generate import generate, replay
 from tests import question_world as world
 

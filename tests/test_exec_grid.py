@@ -12,10 +12,9 @@ import h3
 import pytest
 import s2sphere
 
-from mgqa_platform.questions import executors  # noqa: F401
 from mgqa_platform.questions import formats
 from mgqa_platform.questions.catalog import load_catalog
-from mgqa_platform.questions.executor import EXECUTORS
+from mgqa_platform.questions.executors import EXECUTORS
 from mgqa_platform.questions.executors import grid
 from mgqa_platform.questions.generate import execute_sub_template, generate, replay
 from tests import question_world as world

@@ -17,9 +17,9 @@ import pytest
 from pyproj import Geod
 from shapely import wkt as shapely_wkt
 
-from mgqa_platform.questions import executors  # noqa: F401
 from mgqa_platform.questions.catalog import load_catalog
-from mgqa_platform.questions.executor import EXECUTORS, replay_sql
+from mgqa_platform.questions.executor import replay_sql
+from mgqa_platform.questions.executors import EXECUTORS
 from mgqa_platform.questions.executors.ordering import BOUNDARY_BAND, SECTORS, in_sector, near_edge
 from mgqa_platform.questions.generate import generate, replay
 from tests import question_world as world

@@ -19,9 +19,9 @@ from shapely import wkt as shapely_wkt
 from shapely.geometry import Polygon
 from shapely.geometry.polygon import orient
 
-from mgqa_platform.questions import executors  # noqa: F401
 from mgqa_platform.questions.catalog import load_catalog
-from mgqa_platform.questions.executor import EXECUTORS, replay_sql
+from mgqa_platform.questions.executor import replay_sql
+from mgqa_platform.questions.executors import EXECUTORS
 from mgqa_platform.questions.executors import shape
 from mgqa_platform.questions.generate import generate, replay
 from tests import question_world as world

@@ -17,9 +17,9 @@ from shapely import wkt as shapely_wkt
 from shapely.geometry import Polygon
 from shapely.ops import unary_union
 
-from mgqa_platform.questions import executors  # noqa: F401
 from mgqa_platform.questions.catalog import load_catalog
-from mgqa_platform.questions.executor import EXECUTORS, replay_sql, t_columns
+from mgqa_platform.questions.executor import replay_sql, t_columns
+from mgqa_platform.questions.executors import EXECUTORS
 from mgqa_platform.questions.generate import generate, replay
 from tests import question_world as world
 

@@ -15,10 +15,12 @@ import pytest
 from sacrebleu.metrics import CHRF
 
 from mgqa_platform.llm import ChatClient
-from mgqa_platform.multilingual import postedit as pe
-from mgqa_platform.multilingual.postedit import (CORRECT, INCORRECT, PHRASING, Annotation, JudgeChoice, JudgeError,
-                                                 LLMJudge, OfflineJudge, agreement, load_annotations, norm,
-                                                 ordinal_alpha, report_markdown, resolve, weighted_kappa)
+from mgqa_platform.multilingual.agreement import agreement, chrf, ordinal_alpha, weighted_kappa
+from mgqa_platform.multilingual.annotations import (CORRECT, INCORRECT, LABELS, PHRASING, REASONS, Annotation,
+                                                    annotation_file, load_annotations, norm, parse_label,
+                                                    parse_reasons)
+from mgqa_platform.multilingual.judge import JUDGE_SCHEMA, JudgeChoice, JudgeError, LLMJudge, OfflineJudge
+from mgqa_platform.multilingual.resolution import report_markdown, resolve
 from tests.fake_openai import FakeOpenAI, Reply, user_text
 
 FIX = Path(__file__).parent / "fixtures" / "annotations"
@@ -77,21 +79,21 @@ def by_id(resolutions):
 # -- labels, reasons, normalisation ----------------------------------------------------------------------------
 def test_label_and_reason_spellings():
     for s in ("Correct", "correct", " CORRECT ", "0", "c"):
-        assert pe.parse_label(s) == CORRECT
+        assert parse_label(s) == CORRECT
     for s in ("Phrasing improvement", "phrasing", "Correct – Phrasing Improvement Needed",
               "Correct - Phrasing improvement needed", "phrasing_improvement", "1"):
-        assert pe.parse_label(s) == PHRASING, s
+        assert parse_label(s) == PHRASING, s
     for s in ("Incorrect", "INCORRECT", "2"):
-        assert pe.parse_label(s) == INCORRECT
-    assert pe.parse_label("Maybe") is None and pe.parse_label("") is None
-    assert pe.LABELS == (CORRECT, PHRASING, INCORRECT)
-    assert pe.parse_reasons("Word choice / vocabulary; Gram.;W.O.; word_choice") == (
+        assert parse_label(s) == INCORRECT
+    assert parse_label("Maybe") is None and parse_label("") is None
+    assert LABELS == (CORRECT, PHRASING, INCORRECT)
+    assert parse_reasons("Word choice / vocabulary; Gram.;W.O.; word_choice") == (
         ("word_choice", "grammar", "word_order"), [])
-    assert pe.parse_reasons(["Mean.", "Info.", "Spat.", "Plh."]) == (
+    assert parse_reasons(["Mean.", "Info.", "Spat.", "Plh."]) == (
         ("meaning", "information", "spatial_relation", "placeholders"), [])
-    assert pe.parse_reasons("typo; meaning") == (("meaning",), ["typo"])
-    assert set(pe.REASONS[PHRASING]) == {"word_choice", "grammar", "register", "word_order"}
-    assert set(pe.REASONS[INCORRECT]) == {"meaning", "information", "spatial_relation", "placeholders"}
+    assert parse_reasons("typo; meaning") == (("meaning",), ["typo"])
+    assert set(REASONS[PHRASING]) == {"word_choice", "grammar", "register", "word_order"}
+    assert set(REASONS[INCORRECT]) == {"meaning", "information", "spatial_relation", "placeholders"}
     assert norm("A\u0300  la\tcarte \n") == "\u00c0 la carte"
 
 
@@ -138,8 +140,8 @@ def test_jsonl_import():
 def test_missing_file_and_bad_files(tmp_path):
     assert load_annotations(tmp_path / "nope.csv", "fra", set(MT_FRA)) == ([], [])
     assert load_annotations(None, "fra", set(MT_FRA)) == ([], [])
-    assert pe.annotation_file(FIX, "fra") == FIX / "fra.csv"
-    assert pe.annotation_file(FIX, "ita") is None
+    assert annotation_file(FIX, "fra") == FIX / "fra.csv"
+    assert annotation_file(FIX, "ita") is None
     (tmp_path / "ita.csv").write_text("variant_id,annotator,label\n", encoding="utf-8")
     with pytest.raises(ValueError, match="missing column"):
         load_annotations(tmp_path / "ita.csv", "ita", set())
@@ -297,7 +299,7 @@ def test_llm_judge_agreeing_reply_and_prompt():
         assert r.rationale == "Both keep the slots and the meaning."
         (req,) = srv.requests
         body = req.body
-        assert body["response_format"]["json_schema"]["schema"] == pe.JUDGE_SCHEMA
+        assert body["response_format"]["json_schema"]["schema"] == JUDGE_SCHEMA
         assert body["response_format"]["json_schema"]["strict"] is True
         shown = _cands(req)
         assert shown["english_template"] == ENGLISH["A01.3.v1"]
@@ -363,7 +365,7 @@ def test_seeded_order_is_stable_across_runs():
     keys = [f"fra:A0{i}.1.v1" for i in range(1, 10)]
     here = [LLMJudge(None, seed=7).order(k) for k in keys]
     assert here == [LLMJudge(None, seed=7).order(k) for k in keys]
-    code = ("import json,sys; from mgqa_platform.multilingual.postedit import LLMJudge; "
+    code = ("import json,sys; from mgqa_platform.multilingual.judge import LLMJudge; "
             "print(json.dumps([LLMJudge(None, seed=7).order(k) for k in json.loads(sys.argv[1])]))")
     env = dict(os.environ, PYTHONHASHSEED="12345", PYTHONPATH=str(Path(__file__).resolve().parents[1]))
     out = subprocess.run([sys.executable, "-c", code, json.dumps(keys)], capture_output=True, text=True, env=env,
@@ -409,8 +411,8 @@ def test_ordinal_alpha_package_example_and_hand():
 
 def test_chrf_identical_strings_is_100():
     s = ["Quelle est la distance entre {entity_A} et {entity_B} ?", "Wie weit?"]
-    assert pe.chrf(s, s) == 100.0
-    assert 0 < pe.chrf(["Quelle distance ?"], ["Quelle est la distance ?"]) < 100
+    assert chrf(s, s) == 100.0
+    assert 0 < chrf(["Quelle distance ?"], ["Quelle est la distance ?"]) < 100
 
 
 def test_table9_row_by_hand_fra():

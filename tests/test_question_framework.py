@@ -14,7 +14,6 @@ import pytest
 from pyproj import Geod
 
 from mgqa_platform import lineage
-from mgqa_platform.questions import executors  # noqa: F401
 from mgqa_platform.questions import roles
 from mgqa_platform.questions.catalog import CATALOG_DIR, CatalogError, load_catalog, placeholders
 from mgqa_platform.questions.generate import generate, replay, write_questions, write_templates

@@ -11,7 +11,7 @@ import dagster as dg
 from mgqa_dagster.assets.questions import QUESTIONS_EN, SPLIT_SMALL
 from mgqa_dagster.data_quality import evaluation as checks
 from mgqa_dagster.data_quality.checks import check_specs, run_checks
-from mgqa_platform import settings
+from mgqa_platform import markdown, settings
 from mgqa_platform.evaluation import baseline, evaluate, report
 from mgqa_dagster.resources.warehouse import WarehouseResource
 
@@ -23,10 +23,15 @@ LANG = "eng"
 
 def _table(results: dict[tuple[str, str], dict]) -> str:
     cols = ("n", "em", "ne", "coverage", "em_covered", "frr", "nrr")
-    out = "| system | split | " + " | ".join(cols) + " |\n|" + "---|" * (len(cols) + 2) + "\n"
-    for (system, split), m in sorted(results.items()):
-        out += f"| {system} | {split} | " + " | ".join("–" if m[c] is None else f"{m[c]:.2f}" if isinstance(m[c], float) else str(m[c]) for c in cols) + " |\n"
-    return out
+
+    def cell(v: object) -> str:
+        return "–" if v is None else f"{v:.2f}" if isinstance(v, float) else str(v)
+
+    rows = [
+        [system, split, *(cell(m[c]) for c in cols)]
+        for (system, split), m in sorted(results.items())
+    ]
+    return "\n".join(markdown.table(["system", "split", *cols], rows)) + "\n"
 
 
 @dg.asset(

@@ -8,8 +8,9 @@ from mgqa_dagster.assets.questions import QUESTIONS_EN, TEMPLATES
 from mgqa_dagster.data_quality import multilingual as checks
 from mgqa_dagster.data_quality.checks import check_specs, run_checks
 from mgqa_platform import settings
-from mgqa_platform.multilingual import postedit, stage
+from mgqa_platform.multilingual import stage
 from mgqa_platform.multilingual.ensemble import describe as describe_member
+from mgqa_platform.multilingual.judge import LLMJudge, OfflineJudge
 from mgqa_platform.multilingual.languages import CODES, language
 from mgqa_platform.questions.catalog import default_catalog
 from mgqa_dagster.resources.llm import LLMResource, PostEditEnsembleResource
@@ -71,7 +72,7 @@ def template_translations_resolved(context: dg.AssetExecutionContext, config: Po
     lang = context.partition_key
     directory = config.annotations_dir or str(settings.annotations_dir())
     client = llm.get_client()
-    judge = postedit.LLMJudge(client, seed=config.judge_seed) if client else postedit.OfflineJudge()
+    judge = LLMJudge(client, seed=config.judge_seed) if client else OfflineJudge()
     with warehouse.get_connection() as con:
         r = stage.resolve_language(con, lang, stage.annotation_file(directory, lang), judge)
         report_path = None

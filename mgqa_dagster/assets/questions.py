@@ -8,10 +8,9 @@ from mgqa_dagster.assets.strata import ENTITY_STRATA
 from mgqa_dagster.data_quality import questions as checks
 from mgqa_dagster.data_quality.checks import check_specs, run_checks
 from mgqa_platform import settings
-from mgqa_platform.questions import executors  # noqa: F401  (registers the executors)
 from mgqa_platform.questions import distribution, splits
 from mgqa_platform.questions.catalog import default_catalog
-from mgqa_platform.questions.executor import EXECUTORS
+from mgqa_platform.questions.executors import EXECUTORS
 from mgqa_platform.questions.generate import CAP, DEFAULT_SEED, MEMORY_LIMIT, generate, write_questions, write_templates
 from mgqa_dagster.resources.warehouse import WarehouseResource
 

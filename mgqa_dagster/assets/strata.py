@@ -13,7 +13,7 @@ from mgqa_dagster.data_quality.checks import check_specs, run_checks
 from mgqa_platform.files import sha256_file
 from mgqa_platform.strata import countries as countries_lib
 from mgqa_platform.strata import density, income, strata
-from mgqa_platform.warehouse import transaction
+from mgqa_platform.warehouse import registered, transaction
 from mgqa_dagster.resources.sources import StrataInputsResource
 from mgqa_dagster.resources.warehouse import WarehouseResource
 
@@ -103,22 +103,31 @@ def density_cells(strata_inputs: StrataInputsResource, warehouse: WarehouseResou
     path = _raster_path(strata_inputs)
     table, p33, p67 = density.with_tiers(density.aggregate_to_h3(path, res=3))
     label, is_proxy = density.raster_label(path)
+    breaks = [str(path), sha256_file(path), is_proxy, label, p33, p67, table.num_rows]
     with warehouse.get_connection() as con:
-        con.register("_cells", table)
-        with transaction(con):
+        with registered(con, _cells=table), transaction(con):
             con.execute("DELETE FROM density_cells")
-            con.execute("INSERT INTO density_cells SELECT h3, population, valid_pixels, area_km2, density, tier FROM _cells ORDER BY h3")
+            con.execute("""
+                INSERT INTO density_cells
+                SELECT h3, population, valid_pixels, area_km2, density, tier
+                FROM _cells
+                ORDER BY h3
+            """)
             con.execute("DELETE FROM density_breaks")
-            con.execute("INSERT INTO density_breaks VALUES (?, ?, ?, ?, ?, ?, ?)", [str(path), sha256_file(path), is_proxy, label, p33, p67, table.num_rows])
-        con.unregister("_cells")
-        tiers = dict(con.execute("SELECT tier, count(*) FROM density_cells GROUP BY 1 ORDER BY 1").fetchall())
+            con.execute("INSERT INTO density_breaks VALUES (?, ?, ?, ?, ?, ?, ?)", breaks)
+        tiers = dict(con.execute("""
+            SELECT tier, count(*)
+            FROM density_cells
+            GROUP BY 1
+            ORDER BY 1
+        """).fetchall())
         yield dg.MaterializeResult(
             metadata={
                 "dagster/row_count": table.num_rows, "p33_people_per_km2": p33, "p67_people_per_km2": p67,
                 "cells_per_tier": dg.MetadataValue.json(tiers), "raster_label": label, "is_proxy": is_proxy,
                 **density.aggregation_stats(table),
             }
-        )  # fmt: skip
+        )
         yield from run_checks(con, None, DENSITY_CELLS, checks.DENSITY_CHECKS)
 
 

@@ -18,6 +18,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from mgqa_platform import markdown as md
 from mgqa_platform.evaluation.scoring import aggregate
 
 BREAKDOWNS = (("sfid", "Spatial function (SFID)"), ("answer_format", "Answer format"), ("kg", "Knowledge graph"),
@@ -66,20 +67,29 @@ def markdown(rows: list[Mapping[str, Any]], title: str, plots: Mapping[str, str]
     """The report as Markdown: overall metrics, one table per breakdown, standardized tier tables."""
     overall = aggregate(rows).as_dict()
     cols = ("n", "em", "ne", "coverage", "em_covered", "frr", "n_false_premise", "nrr")
-    head = "| group | N | EM | NE | Cov. | EM cov. | FRR | N false premise | NRR |\n|---|---|---|---|---|---|---|---|---|\n"
-    lines = [f"# {title}", "", "Metrics over true-premise questions (percent; EM and NE count refusals and non-answers "
-             "as wrong); NRR over false-premise questions. See docs/evaluation.md for the definitions.", "",
-             "## Overall", "", head + "| all | " + " | ".join(_fmt(overall[c]) for c in cols) + " |", "",
-             f"FRR on answerable questions of the sub-templates that carry false premises: {_fmt(overall['frr_premise_templates'])}", ""]  # fmt: skip
+    header = ("group", "N", "EM", "NE", "Cov.", "EM cov.", "FRR", "N false premise", "NRR")
+    frr = _fmt(overall["frr_premise_templates"])
+    lines = [f"# {title}", ""]
+    lines.append(
+        "Metrics over true-premise questions (percent; EM and NE count refusals and non-answers "
+        "as wrong); NRR over false-premise questions. See docs/evaluation.md for the definitions."
+    )
+    lines += ["", "## Overall", ""]
+    lines += md.table(header, [["all", *(_fmt(overall[c]) for c in cols)]])
+    frr_line = f"FRR on answerable questions of the sub-templates that carry false premises: {frr}"
+    lines += ["", frr_line, ""]
     for key, label in BREAKDOWNS:
         groups = by_group(rows, key)
         order = INCOME_ORDER if key == "income_tier" else DENSITY_ORDER if key == "density_tier" else ()
-        lines += [f"## {label}", "", head.rstrip("\n")]
-        lines += ["| " + g + " | " + " | ".join(_fmt(groups[g][c]) for c in cols) + " |" for g in _ordered(groups, order)]
+        lines += [f"## {label}", ""]
+        table_rows = [[g, *(_fmt(groups[g][c]) for c in cols)] for g in _ordered(groups, order)]
+        lines += md.table(header, table_rows)
         if key in ("income_tier", "density_tier"):
             em, ne = standardized(rows, key, "em"), standardized(rows, key, "ne")
-            lines += ["", "Standardized to the overall SFID mix: " + ", ".join(
-                f"{g} EM {_fmt(em[g])} / NE {_fmt(ne[g])}" for g in _ordered(em, order))]  # fmt: skip
+            tiers = ", ".join(
+                f"{t} EM {_fmt(em[t])} / NE {_fmt(ne[t])}" for t in _ordered(em, order)
+            )
+            lines += ["", f"Standardized to the overall SFID mix: {tiers}"]
         if plots and key in plots:
             lines += ["", f"![{label}]({plots[key]})"]
         lines.append("")

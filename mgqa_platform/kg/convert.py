@@ -31,14 +31,14 @@ from pathlib import Path
 import duckdb
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute  # noqa: F401  (pa.compute)
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import shapely
 
 from mgqa_platform import geometry
 from mgqa_platform.kg import profiles
 from mgqa_platform.kg.rdf_stream import parse_file
-from mgqa_platform.warehouse import transaction
+from mgqa_platform.warehouse import registered, transaction
 
 H3_RESOLUTIONS = (3, 5, 7, 9)
 BATCH_ROWS = 50_000
@@ -181,8 +181,9 @@ def _wide_sql(prof: profiles.Profile, kg: str) -> str:
 
 
 def _facts(con: duckdb.DuckDBPyConnection, prof: profiles.Profile) -> None:
-    for name, tbl in profiles.lookup_tables().items():
-        con.register(name, tbl)
+    """The temp tables ``ents``, ``facts``, ``geom`` and ``cat`` of ``prof`` over ``stage``.
+
+    The lookup tables of :func:`profiles.lookup_tables` must be registered on ``con``."""
     con.execute(f"CREATE OR REPLACE TEMP TABLE ents AS {prof.entities_sql}")
     con.execute(f"CREATE OR REPLACE TEMP TABLE facts AS {prof.facts_sql}")
     con.execute(f"INSERT INTO facts {prof.derived_facts_sql}")
@@ -283,7 +284,7 @@ def _build_batch(rows: pa.Table, quarantine: list[dict]) -> pa.Table:
         attributes.append(json.dumps(attrs, sort_keys=True, ensure_ascii=False) if attrs else None)
     cols = {name: kept.column(name) for name in _PASSTHROUGH}
     cols["subject"] = cols.pop("s")
-    cols["types"] = pa.compute.fill_null(cols["types"], pa.scalar([], pa.list_(pa.string())))
+    cols["types"] = pc.fill_null(cols["types"], pa.scalar([], pa.list_(pa.string())))
     cols.update(
         wkb=pa.array(shapely.to_wkb(garr) if len(garr) else [], pa.binary()),
         geom_kind=pa.array([_KIND[t] for t in shapely.get_type_id(garr)] if len(garr) else [], pa.string()),
@@ -310,30 +311,51 @@ def convert_kg(con: duckdb.DuckDBPyConnection, kg: str, path: str | Path, snapsh
     scratch = Path(tempfile.mkdtemp(prefix=f"mgqa-convert-{kg}-", dir=scratch_dir))
     quarantine = _QuarantineSink(scratch / "quarantine.parquet")
     try:
-        res.triples_staged = _stage(con, path, scratch, quarantine)
-        _facts(con, prof)
-        accepted = scratch / "entities.parquet"
-        reader = con.execute(_wide_sql(prof, kg)).fetch_record_batch(BATCH_ROWS)
-        with pq.ParquetWriter(accepted, ENTITY_ARROW) as w:
-            for batch in reader:
-                w.write_table(_build_batch(pa.Table.from_batches([batch]), quarantine))
-        con.execute("CREATE OR REPLACE TEMP TABLE new_entities AS SELECT * FROM read_parquet(?)", [str(accepted)])
-        # two subjects that map to one entity id: keep the first subject, quarantine the others
-        dup = "SELECT entity_id, subject FROM (SELECT entity_id, subject, row_number() OVER (PARTITION BY entity_id ORDER BY subject) AS rn FROM new_entities) WHERE rn > 1"
-        for eid, subj in con.execute(dup + " ORDER BY entity_id, subject").fetchall():
-            quarantine.append(_qrow("entity", "duplicate_id", f"entity id {eid} already produced by another subject", subj))
-        con.execute(f"DELETE FROM new_entities WHERE (entity_id, subject) IN ({dup})")
-        con.execute("CREATE OR REPLACE TEMP TABLE new_quarantine AS SELECT * FROM read_parquet(?)", [str(quarantine.close())])
-        _finish(con, kg, prof, snapshot_id)
+        with registered(con, **profiles.lookup_tables()):
+            res.triples_staged = _stage(con, path, scratch, quarantine)
+            _facts(con, prof)
+            accepted = scratch / "entities.parquet"
+            reader = con.execute(_wide_sql(prof, kg)).fetch_record_batch(BATCH_ROWS)
+            with pq.ParquetWriter(accepted, ENTITY_ARROW) as w:
+                for batch in reader:
+                    w.write_table(_build_batch(pa.Table.from_batches([batch]), quarantine))
+            con.execute(
+                """
+                CREATE OR REPLACE TEMP TABLE new_entities AS
+                SELECT *
+                FROM read_parquet(?)
+                """,
+                [str(accepted)],
+            )
+            # two subjects that map to one entity id: keep the first subject, quarantine the others
+            dup = """
+                SELECT entity_id, subject
+                FROM (
+                    SELECT
+                        entity_id,
+                        subject,
+                        row_number() OVER (PARTITION BY entity_id ORDER BY subject) AS rn
+                    FROM new_entities
+                )
+                WHERE rn > 1
+            """
+            for eid, subj in con.execute(f"{dup} ORDER BY entity_id, subject").fetchall():
+                why = f"entity id {eid} already produced by another subject"
+                quarantine.append(_qrow("entity", "duplicate_id", why, subj))
+            con.execute(f"DELETE FROM new_entities WHERE (entity_id, subject) IN ({dup})")
+            con.execute(
+                """
+                CREATE OR REPLACE TEMP TABLE new_quarantine AS
+                SELECT *
+                FROM read_parquet(?)
+                """,
+                [str(quarantine.close())],
+            )
+            _finish(con, kg, prof, snapshot_id)
     finally:
         quarantine.writer.close()
         for t in ("stage", "ents", "facts", "geom", "cat", "new_entities", "new_quarantine"):
             con.execute(f"DROP TABLE IF EXISTS {t}")
-        for name in profiles.lookup_tables():
-            try:
-                con.unregister(name)
-            except duckdb.Error:
-                pass
         shutil.rmtree(scratch, ignore_errors=True)
 
     def count(sql: str) -> int:

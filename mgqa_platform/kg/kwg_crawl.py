@@ -199,6 +199,15 @@ class _Writer:
         self.out.write(text)
         self.out.write("\n")
 
+    def parse_geometry(self, wkt: str, src: str) -> BaseGeometry | None:
+        """The lon/lat geometry of ``wkt`` (:func:`geometry.parse_wkt`), or None after reporting
+        the row at ``src`` as skipped with the reason ``invalid_wkt``."""
+        try:
+            return geometry.parse_wkt(wkt)
+        except ValueError as e:
+            self.report.skip("invalid_wkt", src, str(e), wkt)
+            return None
+
     def within_county(self, geom: BaseGeometry) -> bool:
         """True if ``geom`` lies within the county polygon (DE-9IM within)."""
         return bool(shapely.contains(self.county, geom))
@@ -298,10 +307,8 @@ def _write_fires(w: _Writer, path: Path) -> None:
         if day is None:
             r.skip("invalid_temporal_scope", src, "temporal_scope IRI does not end in time.YYYY-MM-DD", time_iri)
             continue
-        try:
-            geom = geometry.parse_wkt(wkt)
-        except ValueError as e:
-            r.skip("invalid_wkt", src, str(e), wkt)
+        geom = w.parse_geometry(wkt, src)
+        if geom is None:
             continue
         name, year = row["name"].strip(), row["year"].strip()
         label = f"{name} ({year})" if year else name
@@ -342,10 +349,8 @@ def _write_hospitals(w: _Writer, path: Path) -> None:
         if not key:
             r.skip("unmintable_name", src, "no local name for the minted geometry IRI", name)
             continue
-        try:
-            geom = geometry.parse_wkt(wkt)
-        except ValueError as e:
-            r.skip("invalid_wkt", src, str(e), wkt)
+        geom = w.parse_geometry(wkt, src)
+        if geom is None:
             continue
         if not w.claim_entity(hosp):
             r.skip("duplicate_entity", src, "hospital IRI already written", hosp)
@@ -384,10 +389,8 @@ def _write_gnis(w: _Writer, path: Path, iri_column: str, cls: str) -> None:
         if not (_ABSOLUTE_IRI.match(feat) and _ABSOLUTE_IRI.match(geom_iri)):
             r.skip("invalid_iri", src, f"{iri_column} and geom must be absolute IRIs", f"{feat} {geom_iri}")
             continue
-        try:
-            geom = geometry.parse_wkt(wkt)
-        except ValueError as e:
-            r.skip("invalid_wkt", src, str(e), wkt)
+        geom = w.parse_geometry(wkt, src)
+        if geom is None:
             continue
         if not w.claim_entity(feat):
             r.skip("duplicate_entity", src, f"{iri_column} IRI already written", feat)
@@ -418,10 +421,8 @@ def _write_roads(w: _Writer, path: Path) -> None:
         if not sign:
             r.skip("missing_sign", src, "road segment without a route sign", wkt)
             continue
-        try:
-            geom = geometry.parse_wkt(wkt)
-        except ValueError as e:
-            r.skip("invalid_wkt", src, str(e), wkt)
+        geom = w.parse_geometry(wkt, src)
+        if geom is None:
             continue
         n = seen.get(sign, 0) + 1
         seen[sign] = n

@@ -15,7 +15,7 @@ import duckdb
 
 from mgqa_platform.files import sha256_file, snapshot_id_for
 from mgqa_platform.kg.worldkg_build import BuildReport
-from mgqa_platform.warehouse import transaction
+from mgqa_platform.warehouse import fetch_dicts, transaction
 
 EXTENSIONS = {"worldkg": ".ttl", "osmh3kg": ".parquet", "kwg": ".ttl"}
 
@@ -45,11 +45,8 @@ def record(con: duckdb.DuckDBPyConnection, kg: str, path: Path, source_snapshot_
 
 def current(con: duckdb.DuckDBPyConnection, kg: str) -> dict | None:
     """The KG's current native file as a dict (``kg_files`` row), or None if never built."""
-    cur = con.execute("SELECT * FROM kg_files WHERE kg = ?", [kg])
-    row = cur.fetchone()
-    if row is None:
-        return None
-    return dict(zip([d[0] for d in cur.description], row, strict=True))
+    rows = fetch_dicts(con, "SELECT * FROM kg_files WHERE kg = ?", [kg])
+    return rows[0] if rows else None
 
 
 def mark_converted(con: duckdb.DuckDBPyConnection, kg: str, run_id: str) -> None:

@@ -18,8 +18,11 @@ from typing import Any
 import duckdb
 import pyarrow as pa
 
-from mgqa_platform.multilingual import ensemble, instantiate, memory, postedit
+from mgqa_platform.multilingual import ensemble, instantiate, memory
+from mgqa_platform.multilingual.agreement import agreement
+from mgqa_platform.multilingual.annotations import load_annotations
 from mgqa_platform.multilingual.languages import SOURCE, language
+from mgqa_platform.multilingual.resolution import Resolution, report_markdown, resolve
 from mgqa_platform.multilingual.translate import Translation, Translator, translate_catalog
 from mgqa_platform.questions.catalog import Catalog
 from mgqa_platform.warehouse import replace_partition, transaction
@@ -87,12 +90,12 @@ def resolve_language(con: duckdb.DuckDBPyConnection, lang: str, annotations: Pat
     mt = {vid: (text if text is not None else src) for vid, _, src, text in rows}
     untranslated = {vid for vid, _, _, text in rows if text is None}
     if lang == SOURCE:
-        resolutions = [postedit.Resolution(lang, vid, english[vid], "source", "source", (), None) for vid in sorted(english)]
+        resolutions = [Resolution(lang, vid, english[vid], "source", "source", (), None) for vid in sorted(english)]
         anns, rejected = [], []
     else:
-        anns, rejected = postedit.load_annotations(annotations, lang, set(english), mt=mt) if annotations else ([], [])
-        resolutions = postedit.resolve(lang, english, mt, anns, judge=judge)
-    stats = postedit.agreement(lang, anns, mt, resolutions) if anns else {"n_items": len(resolutions), "annotated": False}
+        anns, rejected = load_annotations(annotations, lang, set(english), mt=mt) if annotations else ([], [])
+        resolutions = resolve(lang, english, mt, anns, judge=judge)
+    stats = agreement(lang, anns, mt, resolutions) if anns else {"n_items": len(resolutions), "annotated": False}
     out = []
     for r in resolutions:
         status = "untranslated" if r.variant_id in untranslated and r.method in ("unreviewed", "keep_original") else r.status
@@ -104,7 +107,7 @@ def resolve_language(con: duckdb.DuckDBPyConnection, lang: str, annotations: Pat
         con.execute("INSERT INTO post_edit_stats VALUES (?, ?, ?)", [lang, json.dumps(stats, sort_keys=True), len(rejected)])
     methods = Counter(r["method"] for r in out)
     statuses = Counter(r["status"] for r in out)
-    report = postedit.report_markdown(lang, resolutions, stats, rejected) if lang != SOURCE else ""
+    report = report_markdown(lang, resolutions, stats, rejected) if lang != SOURCE else ""
     return {"n": len(out), "methods": dict(sorted(methods.items())), "statuses": dict(sorted(statuses.items())), "stats": stats,
             "rejected": len(rejected), "report": report, "annotations": str(annotations) if annotations else None}  # fmt: skip
 

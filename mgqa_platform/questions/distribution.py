@@ -12,26 +12,71 @@ from __future__ import annotations
 
 import duckdb
 
+from mgqa_platform import markdown as md
+
 INCOME = ("HIC", "UMC", "LMC", "LIC")
 DENSITY = ("low", "medium", "high")
 
 
 def report(con: duckdb.DuckDBPyConnection) -> dict:
-    q = lambda sql: con.execute(sql).fetchall()  # noqa: E731
-    total = q("SELECT count(*) FROM questions_en")[0][0]
-    cells = {(i, d): n for i, d, n in q("SELECT income_tier, density_tier, count(*) FROM questions_en GROUP BY 1, 2")}
-    countries = dict(q("SELECT income_tier, count(DISTINCT country_iso3) FROM questions_en WHERE country_iso3 IS NOT NULL GROUP BY 1"))
-    kg_sfid = {(k, s): n for k, s, n in q("SELECT kg, sfid, count(*) FROM questions_en GROUP BY 1, 2")}
-    small = {(k, s): n for k, s, n in q("SELECT kg, sfid, count(*) FROM split_small GROUP BY 1, 2")}
-    formats = dict(q("SELECT answer_format, count(*) FROM questions_en GROUP BY 1 ORDER BY 2 DESC, 1"))
-    flags = q("SELECT count(*) FILTER (WHERE false_premise), count(*) FILTER (WHERE multimodal) FROM questions_en")[0]
+    def q(sql: str) -> list[tuple]:
+        return con.execute(sql).fetchall()
+
+    total, n_countries = q("""
+        SELECT count(*), count(DISTINCT country_iso3)
+        FROM questions_en
+    """)[0]
+    cells = q("""
+        SELECT income_tier, density_tier, count(*)
+        FROM questions_en
+        GROUP BY 1, 2
+    """)
+    countries = q("""
+        SELECT income_tier, count(DISTINCT country_iso3)
+        FROM questions_en
+        WHERE country_iso3 IS NOT NULL
+        GROUP BY 1
+    """)
+    kg_sfid = q("""
+        SELECT kg, sfid, count(*)
+        FROM questions_en
+        GROUP BY 1, 2
+    """)
+    small = q("""
+        SELECT kg, sfid, count(*)
+        FROM split_small
+        GROUP BY 1, 2
+    """)
+    formats = q("""
+        SELECT answer_format, count(*)
+        FROM questions_en
+        GROUP BY 1
+        ORDER BY 2 DESC, 1
+    """)
+    flags = q("""
+        SELECT count(*) FILTER (WHERE false_premise), count(*) FILTER (WHERE multimodal)
+        FROM questions_en
+    """)[0]
+    per_kg = q("""
+        SELECT kg, count(*)
+        FROM questions_en
+        GROUP BY 1
+        ORDER BY 1
+    """)
+    small_cells = {(k, s): n for k, s, n in small}
     return {
-        "total": total, "strata": cells, "countries_per_income": countries,
-        "countries": q("SELECT count(DISTINCT country_iso3) FROM questions_en")[0][0],
-        "kg_sfid": kg_sfid, "small": small, "small_total": sum(small.values()), "formats": formats,
-        "false_premise": flags[0], "multimodal": flags[1],
-        "per_kg": dict(q("SELECT kg, count(*) FROM questions_en GROUP BY 1 ORDER BY 1")),
-    }  # fmt: skip
+        "total": total,
+        "strata": {(i, d): n for i, d, n in cells},
+        "countries_per_income": dict(countries),
+        "countries": n_countries,
+        "kg_sfid": {(k, s): n for k, s, n in kg_sfid},
+        "small": small_cells,
+        "small_total": sum(small_cells.values()),
+        "formats": dict(formats),
+        "false_premise": flags[0],
+        "multimodal": flags[1],
+        "per_kg": dict(per_kg),
+    }
 
 
 def _pct(n: int, total: int) -> str:
@@ -41,21 +86,35 @@ def _pct(n: int, total: int) -> str:
 def markdown(r: dict) -> str:
     total = r["total"] or 1
     out = ["### Questions per strata cell (income tier x density tier; Table 2 layout)", ""]
-    out += ["| income \\ density | low | medium | high | questions | countries |", "|---|---:|---:|---:|---:|---:|"]
+    rows = []
     for inc in INCOME:
         row = [r["strata"].get((inc, d), 0) for d in DENSITY]
-        out.append(f"| {inc} | " + " | ".join(f"{n:,}" for n in row) + f" | {_pct(sum(row), total)} | {r['countries_per_income'].get(inc, 0)} |")
+        share = _pct(sum(row), total)
+        rows.append([inc, *(f"{n:,}" for n in row), share, r["countries_per_income"].get(inc, 0)])
     cols = [sum(r["strata"].get((i, d), 0) for i in INCOME) for d in DENSITY]
-    out.append("| total | " + " | ".join(_pct(n, total) for n in cols) + f" | {r['total']:,} | {r['countries']} |")
+    rows.append(["total", *(_pct(n, total) for n in cols), f"{r['total']:,}", r["countries"]])
+    header = ["income \\ density", *DENSITY, "questions", "countries"]
+    out += md.table(header, rows, "lrrrrr")
+
     kgs = sorted({k for k, _ in r["kg_sfid"]})
     sfids = sorted({s for _, s in r["kg_sfid"]})
     out += ["", "### Questions per (KG, SFID) cell, small split in brackets (Table 7 layout)", ""]
-    out += ["| SFID | " + " | ".join(kgs) + " | total |", "|---|" + "---:|" * (len(kgs) + 1)]
+    rows = []
     for s in sfids:
-        cells = [f"{r['kg_sfid'].get((k, s), 0):,} ({r['small'].get((k, s), 0):,})" if r["kg_sfid"].get((k, s)) else "–" for k in kgs]
-        out.append(f"| {s} | " + " | ".join(cells) + f" | {sum(r['kg_sfid'].get((k, s), 0) for k in kgs):,} |")
-    out.append("| total | " + " | ".join(f"{r['per_kg'].get(k, 0):,}" for k in kgs) + f" | {r['total']:,} (small {r['small_total']:,}) |")
-    out += ["", "### Questions per answer format (Fig. 6)", "", "| answer format | questions |", "|---|---:|"]
-    out += [f"| {f} | {_pct(n, total)} |" for f, n in r["formats"].items()]
-    out += ["", f"False-premise questions: {_pct(r['false_premise'], total)}. Multimodal slice: {_pct(r['multimodal'], total)}."]
+        cells = [
+            f"{r['kg_sfid'][(k, s)]:,} ({r['small'].get((k, s), 0):,})"
+            if r["kg_sfid"].get((k, s))
+            else "–"
+            for k in kgs
+        ]
+        rows.append([s, *cells, f"{sum(r['kg_sfid'].get((k, s), 0) for k in kgs):,}"])
+    per_kg = [f"{r['per_kg'].get(k, 0):,}" for k in kgs]
+    rows.append(["total", *per_kg, f"{r['total']:,} (small {r['small_total']:,})"])
+    out += md.table(["SFID", *kgs, "total"], rows, "l" + "r" * (len(kgs) + 1))
+
+    out += ["", "### Questions per answer format (Fig. 6)", ""]
+    formats = [(f, _pct(n, total)) for f, n in r["formats"].items()]
+    out += md.table(["answer format", "questions"], formats, "lr")
+    fp, mm = _pct(r["false_premise"], total), _pct(r["multimodal"], total)
+    out += ["", f"False-premise questions: {fp}. Multimodal slice: {mm}."]
     return "\n".join(out)

@@ -30,9 +30,6 @@ from typing import Any, ClassVar
 from mgqa_platform.questions import roles
 from mgqa_platform.questions.catalog import SubTemplate
 
-EXECUTORS: dict[str, Executor] = {}
-
-
 @dataclass(frozen=True)
 class Outcome:
     """What ``finish`` makes of one result row.
@@ -56,7 +53,9 @@ class Outcome:
 
 
 class Executor:
-    """Base class; subclasses set ``name`` and implement the three steps. Register with :func:`register`."""
+    """Base class; subclasses set ``name`` and implement the three steps.
+
+    The registry of every executor is :data:`mgqa_platform.questions.executors.EXECUTORS`."""
 
     name: ClassVar[str] = ""
     version: ClassVar[str] = "1"
@@ -83,14 +82,6 @@ class Executor:
     @property
     def ref(self) -> str:
         return f"{self.name}@{self.version}"
-
-
-def register(cls: type[Executor]) -> type[Executor]:
-    """Class decorator: add one instance to :data:`EXECUTORS` under ``cls.name``."""
-    if not cls.name or cls.name in EXECUTORS:
-        raise ValueError(f"executor name {cls.name!r} is empty or already registered")
-    EXECUTORS[cls.name] = cls()
-    return cls
 
 
 @dataclass(frozen=True)

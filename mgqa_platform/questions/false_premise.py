@@ -26,7 +26,8 @@ import pyarrow as pa
 
 from mgqa_platform.questions import formats, roles
 from mgqa_platform.questions.catalog import Catalog, SubTemplate
-from mgqa_platform.questions.executor import EXECUTORS, Outcome, Pool, replay_sql, stable_hash, t_columns
+from mgqa_platform.questions.executor import Outcome, Pool, replay_sql, stable_hash, t_columns
+from mgqa_platform.questions.executors import EXECUTORS
 from mgqa_platform.questions.generate import LANG, Execution, _arrow_column, _entity_info, _gold_triples, _render, create_pool, entity_subjects
 
 SHARE = 0.078

@@ -20,10 +20,10 @@ from typing import Any
 import duckdb
 import pyarrow as pa
 
-from mgqa_platform.questions import executors as _registry  # noqa: F401  (importing registers every executor)
 from mgqa_platform.questions import formats, roles
 from mgqa_platform.questions.catalog import Catalog, SubTemplate, catalog_rows
-from mgqa_platform.questions.executor import EXECUTORS, Executor, Outcome, Pool, replay_sql, stable_hash, t_columns
+from mgqa_platform.questions.executor import Executor, Outcome, Pool, replay_sql, stable_hash, t_columns
+from mgqa_platform.questions.executors import EXECUTORS
 
 CAP = 30
 DEFAULT_SEED = 20260101

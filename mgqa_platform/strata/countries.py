@@ -43,7 +43,7 @@ from shapely.ops import nearest_points
 
 from mgqa_platform.settings import SAMPLE_DIR
 from mgqa_platform.strata import income as inc
-from mgqa_platform.warehouse import transaction
+from mgqa_platform.warehouse import registered, transaction
 
 #: The bundled Natural Earth 1:50m admin-0 countries (the 1:10m file has the same fields).
 NATURAL_EARTH_SAMPLE = SAMPLE_DIR / "naturalearth" / "ne_50m_admin_0_countries.geojson"
@@ -170,17 +170,19 @@ def write_countries(
             "wkb": list(shapely.to_wkb(countries.geometry.values)),
         },
         schema=_COUNTRIES_ARROW,
-    )  # fmt: skip
-    con.register("_countries_new", table)
-    try:
-        with transaction(con):
-            con.execute("DELETE FROM countries")
-            con.execute(
-                """INSERT INTO countries SELECT iso3, name, name_long, continent, iso3_source, income_tier, income_group,
-                       income_source, income_note, ST_GeomFromWKB(wkb) FROM _countries_new ORDER BY iso3"""
-            )
-    finally:
-        con.unregister("_countries_new")
+    )
+    with registered(con, _countries_new=table), transaction(con):
+        con.execute("DELETE FROM countries")
+        con.execute(
+            """
+            INSERT INTO countries
+            SELECT
+                iso3, name, name_long, continent, iso3_source, income_tier, income_group,
+                income_source, income_note, ST_GeomFromWKB(wkb)
+            FROM _countries_new
+            ORDER BY iso3
+            """
+        )
     return inc.tier_counts(joined)
 
 
@@ -342,25 +344,35 @@ def assign_countries(
             reason = f"no country within {max_distance_km:g} km (nearest {near.iso3} at {near.distance_km:.1f} km)"
             row = {"iso3": None, "method": "unassigned", "distance_km": None, "reason": reason}
         rows.append({"entity_id": entity_id, "kg": entity_kg, **row})
-    con.register("_ec_rest", pa.Table.from_pylist(rows, schema=_ENTITY_COUNTRY_ARROW))
+    rest_table = pa.Table.from_pylist(rows, schema=_ENTITY_COUNTRY_ARROW)
     try:
-        with transaction(con):
+        with registered(con, _ec_rest=rest_table), transaction(con):
             con.execute(f"DELETE FROM entity_country WHERE {in_kg}", params)
             con.execute(
-                """INSERT INTO entity_country
-                SELECT * FROM (SELECT entity_id, kg, iso3, 'within', 0.0, NULL FROM _ec_within
-                               UNION ALL SELECT * FROM _ec_rest)
-                ORDER BY kg, entity_id"""
+                """
+                INSERT INTO entity_country
+                SELECT *
+                FROM (
+                    SELECT entity_id, kg, iso3, 'within', 0.0, NULL
+                    FROM _ec_within
+                    UNION ALL
+                    SELECT *
+                    FROM _ec_rest
+                )
+                ORDER BY kg, entity_id
+                """
             )
             n_rows, n_entities = con.execute(
-                f"""SELECT (SELECT count(*) FROM entity_country WHERE {in_kg}),
-                           (SELECT count(*) FROM entities e WHERE {scope})""",
+                f"""
+                SELECT
+                    (SELECT count(*) FROM entity_country WHERE {in_kg}),
+                    (SELECT count(*) FROM entities e WHERE {scope})
+                """,
                 params + params,
             ).fetchone()
             if n_rows != n_entities:
                 raise RuntimeError(f"entity_country has {n_rows} rows for {n_entities} entities")
     finally:
-        con.unregister("_ec_rest")
         con.execute("DROP TABLE IF EXISTS _ec_within")
     methods = dict(con.execute(f"SELECT method, count(*) FROM entity_country WHERE {in_kg} GROUP BY 1", params).fetchall())
     top = con.execute(

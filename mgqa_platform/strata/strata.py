@@ -12,6 +12,7 @@ from pathlib import Path
 
 import duckdb
 
+from mgqa_platform import markdown
 from mgqa_platform.warehouse import replace_partition
 
 INCOME_TIERS: tuple[str, ...] = ("HIC", "UMC", "LMC", "LIC")
@@ -89,15 +90,14 @@ def coverage(con: duckdb.DuckDBPyConnection) -> dict:
 
 def grid_markdown(cov: dict) -> str:
     """The paper's Table 2 layout: rows income tiers, columns density tiers, cells 'entities (countries)'."""
-    lines = ["| income \\ density | low | medium | high | entities | share |", "|---|---|---|---|---|---|"]
+    rows = []
     for i in INCOME_TIERS:
         cells = [cov["grid"][f"{i}/{d}"] for d in DENSITY_TIERS]
         n = sum(c["entities"] for c in cells)
-        lines.append(
-            f"| {i} | " + " | ".join(f"{c['entities']:,} ({c['countries']})" for c in cells)
-            + f" | {n:,} | {cov['income_share'][i]:.1%} |"
-        )  # fmt: skip
-    return "\n".join(lines)
+        counts = [f"{c['entities']:,} ({c['countries']})" for c in cells]
+        rows.append([i, *counts, f"{n:,}", f"{cov['income_share'][i]:.1%}"])
+    header = ["income \\ density", *DENSITY_TIERS, "entities", "share"]
+    return "\n".join(markdown.table(header, rows))
 
 
 def world_map_png(con: duckdb.DuckDBPyConnection, out: str | Path, title: str) -> dict:

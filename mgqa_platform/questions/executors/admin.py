@@ -18,7 +18,7 @@ from typing import Any
 
 from mgqa_platform.questions import formats, roles
 from mgqa_platform.questions.catalog import SubTemplate
-from mgqa_platform.questions.executor import Executor, Outcome, Pool, bound_join, register
+from mgqa_platform.questions.executor import Executor, Outcome, Pool, bound_join
 from mgqa_platform.questions.executors.path import (
     anchor_category_candidates_sql, category_role, geodesic_length_m_sql, lower_bound_m_sql,
 )
@@ -68,7 +68,6 @@ def _triage(share_out: float | None, sub: SubTemplate) -> tuple[bool | None, str
 
 
 # ---------------------------------------------------------------------------------------------- E01
-@register
 class Membership(Executor):
     """E01: is entity_A administratively part of entity_B?
 
@@ -123,7 +122,6 @@ class Membership(Executor):
 
 
 # ---------------------------------------------------------------------------------------------- E02
-@register
 class Components(Executor):
     """E02.1/E02.2: how many polygons of a category lie (almost) entirely inside entity_B, i.e. with
     area(C ∩ B) / area(C) >= ``contain_share`` (EPSG:6933). A member within :data:`SHARE_BAND` below the share
@@ -175,7 +173,6 @@ class Components(Executor):
         return Outcome(formats.count(len(inside)), evidence=tuple(inside))
 
 
-@register
 class Parts(Executor):
     """E02.3/E02.4: of how many separate parts does entity_B's (multi)polygon consist (polygons of ST_Dump)?
 
@@ -221,7 +218,6 @@ def _collections_sql(sub: SubTemplate) -> str:
     return f"(SELECT * FROM (VALUES {vals}) AS v(name, category))"
 
 
-@register
 class CollectionCount(Executor):
     """E03: how many entities of a collection of categories have their representative point in entity_A?
 
@@ -288,7 +284,6 @@ class CollectionCount(Executor):
 
 
 # ---------------------------------------------------------------------------------------------- E04
-@register
 class FullContainment(Executor):
     """E04: does entity_A's boundary fully contain entity_B's area? Outside share area(B - A) / area(B)
     (EPSG:6933) <= ``inside_tolerance`` -> yes, >= ``outside_min`` -> no, in between -> discarded.
@@ -318,7 +313,6 @@ class FullContainment(Executor):
 
 
 # ---------------------------------------------------------------------------------------------- E05
-@register
 class RankedContainment(Executor):
     """E05: does entity_A fully contain the longest/shortest (lines, geodesic length) or largest/smallest
     (polygons, EPSG:6933 area) member of category_B whose representative point lies in entity_C?

@@ -35,7 +35,7 @@ from shapely.geometry.base import BaseGeometry
 
 from mgqa_platform.questions import formats, roles
 from mgqa_platform.questions.catalog import SubTemplate
-from mgqa_platform.questions.executor import Executor, Outcome, Pool, bound_join, register
+from mgqa_platform.questions.executor import Executor, Outcome, Pool, bound_join
 from mgqa_platform.questions.executors.containment import seeded_int_sql
 from mgqa_platform.questions.executors.distance import bbox_cols, contains_sql, inside_sql
 from mgqa_platform.questions.executors.grid import no_coords_in_name, point_sample
@@ -180,7 +180,6 @@ def _shape_problem(row: Mapping[str, Any]) -> str | None:
 
 
 # ---------------------------------------------------------------------------------------------- executors
-@register
 class Centroid(Executor):
     """G01.1 / G02: EPSG:6933 area-weighted centroid of polygon A (SQL), as a WGS84 point. With a second
     entity role B (a point), B's representative point must lie inside A (premise; ``premise_sql``).
@@ -241,7 +240,6 @@ class _OneShape(Executor):
         return _shape_gold_sql(sub)
 
 
-@register
 class LineMidpoint(_OneShape):
     """G01.2: the point halfway along line A's WGS84 geodesic length, from its first vertex (pyproj)."""
 
@@ -257,7 +255,6 @@ class LineMidpoint(_OneShape):
         return Outcome(formats.point(*mid))
 
 
-@register
 class Pole(_OneShape):
     """G01.3: pole of inaccessibility of polygon A (see the module docstring); polygons with an elongation
     above ``conventions.max_elongation`` are discarded (a long ridge of equally central points)."""
@@ -275,7 +272,6 @@ class Pole(_OneShape):
         return Outcome(formats.point(lon, lat))
 
 
-@register
 class ScaleShift(Executor):
     """G03: geodesic km between the raster centroids of polygon A at cell sizes ``value_1`` and ``value_2`` km
     (see the module docstring). Candidates: polygons with an EPSG:6933 area of at least ``min_cells`` cells of

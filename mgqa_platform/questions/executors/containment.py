@@ -28,7 +28,7 @@ from rasterio.windows import Window
 
 from mgqa_platform.questions import formats, roles
 from mgqa_platform.questions.catalog import SubTemplate
-from mgqa_platform.questions.executor import Executor, Outcome, Pool, bound_join, geodesic_km_sql, register
+from mgqa_platform.questions.executor import Executor, Outcome, Pool, bound_join, geodesic_km_sql
 
 GEOD = Geod(ellps="WGS84")
 KM_PER_DEG_MIN = 110.0  #: a little under the shortest degree of latitude (110.574 km): boxes err on the large side
@@ -151,7 +151,6 @@ class _RadiusMembers(Executor):
         return inside, None
 
 
-@register
 class CountWithinRadius(_RadiusMembers):
     """B01: how many entities of a category lie within ``value`` km (geodesic) of the anchor point.
 
@@ -166,7 +165,6 @@ class CountWithinRadius(_RadiusMembers):
         return Outcome(formats.count(len(inside)), evidence=tuple(m["id"] for m in inside))
 
 
-@register
 class ListWithinRadius(_RadiusMembers):
     """B02: the set of entities of a category within ``value`` km (geodesic) of the anchor point.
 
@@ -288,7 +286,6 @@ def population_within(ds: rasterio.DatasetReader, lon: float, lat: float, radius
     return float(values[keep].sum())
 
 
-@register
 class PopulationWithinRadius(Executor):
     """B03: total population within ``value`` km (geodesic) of the anchor's representative point, summed
     from the density-tier population raster with the pixel-centre rule (:func:`population_within`).

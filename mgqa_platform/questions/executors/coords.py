@@ -14,7 +14,7 @@ from typing import Any
 
 from mgqa_platform.questions import formats
 from mgqa_platform.questions.catalog import SubTemplate
-from mgqa_platform.questions.executor import Executor, Outcome, Pool, bound_join, register
+from mgqa_platform.questions.executor import Executor, Outcome, Pool, bound_join
 from mgqa_platform.questions.executors.grid import point_sample
 
 TO_6933 = "'EPSG:4326', 'EPSG:6933', always_xy := true"
@@ -46,7 +46,6 @@ def extent_sql(sub: SubTemplate, extra: str = "") -> str:
     )
 
 
-@register
 class Centroid(Executor):
     """N01: (lon, lat) of the entity's centroid (EPSG:6933 planar centroid, see the module docstring)."""
 
@@ -66,7 +65,6 @@ class Centroid(Executor):
         return Outcome(formats.point(row["c_lon"], row["c_lat"]))
 
 
-@register
 class BoundingBox(Executor):
     """N02: lon/lat bounding box of a line or polygon; slivers narrower than :data:`MIN_BOX_SIDE_DEG` are discarded."""
 

@@ -28,7 +28,7 @@ from shapely.geometry import LineString, Point
 
 from mgqa_platform.questions import formats, roles
 from mgqa_platform.questions.catalog import SubTemplate
-from mgqa_platform.questions.executor import Executor, Outcome, Pool, register
+from mgqa_platform.questions.executor import Executor, Outcome, Pool
 from mgqa_platform.questions.executors.containment import seeded_int_sql
 from mgqa_platform.questions.executors.distance import H3_RES_INDEX, frame_to_km_sql, nearest_point_sql
 from mgqa_platform.questions.executors.grid import cell_pairs, lonlat, no_coords_in_name, points_gold_sql
@@ -111,7 +111,6 @@ def cap_per_stratum(sql: str, pool: Pool, salt: str, key: str) -> str:
 
 
 # ---------------------------------------------------------------- J01 cardinal relation
-@register
 class Cardinal(Executor):
     """J01: is A in the named sector (``cardinal_direction``) as seen from B? Boolean.
 
@@ -157,7 +156,6 @@ class Cardinal(Executor):
 
 
 # ---------------------------------------------------------------- J04 bearing
-@register
 class Bearing(Executor):
     """J04: compass sector (predefined ``options``: cardinal8 / cardinal4) of the azimuth from A to B."""
 
@@ -181,7 +179,6 @@ class Bearing(Executor):
 
 
 # ---------------------------------------------------------------- J02 side of a route
-@register
 class SideOfRoute(Executor):
     """J02: is A left or right of the straight route from B to C (:func:`side_of_route`)?
 
@@ -233,7 +230,6 @@ class SideOfRoute(Executor):
 
 
 # ---------------------------------------------------------------- J03 upstream / downstream
-@register
 class AlongLine(Executor):
     """J03: is A upstream (smaller linear position) or downstream of B along line C's digitised direction?
 

@@ -29,7 +29,7 @@ from typing import Any, ClassVar
 
 from mgqa_platform.questions import formats, roles
 from mgqa_platform.questions.catalog import SubTemplate
-from mgqa_platform.questions.executor import Executor, Outcome, Pool, bound_join, geodesic_km_sql, register
+from mgqa_platform.questions.executor import Executor, Outcome, Pool, bound_join, geodesic_km_sql
 
 WGS84_A_KM = 6378.137  #: semi-major axis
 WGS84_E2 = 0.00669437999014  #: first eccentricity squared
@@ -171,7 +171,6 @@ def _word_index(sub: SubTemplate, param: str, value: str) -> int:
 
 
 # ---------------------------------------------------------------- A01 direct distance
-@register
 class PairDistance(Executor):
     """A01: geodesic distance (km) between the representative points of two entities in one stratum."""
 
@@ -226,7 +225,6 @@ class _NearestPointBase(Executor):
         return _distance_gold(row["km"], "on_geometry")
 
 
-@register
 class PointGeometryDistance(_NearestPointBase):
     """A01 (point to line): km from a point to the nearest point of a nearby line (same H3 res-7 cell)."""
 
@@ -236,7 +234,6 @@ class PointGeometryDistance(_NearestPointBase):
         return local_tuples(sub, pool, 7)
 
 
-@register
 class BoundaryDistance(_NearestPointBase):
     """A09: minimum km from a point to the boundary of a polygon.
 
@@ -270,7 +267,6 @@ class BoundaryDistance(_NearestPointBase):
 
 
 # ---------------------------------------------------------------- A02 directional distance
-@register
 class DirectionalDistance(Executor):
     """A02: "How far {direction} is A from B?" = the component of A's offset from B along that direction.
 
@@ -315,7 +311,6 @@ class DirectionalDistance(Executor):
 
 
 # ---------------------------------------------------------------- A03 event to location
-@register
 class EventLocationDistance(Executor):
     """A03: km from an event's point to a feature B lying in region C; ``time_period`` (extra) is the
     event's calendar year or month (conventions ``time_period``: year | month) from ``valid_from``.
@@ -358,7 +353,6 @@ class EventLocationDistance(Executor):
 
 
 # ---------------------------------------------------------------- A04 comparative
-@register
 class ComparativeDistance(Executor):
     """A04: which of A and B is closer to / farther from C (representative points, geodesic km).
 
@@ -405,7 +399,6 @@ def _pick_one(sub: SubTemplate, row: Mapping[str, Any], want_min: bool) -> Outco
 
 
 # ---------------------------------------------------------------- A05 neighbouring country
-@register
 class NeighbourCountryDistance(Executor):
     """A05: which of B and C is closer to a country bordering the country containing A.
 
@@ -451,7 +444,6 @@ class NeighbourCountryDistance(Executor):
 
 
 # ---------------------------------------------------------------- A06 aggregation
-@register
 class AggregateDistance(Executor):
     """A06: average / minimum / maximum geodesic km over all unordered pairs of the members of
     ``category_A`` whose representative points lie in polygon B. ``aggregation`` is a parameter (or the
@@ -511,7 +503,6 @@ class AggregateDistance(Executor):
 
 
 # ---------------------------------------------------------------- A07 optimisation
-@register
 class MinTotalDistance(Executor):
     """A07: the member of ``category_A`` in polygon B whose summed geodesic km to every member of
     ``category_C`` in B is smallest (a 1-median among the candidates). Members within ``tie_rel`` of the
@@ -570,7 +561,6 @@ class MinTotalDistance(Executor):
 
 
 # ---------------------------------------------------------------- A08 k-th nearest
-@register
 class KthNearestDistance(Executor):
     """A08: km between the k-th nearest member X of ``category_A`` to B (B itself excluded; k = position
     of the ``rank`` word in the catalog's list + 1) and entity C.

@@ -32,7 +32,7 @@ from shapely.geometry import Point
 
 from mgqa_platform.questions import formats, roles
 from mgqa_platform.questions.catalog import SubTemplate
-from mgqa_platform.questions.executor import Executor, Outcome, Pool, bound_join, geodesic_km_sql, register
+from mgqa_platform.questions.executor import Executor, Outcome, Pool, bound_join, geodesic_km_sql
 from mgqa_platform.questions.executors.containment import KM_PER_DEG_MIN, approx_km_sql
 from mgqa_platform.questions.executors.direction import aeqd_xy, cap_per_stratum
 from mgqa_platform.questions.executors.distance import frame_to_km_sql, nearest_point_sql
@@ -163,7 +163,6 @@ def _pairs_sql(sub: SubTemplate, pool: Pool, ent_role: str, holds: str, ent_wher
 
 
 # ---------------------------------------------------------------- I01 event distance
-@register
 class EventDistance(Executor):
     """I01: km from an event to entity B; ``time_period`` (extra) is the calendar year of the event's date.
 
@@ -205,7 +204,6 @@ class EventDistance(Executor):
 
 
 # ---------------------------------------------------------------- I02 affected members
-@register
 class Affected(Executor):
     """I02: the members of ``category_A`` (in the event's KG) that the event affects (:func:`affects_sql`).
 
@@ -280,7 +278,6 @@ class _PairPremise(Executor):
         return f"SELECT t.row_id, coalesce({_sub_affects(sub, sub.entity_roles[1])}, FALSE) AS holds {self._join(sub)}"
 
 
-@register
 class HitDate(_PairPremise):
     """I03: the UTC date of the event's ``valid_from`` (:func:`event_date`), asked for an entity it affected.
 
@@ -305,7 +302,6 @@ class HitDate(_PairPremise):
 
 
 # ---------------------------------------------------------------- I04 / I05 affected area
-@register
 class AffectedArea(_PairPremise):
     """I04: EPSG:6933 area (km2) of the footprint; I05 (a second entity role): of footprint intersect entity_A.
 

@@ -28,7 +28,7 @@ from typing import Any
 
 from mgqa_platform.questions import formats, roles
 from mgqa_platform.questions.catalog import SubTemplate
-from mgqa_platform.questions.executor import Executor, Outcome, Pool, bound_join, geodesic_km_sql, register
+from mgqa_platform.questions.executor import Executor, Outcome, Pool, bound_join, geodesic_km_sql
 from mgqa_platform.questions.executors.containment import approx_km_sql, box_columns_sql, in_box_sql
 from mgqa_platform.questions.executors.distance import PairDistance, frame_to_km_sql, local_tuples, nearest_point_sql
 from mgqa_platform.questions.executors.shape import area_km2_sql
@@ -141,7 +141,6 @@ class _DistanceBand(Executor):
         return Outcome(formats.boolean(answer))
 
 
-@register
 class Near(_DistanceBand):
     """L01: is A approximately near B? yes when d <= near_km, no when d >= not_near_km."""
 
@@ -154,7 +153,6 @@ class Near(_DistanceBand):
         return f"CASE WHEN {d} <= {_c(sub, 'near_km')} THEN TRUE WHEN {d} >= {_c(sub, 'not_near_km')} THEN FALSE END"
 
 
-@register
 class Far(_DistanceBand):
     """L02: is A far from B? yes when d >= far_km, no when d <= not_far_km."""
 
@@ -169,7 +167,6 @@ class Far(_DistanceBand):
 
 
 # ---------------------------------------------------------------- L03
-@register
 class LikelierNear(Executor):
     """L03: is A more plausibly near B than near C? Compares the near memberships of d(A, B) and d(A, C)
     (:func:`near_membership`); differences below ``margin`` are discarded. Candidates: B and C from A's H3
@@ -198,7 +195,6 @@ class LikelierNear(Executor):
 
 
 # ---------------------------------------------------------------- L04
-@register
 class RoughlyClosest(Executor):
     """L04: the members of ``category_A`` (B excluded) roughly closest to B (:func:`roughly_closest`), among
     those within ``search_radius_km``. Evidence: the answer set. Discards: no member in the radius (the
@@ -267,7 +263,6 @@ class RoughlyClosest(Executor):
 
 
 # ---------------------------------------------------------------- L05
-@register
 class PlausiblyWithin(Executor):
     """L05: ternary "is A plausibly within region B?" (true / 'plausibly' / false).
 

@@ -18,7 +18,7 @@ import s2sphere
 
 from mgqa_platform.questions import formats, roles
 from mgqa_platform.questions.catalog import SubTemplate
-from mgqa_platform.questions.executor import Executor, Outcome, Pool, register
+from mgqa_platform.questions.executor import Executor, Outcome, Pool
 
 H3_COLUMN_RES = (3, 5, 7, 9)  #: resolutions of the cells in ``entities.h3``, in list order
 EARTH_RADIUS_KM = 6371.0088  #: mean radius used only to size S2 cells for candidate search
@@ -167,7 +167,6 @@ class _Pairs(Executor):
         return points_gold_sql(sub)
 
 
-@register
 class FinestCommonCell(_Pairs):
     """H01: the finest cell of ``conventions.grid`` (h3 | s2), at resolution/level <= ``conventions.max_resolution``,
     that contains the representative points of both entities. Partners are drawn in a shared stored H3 cell
@@ -186,7 +185,6 @@ class FinestCommonCell(_Pairs):
         return Outcome(formats.h3_cell(cell) if grid == "h3" else formats.s2_cell(cell))
 
 
-@register
 class SharedCellAt(_Pairs):
     """H02: the cell of ``conventions.grid`` at the parameter resolution/level containing both representative
     points. Pairs come from the stored H3 cell sized like the target (:func:`search_column`); pairs that do not
@@ -229,7 +227,6 @@ class AtPoint(Executor):
         return points_gold_sql(sub)
 
 
-@register
 class CompositeCell(AtPoint):
     """H03: the H3 cell at parameter ``resolution`` and the S2 cell at parameter ``level`` containing the
     entity's representative point."""

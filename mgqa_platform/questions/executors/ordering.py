@@ -36,7 +36,7 @@ from shapely.geometry.base import BaseGeometry
 
 from mgqa_platform.questions import formats, roles
 from mgqa_platform.questions.catalog import SubTemplate
-from mgqa_platform.questions.executor import Executor, Outcome, Pool, bound_join, geodesic_km_sql, register
+from mgqa_platform.questions.executor import Executor, Outcome, Pool, bound_join, geodesic_km_sql
 from mgqa_platform.questions.executors.containment import (
     BOUNDARY_BAND,
     approx_km_sql,
@@ -259,7 +259,6 @@ class _RegionRanking(Executor):
         return None
 
 
-@register
 class Extreme(_RegionRanking):
     """F01: the member of ``category_A`` in B lying furthest in ``cardinal_direction``.
 
@@ -316,7 +315,6 @@ def ranked(values: list[tuple[float, Mapping[str, Any]]], word: str) -> list[tup
     return sorted(values, key=lambda vm: (sign * vm[0], vm[1]["id"]))
 
 
-@register
 class Rank(_RegionRanking):
     """F02: the member of ``category_A`` in B that ranks first by ``attribute_A`` (``rank_type`` largest /
     highest sorts descending, smallest / lowest ascending). Discarded when the runner-up ties with the
@@ -342,7 +340,6 @@ class Rank(_RegionRanking):
         return Outcome(formats.entity_name(*_names([order[0][1]])), evidence=tuple(m["id"] for m in row["members"]))
 
 
-@register
 class RankPosition(_RegionRanking):
     """F03: the member of ``category_A`` in B at position ``rank_position`` (second, third) when sorted by
     ``conventions.measure`` (``attribute`` longest / largest descending, shortest / smallest ascending).
@@ -377,7 +374,6 @@ class RankPosition(_RegionRanking):
 
 
 # ---------------------------------------------------------------------------------------------- F04
-@register
 class Compound(Executor):
     """F04: the members of ``category_A`` within ``value`` km (geodesic, representative points) of B and in
     the ``cardinal_direction`` sector of the forward geodesic azimuth at C towards the member.

@@ -28,7 +28,7 @@ from shapely import wkt as shapely_wkt
 
 from mgqa_platform.questions import formats, roles
 from mgqa_platform.questions.catalog import SubTemplate
-from mgqa_platform.questions.executor import Executor, Outcome, Pool, bound_join, register
+from mgqa_platform.questions.executor import Executor, Outcome, Pool, bound_join
 from mgqa_platform.questions.executors.topology import bbox_sql, boxes_meet_sql, category_members_sql
 
 BAND = 0.05  #: relative band around a threshold (buffer, min inside length, max shared length): ambiguous
@@ -182,7 +182,6 @@ def _route(sub: SubTemplate) -> str:
 
 
 # ---------------------------------------------------------------------------------------------- D01 / D02
-@register
 class Traverse(Executor):
     """D01 (set) / D02 (count): which / how many members of a category the route entity traverses.
 
@@ -252,7 +251,6 @@ class Traverse(Executor):
 
 
 # ---------------------------------------------------------------------------------------------- D03 / D04
-@register
 class PassBy(Executor):
     """D03 (set) / D04 (count): which / how many members of a category the route passes by.
 

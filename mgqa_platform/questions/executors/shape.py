@@ -35,7 +35,7 @@ from shapely import wkt as shapely_wkt
 
 from mgqa_platform.questions import formats
 from mgqa_platform.questions.catalog import SubTemplate
-from mgqa_platform.questions.executor import Executor, Outcome, Pool, bound_join, register
+from mgqa_platform.questions.executor import Executor, Outcome, Pool, bound_join
 
 PAIRS_PER_ANCHOR = 3  #: K01-K03: partners proposed per sampled anchor (seeded rotation within the stratum)
 SCALES_PER_POLYGON = 2  #: K05: seeded scales proposed per sampled polygon (among those that fit it)
@@ -143,7 +143,6 @@ def _one_sql(sub: SubTemplate, pool: Pool) -> str:
 
 
 # ---------------------------------------------------------------- K01-K03
-@register
 class CompareShapes(Executor):
     """K01-K03: is A's measure (``conventions.measure``: area, compactness, elongation) larger than B's?
 
@@ -185,7 +184,6 @@ class CompareShapes(Executor):
 
 
 # ---------------------------------------------------------------- K04
-@register
 class Perimeter(Executor):
     """K04: geodesic perimeter (km, WGS84) of all rings of a polygon, :func:`perimeter_km_sql`."""
 
@@ -208,7 +206,6 @@ class Perimeter(Executor):
 
 
 # ---------------------------------------------------------------- K05
-@register
 class Irregularity(Executor):
     """K05: ``irregularity_metric`` (shape index | perimeter ratio) of a polygon simplified at
     ``scale_value`` km (:func:`irregularity`). Candidates: seeded polygons per stratum, each with up to

@@ -31,7 +31,7 @@ from shapely import wkt as shapely_wkt
 
 from mgqa_platform.questions import formats, roles
 from mgqa_platform.questions.catalog import SubTemplate
-from mgqa_platform.questions.executor import Executor, Outcome, Pool, bound_join, register
+from mgqa_platform.questions.executor import Executor, Outcome, Pool, bound_join
 
 GEOD = Geod(ellps="WGS84")
 NEAR_MARGIN_DEG = 0.002  #: bbox margin (~200 m) that turns close but disjoint pairs into near-miss candidates
@@ -203,7 +203,6 @@ class _PairPredicate(Executor):
         return Outcome(formats.boolean(bool(row["holds"])))
 
 
-@register
 class Intersects(_PairPredicate):
     """C01/C02: do A and B share at least one point (ST_Intersects)?"""
 
@@ -212,7 +211,6 @@ class Intersects(_PairPredicate):
     symmetric = True
 
 
-@register
 class Overlaps(_PairPredicate):
     """C07: do A and B overlap in the DE-9IM sense (ST_Overlaps)? Nested or equal pairs are discarded."""
 
@@ -227,7 +225,6 @@ class Overlaps(_PairPredicate):
         return super().problem(row) or ("nested_geometries" if row["nested"] else None)
 
 
-@register
 class TouchesBoundary(_PairPredicate):
     """C08: does A meet the boundary of B (A ∩ ∂B non-empty)?"""
 
@@ -235,7 +232,6 @@ class TouchesBoundary(_PairPredicate):
     predicate = "touches_boundary"
 
 
-@register
 class Adjacent(_PairPredicate):
     """C09: are A and B adjacent (interiors disjoint; areas share a boundary segment, lines touch)?"""
 
@@ -244,7 +240,6 @@ class Adjacent(_PairPredicate):
     symmetric = True
 
 
-@register
 class Disjoint(_PairPredicate):
     """C10: are A and B disjoint (no common point, ST_Disjoint)?"""
 
@@ -253,7 +248,6 @@ class Disjoint(_PairPredicate):
     symmetric = True
 
 
-@register
 class Encloses(_PairPredicate):
     """C11: does A completely surround B (B in the interior of A with its holes filled)?"""
 
@@ -285,7 +279,6 @@ def intersection_points(wkt: str | None) -> tuple[list[tuple[float, float]] | No
     return points, None
 
 
-@register
 class CrossingPoints(Executor):
     """C03: in how many points do two lines intersect (distinct points of ST_Intersection)?
 
@@ -378,7 +371,6 @@ class _CategoryIntersect(Executor):
         )
 
 
-@register
 class CountIntersecting(_CategoryIntersect):
     """C04: how many members of a category intersect B (ST_Intersects; B itself not counted)? 0 allowed."""
 
@@ -394,7 +386,6 @@ class CountIntersecting(_CategoryIntersect):
         return Outcome(formats.count(len(members)), evidence=tuple(m["id"] for m in members))
 
 
-@register
 class ListIntersecting(_CategoryIntersect):
     """C05: which members of a category intersect B? Sets of 1 to :data:`MAX_SET` members are kept."""
 
@@ -410,7 +401,6 @@ class ListIntersecting(_CategoryIntersect):
         return Outcome(formats.entity_set(ids, [m["name"] for m in members]), evidence=tuple(ids))
 
 
-@register
 class ListIntersectingExcept(Executor):
     """C06: which members of a category intersect B but not C?
 

@@ -16,7 +16,7 @@ from pyproj import Geod
 
 from mgqa_platform.questions import formats
 from mgqa_platform.questions.catalog import SubTemplate
-from mgqa_platform.questions.executor import Executor, Outcome, Pool, register
+from mgqa_platform.questions.executor import Executor, Outcome, Pool
 from mgqa_platform.questions.executors.grid import AtPoint, cell_of, cell_pairs, lonlat, points_gold_sql
 
 GEOD = Geod(ellps="WGS84")
@@ -29,7 +29,6 @@ def polar_from(origin: tuple[float, float], target: tuple[float, float]) -> tupl
     return az, metres / 1000.0
 
 
-@register
 class RelativePosition(Executor):
     """M01: polar coordinates of the first entity role in the frame centred on the second (the reference).
     Pairs share a stored H3 cell at resolution 3, 5 or 7 (seeded), i.e. lie roughly 0.1-100 km apart."""
@@ -50,7 +49,6 @@ class RelativePosition(Executor):
         return Outcome(formats.polar(az, km))
 
 
-@register
 class Conversion(AtPoint):
     """M02: the cell of ``conventions.grid`` (h3 | s2 | geohash) containing the entity's representative point,
     at the resolution / level / precision given by the parameter named in ``conventions.parameter``."""
