@@ -304,6 +304,8 @@ CREATE TABLE IF NOT EXISTS ensemble_edit_log (
     lang VARCHAR NOT NULL, question_id VARCHAR NOT NULL, member VARCHAR NOT NULL, status VARCHAR NOT NULL,
     op VARCHAR, original VARCHAR, fix VARCHAR, applied BOOLEAN NOT NULL, detail VARCHAR
 );
-CREATE TABLE IF NOT EXISTS ensemble_stats (lang VARCHAR NOT NULL, members JSON NOT NULL, stats JSON NOT NULL);
+CREATE TABLE IF NOT EXISTS ensemble_stats (
+    lang VARCHAR NOT NULL, members JSON NOT NULL, stats JSON NOT NULL
+);
 """
 )

@@ -38,17 +38,27 @@ def test_asset_graph_snapshot():
     assert parents == {"osm_snapshot", "kwg_query_results", "usgs_earthquakes"}
     # questions <- catalog + every KG partition of the strata
     assert {k.to_user_string() for k in graph.get(dg.AssetKey("questions_en")).parent_keys} == {"templates", "entity_strata"}
-    # side tables: declared next to the asset whose stage writes them, partitioned like it, downstream of it
-    side = {"question_discards": "questions_en", "annotation_agreement": "template_translations_resolved",
-            "ensemble_edit_log": "questions_postedited", "ensemble_stats": "questions_postedited"}
+    # side tables: declared next to the asset whose stage writes them, partitioned like it,
+    # downstream of it
+    side = {
+        "question_discards": "questions_en",
+        "annotation_agreement": "template_translations_resolved",
+        "ensemble_edit_log": "questions_postedited",
+        "ensemble_stats": "questions_postedited",
+    }
     for key, writer in side.items():
         node, writer_node = graph.get(dg.AssetKey(key)), graph.get(dg.AssetKey(writer))
         assert {k.to_user_string() for k in node.parent_keys} == {writer}
         assert node.partitions_def == writer_node.partitions_def
-        assert definitions.defs.get_assets_def(dg.AssetKey(key)) is definitions.defs.get_assets_def(dg.AssetKey(writer))
+        writes = definitions.defs.get_assets_def(dg.AssetKey(writer))
+        assert definitions.defs.get_assets_def(dg.AssetKey(key)) is writes
     # the question tables' column schema in the UI is the declared record
-    for key, table in (("questions_en", schema.QUESTION_SCHEMA), ("questions_localized", schema.LOCALIZED_SCHEMA),
-                       ("questions_postedited", schema.POSTEDITED_SCHEMA)):
+    tables = {
+        "questions_en": schema.QUESTION_SCHEMA,
+        "questions_localized": schema.LOCALIZED_SCHEMA,
+        "questions_postedited": schema.POSTEDITED_SCHEMA,
+    }
+    for key, table in tables.items():
         columns = graph.get(dg.AssetKey(key)).metadata["dagster/column_schema"].columns
         assert [(c.name, c.type) for c in columns] == [(f.name, schema.sql_type(f)) for f in table]
         assert all(c.description for c in columns)

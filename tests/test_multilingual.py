@@ -100,7 +100,8 @@ def test_localize_fills_labels_categories_numbers_and_records_fallbacks():
     assert row["text_marked"].endswith("de {Kamppi-fr} ?") and row["lang"] == "fra" and row["question_id"] == "q1"
     assert json.loads(row["fallbacks"]) == [] and not used
     # a lean row: the text and how it was rendered, nothing of the English record
-    assert list(row) == LOCALIZED_SCHEMA.names and row["template_text"] == fr and row["template_status"] == "unreviewed"
+    assert list(row) == LOCALIZED_SCHEMA.names
+    assert row["template_text"] == fr and row["template_status"] == "unreviewed"
     # no French label, no French category: the English display name and label, both recorded
     (row,), used = instantiate.localize([_record(variant_id=sub.variants[0].id)], "fra", templates,
                                         memory.TranslationMemory("fra", "draft", {}), {}, display, cat)  # fmt: skip
@@ -131,21 +132,45 @@ def test_multimodal_twin_keeps_the_image_phrase_in_every_language():
 
 
 def test_english_slice_copies_questions_en():
-    """English is rendered once: the eng slice of questions_localized is questions_en's text, copied in SQL (a
-    text no template would produce shows that nothing was re-rendered), with the source template and status."""
+    """English is rendered once: the eng slice of questions_localized is questions_en's text, copied
+    in SQL (a text no template would produce shows that nothing was re-rendered), with the source
+    template and status."""
     cat = default_catalog()
     sub = cat.sub_template("B01.2")
-    record = {**dict.fromkeys(QUESTION_SCHEMA.names), **_record(variant_id=sub.variants[0].id),
-              "text": "As generated.", "text_marked": "As {generated}.", "executor": "x@1", "query": "SELECT 1",
-              "gold_triples": "[]", "entity_subjects": "{}", "false_premise": False, "tid": "B01"}  # fmt: skip
+    variant = sub.variants[0]
+    record = {
+        **dict.fromkeys(QUESTION_SCHEMA.names),
+        **_record(variant_id=variant.id),
+        "text": "As generated.",
+        "text_marked": "As {generated}.",
+        "tid": "B01",
+        "executor": "x@1",
+        "query": "SELECT 1",
+        "gold_triples": "[]",
+        "entity_subjects": "{}",
+        "false_premise": False,
+    }
     with warehouse.session(None) as con:
         warehouse.ensure_schema(con)
         with warehouse.registered(con, _q=arrow_table(QUESTION_SCHEMA, [record])):
             con.execute("INSERT INTO questions_en BY NAME SELECT * FROM _q")
-        con.execute("INSERT INTO template_translations_resolved VALUES ('eng', ?, 'B01.2', ?, ?, 'source', 'source', '[]', NULL)",
-                    [sub.variants[0].id, sub.variants[0].text, sub.variants[0].text])  # fmt: skip
+        con.execute(
+            """
+            INSERT INTO template_translations_resolved
+            VALUES ('eng', ?, 'B01.2', ?, ?, 'source', 'source', '[]', NULL)
+            """,
+            [variant.id, variant.text, variant.text],
+        )
         r = stage.localize_language(con, cat, "eng")
         rows = warehouse.fetch_dicts(con, "SELECT * FROM questions_localized")
     assert r["n"] == 1 and r["template_statuses"] == {"source": 1}
-    assert rows == [{"lang": "eng", "question_id": "q1", "text": "As generated.", "text_marked": "As {generated}.",
-                     "template_text": sub.variants[0].text, "template_status": "source", "fallbacks": "[]"}]  # fmt: skip
+    expected = {
+        "lang": "eng",
+        "question_id": "q1",
+        "text": "As generated.",
+        "text_marked": "As {generated}.",
+        "template_text": variant.text,
+        "template_status": "source",
+        "fallbacks": "[]",
+    }
+    assert rows == [expected]

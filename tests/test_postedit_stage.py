@@ -1,5 +1,5 @@
-"""The post-edit ensemble as a warehouse stage and a Dagster asset: ``questions_postedited`` + ``ensemble_edit_log``
-+ ``ensemble_stats`` for one language partition, with three local fake LLM servers (agreeing, disagreeing,
+"""The post-edit ensemble as a warehouse stage and a Dagster asset: ``questions_postedited`` +
+``ensemble_edit_log`` + ``ensemble_stats`` for one language partition, with three local fake LLM servers (agreeing, disagreeing,
 malformed), the offline rule-based default, resumption from the reply cache, and the configuration errors."""
 
 from __future__ import annotations
@@ -33,26 +33,50 @@ def _unmark(text: str) -> str:
 
 @pytest.fixture
 def wh(tmp_path):
-    """A warehouse with the English records, the French slice of questions_localized and the resolved templates
-    it came from."""
+    """A warehouse with the English records, the French slice of questions_localized and the
+    resolved templates it came from."""
     path = tmp_path / "wh.duckdb"
     english = [
-        {**dict.fromkeys(QUESTION_SCHEMA.names), "question_id": qid, "lang": "eng", "kg": "worldkg", "sfid": "A",
-         "tid": "A01", "sub_template_id": "A01.1", "variant_id": "A01.1.v1", "text": "What is the distance?",
-         "text_marked": "What is the distance?", "answer_format": "distance_km", "gold": '{"value": 1.0}',
-         "bindings": '{"entity_A": "worldkg:1"}', "executor": "distance@1", "query": "SELECT 1", "gold_triples": "[]",
-         "entity_subjects": "{}", "false_premise": False, "multimodal": False}
+        {
+            **dict.fromkeys(QUESTION_SCHEMA.names),
+            "question_id": qid,
+            "lang": "eng",
+            "kg": "worldkg",
+            "sfid": "A",
+            "tid": "A01",
+            "sub_template_id": "A01.1",
+            "variant_id": "A01.1.v1",
+            "text": "What is the distance?",
+            "text_marked": "What is the distance?",
+            "answer_format": "distance_km",
+            "gold": '{"value": 1.0}',
+            "bindings": '{"entity_A": "worldkg:1"}',
+            "executor": "distance@1",
+            "query": "SELECT 1",
+            "gold_triples": "[]",
+            "entity_subjects": "{}",
+            "false_premise": False,
+            "multimodal": False,
+        }
         for qid in QUESTIONS
-    ]  # fmt: skip
+    ]
     localized = [
-        {"lang": "fra", "question_id": qid, "text": _unmark(marked), "text_marked": marked,
-         "template_text": "Quelle est la distance de {entity_A} à {entity_B} ?", "template_status": "unreviewed",
-         "fallbacks": "[]"}
+        {
+            "lang": "fra",
+            "question_id": qid,
+            "text": _unmark(marked),
+            "text_marked": marked,
+            "template_text": "Quelle est la distance de {entity_A} à {entity_B} ?",
+            "template_status": "unreviewed",
+            "fallbacks": "[]",
+        }
         for qid, marked in QUESTIONS.items()
-    ]  # fmt: skip
+    ]
+    en_table = arrow_table(QUESTION_SCHEMA, english)
+    localized_table = arrow_table(LOCALIZED_SCHEMA, localized)
     with warehouse.session(path) as con:
         warehouse.ensure_schema(con)
-        with registered(con, _en=arrow_table(QUESTION_SCHEMA, english), _q=arrow_table(LOCALIZED_SCHEMA, localized)):
+        with registered(con, _en=en_table, _q=localized_table):
             con.execute("INSERT INTO questions_en BY NAME SELECT * FROM _en")
             con.execute("INSERT INTO questions_localized BY NAME SELECT * FROM _q")
         con.execute("INSERT INTO template_translations_resolved VALUES ('fra', 'A01.1.v1', 'A01.1', "
@@ -167,7 +191,8 @@ def test_offline_default_is_the_rule_member(wh):
     r = materialize(wh, PostEditEnsembleResource())
     assert r.success
     # the stage's side tables are assets of the same partition
-    written = {m.asset_key.to_user_string() for m in r.asset_materializations_for_node("questions_postedited")}
+    materialized = r.asset_materializations_for_node("questions_postedited")
+    written = {m.asset_key.to_user_string() for m in materialized}
     assert written == {"questions_postedited", "ensemble_edit_log", "ensemble_stats"}
     assert all(checks_of(r).values())
     after = dict(_q(wh, "SELECT question_id, text_marked FROM questions_postedited"))

@@ -51,7 +51,8 @@ def _question_row(qid: str, sfid: str, bindings: dict, fmt: str, gold: dict, fp:
         "query": f"SELECT 1 -- {qid}", "gold_triples": json.dumps([["wkg:1", "rdfs:label", "Café Central"]], ensure_ascii=False),
         "entity_subjects": json.dumps({"worldkg:1": "wkg:1"}), "false_premise": fp,
         "perturbation": json.dumps({"kind": "swap"}) if fp else None, "multimodal": mm,
-        "image_url": "https://example.org/cafe.jpg" if mm else None, "image_role": "entity_A" if mm else None, "stratum": "UMC/high", "income_tier": "UMC",
+        "image_url": "https://example.org/cafe.jpg" if mm else None, "image_role": "entity_A" if mm else None,
+        "stratum": "UMC/high", "income_tier": "UMC",
         "density_tier": "high", "country_iso3": "BRA", "snapshot_ids": [KG_SNAP], "code_version": "0.1.0",
         "run_id": f"run-{lang}-{qid}", "template_text": TEXT[lang], "template_status": "source" if lang == "eng" else "draft",
         "fallbacks": json.dumps([]), "text_marked_localized": text, "postedit_decision": "majority" if (lang, qid) == ("fra", "q2") else "none",
@@ -65,7 +66,8 @@ def build_warehouse(path: Path, langs: tuple[str, ...] = ("eng", "fra")) -> Path
         warehouse.ensure_schema(con)
         english = [_question_row(*q, lang="eng") for q in QUESTIONS]
         rows = [_question_row(*q, lang=lang) for lang in langs for q in QUESTIONS]
-        for table, slice_rows in (("questions_en", english), ("questions_localized", rows), ("questions_postedited", rows)):
+        tables = {"questions_en": english, "questions_localized": rows, "questions_postedited": rows}
+        for table, slice_rows in tables.items():
             with registered(con, _q=schema.arrow_table(schema.TABLES[table], slice_rows)):
                 con.execute(f"INSERT INTO {table} BY NAME SELECT * FROM _q")
         con.executemany("INSERT INTO split_small VALUES (?, 'worldkg', ?)", [[q[0], q[1]] for q in QUESTIONS if q[0] in SMALL])

@@ -24,7 +24,8 @@ QUESTION_DISCARDS = dg.AssetKey("question_discards")
 
 
 def column_schema(table: pa.Schema) -> dg.TableSchema:
-    """The UI's ``dagster/column_schema`` of a declared question table (mgqa_platform/questions/schema.py)."""
+    """The UI's ``dagster/column_schema`` of a declared question table
+    (mgqa_platform/questions/schema.py)."""
     return dg.TableSchema(
         columns=[
             dg.TableColumn(
@@ -38,9 +39,12 @@ def column_schema(table: pa.Schema) -> dg.TableSchema:
     )
 
 
-def side_tables(context: dg.AssetExecutionContext, tables: dict[dg.AssetKey, dict]) -> Iterator[dg.MaterializeResult]:
-    """A materialization for each side table (key -> metadata) that the run selected. The stage writes its side
-    tables whenever it runs; a run that selects only the main asset reports only that one."""
+def side_tables(
+    context: dg.AssetExecutionContext, tables: dict[dg.AssetKey, dict]
+) -> Iterator[dg.MaterializeResult]:
+    """A materialization for each side table (key -> metadata) that the run selected. The stage
+    writes its side tables whenever it runs; a run that selects only the main asset reports only
+    that one."""
     for key, metadata in tables.items():
         if key in context.selected_asset_keys:
             yield dg.MaterializeResult(asset_key=key, metadata=metadata)
@@ -97,13 +101,16 @@ def _markdown(rows: list[tuple], header: tuple[str, ...]) -> str:
     specs=[
         dg.AssetSpec(
             QUESTIONS_EN,
-            deps=[TEMPLATES, dg.AssetDep(ENTITY_STRATA, partition_mapping=dg.AllPartitionMapping())],
+            deps=[
+                TEMPLATES,
+                dg.AssetDep(ENTITY_STRATA, partition_mapping=dg.AllPartitionMapping()),
+            ],
             group_name="questions",
             kinds={"duckdb"},
             code_version=_code_version(),
             automation_condition=dg.AutomationCondition.eager(),
-            description="English questions with execution-based gold, the executed query and the gold triples "
-            "(DESIGN §6-7); at most `cap` tuples per (template, KG, stratum), seeded.",
+            description="English questions with execution-based gold, the executed query and the "
+            "gold triples (DESIGN §6-7); at most `cap` tuples per (template, KG, stratum), seeded.",
             metadata={"dagster/column_schema": column_schema(schema.QUESTION_SCHEMA)},
         ),
         dg.AssetSpec(
@@ -111,47 +118,85 @@ def _markdown(rows: list[tuple], header: tuple[str, ...]) -> str:
             deps=[QUESTIONS_EN],
             group_name="questions",
             kinds={"duckdb"},
-            description="Executions that produced no question, counted per (KG, sub-template, stratum, reason): "
-            "degenerate or invalid gold, duplicates, false premises that stayed true. Written with questions_en.",
+            description="Executions that produced no question, counted per (KG, sub-template, "
+            "stratum, reason): degenerate or invalid gold, duplicates, false premises that stayed "
+            "true. Written with questions_en.",
         ),
     ],
     check_specs=check_specs(QUESTIONS_EN, checks.QUESTION_CHECKS),
     can_subset=True,
 )
-def questions_en(context: dg.AssetExecutionContext, config: QuestionsConfig, warehouse: WarehouseResource):
+def questions_en(
+    context: dg.AssetExecutionContext, config: QuestionsConfig, warehouse: WarehouseResource
+):
     t0 = time.perf_counter()
     with warehouse.get_connection() as con:
-        gen = generate(con, default_catalog(), settings.KGS, seed=config.seed, run_id=context.run_id, code_version=_code_version(), cap=config.cap, memory_limit=config.memory_limit)
+        gen = generate(
+            con,
+            default_catalog(),
+            settings.KGS,
+            seed=config.seed,
+            run_id=context.run_id,
+            code_version=_code_version(),
+            cap=config.cap,
+            memory_limit=config.memory_limit,
+        )
         n = write_questions(con, gen)
         seconds = time.perf_counter() - t0
         if QUESTIONS_EN in context.selected_asset_keys:
             yield from _questions_en_results(con, config, n, seconds)
-        yield from side_tables(context, {QUESTION_DISCARDS: {
-            "dagster/row_count": con.execute("SELECT count(*) FROM question_discards").fetchone()[0],
+        (rows,) = con.execute("SELECT count(*) FROM question_discards").fetchone()
+        discards = {
+            "dagster/row_count": rows,
             "discarded_executions": int(sum(gen.discards.values())),
-        }})  # fmt: skip
+        }
+        yield from side_tables(context, {QUESTION_DISCARDS: discards})
 
 
 def _questions_en_results(con, config: QuestionsConfig, n: int, seconds: float) -> Iterator:
     """The materialization of ``questions_en`` with its distribution metadata, then its checks."""
-    q = lambda sql: con.execute(sql).fetchall()  # noqa: E731
-    yield dg.MaterializeResult(
-        asset_key=QUESTIONS_EN,
-        metadata={
-            "dagster/row_count": n,
-            "seconds": round(seconds, 2),
-            "questions_per_second": round(n / seconds, 1) if seconds else 0.0,
-            "seed": config.seed,
-            "per_kg_sfid": dg.MetadataValue.md(_markdown(q("PIVOT (SELECT sfid, kg FROM questions_en) ON kg USING count(*) GROUP BY sfid ORDER BY sfid"), ("SFID", *sorted(settings.KGS)))),
-            "per_answer_format": dg.MetadataValue.json(dict(q("SELECT answer_format, count(*) FROM questions_en GROUP BY 1 ORDER BY 1"))),
-            "per_stratum": dg.MetadataValue.json(dict(q("SELECT stratum, count(*) FROM questions_en GROUP BY 1 ORDER BY 1"))),
-            "per_template": dg.MetadataValue.json(dict(q("SELECT tid, count(*) FROM questions_en GROUP BY 1 ORDER BY 1"))),
-            "discards_by_reason": dg.MetadataValue.json(dict(q("SELECT reason, sum(n)::BIGINT FROM question_discards GROUP BY 1 ORDER BY 2 DESC"))),
-            "false_premise": q("SELECT count(*) FROM questions_en WHERE false_premise")[0][0],
-            "multimodal": q("SELECT count(*) FROM questions_en WHERE multimodal")[0][0],
-            "catalog_version": default_catalog().version,
-        }
-    )  # fmt: skip
+
+    def q(sql: str) -> list[tuple]:
+        return con.execute(sql).fetchall()
+
+    per_kg_sfid = q(
+        """
+        PIVOT (SELECT sfid, kg FROM questions_en)
+        ON kg
+        USING count(*)
+        GROUP BY sfid
+        ORDER BY sfid
+        """
+    )
+    discards = q(
+        """
+        SELECT reason, sum(n)::BIGINT
+        FROM question_discards
+        GROUP BY 1
+        ORDER BY 2 DESC
+        """
+    )
+    metadata = {
+        "dagster/row_count": n,
+        "seconds": round(seconds, 2),
+        "questions_per_second": round(n / seconds, 1) if seconds else 0.0,
+        "seed": config.seed,
+        "per_kg_sfid": dg.MetadataValue.md(_markdown(per_kg_sfid, ("SFID", *sorted(settings.KGS)))),
+        "per_answer_format": dg.MetadataValue.json(
+            dict(q("SELECT answer_format, count(*) FROM questions_en GROUP BY 1 ORDER BY 1"))
+        ),
+        "per_stratum": dg.MetadataValue.json(
+            dict(q("SELECT stratum, count(*) FROM questions_en GROUP BY 1 ORDER BY 1"))
+        ),
+        "per_template": dg.MetadataValue.json(
+            dict(q("SELECT tid, count(*) FROM questions_en GROUP BY 1 ORDER BY 1"))
+        ),
+        "discards_by_reason": dg.MetadataValue.json(dict(discards)),
+        "false_premise": q("SELECT count(*) FROM questions_en WHERE false_premise")[0][0],
+        "multimodal": q("SELECT count(*) FROM questions_en WHERE multimodal")[0][0],
+        "catalog_version": default_catalog().version,
+    }
+    yield dg.MaterializeResult(asset_key=QUESTIONS_EN, metadata=metadata)
     yield from run_checks(con, None, QUESTIONS_EN, checks.QUESTION_CHECKS)
 
 
@@ -182,8 +227,9 @@ def split_small(config: QuestionsConfig, warehouse: WarehouseResource):
     group_name="questions",
     kinds={"duckdb", "markdown"},
     automation_condition=dg.AutomationCondition.eager(),
-    description="Distribution of the English questions: per strata cell and country (Table 2), per (KG, SFID) with the small "
-    "split (Table 7), per answer format (Fig. 6), false-premise and multimodal counts. Also written to $MGQA_HOME/reports/.",
+    description="Distribution of the English questions: per strata cell and country (Table 2), per "
+    "(KG, SFID) with the small split (Table 7), per answer format (Fig. 6), false-premise and "
+    "multimodal counts. Also written to $MGQA_HOME/reports/.",
 )
 def question_distribution(warehouse: WarehouseResource) -> dg.MaterializeResult:
     with warehouse.get_connection() as con:

@@ -143,8 +143,8 @@ def _edits_logged(con, lang):
     ).df()
     logged: dict[str, Counter] = {}
     for qid, member, op, original, fix in con.execute(
-            "SELECT question_id, member, op, original, fix FROM ensemble_edit_log WHERE lang = ? AND applied",
-            [lang]).fetchall():  # fmt: skip
+            "SELECT question_id, member, op, original, fix FROM ensemble_edit_log "
+            "WHERE lang = ? AND applied", [lang]).fetchall():  # fmt: skip
         logged.setdefault(qid, Counter())[(member, op, original, fix)] += 1
     consistent = []
     for qid, changed, edits in zip(df["question_id"], df["changed"], df["postedit_edits"], strict=True):
@@ -160,7 +160,8 @@ def _edits_logged(con, lang):
 def _replies_valid(con, lang):
     """Warn when a member's replies are mostly rejected or failed (a broken endpoint or prompt)."""
     df = con.execute(
-        "SELECT member, count(DISTINCT question_id) FILTER (WHERE status <> 'ok') AS bad FROM ensemble_edit_log "
+        "SELECT member, count(DISTINCT question_id) FILTER (WHERE status <> 'ok') AS bad "
+        "FROM ensemble_edit_log "
         "WHERE lang = ? GROUP BY 1 ORDER BY 1", [lang]
     ).df()
     n = con.execute("SELECT count(*) FROM questions_postedited WHERE lang = ?", [lang]).fetchone()[0]

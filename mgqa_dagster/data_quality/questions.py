@@ -155,6 +155,8 @@ QUESTION_CHECKS = (
     Check("templates_yield_questions", False, "every template with an executor yields at least one question on these inputs", _every_implemented_template_yields),
     Check("false_premises_are_false", True, "re-running each false-premise question's premise query shows the premise failing", _false_premises_are_false),
     Check("false_premise_share", False, "false-premise questions are 5-10% of the text questions (paper: 7.8%)", _false_premise_share),
-    Check("multimodal_slice_valid", True, "multimodal rows: WorldKG/OSMH3KG, an image link, the entity named by the image phrase and its role stored, true premise", _multimodal_rows),
+    Check("multimodal_slice_valid", True, "multimodal rows: WorldKG/OSMH3KG, an image link, "
+          "the entity named by the image phrase and its role stored, true premise",
+          _multimodal_rows),
 )
 SPLIT_CHECKS = (Check("small_split_cells", True, f"1..{SMALL_PER_CELL} questions per (KG, SFID) cell, all of them in the large split", _small_split),)

@@ -11,14 +11,15 @@ For one language other than English and one English question record (``questions
 * numbers are formatted for the language's CLDR locale with ``babel`` (``1 234,5`` in French); time periods
   ``YYYY-MM-DD to YYYY-MM-DD`` use the memory's ``time_range`` pattern with locale-formatted dates, ``Month YYYY``
   a localized month name;
-* the multimodal slice's image phrase is translated (:data:`IMAGE_PHRASES`) and stands for the role the English
-  twin shows as an image (``image_role``);
+* the multimodal slice's image phrase is translated (:data:`IMAGE_PHRASES`) and stands for the role
+  the English twin shows as an image (``image_role``);
 * ``text_marked`` wraps entity names in ``{...}`` for the post-edit ensemble, as in English.
 
-The result is a lean row (:data:`~mgqa_platform.questions.schema.LOCALIZED_SCHEMA`): everything else (gold,
-query, gold triples, strata...) stays in the English record. A question keeps its ``question_id`` in every
-language, so ``(question_id, lang)`` is the key and ids line up across languages. English itself is not
-rendered here: its slice copies ``questions_en`` (``stage.localize_language``).
+The result is a lean row (:data:`~mgqa_platform.questions.schema.LOCALIZED_SCHEMA`): everything else
+(gold, query, gold triples, strata...) stays in the English record. A question keeps its
+``question_id`` in every language, so ``(question_id, lang)`` is the key and ids line up across
+languages. English itself is not rendered here: its slice copies ``questions_en``
+(``stage.localize_language``).
 """
 
 from __future__ import annotations
@@ -92,8 +93,8 @@ def localize(
     display: Mapping[str, str],
     catalog: Catalog,
 ) -> tuple[list[dict], Counter]:
-    """Localized rows of ``questions`` (records of ``questions_en``) in ``lang`` (not English), and a counter
-    of fallbacks by kind.
+    """Localized rows of ``questions`` (records of ``questions_en``) in ``lang`` (not English), and
+    a counter of fallbacks by kind.
 
     ``templates``: variant id -> (resolved template text, its status); ``labels``: entity id -> label in ``lang``;
     ``display``: entity id -> the English display name. A record whose template is missing raises KeyError

@@ -1,12 +1,14 @@
 """The warehouse side of the multilingual stages: one language slice at a time, each replaced in one transaction.
 
-``template_translations`` (machine translation of every catalog variant) -> ``template_translations_resolved``
-(human post-edits resolved, or the MT passed through as unreviewed) -> ``questions_localized`` (every English
-question re-rendered) -> ``questions_postedited`` (grammar around the inserted names fixed by the ensemble).
-English is a partition like the others: its "translation" is the catalog text itself (engine ``source``) and
-its localized slice copies the text of ``questions_en``, so that every language, English included, is read
-from the same tables downstream. The language tables hold only the text and how it was made
-(:mod:`mgqa_platform.questions.schema`); readers join ``questions_en`` by ``question_id`` for the rest.
+``template_translations`` (machine translation of every catalog variant) ->
+``template_translations_resolved`` (human post-edits resolved, or the MT passed through as
+unreviewed) -> ``questions_localized`` (every English question re-rendered) ->
+``questions_postedited`` (grammar around the inserted names fixed by the ensemble). English is a
+partition like the others: its "translation" is the catalog text itself (engine ``source``) and its
+localized slice copies the text of ``questions_en``, so that every language, English included, is
+read from the same tables downstream. The language tables hold only the text and how it was made
+(:mod:`mgqa_platform.questions.schema`); readers join ``questions_en`` by ``question_id`` for the
+rest.
 """
 
 from __future__ import annotations
@@ -118,8 +120,9 @@ def resolve_language(con: duckdb.DuckDBPyConnection, lang: str, annotations: Pat
 
 # ---------------------------------------------------------------- 3. re-instantiation
 def localize_language(con: duckdb.DuckDBPyConnection, catalog: Catalog, lang: str) -> dict[str, Any]:
-    """Store the ``lang`` slice of ``questions_localized``: every English question re-rendered from the
-    resolved templates; for English, the text of ``questions_en`` itself (copied in SQL, not re-rendered)."""
+    """Store the ``lang`` slice of ``questions_localized``: every English question re-rendered from
+    the resolved templates; for English, the text of ``questions_en`` itself (copied in SQL, not
+    re-rendered)."""
     statuses = dict(
         con.execute(
             """
@@ -134,7 +137,8 @@ def localize_language(con: duckdb.DuckDBPyConnection, catalog: Catalog, lang: st
     )
     if not statuses:
         raise RuntimeError(
-            f"no resolved templates for {lang}: materialize template_translations_resolved[{lang}] first"
+            f"no resolved templates for {lang}: "
+            f"materialize template_translations_resolved[{lang}] first"
         )
     if lang == SOURCE:
         n = replace_partition(
@@ -194,9 +198,12 @@ def localize_language(con: duckdb.DuckDBPyConnection, catalog: Catalog, lang: st
                 [lang],
             ).fetchall()
         )
-    rows, fallbacks = instantiate.localize(questions, lang, templates, memory.load(lang), labels, display, catalog)
+    tm = memory.load(lang)
+    rows, fallbacks = instantiate.localize(questions, lang, templates, tm, labels, display, catalog)
     with registered(con, _slice=arrow_table(LOCALIZED_SCHEMA, rows)):
-        n = replace_partition(con, "questions_localized", "lang", lang, "BY NAME SELECT * FROM _slice")
+        n = replace_partition(
+            con, "questions_localized", "lang", lang, "BY NAME SELECT * FROM _slice"
+        )
     return {
         "n": n,
         "fallbacks": dict(sorted(fallbacks.items())),
@@ -208,12 +215,13 @@ def localize_language(con: duckdb.DuckDBPyConnection, catalog: Catalog, lang: st
 # ---------------------------------------------------------------- 4. post-edit ensemble
 def postedit_language(con: duckdb.DuckDBPyConnection, lang: str, members: Sequence[Any], primary: str, *,
                       concurrency: int = 1) -> dict[str, Any]:
-    """Run the post-edit ensemble (:mod:`mgqa_platform.multilingual.ensemble`) over every localized question of
-    ``lang`` and store three slices: ``questions_postedited`` (the edited ``text`` and ``text_marked``, the text
-    before the edits in ``text_marked_localized``, the vote's decision and the applied edits),
-    ``ensemble_edit_log`` (one row per proposed edit per member, plus one row per rejected or failed reply)
-    and ``ensemble_stats``. Questions are processed in question-id order; ``concurrency`` > 1 runs questions on
-    a thread pool (for LLM members), with results kept in that order."""
+    """Run the post-edit ensemble (:mod:`mgqa_platform.multilingual.ensemble`) over every localized
+    question of ``lang`` and store three slices: ``questions_postedited`` (the edited ``text`` and
+    ``text_marked``, the text before the edits in ``text_marked_localized``, the vote's decision and
+    the applied edits), ``ensemble_edit_log`` (one row per proposed edit per member, plus one row
+    per rejected or failed reply) and ``ensemble_stats``. Questions are processed in question-id
+    order; ``concurrency`` > 1 runs questions on a thread pool (for LLM members), with results kept
+    in that order."""
     language(lang)
     if concurrency < 1:
         raise ValueError("concurrency must be >= 1")
@@ -230,7 +238,8 @@ def postedit_language(con: duckdb.DuckDBPyConnection, lang: str, members: Sequen
         SELECT q.question_id, q.lang, q.text_marked, q.template_text, r.source AS template_en
         FROM questions_localized q
         JOIN questions_en en USING (question_id)
-        LEFT JOIN template_translations_resolved r ON r.lang = q.lang AND r.variant_id = en.variant_id
+        LEFT JOIN template_translations_resolved r
+            ON r.lang = q.lang AND r.variant_id = en.variant_id
         WHERE q.lang = ?
         ORDER BY q.question_id
         """,

@@ -1,8 +1,9 @@
 """Executions of sub-templates and the parts of a question record built from them.
 
 Shared by the generator (:mod:`mgqa_platform.questions.generate`) and the false-premise derivation
-(:mod:`mgqa_platform.questions.false_premise`): the ``pool`` of stratified entities, the ``t`` tables of
-candidate tuples, rendering a variant, the entity facts a record cites and its gold triples.
+(:mod:`mgqa_platform.questions.false_premise`): the ``pool`` of stratified entities, the ``t``
+tables of candidate tuples, rendering a variant, the entity facts a record cites and its gold
+triples.
 """
 
 from __future__ import annotations
@@ -54,7 +55,8 @@ class Execution:
 
 
 def create_pool(con: duckdb.DuckDBPyConnection, kg: str) -> None:
-    """(Re)create the temp table ``pool``: entities of ``kg`` that have a stratum, with strata columns."""
+    """(Re)create the temp table ``pool``: entities of ``kg`` that have a stratum, with strata
+    columns."""
     con.execute(
         f"""
         CREATE OR REPLACE TEMP TABLE pool AS
@@ -89,8 +91,8 @@ def render(
     extras: Mapping,
     marked: bool,
 ) -> str:
-    """A variant's ``text`` filled with an execution's values: entity names (wrapped in ``{...}`` when
-    ``marked``), plural category labels, parameters and the executor's extras."""
+    """A variant's ``text`` filled with an execution's values: entity names (wrapped in ``{...}``
+    when ``marked``), plural category labels, parameters and the executor's extras."""
     fill: dict[str, str] = {}
     for role, rtype in sub.roles.items():
         if roles.is_category(rtype):
@@ -138,21 +140,24 @@ def entity_info(con: duckdb.DuckDBPyConnection, ids: list[str]) -> dict[str, dic
 
 
 def triple_subject(entity_id: str, iri: str) -> str:
-    """The subject under which an entity's source triples are stored in ``entity_triples``: its IRI, except in
-    OSMH3KG, whose native triples use bare OSM ids (``node/42``, ``way/7``), i.e. the entity id's local part."""
+    """The subject under which an entity's source triples are stored in ``entity_triples``: its IRI,
+    except in OSMH3KG, whose native triples use bare OSM ids (``node/42``, ``way/7``), i.e. the
+    entity id's local part."""
     kg, local = entity_id.split(":", 1)
     return local if kg == "osmh3kg" else iri
 
 
 def entity_subjects(e: Execution, info: Mapping[str, dict]) -> dict[str, str]:
-    """Entity id -> triple subject for the bound and evidence entities of an execution: lets a reader (or the
-    reference solver) attach the cited gold triples to bindings without the warehouse."""
+    """Entity id -> triple subject for the bound and evidence entities of an execution: lets a
+    reader (or the reference solver) attach the cited gold triples to bindings without the
+    warehouse."""
     ids = [e.values[r] for r in e.sub.entity_roles] + list(e.outcome.evidence)
     return {i: triple_subject(i, info[i]["iri"]) for i in ids}
 
 
 def gold_triples(con: duckdb.DuckDBPyConnection, chosen: list[Execution]) -> list[list[list[str]]]:
-    """Per chosen execution: the cited (s, p, o) triples of its bound entities and evidence, sorted."""
+    """Per chosen execution: the cited (s, p, o) triples of its bound entities and evidence,
+    sorted."""
     if not chosen:
         return []
     rows = []
@@ -183,7 +188,8 @@ def gold_triples(con: duckdb.DuckDBPyConnection, chosen: list[Execution]) -> lis
     out: list[list[list[str]]] = [[] for _ in chosen]
     for idx, s, p, o in found:
         out[idx].append([s, p, o])
-    for idx, e in enumerate(chosen):  # non-KG facts (raster pixels): cited too, in the same sorted order
+    # non-KG facts (raster pixels): cited too, in the same sorted order
+    for idx, e in enumerate(chosen):
         if e.outcome.facts:
             out[idx] = sorted(out[idx] + [list(f) for f in e.outcome.facts])
     return out

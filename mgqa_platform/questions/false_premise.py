@@ -198,7 +198,8 @@ def _rows(con, made, seen, failures, kg, run_id, code_version) -> list[dict]:
         rows.append({
             **q,
             "question_id": "q" + stable_hash(variant.id, kg, json.dumps(bindings, sort_keys=True), json.dumps(params, sort_keys=True), LANG, "false_premise"),
-            "text": text, "text_marked": render(variant.text, sub, e.values, names, e.outcome.extras, marked=True),
+            "text": text,
+            "text_marked": render(variant.text, sub, e.values, names, e.outcome.extras, True),
             "gold": json.dumps(formats.REJECTION, sort_keys=True), "gold_aliases": "{}", "unit": None,
             "bindings": json.dumps(bindings, sort_keys=True, ensure_ascii=False),
             "query": replay_sql(executor, sub, {"row_id": 0, **e.values}, sql=executor.premise_sql(sub)),

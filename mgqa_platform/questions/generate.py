@@ -207,7 +207,9 @@ def _instantiate(con, by_cell, discards, seen, kg, seed, run_id, code_version, c
     all_execs = [e for groups in by_cell.values() for g in groups for e in g]
     if not all_execs:
         return []
-    info = entity_info(con, sorted({i for e in all_execs for i in [*(e.values[r] for r in e.sub.entity_roles), *e.outcome.evidence]}))
+    ids = {e.values[r] for e in all_execs for r in e.sub.entity_roles}
+    ids.update(i for e in all_execs for i in e.outcome.evidence)
+    info = entity_info(con, sorted(ids))
     chosen: list[tuple[Execution, str, str, str, str]] = []  # execution, variant id, variant text, text, gold json
     for (tid, stratum), groups in sorted(by_cell.items()):
         kept = 0
@@ -237,7 +239,8 @@ def _instantiate(con, by_cell, discards, seen, kg, seed, run_id, code_version, c
         out.append({
             "question_id": "q" + stable_hash(vid, kg, json.dumps(bindings, sort_keys=True), json.dumps(params, sort_keys=True), LANG),
             "lang": LANG, "kg": kg, "sfid": sub.sfid, "tid": sub.tid, "sub_template_id": sub.id, "variant_id": vid,
-            "text": text, "text_marked": render(vtext, sub, e.values, names, e.outcome.extras, marked=True),
+            "text": text,
+            "text_marked": render(vtext, sub, e.values, names, e.outcome.extras, marked=True),
             "answer_format": sub.answer_format, "gold": gold_json,
             "gold_aliases": json.dumps(_aliases(e.outcome.gold, info), ensure_ascii=False),
             "unit": formats.FORMAT_INFO[sub.answer_format].get("unit"),
@@ -247,7 +250,8 @@ def _instantiate(con, by_cell, discards, seen, kg, seed, run_id, code_version, c
             "query": replay_sql(executor, sub, {"row_id": 0, **e.values}),
             "gold_triples": json.dumps(cited, ensure_ascii=False),
             "entity_subjects": json.dumps(entity_subjects(e, info), sort_keys=True, ensure_ascii=False),
-            "false_premise": False, "perturbation": None, "multimodal": False, "image_url": None, "image_role": None,
+            "false_premise": False, "perturbation": None, "multimodal": False, "image_url": None,
+            "image_role": None,
             "stratum": e.stratum, "income_tier": anchor["income_tier"], "density_tier": anchor["density_tier"],
             "country_iso3": anchor["iso3"],
             "snapshot_ids": sorted({info[i]["snapshot_id"] for i in bound_ids}),

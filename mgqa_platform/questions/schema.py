@@ -2,20 +2,21 @@
 
 Three warehouse tables hold question records:
 
-* ``questions_en`` (:data:`QUESTION_SCHEMA`): the full English record (gold, query, bindings, triples...);
-* ``questions_localized`` (:data:`LOCALIZED_SCHEMA`): per language, only the re-rendered text and how it was
-  rendered; everything else is read from ``questions_en`` by ``question_id``;
-* ``questions_postedited`` (:data:`POSTEDITED_SCHEMA`): per language, the text after the post-edit ensemble
-  and what the ensemble did.
+* ``questions_en`` (:data:`QUESTION_SCHEMA`): the full English record (gold, query, bindings,
+  triples...);
+* ``questions_localized`` (:data:`LOCALIZED_SCHEMA`): per language, only the re-rendered text and
+  how it was rendered; everything else is read from ``questions_en`` by ``question_id``;
+* ``questions_postedited`` (:data:`POSTEDITED_SCHEMA`): per language, the text after the post-edit
+  ensemble and what the ensemble did.
 
-Everything else is derived from these schemas: the DuckDB DDL (:func:`create_table_sql`), the Arrow types
-used when inserting (:func:`arrow_table`), the release schema and column order (:data:`RELEASE_SCHEMA`:
-the released fields of ``questions_en`` in declaration order, then the released language fields) and the
-column descriptions of the dataset card and of the Dagster UI.
+Everything else is derived from these schemas: the DuckDB DDL (:func:`create_table_sql`), the Arrow
+types used when inserting (:func:`arrow_table`), the release schema and column order
+(:data:`RELEASE_SCHEMA`: the released fields of ``questions_en`` in declaration order, then the
+released language fields) and the column descriptions of the dataset card and of the Dagster UI.
 
-Field metadata: ``description`` (one line of prose; for released fields it is the dataset card's text),
-``sql_type`` where the DuckDB type is not the plain mapping of the Arrow type (``JSON``: JSON text in Arrow),
-and ``released: false`` for working columns that stay in the warehouse.
+Field metadata: ``description`` (one line of prose; for released fields it is the dataset card's
+text), ``sql_type`` where the DuckDB type is not the plain mapping of the Arrow type (``JSON``: JSON
+text in Arrow), and ``released: false`` for working columns that stay in the warehouse.
 """
 
 from __future__ import annotations
@@ -70,7 +71,8 @@ _QUESTION_FIELDS = (
     _field("text_marked", "The question with entity names wrapped in {braces}.", nullable=False),
     _field(
         "answer_format",
-        "One of the 15 answer formats (boolean, distance, point, bbox, ...); fixes the scoring rule.",
+        "One of the 15 answer formats (boolean, distance, point, bbox, ...); "
+        "fixes the scoring rule.",
         nullable=False,
     ),
     _field("gold", "Gold answer, typed JSON for the answer format.", nullable=False, json=True),
@@ -163,7 +165,9 @@ _QUESTION_FIELDS = (
 #: ``questions_en``: the English question record.
 QUESTION_SCHEMA: pa.Schema = pa.schema(_QUESTION_FIELDS)
 
-_KEY_AND_TEXT = tuple(QUESTION_SCHEMA.field(n) for n in ("lang", "question_id", "text", "text_marked"))
+_KEY_AND_TEXT = tuple(
+    QUESTION_SCHEMA.field(n) for n in ("lang", "question_id", "text", "text_marked")
+)
 
 #: ``questions_localized``: one row per (lang, question_id), the question re-rendered in ``lang``.
 LOCALIZED_SCHEMA: pa.Schema = pa.schema(
@@ -183,7 +187,8 @@ LOCALIZED_SCHEMA: pa.Schema = pa.schema(
         ),
         _field(
             "fallbacks",
-            "JSON list of slots that fell back to English text (`label:<role>`, `category:<role>` ...).",
+            "JSON list of slots that fell back to English text "
+            "(`label:<role>`, `category:<role>` ...).",
             nullable=False,
             json=True,
         ),
@@ -235,7 +240,8 @@ def is_released(field: pa.Field) -> bool:
 
 
 def sql_type(field: pa.Field) -> str:
-    """The DuckDB type of ``field``: its ``sql_type`` metadata, else the mapping of its Arrow type."""
+    """The DuckDB type of ``field``: its ``sql_type`` metadata, else the mapping of its Arrow
+    type."""
     declared = (field.metadata or {}).get(b"sql_type")
     return declared.decode("utf-8") if declared else _SQL_TYPES[field.type]
 
@@ -251,7 +257,8 @@ def create_table_sql(table: str) -> str:
 def arrow_table(schema: pa.Schema, rows: Sequence[Mapping[str, Any]]) -> pa.Table:
     """``rows`` (dicts with at least the schema's fields) as an Arrow table of ``schema``'s types.
 
-    Field metadata and nullability are dropped: the table is an insert buffer (DuckDB enforces NOT NULL)."""
+    Field metadata and nullability are dropped: the table is an insert buffer (DuckDB enforces NOT
+    NULL)."""
     return pa.table(
         {f.name: pa.array([r[f.name] for r in rows], f.type) for f in schema},
     )
@@ -261,10 +268,16 @@ def arrow_table(schema: pa.Schema, rows: Sequence[Mapping[str, Any]]) -> pa.Tabl
 #: ``questions_localized`` and ``questions_postedited`` that are not key or text.
 RELEASED_FIELDS: tuple[pa.Field, ...] = (
     *(f for f in QUESTION_SCHEMA if is_released(f)),
-    *(f for s in (LOCALIZED_SCHEMA, POSTEDITED_SCHEMA) for f in s if is_released(f) and f not in _KEY_AND_TEXT),
+    *(
+        f
+        for s in (LOCALIZED_SCHEMA, POSTEDITED_SCHEMA)
+        for f in s
+        if is_released(f) and f not in _KEY_AND_TEXT
+    ),
 )
 
-#: The Parquet schema of every release file: nullable fields, no field or schema metadata, JSON as text.
+#: The Parquet schema of every release file: nullable fields, no field or schema metadata, JSON as
+#: text.
 RELEASE_SCHEMA: pa.Schema = pa.schema([pa.field(f.name, f.type) for f in RELEASED_FIELDS])
 
 

@@ -37,7 +37,8 @@ SUMS_FILE = "SHA256SUMS"
 #: ISO 639-1 code of each benchmark language (the OSM ``name:<xx>`` subtag in languages.py is exactly that).
 ISO_639_1: dict[str, str] = {code: lang.osm for code, lang in LANGUAGES.items()}
 
-#: One line per released column, for the card's schema table: the descriptions of the declared question record.
+#: One line per released column, for the card's schema table: the descriptions of the declared
+#: question record.
 COLUMN_DOCS: dict[str, str] = schema.descriptions(schema.RELEASED_FIELDS)
 
 #: Sources added to the lines of ATTRIBUTION.md: the graph formats the questions are asked over.

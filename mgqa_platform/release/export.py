@@ -1,16 +1,19 @@
 """Question Parquet files of the release: one file per language and split (``large``, ``small``).
 
-The source is ``questions_postedited`` (one slice per ``lang``: the text) joined with ``questions_en`` (the
-record) and ``questions_localized`` (how the text was rendered). Every language has the same flat schema
-(:data:`RELEASE_COLUMNS`, derived from the declared question record in
-:mod:`mgqa_platform.questions.schema`), so that Hugging Face ``datasets`` reads each config without a features
-override: JSON columns (``gold``, ``bindings``, ``gold_triples``...) are released as the JSON text DuckDB stores,
-booleans as ``bool`` and ``snapshot_ids`` as ``list<string>``.
+The source is ``questions_postedited`` (one slice per ``lang``: the text) joined with
+``questions_en`` (the record) and ``questions_localized`` (how the text was rendered). Every
+language has the same flat schema (:data:`RELEASE_COLUMNS`, derived from the declared question
+record in :mod:`mgqa_platform.questions.schema`), so that Hugging Face ``datasets`` reads each
+config without a features override: JSON columns (``gold``, ``bindings``, ``gold_triples``...) are
+released as the JSON text DuckDB stores, booleans as ``bool`` and ``snapshot_ids`` as
+``list<string>``.
 
-``run_id`` is deliberately not released: it names the Dagster run and differs between runs, while a release
-built twice from the same inputs must be byte-identical. The run stays in the warehouse (``mgqa lineage``).
-The working columns (``image_role``, ``template_text``, ``text_marked_localized``) are not released either; ``template_status``, ``fallbacks``, ``postedit_decision`` and ``postedit_edits`` are, so a
-user can tell machine-quality text from post-edited text.
+``run_id`` is deliberately not released: it names the Dagster run and differs between runs, while a
+release built twice from the same inputs must be byte-identical. The run stays in the warehouse
+(``mgqa lineage``). The working columns (``image_role``, ``template_text``,
+``text_marked_localized``) are not released either; ``template_status``, ``fallbacks``,
+``postedit_decision`` and ``postedit_edits`` are, so a user can tell machine-quality text from
+post-edited text.
 
 Files are written by :func:`write_table`: fixed Parquet options, no pandas metadata, a temp file in the
 target folder then ``os.replace`` (an interrupted run never leaves a half-written file).
@@ -33,7 +36,9 @@ from mgqa_platform.questions import schema
 SPLITS = ("large", "small")
 
 #: The released columns, in file order, with their Arrow types (JSON columns as JSON text).
-RELEASE_COLUMNS: tuple[tuple[str, pa.DataType], ...] = tuple((f.name, f.type) for f in schema.RELEASE_SCHEMA)
+RELEASE_COLUMNS: tuple[tuple[str, pa.DataType], ...] = tuple(
+    (f.name, f.type) for f in schema.RELEASE_SCHEMA
+)
 JSON_COLUMNS: tuple[str, ...] = tuple(f.name for f in schema.RELEASED_FIELDS if schema.is_json(f))
 RELEASE_SCHEMA: pa.Schema = schema.RELEASE_SCHEMA
 
@@ -61,7 +66,9 @@ def _select_sql() -> str:
     cols = []
     for name, _ in RELEASE_COLUMNS:
         col = f"{_ALIASES[schema.source_table(name)]}.{name}"
-        cols.append(f"CAST({col} AS VARCHAR) AS {name}" if name in JSON_COLUMNS else f"{col} AS {name}")
+        if name in JSON_COLUMNS:
+            col = f"CAST({col} AS VARCHAR)"
+        cols.append(f"{col} AS {name}")
     select = ",\n       ".join(cols)
     return f"""
 SELECT {select}
