@@ -117,7 +117,6 @@ def _languages_section(con: duckdb.DuckDBPyConnection) -> list[str]:
         WITH t AS (SELECT lang, string_agg(status || ' ' || n, ', ' ORDER BY status) AS statuses
                    FROM (SELECT lang, status, count(*) n FROM template_translations_resolved GROUP BY 1, 2) GROUP BY 1),
              q AS (SELECT lang, count(*) AS n,
-                          sum(len(json_extract_string(bindings, '$.*'))) AS slots,
                           sum(len(list_filter(CAST(fallbacks AS VARCHAR[]), x -> x LIKE 'label:%'))) AS label_fallbacks
                    FROM questions_localized GROUP BY 1)
         SELECT q.lang, q.n, t.statuses, q.label_fallbacks FROM q LEFT JOIN t USING (lang) ORDER BY q.lang""")

@@ -15,6 +15,8 @@ from typing import Any
 
 import duckdb
 
+from mgqa_platform.questions import schema
+
 #: One connection config for every opener of the warehouse file.
 CONNECTION_CONFIG: dict[str, str] = {
     "threads": "2",
@@ -132,19 +134,12 @@ CREATE TABLE IF NOT EXISTS quarantine (
 """
 
 
-#: Columns added after a table's first release: a warehouse built by an older version gains them (NULL) on
-#: open, and writers insert BY NAME, so the next materialization fills them.
-ADDED_COLUMNS = (("questions_en", "entity_subjects", "JSON"),)
-
-
 def ensure_schema(con: duckdb.DuckDBPyConnection) -> None:
     con.execute(SCHEMA)
     con.execute(STRATA_SCHEMA)
     con.execute(QUESTION_SCHEMA)
-    for table, column, sql_type in ADDED_COLUMNS:
-        con.execute(f"ALTER TABLE {table} ADD COLUMN IF NOT EXISTS {column} {sql_type}")
     con.execute(EVALUATION_SCHEMA)
-    con.execute(MULTILINGUAL_SCHEMA)  # questions_localized copies questions_en's columns: after the additions
+    con.execute(MULTILINGUAL_SCHEMA)
 
 
 @contextlib.contextmanager
@@ -254,24 +249,15 @@ CREATE TABLE IF NOT EXISTS entity_strata (
 
 
 # --------------------------------------------------------------------------------------------------
-# Question tables (template catalog, English questions, discard counts). See docs/questions.md.
+# Question tables (template catalog, English questions, discard counts). See docs/questions.md. The
+# question tables' DDL is derived from the declared record (mgqa_platform/questions/schema.py).
 # --------------------------------------------------------------------------------------------------
-QUESTION_SCHEMA = """
+QUESTION_SCHEMA = schema.create_table_sql("questions_en") + """
 CREATE TABLE IF NOT EXISTS templates (
     sfid VARCHAR NOT NULL, tid VARCHAR NOT NULL, sub_function VARCHAR, template VARCHAR,
     sub_template_id VARCHAR NOT NULL, variant_id VARCHAR NOT NULL, text VARCHAR NOT NULL,
     answer_format VARCHAR NOT NULL, executor VARCHAR, implemented BOOLEAN NOT NULL,
     roles JSON, parameters JSON, conventions JSON, premise VARCHAR, catalog_version VARCHAR NOT NULL
-);
-CREATE TABLE IF NOT EXISTS questions_en (
-    question_id VARCHAR NOT NULL, lang VARCHAR NOT NULL, kg VARCHAR NOT NULL, sfid VARCHAR NOT NULL,
-    tid VARCHAR NOT NULL, sub_template_id VARCHAR NOT NULL, variant_id VARCHAR NOT NULL,
-    text VARCHAR NOT NULL, text_marked VARCHAR NOT NULL, answer_format VARCHAR NOT NULL,
-    gold JSON NOT NULL, gold_aliases JSON, unit VARCHAR, bindings JSON NOT NULL, parameters JSON,
-    executor VARCHAR NOT NULL, query VARCHAR NOT NULL, gold_triples JSON NOT NULL, entity_subjects JSON NOT NULL,
-    false_premise BOOLEAN NOT NULL, perturbation JSON, multimodal BOOLEAN NOT NULL, image_url VARCHAR,
-    stratum VARCHAR, income_tier VARCHAR, density_tier VARCHAR, country_iso3 VARCHAR,
-    snapshot_ids VARCHAR[], code_version VARCHAR, run_id VARCHAR
 );
 CREATE TABLE IF NOT EXISTS split_small (
     question_id VARCHAR NOT NULL, kg VARCHAR NOT NULL, sfid VARCHAR NOT NULL
@@ -299,7 +285,10 @@ CREATE TABLE IF NOT EXISTS scores (
 # --------------------------------------------------------------------------------------------------
 # Multilingual tables (issue 7), one slice per language (the partition key, ISO 639-3 ``lang``).
 # --------------------------------------------------------------------------------------------------
-MULTILINGUAL_SCHEMA = """
+MULTILINGUAL_SCHEMA = (
+    schema.create_table_sql("questions_localized")
+    + schema.create_table_sql("questions_postedited")
+    + """
 CREATE TABLE IF NOT EXISTS template_translations (
     lang VARCHAR NOT NULL, variant_id VARCHAR NOT NULL, sub_template_id VARCHAR NOT NULL, source VARCHAR NOT NULL,
     text VARCHAR, engine VARCHAR NOT NULL, status VARCHAR NOT NULL, problems JSON, needs_post_edit BOOLEAN NOT NULL
@@ -308,16 +297,15 @@ CREATE TABLE IF NOT EXISTS template_translations_resolved (
     lang VARCHAR NOT NULL, variant_id VARCHAR NOT NULL, sub_template_id VARCHAR NOT NULL, source VARCHAR NOT NULL,
     text VARCHAR NOT NULL, method VARCHAR NOT NULL, status VARCHAR NOT NULL, labels JSON, detail VARCHAR
 );
-CREATE TABLE IF NOT EXISTS post_edit_stats (lang VARCHAR NOT NULL, stats JSON NOT NULL, rejected_rows BIGINT NOT NULL);
-CREATE TABLE IF NOT EXISTS questions_localized AS
-    SELECT *, NULL::VARCHAR AS template_text, NULL::VARCHAR AS template_status, NULL::JSON AS fallbacks
-    FROM questions_en WITH NO DATA;
-CREATE TABLE IF NOT EXISTS questions_postedited AS
-    SELECT *, NULL::VARCHAR AS text_marked_localized, NULL::VARCHAR AS postedit_decision, NULL::JSON AS postedit_edits
-    FROM questions_localized WITH NO DATA;
-CREATE TABLE IF NOT EXISTS postedit_log (
+CREATE TABLE IF NOT EXISTS annotation_agreement (
+    lang VARCHAR NOT NULL, stats JSON NOT NULL, rejected_rows BIGINT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS ensemble_edit_log (
     lang VARCHAR NOT NULL, question_id VARCHAR NOT NULL, member VARCHAR NOT NULL, status VARCHAR NOT NULL,
     op VARCHAR, original VARCHAR, fix VARCHAR, applied BOOLEAN NOT NULL, detail VARCHAR
 );
-CREATE TABLE IF NOT EXISTS postedit_stats (lang VARCHAR NOT NULL, members JSON NOT NULL, stats JSON NOT NULL);
+CREATE TABLE IF NOT EXISTS ensemble_stats (
+    lang VARCHAR NOT NULL, members JSON NOT NULL, stats JSON NOT NULL
+);
 """
+)

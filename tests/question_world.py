@@ -14,7 +14,7 @@ import duckdb
 
 from mgqa_platform import geometry
 from mgqa_platform.questions.executor import Pool
-from mgqa_platform.questions.generate import create_pool
+from mgqa_platform.questions.execution import create_pool
 
 RDF_TYPE = "http://www.w3.org/1999/02/22-rdf-syntax-ns#type"
 LABEL = "http://www.w3.org/2000/01/rdf-schema#label"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import dagster as dg
 
 from mgqa_dagster import definitions
+from mgqa_platform.questions import schema
 
 
 def test_asset_graph_snapshot():
@@ -14,10 +15,10 @@ def test_asset_graph_snapshot():
         ["osm_pbf_files", "kwg_query_results", "usgs_earthquakes", "osm_snapshot", "kg_native",
          "entities", "entity_labels", "entity_triples", "quarantine",
          "natural_earth_countries", "world_bank_income", "countries", "population_raster", "density_cells",
-         "entity_country", "entity_density", "entity_strata", "strata_coverage", "templates", "questions_en", "split_small", "question_distribution",
+         "entity_country", "entity_density", "entity_strata", "strata_coverage", "templates", "questions_en", "question_discards", "split_small", "question_distribution",
          "eval_baselines", "eval_reference_solver", "evaluation_report",
-         "template_translations", "template_translations_resolved", "questions_localized", "questions_postedited",
-         "release_questions", "release_card"]
+         "template_translations", "template_translations_resolved", "annotation_agreement", "questions_localized",
+         "questions_postedited", "ensemble_edit_log", "ensemble_stats", "release_questions", "release_card"]
     )  # fmt: skip
     groups = {k.to_user_string(): graph.get(k).group_name for k in graph.materializable_asset_keys}
     assert groups == {
@@ -25,16 +26,42 @@ def test_asset_graph_snapshot():
         "entity_labels": "kg_conversion", "entity_triples": "kg_conversion", "quarantine": "kg_conversion",
         "countries": "strata", "population_raster": "strata", "density_cells": "strata", "entity_country": "strata",
         "entity_density": "strata", "entity_strata": "strata", "strata_coverage": "strata",
-        "templates": "questions", "questions_en": "questions", "split_small": "questions", "question_distribution": "questions",
+        "templates": "questions", "questions_en": "questions", "question_discards": "questions", "split_small": "questions",
+        "question_distribution": "questions",
         "eval_baselines": "evaluation", "eval_reference_solver": "evaluation", "evaluation_report": "evaluation",
-        "template_translations": "multilingual", "template_translations_resolved": "multilingual", "questions_localized": "multilingual",
-        "questions_postedited": "multilingual", "release_questions": "release", "release_card": "release",
+        "template_translations": "multilingual", "template_translations_resolved": "multilingual",
+        "annotation_agreement": "multilingual", "questions_localized": "multilingual", "questions_postedited": "multilingual",
+        "ensemble_edit_log": "multilingual", "ensemble_stats": "multilingual", "release_questions": "release", "release_card": "release",
     }  # fmt: skip
     # lineage: conversion <- native KG <- latest OSM snapshot + the KWG inputs
     parents = {k.to_user_string() for k in graph.get(definitions.kg_build.kg_native.key).parent_keys}
     assert parents == {"osm_snapshot", "kwg_query_results", "usgs_earthquakes"}
     # questions <- catalog + every KG partition of the strata
     assert {k.to_user_string() for k in graph.get(dg.AssetKey("questions_en")).parent_keys} == {"templates", "entity_strata"}
+    # side tables: declared next to the asset whose stage writes them, partitioned like it,
+    # downstream of it
+    side = {
+        "question_discards": "questions_en",
+        "annotation_agreement": "template_translations_resolved",
+        "ensemble_edit_log": "questions_postedited",
+        "ensemble_stats": "questions_postedited",
+    }
+    for key, writer in side.items():
+        node, writer_node = graph.get(dg.AssetKey(key)), graph.get(dg.AssetKey(writer))
+        assert {k.to_user_string() for k in node.parent_keys} == {writer}
+        assert node.partitions_def == writer_node.partitions_def
+        writes = definitions.defs.get_assets_def(dg.AssetKey(writer))
+        assert definitions.defs.get_assets_def(dg.AssetKey(key)) is writes
+    # the question tables' column schema in the UI is the declared record
+    tables = {
+        "questions_en": schema.QUESTION_SCHEMA,
+        "questions_localized": schema.LOCALIZED_SCHEMA,
+        "questions_postedited": schema.POSTEDITED_SCHEMA,
+    }
+    for key, table in tables.items():
+        columns = graph.get(dg.AssetKey(key)).metadata["dagster/column_schema"].columns
+        assert [(c.name, c.type) for c in columns] == [(f.name, schema.sql_type(f)) for f in table]
+        assert all(c.description for c in columns)
     # evaluation <- the released questions (and the small split for the baselines)
     assert {k.to_user_string() for k in graph.get(dg.AssetKey("eval_baselines")).parent_keys} == {"questions_en", "split_small"}
     assert {k.to_user_string() for k in graph.get(dg.AssetKey("evaluation_report")).parent_keys} == {"eval_baselines", "eval_reference_solver"}
@@ -46,7 +73,8 @@ def test_asset_graph_snapshot():
     assert {k.to_user_string() for k in graph.get(dg.AssetKey("release_card")).parent_keys} == {"release_questions"}
     assert graph.get(dg.AssetKey("release_card")).partitions_def is None
     paper = "eng fra ita por ron spa bul rus deu urd sqi ell jpn kat tur vie zho".split()
-    for key in ("template_translations", "template_translations_resolved", "questions_localized", "questions_postedited", "release_questions"):
+    for key in ("template_translations", "template_translations_resolved", "annotation_agreement", "questions_localized",
+                "questions_postedited", "ensemble_edit_log", "ensemble_stats", "release_questions"):
         assert graph.get(dg.AssetKey(key)).partitions_def.get_partition_keys() == paper
 
 

@@ -9,7 +9,10 @@ import pytest
 from mgqa_platform.multilingual import instantiate, memory
 from mgqa_platform.multilingual.languages import CODES, TARGETS, in_script, language, scripts_of
 from mgqa_platform.multilingual.placeholders import placeholders, problems
+from mgqa_platform import warehouse
+from mgqa_platform.multilingual import stage
 from mgqa_platform.questions.catalog import default_catalog
+from mgqa_platform.questions.schema import LOCALIZED_SCHEMA, QUESTION_SCHEMA, arrow_table
 
 PAPER_LANGUAGES = "eng fra ita por ron spa bul rus deu urd sqi ell jpn kat tur vie zho".split()
 
@@ -78,7 +81,7 @@ def test_numbers_and_periods_follow_the_locale():
 
 def _record(**kw):
     q = {"question_id": "q1", "lang": "eng", "kg": "worldkg", "sfid": "B", "sub_template_id": "B01.2", "variant_id": "B01.2.v1",
-         "text": "", "text_marked": "", "answer_format": "count", "gold": '{"value": 2}', "multimodal": False,
+         "text": "", "text_marked": "", "answer_format": "count", "gold": '{"value": 2}', "multimodal": False, "image_role": None,
          "bindings": json.dumps({"category_A": "post_office", "entity_B": "worldkg:1"}), "parameters": json.dumps({"value": 1.5})}
     q.update(kw)
     return q
@@ -96,15 +99,18 @@ def test_localize_fills_labels_categories_numbers_and_records_fallbacks():
     assert row["text"] == "Combien de bureaux de poste se trouvent à moins de 1,5 km de Kamppi-fr ?"
     assert row["text_marked"].endswith("de {Kamppi-fr} ?") and row["lang"] == "fra" and row["question_id"] == "q1"
     assert json.loads(row["fallbacks"]) == [] and not used
+    # a lean row: the text and how it was rendered, nothing of the English record
+    assert list(row) == LOCALIZED_SCHEMA.names
+    assert row["template_text"] == fr and row["template_status"] == "unreviewed"
     # no French label, no French category: the English display name and label, both recorded
     (row,), used = instantiate.localize([_record(variant_id=sub.variants[0].id)], "fra", templates,
                                         memory.TranslationMemory("fra", "draft", {}), {}, display, cat)  # fmt: skip
     assert "post offices" in row["text"] and "Kamppi (Helsinki)" in row["text"]
     assert json.loads(row["fallbacks"]) == ["category:category_A", "label:entity_B"] and used == {"category": 1, "label": 1}
-    # English through the same code reproduces the English template rendering
-    (row,), _ = instantiate.localize([_record(variant_id=sub.variants[0].id)], "eng", {sub.variants[0].id: (en, "source")},
-                                     memory.TranslationMemory("eng", "source", {}), {}, display, cat)  # fmt: skip
-    assert row["text"] == en.format(category_A="post offices", value="1.5", entity_B="Kamppi (Helsinki)")
+    # English is not re-rendered: its slice copies questions_en (stage.localize_language)
+    with pytest.raises(ValueError, match="English"):
+        instantiate.localize([_record(variant_id=sub.variants[0].id)], "eng", {sub.variants[0].id: (en, "source")},
+                             memory.TranslationMemory("eng", "source", {}), {}, display, cat)  # fmt: skip
 
 
 def test_multimodal_twin_keeps_the_image_phrase_in_every_language():
@@ -112,9 +118,59 @@ def test_multimodal_twin_keeps_the_image_phrase_in_every_language():
     sub = cat.sub_template("B01.2")
     vid = sub.variants[0].id
     en_marked = sub.variants[0].text.format(category_A="post offices", value="1.5", entity_B="{the place shown in the image}")
-    q = _record(variant_id=vid, multimodal=True, text_marked=en_marked)
+    q = _record(variant_id=vid, multimodal=True, text_marked=en_marked, image_role="entity_B")
     fr = "Combien de {category_A} à moins de {value} km de {entity_B} ?"
     (row,), _ = instantiate.localize([q], "fra", {vid: (fr, "unreviewed")}, memory.TranslationMemory("fra", "draft", {}),
                                      {"worldkg:1": "Kamppi-fr"}, {"worldkg:1": "Kamppi"}, cat)  # fmt: skip
     assert "{le lieu montré sur l'image}" in row["text_marked"] and "Kamppi" not in row["text"]
-    assert set(instantiate.IMAGE_PHRASES) == set(CODES)
+    # the role comes from the stored image_role, not from the English text
+    q = _record(variant_id=vid, multimodal=True, text_marked="", image_role="entity_B")
+    (row,), _ = instantiate.localize([q], "fra", {vid: (fr, "unreviewed")}, memory.TranslationMemory("fra", "draft", {}),
+                                     {"worldkg:1": "Kamppi-fr"}, {"worldkg:1": "Kamppi"}, cat)  # fmt: skip
+    assert "{le lieu montré sur l'image}" in row["text_marked"]
+    assert set(instantiate.IMAGE_PHRASES) == set(TARGETS)
+
+
+def test_english_slice_copies_questions_en():
+    """English is rendered once: the eng slice of questions_localized is questions_en's text, copied
+    in SQL (a text no template would produce shows that nothing was re-rendered), with the source
+    template and status."""
+    cat = default_catalog()
+    sub = cat.sub_template("B01.2")
+    variant = sub.variants[0]
+    record = {
+        **dict.fromkeys(QUESTION_SCHEMA.names),
+        **_record(variant_id=variant.id),
+        "text": "As generated.",
+        "text_marked": "As {generated}.",
+        "tid": "B01",
+        "executor": "x@1",
+        "query": "SELECT 1",
+        "gold_triples": "[]",
+        "entity_subjects": "{}",
+        "false_premise": False,
+    }
+    with warehouse.session(None) as con:
+        warehouse.ensure_schema(con)
+        with warehouse.registered(con, _q=arrow_table(QUESTION_SCHEMA, [record])):
+            con.execute("INSERT INTO questions_en BY NAME SELECT * FROM _q")
+        con.execute(
+            """
+            INSERT INTO template_translations_resolved
+            VALUES ('eng', ?, 'B01.2', ?, ?, 'source', 'source', '[]', NULL)
+            """,
+            [variant.id, variant.text, variant.text],
+        )
+        r = stage.localize_language(con, cat, "eng")
+        rows = warehouse.fetch_dicts(con, "SELECT * FROM questions_localized")
+    assert r["n"] == 1 and r["template_statuses"] == {"source": 1}
+    expected = {
+        "lang": "eng",
+        "question_id": "q1",
+        "text": "As generated.",
+        "text_marked": "As {generated}.",
+        "template_text": variant.text,
+        "template_status": "source",
+        "fallbacks": "[]",
+    }
+    assert rows == [expected]

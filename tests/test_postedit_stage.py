@@ -1,5 +1,5 @@
-"""The post-edit ensemble as a warehouse stage and a Dagster asset: ``questions_postedited`` + ``postedit_log`` +
-``postedit_stats`` for one language partition, with three local fake LLM servers (agreeing, disagreeing,
+"""The post-edit ensemble as a warehouse stage and a Dagster asset: ``questions_postedited`` +
+``ensemble_edit_log`` + ``ensemble_stats`` for one language partition, with three local fake LLM servers (agreeing, disagreeing,
 malformed), the offline rule-based default, resumption from the reply cache, and the configuration errors."""
 
 from __future__ import annotations
@@ -7,13 +7,14 @@ from __future__ import annotations
 import json
 
 import dagster as dg
-import pyarrow as pa
 import pytest
 
 from mgqa_dagster.assets.multilingual import questions_postedited
 from mgqa_platform import warehouse
 from mgqa_platform.multilingual import stage
 from mgqa_platform.multilingual.ensemble import RuleMember
+from mgqa_platform.questions.schema import LOCALIZED_SCHEMA, QUESTION_SCHEMA, arrow_table
+from mgqa_platform.warehouse import registered
 from mgqa_dagster.resources.llm import EnsembleEndpoint, PostEditEnsembleResource, ensemble_from_env
 from mgqa_dagster.resources.warehouse import WarehouseResource
 from tests.fake_openai import FakeOpenAI, Reply, user_text
@@ -32,22 +33,52 @@ def _unmark(text: str) -> str:
 
 @pytest.fixture
 def wh(tmp_path):
-    """A warehouse with the French slice of questions_localized and the resolved templates it came from."""
+    """A warehouse with the English records, the French slice of questions_localized and the
+    resolved templates it came from."""
     path = tmp_path / "wh.duckdb"
+    english = [
+        {
+            **dict.fromkeys(QUESTION_SCHEMA.names),
+            "question_id": qid,
+            "lang": "eng",
+            "kg": "worldkg",
+            "sfid": "A",
+            "tid": "A01",
+            "sub_template_id": "A01.1",
+            "variant_id": "A01.1.v1",
+            "text": "What is the distance?",
+            "text_marked": "What is the distance?",
+            "answer_format": "distance_km",
+            "gold": '{"value": 1.0}',
+            "bindings": '{"entity_A": "worldkg:1"}',
+            "executor": "distance@1",
+            "query": "SELECT 1",
+            "gold_triples": "[]",
+            "entity_subjects": "{}",
+            "false_premise": False,
+            "multimodal": False,
+        }
+        for qid in QUESTIONS
+    ]
+    localized = [
+        {
+            "lang": "fra",
+            "question_id": qid,
+            "text": _unmark(marked),
+            "text_marked": marked,
+            "template_text": "Quelle est la distance de {entity_A} à {entity_B} ?",
+            "template_status": "unreviewed",
+            "fallbacks": "[]",
+        }
+        for qid, marked in QUESTIONS.items()
+    ]
+    en_table = arrow_table(QUESTION_SCHEMA, english)
+    localized_table = arrow_table(LOCALIZED_SCHEMA, localized)
     with warehouse.session(path) as con:
         warehouse.ensure_schema(con)
-        n = len(QUESTIONS)
-        rows = {
-            "question_id": list(QUESTIONS), "lang": ["fra"] * n, "kg": ["worldkg"] * n, "sfid": ["A"] * n, "tid": ["A01"] * n,
-            "sub_template_id": ["A01.1"] * n, "variant_id": ["A01.1.v1"] * n, "text": [_unmark(t) for t in QUESTIONS.values()],
-            "text_marked": list(QUESTIONS.values()), "answer_format": ["distance_km"] * n, "gold": ['{"value": 1.0}'] * n,
-            "bindings": ['{"entity_A": "worldkg:1"}'] * n, "executor": ["distance@1"] * n, "query": ["SELECT 1"] * n,
-            "gold_triples": ["[]"] * n, "entity_subjects": ["{}"] * n, "false_premise": [False] * n, "multimodal": [False] * n,
-            "template_text": ["Quelle est la distance de {entity_A} à {entity_B} ?"] * n, "fallbacks": ["{}"] * n,
-        }  # fmt: skip
-        con.register("_q", pa.table({k: pa.array(v, pa.bool_() if k in ("false_premise", "multimodal") else pa.string())
-                                     for k, v in rows.items()}))  # fmt: skip
-        con.execute("INSERT INTO questions_localized BY NAME SELECT * FROM _q")
+        with registered(con, _en=en_table, _q=localized_table):
+            con.execute("INSERT INTO questions_en BY NAME SELECT * FROM _en")
+            con.execute("INSERT INTO questions_localized BY NAME SELECT * FROM _q")
         con.execute("INSERT INTO template_translations_resolved VALUES ('fra', 'A01.1.v1', 'A01.1', "
                     "'What is the distance from {entity_A} to {entity_B}?', 'Quelle est la distance de {entity_A} à {entity_B} ?', "
                     "'unreviewed', 'unreviewed', '[]', NULL)")  # fmt: skip
@@ -87,7 +118,8 @@ def checks_of(result) -> dict[str, bool]:
 
 
 def metadata_of(result) -> dict:
-    (mat,) = result.asset_materializations_for_node("questions_postedited")
+    (mat,) = [m for m in result.asset_materializations_for_node("questions_postedited")
+              if m.asset_key == dg.AssetKey("questions_postedited")]  # fmt: skip
     return {k: v.value for k, v in mat.metadata.items()}
 
 
@@ -115,7 +147,7 @@ def test_three_servers_agreeing_disagreeing_and_malformed(wh, tmp_path):
         assert _q(wh, "SELECT text FROM questions_postedited WHERE question_id = 'q2'") == [("Quelle est la distance d'Orly à Lyon ?",)]
         assert _q(wh, "SELECT text_marked_localized FROM questions_postedited WHERE question_id = 'q2'") == [(QUESTIONS["q2"],)]
         # the edit log: every proposed edit with its member, and one row per rejected reply
-        log = _q(wh, "SELECT question_id, member, status, op, original, fix, applied FROM postedit_log ORDER BY ALL")
+        log = _q(wh, "SELECT question_id, member, status, op, original, fix, applied FROM ensemble_edit_log ORDER BY ALL")
         assert ("q2", "a", "ok", "ELIS", "de ", "d'", True) in log and ("q2", "b", "ok", "ELIS", "de ", "d'", True) in log
         assert ("q1", "a", "ok", "PUNCT", " ?", "?", True) in log
         assert [row for row in log if row[1] == "bad"] == [(q, "bad", "rejected", None, None, None, False) for q in ("q1", "q2", "q3")]
@@ -127,7 +159,7 @@ def test_three_servers_agreeing_disagreeing_and_malformed(wh, tmp_path):
         assert md["operations"] == {"PUNCT": 1, "ELIS": 1, "CONTR": 1} and md["rejected_replies"]["bad"] == 3
         assert md["members"]["a"]["model"] == "fake-model" and "api_key" not in json.dumps(md["members"]).replace("api_key_set", "")
         assert "d'{Orly}" in md["edit_log"]
-        stats_row = _q(wh, "SELECT members, stats FROM postedit_stats WHERE lang = 'fra'")
+        stats_row = _q(wh, "SELECT members, stats FROM ensemble_stats WHERE lang = 'fra'")
         assert json.loads(stats_row[0][0])["primary"] == "a" and json.loads(stats_row[0][1])["n"] == 3
         first = _q(wh, "SELECT * FROM questions_postedited ORDER BY question_id")
         # a rerun resumes from the reply cache (valid and rejected replies are kept; only transport failures are
@@ -135,7 +167,7 @@ def test_three_servers_agreeing_disagreeing_and_malformed(wh, tmp_path):
         r2 = materialize(wh, ens)
         assert r2.success and len(a.requests) + len(b.requests) + len(bad.requests) == asked
         assert _q(wh, "SELECT * FROM questions_postedited ORDER BY question_id") == first
-        assert _q(wh, "SELECT count(*) FROM postedit_log") == [(len(log),)]
+        assert _q(wh, "SELECT count(*) FROM ensemble_edit_log") == [(len(log),)]
 
 
 def test_a_reply_that_touches_a_name_or_a_brace_is_rejected(wh, tmp_path):
@@ -147,23 +179,27 @@ def test_a_reply_that_touches_a_name_or_a_brace_is_rejected(wh, tmp_path):
         ens = PostEditEnsembleResource(endpoints=[EnsembleEndpoint(name=n, base_url=s.base_url, model="m") for n, s in (("a", a), ("b", b), ("c", c))],
                                        cache_dir=str(tmp_path / "cache"), max_retries=0)  # fmt: skip
         assert materialize(wh, ens).success
-    rows = dict(((q, m), d) for q, m, d in _q(wh, "SELECT question_id, member, detail FROM postedit_log WHERE member = 'c' AND status = 'rejected'"))
+    rows = dict(((q, m), d) for q, m, d in _q(wh, "SELECT question_id, member, detail FROM ensemble_edit_log WHERE member = 'c' AND status = 'rejected'"))
     assert rows[("q1", "c")].startswith("edit_error: original_not_found (inside_braces)")
     assert rows[("q2", "c")].startswith("edit_error: brace_in_fix")
     assert rows[("q3", "c")].startswith("schema_violation")
     assert dict(_q(wh, "SELECT question_id, text_marked FROM questions_postedited"))["q1"] == QUESTIONS["q1"]  # nothing applied
-    assert _q(wh, "SELECT count(*) FROM postedit_log WHERE member = 'c' AND applied") == [(0,)]
+    assert _q(wh, "SELECT count(*) FROM ensemble_edit_log WHERE member = 'c' AND applied") == [(0,)]
 
 
 def test_offline_default_is_the_rule_member(wh):
     r = materialize(wh, PostEditEnsembleResource())
     assert r.success
+    # the stage's side tables are assets of the same partition
+    materialized = r.asset_materializations_for_node("questions_postedited")
+    written = {m.asset_key.to_user_string() for m in materialized}
+    assert written == {"questions_postedited", "ensemble_edit_log", "ensemble_stats"}
     assert all(checks_of(r).values())
     after = dict(_q(wh, "SELECT question_id, text_marked FROM questions_postedited"))
     assert after["q2"] == "Quelle est la distance d'{Orly} à {Lyon} ?"
     assert after["q3"] == "Combien de cafés se trouvent à 2 km du {Louvre} ?"
     assert after["q1"] == QUESTIONS["q1"]
-    assert set(_q(wh, "SELECT DISTINCT member, status FROM postedit_log")) == {("rules", "ok")}
+    assert set(_q(wh, "SELECT DISTINCT member, status FROM ensemble_edit_log")) == {("rules", "ok")}
     md = metadata_of(r)
     assert md["primary"] == "rules" and md["decisions"] == {"none": 1, "primary_fallback": 2}
     assert md["members"] == {"rules": RuleMember().describe()}
@@ -212,7 +248,7 @@ def test_checks_catch_a_touched_name_and_an_unlogged_edit(wh):
         assert by_name["entity_names_untouched"].run(con, "fra").passed is False  # "}" left in the text
         con.execute("UPDATE questions_postedited SET text = replace(replace(text_marked_localized, '{', ''), '}', '') WHERE question_id = 'q1'")
         assert by_name["entity_names_untouched"].run(con, "fra").passed is True
-        con.execute("DELETE FROM postedit_log WHERE question_id = 'q2'")  # q2's elision is no longer logged
+        con.execute("DELETE FROM ensemble_edit_log WHERE question_id = 'q2'")  # q2's elision is no longer logged
         assert by_name["edits_logged"].run(con, "fra").passed is False
         con.execute("DELETE FROM questions_postedited WHERE question_id = 'q3'")
         assert by_name["every_localized_question_postedited"].run(con, "fra").passed is False

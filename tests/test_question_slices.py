@@ -66,7 +66,10 @@ def test_multimodal_twin_names_the_image_and_keeps_the_gold(con):
     for q in twins:
         assert multimodal.IMAGE_PHRASE in q["text"] and "Museu Azul" not in q["text"]
         assert q["image_url"] == "https://www.wikidata.org/wiki/Q42#P18"
+        # the role shown as the image, stored
+        assert json.loads(q["bindings"])[q["image_role"]] == "worldkg:1"
         assert replay(con, catalog, q) == json.loads(q["gold"])
+    assert all(q["image_role"] is None for q in originals.values())
     assert multimodal.image_link("https://commons.wikimedia.org/wiki/File:X.jpg", "Q1").startswith("https://commons")
     assert multimodal.image_link(None, "not-a-qid") is None
 

@@ -17,9 +17,11 @@ import pytest
 import yaml
 
 from mgqa_platform import warehouse
+from mgqa_platform.questions import schema
 from mgqa_platform.files import sha256_file
 from mgqa_platform.release import card, export, sites
 from mgqa_platform.settings import SAMPLE_DIR
+from mgqa_platform.warehouse import registered
 
 SNAP = "mgqa-sample-48652883eeb7"
 KG_SNAP = "worldkg-mgqa-sample-48652883eeb7-90ffb4e32547"
@@ -49,7 +51,8 @@ def _question_row(qid: str, sfid: str, bindings: dict, fmt: str, gold: dict, fp:
         "query": f"SELECT 1 -- {qid}", "gold_triples": json.dumps([["wkg:1", "rdfs:label", "Café Central"]], ensure_ascii=False),
         "entity_subjects": json.dumps({"worldkg:1": "wkg:1"}), "false_premise": fp,
         "perturbation": json.dumps({"kind": "swap"}) if fp else None, "multimodal": mm,
-        "image_url": "https://example.org/cafe.jpg" if mm else None, "stratum": "UMC/high", "income_tier": "UMC",
+        "image_url": "https://example.org/cafe.jpg" if mm else None, "image_role": "entity_A" if mm else None,
+        "stratum": "UMC/high", "income_tier": "UMC",
         "density_tier": "high", "country_iso3": "BRA", "snapshot_ids": [KG_SNAP], "code_version": "0.1.0",
         "run_id": f"run-{lang}-{qid}", "template_text": TEXT[lang], "template_status": "source" if lang == "eng" else "draft",
         "fallbacks": json.dumps([]), "text_marked_localized": text, "postedit_decision": "majority" if (lang, qid) == ("fra", "q2") else "none",
@@ -61,11 +64,12 @@ def build_warehouse(path: Path, langs: tuple[str, ...] = ("eng", "fra")) -> Path
     """A tiny warehouse with every table the release reads."""
     with warehouse.session(path) as con:
         warehouse.ensure_schema(con)
+        english = [_question_row(*q, lang="eng") for q in QUESTIONS]
         rows = [_question_row(*q, lang=lang) for lang in langs for q in QUESTIONS]
-        types = {"false_premise": pa.bool_(), "multimodal": pa.bool_(), "snapshot_ids": pa.list_(pa.string())}
-        con.register("_q", pa.table({c: pa.array([r[c] for r in rows], types.get(c, pa.string())) for c in rows[0]}))
-        con.execute("INSERT INTO questions_postedited BY NAME SELECT * FROM _q")
-        con.unregister("_q")
+        tables = {"questions_en": english, "questions_localized": rows, "questions_postedited": rows}
+        for table, slice_rows in tables.items():
+            with registered(con, _q=schema.arrow_table(schema.TABLES[table], slice_rows)):
+                con.execute(f"INSERT INTO {table} BY NAME SELECT * FROM _q")
         con.executemany("INSERT INTO split_small VALUES (?, 'worldkg', ?)", [[q[0], q[1]] for q in QUESTIONS if q[0] in SMALL])
         for eid, name, cat, wkt, kind, lon, lat in ENTITIES:
             con.execute(
@@ -111,7 +115,8 @@ def test_write_language_summary_and_files(built):
         table = pq.read_table(built["dir"] / rel)
         assert table.schema.remove_metadata().equals(export.RELEASE_SCHEMA)
         assert [n for n, _ in export.RELEASE_COLUMNS] == table.column_names
-        assert "run_id" not in table.column_names and "text_marked_localized" not in table.column_names
+        unreleased = {"run_id", "image_role", "template_text", "text_marked_localized"}
+        assert not unreleased & set(table.column_names)
         assert pq.read_metadata(built["dir"] / rel).metadata.get(b"pandas") is None
         assert sha256_file(built["dir"] / rel) == fra["sha256"][split]
     large = pq.read_table(built["dir"] / "data/fra/large.parquet").to_pylist()

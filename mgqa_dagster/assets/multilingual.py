@@ -4,7 +4,7 @@ post-edit ensemble over the instantiated questions."""
 
 import dagster as dg
 
-from mgqa_dagster.assets.questions import QUESTIONS_EN, TEMPLATES
+from mgqa_dagster.assets.questions import QUESTIONS_EN, TEMPLATES, column_schema, side_tables
 from mgqa_dagster.data_quality import multilingual as checks
 from mgqa_dagster.data_quality.checks import check_specs, run_checks
 from mgqa_platform import settings
@@ -13,6 +13,7 @@ from mgqa_platform.multilingual.ensemble import describe as describe_member
 from mgqa_platform.multilingual.judge import LLMJudge, OfflineJudge
 from mgqa_platform.multilingual.languages import CODES, language
 from mgqa_platform.questions.catalog import default_catalog
+from mgqa_platform.questions.schema import LOCALIZED_SCHEMA, POSTEDITED_SCHEMA
 from mgqa_dagster.resources.llm import LLMResource, PostEditEnsembleResource
 from mgqa_dagster.resources.translator import TranslatorResource
 from mgqa_dagster.resources.warehouse import WarehouseResource
@@ -23,6 +24,9 @@ TEMPLATE_TRANSLATIONS = dg.AssetKey("template_translations")
 TEMPLATE_TRANSLATIONS_RESOLVED = dg.AssetKey("template_translations_resolved")
 QUESTIONS_LOCALIZED = dg.AssetKey("questions_localized")
 QUESTIONS_POSTEDITED = dg.AssetKey("questions_postedited")
+ANNOTATION_AGREEMENT = dg.AssetKey("annotation_agreement")
+ENSEMBLE_EDIT_LOG = dg.AssetKey("ensemble_edit_log")
+ENSEMBLE_STATS = dg.AssetKey("ensemble_stats")
 
 
 class PostEditConfig(dg.Config):
@@ -56,19 +60,39 @@ def template_translations(context: dg.AssetExecutionContext, warehouse: Warehous
         yield from run_checks(con, lang, TEMPLATE_TRANSLATIONS, checks.TRANSLATION_CHECKS)
 
 
-@dg.asset(
-    key=TEMPLATE_TRANSLATIONS_RESOLVED,
-    deps=[TEMPLATE_TRANSLATIONS],
+@dg.multi_asset(
+    specs=[
+        dg.AssetSpec(
+            TEMPLATE_TRANSLATIONS_RESOLVED,
+            deps=[TEMPLATE_TRANSLATIONS],
+            group_name="multilingual",
+            automation_condition=dg.AutomationCondition.eager(),
+            kinds={"duckdb", "markdown"},
+            description="Human post-edits resolved into one template per variant: rules (both "
+            "correct, identical corrections, one-sided, stricter wins) then an LLM judge choosing "
+            "between the annotators' texts (offline: a rule-based twin). Without an annotation "
+            "export the MT passes through, flagged unreviewed.",
+        ),
+        dg.AssetSpec(
+            ANNOTATION_AGREEMENT,
+            deps=[TEMPLATE_TRANSLATIONS_RESOLVED],
+            group_name="multilingual",
+            kinds={"duckdb"},
+            description="Agreement of the human post-edit annotators of the language (the paper's "
+            "Table 9 row) and the annotation rows rejected on load. Written with "
+            "template_translations_resolved.",
+        ),
+    ],
     partitions_def=language_partitions,
-    group_name="multilingual",
-    automation_condition=dg.AutomationCondition.eager(),
-    kinds={"duckdb", "markdown"},
     check_specs=check_specs(TEMPLATE_TRANSLATIONS_RESOLVED, checks.RESOLVED_CHECKS),
-    description="Human post-edits resolved into one template per variant: rules (both correct, identical corrections, "
-    "one-sided, stricter wins) then an LLM judge choosing between the annotators' texts (offline: a rule-based twin). "
-    "Without an annotation export the MT passes through, flagged unreviewed. Agreement statistics as in Table 9.",
+    can_subset=True,
 )
-def template_translations_resolved(context: dg.AssetExecutionContext, config: PostEditConfig, warehouse: WarehouseResource, llm: LLMResource):
+def template_translations_resolved(
+    context: dg.AssetExecutionContext,
+    config: PostEditConfig,
+    warehouse: WarehouseResource,
+    llm: LLMResource,
+):
     lang = context.partition_key
     directory = config.annotations_dir or str(settings.annotations_dir())
     client = llm.get_client()
@@ -80,14 +104,32 @@ def template_translations_resolved(context: dg.AssetExecutionContext, config: Po
             report_path = settings.home() / "reports" / "post_edit" / f"{lang}.md"
             report_path.parent.mkdir(parents=True, exist_ok=True)
             report_path.write_text(r["report"] + "\n", encoding="utf-8")
-        yield dg.MaterializeResult(metadata={
-            "dagster/row_count": r["n"], "language": language(lang).name, "annotations": r["annotations"] or "none (MT unreviewed)",
-            "methods": dg.MetadataValue.json(r["methods"]), "statuses": dg.MetadataValue.json(r["statuses"]),
-            "agreement": dg.MetadataValue.json(r["stats"]), "rejected_annotation_rows": r["rejected"],
-            "judge": llm.describe() if client else "offline (rule-based)",
-            **({"report": dg.MetadataValue.md(r["report"]), "report_path": dg.MetadataValue.path(str(report_path))} if report_path else {}),
-        })  # fmt: skip
-        yield from run_checks(con, lang, TEMPLATE_TRANSLATIONS_RESOLVED, checks.RESOLVED_CHECKS)
+        if TEMPLATE_TRANSLATIONS_RESOLVED in context.selected_asset_keys:
+            report = {}
+            if report_path:
+                report = {
+                    "report": dg.MetadataValue.md(r["report"]),
+                    "report_path": dg.MetadataValue.path(str(report_path)),
+                }
+            metadata = {
+                "dagster/row_count": r["n"],
+                "language": language(lang).name,
+                "annotations": r["annotations"] or "none (MT unreviewed)",
+                "methods": dg.MetadataValue.json(r["methods"]),
+                "statuses": dg.MetadataValue.json(r["statuses"]),
+                "agreement": dg.MetadataValue.json(r["stats"]),
+                "rejected_annotation_rows": r["rejected"],
+                "judge": llm.describe() if client else "offline (rule-based)",
+                **report,
+            }
+            yield dg.MaterializeResult(asset_key=TEMPLATE_TRANSLATIONS_RESOLVED, metadata=metadata)
+            yield from run_checks(con, lang, TEMPLATE_TRANSLATIONS_RESOLVED, checks.RESOLVED_CHECKS)
+        agreement = {
+            "dagster/row_count": 1,
+            "agreement": dg.MetadataValue.json(r["stats"]),
+            "rejected_annotation_rows": r["rejected"],
+        }
+        yield from side_tables(context, {ANNOTATION_AGREEMENT: agreement})
 
 
 @dg.asset(
@@ -98,9 +140,12 @@ def template_translations_resolved(context: dg.AssetExecutionContext, config: Po
     automation_condition=dg.AutomationCondition.eager(),
     kinds={"duckdb"},
     check_specs=check_specs(QUESTIONS_LOCALIZED, checks.LOCALIZED_CHECKS),
-    description="Every English question re-rendered in the partition's language: resolved template, entity labels in "
-    "that language (else English, else the KG label), translated categories and terms, locale-formatted numbers and "
-    "dates, entity names marked {...}. Same question ids in every language.",
+    description="Every English question re-rendered in the partition's language: resolved "
+    "template, entity labels in that language (else English, else the KG label), translated "
+    "categories and terms, locale-formatted numbers and dates, entity names marked {...}. Same "
+    "question ids in every language; English copies questions_en's text. Only the text and how it "
+    "was rendered: the rest of the record is in questions_en.",
+    metadata={"dagster/column_schema": column_schema(LOCALIZED_SCHEMA)},
 )
 def questions_localized(context: dg.AssetExecutionContext, warehouse: WarehouseResource):
     lang = context.partition_key
@@ -125,33 +170,73 @@ def _edit_log_markdown(examples: list[dict]) -> str:
     return "\n".join(lines)
 
 
-@dg.asset(
-    key=QUESTIONS_POSTEDITED,
-    deps=[QUESTIONS_LOCALIZED],
+@dg.multi_asset(
+    specs=[
+        dg.AssetSpec(
+            QUESTIONS_POSTEDITED,
+            deps=[QUESTIONS_LOCALIZED],
+            group_name="multilingual",
+            automation_condition=dg.AutomationCondition.eager(),
+            kinds={"duckdb", "llm"},
+            description="Grammar around the inserted entity names fixed by an ensemble: members "
+            "propose typed edits (13 operations: articles, adpositions, declension, agreement, "
+            "contraction, elision, punctuation...) that may never touch a {name}; an edit "
+            "proposed by two members is applied, else the primary member's. Offline: the "
+            "rule-based member.",
+            metadata={"dagster/column_schema": column_schema(POSTEDITED_SCHEMA)},
+        ),
+        dg.AssetSpec(
+            ENSEMBLE_EDIT_LOG,
+            deps=[QUESTIONS_POSTEDITED],
+            group_name="multilingual",
+            kinds={"duckdb"},
+            description="Every edit proposed by each ensemble member, whether applied, plus one "
+            "row per rejected or failed reply. Written with questions_postedited.",
+        ),
+        dg.AssetSpec(
+            ENSEMBLE_STATS,
+            deps=[QUESTIONS_POSTEDITED],
+            group_name="multilingual",
+            kinds={"duckdb"},
+            description="The ensemble's members (endpoint, model, sampling, prompt) and its "
+            "statistics for the language: shares edited and by majority, decisions, operations. "
+            "Written with questions_postedited.",
+        ),
+    ],
     partitions_def=language_partitions,
-    group_name="multilingual",
-    automation_condition=dg.AutomationCondition.eager(),
-    kinds={"duckdb", "llm"},
     check_specs=check_specs(QUESTIONS_POSTEDITED, checks.POSTEDIT_CHECKS),
-    description="Grammar around the inserted entity names fixed by an ensemble: members propose typed edits (13 operations: "
-    "articles, adpositions, declension, agreement, contraction, elision, punctuation...) that may never touch a {name}; "
-    "an edit proposed by two members is applied, else the primary member's. Offline: the rule-based member. The edit "
-    "log is the postedit_log table.",
+    can_subset=True,
 )
-def questions_postedited(context: dg.AssetExecutionContext, warehouse: WarehouseResource, ensemble: PostEditEnsembleResource):
+def questions_postedited(
+    context: dg.AssetExecutionContext,
+    warehouse: WarehouseResource,
+    ensemble: PostEditEnsembleResource,
+):
     lang = context.partition_key
     members, primary = ensemble.members(lang)
     with warehouse.get_connection() as con:
         r = stage.postedit_language(con, lang, members, primary, concurrency=ensemble.workers)
         s = r["stats"]
-        yield dg.MaterializeResult(metadata={
-            "dagster/row_count": r["n"], "language": language(lang).name,
-            "members": dg.MetadataValue.json({m.name: describe_member(m) for m in members}), "primary": primary,
-            "share_edited": dg.MetadataValue.float(round(s["share_edited"], 4)),
-            "share_majority": dg.MetadataValue.float(round(s["share_majority"], 4)),
-            "decisions": dg.MetadataValue.json(s["decisions"]), "operations": dg.MetadataValue.json(s["operations"]),
-            "proposed_operations": dg.MetadataValue.json(s["proposed_operations"]),
-            "rejected_replies": dg.MetadataValue.json(s["rejected"]), "failed_replies": dg.MetadataValue.json(s["errors"]),
-            "edit_log_rows": r["log_rows"], "edit_log": dg.MetadataValue.md(_edit_log_markdown(r["examples"])),
-        })  # fmt: skip
-        yield from run_checks(con, lang, QUESTIONS_POSTEDITED, checks.POSTEDIT_CHECKS)
+        if QUESTIONS_POSTEDITED in context.selected_asset_keys:
+            metadata = {
+                "dagster/row_count": r["n"],
+                "language": language(lang).name,
+                "members": dg.MetadataValue.json({m.name: describe_member(m) for m in members}),
+                "primary": primary,
+                "share_edited": dg.MetadataValue.float(round(s["share_edited"], 4)),
+                "share_majority": dg.MetadataValue.float(round(s["share_majority"], 4)),
+                "decisions": dg.MetadataValue.json(s["decisions"]),
+                "operations": dg.MetadataValue.json(s["operations"]),
+                "proposed_operations": dg.MetadataValue.json(s["proposed_operations"]),
+                "rejected_replies": dg.MetadataValue.json(s["rejected"]),
+                "failed_replies": dg.MetadataValue.json(s["errors"]),
+                "edit_log_rows": r["log_rows"],
+                "edit_log": dg.MetadataValue.md(_edit_log_markdown(r["examples"])),
+            }
+            yield dg.MaterializeResult(asset_key=QUESTIONS_POSTEDITED, metadata=metadata)
+            yield from run_checks(con, lang, QUESTIONS_POSTEDITED, checks.POSTEDIT_CHECKS)
+        side = {
+            ENSEMBLE_EDIT_LOG: {"dagster/row_count": r["log_rows"]},
+            ENSEMBLE_STATS: {"dagster/row_count": 1, "primary": primary},
+        }
+        yield from side_tables(context, side)

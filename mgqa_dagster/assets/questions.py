@@ -1,8 +1,10 @@
 """Question instantiation: the template catalog and the English questions with execution-based gold."""
 
 import time
+from collections.abc import Iterator
 
 import dagster as dg
+import pyarrow as pa
 
 from mgqa_dagster.assets.strata import ENTITY_STRATA
 from mgqa_dagster.data_quality import questions as checks
@@ -10,19 +12,47 @@ from mgqa_dagster.data_quality.checks import check_specs, run_checks
 from mgqa_platform import settings
 from mgqa_platform.questions import distribution, splits
 from mgqa_platform.questions.catalog import default_catalog
+from mgqa_platform.questions import schema
+from mgqa_platform.questions.executor import stable_hash
 from mgqa_platform.questions.executors import EXECUTORS
 from mgqa_platform.questions.generate import CAP, DEFAULT_SEED, MEMORY_LIMIT, generate, write_questions, write_templates
 from mgqa_dagster.resources.warehouse import WarehouseResource
 
 TEMPLATES = dg.AssetKey("templates")
 QUESTIONS_EN = dg.AssetKey("questions_en")
+QUESTION_DISCARDS = dg.AssetKey("question_discards")
+
+
+def column_schema(table: pa.Schema) -> dg.TableSchema:
+    """The UI's ``dagster/column_schema`` of a declared question table
+    (mgqa_platform/questions/schema.py)."""
+    return dg.TableSchema(
+        columns=[
+            dg.TableColumn(
+                f.name,
+                schema.sql_type(f),
+                description=schema.description(f),
+                constraints=dg.TableColumnConstraints(nullable=f.nullable),
+            )
+            for f in table
+        ]
+    )
+
+
+def side_tables(
+    context: dg.AssetExecutionContext, tables: dict[dg.AssetKey, dict]
+) -> Iterator[dg.MaterializeResult]:
+    """A materialization for each side table (key -> metadata) that the run selected. The stage
+    writes its side tables whenever it runs; a run that selects only the main asset reports only
+    that one."""
+    for key, metadata in tables.items():
+        if key in context.selected_asset_keys:
+            yield dg.MaterializeResult(asset_key=key, metadata=metadata)
 
 
 def _code_version() -> str:
     """Catalog bytes + executor names and versions: changes whenever generated questions could change."""
     refs = ",".join(sorted(e.ref for e in EXECUTORS.values()))
-    from mgqa_platform.questions.executor import stable_hash
-
     return f"{default_catalog().version}-{stable_hash(refs, n=8)}"
 
 
@@ -67,41 +97,107 @@ def _markdown(rows: list[tuple], header: tuple[str, ...]) -> str:
     return "\n".join(lines)
 
 
-@dg.asset(
-    key=QUESTIONS_EN,
-    deps=[TEMPLATES, dg.AssetDep(ENTITY_STRATA, partition_mapping=dg.AllPartitionMapping())],
-    group_name="questions",
-    kinds={"duckdb"},
-    code_version=_code_version(),
+@dg.multi_asset(
+    specs=[
+        dg.AssetSpec(
+            QUESTIONS_EN,
+            deps=[
+                TEMPLATES,
+                dg.AssetDep(ENTITY_STRATA, partition_mapping=dg.AllPartitionMapping()),
+            ],
+            group_name="questions",
+            kinds={"duckdb"},
+            code_version=_code_version(),
+            automation_condition=dg.AutomationCondition.eager(),
+            description="English questions with execution-based gold, the executed query and the "
+            "gold triples (DESIGN §6-7); at most `cap` tuples per (template, KG, stratum), seeded.",
+            metadata={"dagster/column_schema": column_schema(schema.QUESTION_SCHEMA)},
+        ),
+        dg.AssetSpec(
+            QUESTION_DISCARDS,
+            deps=[QUESTIONS_EN],
+            group_name="questions",
+            kinds={"duckdb"},
+            description="Executions that produced no question, counted per (KG, sub-template, "
+            "stratum, reason): degenerate or invalid gold, duplicates, false premises that stayed "
+            "true. Written with questions_en.",
+        ),
+    ],
     check_specs=check_specs(QUESTIONS_EN, checks.QUESTION_CHECKS),
-    automation_condition=dg.AutomationCondition.eager(),
-    description="English questions with execution-based gold, the executed query and the gold triples (DESIGN §6-7); "
-    "at most `cap` tuples per (template, KG, stratum), seeded.",
+    can_subset=True,
 )
-def questions_en(context: dg.AssetExecutionContext, config: QuestionsConfig, warehouse: WarehouseResource):
+def questions_en(
+    context: dg.AssetExecutionContext, config: QuestionsConfig, warehouse: WarehouseResource
+):
     t0 = time.perf_counter()
     with warehouse.get_connection() as con:
-        gen = generate(con, default_catalog(), settings.KGS, seed=config.seed, run_id=context.run_id, code_version=_code_version(), cap=config.cap, memory_limit=config.memory_limit)
+        gen = generate(
+            con,
+            default_catalog(),
+            settings.KGS,
+            seed=config.seed,
+            run_id=context.run_id,
+            code_version=_code_version(),
+            cap=config.cap,
+            memory_limit=config.memory_limit,
+        )
         n = write_questions(con, gen)
         seconds = time.perf_counter() - t0
-        q = lambda sql: con.execute(sql).fetchall()  # noqa: E731
-        yield dg.MaterializeResult(
-            metadata={
-                "dagster/row_count": n,
-                "seconds": round(seconds, 2),
-                "questions_per_second": round(n / seconds, 1) if seconds else 0.0,
-                "seed": config.seed,
-                "per_kg_sfid": dg.MetadataValue.md(_markdown(q("PIVOT (SELECT sfid, kg FROM questions_en) ON kg USING count(*) GROUP BY sfid ORDER BY sfid"), ("SFID", *sorted(settings.KGS)))),
-                "per_answer_format": dg.MetadataValue.json(dict(q("SELECT answer_format, count(*) FROM questions_en GROUP BY 1 ORDER BY 1"))),
-                "per_stratum": dg.MetadataValue.json(dict(q("SELECT stratum, count(*) FROM questions_en GROUP BY 1 ORDER BY 1"))),
-                "per_template": dg.MetadataValue.json(dict(q("SELECT tid, count(*) FROM questions_en GROUP BY 1 ORDER BY 1"))),
-                "discards_by_reason": dg.MetadataValue.json(dict(q("SELECT reason, sum(n)::BIGINT FROM question_discards GROUP BY 1 ORDER BY 2 DESC"))),
-                "false_premise": q("SELECT count(*) FROM questions_en WHERE false_premise")[0][0],
-                "multimodal": q("SELECT count(*) FROM questions_en WHERE multimodal")[0][0],
-                "catalog_version": default_catalog().version,
-            }
-        )  # fmt: skip
-        yield from run_checks(con, None, QUESTIONS_EN, checks.QUESTION_CHECKS)
+        if QUESTIONS_EN in context.selected_asset_keys:
+            yield from _questions_en_results(con, config, n, seconds)
+        (rows,) = con.execute("SELECT count(*) FROM question_discards").fetchone()
+        discards = {
+            "dagster/row_count": rows,
+            "discarded_executions": int(sum(gen.discards.values())),
+        }
+        yield from side_tables(context, {QUESTION_DISCARDS: discards})
+
+
+def _questions_en_results(con, config: QuestionsConfig, n: int, seconds: float) -> Iterator:
+    """The materialization of ``questions_en`` with its distribution metadata, then its checks."""
+
+    def q(sql: str) -> list[tuple]:
+        return con.execute(sql).fetchall()
+
+    per_kg_sfid = q(
+        """
+        PIVOT (SELECT sfid, kg FROM questions_en)
+        ON kg
+        USING count(*)
+        GROUP BY sfid
+        ORDER BY sfid
+        """
+    )
+    discards = q(
+        """
+        SELECT reason, sum(n)::BIGINT
+        FROM question_discards
+        GROUP BY 1
+        ORDER BY 2 DESC
+        """
+    )
+    metadata = {
+        "dagster/row_count": n,
+        "seconds": round(seconds, 2),
+        "questions_per_second": round(n / seconds, 1) if seconds else 0.0,
+        "seed": config.seed,
+        "per_kg_sfid": dg.MetadataValue.md(_markdown(per_kg_sfid, ("SFID", *sorted(settings.KGS)))),
+        "per_answer_format": dg.MetadataValue.json(
+            dict(q("SELECT answer_format, count(*) FROM questions_en GROUP BY 1 ORDER BY 1"))
+        ),
+        "per_stratum": dg.MetadataValue.json(
+            dict(q("SELECT stratum, count(*) FROM questions_en GROUP BY 1 ORDER BY 1"))
+        ),
+        "per_template": dg.MetadataValue.json(
+            dict(q("SELECT tid, count(*) FROM questions_en GROUP BY 1 ORDER BY 1"))
+        ),
+        "discards_by_reason": dg.MetadataValue.json(dict(discards)),
+        "false_premise": q("SELECT count(*) FROM questions_en WHERE false_premise")[0][0],
+        "multimodal": q("SELECT count(*) FROM questions_en WHERE multimodal")[0][0],
+        "catalog_version": default_catalog().version,
+    }
+    yield dg.MaterializeResult(asset_key=QUESTIONS_EN, metadata=metadata)
+    yield from run_checks(con, None, QUESTIONS_EN, checks.QUESTION_CHECKS)
 
 
 SPLIT_SMALL = dg.AssetKey("split_small")
@@ -131,8 +227,9 @@ def split_small(config: QuestionsConfig, warehouse: WarehouseResource):
     group_name="questions",
     kinds={"duckdb", "markdown"},
     automation_condition=dg.AutomationCondition.eager(),
-    description="Distribution of the English questions: per strata cell and country (Table 2), per (KG, SFID) with the small "
-    "split (Table 7), per answer format (Fig. 6), false-premise and multimodal counts. Also written to $MGQA_HOME/reports/.",
+    description="Distribution of the English questions: per strata cell and country (Table 2), per "
+    "(KG, SFID) with the small split (Table 7), per answer format (Fig. 6), false-premise and "
+    "multimodal counts. Also written to $MGQA_HOME/reports/.",
 )
 def question_distribution(warehouse: WarehouseResource) -> dg.MaterializeResult:
     with warehouse.get_connection() as con:

@@ -72,9 +72,20 @@ def _filled(con, lang):
 
 def _labels_in_script(con, lang):
     rows = con.execute(
-        "WITH b AS (SELECT DISTINCT unnest(json_extract_string(bindings, '$.*')) AS entity_id FROM questions_localized WHERE lang = ?) "
-        "SELECT l.entity_id, min(l.label) AS label FROM b JOIN entity_labels l USING (entity_id) "
-        "WHERE l.lang = ? AND NOT l.is_alias GROUP BY 1", [lang, lang]
+        """
+        WITH b AS (
+            SELECT DISTINCT unnest(json_extract_string(e.bindings, '$.*')) AS entity_id
+            FROM questions_localized q
+            JOIN questions_en e ON e.question_id = q.question_id
+            WHERE q.lang = ?
+        )
+        SELECT l.entity_id, min(l.label) AS label
+        FROM b
+        JOIN entity_labels l USING (entity_id)
+        WHERE l.lang = ? AND NOT l.is_alias
+        GROUP BY 1
+        """,
+        [lang, lang],
     ).fetchall()
     df = pd.DataFrame({"entity_id": [r[0] for r in rows], "label": [r[1] for r in rows]})
     df["in_script"] = [in_script(label, lang) for label in df["label"]] if len(df) else []
@@ -132,7 +143,8 @@ def _edits_logged(con, lang):
     ).df()
     logged: dict[str, Counter] = {}
     for qid, member, op, original, fix in con.execute(
-            "SELECT question_id, member, op, original, fix FROM postedit_log WHERE lang = ? AND applied", [lang]).fetchall():
+            "SELECT question_id, member, op, original, fix FROM ensemble_edit_log "
+            "WHERE lang = ? AND applied", [lang]).fetchall():  # fmt: skip
         logged.setdefault(qid, Counter())[(member, op, original, fix)] += 1
     consistent = []
     for qid, changed, edits in zip(df["question_id"], df["changed"], df["postedit_edits"], strict=True):
@@ -148,7 +160,8 @@ def _edits_logged(con, lang):
 def _replies_valid(con, lang):
     """Warn when a member's replies are mostly rejected or failed (a broken endpoint or prompt)."""
     df = con.execute(
-        "SELECT member, count(DISTINCT question_id) FILTER (WHERE status <> 'ok') AS bad FROM postedit_log "
+        "SELECT member, count(DISTINCT question_id) FILTER (WHERE status <> 'ok') AS bad "
+        "FROM ensemble_edit_log "
         "WHERE lang = ? GROUP BY 1 ORDER BY 1", [lang]
     ).df()
     n = con.execute("SELECT count(*) FROM questions_postedited WHERE lang = ?", [lang]).fetchone()[0]

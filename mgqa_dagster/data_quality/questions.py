@@ -116,10 +116,16 @@ def _false_premise_share(con, _):
 
 def _multimodal_rows(con, _):
     df = con.execute(
-        f"SELECT question_id, kg, image_url, contains(text, '{IMAGE_PHRASE}') AS names_the_image, NOT false_premise AS true_premise "
-        "FROM questions_en WHERE multimodal"
+        f"""
+        SELECT question_id, kg, image_url, contains(text, '{IMAGE_PHRASE}') AS names_the_image,
+               NOT false_premise AS true_premise,
+               coalesce(json_exists(bindings, '$.' || image_role), FALSE) AS image_role_bound
+        FROM questions_en
+        WHERE multimodal
+        """
     ).df()
     exps = gx.not_null("image_url") + gx.in_set("kg", MULTIMODAL_KGS) + gx.in_set("names_the_image", [True]) + gx.in_set("true_premise", [True])
+    exps += gx.in_set("image_role_bound", [True])
     return result(gx.run_suite(df, "multimodal_slice", exps), extra={"multimodal_questions": len(df)})
 
 
@@ -149,6 +155,8 @@ QUESTION_CHECKS = (
     Check("templates_yield_questions", False, "every template with an executor yields at least one question on these inputs", _every_implemented_template_yields),
     Check("false_premises_are_false", True, "re-running each false-premise question's premise query shows the premise failing", _false_premises_are_false),
     Check("false_premise_share", False, "false-premise questions are 5-10% of the text questions (paper: 7.8%)", _false_premise_share),
-    Check("multimodal_slice_valid", True, "multimodal rows: WorldKG/OSMH3KG, an image link, the entity named by the image phrase, true premise", _multimodal_rows),
+    Check("multimodal_slice_valid", True, "multimodal rows: WorldKG/OSMH3KG, an image link, "
+          "the entity named by the image phrase and its role stored, true premise",
+          _multimodal_rows),
 )
 SPLIT_CHECKS = (Check("small_split_cells", True, f"1..{SMALL_PER_CELL} questions per (KG, SFID) cell, all of them in the large split", _small_split),)

@@ -59,7 +59,12 @@ def _all_languages(con, _partition):
 def _sites_cover_bindings(con, _partition):
     path = Path(settings.release_dir()) / "entity_sites.parquet"
     bound = con.execute(
-        "SELECT DISTINCT unnest(json_extract_string(bindings, '$.*')) AS entity_id FROM questions_postedited").df()
+        """
+        SELECT DISTINCT unnest(json_extract_string(e.bindings, '$.*')) AS entity_id
+        FROM questions_en e
+        WHERE e.question_id IN (SELECT question_id FROM questions_postedited)
+        """
+    ).df()
     bound = bound[bound["entity_id"].str.contains(":", na=False)]
     if path.exists():
         have = set(pq.read_table(path, columns=["entity_id"]).column("entity_id").to_pylist())

@@ -1,9 +1,10 @@
 """Evaluate one system on one split and language: load the released records, score, store, aggregate.
 
-The records come from the warehouse's question table (``questions_en`` for English, ``questions_postedited`` --
-the released, post-edited text -- for the other 16 languages: same columns, ids and golds) restricted to the split: ``large`` is every question, ``small`` the
-``split_small`` subset. Scores go to the ``scores`` table, replacing that (system, split, lang) slice in one
-transaction, so re-evaluating is idempotent.
+The records come from ``questions_en``; for the other 16 languages the text is that of
+``questions_postedited`` (the released, post-edited text; same ids, golds and triples). Records are
+restricted to the split: ``large`` is every question, ``small`` the ``split_small`` subset. Scores
+go to the ``scores`` table, replacing that (system, split, lang) slice in one transaction, so
+re-evaluating is idempotent.
 """
 
 from __future__ import annotations
@@ -28,16 +29,31 @@ SCORE_COLUMNS = ("system", "split", "lang", "question_id", "kg", "sfid", "sub_te
                  "prediction", "detail")  # fmt: skip
 
 
-def load_questions(con: duckdb.DuckDBPyConnection, split: str = "large", lang: str = "eng", table: str | None = None) -> list[dict]:
-    """Released records of one split and language, in question-id order: English from ``questions_en``, every
-    other language from ``questions_postedited`` (same question ids, golds and triples; localized, post-edited text)."""
+def load_questions(
+    con: duckdb.DuckDBPyConnection, split: str = "large", lang: str = "eng"
+) -> list[dict]:
+    """Released records of one split and language, in question-id order: English from
+    ``questions_en``, every other language the ``questions_en`` record with ``lang`` and ``text``
+    from ``questions_postedited`` (localized, post-edited text)."""
     if split not in SPLITS:
         raise ValueError(f"unknown split {split!r}; expected one of {SPLITS}")
-    table = table or ("questions_en" if lang == "eng" else "questions_postedited")
-    join = "JOIN split_small s USING (question_id)" if split == "small" else ""
-    cur = con.execute(
-        f"SELECT {', '.join('q.' + c for c in RECORD_COLUMNS)} FROM {table} q {join} WHERE q.lang = ? ORDER BY q.question_id", [lang]
-    )
+    small = "JOIN split_small s ON s.question_id = q.question_id" if split == "small" else ""
+    if lang == "eng":
+        source, text = "", "q"
+    else:
+        source = "JOIN questions_postedited p ON p.question_id = q.question_id AND p.lang = ?"
+        text = "p"
+    cols = ", ".join(f"{text}.{c}" if c in ("lang", "text") else f"q.{c}" for c in RECORD_COLUMNS)
+    sql = f"""
+        SELECT {cols}
+        FROM questions_en q
+        {source}
+        {small}
+        WHERE {text}.lang = ?
+        ORDER BY q.question_id
+        """
+    params = [lang] if lang == "eng" else [lang, lang]
+    cur = con.execute(sql, params)
     return [dict(zip(RECORD_COLUMNS, r, strict=True)) for r in cur.fetchall()]
 
 

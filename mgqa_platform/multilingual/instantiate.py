@@ -1,6 +1,6 @@
 """Re-instantiation: every English question re-rendered in another language from its resolved template.
 
-For one language and one English question record (``questions_en``):
+For one language other than English and one English question record (``questions_en``):
 
 * the template is the resolved translation of the record's ``variant_id`` (``template_translations_resolved``);
 * entity slots take the entity's label in that language (``entity_labels`` with the language's ISO 639-3 code,
@@ -11,11 +11,15 @@ For one language and one English question record (``questions_en``):
 * numbers are formatted for the language's CLDR locale with ``babel`` (``1 234,5`` in French); time periods
   ``YYYY-MM-DD to YYYY-MM-DD`` use the memory's ``time_range`` pattern with locale-formatted dates, ``Month YYYY``
   a localized month name;
-* the multimodal slice's image phrase is translated (:data:`IMAGE_PHRASES`);
+* the multimodal slice's image phrase is translated (:data:`IMAGE_PHRASES`) and stands for the role
+  the English twin shows as an image (``image_role``);
 * ``text_marked`` wraps entity names in ``{...}`` for the post-edit ensemble, as in English.
 
-Everything else (gold, query, gold triples, strata...) is the English record's: a question keeps its
-``question_id`` in every language, so ``(question_id, lang)`` is the key and ids line up across languages.
+The result is a lean row (:data:`~mgqa_platform.questions.schema.LOCALIZED_SCHEMA`): everything else
+(gold, query, gold triples, strata...) stays in the English record. A question keeps its
+``question_id`` in every language, so ``(question_id, lang)`` is the key and ids line up across
+languages. English itself is not rendered here: its slice copies ``questions_en``
+(``stage.localize_language``).
 """
 
 from __future__ import annotations
@@ -35,11 +39,10 @@ from mgqa_platform.multilingual.memory import TranslationMemory
 from mgqa_platform.multilingual.placeholders import placeholders
 from mgqa_platform.questions import roles
 from mgqa_platform.questions.catalog import Catalog
-from mgqa_platform.questions.multimodal import IMAGE_PHRASE
 
 #: "the place shown in the image" (the multimodal slice's stand-in for an entity name), per language.
 IMAGE_PHRASES = {
-    "eng": IMAGE_PHRASE, "fra": "le lieu montré sur l'image", "ita": "il luogo mostrato nell'immagine",
+    "fra": "le lieu montré sur l'image", "ita": "il luogo mostrato nell'immagine",
     "por": "o local mostrado na imagem", "ron": "locul din imagine", "spa": "el lugar que se ve en la imagen",
     "bul": "мястото, показано на изображението", "rus": "место, показанное на изображении",
     "deu": "der im Bild gezeigte Ort", "urd": "تصویر میں دکھائی گئی جگہ", "sqi": "vendi që shfaqet në imazh",
@@ -49,7 +52,6 @@ IMAGE_PHRASES = {
 _RANGE = re.compile(r"^(\d{4}-\d{2}-\d{2}) to (\d{4}-\d{2}-\d{2})$")
 _MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
            "November", "December")  # fmt: skip
-LOCALIZED_COLUMNS = ("template_text", "template_status", "fallbacks")
 
 
 def format_number(value: Any, lang: str) -> str:
@@ -82,16 +84,6 @@ def format_period(value: str, lang: str, tm: TranslationMemory) -> str | None:
     return None
 
 
-def _image_role(q: Mapping[str, Any], entity_roles: Iterable[str], bindings: Mapping[str, str], display: Mapping[str, str]) -> str | None:
-    """The role a multimodal twin shows as an image: the first entity role whose marked name is gone."""
-    if not q.get("multimodal"):
-        return None
-    for role in entity_roles:
-        if "{" + display[bindings[role]] + "}" not in q["text_marked"]:
-            return role
-    return None
-
-
 def localize(
     questions: Iterable[Mapping[str, Any]],
     lang: str,
@@ -101,55 +93,61 @@ def localize(
     display: Mapping[str, str],
     catalog: Catalog,
 ) -> tuple[list[dict], Counter]:
-    """Localized records of ``questions`` and a counter of fallbacks by kind.
+    """Localized rows of ``questions`` (records of ``questions_en``) in ``lang`` (not English), and
+    a counter of fallbacks by kind.
 
     ``templates``: variant id -> (resolved template text, its status); ``labels``: entity id -> label in ``lang``;
     ``display``: entity id -> the English display name. A record whose template is missing raises KeyError
     (the resolved templates cover every variant: a blocking check guarantees it)."""
+    if lang == SOURCE:
+        raise ValueError("English is not re-rendered: its slice copies questions_en")
     out, used = [], Counter()
     for q in questions:
         sub = catalog.sub_template(q["sub_template_id"])
         bindings = json.loads(q["bindings"]) if isinstance(q["bindings"], str) else dict(q["bindings"])
         params = json.loads(q["parameters"] or "{}") if isinstance(q["parameters"], str) else dict(q["parameters"] or {})
         template, status = templates[q["variant_id"]]
-        image_role = _image_role(q, sub.entity_roles, bindings, display)
         fill, fill_marked, fallbacks = {}, {}, []
-        english = lang == SOURCE
         for slot in dict.fromkeys(placeholders(template)):
             if slot in sub.roles and roles.is_category(sub.roles[slot]):
-                text = None if english else tm.category(bindings[slot])
+                text = tm.category(bindings[slot])
                 if text is None:
                     text = roles.category_label(bindings[slot], plural=True)
-                    fallbacks += [] if english else [f"category:{slot}"]
+                    fallbacks.append(f"category:{slot}")
                 fill[slot] = fill_marked[slot] = text
             elif slot in sub.roles:
                 eid = bindings[slot]
-                if slot == image_role:
+                if slot == q["image_role"]:
                     name = IMAGE_PHRASES[lang]
-                elif not english and eid in labels:
+                elif eid in labels:
                     name = labels[eid]
                 else:
                     name = display[eid]
-                    fallbacks += [] if english else [f"label:{slot}"]
+                    fallbacks.append(f"label:{slot}")
                 fill[slot], fill_marked[slot] = name, "{" + name + "}"
             elif slot in params:
                 fill[slot] = fill_marked[slot] = _param(slot, params[slot], lang, tm, fallbacks)
             else:
                 raise KeyError(f"{q['question_id']}: template slot {slot!r} has no value")
         used.update(f.split(":")[0] for f in fallbacks)
-        out.append({
-            **q, "lang": lang, "text": template.format(**fill), "text_marked": template.format(**fill_marked),
-            "template_text": template, "template_status": status, "fallbacks": json.dumps(fallbacks),
-        })  # fmt: skip
+        out.append(
+            {
+                "lang": lang,
+                "question_id": q["question_id"],
+                "text": template.format(**fill),
+                "text_marked": template.format(**fill_marked),
+                "template_text": template,
+                "template_status": status,
+                "fallbacks": json.dumps(fallbacks),
+            }
+        )
     return out, used
 
 
 def _param(slot: str, value: Any, lang: str, tm: TranslationMemory, fallbacks: list[str]) -> str:
     if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return format_number(value, lang) if lang != SOURCE else _english_number(value)
+        return format_number(value, lang)
     value = str(value)
-    if lang == SOURCE:
-        return value
     if slot == "time_period":
         text = format_period(value, lang, tm)
     else:
@@ -159,6 +157,3 @@ def _param(slot: str, value: Any, lang: str, tm: TranslationMemory, fallbacks: l
         return value
     return text
 
-
-def _english_number(v: float) -> str:
-    return str(int(v)) if isinstance(v, float) and v.is_integer() else str(v)

@@ -1,9 +1,14 @@
 """The warehouse side of the multilingual stages: one language slice at a time, each replaced in one transaction.
 
-``template_translations`` (machine translation of every catalog variant) -> ``template_translations_resolved``
-(human post-edits resolved, or the MT passed through as unreviewed) -> ``questions_localized`` (every English
-question re-rendered) -> ``questions_postedited`` (grammar around the inserted names fixed by the ensemble). English is a partition like the others: its "translation" is the catalog text itself
-(engine ``source``), so that every language, English included, is read from the same tables downstream.
+``template_translations`` (machine translation of every catalog variant) ->
+``template_translations_resolved`` (human post-edits resolved, or the MT passed through as
+unreviewed) -> ``questions_localized`` (every English question re-rendered) ->
+``questions_postedited`` (grammar around the inserted names fixed by the ensemble). English is a
+partition like the others: its "translation" is the catalog text itself (engine ``source``) and its
+localized slice copies the text of ``questions_en``, so that every language, English included, is
+read from the same tables downstream. The language tables hold only the text and how it was made
+(:mod:`mgqa_platform.questions.schema`); readers join ``questions_en`` by ``question_id`` for the
+rest.
 """
 
 from __future__ import annotations
@@ -25,7 +30,8 @@ from mgqa_platform.multilingual.languages import SOURCE, language
 from mgqa_platform.multilingual.resolution import Resolution, report_markdown, resolve
 from mgqa_platform.multilingual.translate import Translation, Translator, translate_catalog
 from mgqa_platform.questions.catalog import Catalog
-from mgqa_platform.warehouse import replace_partition, transaction
+from mgqa_platform.questions.schema import LOCALIZED_SCHEMA, arrow_table
+from mgqa_platform.warehouse import fetch_dicts, registered, replace_partition, transaction
 
 
 def english_variants(catalog: Catalog) -> dict[str, tuple[str, str]]:
@@ -103,8 +109,11 @@ def resolve_language(con: duckdb.DuckDBPyConnection, lang: str, annotations: Pat
                     "text": r.text, "method": r.method, "status": status, "labels": json.dumps(list(r.labels)), "detail": r.detail})  # fmt: skip
     _replace(con, "template_translations_resolved", lang, out)
     with transaction(con):
-        con.execute("DELETE FROM post_edit_stats WHERE lang = ?", [lang])
-        con.execute("INSERT INTO post_edit_stats VALUES (?, ?, ?)", [lang, json.dumps(stats, sort_keys=True), len(rejected)])
+        con.execute("DELETE FROM annotation_agreement WHERE lang = ?", [lang])
+        con.execute(
+            "INSERT INTO annotation_agreement VALUES (?, ?, ?)",
+            [lang, json.dumps(stats, sort_keys=True), len(rejected)],
+        )
     methods = Counter(r["method"] for r in out)
     statuses = Counter(r["status"] for r in out)
     report = report_markdown(lang, resolutions, stats, rejected) if lang != SOURCE else ""
@@ -114,40 +123,108 @@ def resolve_language(con: duckdb.DuckDBPyConnection, lang: str, annotations: Pat
 
 # ---------------------------------------------------------------- 3. re-instantiation
 def localize_language(con: duckdb.DuckDBPyConnection, catalog: Catalog, lang: str) -> dict[str, Any]:
-    """Re-render every English question in ``lang`` from the resolved templates and store the slice."""
-    templates = {vid: (text, status) for vid, text, status in con.execute(
-        "SELECT variant_id, text, status FROM template_translations_resolved WHERE lang = ?", [lang]).fetchall()}  # fmt: skip
-    if not templates:
-        raise RuntimeError(f"no resolved templates for {lang}: materialize template_translations_resolved[{lang}] first")
-    cur = con.execute("SELECT * FROM questions_en ORDER BY question_id")
-    cols = [d[0] for d in cur.description]
-    questions = [dict(zip(cols, r, strict=True)) for r in cur.fetchall()]
+    """Store the ``lang`` slice of ``questions_localized``: every English question re-rendered from
+    the resolved templates; for English, the text of ``questions_en`` itself (copied in SQL, not
+    re-rendered)."""
+    statuses = dict(
+        con.execute(
+            """
+            SELECT status, count(*)
+            FROM template_translations_resolved
+            WHERE lang = ?
+            GROUP BY status
+            ORDER BY status
+            """,
+            [lang],
+        ).fetchall()
+    )
+    if not statuses:
+        raise RuntimeError(
+            f"no resolved templates for {lang}: "
+            f"materialize template_translations_resolved[{lang}] first"
+        )
+    if lang == SOURCE:
+        n = replace_partition(
+            con,
+            "questions_localized",
+            "lang",
+            lang,
+            """
+            BY NAME
+            SELECT q.lang, q.question_id, q.text, q.text_marked, r.text AS template_text,
+                   r.status AS template_status, '[]'::JSON AS fallbacks
+            FROM questions_en q
+            JOIN template_translations_resolved r ON r.lang = q.lang AND r.variant_id = q.variant_id
+            ORDER BY q.question_id
+            """,
+        )
+        return {"n": n, "fallbacks": {}, "localized_labels": 0, "template_statuses": statuses}
+    templates = {
+        vid: (text, status)
+        for vid, text, status in con.execute(
+            """
+            SELECT variant_id, text, status
+            FROM template_translations_resolved
+            WHERE lang = ?
+            """,
+            [lang],
+        ).fetchall()
+    }
+    questions = fetch_dicts(
+        con,
+        """
+        SELECT question_id, sub_template_id, variant_id, bindings, parameters, image_role
+        FROM questions_en
+        ORDER BY question_id
+        """,
+    )
     ids = sorted({e for q in questions for e in json.loads(q["bindings"]).values() if ":" in e})
-    con.register("_ids", pa.table({"entity_id": pa.array(ids, pa.string())}))
-    try:
-        display = dict(con.execute("SELECT e.entity_id, e.display_name FROM _ids JOIN entities e USING (entity_id)").fetchall())
-        labels = dict(con.execute(
-            "SELECT l.entity_id, min(l.label) FROM _ids JOIN entity_labels l USING (entity_id) WHERE l.lang = ? AND NOT l.is_alias GROUP BY 1",
-            [lang]).fetchall()) if lang != SOURCE else {}  # fmt: skip
-    finally:
-        con.unregister("_ids")
-    tm = memory.load(lang) if lang != SOURCE else memory.TranslationMemory(lang, "source", {})
+    with registered(con, _ids=pa.table({"entity_id": pa.array(ids, pa.string())})):
+        display = dict(
+            con.execute(
+                """
+                SELECT e.entity_id, e.display_name
+                FROM _ids
+                JOIN entities e USING (entity_id)
+                """
+            ).fetchall()
+        )
+        labels = dict(
+            con.execute(
+                """
+                SELECT l.entity_id, min(l.label)
+                FROM _ids
+                JOIN entity_labels l USING (entity_id)
+                WHERE l.lang = ? AND NOT l.is_alias
+                GROUP BY 1
+                """,
+                [lang],
+            ).fetchall()
+        )
+    tm = memory.load(lang)
     rows, fallbacks = instantiate.localize(questions, lang, templates, tm, labels, display, catalog)
-    _replace(con, "questions_localized", lang, rows,
-             {"false_premise": pa.bool_(), "multimodal": pa.bool_(), "snapshot_ids": pa.list_(pa.string())})  # fmt: skip
-    return {"n": len(rows), "fallbacks": dict(sorted(fallbacks.items())), "localized_labels": len(labels),
-            "template_statuses": dict(sorted(Counter(s for _, s in templates.values()).items()))}  # fmt: skip
+    with registered(con, _slice=arrow_table(LOCALIZED_SCHEMA, rows)):
+        n = replace_partition(
+            con, "questions_localized", "lang", lang, "BY NAME SELECT * FROM _slice"
+        )
+    return {
+        "n": n,
+        "fallbacks": dict(sorted(fallbacks.items())),
+        "localized_labels": len(labels),
+        "template_statuses": statuses,
+    }
 
 
 # ---------------------------------------------------------------- 4. post-edit ensemble
 def postedit_language(con: duckdb.DuckDBPyConnection, lang: str, members: Sequence[Any], primary: str, *,
                       concurrency: int = 1) -> dict[str, Any]:
-    """Run the post-edit ensemble (:mod:`mgqa_platform.multilingual.ensemble`) over every localized question of
-    ``lang`` and store three slices: ``questions_postedited`` (the localized row with the edited ``text`` and
-    ``text_marked``, the text before the edits in ``text_marked_localized``, the vote's decision and the applied
-    edits), ``postedit_log`` (one row per proposed edit per member, plus one row per rejected or failed reply)
-    and ``postedit_stats``. Questions are processed in question-id order; ``concurrency`` > 1 runs questions on
-    a thread pool (for LLM members), with results kept in that order."""
+    """Run the post-edit ensemble (:mod:`mgqa_platform.multilingual.ensemble`) over every localized
+    question of ``lang`` and store three slices: ``questions_postedited`` (the edited ``text`` and
+    ``text_marked``, the text before the edits in ``text_marked_localized``, the vote's decision and
+    the applied edits), ``ensemble_edit_log`` (one row per proposed edit per member, plus one row
+    per rejected or failed reply) and ``ensemble_stats``. Questions are processed in question-id
+    order; ``concurrency`` > 1 runs questions on a thread pool (for LLM members), with results kept
+    in that order."""
     language(lang)
     if concurrency < 1:
         raise ValueError("concurrency must be >= 1")
@@ -158,12 +235,19 @@ def postedit_language(con: duckdb.DuckDBPyConnection, lang: str, members: Sequen
         raise ValueError(f"member names must be unique: {names}")
     if primary not in names:
         raise ValueError(f"primary member {primary!r} is not one of {names}")
-    cur = con.execute(
-        "SELECT q.question_id, q.lang, q.text_marked, q.template_text, r.source AS template_en FROM questions_localized q "
-        "LEFT JOIN template_translations_resolved r ON r.lang = q.lang AND r.variant_id = q.variant_id "
-        "WHERE q.lang = ? ORDER BY q.question_id", [lang])  # fmt: skip
-    cols = [d[0] for d in cur.description]
-    questions = [dict(zip(cols, r, strict=True)) for r in cur.fetchall()]
+    questions = fetch_dicts(
+        con,
+        """
+        SELECT q.question_id, q.lang, q.text_marked, q.template_text, r.source AS template_en
+        FROM questions_localized q
+        JOIN questions_en en USING (question_id)
+        LEFT JOIN template_translations_resolved r
+            ON r.lang = q.lang AND r.variant_id = en.variant_id
+        WHERE q.lang = ?
+        ORDER BY q.question_id
+        """,
+        [lang],
+    )
     if not questions:
         raise RuntimeError(f"no questions_localized for {lang}: materialize questions_localized[{lang}] first")
 
@@ -186,8 +270,7 @@ def postedit_language(con: duckdb.DuckDBPyConnection, lang: str, members: Sequen
             if m["status"] != "ok" and not m["n_edits"]:
                 log.append({"lang": lang, "question_id": q["question_id"], "member": name, "status": m["status"],
                             "op": None, "original": None, "fix": None, "applied": False, "detail": m["detail"]})  # fmt: skip
-    # the localized rows travel inside DuckDB (their JSON columns are never re-parsed); only the edited fields come
-    # from Python
+    # the text before the edits is copied inside DuckDB; only the edited fields come from Python
     edited = pa.table({"question_id": [q["question_id"] for q in questions], "new_text": [r["text"] for r in results],
                        "new_text_marked": [r["text_marked"] for r in results],
                        "postedit_decision": [r["decision"] for r in results],
@@ -196,17 +279,26 @@ def postedit_language(con: duckdb.DuckDBPyConnection, lang: str, members: Sequen
     try:
         n = replace_partition(
             con, "questions_postedited", "lang", lang,
-            "BY NAME SELECT q.* REPLACE (e.new_text AS text, e.new_text_marked AS text_marked), q.text_marked AS text_marked_localized, "
-            "e.postedit_decision, e.postedit_edits::JSON AS postedit_edits FROM questions_localized q JOIN _edited e USING (question_id) "
-            "WHERE q.lang = ? ORDER BY q.question_id", [lang])  # fmt: skip
+            """
+            BY NAME
+            SELECT q.lang, q.question_id, e.new_text AS text, e.new_text_marked AS text_marked,
+                   q.text_marked AS text_marked_localized, e.postedit_decision,
+                   e.postedit_edits::JSON AS postedit_edits
+            FROM questions_localized q
+            JOIN _edited e USING (question_id)
+            WHERE q.lang = ?
+            ORDER BY q.question_id
+            """,
+            [lang],
+        )
     finally:
         con.unregister("_edited")
-    _replace(con, "postedit_log", lang, log, {"applied": pa.bool_()})
+    _replace(con, "ensemble_edit_log", lang, log, {"applied": pa.bool_()})
     summary = ensemble.stats(results)
     described = {name: ensemble.describe(m) for name, m in zip(names, members, strict=True)}
     with transaction(con):
-        con.execute("DELETE FROM postedit_stats WHERE lang = ?", [lang])
-        con.execute("INSERT INTO postedit_stats VALUES (?, ?, ?)",
+        con.execute("DELETE FROM ensemble_stats WHERE lang = ?", [lang])
+        con.execute("INSERT INTO ensemble_stats VALUES (?, ?, ?)",
                     [lang, json.dumps({"members": names, "primary": primary, "describe": described}, sort_keys=True),
                      json.dumps(summary, sort_keys=True)])  # fmt: skip
     return {"n": n, "stats": summary, "log_rows": len(log), "members": names, "primary": primary,

@@ -26,9 +26,18 @@ import pyarrow as pa
 
 from mgqa_platform.questions import formats, roles
 from mgqa_platform.questions.catalog import Catalog, SubTemplate
+from mgqa_platform.questions.execution import (
+    LANG,
+    Execution,
+    arrow_column,
+    create_pool,
+    entity_info,
+    entity_subjects,
+    gold_triples,
+    render,
+)
 from mgqa_platform.questions.executor import Outcome, Pool, replay_sql, stable_hash, t_columns
 from mgqa_platform.questions.executors import EXECUTORS
-from mgqa_platform.questions.generate import LANG, Execution, _arrow_column, _entity_info, _gold_triples, _render, create_pool, entity_subjects
 
 SHARE = 0.078
 TRIES = 4  # replacements tried per question before giving up (counted as premise_still_holds)
@@ -65,7 +74,7 @@ def _replacement_pool(con: duckdb.DuckDBPyConnection, sub: SubTemplate, pool: Po
 def _premise_rows(con, sub: SubTemplate, rows: list[dict]) -> dict[int, dict]:
     executor = EXECUTORS[sub.executor]
     cols = t_columns(sub)
-    con.register("t", pa.table({c: _arrow_column([r[c] for r in rows]) for c in cols}))
+    con.register("t", pa.table({c: arrow_column([r[c] for r in rows]) for c in cols}))
     try:
         cur = con.execute(f"SELECT * FROM ({executor.premise_sql(sub)}) AS q")
         names = [d[0] for d in cur.description]
@@ -168,20 +177,20 @@ def _rows(con, made, seen, failures, kg, run_id, code_version) -> list[dict]:
     if not made:
         return []
     ids = sorted({e.values[r] for e, _, _ in made for r in e.sub.entity_roles} | {i for e, _, _ in made for i in e.outcome.evidence})
-    info = _entity_info(con, ids)
+    info = entity_info(con, ids)
     keep = []
     for e, q, pert in made:
         sub = e.sub
         _, variant = _variant(sub, q["variant_id"])
         names = {i: info[i]["display_name"] for i in (e.values[r] for r in sub.entity_roles)}
-        text = _render(variant.text, sub, e.values, names, e.outcome.extras, marked=False)
+        text = render(variant.text, sub, e.values, names, e.outcome.extras, marked=False)
         key = (text, json.dumps(formats.REJECTION, sort_keys=True))
         if key in seen:
             failures[(kg, sub.id, e.stratum, "duplicate_question")] += 1
             continue
         seen.add(key)
         keep.append((e, q, pert, variant, names, text))
-    triples = _gold_triples(con, [k[0] for k in keep])
+    triples = gold_triples(con, [k[0] for k in keep])
     rows = []
     for (e, q, pert, variant, names, text), cited in zip(keep, triples, strict=True):
         sub, executor = e.sub, EXECUTORS[e.sub.executor]
@@ -190,7 +199,8 @@ def _rows(con, made, seen, failures, kg, run_id, code_version) -> list[dict]:
         rows.append({
             **q,
             "question_id": "q" + stable_hash(variant.id, kg, json.dumps(bindings, sort_keys=True), json.dumps(params, sort_keys=True), LANG, "false_premise"),
-            "text": text, "text_marked": _render(variant.text, sub, e.values, names, e.outcome.extras, marked=True),
+            "text": text,
+            "text_marked": render(variant.text, sub, e.values, names, e.outcome.extras, True),
             "gold": json.dumps(formats.REJECTION, sort_keys=True), "gold_aliases": "{}", "unit": None,
             "bindings": json.dumps(bindings, sort_keys=True, ensure_ascii=False),
             "query": replay_sql(executor, sub, {"row_id": 0, **e.values}, sql=executor.premise_sql(sub)),

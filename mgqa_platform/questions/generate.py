@@ -20,70 +20,34 @@ from typing import Any
 import duckdb
 import pyarrow as pa
 
-from mgqa_platform.questions import formats, roles
+from mgqa_platform.questions import false_premise, formats, multimodal
 from mgqa_platform.questions.catalog import Catalog, SubTemplate, catalog_rows
+from mgqa_platform.questions.execution import (
+    LANG,
+    Execution,
+    arrow_column,
+    create_pool,
+    entity_info,
+    entity_subjects,
+    gold_triples,
+    render,
+)
 from mgqa_platform.questions.executor import Executor, Outcome, Pool, replay_sql, stable_hash, t_columns
 from mgqa_platform.questions.executors import EXECUTORS
+from mgqa_platform.questions.schema import QUESTION_SCHEMA, arrow_table
+from mgqa_platform.warehouse import CONNECTION_CONFIG, registered, transaction
 
 CAP = 30
 DEFAULT_SEED = 20260101
 #: DuckDB memory budget while generating (the warehouse default is 1 GB, sized for streaming conversion): the
 #: candidate joins of the polygon and event templates hold more at once on large entity tables
 MEMORY_LIMIT = "4GB"
-LANG = "eng"
-
-# Predicate classes for gold triples (SQL over entity_triples.p). Labels are always cited.
-PREDICATE_CLASSES = {
-    "label": "p LIKE '%rdf-schema#label' OR p IN ('name', 'name:en') OR p LIKE '%/nameEn'",
-    "geometry": "p LIKE '%asWKT' OR p LIKE '%hasGeometry' OR p LIKE '%spatialObject'",
-    "type": "p LIKE '%rdf-syntax-ns#type' OR p = 'rdf:type'",
-    "time": "p LIKE '%hasTemporalScope' OR p LIKE '%/2006/time#%'",
-    "observation": "p LIKE '%/ns/sosa/%'",
-    "attribute": ("p IN ('population', 'ele', 'admin_level', 'capital', 'http://www.worldkg.org/schema/population', "
-                  "'http://www.worldkg.org/schema/ele', 'http://www.worldkg.org/schema/adminLevel', 'http://www.worldkg.org/schema/capital')"),
-    "topology": "p LIKE '%sfWithin' OR p LIKE '%sfContains' OR p LIKE '%sfOverlaps' OR p LIKE '%sfTouches' OR p LIKE '%administrativePartOf'",
-}
-
-QUESTION_COLUMNS = (
-    "question_id", "lang", "kg", "sfid", "tid", "sub_template_id", "variant_id", "text", "text_marked", "answer_format",
-    "gold", "gold_aliases", "unit", "bindings", "parameters", "executor", "query", "gold_triples", "entity_subjects", "false_premise",
-    "perturbation", "multimodal", "image_url", "stratum", "income_tier", "density_tier", "country_iso3", "snapshot_ids",
-    "code_version", "run_id",
-)  # fmt: skip
-
-
-@dataclass
-class Execution:
-    """One verified tuple of one sub-template: the ``t`` row, its stratum and the typed gold."""
-
-    sub: SubTemplate
-    kg: str
-    stratum: str
-    values: dict[str, Any]  # t row without row_id: kg, roles, parameters
-    outcome: Outcome
-    order: str  # seeded sort key within (sub-template, KG, stratum)
 
 
 @dataclass
 class Generation:
     questions: list[dict] = field(default_factory=list)
     discards: Counter = field(default_factory=Counter)  # (kg, sub_template_id, stratum, reason) -> n
-
-
-def create_pool(con: duckdb.DuckDBPyConnection, kg: str) -> None:
-    """(Re)create the temp view ``pool``: entities of ``kg`` that have a stratum, with strata columns."""
-    con.execute(
-        "CREATE OR REPLACE TEMP TABLE pool AS SELECT e.*, s.stratum, s.income_tier, s.density_tier, s.iso3 "
-        f"FROM entities e JOIN entity_strata s ON s.entity_id = e.entity_id WHERE e.kg = '{kg}' AND s.stratum IS NOT NULL"
-    )
-
-
-def _arrow_column(values: list) -> pa.Array:
-    if all(isinstance(v, str) or v is None for v in values):
-        return pa.array(values, pa.string())
-    if all(isinstance(v, int) and not isinstance(v, bool) for v in values):
-        return pa.array(values, pa.int64())
-    return pa.array([float(v) for v in values], pa.float64())
 
 
 def _draw_parameters(sub: SubTemplate, pool: Pool, row: dict) -> None:
@@ -112,7 +76,7 @@ def execute_sub_template(con: duckdb.DuckDBPyConnection, sub: SubTemplate, pool:
         row = {"row_id": i, "kg": pool.kg, **{r: c[r] for r in sub.roles}, **{p: c.get(p) for p in sub.parameters}}
         _draw_parameters(sub, pool, row)
         rows.append(row)
-    t = pa.table({c: _arrow_column([r[c] for r in rows]) for c in cols})
+    t = pa.table({c: arrow_column([r[c] for r in rows]) for c in cols})
     con.register("t", t)
     try:
         cur = con.execute(f"SELECT * FROM ({executor.gold_sql(sub)}) AS q")
@@ -157,9 +121,7 @@ def replay(con: duckdb.DuckDBPyConnection, catalog: Catalog, question: Mapping[s
     sub = catalog.sub_template(question["sub_template_id"])
     executor = EXECUTORS[question["executor"].split("@")[0]]
     if question.get("false_premise"):
-        from mgqa_platform.questions.false_premise import premise_replay
-
-        if premise_replay(con, sub, question):
+        if false_premise.premise_replay(con, sub, question):
             raise RuntimeError(f"the premise of false-premise question {question['question_id']} holds now")
         return dict(formats.REJECTION)
     cur = con.execute(question["query"])
@@ -171,26 +133,6 @@ def replay(con: duckdb.DuckDBPyConnection, catalog: Catalog, question: Mapping[s
     if outcome.gold is None:
         raise RuntimeError(f"replay of {question['question_id']} is degenerate now: {outcome.reason}")
     return formats.canonical(sub.answer_format, outcome.gold)
-
-
-def _fmt_param(v: Any) -> str:
-    if isinstance(v, float) and v.is_integer():
-        return str(int(v))
-    return str(v)
-
-
-def _render(text: str, sub: SubTemplate, values: Mapping, names: Mapping[str, str], extras: Mapping, marked: bool) -> str:
-    fill: dict[str, str] = {}
-    for role, rtype in sub.roles.items():
-        if roles.is_category(rtype):
-            fill[role] = roles.category_label(values[role], plural=True)
-        else:
-            fill[role] = "{" + names[values[role]] + "}" if marked else names[values[role]]
-    for p in sub.parameters:
-        fill[p] = _fmt_param(values[p])
-    for x in sub.extras:
-        fill[x] = str(extras[x])
-    return text.format(**fill)
 
 
 def _round_robin(groups: list[list[Execution]]) -> Iterable[Execution]:
@@ -222,8 +164,6 @@ def generate(
     memory limit is raised to ``memory_limit`` for the duration, then set back to the platform's connection
     budget (``warehouse.CONNECTION_CONFIG``).
     """
-    from mgqa_platform.warehouse import CONNECTION_CONFIG
-
     con.execute(f"SET memory_limit = '{memory_limit}'")
     try:
         return _generate(con, catalog, list(kgs), seed, run_id, code_version, cap, only, false_premises, multimodal_slice)
@@ -252,15 +192,11 @@ def _generate(con, catalog, kgs, seed, run_id, code_version, cap, only, false_pr
                     by_cell[(tpl.tid, stratum)].append(group)
         gen.questions += _instantiate(con, by_cell, gen.discards, seen, kg, seed, run_id, code_version, cap)
     if false_premises:
-        from mgqa_platform.questions import false_premise
-
         fp, failed = false_premise.perturb(con, catalog, gen.questions, kgs, seed=seed, seen=seen, run_id=run_id, code_version=code_version)
         for (kg, sub_id, stratum, reason), n in failed.items():
             gen.discards[(kg, sub_id, stratum, f"false_premise:{reason}")] += n
         gen.questions += fp
     if multimodal_slice:
-        from mgqa_platform.questions import multimodal
-
         gen.questions += multimodal.twins(con, gen.questions, seen)
     gen.questions.sort(key=lambda q: q["question_id"])
     return gen
@@ -271,7 +207,9 @@ def _instantiate(con, by_cell, discards, seen, kg, seed, run_id, code_version, c
     all_execs = [e for groups in by_cell.values() for g in groups for e in g]
     if not all_execs:
         return []
-    info = _entity_info(con, sorted({i for e in all_execs for i in [*(e.values[r] for r in e.sub.entity_roles), *e.outcome.evidence]}))
+    ids = {e.values[r] for e in all_execs for r in e.sub.entity_roles}
+    ids.update(i for e in all_execs for i in e.outcome.evidence)
+    info = entity_info(con, sorted(ids))
     chosen: list[tuple[Execution, str, str, str, str]] = []  # execution, variant id, variant text, text, gold json
     for (tid, stratum), groups in sorted(by_cell.items()):
         kept = 0
@@ -280,7 +218,7 @@ def _instantiate(con, by_cell, discards, seen, kg, seed, run_id, code_version, c
                 break
             variant = random.Random(stable_hash(seed, tid, kg, stratum, e.order)).choice(e.sub.variants)
             names = {i: info[i]["display_name"] for i in (e.values[r] for r in e.sub.entity_roles)}
-            text = _render(variant.text, e.sub, e.values, names, e.outcome.extras, marked=False)
+            text = render(variant.text, e.sub, e.values, names, e.outcome.extras, marked=False)
             gold_json = json.dumps(e.outcome.gold, sort_keys=True, ensure_ascii=False)
             if (text, gold_json) in seen:
                 discards[(kg, e.sub.id, stratum, "duplicate_question")] += 1
@@ -288,7 +226,7 @@ def _instantiate(con, by_cell, discards, seen, kg, seed, run_id, code_version, c
             seen.add((text, gold_json))
             chosen.append((e, variant.id, variant.text, text, gold_json))
             kept += 1
-    triples = _gold_triples(con, [c[0] for c in chosen])
+    triples = gold_triples(con, [c[0] for c in chosen])
     out = []
     for (e, vid, vtext, text, gold_json), cited in zip(chosen, triples, strict=True):
         sub = e.sub
@@ -301,7 +239,8 @@ def _instantiate(con, by_cell, discards, seen, kg, seed, run_id, code_version, c
         out.append({
             "question_id": "q" + stable_hash(vid, kg, json.dumps(bindings, sort_keys=True), json.dumps(params, sort_keys=True), LANG),
             "lang": LANG, "kg": kg, "sfid": sub.sfid, "tid": sub.tid, "sub_template_id": sub.id, "variant_id": vid,
-            "text": text, "text_marked": _render(vtext, sub, e.values, names, e.outcome.extras, marked=True),
+            "text": text,
+            "text_marked": render(vtext, sub, e.values, names, e.outcome.extras, marked=True),
             "answer_format": sub.answer_format, "gold": gold_json,
             "gold_aliases": json.dumps(_aliases(e.outcome.gold, info), ensure_ascii=False),
             "unit": formats.FORMAT_INFO[sub.answer_format].get("unit"),
@@ -312,6 +251,7 @@ def _instantiate(con, by_cell, discards, seen, kg, seed, run_id, code_version, c
             "gold_triples": json.dumps(cited, ensure_ascii=False),
             "entity_subjects": json.dumps(entity_subjects(e, info), sort_keys=True, ensure_ascii=False),
             "false_premise": False, "perturbation": None, "multimodal": False, "image_url": None,
+            "image_role": None,
             "stratum": e.stratum, "income_tier": anchor["income_tier"], "density_tier": anchor["density_tier"],
             "country_iso3": anchor["iso3"],
             "snapshot_ids": sorted({info[i]["snapshot_id"] for i in bound_ids}),
@@ -320,78 +260,10 @@ def _instantiate(con, by_cell, discards, seen, kg, seed, run_id, code_version, c
     return out
 
 
-def _entity_info(con, ids: list[str]) -> dict[str, dict]:
-    con.register("_ids", pa.table({"entity_id": pa.array(ids, pa.string())}))
-    try:
-        cur = con.execute(
-            "SELECT e.entity_id, e.iri, e.name, e.display_name, e.snapshot_id, s.income_tier, s.density_tier, s.iso3 "
-            "FROM _ids i JOIN entities e USING (entity_id) LEFT JOIN entity_strata s ON s.entity_id = e.entity_id"
-        )
-        names = [d[0] for d in cur.description]
-        info = {r[0]: dict(zip(names, r, strict=True)) for r in cur.fetchall()}
-        labels = con.execute(
-            "SELECT l.entity_id, list(DISTINCT l.label ORDER BY l.label) FROM _ids i JOIN entity_labels l USING (entity_id) GROUP BY 1"
-        ).fetchall()
-    finally:
-        con.unregister("_ids")
-    for eid, labs in labels:
-        if eid in info:
-            info[eid]["labels"] = labs
-    missing = set(ids) - set(info)
-    if missing:
-        raise RuntimeError(f"executors returned unknown entity ids, e.g. {sorted(missing)[:3]}")
-    return info
-
-
 def _aliases(gold: dict, info: Mapping[str, dict]) -> dict[str, list[str]]:
     """Alias store of an entity-valued gold (for scoring): entity id -> every accepted name (canonical name,
     display name, all labels in every language), sorted. Empty for other formats."""
     return {eid: sorted({info[eid]["name"], info[eid]["display_name"], *info[eid].get("labels", [])}) for eid in gold.get("entity_ids", [])}
-
-
-def triple_subject(entity_id: str, iri: str) -> str:
-    """The subject under which an entity's source triples are stored in ``entity_triples``: its IRI, except in
-    OSMH3KG, whose native triples use bare OSM ids (``node/42``, ``way/7``), i.e. the entity id's local part."""
-    kg, local = entity_id.split(":", 1)
-    return local if kg == "osmh3kg" else iri
-
-
-def entity_subjects(e: "Execution", info: Mapping[str, dict]) -> dict[str, str]:
-    """Entity id -> triple subject for the bound and evidence entities of an execution: lets a reader (or the
-    reference solver) attach the cited gold triples to bindings without the warehouse."""
-    ids = [e.values[r] for r in e.sub.entity_roles] + list(e.outcome.evidence)
-    return {i: triple_subject(i, info[i]["iri"]) for i in ids}
-
-
-def _gold_triples(con, chosen: list[Execution]) -> list[list[list[str]]]:
-    """Per chosen execution: the cited (s, p, o) triples of its bound entities and evidence, sorted."""
-    if not chosen:
-        return []
-    rows = []
-    for idx, e in enumerate(chosen):
-        executor = EXECUTORS[e.sub.executor]
-        classes = ("label", *executor.evidence)
-        for eid in [e.values[r] for r in e.sub.entity_roles] + list(e.outcome.evidence):
-            for cls in classes:
-                rows.append((idx, eid, cls))
-    req = pa.table({"idx": pa.array([r[0] for r in rows], pa.int64()), "entity_id": pa.array([r[1] for r in rows], pa.string()),
-                    "cls": pa.array([r[2] for r in rows], pa.string())})  # fmt: skip
-    cases = " ".join(f"WHEN r.cls = '{c}' THEN ({sql})" for c, sql in PREDICATE_CLASSES.items())
-    con.register("_req", req)
-    try:
-        found = con.execute(
-            f"SELECT DISTINCT r.idx, x.s, x.p, x.o FROM _req r JOIN entity_triples x ON x.entity_id = r.entity_id "
-            f"WHERE CASE {cases} ELSE FALSE END ORDER BY r.idx, x.s, x.p, x.o"
-        ).fetchall()
-    finally:
-        con.unregister("_req")
-    out: list[list[list[str]]] = [[] for _ in chosen]
-    for idx, s, p, o in found:
-        out[idx].append([s, p, o])
-    for idx, e in enumerate(chosen):  # non-KG facts (raster pixels): cited too, in the same sorted order
-        if e.outcome.facts:
-            out[idx] = sorted(out[idx] + [list(f) for f in e.outcome.facts])
-    return out
 
 
 def template_rows(catalog: Catalog) -> list[dict]:
@@ -400,34 +272,41 @@ def template_rows(catalog: Catalog) -> list[dict]:
 
 def write_questions(con: duckdb.DuckDBPyConnection, gen: Generation) -> int:
     """Replace ``questions_en`` and ``question_discards`` in one transaction; rows in question_id order."""
-    from mgqa_platform.warehouse import transaction
-
-    cols = {c: [q[c] for q in gen.questions] for c in QUESTION_COLUMNS}
-    table = pa.table({c: pa.array(v, pa.list_(pa.string()) if c == "snapshot_ids" else (pa.bool_() if c in ("false_premise", "multimodal") else pa.string())) for c, v in cols.items()})
+    table = arrow_table(QUESTION_SCHEMA, gen.questions)
     dis = sorted(gen.discards.items(), key=lambda kv: tuple(str(x) for x in kv[0]))
-    dtable = pa.table({
-        "kg": pa.array([k[0] for k, _ in dis], pa.string()), "sub_template_id": pa.array([k[1] for k, _ in dis], pa.string()),
-        "stratum": pa.array([k[2] for k, _ in dis], pa.string()), "reason": pa.array([k[3] for k, _ in dis], pa.string()),
-        "n": pa.array([n for _, n in dis], pa.int64()),
-    })  # fmt: skip
-    con.register("_q", table)
-    con.register("_d", dtable)
-    try:
-        with transaction(con):
-            con.execute("DELETE FROM questions_en")
-            con.execute(f"INSERT INTO questions_en BY NAME SELECT {', '.join(QUESTION_COLUMNS)} FROM _q ORDER BY question_id")
-            con.execute("DELETE FROM question_discards")
-            con.execute("INSERT INTO question_discards SELECT * FROM _d ORDER BY kg, sub_template_id, stratum, reason")
-    finally:
-        con.unregister("_q")
-        con.unregister("_d")
+    dtable = pa.table(
+        {
+            "kg": pa.array([k[0] for k, _ in dis], pa.string()),
+            "sub_template_id": pa.array([k[1] for k, _ in dis], pa.string()),
+            "stratum": pa.array([k[2] for k, _ in dis], pa.string()),
+            "reason": pa.array([k[3] for k, _ in dis], pa.string()),
+            "n": pa.array([n for _, n in dis], pa.int64()),
+        }
+    )
+    with registered(con, _q=table, _d=dtable), transaction(con):
+        con.execute("DELETE FROM questions_en")
+        con.execute(
+            """
+            INSERT INTO questions_en BY NAME
+            SELECT *
+            FROM _q
+            ORDER BY question_id
+            """
+        )
+        con.execute("DELETE FROM question_discards")
+        con.execute(
+            """
+            INSERT INTO question_discards
+            SELECT *
+            FROM _d
+            ORDER BY kg, sub_template_id, stratum, reason
+            """
+        )
     return len(gen.questions)
 
 
 def write_templates(con: duckdb.DuckDBPyConnection, catalog: Catalog) -> int:
     """Replace the ``templates`` table with one row per English variant of the catalog."""
-    from mgqa_platform.warehouse import transaction
-
     rows = template_rows(catalog)
     cols = list(rows[0])
     table = pa.table({c: [r[c] for r in rows] for c in cols})

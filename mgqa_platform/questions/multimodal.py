@@ -6,9 +6,11 @@ image: ``image_url`` (OSM ``image`` / ``wikimedia_commons``) or, failing that, i
 image statement (P18) the link points at. Nothing is downloaded at build time; a multimodal evaluation
 harness resolves the link.
 
-Each true question with such an entity among its bindings gets one multimodal twin: the same bindings,
-query and gold, the first qualifying entity's name replaced by :data:`IMAGE_PHRASE`, ``multimodal`` true and
-``image_url`` set (every mention of the name is replaced). Its question id hashes the original id and the image link.
+Each true question with such an entity among its bindings gets one multimodal twin: the same
+bindings, query and gold, the first qualifying entity's name replaced by :data:`IMAGE_PHRASE`,
+``multimodal`` true, ``image_url`` set and ``image_role`` naming the role of that entity, so that
+other languages render the same role as the image (every mention of the name is replaced). Its
+question id hashes the original id and the image link.
 """
 
 from __future__ import annotations
@@ -56,10 +58,10 @@ def twins(con: duckdb.DuckDBPyConnection, questions: list[dict], seen: set[tuple
     for q in questions:
         if q["kg"] not in KGS or q["false_premise"]:
             continue
-        bound = [v for v in json.loads(q["bindings"]).values() if v in images]
+        bound = [(role, v) for role, v in json.loads(q["bindings"]).items() if v in images]
         if not bound:
             continue
-        eid = bound[0]
+        role, eid = bound[0]
         name = names[eid]
         marked = "{" + name + "}"
         if marked not in q["text_marked"]:
@@ -72,5 +74,6 @@ def twins(con: duckdb.DuckDBPyConnection, questions: list[dict], seen: set[tuple
         out.append({
             **q, "question_id": "q" + stable_hash(q["question_id"], images[eid], "multimodal"),
             "text": text, "text_marked": text_marked, "multimodal": True, "image_url": images[eid],
+            "image_role": role,
         })  # fmt: skip
     return out

@@ -7,6 +7,8 @@ strata columns). Category role types bind a *category* (``pharmacy``), rendered 
 
 from __future__ import annotations
 
+from mgqa_platform.kg.osm_features import key_for_value
+
 SETTLEMENT_CATEGORIES = ("city", "town", "village", "hamlet", "suburb", "neighbourhood", "quarter", "locality", "isolated_dwelling", "place")
 ROAD_CATEGORIES = ("road", "highway", "primary", "secondary", "tertiary", "residential", "trunk", "motorway", "street")
 REGION_CATEGORIES = ("administrative_region", "boundary", "county", "city_block", "place", "suburb", "neighbourhood", "island")
@@ -73,8 +75,6 @@ SHOP_NOUNS = {"supermarket", "bakery", "butcher", "kiosk", "mall", "florist", "h
 def category_noun(category: str) -> str:
     """The singular English noun of a normalized category: ``fuel`` -> ``fuel station``, ``clothes`` (a shop=*
     value) -> ``clothes shop``, ``place_of_worship`` -> ``place of worship``."""
-    from mgqa_platform.kg.osm_features import key_for_value
-
     if category in NOUN_FOR:
         return NOUN_FOR[category]
     words = category.replace("_", " ").strip()

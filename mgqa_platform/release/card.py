@@ -24,6 +24,7 @@ import yaml
 
 from mgqa_platform.files import atomic_path, sha256_file
 from mgqa_platform.multilingual.languages import CODES, LANGUAGES, SOURCE
+from mgqa_platform.questions import schema
 from mgqa_platform.questions.splits import SMALL_PER_CELL
 from mgqa_platform.release.export import RELEASE_SCHEMA, SPLITS, split_path, table_stats
 from mgqa_platform.release.sites import SITES_FILE
@@ -36,42 +37,9 @@ SUMS_FILE = "SHA256SUMS"
 #: ISO 639-1 code of each benchmark language (the OSM ``name:<xx>`` subtag in languages.py is exactly that).
 ISO_639_1: dict[str, str] = {code: lang.osm for code, lang in LANGUAGES.items()}
 
-#: One line per released column, for the card's schema table.
-COLUMN_DOCS: dict[str, str] = {
-    "question_id": "Stable id of the question; the same id in every language (key: question_id + lang).",
-    "lang": "ISO 639-3 code of the question text.",
-    "kg": "Knowledge graph the question is asked over: worldkg, kwg (KnowWhereGraph) or osmh3kg.",
-    "sfid": "Spatial function family (A..N).",
-    "tid": "Top-level template id.",
-    "sub_template_id": "Parameter-bound sub-template that was executed.",
-    "variant_id": "Wording variant of the sub-template.",
-    "text": "The question as shown to a model.",
-    "text_marked": "The question with entity names wrapped in {braces}.",
-    "answer_format": "One of the 15 answer formats (boolean, distance, point, bbox, ...); fixes the scoring rule.",
-    "gold": "Gold answer, typed JSON for the answer format.",
-    "gold_aliases": "JSON list of accepted alternative names for entity answers (or null).",
-    "unit": "Unit of a numeric gold answer (km, km2, deg ...), or null.",
-    "bindings": "JSON object: template role -> entity id (`<kg>:<local id>`) or literal value.",
-    "parameters": "JSON object of template parameters (distance thresholds, resolutions, directions ...).",
-    "false_premise": "True when the question presupposes something false; the expected answer is a refusal.",
-    "perturbation": "JSON description of how a false-premise question was perturbed (or null).",
-    "multimodal": "True when the question comes with an image of an entity.",
-    "image_url": "Image of the multimodal slice (or null).",
-    "stratum": "Income/density stratum of the bound entities, e.g. HIC/high.",
-    "income_tier": "World Bank income tier of the entity's country (LIC, LMC, UMC, HIC).",
-    "density_tier": "Population-density tier of the entity's H3 cell (low, medium, high).",
-    "country_iso3": "ISO 3166-1 alpha-3 code of the entity's country.",
-    "executor": "Name and version of the code that computed the gold answer.",
-    "query": "The exact SQL or computation that produced the gold answer (re-runnable).",
-    "gold_triples": "JSON list of the source triples (subject, predicate, object) the answer rests on.",
-    "entity_subjects": "JSON object: entity id -> subject IRI in its knowledge graph.",
-    "snapshot_ids": "Ids (`<file>-<sha256 prefix>`) of the knowledge-graph files the entities were read from.",
-    "code_version": "Version of the question generator.",
-    "template_status": "Review status of the localized template: source (English), unreviewed, resolved, needs_review, untranslated.",
-    "fallbacks": "JSON list of slots that fell back to English text (`label:<role>`, `category:<role>` ...).",
-    "postedit_decision": "Outcome of the automatic post-edit ensemble (none = text unchanged).",
-    "postedit_edits": "JSON list of the edits applied by the post-edit ensemble.",
-}
+#: One line per released column, for the card's schema table: the descriptions of the declared
+#: question record.
+COLUMN_DOCS: dict[str, str] = schema.descriptions(schema.RELEASED_FIELDS)
 
 #: Sources added to the lines of ATTRIBUTION.md: the graph formats the questions are asked over.
 KG_ATTRIBUTION = (

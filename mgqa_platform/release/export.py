@@ -1,15 +1,19 @@
 """Question Parquet files of the release: one file per language and split (``large``, ``small``).
 
-The source is ``questions_postedited`` (one slice per ``lang``). Every language has the same flat schema
-(:data:`RELEASE_COLUMNS`), so that Hugging Face ``datasets`` reads each config without a features override:
-JSON columns (``gold``, ``bindings``, ``gold_triples``...) are released as the JSON text DuckDB stores, booleans
-as ``bool`` and ``snapshot_ids`` as ``list<string>``.
+The source is ``questions_postedited`` (one slice per ``lang``: the text) joined with
+``questions_en`` (the record) and ``questions_localized`` (how the text was rendered). Every
+language has the same flat schema (:data:`RELEASE_COLUMNS`, derived from the declared question
+record in :mod:`mgqa_platform.questions.schema`), so that Hugging Face ``datasets`` reads each
+config without a features override: JSON columns (``gold``, ``bindings``, ``gold_triples``...) are
+released as the JSON text DuckDB stores, booleans as ``bool`` and ``snapshot_ids`` as
+``list<string>``.
 
-``run_id`` is deliberately not released: it names the Dagster run and differs between runs, while a release
-built twice from the same inputs must be byte-identical. The run stays in the warehouse (``mgqa lineage``).
-The working columns of the multilingual stages (``template_text``, ``text_marked_localized``) are not
-released either; ``template_status``, ``fallbacks``, ``postedit_decision`` and ``postedit_edits`` are, so a
-user can tell machine-quality text from post-edited text.
+``run_id`` is deliberately not released: it names the Dagster run and differs between runs, while a
+release built twice from the same inputs must be byte-identical. The run stays in the warehouse
+(``mgqa lineage``). The working columns (``image_role``, ``template_text``,
+``text_marked_localized``) are not released either; ``template_status``, ``fallbacks``,
+``postedit_decision`` and ``postedit_edits`` are, so a user can tell machine-quality text from
+post-edited text.
 
 Files are written by :func:`write_table`: fixed Parquet options, no pandas metadata, a temp file in the
 target folder then ``os.replace`` (an interrupted run never leaves a half-written file).
@@ -27,26 +31,19 @@ import pyarrow.parquet as pq
 
 from mgqa_platform.files import atomic_path, sha256_file
 from mgqa_platform.multilingual.languages import language
+from mgqa_platform.questions import schema
 
 SPLITS = ("large", "small")
 
-_JSON = ("gold", "gold_aliases", "bindings", "parameters", "perturbation", "gold_triples", "entity_subjects",
-         "fallbacks", "postedit_edits")  # fmt: skip
-_BOOL = ("false_premise", "multimodal")
-
 #: The released columns, in file order, with their Arrow types (JSON columns as JSON text).
 RELEASE_COLUMNS: tuple[tuple[str, pa.DataType], ...] = tuple(
-    (name, pa.bool_() if name in _BOOL else pa.list_(pa.string()) if name == "snapshot_ids" else pa.string())
-    for name in (
-        "question_id", "lang", "kg", "sfid", "tid", "sub_template_id", "variant_id", "text", "text_marked",
-        "answer_format", "gold", "gold_aliases", "unit", "bindings", "parameters", "false_premise", "perturbation",
-        "multimodal", "image_url", "stratum", "income_tier", "density_tier", "country_iso3", "executor", "query",
-        "gold_triples", "entity_subjects", "snapshot_ids", "code_version", "template_status", "fallbacks",
-        "postedit_decision", "postedit_edits",
-    )
-)  # fmt: skip
-JSON_COLUMNS: tuple[str, ...] = _JSON
-RELEASE_SCHEMA: pa.Schema = pa.schema([pa.field(n, t) for n, t in RELEASE_COLUMNS])
+    (f.name, f.type) for f in schema.RELEASE_SCHEMA
+)
+JSON_COLUMNS: tuple[str, ...] = tuple(f.name for f in schema.RELEASED_FIELDS if schema.is_json(f))
+RELEASE_SCHEMA: pa.Schema = schema.RELEASE_SCHEMA
+
+#: Alias of each question table in the release query.
+_ALIASES = {"questions_en": "e", "questions_localized": "l", "questions_postedited": "p"}
 
 #: Fixed Parquet writer options: the same table always gives the same bytes (for one pyarrow version).
 ROW_GROUP_SIZE = 65_536
@@ -66,8 +63,21 @@ def split_path(lang: str, split: str) -> str:
 
 
 def _select_sql() -> str:
-    cols = ", ".join(f"CAST({n} AS VARCHAR) AS {n}" if n in _JSON else n for n, _ in RELEASE_COLUMNS)
-    return f"SELECT {cols} FROM questions_postedited WHERE lang = ? ORDER BY question_id"
+    cols = []
+    for name, _ in RELEASE_COLUMNS:
+        col = f"{_ALIASES[schema.source_table(name)]}.{name}"
+        if name in JSON_COLUMNS:
+            col = f"CAST({col} AS VARCHAR)"
+        cols.append(f"{col} AS {name}")
+    select = ",\n       ".join(cols)
+    return f"""
+SELECT {select}
+FROM questions_postedited p
+JOIN questions_en e ON e.question_id = p.question_id
+JOIN questions_localized l ON l.lang = p.lang AND l.question_id = p.question_id
+WHERE p.lang = ?
+ORDER BY p.question_id
+"""
 
 
 def to_release_schema(table: pa.Table) -> pa.Table:

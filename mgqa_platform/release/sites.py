@@ -1,10 +1,11 @@
 """Entity sites of the release: one GeoParquet row per entity bound in any released question.
 
-The bound entities are the values of ``bindings`` (a JSON object role -> entity id) of ``questions_postedited``,
-all languages together; a value without ``:`` is not an entity id (``<kg>:<local id>``) and is skipped. Their
-geometries come from ``entities.geometry`` (EPSG:4326) as WKB. The file is written by geopandas
-(``to_parquet``, no index), so it carries the GeoParquet ``geo`` metadata; rows are ordered by ``entity_id``
-and the bytes are the same on every rewrite of the same inputs.
+The bound entities are the values of ``bindings`` (a JSON object role -> entity id, stored in
+``questions_en``) of the questions in ``questions_postedited``, all languages together; a value
+without ``:`` is not an entity id (``<kg>:<local id>``) and is skipped. Their geometries come from
+``entities.geometry`` (EPSG:4326) as WKB. The file is written by geopandas (``to_parquet``, no
+index), so it carries the GeoParquet ``geo`` metadata; rows are ordered by ``entity_id`` and the
+bytes are the same on every rewrite of the same inputs.
 """
 
 from __future__ import annotations
@@ -48,8 +49,15 @@ def bound_entity_ids(bindings_json: Iterable[str | None]) -> list[str]:
 
 
 def released_entity_ids(con: duckdb.DuckDBPyConnection) -> list[str]:
-    """Sorted distinct entity ids bound in ``questions_postedited`` (every language)."""
-    rows = con.execute("SELECT DISTINCT CAST(bindings AS VARCHAR) FROM questions_postedited").fetchall()
+    """Sorted distinct entity ids bound in the questions of ``questions_postedited`` (every
+    language; the bindings are those of the English records)."""
+    rows = con.execute(
+        """
+        SELECT DISTINCT CAST(e.bindings AS VARCHAR)
+        FROM questions_en e
+        WHERE e.question_id IN (SELECT question_id FROM questions_postedited)
+        """
+    ).fetchall()
     return bound_entity_ids(r[0] for r in rows)
 
 

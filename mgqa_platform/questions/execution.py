@@ -1,0 +1,196 @@
+"""Executions of sub-templates and the parts of a question record built from them.
+
+Shared by the generator (:mod:`mgqa_platform.questions.generate`) and the false-premise derivation
+(:mod:`mgqa_platform.questions.false_premise`): the ``pool`` of stratified entities, the ``t``
+tables of candidate tuples, rendering a variant, the entity facts a record cites and its gold
+triples.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import duckdb
+import pyarrow as pa
+
+from mgqa_platform.questions import roles
+from mgqa_platform.questions.catalog import SubTemplate
+from mgqa_platform.questions.executor import Outcome
+from mgqa_platform.questions.executors import EXECUTORS
+from mgqa_platform.warehouse import registered
+
+#: Language of the generated records.
+LANG = "eng"
+
+# Predicate classes for gold triples (SQL over entity_triples.p). Labels are always cited.
+PREDICATE_CLASSES = {
+    "label": "p LIKE '%rdf-schema#label' OR p IN ('name', 'name:en') OR p LIKE '%/nameEn'",
+    "geometry": "p LIKE '%asWKT' OR p LIKE '%hasGeometry' OR p LIKE '%spatialObject'",
+    "type": "p LIKE '%rdf-syntax-ns#type' OR p = 'rdf:type'",
+    "time": "p LIKE '%hasTemporalScope' OR p LIKE '%/2006/time#%'",
+    "observation": "p LIKE '%/ns/sosa/%'",
+    "attribute": (
+        "p IN ('population', 'ele', 'admin_level', 'capital', "
+        "'http://www.worldkg.org/schema/population', 'http://www.worldkg.org/schema/ele', "
+        "'http://www.worldkg.org/schema/adminLevel', 'http://www.worldkg.org/schema/capital')"
+    ),
+    "topology": (
+        "p LIKE '%sfWithin' OR p LIKE '%sfContains' OR p LIKE '%sfOverlaps' OR p LIKE '%sfTouches' "
+        "OR p LIKE '%administrativePartOf'"
+    ),
+}
+
+
+@dataclass
+class Execution:
+    """One verified tuple of one sub-template: the ``t`` row, its stratum and the typed gold."""
+
+    sub: SubTemplate
+    kg: str
+    stratum: str
+    values: dict[str, Any]  # t row without row_id: kg, roles, parameters
+    outcome: Outcome
+    order: str  # seeded sort key within (sub-template, KG, stratum)
+
+
+def create_pool(con: duckdb.DuckDBPyConnection, kg: str) -> None:
+    """(Re)create the temp table ``pool``: entities of ``kg`` that have a stratum, with strata
+    columns."""
+    con.execute(
+        f"""
+        CREATE OR REPLACE TEMP TABLE pool AS
+        SELECT e.*, s.stratum, s.income_tier, s.density_tier, s.iso3
+        FROM entities e
+        JOIN entity_strata s ON s.entity_id = e.entity_id
+        WHERE e.kg = '{kg}' AND s.stratum IS NOT NULL
+        """
+    )
+
+
+def arrow_column(values: list) -> pa.Array:
+    """One column of a ``t`` table: strings, else integers, else floats."""
+    if all(isinstance(v, str) or v is None for v in values):
+        return pa.array(values, pa.string())
+    if all(isinstance(v, int) and not isinstance(v, bool) for v in values):
+        return pa.array(values, pa.int64())
+    return pa.array([float(v) for v in values], pa.float64())
+
+
+def _fmt_param(v: Any) -> str:
+    if isinstance(v, float) and v.is_integer():
+        return str(int(v))
+    return str(v)
+
+
+def render(
+    text: str,
+    sub: SubTemplate,
+    values: Mapping,
+    names: Mapping[str, str],
+    extras: Mapping,
+    marked: bool,
+) -> str:
+    """A variant's ``text`` filled with an execution's values: entity names (wrapped in ``{...}``
+    when ``marked``), plural category labels, parameters and the executor's extras."""
+    fill: dict[str, str] = {}
+    for role, rtype in sub.roles.items():
+        if roles.is_category(rtype):
+            fill[role] = roles.category_label(values[role], plural=True)
+        else:
+            fill[role] = "{" + names[values[role]] + "}" if marked else names[values[role]]
+    for p in sub.parameters:
+        fill[p] = _fmt_param(values[p])
+    for x in sub.extras:
+        fill[x] = str(extras[x])
+    return text.format(**fill)
+
+
+def entity_info(con: duckdb.DuckDBPyConnection, ids: list[str]) -> dict[str, dict]:
+    """Entity id -> iri, names, snapshot, strata columns and ``labels`` (every label, sorted).
+
+    Raises ``RuntimeError`` when an id is not in ``entities``."""
+    with registered(con, _ids=pa.table({"entity_id": pa.array(ids, pa.string())})):
+        cur = con.execute(
+            """
+            SELECT e.entity_id, e.iri, e.name, e.display_name, e.snapshot_id, s.income_tier,
+                   s.density_tier, s.iso3
+            FROM _ids i
+            JOIN entities e USING (entity_id)
+            LEFT JOIN entity_strata s ON s.entity_id = e.entity_id
+            """
+        )
+        names = [d[0] for d in cur.description]
+        info = {r[0]: dict(zip(names, r, strict=True)) for r in cur.fetchall()}
+        labels = con.execute(
+            """
+            SELECT l.entity_id, list(DISTINCT l.label ORDER BY l.label)
+            FROM _ids i
+            JOIN entity_labels l USING (entity_id)
+            GROUP BY 1
+            """
+        ).fetchall()
+    for eid, labs in labels:
+        if eid in info:
+            info[eid]["labels"] = labs
+    missing = set(ids) - set(info)
+    if missing:
+        raise RuntimeError(f"executors returned unknown entity ids, e.g. {sorted(missing)[:3]}")
+    return info
+
+
+def triple_subject(entity_id: str, iri: str) -> str:
+    """The subject under which an entity's source triples are stored in ``entity_triples``: its IRI,
+    except in OSMH3KG, whose native triples use bare OSM ids (``node/42``, ``way/7``), i.e. the
+    entity id's local part."""
+    kg, local = entity_id.split(":", 1)
+    return local if kg == "osmh3kg" else iri
+
+
+def entity_subjects(e: Execution, info: Mapping[str, dict]) -> dict[str, str]:
+    """Entity id -> triple subject for the bound and evidence entities of an execution: lets a
+    reader (or the reference solver) attach the cited gold triples to bindings without the
+    warehouse."""
+    ids = [e.values[r] for r in e.sub.entity_roles] + list(e.outcome.evidence)
+    return {i: triple_subject(i, info[i]["iri"]) for i in ids}
+
+
+def gold_triples(con: duckdb.DuckDBPyConnection, chosen: list[Execution]) -> list[list[list[str]]]:
+    """Per chosen execution: the cited (s, p, o) triples of its bound entities and evidence,
+    sorted."""
+    if not chosen:
+        return []
+    rows = []
+    for idx, e in enumerate(chosen):
+        executor = EXECUTORS[e.sub.executor]
+        classes = ("label", *executor.evidence)
+        for eid in [e.values[r] for r in e.sub.entity_roles] + list(e.outcome.evidence):
+            for cls in classes:
+                rows.append((idx, eid, cls))
+    req = pa.table(
+        {
+            "idx": pa.array([r[0] for r in rows], pa.int64()),
+            "entity_id": pa.array([r[1] for r in rows], pa.string()),
+            "cls": pa.array([r[2] for r in rows], pa.string()),
+        }
+    )
+    cases = " ".join(f"WHEN r.cls = '{c}' THEN ({sql})" for c, sql in PREDICATE_CLASSES.items())
+    with registered(con, _req=req):
+        found = con.execute(
+            f"""
+            SELECT DISTINCT r.idx, x.s, x.p, x.o
+            FROM _req r
+            JOIN entity_triples x ON x.entity_id = r.entity_id
+            WHERE CASE {cases} ELSE FALSE END
+            ORDER BY r.idx, x.s, x.p, x.o
+            """
+        ).fetchall()
+    out: list[list[list[str]]] = [[] for _ in chosen]
+    for idx, s, p, o in found:
+        out[idx].append([s, p, o])
+    # non-KG facts (raster pixels): cited too, in the same sorted order
+    for idx, e in enumerate(chosen):
+        if e.outcome.facts:
+            out[idx] = sorted(out[idx] + [list(f) for f in e.outcome.facts])
+    return out
