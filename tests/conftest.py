@@ -2,13 +2,20 @@
 
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 
 import osmium
+import pyoxigraph
 import pytest
 from osmium.osm import mutable
 
 from mgqa_platform import warehouse
+from mgqa_platform.kg.kwg_crawl import build_kwg_crawl
+from mgqa_platform.kg.worldkg_build import BuildReport
+
+#: Numbers the in-memory catalogs of the ``con`` fixture.
+_CATALOGS = itertools.count()
 
 # A tiny town near Porto Alegre. Coordinates are (lon, lat) in EPSG:4326.
 CAFE = (1, (-51.2200, -30.0300), {"amenity": "cafe", "name": "Café Central", "name:en": "Central Cafe", "name:pt": "Café Central", "addr:street": "Rua A", "wikidata": "Q1", "image": "https://example.org/cafe.jpg"})
@@ -49,10 +56,45 @@ def tiny_pbf(tmp_path: Path) -> Path:
     return write_tiny_pbf(tmp_path / "tiny.osm.pbf")
 
 
+@pytest.fixture(scope="session")
+def spatial_db():
+    """One in-memory DuckDB database for the session, opened by ``warehouse.connect`` (spatial
+    loaded, the shared connection config). Loading the spatial extension takes a few tenths of a
+    second per database, so the tests share this one instead of opening a database each."""
+    base = warehouse.connect(None)
+    yield base
+    base.close()
+
+
 @pytest.fixture
-def con():
-    """An in-memory warehouse connection with spatial loaded and the schema created."""
-    c = warehouse.connect(None)
+def con(spatial_db):
+    """A fresh, empty in-memory warehouse for one test, with spatial loaded and the schema created.
+
+    It is a catalog of its own, attached to the session's database for this test, the connection's
+    default catalog, and detached after the test: no table, view or macro outlives the test or is
+    seen by another one."""
+    name = f"test_{next(_CATALOGS)}"
+    spatial_db.execute(f"ATTACH ':memory:' AS {name}")
+    c = spatial_db.cursor()
+    c.execute(f"USE {name}")
     warehouse.ensure_schema(c)
     yield c
     c.close()
+    spatial_db.execute(f"DETACH {name}")
+
+
+@pytest.fixture(scope="session")
+def kwg_crawl(tmp_path_factory) -> tuple[Path, BuildReport]:
+    """The KnowWhereGraph crawl file built from the bundled sample (data/sample/kwg and the USGS
+    earthquake export) and its build report, built once for the session; tests only read it."""
+    out = tmp_path_factory.mktemp("kwg") / "kwg-crawl.ttl"
+    quakes = Path("data/sample/usgs/earthquakes_2015-12.csv")
+    return out, build_kwg_crawl(Path("data/sample/kwg"), quakes, out)
+
+
+@pytest.fixture(scope="session")
+def kwg_store(kwg_crawl) -> pyoxigraph.Store:
+    """An in-memory RDF store loaded with the ``kwg_crawl`` file; tests only query it."""
+    store = pyoxigraph.Store()
+    store.bulk_load(path=str(kwg_crawl[0]), format=pyoxigraph.RdfFormat.TURTLE)
+    return store

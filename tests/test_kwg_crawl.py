@@ -30,27 +30,13 @@ def _quake_rows() -> list[dict[str, str]]:
         return list(csv.DictReader(f))
 
 
-@pytest.fixture(scope="module")
-def crawl(tmp_path_factory):
-    out = tmp_path_factory.mktemp("kwg") / "kwg-crawl.ttl"
-    report = build_kwg_crawl(KWG_DIR, QUAKES, out)
-    return out, report
-
-
-@pytest.fixture(scope="module")
-def store(crawl):
-    s = pyoxigraph.Store()
-    s.bulk_load(path=str(crawl[0]), format=pyoxigraph.RdfFormat.TURTLE)
-    return s
-
-
 def _count_class(store: pyoxigraph.Store, cls: str) -> int:
     q = f"SELECT (COUNT(DISTINCT ?s) AS ?n) WHERE {{ ?s a <{vocab.KWG_ONT}{cls}> }}"
     return int(next(iter(store.query(q)))["n"].value)
 
 
-def test_report_counts(crawl):
-    _, report = crawl
+def test_report_counts(kwg_crawl):
+    _, report = kwg_crawl
     n_quakes = sum(1 for r in _quake_rows() if r["type"] == "earthquake")
     n_other = sum(1 for r in _quake_rows() if r["type"] != "earthquake")
     expected = {
@@ -70,48 +56,48 @@ def test_report_counts(crawl):
     assert {s["reason"] for s in report.skipped} == {"not_an_earthquake"}
 
 
-def test_parses_and_holds_the_same_entities(crawl, store):
-    path, report = crawl
+def test_parses_and_holds_the_same_entities(kwg_crawl, kwg_store):
+    path, report = kwg_crawl
     n_triples = sum(1 for _ in pyoxigraph.parse(path=path, format=pyoxigraph.RdfFormat.TURTLE))
-    assert n_triples == len(store) > 100_000
+    assert n_triples == len(kwg_store) > 100_000
     for cls in ("MTBSFire", "Hospital", "School", "Park", "Airport", "Road", "Earthquake"):
-        assert _count_class(store, cls) == report.counts[cls], cls
+        assert _count_class(kwg_store, cls) == report.counts[cls], cls
 
 
-def test_shapes(store):
+def test_shapes(kwg_store):
     county = f"<{COUNTY_IRI}>"
     # The county has a polygon and is part of California; California has no geometry (real KWG shape).
-    rows = list(store.query(f"SELECT ?parent ?wkt WHERE {{ {county} <{vocab.KWG_ONT}administrativePartOf> ?parent ; "
+    rows = list(kwg_store.query(f"SELECT ?parent ?wkt WHERE {{ {county} <{vocab.KWG_ONT}administrativePartOf> ?parent ; "
                             f"<{vocab.GEO_HAS_GEOMETRY}> / <{vocab.GEO_AS_WKT}> ?wkt }}"))
     assert len(rows) == 1
     assert rows[0]["parent"].value == vocab.KWGR + "administrativeRegion.USA.06"
     assert parse_wkt(rows[0]["wkt"].value).geom_type == "MultiPolygon"
-    assert not bool(store.query(f"ASK {{ <{vocab.KWGR}administrativeRegion.USA.06> <{vocab.GEO_HAS_GEOMETRY}> ?g }}"))
+    assert not bool(kwg_store.query(f"ASK {{ <{vocab.KWGR}administrativeRegion.USA.06> <{vocab.GEO_HAS_GEOMETRY}> ?g }}"))
     # Fire time scope, hospital bed count through SOSA, GNIS WKT keeps its CRS84 prefix.
     fire = "http://stko-kwg.geog.ucsb.edu/lod/resource/mtbsfire.CA3500411993619940908.SPANISH.1994"
-    day = next(iter(store.query(f"SELECT ?d WHERE {{ <{fire}> <{vocab.KWG_ONT}hasTemporalScope> / <{vocab.TIME}inXSDDate> ?d }}")))["d"]
+    day = next(iter(kwg_store.query(f"SELECT ?d WHERE {{ <{fire}> <{vocab.KWG_ONT}hasTemporalScope> / <{vocab.TIME}inXSDDate> ?d }}")))["d"]
     assert (day.value, day.datatype.value) == ("1994-09-08", vocab.XSD + "date")
-    beds = list(store.query(
+    beds = list(kwg_store.query(
         f"SELECT ?v WHERE {{ <{vocab.KWGR}hospital.MARIANMEDICALCENTER> <{vocab.SOSA}isFeatureOfInterestOf> / <{vocab.SOSA}hasMember> ?o . "
         f"?o <{vocab.SOSA}observedProperty> <{vocab.KWG_ONT}bedCount> ; <{vocab.SOSA}hasSimpleResult> ?v }}"))
     # The file says "321.0"; the store canonicalizes xsd:decimal, so compare values.
     assert [Decimal(b["v"].value) for b in beds] == [Decimal("321.0")]
     assert beds[0]["v"].datatype.value == vocab.XSD + "decimal"
-    wkt = next(iter(store.query(f"SELECT ?w WHERE {{ <http://gnis-ld.org/geometry/point/gnisf.2518383> <{vocab.GEO_AS_WKT}> ?w }}")))["w"]
+    wkt = next(iter(kwg_store.query(f"SELECT ?w WHERE {{ <http://gnis-ld.org/geometry/point/gnisf.2518383> <{vocab.GEO_AS_WKT}> ?w }}")))["w"]
     assert wkt.value == f"<{vocab.CRS84}>POINT(-120.4228847 34.97441)"
     assert wkt.datatype.value == vocab.GEO_WKT_LITERAL
     # Road segments are numbered per sign in file order.
-    label = next(iter(store.query(f"SELECT ?l WHERE {{ <{vocab.KWGR}road.S1.190> <{vocab.RDFS_LABEL}> ?l }}")))["l"]
+    label = next(iter(kwg_store.query(f"SELECT ?l WHERE {{ <{vocab.KWGR}road.S1.190> <{vocab.RDFS_LABEL}> ?l }}")))["l"]
     assert label.value == "S1"
-    assert not bool(store.query(f"ASK {{ <{vocab.KWGR}road.S1.191> ?p ?o }}"))
+    assert not bool(kwg_store.query(f"ASK {{ <{vocab.KWGR}road.S1.191> ?p ?o }}"))
 
 
-def test_earthquake_point_is_lon_lat(store):
+def test_earthquake_point_is_lon_lat(kwg_store):
     row = next(r for r in _quake_rows() if r["type"] == "earthquake")
     assert abs(float(row["latitude"])) != abs(float(row["longitude"]))
     q = (f"SELECT ?wkt ?t ?label WHERE {{ <{vocab.KWGR}earthquake.{row['id']}> <{vocab.GEO_HAS_GEOMETRY}> / <{vocab.GEO_AS_WKT}> ?wkt ; "
          f"<{vocab.KWG_ONT}hasTemporalScope> / <{vocab.TIME}inXSDDateTime> ?t ; <{vocab.RDFS_LABEL}> ?label }}")
-    (sol,) = list(store.query(q))
+    (sol,) = list(kwg_store.query(q))
     point = shapely.from_wkt(sol["wkt"].value)
     assert (point.x, point.y) == (float(row["longitude"]), float(row["latitude"]))
     # The store keeps the value, not the lexical form ("...11.000Z" comes back as "...11Z").
@@ -119,10 +105,10 @@ def test_earthquake_point_is_lon_lat(store):
     assert sol["label"].value == f"M {row['mag']} - {row['place']}"
 
 
-def test_sfwithin_only_inside_county(store):
+def test_sfwithin_only_inside_county(kwg_store):
     within = {
         s["s"].value
-        for s in store.query(f"SELECT ?s WHERE {{ ?s <{vocab.KWG_ONT}sfWithin> <{COUNTY_IRI}> ; a <{vocab.KWG_ONT}Earthquake> }}")
+        for s in kwg_store.query(f"SELECT ?s WHERE {{ ?s <{vocab.KWG_ONT}sfWithin> <{COUNTY_IRI}> ; a <{vocab.KWG_ONT}Earthquake> }}")
     }
     # Santa Barbara County is roughly 33.4..35.2 N, 118.9..120.8 W; earthquakes are worldwide.
     assert 0 < len(within) < 50
@@ -132,10 +118,10 @@ def test_sfwithin_only_inside_county(store):
             assert 33.4 <= float(r["latitude"]) <= 35.2 and -120.8 <= float(r["longitude"]) <= -118.9
 
 
-def test_deterministic(crawl, tmp_path):
+def test_deterministic(kwg_crawl, tmp_path):
     again = tmp_path / "again.ttl"
     build_kwg_crawl(KWG_DIR, QUAKES, again)
-    assert _sha256(again) == _sha256(crawl[0])
+    assert _sha256(again) == _sha256(kwg_crawl[0])
 
 
 def test_bad_earthquake_rows_are_reported_not_fatal(tmp_path):

@@ -13,7 +13,6 @@ import pyoxigraph
 import pytest
 
 from mgqa_platform.kg import vocab
-from mgqa_platform.kg.kwg_crawl import build_kwg_crawl
 from mgqa_platform.kg.sparql import DEFAULT_KWG_QUERIES, SparqlCrawler, SparqlError
 
 PREFIXES = "".join(f"PREFIX {p}: <{iri}>\n" for p, iri in vocab.KWG_PREFIXES.items())
@@ -80,16 +79,6 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(400, b"only CONSTRUCT/DESCRIBE queries are served")
             return
         self._send(200, results.serialize(format=pyoxigraph.RdfFormat.N_TRIPLES), {"Content-Type": "application/n-triples"})
-
-
-@pytest.fixture(scope="module")
-def kwg_store(tmp_path_factory) -> pyoxigraph.Store:
-    """Store loaded with the KWG-shaped crawl built from the bundled sample (Task: kwg_crawl)."""
-    ttl = tmp_path_factory.mktemp("kwg") / "kwg-crawl.ttl"
-    build_kwg_crawl(Path("data/sample/kwg"), Path("data/sample/usgs/earthquakes_2015-12.csv"), ttl)
-    store = pyoxigraph.Store()
-    store.bulk_load(path=str(ttl), format=pyoxigraph.RdfFormat.TURTLE)
-    return store
 
 
 @pytest.fixture
