@@ -7,12 +7,12 @@ import dagster as dg
 from mgqa_dagster.assets.questions import QUESTIONS_EN, TEMPLATES
 from mgqa_dagster.data_quality import multilingual as checks
 from mgqa_dagster.data_quality.checks import check_specs, run_checks
-from mgqa_platform import settings
 from mgqa_platform.multilingual import postedit, stage
 from mgqa_platform.multilingual.ensemble import describe as describe_member
 from mgqa_platform.multilingual.languages import CODES, language
 from mgqa_platform.questions.catalog import default_catalog
 from mgqa_dagster.resources.llm import LLMResource, PostEditEnsembleResource
+from mgqa_dagster.resources.paths import PathsResource
 from mgqa_dagster.resources.translator import TranslatorResource
 from mgqa_dagster.resources.warehouse import WarehouseResource
 
@@ -25,7 +25,7 @@ QUESTIONS_POSTEDITED = dg.AssetKey("questions_postedited")
 
 
 class PostEditConfig(dg.Config):
-    annotations_dir: str = ""  # default: $MGQA_ANNOTATIONS_DIR, else data/annotations/ (<lang>.csv or <lang>.jsonl)
+    annotations_dir: str = ""  # default: PathsResource.annotations_path (<lang>.csv, <lang>.jsonl)
     judge_seed: int = 0
 
 
@@ -67,16 +67,22 @@ def template_translations(context: dg.AssetExecutionContext, warehouse: Warehous
     "one-sided, stricter wins) then an LLM judge choosing between the annotators' texts (offline: a rule-based twin). "
     "Without an annotation export the MT passes through, flagged unreviewed. Agreement statistics as in Table 9.",
 )
-def template_translations_resolved(context: dg.AssetExecutionContext, config: PostEditConfig, warehouse: WarehouseResource, llm: LLMResource):
+def template_translations_resolved(
+    context: dg.AssetExecutionContext,
+    config: PostEditConfig,
+    paths: PathsResource,
+    warehouse: WarehouseResource,
+    llm: LLMResource,
+):
     lang = context.partition_key
-    directory = config.annotations_dir or str(settings.annotations_dir())
+    directory = config.annotations_dir or str(paths.annotations_path)
     client = llm.get_client()
     judge = postedit.LLMJudge(client, seed=config.judge_seed) if client else postedit.OfflineJudge()
     with warehouse.get_connection() as con:
         r = stage.resolve_language(con, lang, stage.annotation_file(directory, lang), judge)
         report_path = None
         if r["report"]:
-            report_path = settings.home() / "reports" / "post_edit" / f"{lang}.md"
+            report_path = paths.reports_dir / "post_edit" / f"{lang}.md"
             report_path.parent.mkdir(parents=True, exist_ok=True)
             report_path.write_text(r["report"] + "\n", encoding="utf-8")
         yield dg.MaterializeResult(metadata={
