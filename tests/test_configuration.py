@@ -175,3 +175,19 @@ def test_the_cli_finds_the_warehouse_through_the_same_resolution(clean_env, tmp_
     clean_env.setenv("MGQA_WAREHOUSE", str(tmp_path / "elsewhere.duckdb"))
     assert cli.main(["evaluate"]) == 2
     assert f"no warehouse at {tmp_path / 'elsewhere.duckdb'}" in capsys.readouterr().err
+
+
+def test_expected_entity_counts_reach_the_count_check(tmp_path):
+    """MGQA_EXPECTED_ENTITY_COUNTS (ConversionResource.expected_entity_counts) replaces the sample's
+    ranges in the entity_count_in_range check: an empty KG passes [0, 0] and fails the sample's."""
+    from mgqa_dagster.data_quality import entities
+    from mgqa_platform import warehouse
+
+    conversion = ConversionResource(expected_entity_counts='{"kwg": [0, 0]}')
+    assert conversion.entity_count_ranges() == {"kwg": (0, 0)}
+    with warehouse.session(tmp_path / "wh.duckdb") as con:
+        warehouse.ensure_schema(con)
+        for checks, passed in ((entities.entity_checks(None), False),
+                               (entities.entity_checks(conversion.entity_count_ranges()), True)):
+            (count,) = [c for c in checks if c.name == "entity_count_in_range"]
+            assert count.run(con, "kwg").passed is passed

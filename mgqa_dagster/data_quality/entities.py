@@ -82,7 +82,6 @@ ENTITY_CHECKS: tuple[Check, ...] = (
 )
 
 
-
 def entity_checks(expected: dict[str, tuple[int, int]] | None) -> tuple[Check, ...]:
     """:data:`ENTITY_CHECKS` with the count check judging against ``expected``
     (None: the sample's ranges)."""
