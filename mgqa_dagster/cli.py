@@ -7,8 +7,11 @@
                                run against an OpenAI-compatible endpoint) and write its report
 
 ``build`` runs the same Dagster assets the UI runs, in process, against the Dagster instance in
-``$DAGSTER_HOME`` (default ``.mgqa/dagster``), so its runs show up in ``dagster dev``. It imports the code
-location as the installed package ``mgqa_dagster`` (``mgqa_dagster.definitions``), as ``dagster dev`` does.
+``$DAGSTER_HOME`` (default ``$MGQA_HOME/dagster``), so its runs show up in ``dagster dev``. It imports
+the code location as the installed package ``mgqa_dagster`` (``mgqa_dagster.definitions``), as
+``dagster dev`` does, and takes its resources from ``definitions.build_resources()``: every command
+finds the warehouse and the working directory through the same resource fields and environment
+variables as a Dagster run (docs/configuration.md).
 """
 
 from __future__ import annotations
@@ -26,12 +29,15 @@ def _code_location():
     return definitions
 
 
-def _instance():
+def _paths():
+    """The code location's paths resource, read from the environment now (as a run would)."""
+    return _code_location().build_resources()["paths"].resolved()
+
+
+def _instance(paths):
     import dagster as dg
 
-    from mgqa_platform import settings
-
-    home = Path(os.environ.setdefault("DAGSTER_HOME", str(settings.home() / "dagster")))
+    home = Path(os.environ.setdefault("DAGSTER_HOME", str(paths.dagster_home)))
     home.mkdir(parents=True, exist_ok=True)
     cfg = home / "dagster.yaml"
     if not cfg.exists():  # an offline platform: no telemetry, and no welcome banner on every fresh home
@@ -47,18 +53,19 @@ def cmd_build(args: argparse.Namespace) -> int:
     defs_mod = _code_location()
     from mgqa_dagster.assets import intake
 
-    instance = _instance()
-    resources = defs_mod.build_resources()
+    resources = defs_mod.build_resources()  # each run reads the environment as it initializes them
+    instance = _instance(resources["paths"].resolved())
     quiet = {"loggers": {"console": {"config": {"log_level": "DEBUG" if args.verbose else "WARNING"}}}}
     t0 = time.perf_counter()
-    inputs = resources["inputs"]
+    inputs = resources["inputs"].resolved()
     pbfs = inputs.watched_pbfs()
     if not pbfs and set(args.kg) & set(settings.OSM_DERIVED_KGS):
         print(f"mgqa: no *.osm.pbf in {inputs.osm_watch_dir}", file=sys.stderr)
         return 2
     described = [snapshots.describe_osm_pbf(p) for p in pbfs]
     ids = [d.snapshot_id for d in described]
-    with resources["warehouse"].get_connection() as con:  # registered rows spare the asset a second hash
+    warehouse = resources["warehouse"].resolved()
+    with warehouse.get_connection() as con:  # registered rows spare the asset a second hash
         for d in described:
             snapshots.register(con, d)
     known = set(instance.get_dynamic_partitions(intake.osm_snapshot_partitions.name))
@@ -94,11 +101,9 @@ def cmd_build(args: argparse.Namespace) -> int:
     return cmd_summary(args)
 
 
-def _built_warehouse() -> Path | None:
+def _built_warehouse(paths) -> Path | None:
     """The configured warehouse file, or None (with a message) when nothing has been built yet."""
-    from mgqa_platform import settings
-
-    path = settings.default_warehouse_path()
+    path = paths.warehouse_path
     if not path.exists():
         print(f"mgqa: no warehouse at {path}; run `mgqa build` first", file=sys.stderr)
         return None
@@ -108,18 +113,19 @@ def _built_warehouse() -> Path | None:
 def cmd_summary(args: argparse.Namespace) -> int:
     from mgqa_platform import report, warehouse
 
-    path = _built_warehouse()
+    paths = _paths()
+    path = _built_warehouse(paths)
     if path is None:
         return 2
     with warehouse.session(path, read_only=True) as con:
-        print(report.summary(con))
+        print(report.summary(con, paths.release_path))
     return 0
 
 
 def cmd_lineage(args: argparse.Namespace) -> int:
-    from mgqa_platform import lineage, settings, warehouse
+    from mgqa_platform import lineage, warehouse
 
-    with warehouse.session(settings.default_warehouse_path(), read_only=True) as con:
+    with warehouse.session(_paths().warehouse_path, read_only=True) as con:
         try:
             print(lineage.describe(con, args.id))
         except KeyError as e:
@@ -129,10 +135,11 @@ def cmd_lineage(args: argparse.Namespace) -> int:
 
 
 def cmd_evaluate(args: argparse.Namespace) -> int:
-    from mgqa_platform import settings, warehouse
+    from mgqa_platform import warehouse
     from mgqa_platform.evaluation import baseline, evaluate, report
 
-    path = _built_warehouse()
+    paths = _paths()
+    path = _built_warehouse(paths)
     if path is None:
         return 2
     with warehouse.session(path, read_only=True) as con:
@@ -152,7 +159,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         key = os.environ.get(args.api_key_env) if args.api_key_env else None
         client = ChatClient(args.base_url, args.model, api_key=key)
         name = args.name or f"{args.model}-{args.tier}".replace("/", "_")
-        run_dir = Path(args.run_dir or settings.home() / "runs" / f"{name}-{args.split}-{args.lang}")
+        run_dir = Path(args.run_dir or paths.runs_dir / f"{name}-{args.split}-{args.lang}")
         kg = None
         if args.tier == "T3a":  # the retrieval tools see a KG-only copy, never the golds
             from mgqa_platform.evaluation.agent import export_kg
@@ -171,11 +178,12 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     with warehouse.session(path) as con:
         evaluate.write_scores(con, rows, system, args.split, args.lang)
     suffix = "" if args.lang == "eng" else f"-{args.lang}"
-    out = Path(args.report_dir or settings.home() / "reports" / "evaluation" / f"{system}-{args.split}{suffix}")
-    paths = report.write_report(rows, out, f"{system} on the {args.split} split ({args.lang})")
+    default_out = paths.reports_dir / "evaluation" / f"{system}-{args.split}{suffix}"
+    out = Path(args.report_dir or default_out)
+    written = report.write_report(rows, out, f"{system} on the {args.split} split ({args.lang})")
     m = evaluate.summary(rows)
     print(f"{system} on {args.split}/{args.lang}: " + ", ".join(f"{k} {v:.2f}" if isinstance(v, float) else f"{k} {v}" for k, v in m.items()))
-    print(f"report: {paths['report']}")
+    print(f"report: {written['report']}")
     return 0
 
 

@@ -10,9 +10,14 @@ import dagster as dg
 
 from mgqa_dagster import assets
 from mgqa_dagster.assets import evaluation, intake, kg_build, kg_conversion, multilingual, questions, release, strata
-from mgqa_platform import settings
-from mgqa_dagster.resources.llm import LLMResource, PostEditEnsembleResource, ensemble_from_env
-from mgqa_dagster.resources.sources import InputsResource, KwgSourceResource, StrataInputsResource
+from mgqa_dagster.resources.llm import LLMResource, PostEditEnsembleResource
+from mgqa_dagster.resources.paths import PathsResource
+from mgqa_dagster.resources.sources import (
+    ConversionResource,
+    InputsResource,
+    KwgSourceResource,
+    StrataInputsResource,
+)
 from mgqa_dagster.resources.translator import TranslatorResource
 from mgqa_dagster.resources.warehouse import WarehouseResource
 
@@ -77,46 +82,23 @@ intake_job = dg.define_asset_job(
 
 
 def build_resources(**overrides) -> dict:
-    """Resources from the environment (``EnvVar``) with sample defaults; tests pass overrides."""
+    """The code location's resources; tests pass overrides.
+
+    Nothing here reads the environment: the fields bound to ``MGQA_*`` variables are read when a
+    run initializes each resource (:mod:`mgqa_dagster.resources.env`). One :class:`PathsResource`
+    is shared by every resource that needs a folder; an override of ``paths`` applies to them too.
+    """
+    paths = overrides.pop("paths", None) or PathsResource()
     res = {
-        "warehouse": WarehouseResource(database=dg.EnvVar("MGQA_WAREHOUSE").get_value(str(settings.default_warehouse_path()))),
-        "inputs": InputsResource(
-            osm_watch_dir=dg.EnvVar("MGQA_OSM_WATCH_DIR").get_value(str(settings.default_osm_watch_dir())),
-            work_dir=str(settings.home()),
-        ),
-        "strata_inputs": StrataInputsResource(
-            countries_path=dg.EnvVar("MGQA_COUNTRIES").get_value(str(settings.SAMPLE_DIR / "naturalearth" / "ne_50m_admin_0_countries.geojson")),
-            income_path=dg.EnvVar("MGQA_INCOME").get_value(str(settings.SAMPLE_DIR / "worldbank" / "wb_income_fy2026.csv")),
-            income_fiscal_year=dg.EnvVar("MGQA_INCOME_FISCAL_YEAR").get_value(""),
-            unclassified_policy=dg.EnvVar("MGQA_UNCLASSIFIED_POLICY").get_value("previous"),
-            population_raster=dg.EnvVar("MGQA_POPULATION_RASTER").get_value(""),
-            work_dir=str(settings.home()),
-            docs_map_path=dg.EnvVar("MGQA_DOCS_MAP_PATH").get_value(""),
-        ),
-        "translator": TranslatorResource(
-            mode=dg.EnvVar("MGQA_TRANSLATOR").get_value("memory"),
-            project_id=dg.EnvVar("MGQA_GOOGLE_PROJECT").get_value(""),
-            location=dg.EnvVar("MGQA_GOOGLE_LOCATION").get_value("global"),
-            model=dg.EnvVar("MGQA_GOOGLE_MODEL").get_value(""),
-            endpoint=dg.EnvVar("MGQA_TRANSLATOR_ENDPOINT").get_value(""),
-            memory_dir=dg.EnvVar("MGQA_TRANSLATION_MEMORY").get_value(""),
-        ),
-        "llm": LLMResource(
-            base_url=dg.EnvVar("MGQA_LLM_BASE_URL").get_value(""),
-            model=dg.EnvVar("MGQA_LLM_MODEL").get_value(""),
-            api_key_env="MGQA_LLM_API_KEY",
-        ),
-        "ensemble": PostEditEnsembleResource(
-            endpoints=ensemble_from_env(dg.EnvVar("MGQA_ENSEMBLE_ENDPOINTS").get_value("")),
-            primary=dg.EnvVar("MGQA_ENSEMBLE_PRIMARY").get_value(""),
-            with_rules=dg.EnvVar("MGQA_ENSEMBLE_WITH_RULES").get_value("0") in ("1", "true", "yes"),
-            concurrency=int(dg.EnvVar("MGQA_ENSEMBLE_CONCURRENCY").get_value("4")),
-        ),
-        "kwg": KwgSourceResource(
-            mode=dg.EnvVar("MGQA_KWG_MODE").get_value("bundled"),
-            endpoint=dg.EnvVar("MGQA_KWG_ENDPOINT").get_value(""),
-            token_env=dg.EnvVar("MGQA_KWG_TOKEN_ENV").get_value(""),
-        ),
+        "paths": paths,
+        "warehouse": WarehouseResource(paths=paths),
+        "inputs": InputsResource(),
+        "conversion": ConversionResource(),
+        "strata_inputs": StrataInputsResource(),
+        "translator": TranslatorResource(),
+        "llm": LLMResource(),
+        "ensemble": PostEditEnsembleResource(paths=paths),
+        "kwg": KwgSourceResource(),
     }
     res.update(overrides)
     return res

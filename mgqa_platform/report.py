@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import duckdb
+from pathlib import Path
 
-from mgqa_platform import settings
+import duckdb
 
 
 def _table_exists(con: duckdb.DuckDBPyConnection, name: str) -> bool:
@@ -15,8 +15,9 @@ def _rows(con, sql: str, params=None) -> list[tuple]:
     return con.execute(sql, params or []).fetchall()
 
 
-def summary(con: duckdb.DuckDBPyConnection, top: int = 8) -> str:
-    """Entities per KG, top categories per KG, entities per country (when strata exist), quarantine by reason."""
+def summary(con: duckdb.DuckDBPyConnection, release_dir: Path, top: int = 8) -> str:
+    """Entities per KG, top categories per KG, entities per country (when strata exist), quarantine
+    by reason; the languages section also names the release written in ``release_dir``."""
     out: list[str] = []
     if not _table_exists(con, "entities"):
         return "(empty warehouse)"
@@ -57,7 +58,7 @@ def summary(con: duckdb.DuckDBPyConnection, top: int = 8) -> str:
     if _table_exists(con, "scores") and _rows(con, "SELECT count(*) FROM scores")[0][0]:
         out += _evaluation_section(con)
     if _table_exists(con, "questions_localized") and _rows(con, "SELECT count(*) FROM questions_localized")[0][0]:
-        out += _languages_section(con)
+        out += _languages_section(con, release_dir)
     out.append("Quarantined rows by KG, stage and reason")
     rows = _rows(con, "SELECT kg, stage, reason, count(*) FROM quarantine GROUP BY ALL ORDER BY 1, 2, 4 DESC, 3")
     if not rows:
@@ -110,7 +111,7 @@ def _evaluation_section(con: duckdb.DuckDBPyConnection) -> list[str]:
     return out
 
 
-def _languages_section(con: duckdb.DuckDBPyConnection) -> list[str]:
+def _languages_section(con: duckdb.DuckDBPyConnection, release_dir: Path) -> list[str]:
     """Per language: questions, how its templates were resolved, and how many names fell back to English."""
     out = ["Languages (questions_localized; templates by resolution status; entity names in the language; questions the post-edit ensemble changed)"]
     rows = _rows(con, """
@@ -125,8 +126,8 @@ def _languages_section(con: duckdb.DuckDBPyConnection) -> list[str]:
     for lang, n, statuses, fallbacks in rows:
         post = f"   post-edited: {edited[lang]:,}" if lang in edited else ""
         out.append(f"  {lang}  {n:>7,} questions   templates: {statuses or '-'}   names falling back to English: {fallbacks or 0:,}{post}")
-    released = sorted(p.parent.name for p in settings.release_dir().glob("data/*/large.parquet"))
+    released = sorted(p.parent.name for p in release_dir.glob("data/*/large.parquet"))
     if released:
-        out.append(f"  release: {settings.release_dir()} ({len(released)} languages x splits large, small; README.md is the dataset card)")
+        out.append(f"  release: {release_dir} ({len(released)} languages x splits large, small; README.md is the dataset card)")
     out.append("")
     return out

@@ -366,6 +366,9 @@ def _child_convert(path: Path, out: dict, workdir: Path, sampler: _RssSampler, p
     kwargs = {}
     if "scratch_dir" in inspect.signature(convert.convert_kg).parameters:
         kwargs["scratch_dir"] = str(workdir)
+    takes_workers = "parse_workers" in inspect.signature(convert.convert_kg).parameters
+    if out["MGQA_PARSE_WORKERS"] and takes_workers:
+        kwargs["parse_workers"] = int(out["MGQA_PARSE_WORKERS"])  # an argument of the library
 
     profiler = None
     if profile:

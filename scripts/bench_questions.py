@@ -29,6 +29,7 @@ from pathlib import Path
 
 import h3
 
+from mgqa_dagster.resources.paths import PathsResource
 from mgqa_platform import markdown, settings, warehouse
 from mgqa_platform.questions.catalog import default_catalog
 from mgqa_platform.questions.generate import generate
@@ -87,7 +88,7 @@ def measure(path: Path, repeat: int) -> tuple[int, float, int]:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--warehouse", type=Path, default=settings.default_warehouse_path())
+    ap.add_argument("--warehouse", type=Path, default=PathsResource().resolved().warehouse_path)
     ap.add_argument("--workdir", type=Path, default=Path("/tmp/mgqa-bench-questions"))
     ap.add_argument("--factor", type=int, default=10)
     ap.add_argument("--repeat", type=int, default=2)

@@ -26,7 +26,7 @@ from pathlib import Path
 
 import duckdb
 
-from mgqa_platform import settings
+from mgqa_dagster.resources.paths import PathsResource
 from mgqa_platform.evaluation import evaluate, report
 from mgqa_platform.evaluation.runner import load_predictions
 
@@ -54,7 +54,7 @@ def _perturb(q: dict, rng: random.Random) -> dict:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--n", type=int, default=46_060)
-    ap.add_argument("--warehouse", default=str(settings.default_warehouse_path()))
+    ap.add_argument("--warehouse", default=str(PathsResource().resolved().warehouse_path))
     a = ap.parse_args(argv)
     with duckdb.connect(a.warehouse, read_only=True) as con:
         base = evaluate.load_questions(con, "large")

@@ -17,9 +17,9 @@ from collections import defaultdict
 
 import duckdb
 
+from mgqa_dagster.resources.paths import PathsResource
 from mgqa_platform.evaluation import solver
 from mgqa_platform.questions import formats
-from mgqa_platform.settings import default_warehouse_path
 from mgqa_platform.warehouse import fetch_dicts
 
 
@@ -30,7 +30,10 @@ def main(argv=None) -> int:
     ap.add_argument("--executor")
     ap.add_argument("--misses", type=int, default=5)
     a = ap.parse_args(argv)
-    con = duckdb.connect() if a.questions else duckdb.connect(str(default_warehouse_path()), read_only=True)
+    if a.questions:
+        con = duckdb.connect()
+    else:
+        con = duckdb.connect(str(PathsResource().resolved().warehouse_path), read_only=True)
     src = f"read_parquet('{a.questions}')" if a.questions else "questions_en"
     where = ["NOT false_premise"]
     if a.sfid:

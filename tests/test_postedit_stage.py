@@ -15,7 +15,8 @@ from mgqa_platform.multilingual import stage
 from mgqa_platform.multilingual.ensemble import RuleMember
 from mgqa_platform.questions.schema import LOCALIZED_SCHEMA, QUESTION_SCHEMA, arrow_table
 from mgqa_platform.warehouse import registered
-from mgqa_dagster.resources.llm import EnsembleEndpoint, PostEditEnsembleResource, ensemble_from_env
+from mgqa_dagster.resources.llm import EnsembleEndpoint, PostEditEnsembleResource, parse_endpoints
+from mgqa_dagster.resources.paths import PathsResource
 from mgqa_dagster.resources.warehouse import WarehouseResource
 from tests.fake_openai import FakeOpenAI, Reply, user_text
 
@@ -107,9 +108,14 @@ def by_question(fixes: dict[str, tuple]):
     return handler
 
 
+def paths_for(wh) -> PathsResource:
+    """The warehouse file and a working directory next to it."""
+    return PathsResource(home=str(wh.parent), warehouse=str(wh))
+
+
 def materialize(path, ensemble: PostEditEnsembleResource):
-    return dg.materialize([questions_postedited], partition_key="fra", raise_on_error=False,
-                          resources={"warehouse": WarehouseResource(database=str(path)), "ensemble": ensemble})
+    resources = {"warehouse": WarehouseResource(paths=paths_for(path)), "ensemble": ensemble}
+    return dg.materialize([questions_postedited], partition_key="fra", raise_on_error=False, resources=resources)
 
 
 def checks_of(result) -> dict[str, bool]:
@@ -133,6 +139,7 @@ def test_three_servers_agreeing_disagreeing_and_malformed(wh, tmp_path):
         ens = PostEditEnsembleResource(
             endpoints=[EnsembleEndpoint(name=n, base_url=s.base_url, model="fake-model") for n, s in (("a", a), ("b", b), ("bad", bad))],
             primary="a", cache_dir=str(tmp_path / "cache"), max_retries=0, concurrency=3,
+            paths=paths_for(wh),
         )  # fmt: skip
         r = materialize(wh, ens)
         assert r.success
@@ -177,7 +184,8 @@ def test_a_reply_that_touches_a_name_or_a_brace_is_rejected(wh, tmp_path):
     bad_replies = {"q1": [("OTHER", "Paris", "Pariis")], "q2": [("OTHER", "de ", "de {")], "q3": [("REWRITE", "cafés", "bars")]}
     with FakeOpenAI(good) as a, FakeOpenAI(good) as b, FakeOpenAI(by_question(bad_replies)) as c:
         ens = PostEditEnsembleResource(endpoints=[EnsembleEndpoint(name=n, base_url=s.base_url, model="m") for n, s in (("a", a), ("b", b), ("c", c))],
-                                       cache_dir=str(tmp_path / "cache"), max_retries=0)  # fmt: skip
+                                       cache_dir=str(tmp_path / "cache"), max_retries=0,
+                                       paths=paths_for(wh))  # fmt: skip
         assert materialize(wh, ens).success
     rows = dict(((q, m), d) for q, m, d in _q(wh, "SELECT question_id, member, detail FROM ensemble_edit_log WHERE member = 'c' AND status = 'rejected'"))
     assert rows[("q1", "c")].startswith("edit_error: original_not_found (inside_braces)")
@@ -188,7 +196,7 @@ def test_a_reply_that_touches_a_name_or_a_brace_is_rejected(wh, tmp_path):
 
 
 def test_offline_default_is_the_rule_member(wh):
-    r = materialize(wh, PostEditEnsembleResource())
+    r = materialize(wh, PostEditEnsembleResource(paths=paths_for(wh)))
     assert r.success
     # the stage's side tables are assets of the same partition
     materialized = r.asset_materializations_for_node("questions_postedited")
@@ -216,19 +224,19 @@ def test_stage_refuses_bad_configuration(wh):
         with pytest.raises(ValueError):
             stage.postedit_language(con, "xx", [RuleMember()], "rules")
     with pytest.raises(ValueError, match="primary 'z'"):
-        PostEditEnsembleResource(primary="z").members("fra")
+        PostEditEnsembleResource(primary="z", paths=paths_for(wh)).members("fra")
 
 
 def test_endpoints_from_the_environment():
-    assert ensemble_from_env("") == []
-    eps = ensemble_from_env('[{"name": "q", "base_url": "http://127.0.0.1:9/v1", "model": "qwen", "api_key_env": "K"}]')
+    assert parse_endpoints("") == []
+    eps = parse_endpoints('[{"name": "q", "base_url": "http://127.0.0.1:9/v1", "model": "qwen", "api_key_env": "K"}]')
     assert eps[0]["model"] == "qwen"
     with pytest.raises(ValueError, match="not JSON"):
-        ensemble_from_env("qwen@http://x")
+        parse_endpoints("qwen@http://x")
     with pytest.raises(ValueError, match="lacks"):
-        ensemble_from_env('[{"name": "q"}]')
+        parse_endpoints('[{"name": "q"}]')
     with pytest.raises(ValueError, match="never in this list"):
-        ensemble_from_env('[{"name": "q", "base_url": "u", "model": "m", "api_key": "sk-123"}]')
+        parse_endpoints('[{"name": "q", "base_url": "u", "model": "m", "api_key": "sk-123"}]')
 
 
 def test_checks_catch_a_touched_name_and_an_unlogged_edit(wh):
@@ -236,7 +244,7 @@ def test_checks_catch_a_touched_name_and_an_unlogged_edit(wh):
     without a logged edit, fails them."""
     from mgqa_dagster.data_quality import multilingual as checks
 
-    assert materialize(wh, PostEditEnsembleResource()).success
+    assert materialize(wh, PostEditEnsembleResource(paths=paths_for(wh))).success
     by_name = {c.name: c for c in checks.POSTEDIT_CHECKS}
     with warehouse.session(wh) as con:
         con.execute("UPDATE questions_postedited SET text_marked = replace(text_marked, '{Paris}', '{Pariis}'), "

@@ -282,12 +282,15 @@ def test_release_assets_and_their_checks(tmp_path, monkeypatch):
 
     from mgqa_dagster.assets.release import release_card, release_questions
     from mgqa_dagster.data_quality import release as release_checks
+    from mgqa_dagster.data_quality.checks import bound
+    from mgqa_dagster.resources.paths import PathsResource
     from mgqa_dagster.resources.warehouse import WarehouseResource
 
     db = build_warehouse(tmp_path / "wh" / "warehouse.duckdb")
     out = tmp_path / "rel"
-    monkeypatch.setenv("MGQA_RELEASE_DIR", str(out))
-    res = {"warehouse": WarehouseResource(database=str(db))}
+    monkeypatch.setenv("MGQA_RELEASE_DIR", str(out))  # read as the run initializes the resources
+    paths = PathsResource(home=str(tmp_path), warehouse=str(db))
+    res = {"paths": paths, "warehouse": WarehouseResource(paths=paths)}
     results = [dg.materialize([release_questions], partition_key=lang, resources=res, raise_on_error=False) for lang in ("eng", "fra")]
     results.append(dg.materialize([release_card], resources=res, raise_on_error=False))
     assert all(r.success for r in results)
@@ -304,5 +307,6 @@ def test_release_assets_and_their_checks(tmp_path, monkeypatch):
     # a release file that no longer matches the warehouse
     with warehouse.session(db) as con:
         con.execute("UPDATE questions_postedited SET text = 'changed' WHERE lang = 'fra' AND question_id = 'q1'")
-        r = {c.name: c for c in release_checks.RELEASE_QUESTION_CHECKS}["release_matches_warehouse"].run(con, "fra")
+        by_name = {c.name: c for c in bound(release_checks.RELEASE_QUESTION_CHECKS, root=out)}
+        r = by_name["release_matches_warehouse"].run(con, "fra")
     assert r.passed is False and "q1" in r.metadata["mismatched"].value

@@ -236,12 +236,11 @@ def test_kg_native_asset_crawls_a_live_endpoint_then_converts(endpoint, tmp_path
     import dagster as dg
 
     from mgqa_dagster import definitions
-    from mgqa_dagster.resources.sources import InputsResource, KwgSourceResource
-    from mgqa_dagster.resources.warehouse import WarehouseResource
+    from mgqa_dagster.resources.paths import PathsResource
+    from mgqa_dagster.resources.sources import KwgSourceResource
 
     resources = definitions.build_resources(
-        warehouse=WarehouseResource(database=str(tmp_path / "wh.duckdb")),
-        inputs=InputsResource(work_dir=str(tmp_path)),
+        paths=PathsResource(home=str(tmp_path), warehouse=str(tmp_path / "wh.duckdb")),
         kwg=KwgSourceResource(mode="sparql", endpoint=endpoint.url, page_size=500),
     )
     selection = dg.AssetSelection.assets("kg_native") | dg.AssetSelection.groups("kg_conversion")

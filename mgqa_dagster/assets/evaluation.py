@@ -11,8 +11,9 @@ import dagster as dg
 from mgqa_dagster.assets.questions import QUESTIONS_EN, SPLIT_SMALL
 from mgqa_dagster.data_quality import evaluation as checks
 from mgqa_dagster.data_quality.checks import check_specs, run_checks
-from mgqa_platform import markdown, settings
+from mgqa_platform import markdown
 from mgqa_platform.evaluation import baseline, evaluate, report
+from mgqa_dagster.resources.paths import PathsResource
 from mgqa_dagster.resources.warehouse import WarehouseResource
 
 EVAL_BASELINES = dg.AssetKey("eval_baselines")
@@ -72,7 +73,7 @@ def eval_baselines(warehouse: WarehouseResource):
     "(question, template, bindings, parameters, gold triples; no warehouse). Its EM measures whether the released "
     "golds are reproducible from the released triples; every miss is listed with its reason.",
 )
-def eval_reference_solver(warehouse: WarehouseResource):
+def eval_reference_solver(paths: PathsResource, warehouse: WarehouseResource):
     with warehouse.get_connection() as con:
         questions = evaluate.load_questions(con, "large", LANG)
         t0 = time.perf_counter()
@@ -94,7 +95,7 @@ def eval_reference_solver(warehouse: WarehouseResource):
         worst = sorted((100.0 * a / b, s) for s, (a, b) in per_sub.items() if a < b)
         text = "| question | sub-template | reason |\n|---|---|---|\n" + "\n".join(
             f"| {r['question_id']} | {r['sub_template_id']} | {r['detail'] or 'wrong answer'} |" for r in misses[:200])
-        out = settings.home() / "reports" / "reference_solver_misses.md"
+        out = paths.reports_dir / "reference_solver_misses.md"
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(f"# Reference solver misses ({len(misses)})\n\n{text}\n", encoding="utf-8")
         m = evaluate.summary(rows)
@@ -117,15 +118,17 @@ def eval_reference_solver(warehouse: WarehouseResource):
     description="Markdown and PNG reports (EM/NE by SFID, answer format, KG, income and density tier standardized to "
     "the SFID mix, language) for every scored (system, split) in `scores`, under $MGQA_HOME/reports/evaluation/.",
 )
-def evaluation_report(warehouse: WarehouseResource) -> dg.MaterializeResult:
+def evaluation_report(paths: PathsResource, warehouse: WarehouseResource) -> dg.MaterializeResult:
     written = {}
     with warehouse.get_connection() as con:
         slices = con.execute("SELECT DISTINCT system, split FROM scores ORDER BY ALL").fetchall()
         for system, split in slices:
             rows = evaluate.read_scores(con, system, split)
-            paths = report.write_report(rows, settings.home() / "reports" / "evaluation" / f"{system}-{split}", f"{system} on the {split} split")
-            written[f"{system}-{split}"] = str(paths["report"])
-    majority = settings.home() / "reports" / "evaluation" / "majority-small" / "report.md"
+            out = paths.reports_dir / "evaluation" / f"{system}-{split}"
+            written[f"{system}-{split}"] = str(
+                report.write_report(rows, out, f"{system} on the {split} split")["report"]
+            )
+    majority = paths.reports_dir / "evaluation" / "majority-small" / "report.md"
     return dg.MaterializeResult(metadata={
         "reports": dg.MetadataValue.json(written),
         "majority_small": dg.MetadataValue.md(majority.read_text(encoding="utf-8")) if majority.exists() else "",

@@ -13,14 +13,17 @@ from mgqa_platform.kg.osmh3kg_build import build_osmh3kg
 from mgqa_platform.kg.sparql import DEFAULT_KWG_QUERIES, SparqlCrawler
 from mgqa_platform.kg.worldkg_build import BuildReport, build_worldkg
 from mgqa_platform.settings import KGS
+from mgqa_dagster.resources.paths import PathsResource
 from mgqa_dagster.resources.sources import InputsResource, KwgSourceResource
 from mgqa_dagster.resources.warehouse import WarehouseResource
 
 kg_partitions = dg.StaticPartitionsDefinition(list(KGS))
 
 
-def _build_osm_kg(kg: str, snap: snapshots.Snapshot, inputs: InputsResource) -> tuple[Path, BuildReport]:
-    out = native.native_path(inputs.kg_dir(kg), kg, snap.snapshot_id)
+def _build_osm_kg(
+    kg: str, snap: snapshots.Snapshot, inputs: InputsResource, paths: PathsResource
+) -> tuple[Path, BuildReport]:
+    out = native.native_path(paths.kg_dir(kg), kg, snap.snapshot_id)
     if kg == "worldkg":
         return out, build_worldkg(snap.path, out)
     date = (snap.osm_timestamp or "")[:10]
@@ -29,18 +32,20 @@ def _build_osm_kg(kg: str, snap: snapshots.Snapshot, inputs: InputsResource) -> 
     )
 
 
-def _build_kwg(inputs: InputsResource, kwg: KwgSourceResource) -> tuple[Path, BuildReport]:
+def _build_kwg(
+    inputs: InputsResource, kwg: KwgSourceResource, paths: PathsResource
+) -> tuple[Path, BuildReport]:
     if kwg.mode == "sparql":
         if not kwg.endpoint:
             raise ValueError("KwgSourceResource.mode is 'sparql' but no endpoint is configured (MGQA_KWG_ENDPOINT)")
-        out = Path(inputs.kg_dir("kwg")) / "kwg-sparql-crawl.nt"
+        out = paths.kg_dir("kwg") / "kwg-sparql-crawl.nt"
         stats = SparqlCrawler(kwg.endpoint, page_size=kwg.page_size, token_env=kwg.token_env or None).crawl(DEFAULT_KWG_QUERIES, out)
         report = BuildReport()
         for k, v in stats.items():
             if isinstance(v, int):
                 report.add(k, v)
         return out, report
-    out = native.native_path(inputs.kg_dir("kwg"), "kwg", "bundled")
+    out = native.native_path(paths.kg_dir("kwg"), "kwg", "bundled")
     return out, build_kwg_crawl(Path(inputs.kwg_dir), Path(inputs.earthquakes_csv), out)
 
 
@@ -55,16 +60,22 @@ def _build_kwg(inputs: InputsResource, kwg: KwgSourceResource) -> tuple[Path, Bu
         "from the latest OSM snapshot, KnowWhereGraph from its crawl. Skipped elements go to quarantine."
     ),
 )
-def kg_native(context: dg.AssetExecutionContext, inputs: InputsResource, kwg: KwgSourceResource, warehouse: WarehouseResource) -> dg.MaterializeResult:
+def kg_native(
+    context: dg.AssetExecutionContext,
+    inputs: InputsResource,
+    kwg: KwgSourceResource,
+    paths: PathsResource,
+    warehouse: WarehouseResource,
+) -> dg.MaterializeResult:
     kg = context.partition_key
     source_id = None
     if kg == "kwg":
-        path, report = _build_kwg(inputs, kwg)
+        path, report = _build_kwg(inputs, kwg, paths)
     else:
         source_id = context.run.tags.get("mgqa/osm_snapshot") or context.asset_partition_key_for_input("osm_snapshot")
         with warehouse.get_connection() as con:
             snap = snapshots.resolve_osm_snapshot(con, source_id, inputs.watched_pbfs())
-        path, report = _build_osm_kg(kg, snap, inputs)
+        path, report = _build_osm_kg(kg, snap, inputs, paths)
     with warehouse.get_connection() as con:
         info = native.record(con, kg, path, source_id, report, context.run_id)
     meta = {

@@ -8,6 +8,7 @@ from mgqa_dagster.data_quality import entities as entity_checks
 from mgqa_platform import CODE_VERSION
 from mgqa_platform.kg import native
 from mgqa_platform.kg.convert import convert_kg
+from mgqa_dagster.resources.sources import ConversionResource
 from mgqa_dagster.resources.warehouse import WarehouseResource
 
 ENTITIES = dg.AssetKey("entities")
@@ -25,13 +26,17 @@ _spec = dict(partitions_def=kg_partitions, group_name="kg_conversion", kinds={"d
     can_subset=False,
     code_version=CODE_VERSION,
 )
-def kg_entities(context: dg.AssetExecutionContext, warehouse: WarehouseResource):
+def kg_entities(
+    context: dg.AssetExecutionContext, conversion: ConversionResource, warehouse: WarehouseResource
+):
     kg = context.partition_key
     with warehouse.get_connection() as con:
         src = native.current(con, kg)
         if src is None:
             raise dg.Failure(f"no native file recorded for KG {kg!r}: materialize kg_native[{kg}] first")
-        res = convert_kg(con, kg, src["path"], src["snapshot_id"])
+        res = convert_kg(
+            con, kg, src["path"], src["snapshot_id"], parse_workers=conversion.parse_workers
+        )
         native.mark_converted(con, kg, context.run_id)
         build_quarantine = dict(con.execute("SELECT reason, count(*) FROM quarantine WHERE kg = ? AND stage = 'kg_build' GROUP BY 1 ORDER BY 1", [kg]).fetchall())
         lineage = {"native_snapshot_id": src["snapshot_id"], "native_sha256": src["sha256"], "source_osm_snapshot": src["source_snapshot_id"] or "n/a"}
@@ -58,4 +63,5 @@ def kg_entities(context: dg.AssetExecutionContext, warehouse: WarehouseResource)
                 "build_by_reason": dg.MetadataValue.json(build_quarantine),
             },
         )
-        yield from entity_checks.run_checks(con, kg, ENTITIES, entity_checks.ENTITY_CHECKS)
+        checks = entity_checks.entity_checks(conversion.entity_count_ranges())
+        yield from entity_checks.run_checks(con, kg, ENTITIES, checks)

@@ -7,7 +7,6 @@ import dagster as dg
 from mgqa_dagster.assets.questions import QUESTIONS_EN, TEMPLATES, column_schema, side_tables
 from mgqa_dagster.data_quality import multilingual as checks
 from mgqa_dagster.data_quality.checks import check_specs, run_checks
-from mgqa_platform import settings
 from mgqa_platform.multilingual import stage
 from mgqa_platform.multilingual.ensemble import describe as describe_member
 from mgqa_platform.multilingual.judge import LLMJudge, OfflineJudge
@@ -15,6 +14,7 @@ from mgqa_platform.multilingual.languages import CODES, language
 from mgqa_platform.questions.catalog import default_catalog
 from mgqa_platform.questions.schema import LOCALIZED_SCHEMA, POSTEDITED_SCHEMA
 from mgqa_dagster.resources.llm import LLMResource, PostEditEnsembleResource
+from mgqa_dagster.resources.paths import PathsResource
 from mgqa_dagster.resources.translator import TranslatorResource
 from mgqa_dagster.resources.warehouse import WarehouseResource
 
@@ -30,7 +30,7 @@ ENSEMBLE_STATS = dg.AssetKey("ensemble_stats")
 
 
 class PostEditConfig(dg.Config):
-    annotations_dir: str = ""  # default: $MGQA_ANNOTATIONS_DIR, else data/annotations/ (<lang>.csv or <lang>.jsonl)
+    annotations_dir: str = ""  # default: PathsResource.annotations_path (<lang>.csv, <lang>.jsonl)
     judge_seed: int = 0
 
 
@@ -90,18 +90,19 @@ def template_translations(context: dg.AssetExecutionContext, warehouse: Warehous
 def template_translations_resolved(
     context: dg.AssetExecutionContext,
     config: PostEditConfig,
+    paths: PathsResource,
     warehouse: WarehouseResource,
     llm: LLMResource,
 ):
     lang = context.partition_key
-    directory = config.annotations_dir or str(settings.annotations_dir())
+    directory = config.annotations_dir or str(paths.annotations_path)
     client = llm.get_client()
     judge = LLMJudge(client, seed=config.judge_seed) if client else OfflineJudge()
     with warehouse.get_connection() as con:
         r = stage.resolve_language(con, lang, stage.annotation_file(directory, lang), judge)
         report_path = None
         if r["report"]:
-            report_path = settings.home() / "reports" / "post_edit" / f"{lang}.md"
+            report_path = paths.reports_dir / "post_edit" / f"{lang}.md"
             report_path.parent.mkdir(parents=True, exist_ok=True)
             report_path.write_text(r["report"] + "\n", encoding="utf-8")
         if TEMPLATE_TRANSLATIONS_RESOLVED in context.selected_asset_keys:

@@ -16,6 +16,7 @@ from mgqa_platform.questions import schema
 from mgqa_platform.questions.executor import stable_hash
 from mgqa_platform.questions.executors import EXECUTORS
 from mgqa_platform.questions.generate import CAP, DEFAULT_SEED, MEMORY_LIMIT, generate, write_questions, write_templates
+from mgqa_dagster.resources.paths import PathsResource
 from mgqa_dagster.resources.warehouse import WarehouseResource
 
 TEMPLATES = dg.AssetKey("templates")
@@ -231,11 +232,13 @@ def split_small(config: QuestionsConfig, warehouse: WarehouseResource):
     "(KG, SFID) with the small split (Table 7), per answer format (Fig. 6), false-premise and "
     "multimodal counts. Also written to $MGQA_HOME/reports/.",
 )
-def question_distribution(warehouse: WarehouseResource) -> dg.MaterializeResult:
+def question_distribution(
+    paths: PathsResource, warehouse: WarehouseResource
+) -> dg.MaterializeResult:
     with warehouse.get_connection() as con:
         r = distribution.report(con)
     text = distribution.markdown(r)
-    out = settings.home() / "reports" / "question_distribution.md"
+    out = paths.reports_dir / "question_distribution.md"
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(text + "\n", encoding="utf-8")
     return dg.MaterializeResult(

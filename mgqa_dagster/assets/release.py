@@ -7,10 +7,10 @@ import dagster as dg
 from mgqa_dagster.assets.multilingual import QUESTIONS_POSTEDITED, language_partitions
 from mgqa_dagster.assets.questions import SPLIT_SMALL
 from mgqa_dagster.data_quality import release as checks
-from mgqa_dagster.data_quality.checks import check_specs, run_checks
-from mgqa_platform import settings
+from mgqa_dagster.data_quality.checks import bound, check_specs, run_checks
 from mgqa_platform.multilingual.languages import language
 from mgqa_platform.release import card, export, sites
+from mgqa_dagster.resources.paths import PathsResource
 from mgqa_dagster.resources.warehouse import WarehouseResource
 
 RELEASE_QUESTIONS = dg.AssetKey("release_questions")
@@ -28,9 +28,11 @@ RELEASE_CARD = dg.AssetKey("release_card")
     description="The language's released questions as Parquet: data/<lang>/large.parquet (every question) and small.parquet "
     "(the small split), with gold, gold triples and the query of every answer; byte-identical on rebuild.",
 )
-def release_questions(context: dg.AssetExecutionContext, warehouse: WarehouseResource):
+def release_questions(
+    context: dg.AssetExecutionContext, paths: PathsResource, warehouse: WarehouseResource
+):
     lang = context.partition_key
-    root = settings.release_dir()
+    root = paths.release_path
     with warehouse.get_connection() as con:
         info = export.write_language(con, root, lang)
         yield dg.MaterializeResult(metadata={
@@ -39,7 +41,8 @@ def release_questions(context: dg.AssetExecutionContext, warehouse: WarehouseRes
             "false_premise": info["false_premise"], "multimodal": info["multimodal"], "post_edited": info["edited"],
             "path": dg.MetadataValue.path(str(root / "data" / lang)),
         })  # fmt: skip
-        yield from run_checks(con, lang, RELEASE_QUESTIONS, checks.RELEASE_QUESTION_CHECKS)
+        question_checks = bound(checks.RELEASE_QUESTION_CHECKS, root=root)
+        yield from run_checks(con, lang, RELEASE_QUESTIONS, question_checks)
 
 
 @dg.asset(
@@ -53,8 +56,10 @@ def release_questions(context: dg.AssetExecutionContext, warehouse: WarehouseRes
     "splits large/small, schema, per-language figures, attribution of every source), ATTRIBUTION.md, "
     "entity_sites.parquet (GeoParquet of every bound entity) and SHA256SUMS.",
 )
-def release_card(context: dg.AssetExecutionContext, warehouse: WarehouseResource):
-    root = settings.release_dir()
+def release_card(
+    context: dg.AssetExecutionContext, paths: PathsResource, warehouse: WarehouseResource
+):
+    root = paths.release_path
     with warehouse.get_connection() as con:
         site_info = sites.write_entity_sites(con, root / "entity_sites.parquet")
         info = card.write_release_card(con, root)
@@ -64,4 +69,4 @@ def release_card(context: dg.AssetExecutionContext, warehouse: WarehouseResource
             "entity_sites": site_info["rows"], "geom_kinds": dg.MetadataValue.json(site_info["geom_kinds"]),
             "path": dg.MetadataValue.path(str(root)), "card": dg.MetadataValue.md(text.split("---", 2)[-1].strip()[:20000]),
         })  # fmt: skip
-        yield from run_checks(con, None, RELEASE_CARD, checks.RELEASE_CARD_CHECKS)
+        yield from run_checks(con, None, RELEASE_CARD, bound(checks.RELEASE_CARD_CHECKS, root=root))

@@ -14,6 +14,7 @@ from mgqa_platform.files import sha256_file
 from mgqa_platform.strata import countries as countries_lib
 from mgqa_platform.strata import density, income, strata
 from mgqa_platform.warehouse import registered, transaction
+from mgqa_dagster.resources.paths import PathsResource
 from mgqa_dagster.resources.sources import StrataInputsResource
 from mgqa_dagster.resources.warehouse import WarehouseResource
 
@@ -57,10 +58,11 @@ def countries(context: dg.AssetExecutionContext, strata_inputs: StrataInputsReso
         yield from run_checks(con, None, COUNTRIES, checks.COUNTRY_CHECKS)
 
 
-def _raster_path(strata_inputs: StrataInputsResource) -> Path:
+def _raster_path(strata_inputs: StrataInputsResource, paths: PathsResource) -> Path:
     if strata_inputs.population_raster:
         return Path(strata_inputs.population_raster)
-    return Path(strata_inputs.work_dir) / "strata" / f"population-proxy-geonames-{strata_inputs.proxy_resolution_deg:g}deg.tif"
+    name = f"population-proxy-geonames-{strata_inputs.proxy_resolution_deg:g}deg.tif"
+    return paths.strata_dir / name
 
 
 @dg.asset(
@@ -72,8 +74,10 @@ def _raster_path(strata_inputs: StrataInputsResource) -> Path:
         "default, a PROXY surface of GeoNames city populations (not WorldPop) rasterized over land."
     ),
 )
-def population_raster(strata_inputs: StrataInputsResource) -> dg.MaterializeResult:
-    path = _raster_path(strata_inputs)
+def population_raster(
+    strata_inputs: StrataInputsResource, paths: PathsResource
+) -> dg.MaterializeResult:
+    path = _raster_path(strata_inputs, paths)
     if strata_inputs.population_raster:
         if not path.is_file():
             raise dg.Failure(f"population raster {path} not found (StrataInputsResource.population_raster)")
@@ -99,8 +103,10 @@ DENSITY_CELLS = dg.AssetKey("density_cells")
     check_specs=check_specs(DENSITY_CELLS, checks.DENSITY_CHECKS),
     description="Population aggregated to H3 resolution-3 cells (pixel-centre rule) and binned at the global 33rd/67th percentiles.",
 )
-def density_cells(strata_inputs: StrataInputsResource, warehouse: WarehouseResource):
-    path = _raster_path(strata_inputs)
+def density_cells(
+    strata_inputs: StrataInputsResource, paths: PathsResource, warehouse: WarehouseResource
+):
+    path = _raster_path(strata_inputs, paths)
     table, p33, p67 = density.with_tiers(density.aggregate_to_h3(path, res=3))
     label, is_proxy = density.raster_label(path)
     breaks = [str(path), sha256_file(path), is_proxy, label, p33, p67, table.num_rows]
@@ -192,8 +198,10 @@ STRATA_COVERAGE = dg.AssetKey("strata_coverage")
     check_specs=check_specs(STRATA_COVERAGE, checks.COVERAGE_CHECKS),
     description="Coverage of the strata grid over all KGs (entities and countries per cell, tier shares) and a world map of entity sites by income tier.",
 )
-def strata_coverage(strata_inputs: StrataInputsResource, warehouse: WarehouseResource):
-    out = Path(strata_inputs.work_dir) / "strata" / "entity_sites_by_income.png"
+def strata_coverage(
+    strata_inputs: StrataInputsResource, paths: PathsResource, warehouse: WarehouseResource
+):
+    out = paths.strata_dir / "entity_sites_by_income.png"
     with warehouse.get_connection() as con:
         cov = strata.coverage(con)
         (label, is_proxy) = con.execute("SELECT label, is_proxy FROM density_breaks").fetchone() or ("?", True)

@@ -8,7 +8,8 @@ function ``(con, partition) -> AssetCheckResult``. An asset declares its checks 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from functools import partial
 
 import dagster as dg
 import duckdb
@@ -36,6 +37,11 @@ def result(outcome: gx.SuiteOutcome, *, warn: bool = False, extra: dict | None =
 
 def check_specs(asset_key: dg.AssetKey, checks: Sequence[Check]) -> list[dg.AssetCheckSpec]:
     return [dg.AssetCheckSpec(c.name, asset=asset_key, blocking=c.blocking, description=c.description) for c in checks]
+
+
+def bound(checks: Sequence[Check], **kwargs) -> tuple[Check, ...]:
+    """``checks`` with ``kwargs`` bound to every check function (e.g. a folder from a resource)."""
+    return tuple(replace(c, run=partial(c.run, **kwargs)) for c in checks)
 
 
 def run_checks(con: duckdb.DuckDBPyConnection, partition: str | None, asset_key: dg.AssetKey, checks: Sequence[Check]) -> Iterator[dg.AssetCheckResult]:

@@ -6,8 +6,8 @@ suite over it; the pattern is :mod:`data_quality.checks` (docs/data_quality.md).
 
 from __future__ import annotations
 
-import json
-import os
+from dataclasses import replace
+from functools import partial
 
 import duckdb
 
@@ -25,20 +25,13 @@ def known_categories() -> set[str]:
     return cats
 
 
-#: Expected entity counts per KG for the bundled sample; override with MGQA_EXPECTED_ENTITY_COUNTS,
-#: a JSON object {"kg": [min, max]}, when running on full-size inputs.
+#: Expected entity counts per KG for the bundled sample; on full-size inputs
+#: ``ConversionResource.expected_entity_counts`` (MGQA_EXPECTED_ENTITY_COUNTS) replaces them.
 SAMPLE_ENTITY_COUNTS: dict[str, tuple[int, int]] = {
     "worldkg": (20_000, 60_000),
     "osmh3kg": (30_000, 90_000),
     "kwg": (5_000, 12_000),
 }
-
-
-def expected_counts() -> dict[str, tuple[int, int]]:
-    raw = os.environ.get("MGQA_EXPECTED_ENTITY_COUNTS")
-    if not raw:
-        return SAMPLE_ENTITY_COUNTS
-    return {k: (int(v[0]), int(v[1])) for k, v in json.loads(raw).items()}
 
 
 def _frame(con: duckdb.DuckDBPyConnection, kg: str):
@@ -69,8 +62,8 @@ def _known_categories(con, kg):
     return _result(gx.run_suite(_frame(con, kg), f"entities_categories_{kg}", gx.in_set("category", sorted(known_categories()))))
 
 
-def _count_in_range(con, kg):
-    lo, hi = expected_counts().get(kg, (1, 10**10))
+def _count_in_range(con, kg, expected: dict[str, tuple[int, int]] = SAMPLE_ENTITY_COUNTS):
+    lo, hi = expected.get(kg, (1, 10**10))
     outcome = gx.run_suite(_frame(con, kg), f"entities_count_{kg}", gx.row_count_between(lo, hi))
     return _result(outcome, warn=True, extra={"expected_min": lo, "expected_max": hi})
 
@@ -88,4 +81,14 @@ ENTITY_CHECKS: tuple[Check, ...] = (
     Check("display_names_unique", False, "display names are unique within the KG after disambiguation", _display_names_unique),
 )
 
-__all__ = ["ENTITY_CHECKS", "check_specs", "run_checks", "known_categories"]
+
+def entity_checks(expected: dict[str, tuple[int, int]] | None) -> tuple[Check, ...]:
+    """:data:`ENTITY_CHECKS` with the count check judging against ``expected``
+    (None: the sample's ranges)."""
+    if expected is None:
+        return ENTITY_CHECKS
+    count = partial(_count_in_range, expected=expected)
+    return tuple(replace(c, run=count) if c.run is _count_in_range else c for c in ENTITY_CHECKS)
+
+
+__all__ = ["ENTITY_CHECKS", "check_specs", "entity_checks", "run_checks", "known_categories"]

@@ -12,14 +12,13 @@ import pyarrow.parquet as pq
 
 from mgqa_dagster.data_quality import gx_runner as gx
 from mgqa_dagster.data_quality.checks import Check, result
-from mgqa_platform import settings
 from mgqa_platform.multilingual.languages import CODES
 from mgqa_platform.release import card
 
 
-def _files_match_warehouse(con, lang):
+def _files_match_warehouse(con, lang, *, root: Path):
     """Row by row: every (question_id, text) of the files equals the warehouse's, in both directions."""
-    base = settings.release_dir() / "data" / lang
+    base = root / "data" / lang
     frames = []
     for split, sql in (("large", "SELECT question_id, text FROM questions_postedited WHERE lang = ?"),
                        ("small", "SELECT question_id, text FROM questions_postedited JOIN split_small USING (question_id) WHERE lang = ?")):
@@ -41,23 +40,23 @@ def _files_match_warehouse(con, lang):
                   extra={"rows": json.dumps(df.groupby("split").size().to_dict()), "mismatched": json.dumps(bad["question_id"].head(10).tolist())})
 
 
-def _verified(con, _partition):
-    problems = card.verify_release(settings.release_dir())
+def _verified(con, _partition, *, root: Path):
+    problems = card.verify_release(root)
     df = pd.DataFrame({"problem": problems or ["none"]})
     return result(gx.run_suite(df, "release_verified", gx.in_set("problem", ["none"])),
                   extra={"problems": json.dumps(problems[:20], ensure_ascii=False)})
 
 
-def _all_languages(con, _partition):
-    root = settings.release_dir() / "data"
+def _all_languages(con, _partition, *, root: Path):
     df = pd.DataFrame({"lang": list(CODES)})
-    df["complete"] = [all((root / lang / f"{s}.parquet").exists() for s in ("large", "small")) for lang in CODES]
+    data = root / "data"
+    df["complete"] = [all((data / lang / f"{s}.parquet").exists() for s in ("large", "small")) for lang in CODES]
     return result(gx.run_suite(df, "release_all_languages", gx.in_set("complete", [True])), warn=True,
                   extra={"missing": json.dumps(df.loc[~df["complete"], "lang"].tolist())})
 
 
-def _sites_cover_bindings(con, _partition):
-    path = Path(settings.release_dir()) / "entity_sites.parquet"
+def _sites_cover_bindings(con, _partition, *, root: Path):
+    path = root / "entity_sites.parquet"
     bound = con.execute(
         """
         SELECT DISTINCT unnest(json_extract_string(e.bindings, '$.*')) AS entity_id
@@ -75,6 +74,7 @@ def _sites_cover_bindings(con, _partition):
                   extra={"bound_entities": len(bound), "sites": len(have)})
 
 
+#: Each check function takes the release folder as ``root`` (bind it with ``checks.bound``).
 RELEASE_QUESTION_CHECKS = (
     Check("release_matches_warehouse", True, "the language's large and small Parquet files hold exactly the warehouse's "
           "post-edited questions (ids and text)", _files_match_warehouse),

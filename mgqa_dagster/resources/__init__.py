@@ -1,5 +1,9 @@
 """Dagster resources of the MGQA code location.
 
-Every resource is configured from environment variables through ``dagster.EnvVar`` where a deployment
-would change it; the defaults point at the bundled sample so that the embedded default runs offline.
+Every setting a deployment changes is a resource field bound to an environment variable
+(``Annotated[T, dg.EnvVar("MGQA_...")]``, see :mod:`mgqa_dagster.resources.env`), read when a run
+initializes the resource; each field declares its default, which points at the bundled sample so
+that the embedded default runs offline. :class:`~mgqa_dagster.resources.paths.PathsResource` holds
+the platform's own folders and is nested in every resource that needs one. docs/configuration.md
+lists every variable.
 """

@@ -1,4 +1,4 @@
-"""LLM endpoints as a Dagster resource: any OpenAI-compatible chat endpoint, or none (the offline twins).
+"""LLM endpoints as Dagster resources: any OpenAI-compatible chat endpoint, or none (offline twins).
 
 The API key is read from the environment variable named by ``api_key_env`` when a client is made. It is never
 a config value, so it never reaches run config, logs or metadata.
@@ -9,19 +9,22 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
+from typing import Annotated
 
 import dagster as dg
+from pydantic import field_validator
 
-from mgqa_platform import settings
+from mgqa_dagster.resources.env import EnvConfigurableResource
+from mgqa_dagster.resources.paths import PathsResource
 from mgqa_platform.llm import ChatClient
 from mgqa_platform.multilingual.ensemble import PROMPT_VERSION, CachedMember, LLMMember, RuleMember
 
 
-class LLMResource(dg.ConfigurableResource):
+class LLMResource(EnvConfigurableResource):
     """``base_url`` empty (the default) means no endpoint: stages use their rule-based offline implementation."""
 
-    base_url: str = ""
-    model: str = ""
+    base_url: Annotated[str, dg.EnvVar("MGQA_LLM_BASE_URL")] = ""
+    model: Annotated[str, dg.EnvVar("MGQA_LLM_MODEL")] = ""
     api_key_env: str = "MGQA_LLM_API_KEY"
     timeout_s: float = 60.0
     max_retries: int = 5
@@ -34,8 +37,14 @@ class LLMResource(dg.ConfigurableResource):
         """A client for the endpoint, or None when no endpoint is configured."""
         if not self.configured:
             return None
-        return ChatClient(self.base_url, self.model, api_key=os.environ.get(self.api_key_env) or None,
-                          timeout_s=self.timeout_s, max_retries=self.max_retries)  # fmt: skip
+        key = os.environ.get(self.api_key_env) or None
+        return ChatClient(
+            self.base_url,
+            self.model,
+            api_key=key,
+            timeout_s=self.timeout_s,
+            max_retries=self.max_retries,
+        )
 
     def describe(self) -> str:
         """For metadata: the endpoint and model, never the key."""
@@ -52,33 +61,47 @@ class EnsembleEndpoint(dg.Config):
     api_key_env: str = ""
 
 
-class PostEditEnsembleResource(dg.ConfigurableResource):
+class PostEditEnsembleResource(EnvConfigurableResource):
     """The members of the post-edit ensemble (``questions_postedited``).
 
     ``endpoints`` empty (the default) is the offline ensemble: the rule-based member alone, whose edits are
     applied as the primary's (decision ``primary_fallback``: no second member can agree). With endpoints (the
     paper uses three), the LLM members vote, and the rule-based member joins them only when ``with_rules``.
     ``primary`` names the member whose edits apply when no edit reaches two votes (default: the first endpoint).
-    LLM replies are cached under ``cache_dir`` (default ``$MGQA_HOME/cache/postedit``), so an interrupted run
-    resumes without asking again."""
+    LLM replies are cached under ``cache_dir`` (empty, the default: ``paths.postedit_cache_dir``),
+    so an interrupted run resumes without asking again. ``endpoints`` also accepts the JSON text of
+    ``MGQA_ENSEMBLE_ENDPOINTS`` (:func:`parse_endpoints`)."""
 
-    endpoints: list[EnsembleEndpoint] = []
-    primary: str = ""
-    with_rules: bool = False
-    concurrency: int = 4
+    paths: PathsResource
+    endpoints: Annotated[list[EnsembleEndpoint], dg.EnvVar("MGQA_ENSEMBLE_ENDPOINTS")] = []
+    primary: Annotated[str, dg.EnvVar("MGQA_ENSEMBLE_PRIMARY")] = ""
+    with_rules: Annotated[bool, dg.EnvVar("MGQA_ENSEMBLE_WITH_RULES")] = False
+    concurrency: Annotated[int, dg.EnvVar("MGQA_ENSEMBLE_CONCURRENCY")] = 4
     timeout_s: float = 60.0
     max_retries: int = 5
     cache_dir: str = ""
 
+    @field_validator("endpoints", mode="before")
+    @classmethod
+    def _endpoints_from_json(cls, value):
+        return parse_endpoints(value) if isinstance(value, str) else value
+
     def members(self, lang: str) -> tuple[list, str]:
         """(members, primary name) for one language partition."""
         members: list = []
-        cache = Path(self.cache_dir) if self.cache_dir else settings.home() / "cache" / "postedit"
+        cache = Path(self.cache_dir) if self.cache_dir else self.paths.postedit_cache_dir
         for ep in self.endpoints:
-            client = ChatClient(ep.base_url, ep.model, api_key=(os.environ.get(ep.api_key_env) or None) if ep.api_key_env else None,
-                                timeout_s=self.timeout_s, max_retries=self.max_retries)  # fmt: skip
-            members.append(CachedMember(LLMMember(ep.name, client), cache / lang / f"{ep.name}.jsonl",
-                                        identity=f"{ep.model}@{ep.base_url}:{PROMPT_VERSION}"))  # fmt: skip
+            key = (os.environ.get(ep.api_key_env) or None) if ep.api_key_env else None
+            client = ChatClient(
+                ep.base_url,
+                ep.model,
+                api_key=key,
+                timeout_s=self.timeout_s,
+                max_retries=self.max_retries,
+            )
+            identity = f"{ep.model}@{ep.base_url}:{PROMPT_VERSION}"
+            path = cache / lang / f"{ep.name}.jsonl"
+            members.append(CachedMember(LLMMember(ep.name, client), path, identity=identity))
         if not members or self.with_rules:
             members.append(RuleMember())
         names = [m.name for m in members]
@@ -93,7 +116,7 @@ class PostEditEnsembleResource(dg.ConfigurableResource):
         return max(1, self.concurrency) if self.endpoints else 1
 
 
-def ensemble_from_env(value: str) -> list[dict]:
+def parse_endpoints(value: str) -> list[dict]:
     """Parse ``MGQA_ENSEMBLE_ENDPOINTS``: a JSON list of ``{"name", "base_url", "model", "api_key_env"}``
     objects (empty string: none). Raises ``ValueError`` with the reason on anything else."""
     if not value.strip():

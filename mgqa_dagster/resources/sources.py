@@ -1,63 +1,84 @@
-"""Input locations and the KnowWhereGraph source (bundled crawl or a live SPARQL endpoint)."""
+"""Input locations, the KnowWhereGraph source (bundled crawl or a live SPARQL endpoint) and the
+knobs of KG conversion."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 
 import dagster as dg
 
-from mgqa_platform import settings
+from mgqa_dagster.resources.env import EnvConfigurableResource
+from mgqa_platform.settings import SAMPLE_DIR
 
 
-class InputsResource(dg.ConfigurableResource):
-    """Where the raw inputs are and where native KG files are written.
+class InputsResource(EnvConfigurableResource):
+    """Where the raw inputs are. Defaults: the bundled sample (``data/sample``). Native KG files are
+    written under ``PathsResource.kg_dir``."""
 
-    Defaults: the bundled sample (``data/sample``) and ``$MGQA_HOME`` (``.mgqa/``) for outputs.
-    """
-
-    osm_watch_dir: str = str(settings.SAMPLE_DIR / "osm")
-    kwg_dir: str = str(settings.SAMPLE_DIR / "kwg")
-    earthquakes_csv: str = str(settings.SAMPLE_DIR / "usgs" / "earthquakes_2015-12.csv")
-    work_dir: str = str(settings.home())
+    osm_watch_dir: Annotated[str, dg.EnvVar("MGQA_OSM_WATCH_DIR")] = str(SAMPLE_DIR / "osm")
+    kwg_dir: str = str(SAMPLE_DIR / "kwg")
+    earthquakes_csv: str = str(SAMPLE_DIR / "usgs" / "earthquakes_2015-12.csv")
     osmh3kg_h3_resolution: int = 9
     osmh3kg_max_cells_per_feature: int = 500
-
-    def kg_dir(self, kg: str) -> Path:
-        return Path(self.work_dir) / "kg" / kg
 
     def watched_pbfs(self) -> list[Path]:
         """The OSM snapshots in the watched folder (``*.osm.pbf``), sorted by name."""
         return sorted(Path(self.osm_watch_dir).glob("*.osm.pbf"))
 
 
-class KwgSourceResource(dg.ConfigurableResource):
+class KwgSourceResource(EnvConfigurableResource):
     """KnowWhereGraph input: ``bundled`` builds the crawl file from the bundled query results;
     ``sparql`` crawls a live endpoint (``MGQA_KWG_ENDPOINT``). For an endpoint that needs a bearer token,
     ``token_env`` names the environment variable holding it (``MGQA_KWG_TOKEN_ENV``); the token is read at
     request time and never stored or logged. Empty = no authentication."""
 
-    mode: Literal["bundled", "sparql"] = "bundled"
-    endpoint: str = ""
-    token_env: str = ""
+    mode: Annotated[Literal["bundled", "sparql"], dg.EnvVar("MGQA_KWG_MODE")] = "bundled"
+    endpoint: Annotated[str, dg.EnvVar("MGQA_KWG_ENDPOINT")] = ""
+    token_env: Annotated[str, dg.EnvVar("MGQA_KWG_TOKEN_ENV")] = ""
     page_size: int = 10_000
 
 
-class StrataInputsResource(dg.ConfigurableResource):
+class ConversionResource(EnvConfigurableResource):
+    """Knobs of KG conversion: N-Triples parser processes (0: the CPU count, at most 4) and the
+    entity count range per KG that the ``entity_count_in_range`` check expects, as JSON
+    ``{"kg": [min, max]}`` (empty: the bundled sample's ranges)."""
+
+    parse_workers: Annotated[int, dg.EnvVar("MGQA_PARSE_WORKERS")] = 0
+    expected_entity_counts: Annotated[str, dg.EnvVar("MGQA_EXPECTED_ENTITY_COUNTS")] = ""
+
+    def entity_count_ranges(self) -> dict[str, tuple[int, int]] | None:
+        """The configured ranges, or None for the sample's."""
+        if not self.expected_entity_counts:
+            return None
+        ranges = json.loads(self.expected_entity_counts)
+        return {kg: (int(lo), int(hi)) for kg, (lo, hi) in ranges.items()}
+
+
+class StrataInputsResource(EnvConfigurableResource):
     """Inputs of the strata stage. Defaults: the bundled sample; point them at the full-size files
     (Natural Earth 10m, the official CLASS.xlsx or API JSON, the global WorldPop 1 km GeoTIFF) by config.
 
     ``population_raster`` empty means: derive the GeoNames proxy surface (labelled as a proxy everywhere).
     ``unclassified_policy`` decides economies the World Bank did not classify: ``previous`` uses their last
     classification (bundled table), ``exclude`` leaves them without a tier (with the reason recorded).
+    ``income_fiscal_year`` names the year of an official CLASS.xlsx / API JSON (e.g. ``FY2027``;
+    they do not state it). ``docs_map_path``, when set, is where ``strata_coverage`` also copies its
+    world map.
     """
 
-    countries_path: str = str(settings.SAMPLE_DIR / "naturalearth" / "ne_50m_admin_0_countries.geojson")
-    income_path: str = str(settings.SAMPLE_DIR / "worldbank" / "wb_income_fy2026.csv")
-    income_fiscal_year: str = ""  # e.g. 'FY2027' for an official CLASS.xlsx / API JSON (they do not state it)
-    unclassified_policy: Literal["previous", "exclude"] = "previous"
-    population_raster: str = ""
+    countries_path: Annotated[str, dg.EnvVar("MGQA_COUNTRIES")] = str(
+        SAMPLE_DIR / "naturalearth" / "ne_50m_admin_0_countries.geojson"
+    )
+    income_path: Annotated[str, dg.EnvVar("MGQA_INCOME")] = str(
+        SAMPLE_DIR / "worldbank" / "wb_income_fy2026.csv"
+    )
+    income_fiscal_year: Annotated[str, dg.EnvVar("MGQA_INCOME_FISCAL_YEAR")] = ""
+    unclassified_policy: Annotated[
+        Literal["previous", "exclude"], dg.EnvVar("MGQA_UNCLASSIFIED_POLICY")
+    ] = "previous"
+    population_raster: Annotated[str, dg.EnvVar("MGQA_POPULATION_RASTER")] = ""
     proxy_resolution_deg: float = 0.1
     nearest_country_max_km: float = 25.0
-    work_dir: str = str(settings.home())
-    docs_map_path: str = ""  # when set, strata_coverage also copies its world map there
+    docs_map_path: Annotated[str, dg.EnvVar("MGQA_DOCS_MAP_PATH")] = ""

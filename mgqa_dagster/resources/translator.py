@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 import dagster as dg
 
+from mgqa_dagster.resources.env import EnvConfigurableResource
 from mgqa_platform.multilingual.translate import MemoryTranslator, Translator
 
 
-class TranslatorResource(dg.ConfigurableResource):
+class TranslatorResource(EnvConfigurableResource):
     """Which translator the multilingual stage uses (DESIGN §8).
 
     ``memory`` (default, offline): the bundled translation memory (``memory_dir`` empty = the bundled
@@ -21,12 +22,12 @@ class TranslatorResource(dg.ConfigurableResource):
     ``engine`` is the string recorded as asset metadata (``memory`` / ``google:<model or default>``).
     """
 
-    mode: Literal["memory", "google"] = "memory"
-    project_id: str = ""
-    location: str = "global"
-    model: str = ""
-    endpoint: str = ""
-    memory_dir: str = ""
+    mode: Annotated[Literal["memory", "google"], dg.EnvVar("MGQA_TRANSLATOR")] = "memory"
+    project_id: Annotated[str, dg.EnvVar("MGQA_GOOGLE_PROJECT")] = ""
+    location: Annotated[str, dg.EnvVar("MGQA_GOOGLE_LOCATION")] = "global"
+    model: Annotated[str, dg.EnvVar("MGQA_GOOGLE_MODEL")] = ""
+    endpoint: Annotated[str, dg.EnvVar("MGQA_TRANSLATOR_ENDPOINT")] = ""
+    memory_dir: Annotated[str, dg.EnvVar("MGQA_TRANSLATION_MEMORY")] = ""
     batch_size: int = 100
     max_retries: int = 5
 
@@ -44,6 +45,11 @@ class TranslatorResource(dg.ConfigurableResource):
             )
         from mgqa_platform.multilingual.google_translate import GoogleTranslator  # the client library, on demand
 
-        return GoogleTranslator(self.project_id, self.location or "global", self.model or None,
-                                batch_size=self.batch_size, max_retries=self.max_retries,
-                                endpoint=self.endpoint or None)  # fmt: skip
+        return GoogleTranslator(
+            self.project_id,
+            self.location or "global",
+            self.model or None,
+            batch_size=self.batch_size,
+            max_retries=self.max_retries,
+            endpoint=self.endpoint or None,
+        )

@@ -90,8 +90,15 @@ class ConversionResult:
 
 
 # ------------------------------------------------------------------------------------------ 1. stage
-def _stage(con: duckdb.DuckDBPyConnection, path: Path, scratch: Path, quarantine: _QuarantineSink) -> int:
-    """Load the native file into TEMP table ``stage(s, p, o)``; return the number of triples."""
+def _stage(
+    con: duckdb.DuckDBPyConnection,
+    path: Path,
+    scratch: Path,
+    quarantine: _QuarantineSink,
+    parse_workers: int,
+) -> int:
+    """Load the native file into TEMP table ``stage(s, p, o)``; return the number of triples.
+    RDF is parsed by ``parse_workers`` processes (0: the CPU count, at most 4)."""
     if path.suffix == ".parquet":
         try:
             cols = {r[0] for r in con.execute("DESCRIBE SELECT * FROM read_parquet(?)", [str(path)]).fetchall()}
@@ -105,7 +112,7 @@ def _stage(con: duckdb.DuckDBPyConnection, path: Path, scratch: Path, quarantine
             quarantine.append(_qrow("parse", "malformed_triple", "null or empty subject/predicate/object", path.name, json.dumps(row, ensure_ascii=False)))
         con.execute(f"CREATE OR REPLACE TEMP TABLE stage AS SELECT subject AS s, predicate AS p, object AS o FROM read_parquet(?) WHERE NOT ({bad})", [str(path)])
     else:
-        parts, _, bad_statements = parse_file(path, scratch / "parsed")
+        parts, _, bad_statements = parse_file(path, scratch / "parsed", workers=parse_workers)
         for b in bad_statements:
             quarantine.append(_qrow("parse", b.reason, b.detail, f"{path.name}:{b.line}", b.text))
         con.execute("CREATE OR REPLACE TEMP TABLE stage AS SELECT * FROM read_parquet(?)", [[str(p) for p in parts]])
@@ -297,11 +304,19 @@ def _build_batch(rows: pa.Table, quarantine: list[dict]) -> pa.Table:
 
 
 # ------------------------------------------------------------------------------------------ driver
-def convert_kg(con: duckdb.DuckDBPyConnection, kg: str, path: str | Path, snapshot_id: str, scratch_dir: str | Path | None = None) -> ConversionResult:
+def convert_kg(
+    con: duckdb.DuckDBPyConnection,
+    kg: str,
+    path: str | Path,
+    snapshot_id: str,
+    scratch_dir: str | Path | None = None,
+    parse_workers: int = 0,
+) -> ConversionResult:
     """Convert the native file of ``kg`` into the warehouse tables (replacing the KG's partition).
 
-    ``con`` must be a warehouse connection (spatial loaded, schema ensured). Intermediate files go to a
-    temporary folder under ``scratch_dir`` (default: the system temp dir), removed afterwards.
+    ``con`` must be a warehouse connection (spatial loaded, schema ensured). Intermediate files go to
+    a temporary folder under ``scratch_dir`` (default: the system temp dir), removed afterwards.
+    N-Triples files are parsed by ``parse_workers`` processes (0: the CPU count, at most 4).
     """
     path = Path(path)
     if not path.is_file():
@@ -312,7 +327,7 @@ def convert_kg(con: duckdb.DuckDBPyConnection, kg: str, path: str | Path, snapsh
     quarantine = _QuarantineSink(scratch / "quarantine.parquet")
     try:
         with registered(con, **profiles.lookup_tables()):
-            res.triples_staged = _stage(con, path, scratch, quarantine)
+            res.triples_staged = _stage(con, path, scratch, quarantine, parse_workers)
             _facts(con, prof)
             accepted = scratch / "entities.parquet"
             reader = con.execute(_wide_sql(prof, kg)).fetch_record_batch(BATCH_ROWS)

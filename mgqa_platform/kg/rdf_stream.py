@@ -247,10 +247,15 @@ def _parse_range_to_parquet(path: str, start: int, end: int, out: str) -> tuple[
     return n, bad
 
 
-def parse_file(path: str | Path, out_dir: str | Path, workers: int | None = None, min_parallel_bytes: int = PARALLEL_MIN_BYTES) -> tuple[list[Path], int, list[BadStatement]]:
+def parse_file(
+    path: str | Path,
+    out_dir: str | Path,
+    workers: int = 0,
+    min_parallel_bytes: int = PARALLEL_MIN_BYTES,
+) -> tuple[list[Path], int, list[BadStatement]]:
     """Parse a KG file into Parquet parts (``s, p, o``) under ``out_dir``, in file order.
 
-    With ``workers`` > 1 (default: ``$MGQA_PARSE_WORKERS``, else the CPU count, at most 4), N-Triples of
+    With ``workers`` > 1 (0, the default: the CPU count, at most 4), N-Triples of
     ``min_parallel_bytes`` or more are split into line-aligned byte ranges, each parsed by a worker process (a
     fresh interpreter running this module, so callers need no ``__main__`` guard). On the 2-vCPU reference
     machine two workers parse 1.9x faster than one (docs/benchmarks.md). Returns ``(parts, triples, bad statements)``.
@@ -260,7 +265,7 @@ def parse_file(path: str | Path, out_dir: str | Path, workers: int | None = None
         raise FileNotFoundError(f"{path}: no such KG file")
     fmt = format_for(path)
     out_dir.mkdir(parents=True, exist_ok=True)
-    workers = workers or int(os.environ.get("MGQA_PARSE_WORKERS", min(os.cpu_count() or 1, 4)))
+    workers = workers or min(os.cpu_count() or 1, 4)
     if fmt == "ntriples" and workers > 1 and path.stat().st_size >= min_parallel_bytes:
         ranges = _line_ranges(path, workers)
         outs = [out_dir / f"part-{i:03d}.parquet" for i in range(len(ranges))]
