@@ -40,7 +40,9 @@ def _instance(paths):
     home = Path(os.environ.setdefault("DAGSTER_HOME", str(paths.dagster_home)))
     home.mkdir(parents=True, exist_ok=True)
     cfg = home / "dagster.yaml"
-    if not cfg.exists():  # an offline platform: no telemetry, and no welcome banner on every fresh home
+    if (
+        not cfg.exists()
+    ):  # an offline platform: no telemetry, and no welcome banner on every fresh home
         cfg.write_text("telemetry:\n  enabled: false\n")
     return dg.DagsterInstance.get()
 
@@ -55,7 +57,9 @@ def cmd_build(args: argparse.Namespace) -> int:
 
     resources = defs_mod.build_resources()  # each run reads the environment as it initializes them
     instance = _instance(resources["paths"].resolved())
-    quiet = {"loggers": {"console": {"config": {"log_level": "DEBUG" if args.verbose else "WARNING"}}}}
+    quiet = {
+        "loggers": {"console": {"config": {"log_level": "DEBUG" if args.verbose else "WARNING"}}}
+    }
     t0 = time.perf_counter()
     inputs = resources["inputs"].resolved()
     pbfs = inputs.watched_pbfs()
@@ -72,7 +76,14 @@ def cmd_build(args: argparse.Namespace) -> int:
     for sid in ids:
         if sid not in known:
             instance.add_dynamic_partitions(intake.osm_snapshot_partitions.name, [sid])
-        r = dg.materialize(defs_mod.ALL_ASSETS, selection=[intake.osm_snapshot], partition_key=sid, instance=instance, resources=resources, run_config=quiet)
+        r = dg.materialize(
+            defs_mod.ALL_ASSETS,
+            selection=[intake.osm_snapshot],
+            partition_key=sid,
+            instance=instance,
+            resources=resources,
+            run_config=quiet,
+        )
         print(f"registered OSM snapshot {sid} (run {r.run_id})")
     steps = [("strata inputs", defs_mod.GLOBAL_STRATA, None)]
     steps += [(kg, defs_mod.PER_KG, kg) for kg in args.kg]
@@ -85,16 +96,25 @@ def cmd_build(args: argparse.Namespace) -> int:
         steps += [("release", defs_mod.RELEASE, None)]
     for label, selection, partition in steps:
         r = dg.materialize(
-            defs_mod.ALL_ASSETS, selection=selection, partition_key=partition, instance=instance,
-            resources=resources, raise_on_error=False, run_config=quiet,
-        )  # fmt: skip
+            defs_mod.ALL_ASSETS,
+            selection=selection,
+            partition_key=partition,
+            instance=instance,
+            resources=resources,
+            raise_on_error=False,
+            run_config=quiet,
+        )
         failed_checks = [
             e.asset_check_evaluation_data.check_name
             for e in r.all_events
-            if e.event_type_value == "ASSET_CHECK_EVALUATION" and not e.asset_check_evaluation_data.passed
+            if e.event_type_value == "ASSET_CHECK_EVALUATION"
+            and not e.asset_check_evaluation_data.passed
         ]
         status = "ok" if r.success else "FAILED"
-        print(f"built {label}: {status} (run {r.run_id})" + (f"; failed checks: {', '.join(failed_checks)}" if failed_checks else ""))
+        print(
+            f"built {label}: {status} (run {r.run_id})"
+            + (f"; failed checks: {', '.join(failed_checks)}" if failed_checks else "")
+        )
         if not r.success:
             return 1
     print(f"done in {time.perf_counter() - t0:.1f} s\n")
@@ -165,13 +185,24 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
             from mgqa_platform.evaluation.agent import export_kg
 
             kg = str(export_kg(path, run_dir / "kg.duckdb"))
-        summary = runner.run(questions, client, args.tier, run_dir, concurrency=args.concurrency, system_name=name, warehouse=kg)
+        summary = runner.run(
+            questions,
+            client,
+            args.tier,
+            run_dir,
+            concurrency=args.concurrency,
+            system_name=name,
+            warehouse=kg,
+        )
         print(f"run {name}: {summary}")
         predictions, system = runner.load_predictions(run_dir / "predictions.jsonl"), name
     elif args.predictions:
         from mgqa_platform.evaluation import runner
 
-        predictions, system = runner.load_predictions(Path(args.predictions)), args.name or Path(args.predictions).stem
+        predictions, system = (
+            runner.load_predictions(Path(args.predictions)),
+            args.name or Path(args.predictions).stem,
+        )
     else:
         predictions, system = baseline.predictions_for(args.system, questions), args.system
     rows = evaluate.score_rows(system, args.split, args.lang, questions, predictions)
@@ -182,44 +213,77 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     out = Path(args.report_dir or default_out)
     written = report.write_report(rows, out, f"{system} on the {args.split} split ({args.lang})")
     m = evaluate.summary(rows)
-    print(f"{system} on {args.split}/{args.lang}: " + ", ".join(f"{k} {v:.2f}" if isinstance(v, float) else f"{k} {v}" for k, v in m.items()))
+    print(
+        f"{system} on {args.split}/{args.lang}: "
+        + ", ".join(f"{k} {v:.2f}" if isinstance(v, float) else f"{k} {v}" for k, v in m.items())
+    )
     print(f"report: {written['report']}")
     return 0
 
 
 def main(argv: list[str] | None = None) -> int:
     from mgqa_platform import settings
-
     from mgqa_platform.evaluation.tiers import TIERS
 
     ap = argparse.ArgumentParser(prog="mgqa", description="MGQA platform command line")
     sub = ap.add_subparsers(dest="cmd", required=True)
-    b = sub.add_parser("build", help="materialize the pipeline on the configured inputs (default: the bundled sample)")
+    b = sub.add_parser(
+        "build",
+        help="materialize the pipeline on the configured inputs (default: the bundled sample)",
+    )
     b.add_argument("--kg", nargs="+", choices=settings.KGS, default=list(settings.KGS))
     b.add_argument("--verbose", action="store_true", help="show Dagster's debug log")
-    b.add_argument("--skip-languages", action="store_true", help="stop after the English questions and their evaluation")
+    b.add_argument(
+        "--skip-languages",
+        action="store_true",
+        help="stop after the English questions and their evaluation",
+    )
     b.set_defaults(fn=cmd_build)
-    s = sub.add_parser("summary", help="print entities per KG, category and country, and quarantine counts")
+    s = sub.add_parser(
+        "summary", help="print entities per KG, category and country, and quarantine counts"
+    )
     s.set_defaults(fn=cmd_summary)
     lg = sub.add_parser("lineage", help="print the provenance chain of an entity id")
     lg.add_argument("id")
     lg.set_defaults(fn=cmd_lineage)
-    ev = sub.add_parser("evaluate", help="score a system on a split and write its report (EM, NE, coverage, FRR, NRR)")
+    ev = sub.add_parser(
+        "evaluate",
+        help="score a system on a split and write its report (EM, NE, coverage, FRR, NRR)",
+    )
     what = ev.add_mutually_exclusive_group()
-    what.add_argument("--system", choices=("gold", "majority", "reference_solver"), default="majority")
-    what.add_argument("--predictions", help="a predictions.jsonl written by a run (see docs/evaluation_runner.md)")
-    what.add_argument("--run", action="store_true", help="run a model on an OpenAI-compatible endpoint first")
+    what.add_argument(
+        "--system", choices=("gold", "majority", "reference_solver"), default="majority"
+    )
+    what.add_argument(
+        "--predictions", help="a predictions.jsonl written by a run (see docs/evaluation_runner.md)"
+    )
+    what.add_argument(
+        "--run", action="store_true", help="run a model on an OpenAI-compatible endpoint first"
+    )
     ev.add_argument("--split", choices=("large", "small"), default="small")
     ev.add_argument("--lang", default="eng")
-    ev.add_argument("--name", help="system name in the scores table (default: from the file or the model)")
+    ev.add_argument(
+        "--name", help="system name in the scores table (default: from the file or the model)"
+    )
     ev.add_argument("--report-dir")
     ev.add_argument("--limit", type=int, help="only the first N questions (question-id order)")
     ev.add_argument("--base-url", help="--run: endpoint base URL, e.g. http://127.0.0.1:8000/v1")
     ev.add_argument("--model", help="--run: model name")
-    ev.add_argument("--tier", default="T1", choices=TIERS, help="--run: the evaluation tier (docs/evaluation_runner.md)")
-    ev.add_argument("--api-key-env", default="MGQA_LLM_API_KEY", help="--run: environment variable holding the API key")
+    ev.add_argument(
+        "--tier",
+        default="T1",
+        choices=TIERS,
+        help="--run: the evaluation tier (docs/evaluation_runner.md)",
+    )
+    ev.add_argument(
+        "--api-key-env",
+        default="MGQA_LLM_API_KEY",
+        help="--run: environment variable holding the API key",
+    )
     ev.add_argument("--concurrency", type=int, default=4)
-    ev.add_argument("--run-dir", help="--run: where predictions.jsonl goes (default $MGQA_HOME/runs/...)")
+    ev.add_argument(
+        "--run-dir", help="--run: where predictions.jsonl goes (default $MGQA_HOME/runs/...)"
+    )
     ev.set_defaults(fn=cmd_evaluate)
     args = ap.parse_args(argv)
     return args.fn(args)

@@ -9,7 +9,13 @@ from __future__ import annotations
 import dagster as dg
 
 from mgqa_dagster import assets
-from mgqa_dagster.assets import evaluation, intake, kg_build, kg_conversion, multilingual, questions, release, strata
+from mgqa_dagster.assets import (
+    intake,
+    kg_build,
+    multilingual,
+    release,
+    strata,
+)
 from mgqa_dagster.resources.llm import LLMResource, PostEditEnsembleResource
 from mgqa_dagster.resources.paths import PathsResource
 from mgqa_dagster.resources.sources import (
@@ -27,8 +33,12 @@ ALL_ASSETS = dg.load_assets_from_package_module(assets)
 #: build, conversion and strata, then the coverage over all KGs, then the template catalog and questions, then
 #: the evaluation of the reference systems (gold, majority baseline, reference solver), then every language partition
 #: (translation, post-edit resolution, re-instantiation, post-edit ensemble, release files), then the release card.
-GLOBAL_STRATA = dg.AssetSelection.assets(strata.countries, strata.population_raster, strata.density_cells)
-PER_KG = dg.AssetSelection.groups("kg_build", "kg_conversion") | dg.AssetSelection.assets(strata.entity_country, strata.entity_density, strata.entity_strata)
+GLOBAL_STRATA = dg.AssetSelection.assets(
+    strata.countries, strata.population_raster, strata.density_cells
+)
+PER_KG = dg.AssetSelection.groups("kg_build", "kg_conversion") | dg.AssetSelection.assets(
+    strata.entity_country, strata.entity_density, strata.entity_strata
+)
 COVERAGE = dg.AssetSelection.assets(strata.strata_coverage)
 QUESTIONS = dg.AssetSelection.groups("questions")
 EVALUATION = dg.AssetSelection.groups("evaluation")
@@ -106,7 +116,16 @@ def build_resources(**overrides) -> dict:
 
 defs = dg.Definitions(
     assets=ALL_ASSETS,
-    jobs=[kg_job, strata_job, coverage_job, questions_job, evaluation_job, language_job, release_job, intake_job],
+    jobs=[
+        kg_job,
+        strata_job,
+        coverage_job,
+        questions_job,
+        evaluation_job,
+        language_job,
+        release_job,
+        intake_job,
+    ],
     sensors=[intake.osm_snapshot_sensor],
     resources=build_resources(),
 )

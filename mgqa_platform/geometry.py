@@ -68,12 +68,23 @@ def parse_wkt(wkt: str) -> BaseGeometry:
     minx, miny, maxx, maxy = g.bounds
     if minx < -180 or maxx > 180 or miny < -90 or maxy > 90:
         raise GeometryError("out_of_range", f"bounds {g.bounds} outside lon/lat range")
-    if g.geom_type not in ("Point", "MultiPoint", "LineString", "MultiLineString", "Polygon", "MultiPolygon"):
+    if g.geom_type not in (
+        "Point",
+        "MultiPoint",
+        "LineString",
+        "MultiLineString",
+        "Polygon",
+        "MultiPolygon",
+    ):
         raise GeometryError("unsupported_geometry", g.geom_type)
     if not g.is_valid:
         fixed = shapely.make_valid(g)
         if g.geom_type.endswith("Polygon"):
-            polys = [p for p in getattr(fixed, "geoms", [fixed]) if p.geom_type in ("Polygon", "MultiPolygon")]
+            polys = [
+                p
+                for p in getattr(fixed, "geoms", [fixed])
+                if p.geom_type in ("Polygon", "MultiPolygon")
+            ]
             fixed = shapely.union_all(polys) if polys else None
         if fixed is None or fixed.is_empty or not fixed.is_valid:
             raise GeometryError("invalid_geometry", shapely.is_valid_reason(g))
@@ -121,7 +132,9 @@ def _line_cells(coords, res: int) -> set[str]:
         if prev is not None and c != prev:
             try:
                 cells.update(h3.grid_path_cells(prev, c))
-            except h3.H3BaseException:  # across pentagons / icosahedron faces: fall back to the vertices
+            except (
+                h3.H3BaseException
+            ):  # across pentagons / icosahedron faces: fall back to the vertices
                 pass
         cells.add(c)
         prev = c

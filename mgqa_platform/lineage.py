@@ -14,16 +14,27 @@ import duckdb
 
 def describe(con: duckdb.DuckDBPyConnection, some_id: str, max_triples: int = 40) -> str:
     """Lineage of a question id (``q...``) or an entity id (``worldkg:123``). Raises ``KeyError`` if unknown."""
-    has_questions = con.execute("SELECT count(*) FROM information_schema.tables WHERE table_name = 'questions_en'").fetchone()[0]
-    if has_questions and con.execute("SELECT count(*) FROM questions_en WHERE question_id = ?", [some_id]).fetchone()[0]:
+    has_questions = con.execute(
+        "SELECT count(*) FROM information_schema.tables WHERE table_name = 'questions_en'"
+    ).fetchone()[0]
+    if (
+        has_questions
+        and con.execute(
+            "SELECT count(*) FROM questions_en WHERE question_id = ?", [some_id]
+        ).fetchone()[0]
+    ):
         return describe_question(con, some_id, max_triples)
     try:
         return describe_entity(con, some_id, max_triples)
     except KeyError:
-        raise KeyError(f"unknown id {some_id!r} (expected a question id such as 'q0123abcd...' or an entity id such as 'worldkg:12345')") from None
+        raise KeyError(
+            f"unknown id {some_id!r} (expected a question id such as 'q0123abcd...' or an entity id such as 'worldkg:12345')"
+        ) from None
 
 
-def describe_question(con: duckdb.DuckDBPyConnection, question_id: str, max_triples: int = 40) -> str:
+def describe_question(
+    con: duckdb.DuckDBPyConnection, question_id: str, max_triples: int = 40
+) -> str:
     """The chain from one question down to the OSM snapshot; the stored query is re-run and compared."""
     from mgqa_platform.questions.catalog import default_catalog
     from mgqa_platform.questions.executors import EXECUTORS
@@ -34,11 +45,18 @@ def describe_question(con: duckdb.DuckDBPyConnection, question_id: str, max_trip
     if row is None:
         raise KeyError(f"unknown question id {question_id!r}")
     q = dict(zip([d[0] for d in cur.description], row, strict=True))
-    tpl = con.execute("SELECT text, template, sub_function, catalog_version FROM templates WHERE variant_id = ?", [q["variant_id"]]).fetchone()
+    tpl = con.execute(
+        "SELECT text, template, sub_function, catalog_version FROM templates WHERE variant_id = ?",
+        [q["variant_id"]],
+    ).fetchone()
     executor = EXECUTORS.get(q["executor"].split("@")[0])
     try:
         again = replay(con, default_catalog(), q)
-        verdict = "reproduces the stored gold" if again == json.loads(q["gold"]) else f"DIFFERS from the stored gold: {json.dumps(again, sort_keys=True)}"
+        verdict = (
+            "reproduces the stored gold"
+            if again == json.loads(q["gold"])
+            else f"DIFFERS from the stored gold: {json.dumps(again, sort_keys=True)}"
+        )
     except Exception as exc:  # report, do not hide, a replay that fails
         verdict = f"FAILED: {type(exc).__name__}: {exc}"
     lines = [
@@ -48,10 +66,20 @@ def describe_question(con: duckdb.DuckDBPyConnection, question_id: str, max_trip
         f"template    {q['sfid']} / {q['tid']}" + (f" ({tpl[2]}): {tpl[1]}" if tpl else ""),
         f"  variant   {q['variant_id']}: {tpl[0] if tpl else '?'}   (catalog {tpl[3] if tpl else '?'})",
         f"  bindings  {q['bindings']}   parameters {q['parameters']}",
-        *([f"  false premise: {q['perturbation']} (the query below is the premise query; it must show the premise failing)"] if q["false_premise"] else []),
+        *(
+            [
+                f"  false premise: {q['perturbation']} (the query below is the premise query; it must show the premise failing)"
+            ]
+            if q["false_premise"]
+            else []
+        ),
         *([f"  multimodal: the entity is shown by {q['image_url']}"] if q["multimodal"] else []),
         f"executor    {q['executor']}"
-        + (f"  ({type(executor).__module__}.{type(executor).__qualname__}: {(type(executor).__doc__ or '').strip().splitlines()[0]})" if executor else "  (not registered)"),
+        + (
+            f"  ({type(executor).__module__}.{type(executor).__qualname__}: {(type(executor).__doc__ or '').strip().splitlines()[0]})"
+            if executor
+            else "  (not registered)"
+        ),
         "query       (DuckDB SQL; its result row goes through the executor's finish step)",
         *("  " + line for line in q["query"].splitlines()),
         f"  re-run    {verdict}",
@@ -67,7 +95,9 @@ def describe_question(con: duckdb.DuckDBPyConnection, question_id: str, max_trip
             continue
         lines.append(f"bound {role}")
         lines += ["  " + line for line in describe_entity(con, eid, max_triples=0).splitlines()]
-    lines.append(f"questions built by Dagster run {q['run_id'] or '(outside Dagster)'}; code version {q['code_version'] or '-'}")
+    lines.append(
+        f"questions built by Dagster run {q['run_id'] or '(outside Dagster)'}; code version {q['code_version'] or '-'}"
+    )
     return "\n".join(lines)
 
 
@@ -91,9 +121,12 @@ def describe_entity(con: duckdb.DuckDBPyConnection, entity_id: str, max_triples:
         f"  point     lon {e['lon']:.6f}, lat {e['lat']:.6f} (EPSG:4326)",
     ]
     triples = con.execute(
-        "SELECT s, p, o FROM entity_triples WHERE entity_id = ? ORDER BY s, p, o LIMIT ?", [entity_id, max_triples]
+        "SELECT s, p, o FROM entity_triples WHERE entity_id = ? ORDER BY s, p, o LIMIT ?",
+        [entity_id, max_triples],
     ).fetchall()
-    total = con.execute("SELECT count(*) FROM entity_triples WHERE entity_id = ?", [entity_id]).fetchone()[0]
+    total = con.execute(
+        "SELECT count(*) FROM entity_triples WHERE entity_id = ?", [entity_id]
+    ).fetchone()[0]
     lines.append(f"source triples ({total})")
     lines += [f"  <{s}> <{p}> {o!r}" for s, p, o in triples]
     if total > max_triples:
@@ -108,9 +141,18 @@ def describe_entity(con: duckdb.DuckDBPyConnection, entity_id: str, max_triples:
             f"  built by Dagster run {k['run_id']}; converted by run {k['conversion_run_id']}",
         ]
         if k["source_snapshot_id"]:
-            s = con.execute("SELECT path, sha256, osm_timestamp FROM snapshots WHERE snapshot_id = ?", [k["source_snapshot_id"]]).fetchone()
+            s = con.execute(
+                "SELECT path, sha256, osm_timestamp FROM snapshots WHERE snapshot_id = ?",
+                [k["source_snapshot_id"]],
+            ).fetchone()
             if s:
-                lines += [f"OSM snapshot  {k['source_snapshot_id']}", f"  file      {s[0]}", f"  sha256    {s[1]}  (header timestamp {s[2] or 'n/a'})"]
+                lines += [
+                    f"OSM snapshot  {k['source_snapshot_id']}",
+                    f"  file      {s[0]}",
+                    f"  sha256    {s[1]}  (header timestamp {s[2] or 'n/a'})",
+                ]
     if e["snapshot_id"] != (frow and frow[1]):
-        lines.append(f"warning: the entity row was converted from {e['snapshot_id']}, the current native file differs")
+        lines.append(
+            f"warning: the entity row was converted from {e['snapshot_id']}, the current native file differs"
+        )
     return "\n".join(lines)

@@ -36,8 +36,16 @@ from typing import Any
 import httpx
 import jsonschema
 
-__all__ = ["ChatClient", "ChatResult", "LLMError", "ReplyError", "TransportError", "parse_json_content",
-           "RETRYABLE_STATUS", "MAX_RETRY_AFTER_S"]
+__all__ = [
+    "ChatClient",
+    "ChatResult",
+    "LLMError",
+    "ReplyError",
+    "TransportError",
+    "parse_json_content",
+    "RETRYABLE_STATUS",
+    "MAX_RETRY_AFTER_S",
+]
 
 RETRYABLE_STATUS = frozenset({408, 429})  #: plus every 5xx
 MAX_RETRY_AFTER_S = 300.0  #: an absurd Retry-After is capped at this many seconds
@@ -55,7 +63,9 @@ class ReplyError(LLMError):
     ``reason`` is a short code (``not_json``, ``schema_violation``, ``empty_reply``...), ``raw`` the reply
     content as received, ``result`` the :class:`ChatResult` (usage and attempts) when there was one."""
 
-    def __init__(self, reason: str, raw: str = "", detail: str = "", result: "ChatResult | None" = None):
+    def __init__(
+        self, reason: str, raw: str = "", detail: str = "", result: ChatResult | None = None
+    ):
         super().__init__(f"{reason}: {detail}" if detail else reason)
         self.reason = reason
         self.raw = raw
@@ -70,7 +80,9 @@ class TransportError(LLMError):
     requests made, ``reason`` a short code (``http_429``, ``timeout``, ``connect_error``, ``bad_response``...)."""
 
     def __init__(self, reason: str, status: int | None, attempts: int, detail: str = ""):
-        msg = f"{reason} after {attempts} attempt(s)" + (f" (HTTP {status})" if status is not None else "")
+        msg = f"{reason} after {attempts} attempt(s)" + (
+            f" (HTTP {status})" if status is not None else ""
+        )
         super().__init__(f"{msg}: {detail}" if detail else msg)
         self.reason = reason
         self.status = status
@@ -83,7 +95,9 @@ class ChatResult:
     """One successful completion. ``usage`` always has the three OpenAI token counters (0 when absent)."""
 
     content: str
-    usage: dict = field(default_factory=lambda: {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0})
+    usage: dict = field(
+        default_factory=lambda: {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0}
+    )
     attempts: int = 1
     model: str = ""
     finish_reason: str | None = None
@@ -128,12 +142,27 @@ def _retry_after(headers: httpx.Headers) -> float | None:
 class ChatClient:
     """OpenAI-compatible ``/chat/completions`` client (see the module docstring)."""
 
-    def __init__(self, base_url: str, model: str, api_key: str | None = None, timeout_s: float = 60,
-                 max_retries: int = 5, backoff_s: float = 1.0, max_backoff_s: float = 30, temperature: float = 0.0,
-                 extra_body: Mapping[str, Any] | None = None, transport: httpx.BaseTransport | None = None, *,
-                 sleep: Callable[[float], None] = time.sleep, seed: int = 0, structured_output: str = "json_schema"):
+    def __init__(
+        self,
+        base_url: str,
+        model: str,
+        api_key: str | None = None,
+        timeout_s: float = 60,
+        max_retries: int = 5,
+        backoff_s: float = 1.0,
+        max_backoff_s: float = 30,
+        temperature: float = 0.0,
+        extra_body: Mapping[str, Any] | None = None,
+        transport: httpx.BaseTransport | None = None,
+        *,
+        sleep: Callable[[float], None] = time.sleep,
+        seed: int = 0,
+        structured_output: str = "json_schema",
+    ):
         if structured_output not in ("json_schema", "json_object", "none"):
-            raise ValueError(f"structured_output must be json_schema, json_object or none, not {structured_output!r}")
+            raise ValueError(
+                f"structured_output must be json_schema, json_object or none, not {structured_output!r}"
+            )
         self.base_url = base_url.rstrip("/")
         self.model = model
         self.timeout_s = float(timeout_s)
@@ -161,10 +190,16 @@ class ChatClient:
 
     def describe(self) -> dict:
         """Safe metadata (no key): endpoint, model, sampling and retry settings."""
-        return {"base_url": self.base_url, "model": self.model, "temperature": self.temperature,
-                "timeout_s": self.timeout_s, "max_retries": self.max_retries,
-                "structured_output": self.structured_output, "extra_body": dict(self.extra_body),
-                "api_key_set": self.has_api_key}
+        return {
+            "base_url": self.base_url,
+            "model": self.model,
+            "temperature": self.temperature,
+            "timeout_s": self.timeout_s,
+            "max_retries": self.max_retries,
+            "structured_output": self.structured_output,
+            "extra_body": dict(self.extra_body),
+            "api_key_set": self.has_api_key,
+        }
 
     def __repr__(self) -> str:
         return f"ChatClient(base_url={self.base_url!r}, model={self.model!r}, api_key={'***' if self.__key else None})"
@@ -181,7 +216,7 @@ class ChatClient:
                 self._http.close()
                 self._http = None
 
-    def __enter__(self) -> "ChatClient":
+    def __enter__(self) -> ChatClient:
         return self
 
     def __exit__(self, *exc: Any) -> None:
@@ -198,20 +233,31 @@ class ChatClient:
         h = hashlib.sha256(f"{self.seed}:{body_key}:{retry}".encode()).digest()
         return base * (0.5 + 0.5 * int.from_bytes(h[:4], "big") / 0xFFFFFFFF)
 
-    def _payload(self, messages: Sequence[Mapping], schema: Mapping | None, schema_name: str) -> dict:
-        body: dict[str, Any] = {"model": self.model, "messages": [dict(m) for m in messages],
-                                "temperature": self.temperature}
+    def _payload(
+        self, messages: Sequence[Mapping], schema: Mapping | None, schema_name: str
+    ) -> dict:
+        body: dict[str, Any] = {
+            "model": self.model,
+            "messages": [dict(m) for m in messages],
+            "temperature": self.temperature,
+        }
         if schema is not None and self.structured_output == "json_schema":
-            body["response_format"] = {"type": "json_schema",
-                                       "json_schema": {"name": schema_name, "schema": schema, "strict": True}}
+            body["response_format"] = {
+                "type": "json_schema",
+                "json_schema": {"name": schema_name, "schema": schema, "strict": True},
+            }
         elif schema is not None and self.structured_output == "json_object":
             body["response_format"] = {"type": "json_object"}
         body.update(self.extra_body)
         return body
 
     # -- API --------------------------------------------------------------------------------------------
-    def complete(self, messages: Sequence[Mapping], schema: Mapping | None = None,
-                 schema_name: str = "answer") -> ChatResult:
+    def complete(
+        self,
+        messages: Sequence[Mapping],
+        schema: Mapping | None = None,
+        schema_name: str = "answer",
+    ) -> ChatResult:
         """One chat completion (with retries). Raises TransportError when no usable response came back."""
         body = self._payload(messages, schema, schema_name)
         raw_body = json.dumps(body, ensure_ascii=False).encode("utf-8")
@@ -234,9 +280,13 @@ class ChatClient:
                         msg = choice.get("message") or {}
                         content = msg.get("content")
                         content = content if isinstance(content, str) else ""
-                        return ChatResult(content=content, usage=_usage(data.get("usage")), attempts=attempt,
-                                          model=str(data.get("model") or self.model),
-                                          finish_reason=choice.get("finish_reason"))
+                        return ChatResult(
+                            content=content,
+                            usage=_usage(data.get("usage")),
+                            attempts=attempt,
+                            model=str(data.get("model") or self.model),
+                            finish_reason=choice.get("finish_reason"),
+                        )
                     except (ValueError, KeyError, IndexError, TypeError, AttributeError):
                         reason, detail = "bad_response", self._scrub(resp.text)
                 else:
@@ -250,10 +300,17 @@ class ChatClient:
                 reason, detail = "connect_error", f"{type(exc).__name__}: {self._scrub(str(exc))}"
             if attempt > self.max_retries:
                 raise TransportError(reason, status, attempt, detail)
-            self._sleep(retry_after if retry_after is not None else self.backoff_delay(attempt, body_key))
+            self._sleep(
+                retry_after if retry_after is not None else self.backoff_delay(attempt, body_key)
+            )
 
-    def complete_json(self, messages: Sequence[Mapping], schema: Mapping, validate: bool = True,
-                      schema_name: str = "answer") -> tuple[Any, ChatResult]:
+    def complete_json(
+        self,
+        messages: Sequence[Mapping],
+        schema: Mapping,
+        validate: bool = True,
+        schema_name: str = "answer",
+    ) -> tuple[Any, ChatResult]:
         """Complete with ``schema`` as the response format; return ``(parsed_obj, ChatResult)``.
 
         Raises ReplyError (with ``.result``) when the content is not one JSON value (one surrounding markdown
@@ -267,8 +324,12 @@ class ChatClient:
                 exc.reason, exc.detail = "truncated", f"finish_reason=length; {exc.detail}"
             raise
         if validate:
-            err = jsonschema.exceptions.best_match(jsonschema.Draft202012Validator(schema).iter_errors(obj))
+            err = jsonschema.exceptions.best_match(
+                jsonschema.Draft202012Validator(schema).iter_errors(obj)
+            )
             if err is not None:
                 path = "/".join(str(p) for p in err.absolute_path) or "(root)"
-                raise ReplyError("schema_violation", res.content, f"{path}: {err.message[:200]}", result=res)
+                raise ReplyError(
+                    "schema_violation", res.content, f"{path}: {err.message[:200]}", result=res
+                )
         return obj, res

@@ -6,7 +6,9 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 
-def table(header: Sequence[str], rows: Iterable[Sequence[Any]], align: str | Sequence[str] = "") -> list[str]:
+def table(
+    header: Sequence[str], rows: Iterable[Sequence[Any]], align: str | Sequence[str] = ""
+) -> list[str]:
     """Lines of a GitHub Markdown table: ``| a | b |``, the rule, then one line per row (cells through ``str``).
 
     ``align`` gives one character per column, ``l`` (``---``) or ``r`` (``---:``); the default is left for all.
@@ -16,4 +18,8 @@ def table(header: Sequence[str], rows: Iterable[Sequence[Any]], align: str | Seq
     if len(align) != len(header):
         raise ValueError(f"align has {len(align)} entries for {len(header)} columns")
     rule = "|" + "".join("---:|" if a == "r" else "---|" for a in align)
-    return ["| " + " | ".join(header) + " |", rule, *("| " + " | ".join(str(c) for c in r) + " |" for r in rows)]
+    return [
+        "| " + " | ".join(header) + " |",
+        rule,
+        *("| " + " | ".join(str(c) for c in r) + " |" for r in rows),
+    ]

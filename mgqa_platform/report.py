@@ -8,7 +8,11 @@ import duckdb
 
 
 def _table_exists(con: duckdb.DuckDBPyConnection, name: str) -> bool:
-    return bool(con.execute("SELECT count(*) FROM information_schema.tables WHERE table_name = ?", [name]).fetchone()[0])
+    return bool(
+        con.execute(
+            "SELECT count(*) FROM information_schema.tables WHERE table_name = ?", [name]
+        ).fetchone()[0]
+    )
 
 
 def _rows(con, sql: str, params=None) -> list[tuple]:
@@ -22,7 +26,9 @@ def summary(con: duckdb.DuckDBPyConnection, release_dir: Path, top: int = 8) -> 
     if not _table_exists(con, "entities"):
         return "(empty warehouse)"
     out.append("Entities per KG")
-    for kg, n, snap in _rows(con, "SELECT e.kg, count(*), any_value(e.snapshot_id) FROM entities e GROUP BY 1 ORDER BY 1"):
+    for kg, n, snap in _rows(
+        con, "SELECT e.kg, count(*), any_value(e.snapshot_id) FROM entities e GROUP BY 1 ORDER BY 1"
+    ):
         out.append(f"  {kg:<10} {n:>8,}   from {snap}")
     out.append("")
     out.append(f"Top {top} categories per KG")
@@ -46,21 +52,33 @@ def summary(con: duckdb.DuckDBPyConnection, release_dir: Path, top: int = 8) -> 
     else:
         out.append("Entities per country: not computed yet (materialize the strata assets)")
         out.append("")
-    if _table_exists(con, "entity_strata") and _rows(con, "SELECT count(*) FROM entity_strata")[0][0]:
+    if (
+        _table_exists(con, "entity_strata")
+        and _rows(con, "SELECT count(*) FROM entity_strata")[0][0]
+    ):
         from mgqa_platform.strata import strata
 
         proxy = _rows(con, "SELECT is_proxy FROM density_breaks")
-        out.append("Strata grid: entities (countries) per income tier x density tier" + (" [density from the PROXY surface, not WorldPop]" if proxy and proxy[0][0] else ""))
+        out.append(
+            "Strata grid: entities (countries) per income tier x density tier"
+            + (" [density from the PROXY surface, not WorldPop]" if proxy and proxy[0][0] else "")
+        )
         out += ["  " + line for line in strata.grid_markdown(strata.coverage(con)).splitlines()]
         out.append("")
     if _table_exists(con, "questions_en") and _rows(con, "SELECT count(*) FROM questions_en")[0][0]:
         out += _questions_section(con)
     if _table_exists(con, "scores") and _rows(con, "SELECT count(*) FROM scores")[0][0]:
         out += _evaluation_section(con)
-    if _table_exists(con, "questions_localized") and _rows(con, "SELECT count(*) FROM questions_localized")[0][0]:
+    if (
+        _table_exists(con, "questions_localized")
+        and _rows(con, "SELECT count(*) FROM questions_localized")[0][0]
+    ):
         out += _languages_section(con, release_dir)
     out.append("Quarantined rows by KG, stage and reason")
-    rows = _rows(con, "SELECT kg, stage, reason, count(*) FROM quarantine GROUP BY ALL ORDER BY 1, 2, 4 DESC, 3")
+    rows = _rows(
+        con,
+        "SELECT kg, stage, reason, count(*) FROM quarantine GROUP BY ALL ORDER BY 1, 2, 4 DESC, 3",
+    )
     if not rows:
         out.append("  (none)")
     for kg, stage, reason, n in rows:
@@ -71,25 +89,49 @@ def summary(con: duckdb.DuckDBPyConnection, release_dir: Path, top: int = 8) -> 
 def _questions_section(con: duckdb.DuckDBPyConnection) -> list[str]:
     """English questions per SFID and KG (the paper's Table 7 layout), templates covered, discards by reason."""
     kgs = [k for (k,) in _rows(con, "SELECT DISTINCT kg FROM questions_en ORDER BY 1")]
-    counts = {(s, k): n for s, k, n in _rows(con, "SELECT sfid, kg, count(*) FROM questions_en GROUP BY 1, 2")}
+    counts = {
+        (s, k): n
+        for s, k, n in _rows(con, "SELECT sfid, kg, count(*) FROM questions_en GROUP BY 1, 2")
+    }
     tids = dict(_rows(con, "SELECT sfid, count(DISTINCT tid) FROM questions_en GROUP BY 1"))
     out = ["English questions per spatial function (SFID) and KG"]
     out.append("  | SFID | templates with questions | " + " | ".join(kgs) + " | total |")
     out.append("  |---|---|" + "---|" * (len(kgs) + 1))
     for sfid in sorted(tids):
         row = [counts.get((sfid, k), 0) for k in kgs]
-        out.append(f"  | {sfid} | {tids[sfid]} | " + " | ".join(f"{n:,}" for n in row) + f" | {sum(row):,} |")
+        out.append(
+            f"  | {sfid} | {tids[sfid]} | "
+            + " | ".join(f"{n:,}" for n in row)
+            + f" | {sum(row):,} |"
+        )
     total = [sum(n for (s, k), n in counts.items() if k == kg) for kg in kgs]
-    out.append("  | total | " + f"{sum(tids.values())} | " + " | ".join(f"{n:,}" for n in total) + f" | {sum(total):,} |")
-    fp, mm = _rows(con, "SELECT count(*) FILTER (WHERE false_premise), count(*) FILTER (WHERE multimodal) FROM questions_en")[0]
+    out.append(
+        "  | total | "
+        + f"{sum(tids.values())} | "
+        + " | ".join(f"{n:,}" for n in total)
+        + f" | {sum(total):,} |"
+    )
+    fp, mm = _rows(
+        con,
+        "SELECT count(*) FILTER (WHERE false_premise), count(*) FILTER (WHERE multimodal) FROM questions_en",
+    )[0]
     out.append(f"  false-premise questions {fp:,}; multimodal slice {mm:,}")
     if _table_exists(con, "split_small"):
-        out.append(f"  small split {_rows(con, 'SELECT count(*) FROM split_small')[0][0]:,} questions (at most 200 per KG and SFID)")
-    fmts = _rows(con, "SELECT answer_format, count(*) FROM questions_en GROUP BY 1 ORDER BY 2 DESC, 1")
+        out.append(
+            f"  small split {_rows(con, 'SELECT count(*) FROM split_small')[0][0]:,} questions (at most 200 per KG and SFID)"
+        )
+    fmts = _rows(
+        con, "SELECT answer_format, count(*) FROM questions_en GROUP BY 1 ORDER BY 2 DESC, 1"
+    )
     out.append("  answer formats: " + ", ".join(f"{f} {n:,}" for f, n in fmts))
-    dis = _rows(con, "SELECT reason, sum(n)::BIGINT FROM question_discards GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT 8")
+    dis = _rows(
+        con,
+        "SELECT reason, sum(n)::BIGINT FROM question_discards GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT 8",
+    )
     if dis:
-        out.append("  discarded executions (top reasons): " + ", ".join(f"{r} {n:,}" for r, n in dis))
+        out.append(
+            "  discarded executions (top reasons): " + ", ".join(f"{r} {n:,}" for r, n in dis)
+        )
     out.append("")
     return out
 
@@ -98,36 +140,65 @@ def _evaluation_section(con: duckdb.DuckDBPyConnection) -> list[str]:
     """Headline metrics of every scored (system, split) and the reference solver's misses by reason."""
     from mgqa_platform.evaluation import evaluate
 
-    out = ["Evaluation (true-premise questions; percent)", "  system               split   N       EM     NE   Cov.   FRR    NRR"]
+    out = [
+        "Evaluation (true-premise questions; percent)",
+        "  system               split   N       EM     NE   Cov.   FRR    NRR",
+    ]
     for system, split in _rows(con, "SELECT DISTINCT system, split FROM scores ORDER BY 1, 2"):
         m = evaluate.summary(evaluate.read_scores(con, system, split))
         nrr = "-" if m["nrr"] is None else f"{m['nrr']:.1f}"
-        out.append(f"  {system[:20]:<20} {split:<7} {m['n']:>6,} {m['em']:>6.1f} {m['ne']:>6.1f} {m['coverage']:>6.1f} {m['frr']:>5.1f} {nrr:>6}")
-    misses = _rows(con, "SELECT split_part(coalesce(detail, 'wrong_answer'), ':', 1), count(*) FROM scores "
-                        "WHERE system = 'reference_solver' AND NOT false_premise AND em < 1 GROUP BY 1 ORDER BY 2 DESC")
+        out.append(
+            f"  {system[:20]:<20} {split:<7} {m['n']:>6,} {m['em']:>6.1f} {m['ne']:>6.1f} {m['coverage']:>6.1f} {m['frr']:>5.1f} {nrr:>6}"
+        )
+    misses = _rows(
+        con,
+        "SELECT split_part(coalesce(detail, 'wrong_answer'), ':', 1), count(*) FROM scores "
+        "WHERE system = 'reference_solver' AND NOT false_premise AND em < 1 GROUP BY 1 ORDER BY 2 DESC",
+    )
     if misses:
-        out.append("  reference solver misses: " + ", ".join(f"{r} {n:,}" for r, n in misses) + " (docs/evaluation.md)")
+        out.append(
+            "  reference solver misses: "
+            + ", ".join(f"{r} {n:,}" for r, n in misses)
+            + " (docs/evaluation.md)"
+        )
     out.append("")
     return out
 
 
 def _languages_section(con: duckdb.DuckDBPyConnection, release_dir: Path) -> list[str]:
     """Per language: questions, how its templates were resolved, and how many names fell back to English."""
-    out = ["Languages (questions_localized; templates by resolution status; entity names in the language; questions the post-edit ensemble changed)"]
-    rows = _rows(con, """
+    out = [
+        "Languages (questions_localized; templates by resolution status; entity names in the language; questions the post-edit ensemble changed)"
+    ]
+    rows = _rows(
+        con,
+        """
         WITH t AS (SELECT lang, string_agg(status || ' ' || n, ', ' ORDER BY status) AS statuses
                    FROM (SELECT lang, status, count(*) n FROM template_translations_resolved GROUP BY 1, 2) GROUP BY 1),
              q AS (SELECT lang, count(*) AS n,
                           sum(len(list_filter(CAST(fallbacks AS VARCHAR[]), x -> x LIKE 'label:%'))) AS label_fallbacks
                    FROM questions_localized GROUP BY 1)
-        SELECT q.lang, q.n, t.statuses, q.label_fallbacks FROM q LEFT JOIN t USING (lang) ORDER BY q.lang""")
-    edited = dict(_rows(con, "SELECT lang, count(*) FILTER (WHERE postedit_decision <> 'none') FROM questions_postedited GROUP BY 1")) \
-        if _table_exists(con, "questions_postedited") else {}  # fmt: skip
+        SELECT q.lang, q.n, t.statuses, q.label_fallbacks FROM q LEFT JOIN t USING (lang) ORDER BY q.lang""",
+    )
+    edited = (
+        dict(
+            _rows(
+                con,
+                "SELECT lang, count(*) FILTER (WHERE postedit_decision <> 'none') FROM questions_postedited GROUP BY 1",
+            )
+        )
+        if _table_exists(con, "questions_postedited")
+        else {}
+    )
     for lang, n, statuses, fallbacks in rows:
         post = f"   post-edited: {edited[lang]:,}" if lang in edited else ""
-        out.append(f"  {lang}  {n:>7,} questions   templates: {statuses or '-'}   names falling back to English: {fallbacks or 0:,}{post}")
+        out.append(
+            f"  {lang}  {n:>7,} questions   templates: {statuses or '-'}   names falling back to English: {fallbacks or 0:,}{post}"
+        )
     released = sorted(p.parent.name for p in release_dir.glob("data/*/large.parquet"))
     if released:
-        out.append(f"  release: {release_dir} ({len(released)} languages x splits large, small; README.md is the dataset card)")
+        out.append(
+            f"  release: {release_dir} ({len(released)} languages x splits large, small; README.md is the dataset card)"
+        )
     out.append("")
     return out

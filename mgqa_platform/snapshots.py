@@ -10,7 +10,14 @@ import duckdb
 from mgqa_platform.files import sha256_file, snapshot_id_for
 from mgqa_platform.kg.osm_reader import OsmSnapshotError, check_pbf_framing, header_timestamp
 
-__all__ = ["OsmSnapshotError", "Snapshot", "describe_osm_pbf", "register", "lookup", "resolve_osm_snapshot"]
+__all__ = [
+    "OsmSnapshotError",
+    "Snapshot",
+    "describe_osm_pbf",
+    "register",
+    "lookup",
+    "resolve_osm_snapshot",
+]
 
 
 @dataclass(frozen=True)
@@ -31,7 +38,9 @@ def describe_osm_pbf(path: str | Path) -> Snapshot:
     p = Path(path).resolve()
     check_pbf_framing(p)
     sha = sha256_file(p)
-    return Snapshot(snapshot_id_for(p, sha), "osm_pbf", str(p), sha, p.stat().st_size, header_timestamp(p))
+    return Snapshot(
+        snapshot_id_for(p, sha), "osm_pbf", str(p), sha, p.stat().st_size, header_timestamp(p)
+    )
 
 
 def register(con: duckdb.DuckDBPyConnection, snap: Snapshot) -> None:
@@ -47,7 +56,9 @@ def lookup(con: duckdb.DuckDBPyConnection, snapshot_id: str) -> Snapshot | None:
     return Snapshot(*row) if row else None
 
 
-def resolve_osm_snapshot(con: duckdb.DuckDBPyConnection, snapshot_id: str, candidates: list[Path]) -> Snapshot:
+def resolve_osm_snapshot(
+    con: duckdb.DuckDBPyConnection, snapshot_id: str, candidates: list[Path]
+) -> Snapshot:
     """The registered snapshot ``snapshot_id``, or the file among ``candidates`` whose id matches
     (registering it). Raises ``LookupError`` with the ids seen when nothing matches."""
     snap = lookup(con, snapshot_id)
@@ -60,4 +71,6 @@ def resolve_osm_snapshot(con: duckdb.DuckDBPyConnection, snapshot_id: str, candi
         if d.snapshot_id == snapshot_id:
             register(con, d)
             return d
-    raise LookupError(f"OSM snapshot {snapshot_id!r} is neither registered nor in the watched folder (found: {seen})")
+    raise LookupError(
+        f"OSM snapshot {snapshot_id!r} is neither registered nor in the watched folder (found: {seen})"
+    )

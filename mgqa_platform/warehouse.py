@@ -33,11 +33,15 @@ def spatial_extension_path() -> Path:
     """Path of the ``spatial.duckdb_extension`` file shipped by ``duckdb-ext-spatial``."""
     spec = importlib.util.find_spec("duckdb_ext")
     if spec is None or not spec.submodule_search_locations:
-        raise SpatialExtensionMissing("install the PyPI package duckdb-ext-spatial (pinned with duckdb==1.4.4)")
+        raise SpatialExtensionMissing(
+            "install the PyPI package duckdb-ext-spatial (pinned with duckdb==1.4.4)"
+        )
     base = Path(list(spec.submodule_search_locations)[0]) / "extensions" / f"v{duckdb.__version__}"
     found = sorted(base.glob("*/spatial.duckdb_extension"))
     if not found:
-        raise SpatialExtensionMissing(f"no spatial.duckdb_extension under {base} for duckdb {duckdb.__version__}")
+        raise SpatialExtensionMissing(
+            f"no spatial.duckdb_extension under {base} for duckdb {duckdb.__version__}"
+        )
     return found[0]
 
 
@@ -58,7 +62,9 @@ def connect(path: str | Path | None = None, read_only: bool = False) -> duckdb.D
 
 
 @contextlib.contextmanager
-def session(path: str | Path | None = None, read_only: bool = False) -> Iterator[duckdb.DuckDBPyConnection]:
+def session(
+    path: str | Path | None = None, read_only: bool = False
+) -> Iterator[duckdb.DuckDBPyConnection]:
     con = connect(path, read_only=read_only)
     try:
         yield con
@@ -154,7 +160,9 @@ def transaction(con: duckdb.DuckDBPyConnection) -> Iterator[duckdb.DuckDBPyConne
     con.execute("COMMIT")
 
 
-def fetch_dicts(con: duckdb.DuckDBPyConnection, sql: str, params: Sequence[Any] | None = None) -> list[dict[str, Any]]:
+def fetch_dicts(
+    con: duckdb.DuckDBPyConnection, sql: str, params: Sequence[Any] | None = None
+) -> list[dict[str, Any]]:
     """Run ``sql`` and return its rows as dicts keyed by column name, in the query's order."""
     cur = con.execute(sql, list(params) if params is not None else [])
     names = [d[0] for d in cur.description]
@@ -162,7 +170,9 @@ def fetch_dicts(con: duckdb.DuckDBPyConnection, sql: str, params: Sequence[Any] 
 
 
 @contextlib.contextmanager
-def registered(con: duckdb.DuckDBPyConnection, **tables: Any) -> Iterator[duckdb.DuckDBPyConnection]:
+def registered(
+    con: duckdb.DuckDBPyConnection, **tables: Any
+) -> Iterator[duckdb.DuckDBPyConnection]:
     """Register each keyword's Arrow table (or DataFrame) as a view named by the keyword for the ``with`` block,
     then unregister them, also on error: ``with registered(con, _ids=table): con.execute("... FROM _ids")``."""
     for name, table in tables.items():
@@ -174,7 +184,9 @@ def registered(con: duckdb.DuckDBPyConnection, **tables: Any) -> Iterator[duckdb
             con.unregister(name)
 
 
-def replace_partition(con: duckdb.DuckDBPyConnection, table: str, key_col: str, key: str, select_sql: str, params=None) -> int:
+def replace_partition(
+    con: duckdb.DuckDBPyConnection, table: str, key_col: str, key: str, select_sql: str, params=None
+) -> int:
     """Atomically replace the rows of ``table`` where ``key_col = key`` by the rows of ``select_sql``.
 
     Runs in one transaction: an interrupted run leaves the previous partition intact. Returns the
@@ -183,7 +195,9 @@ def replace_partition(con: duckdb.DuckDBPyConnection, table: str, key_col: str, 
     with transaction(con):
         con.execute(f"DELETE FROM {table} WHERE {key_col} = ?", [key])
         con.execute(f"INSERT INTO {table} {select_sql}", params or [])
-    return int(con.execute(f"SELECT count(*) FROM {table} WHERE {key_col} = ?", [key]).fetchone()[0])
+    return int(
+        con.execute(f"SELECT count(*) FROM {table} WHERE {key_col} = ?", [key]).fetchone()[0]
+    )
 
 
 # --------------------------------------------------------------------------------------------------
@@ -252,7 +266,9 @@ CREATE TABLE IF NOT EXISTS entity_strata (
 # Question tables (template catalog, English questions, discard counts). See docs/questions.md. The
 # question tables' DDL is derived from the declared record (mgqa_platform/questions/schema.py).
 # --------------------------------------------------------------------------------------------------
-QUESTION_SCHEMA = schema.create_table_sql("questions_en") + """
+QUESTION_SCHEMA = (
+    schema.create_table_sql("questions_en")
+    + """
 CREATE TABLE IF NOT EXISTS templates (
     sfid VARCHAR NOT NULL, tid VARCHAR NOT NULL, sub_function VARCHAR, template VARCHAR,
     sub_template_id VARCHAR NOT NULL, variant_id VARCHAR NOT NULL, text VARCHAR NOT NULL,
@@ -266,6 +282,7 @@ CREATE TABLE IF NOT EXISTS question_discards (
     kg VARCHAR NOT NULL, sub_template_id VARCHAR NOT NULL, stratum VARCHAR, reason VARCHAR NOT NULL, n BIGINT NOT NULL
 );
 """
+)
 
 
 # --------------------------------------------------------------------------------------------------

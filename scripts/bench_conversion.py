@@ -65,16 +65,80 @@ WKT_LITERAL = "http://www.opengis.net/ont/geosparql#wktLiteral"
 SF_POINT = "http://www.opengis.net/ont/sf#Point"
 
 _SYLLABLES = (
-    "ka", "lo", "mi", "ren", "tor", "vel", "za", "ber", "chi", "dun", "el", "fa", "gor", "han", "is",
-    "jo", "kel", "lun", "mar", "nor", "os", "pel", "quin", "ros", "sa", "tal", "ur", "vin", "wen", "yor",
-    "zé", "mü", "ño", "ça", "ø",
-)  # fmt: skip
+    "ka",
+    "lo",
+    "mi",
+    "ren",
+    "tor",
+    "vel",
+    "za",
+    "ber",
+    "chi",
+    "dun",
+    "el",
+    "fa",
+    "gor",
+    "han",
+    "is",
+    "jo",
+    "kel",
+    "lun",
+    "mar",
+    "nor",
+    "os",
+    "pel",
+    "quin",
+    "ros",
+    "sa",
+    "tal",
+    "ur",
+    "vin",
+    "wen",
+    "yor",
+    "zé",
+    "mü",
+    "ño",
+    "ça",
+    "ø",
+)
 _COMMON = (
-    "Central", "Golden", "Royal", "Old Town", "Corner", "Blue", "Green", "Sunset", "Harbour", "Market",
-    "Station", "Park", "River", "Hill", "Plaza", "Garden", "Bridge", "Lake", "Star", "Crown",
-)  # fmt: skip
-_STREETS = tuple(f"{a} {b}" for a in ("Main", "High", "Church", "Mill", "Station", "Park", "King", "Queen", "Bridge", "Market")
-                 for b in ("Street", "Road", "Avenue", "Lane", "Way"))  # fmt: skip
+    "Central",
+    "Golden",
+    "Royal",
+    "Old Town",
+    "Corner",
+    "Blue",
+    "Green",
+    "Sunset",
+    "Harbour",
+    "Market",
+    "Station",
+    "Park",
+    "River",
+    "Hill",
+    "Plaza",
+    "Garden",
+    "Bridge",
+    "Lake",
+    "Star",
+    "Crown",
+)
+_STREETS = tuple(
+    f"{a} {b}"
+    for a in (
+        "Main",
+        "High",
+        "Church",
+        "Mill",
+        "Station",
+        "Park",
+        "King",
+        "Queen",
+        "Bridge",
+        "Market",
+    )
+    for b in ("Street", "Road", "Avenue", "Lane", "Way")
+)
 
 
 def _features() -> list[tuple[str, str, str]]:
@@ -83,7 +147,9 @@ def _features() -> list[tuple[str, str, str]]:
     from mgqa_platform.kg import osm_features
 
     out = []
-    with open(REPO_ROOT / "mgqa_platform" / "data" / "osm_map_features.csv", newline="", encoding="utf-8") as f:
+    with open(
+        REPO_ROOT / "mgqa_platform" / "data" / "osm_map_features.csv", newline="", encoding="utf-8"
+    ) as f:
         for r in csv.DictReader(f):
             prop = osm_features.tag_property(r["key"])
             if prop and r["key"] in osm_features.MAIN_KEYS:
@@ -92,7 +158,11 @@ def _features() -> list[tuple[str, str, str]]:
 
 
 def _lit(s: str) -> str:
-    return '"' + s.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\r", "\\r") + '"'
+    return (
+        '"'
+        + s.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\r", "\\r")
+        + '"'
+    )
 
 
 def _entity_lines(rng: random.Random, node_id: int, features: list, cls_label: dict) -> list[str]:
@@ -149,7 +219,13 @@ def generate(path: Path, triples: int, seed: int) -> dict:
         if buf:
             f.write("\n".join(buf) + "\n")
     os.replace(tmp, path)
-    return {"triples": written, "entities": entities, "bytes": path.stat().st_size, "seed": seed, "version": GENERATOR_VERSION}
+    return {
+        "triples": written,
+        "entities": entities,
+        "bytes": path.stat().st_size,
+        "seed": seed,
+        "version": GENERATOR_VERSION,
+    }
 
 
 def dataset(workdir: Path, triples: int, seed: int) -> tuple[Path, dict]:
@@ -159,14 +235,24 @@ def dataset(workdir: Path, triples: int, seed: int) -> tuple[Path, dict]:
     meta_path = path.with_suffix(".json")
     if path.is_file() and meta_path.is_file():
         meta = json.loads(meta_path.read_text())
-        if meta.get("triples") == triples and meta.get("bytes") == path.stat().st_size and meta.get("version") == GENERATOR_VERSION:
-            print(f"[gen] reusing {path} ({meta['bytes'] / 2**20:.0f} MiB, {meta['entities']:,} entities)", flush=True)
+        if (
+            meta.get("triples") == triples
+            and meta.get("bytes") == path.stat().st_size
+            and meta.get("version") == GENERATOR_VERSION
+        ):
+            print(
+                f"[gen] reusing {path} ({meta['bytes'] / 2**20:.0f} MiB, {meta['entities']:,} entities)",
+                flush=True,
+            )
             return path, meta
     t0 = time.perf_counter()
     meta = generate(path, triples, seed)
     meta["generate_s"] = round(time.perf_counter() - t0, 1)
     meta_path.write_text(json.dumps(meta))
-    print(f"[gen] wrote {path} ({meta['bytes'] / 2**20:.0f} MiB, {meta['entities']:,} entities) in {meta['generate_s']}s", flush=True)
+    print(
+        f"[gen] wrote {path} ({meta['bytes'] / 2**20:.0f} MiB, {meta['entities']:,} entities) in {meta['generate_s']}s",
+        flush=True,
+    )
     return path, meta
 
 
@@ -270,7 +356,9 @@ def _child_parse_parallel(path: Path, out: dict, workdir: Path, sampler: _RssSam
     target = workdir / f"parsed-{os.getpid()}"
     kwargs = {}
     params = inspect.signature(rdf_stream.parse_file).parameters
-    if "workers" in params:  # parallel on purpose: workers may be opt-in in the library (MGQA_PARSE_WORKERS)
+    if (
+        "workers" in params
+    ):  # parallel on purpose: workers may be opt-in in the library (MGQA_PARSE_WORKERS)
         kwargs["workers"] = max(2, min(os.cpu_count() or 1, 4))
         out["workers"] = kwargs["workers"]
     t0 = time.perf_counter()
@@ -304,11 +392,15 @@ class _TracedConnection:
 
     def execute(self, sql: str, params=None):
         label = "SQL " + " ".join(sql.split())[:100]
-        self._timed(label, self._con.execute, sql, *([params] if params is not None else []), count=True)
+        self._timed(
+            label, self._con.execute, sql, *([params] if params is not None else []), count=True
+        )
         outer = self
 
         class _Result:
-            def __getattr__(self, name):  # fetchone / fetchall / fetch_arrow_table / fetch_record_batch ...
+            def __getattr__(
+                self, name
+            ):  # fetchone / fetchall / fetch_arrow_table / fetch_record_batch ...
                 fn = getattr(outer._con, name)
                 if not callable(fn):
                     return fn
@@ -320,7 +412,15 @@ class _TracedConnection:
         return getattr(self._con, name)
 
 
-def _child_convert(path: Path, out: dict, workdir: Path, sampler: _RssSampler, profile: bool, trace: bool, memory_limit: str | None) -> None:
+def _child_convert(
+    path: Path,
+    out: dict,
+    workdir: Path,
+    sampler: _RssSampler,
+    profile: bool,
+    trace: bool,
+    memory_limit: str | None,
+) -> None:
     import inspect
 
     from mgqa_platform import warehouse
@@ -401,7 +501,14 @@ def _child_convert(path: Path, out: dict, workdir: Path, sampler: _RssSampler, p
     out["entity_triples"] = res.entity_triples
     out["quarantined"] = dict(res.quarantined)
     out["ambiguous_names"] = res.ambiguous_names
-    out["phases"] = {k: {"calls": v["calls"], "seconds": round(v["seconds"], 2), "peak_tree_rss_mib": round(sampler.peaks.get(k, 0))} for k, v in phases.items()}
+    out["phases"] = {
+        k: {
+            "calls": v["calls"],
+            "seconds": round(v["seconds"], 2),
+            "peak_tree_rss_mib": round(sampler.peaks.get(k, 0)),
+        }
+        for k, v in phases.items()
+    }
     if trace:
         for label, st in trace_stats.items():
             st["seconds"] = round(st["seconds"], 3)
@@ -412,7 +519,7 @@ def _child_convert(path: Path, out: dict, workdir: Path, sampler: _RssSampler, p
             "SELECT tag, round(memory_usage_bytes / 2**20) AS mib, round(temporary_storage_bytes / 2**20) AS tmp_mib "
             "FROM duckdb_memory() WHERE memory_usage_bytes > 0 OR temporary_storage_bytes > 0"
         ).fetchall()
-    except Exception as e:  # noqa: BLE001 - diagnostic only
+    except Exception as e:
         out["duckdb_memory_end"] = str(e)
     raw_con.close()
     out["db_mib"] = round(db.stat().st_size / 2**20)
@@ -430,7 +537,14 @@ def _child_rdflib(path: Path, out: dict, sampler: _RssSampler) -> None:
     out["triples"] = len(g)
 
 
-def child_main(mode: str, path: Path, workdir: Path, profile: bool = False, trace: bool = False, memory_limit: str | None = None) -> None:
+def child_main(
+    mode: str,
+    path: Path,
+    workdir: Path,
+    profile: bool = False,
+    trace: bool = False,
+    memory_limit: str | None = None,
+) -> None:
     sys.path.insert(0, str(REPO_ROOT))
     out: dict = {"mode": mode, "path": str(path)}
     sampler = _RssSampler()
@@ -451,7 +565,13 @@ def child_main(mode: str, path: Path, workdir: Path, profile: bool = False, trac
     out["loadavg_after"] = os.getloadavg()[0]
     sampler.stop()
     # CPU seconds of this process and its (waited-for) worker processes, setup included
-    out["cpu_s"] = round((cpu1.user - cpu0.user) + (cpu1.system - cpu0.system) + (cpu1.children_user - cpu0.children_user) + (cpu1.children_system - cpu0.children_system), 2)
+    out["cpu_s"] = round(
+        (cpu1.user - cpu0.user)
+        + (cpu1.system - cpu0.system)
+        + (cpu1.children_user - cpu0.children_user)
+        + (cpu1.children_system - cpu0.children_system),
+        2,
+    )
     out["self_hwm_mib"] = _hwm_mib()
     out["tree_peak_sampled_mib"] = round(sampler.peak)
     # headline: the larger of the exact peak of this process and the sampled peak of the whole process tree
@@ -462,9 +582,26 @@ def child_main(mode: str, path: Path, workdir: Path, profile: bool = False, trac
 # --------------------------------------------------------------------------------------------------
 # Parent
 # --------------------------------------------------------------------------------------------------
-def run_child(mode: str, path: Path, workdir: Path, profile: bool, timeout: float | None, trace: bool = False, memory_limit: str | None = None,
-              parse_workers: int | None = None) -> dict:  # fmt: skip
-    cmd = [sys.executable, str(Path(__file__).resolve()), "--child", mode, "--child-path", str(path), "--workdir", str(workdir)]
+def run_child(
+    mode: str,
+    path: Path,
+    workdir: Path,
+    profile: bool,
+    timeout: float | None,
+    trace: bool = False,
+    memory_limit: str | None = None,
+    parse_workers: int | None = None,
+) -> dict:
+    cmd = [
+        sys.executable,
+        str(Path(__file__).resolve()),
+        "--child",
+        mode,
+        "--child-path",
+        str(path),
+        "--workdir",
+        str(workdir),
+    ]
     if profile and mode == "convert":
         cmd.append("--profile")
     if trace and mode == "convert":
@@ -474,7 +611,9 @@ def run_child(mode: str, path: Path, workdir: Path, profile: bool, timeout: floa
     env = dict(os.environ)
     if parse_workers is not None and mode == "convert":
         env["MGQA_PARSE_WORKERS"] = str(parse_workers)
-    env["PYTHONPATH"] = str(REPO_ROOT) + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    env["PYTHONPATH"] = str(REPO_ROOT) + (
+        os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else ""
+    )
     t0 = time.perf_counter()
     try:
         proc = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=timeout)
@@ -496,8 +635,18 @@ def run_child(mode: str, path: Path, workdir: Path, profile: bool, timeout: floa
 def _library_version() -> str:
     """Git commit of the repository, and whether mgqa_platform/ has uncommitted changes (results depend on it)."""
     try:
-        sha = subprocess.run(["git", "-C", str(REPO_ROOT), "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=True).stdout.strip()
-        dirty = subprocess.run(["git", "-C", str(REPO_ROOT), "status", "--porcelain", "mgqa_platform"], capture_output=True, text=True, check=True).stdout.strip()
+        sha = subprocess.run(
+            ["git", "-C", str(REPO_ROOT), "rev-parse", "--short", "HEAD"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "-C", str(REPO_ROOT), "status", "--porcelain", "mgqa_platform"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
     except (OSError, subprocess.CalledProcessError):
         return "unknown (not a git checkout)"
     return f"git {sha}" + (" + uncommitted changes in mgqa_platform/" if dirty else "")
@@ -507,36 +656,85 @@ def fmt_row(size: int, r: dict) -> str:
     if "error" in r:
         return f"{size:>10,}  {r['mode']:<14}  ERROR {r['error']}"
     tps = r["triples"] / r["seconds"] if r["seconds"] else float("nan")
-    return (f"{size:>10,}  {r['mode']:<14}  {r['seconds']:>8.2f}  {tps:>10,.0f}  {r['cpu_s']:>7.1f}  {r['peak_rss_mib']:>9,.0f}"
-            f"  {r['self_hwm_mib']:>9,.0f}  {r['loadavg_before']:>5.1f}/{r['loadavg_after']:<5.1f}")  # fmt: skip
+    return (
+        f"{size:>10,}  {r['mode']:<14}  {r['seconds']:>8.2f}  {tps:>10,.0f}  {r['cpu_s']:>7.1f}  {r['peak_rss_mib']:>9,.0f}"
+        f"  {r['self_hwm_mib']:>9,.0f}  {r['loadavg_before']:>5.1f}/{r['loadavg_after']:<5.1f}"
+    )
 
 
-HEADER = (f"{'triples':>10}  {'mode':<14}  {'seconds':>8}  {'triples/s':>10}  {'CPU s':>7}  {'peak RSS':>9}  {'self HWM':>9}  {'load 1m':>11}\n"
-          f"{'':>10}  {'':<14}  {'':>8}  {'':>10}  {'':>7}  {'MiB tree':>9}  {'MiB':>9}  {'before/after':>11}")  # fmt: skip
+HEADER = (
+    f"{'triples':>10}  {'mode':<14}  {'seconds':>8}  {'triples/s':>10}  {'CPU s':>7}  {'peak RSS':>9}  {'self HWM':>9}  {'load 1m':>11}\n"
+    f"{'':>10}  {'':<14}  {'':>8}  {'':>10}  {'':>7}  {'MiB tree':>9}  {'MiB':>9}  {'before/after':>11}"
+)
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--sizes", type=int, nargs="+", default=None, help="file sizes in triples (default: 1000000 5000000)")
+    ap = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    ap.add_argument(
+        "--sizes",
+        type=int,
+        nargs="+",
+        default=None,
+        help="file sizes in triples (default: 1000000 5000000)",
+    )
     ap.add_argument("--quick", action="store_true", help="sizes 100000 and 500000 (fast smoke run)")
-    ap.add_argument("--workdir", type=Path, default=Path("/tmp/mgqa-bench"), help="where generated files and the scratch warehouse live")
+    ap.add_argument(
+        "--workdir",
+        type=Path,
+        default=Path("/tmp/mgqa-bench"),
+        help="where generated files and the scratch warehouse live",
+    )
     ap.add_argument("--skip-rdflib", action="store_true", help="do not run the rdflib reference")
-    ap.add_argument("--modes", nargs="+", choices=MODES, default=list(MODES),
-                    help="measurements to run (default: all; parse-parallel is skipped if rdf_stream.parse_file does not exist)")  # fmt: skip
+    ap.add_argument(
+        "--modes",
+        nargs="+",
+        choices=MODES,
+        default=list(MODES),
+        help="measurements to run (default: all; parse-parallel is skipped if rdf_stream.parse_file does not exist)",
+    )
     ap.add_argument("--seed", type=int, default=42, help="generator seed (default 42)")
-    ap.add_argument("--profile", action="store_true", help="cProfile the convert run(s) and print the top functions")
-    ap.add_argument("--trace", action="store_true", help="time each SQL statement / Python step of convert and its peak RSS")
-    ap.add_argument("--duckdb-memory-limit", default=None, help="override the warehouse memory_limit for convert (e.g. 1GB); default: library config")
-    ap.add_argument("--parse-workers", type=int, default=None,
-                    help="set MGQA_PARSE_WORKERS for convert (parser worker processes); default: the library's default")  # fmt: skip
-    ap.add_argument("--timeout", type=float, default=None, help="per-measurement timeout in seconds")
-    ap.add_argument("--json", type=Path, default=None, help="also write all results to this JSON file")
+    ap.add_argument(
+        "--profile",
+        action="store_true",
+        help="cProfile the convert run(s) and print the top functions",
+    )
+    ap.add_argument(
+        "--trace",
+        action="store_true",
+        help="time each SQL statement / Python step of convert and its peak RSS",
+    )
+    ap.add_argument(
+        "--duckdb-memory-limit",
+        default=None,
+        help="override the warehouse memory_limit for convert (e.g. 1GB); default: library config",
+    )
+    ap.add_argument(
+        "--parse-workers",
+        type=int,
+        default=None,
+        help="set MGQA_PARSE_WORKERS for convert (parser worker processes); default: the library's default",
+    )
+    ap.add_argument(
+        "--timeout", type=float, default=None, help="per-measurement timeout in seconds"
+    )
+    ap.add_argument(
+        "--json", type=Path, default=None, help="also write all results to this JSON file"
+    )
     ap.add_argument("--child", choices=MODES, help=argparse.SUPPRESS)
     ap.add_argument("--child-path", type=Path, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
 
     if args.child:
-        child_main(args.child, args.child_path, args.workdir, args.profile, args.trace, args.duckdb_memory_limit)
+        child_main(
+            args.child,
+            args.child_path,
+            args.workdir,
+            args.profile,
+            args.trace,
+            args.duckdb_memory_limit,
+        )
         return 0
 
     sizes = sorted(args.sizes or (QUICK_SIZES if args.quick else DEFAULT_SIZES))
@@ -547,7 +745,10 @@ def main(argv: list[str] | None = None) -> int:
 
         if not hasattr(rdf_stream, "parse_file"):
             modes.remove("parse-parallel")
-    print(f"# KG conversion benchmark: sizes {sizes}, modes {modes}, workdir {args.workdir}, {os.cpu_count()} CPUs", flush=True)
+    print(
+        f"# KG conversion benchmark: sizes {sizes}, modes {modes}, workdir {args.workdir}, {os.cpu_count()} CPUs",
+        flush=True,
+    )
     print(f"# library: {_library_version()}; python {sys.version.split()[0]}", flush=True)
 
     results: dict[int, dict[str, dict]] = {}
@@ -556,23 +757,46 @@ def main(argv: list[str] | None = None) -> int:
         results[size] = {"_meta": meta}
         for mode in modes:
             print(f"[run] {size:,} triples, {mode} ...", flush=True)
-            r = run_child(mode, path, args.workdir, args.profile, args.timeout, args.trace, args.duckdb_memory_limit, args.parse_workers)
+            r = run_child(
+                mode,
+                path,
+                args.workdir,
+                args.profile,
+                args.timeout,
+                args.trace,
+                args.duckdb_memory_limit,
+                args.parse_workers,
+            )
             results[size][mode] = r
             print("      " + fmt_row(size, r).strip(), flush=True)
             if mode == "convert" and "error" not in r:
                 accounted = sum(v["seconds"] for v in r["phases"].values())
-                ph = "; ".join(f"{k} {v['seconds']}s x{v['calls']} (peak {v['peak_tree_rss_mib']} MiB)" for k, v in r["phases"].items())
-                print(f"      convert phases: {ph}; outside these functions {r['seconds'] - accounted:.2f}s", flush=True)
-                print(f"      entities {r['entities']:,}, labels {r['labels']:,}, entity_triples {r['entity_triples']:,}, "
-                      f"quarantined {r['quarantined']}, ambiguous names {r['ambiguous_names']:,}, warehouse {r['db_mib']} MiB; "
-                      f"duckdb memory_limit {r.get('duckdb_memory_limit')}, threads {r.get('duckdb_threads')}, "
-                      f"MGQA_PARSE_WORKERS={r.get('MGQA_PARSE_WORKERS') or '(unset)'}", flush=True)  # fmt: skip
+                ph = "; ".join(
+                    f"{k} {v['seconds']}s x{v['calls']} (peak {v['peak_tree_rss_mib']} MiB)"
+                    for k, v in r["phases"].items()
+                )
+                print(
+                    f"      convert phases: {ph}; outside these functions {r['seconds'] - accounted:.2f}s",
+                    flush=True,
+                )
+                print(
+                    f"      entities {r['entities']:,}, labels {r['labels']:,}, entity_triples {r['entity_triples']:,}, "
+                    f"quarantined {r['quarantined']}, ambiguous names {r['ambiguous_names']:,}, warehouse {r['db_mib']} MiB; "
+                    f"duckdb memory_limit {r.get('duckdb_memory_limit')}, threads {r.get('duckdb_threads')}, "
+                    f"MGQA_PARSE_WORKERS={r.get('MGQA_PARSE_WORKERS') or '(unset)'}",
+                    flush=True,
+                )
                 if r.get("trace"):
-                    print(f"      {'seconds':>8} {'calls':>6} {'peak MiB':>9}  statement", flush=True)
+                    print(
+                        f"      {'seconds':>8} {'calls':>6} {'peak MiB':>9}  statement", flush=True
+                    )
                     for label, st in sorted(r["trace"].items(), key=lambda kv: -kv[1]["seconds"]):
                         if st["seconds"] >= 0.01:
                             pk = st["peak_tree_rss_mib"] or "<sample"
-                            print(f"      {st['seconds']:>8.2f} {st['calls']:>6} {pk:>9}  {label}", flush=True)
+                            print(
+                                f"      {st['seconds']:>8.2f} {st['calls']:>6} {pk:>9}  {label}",
+                                flush=True,
+                            )
                 if args.profile:
                     print(r.get("cprofile_cumulative", ""), flush=True)
                     print(r.get("cprofile_tottime", ""), flush=True)
@@ -587,10 +811,20 @@ def main(argv: list[str] | None = None) -> int:
         for mode in modes:
             print(fmt_row(size, results[size][mode]))
 
-    loads = [r.get(k, 0.0) for size in sizes for m, r in results[size].items() if m != "_meta" for k in ("loadavg_before", "loadavg_after")]
-    if loads and max(loads) > 1.5 * (os.cpu_count() or 1):  # our own children account for up to ~cpu_count
-        print(f"WARNING: the machine was busy (1-min load average up to {max(loads):.1f} on {os.cpu_count()} CPUs): "
-              "timings are pessimistic and noisy; re-run on an idle machine for reference numbers.")  # fmt: skip
+    loads = [
+        r.get(k, 0.0)
+        for size in sizes
+        for m, r in results[size].items()
+        if m != "_meta"
+        for k in ("loadavg_before", "loadavg_after")
+    ]
+    if loads and max(loads) > 1.5 * (
+        os.cpu_count() or 1
+    ):  # our own children account for up to ~cpu_count
+        print(
+            f"WARNING: the machine was busy (1-min load average up to {max(loads):.1f} on {os.cpu_count()} CPUs): "
+            "timings are pessimistic and noisy; re-run on an idle machine for reference numbers."
+        )
 
     def tps(size: int, mode: str) -> float | None:
         r = results[size].get(mode)
@@ -618,7 +852,9 @@ def main(argv: list[str] | None = None) -> int:
             parts.append(f"{mode} {ratio:.2f}x" if ratio else f"{mode} n/a")
         print(f"{size:>10,}: " + ", ".join(parts))
     print()
-    print("## CPU time vs rdflib (rdflib CPU s / ours; robust to a busy machine, ignores parallelism)")
+    print(
+        "## CPU time vs rdflib (rdflib CPU s / ours; robust to a busy machine, ignores parallelism)"
+    )
     for size in sizes:
         ref = results[size].get("rdflib")
         if not ref or "error" in ref:
@@ -637,27 +873,46 @@ def main(argv: list[str] | None = None) -> int:
     for mode in modes:
         a, b = peak(lo, mode), peak(hi, mode)
         growth[mode] = b / a if (a and b) else None
-        print(f"{mode:<14}: {a if a else float('nan'):,.0f} -> {b if b else float('nan'):,.0f} MiB = "
-              + (f"{growth[mode]:.2f}x" if growth[mode] else "n/a"))  # fmt: skip
+        print(
+            f"{mode:<14}: {a if a else float('nan'):,.0f} -> {b if b else float('nan'):,.0f} MiB = "
+            + (f"{growth[mode]:.2f}x" if growth[mode] else "n/a")
+        )
 
     print()
     if "rdflib" not in modes or "convert" not in modes:
-        print("TARGET SKIPPED: convert throughput >= 10x rdflib (needs both convert and rdflib runs)")
+        print(
+            "TARGET SKIPPED: convert throughput >= 10x rdflib (needs both convert and rdflib runs)"
+        )
     elif all(v is not None and v >= 10 for v in speedups.values()):
-        print("TARGET MET: convert throughput >= 10x rdflib at every size (" + ", ".join(f"{s:,}: {v:.2f}x" for s, v in speedups.items()) + ")")
+        print(
+            "TARGET MET: convert throughput >= 10x rdflib at every size ("
+            + ", ".join(f"{s:,}: {v:.2f}x" for s, v in speedups.items())
+            + ")"
+        )
     else:
-        print("TARGET MISSED: convert throughput >= 10x rdflib ("
-              + ", ".join(f"{s:,}: " + (f"{v:.2f}x" if v else "n/a") for s, v in speedups.items()) + ")")  # fmt: skip
+        print(
+            "TARGET MISSED: convert throughput >= 10x rdflib ("
+            + ", ".join(f"{s:,}: " + (f"{v:.2f}x" if v else "n/a") for s, v in speedups.items())
+            + ")"
+        )
     g = growth.get("convert")
     if "convert" not in modes or len(sizes) < 2:
-        print("TARGET SKIPPED: convert peak RSS at largest size <= 1.5x smallest (needs convert at two sizes)")
+        print(
+            "TARGET SKIPPED: convert peak RSS at largest size <= 1.5x smallest (needs convert at two sizes)"
+        )
     elif g is not None and g <= 1.5:
         print(f"TARGET MET: convert peak RSS {hi:,} vs {lo:,} = {g:.2f}x <= 1.5x")
     else:
-        print(f"TARGET MISSED: convert peak RSS {hi:,} vs {lo:,} = " + (f"{g:.2f}x" if g else "n/a") + " > 1.5x")
+        print(
+            f"TARGET MISSED: convert peak RSS {hi:,} vs {lo:,} = "
+            + (f"{g:.2f}x" if g else "n/a")
+            + " > 1.5x"
+        )
 
     if args.json:
-        args.json.write_text(json.dumps({str(k): v for k, v in results.items()}, indent=2, default=str))
+        args.json.write_text(
+            json.dumps({str(k): v for k, v in results.items()}, indent=2, default=str)
+        )
     return 0
 
 

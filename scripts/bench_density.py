@@ -77,10 +77,20 @@ def generate(path: Path, rows: int, top_lat: float, seed: int) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".tmp")
     profile = {
-        "driver": "GTiff", "dtype": "float32", "width": GLOBAL_COLS, "height": rows, "count": 1,
-        "crs": "EPSG:4326", "transform": Affine(PIXEL_DEG, 0.0, -180.0, 0.0, -PIXEL_DEG, top_lat), "nodata": NODATA,
-        "tiled": True, "blockxsize": BLOCK, "blockysize": BLOCK, "compress": "deflate", "BIGTIFF": "IF_SAFER",
-    }  # fmt: skip
+        "driver": "GTiff",
+        "dtype": "float32",
+        "width": GLOBAL_COLS,
+        "height": rows,
+        "count": 1,
+        "crs": "EPSG:4326",
+        "transform": Affine(PIXEL_DEG, 0.0, -180.0, 0.0, -PIXEL_DEG, top_lat),
+        "nodata": NODATA,
+        "tiled": True,
+        "blockxsize": BLOCK,
+        "blockysize": BLOCK,
+        "compress": "deflate",
+        "BIGTIFF": "IF_SAFER",
+    }
     rng = np.random.default_rng(seed)
     lon = -180.0 + (np.arange(GLOBAL_COLS) + 0.5) * PIXEL_DEG
     with rasterio.open(tmp, "w", **profile) as dst:
@@ -90,8 +100,12 @@ def generate(path: Path, rows: int, top_lat: float, seed: int) -> Path:
             land = _land(lon[None, :], lat[:, None])
             pop = rng.lognormal(mean=1.0, sigma=1.5, size=land.shape).astype(np.float32)
             pop[rng.random(land.shape) < 0.05] = 0.0
-            dst.write(np.where(land, pop, np.float32(NODATA)), 1, window=Window(0, row0, GLOBAL_COLS, n))
-        dst.update_tags(MGQA_BENCH=f"synthetic v{GENERATOR_VERSION} rows={rows} top_lat={top_lat} seed={seed}")
+            dst.write(
+                np.where(land, pop, np.float32(NODATA)), 1, window=Window(0, row0, GLOBAL_COLS, n)
+            )
+        dst.update_tags(
+            MGQA_BENCH=f"synthetic v{GENERATOR_VERSION} rows={rows} top_lat={top_lat} seed={seed}"
+        )
     os.replace(tmp, path)
     return path
 
@@ -156,8 +170,17 @@ def _peak_rss_mib() -> float:
 
 
 def _run_child(mode: str, raster: Path | str, window_rows: int) -> dict:
-    env = dict(os.environ, PYTHONPATH=str(REPO_ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    cmd = [sys.executable, str(Path(__file__).resolve()), "--child", mode, str(raster), str(window_rows)]
+    env = dict(
+        os.environ, PYTHONPATH=str(REPO_ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")
+    )
+    cmd = [
+        sys.executable,
+        str(Path(__file__).resolve()),
+        "--child",
+        mode,
+        str(raster),
+        str(window_rows),
+    ]
     res = subprocess.run(cmd, capture_output=True, text=True, env=env, check=False)
     if res.returncode != 0:
         raise SystemExit(f"child {mode} failed:\n{res.stderr}")
@@ -170,13 +193,21 @@ def _run_child(mode: str, raster: Path | str, window_rows: int) -> dict:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--workdir", type=Path, default=Path("/tmp/mgqa-bench-density"))
-    ap.add_argument("--rows", type=int, default=GLOBAL_ROWS // 8, help="rows of the main raster (default 2340)")
-    ap.add_argument("--top-lat", type=float, default=None, help="north edge (default: centred on the equator)")
+    ap.add_argument(
+        "--rows", type=int, default=GLOBAL_ROWS // 8, help="rows of the main raster (default 2340)"
+    )
+    ap.add_argument(
+        "--top-lat", type=float, default=None, help="north edge (default: centred on the equator)"
+    )
     ap.add_argument("--window-rows", type=int, default=256)
     ap.add_argument("--alt-window-rows", type=int, default=64)
     ap.add_argument("--seed", type=int, default=7)
-    ap.add_argument("--repeat", type=int, default=3, help="runs per measurement; the median time is reported")
-    ap.add_argument("--child", nargs=3, metavar=("MODE", "RASTER", "WINDOW_ROWS"), help=argparse.SUPPRESS)
+    ap.add_argument(
+        "--repeat", type=int, default=3, help="runs per measurement; the median time is reported"
+    )
+    ap.add_argument(
+        "--child", nargs=3, metavar=("MODE", "RASTER", "WINDOW_ROWS"), help=argparse.SUPPRESS
+    )
     args = ap.parse_args(argv)
     if args.child:
         print(json.dumps(_child(args.child[0], args.child[1], int(args.child[2]))))
@@ -189,10 +220,22 @@ def main(argv: list[str] | None = None) -> int:
         raise SystemExit(f"--rows {rows} with top latitude {top} leaves [-90, 90]")
     print(f"generating (or reusing) rasters in {args.workdir} ...", flush=True)
     t = time.perf_counter()
-    big = generate(args.workdir / f"synthetic-v{GENERATOR_VERSION}-{rows}r-top{top:g}-s{args.seed}.tif", rows, top, args.seed)
-    small = generate(args.workdir / f"synthetic-v{GENERATOR_VERSION}-{small_rows}r-top{top:g}-s{args.seed}.tif", small_rows, top, args.seed)
-    print(f"  ready in {time.perf_counter() - t:.1f} s: {big.name} ({big.stat().st_size / 2**20:.0f} MiB), "
-          f"{small.name} ({small.stat().st_size / 2**20:.0f} MiB)")  # fmt: skip
+    big = generate(
+        args.workdir / f"synthetic-v{GENERATOR_VERSION}-{rows}r-top{top:g}-s{args.seed}.tif",
+        rows,
+        top,
+        args.seed,
+    )
+    small = generate(
+        args.workdir / f"synthetic-v{GENERATOR_VERSION}-{small_rows}r-top{top:g}-s{args.seed}.tif",
+        small_rows,
+        top,
+        args.seed,
+    )
+    print(
+        f"  ready in {time.perf_counter() - t:.1f} s: {big.name} ({big.stat().st_size / 2**20:.0f} MiB), "
+        f"{small.name} ({small.stat().st_size / 2**20:.0f} MiB)"
+    )
 
     runs = [
         ("imports", big, args.window_rows),
@@ -206,14 +249,21 @@ def main(argv: list[str] | None = None) -> int:
     for mode, raster, w in runs:
         reps = [_run_child(mode, raster, w) for _ in range(max(1, args.repeat))]
         times = sorted(x["seconds"] for x in reps)
-        r = dict(reps[0], seconds=times[len(times) // 2], maxrss_mib=max(x["maxrss_mib"] for x in reps))
+        r = dict(
+            reps[0], seconds=times[len(times) // 2], maxrss_mib=max(x["maxrss_mib"] for x in reps)
+        )
         results.append(r)
-        print(f"  {mode:<9} {Path(raster).name:<44} window {w:>4}: {r['seconds']:7.2f} s "
-              f"(runs: {', '.join(f'{t:.2f}' for t in times)}), peak RSS {r['maxrss_mib']:7.0f} MiB", flush=True)  # fmt: skip
+        print(
+            f"  {mode:<9} {Path(raster).name:<44} window {w:>4}: {r['seconds']:7.2f} s "
+            f"(runs: {', '.join(f'{t:.2f}' for t in times)}), peak RSS {r['maxrss_mib']:7.0f} MiB",
+            flush=True,
+        )
 
     imports, base_big, agg_big, agg_alt, base_small, agg_small = results
     print()
-    print(f"{'measurement':<34} {'rows':>6} {'window':>6} {'seconds':>8} {'Mpx/s':>7} {'peak RSS MiB':>12} {'x baseline':>10}")
+    print(
+        f"{'measurement':<34} {'rows':>6} {'window':>6} {'seconds':>8} {'Mpx/s':>7} {'peak RSS MiB':>12} {'x baseline':>10}"
+    )
     for label, r, nrows, base in (
         ("imports only", imports, rows, None),
         ("baseline (read + validity + sum)", base_big, rows, None),
@@ -224,31 +274,45 @@ def main(argv: list[str] | None = None) -> int:
     ):
         mpx = r.get("pixels", 0) / r["seconds"] / 1e6 if r.get("pixels") else float("nan")
         ratio = f"{r['seconds'] / base['seconds']:10.2f}" if base else f"{'':>10}"
-        print(f"{label:<34} {nrows:>6} {r['window_rows']:>6} {r['seconds']:8.2f} {mpx:7.1f} {r['maxrss_mib']:12.0f} {ratio}")
+        print(
+            f"{label:<34} {nrows:>6} {r['window_rows']:>6} {r['seconds']:8.2f} {mpx:7.1f} {r['maxrss_mib']:12.0f} {ratio}"
+        )
     print()
     scale = GLOBAL_ROWS / rows
-    print(f"pixels: {agg_big['pixels']:,} ({agg_big['valid_pixels']:,} valid, {agg_big['valid_pixels'] / agg_big['pixels']:.1%}); "
-          f"cells: {agg_big['cells']:,}; edge re-checks: {agg_big['edge_pixels']:,} "
-          f"({agg_big['edge_pixels'] / max(agg_big['valid_pixels'], 1):.3%} of valid), relabelled: {agg_big['relabelled_pixels']:,}, "
-          f"fallback: {agg_big['fallback_pixels']:,}")  # fmt: skip
+    print(
+        f"pixels: {agg_big['pixels']:,} ({agg_big['valid_pixels']:,} valid, {agg_big['valid_pixels'] / agg_big['pixels']:.1%}); "
+        f"cells: {agg_big['cells']:,}; edge re-checks: {agg_big['edge_pixels']:,} "
+        f"({agg_big['edge_pixels'] / max(agg_big['valid_pixels'], 1):.3%} of valid), relabelled: {agg_big['relabelled_pixels']:,}, "
+        f"fallback: {agg_big['fallback_pixels']:,}"
+    )
     if rows == GLOBAL_ROWS:
-        print(f"full grid ({GLOBAL_ROWS:,} rows, lat {top:g}..{top - rows * PIXEL_DEG:g}) measured: "
-              f"aggregate {agg_big['seconds']:.0f} s, baseline {base_big['seconds']:.0f} s")  # fmt: skip
+        print(
+            f"full grid ({GLOBAL_ROWS:,} rows, lat {top:g}..{top - rows * PIXEL_DEG:g}) measured: "
+            f"aggregate {agg_big['seconds']:.0f} s, baseline {base_big['seconds']:.0f} s"
+        )
     else:
-        print(f"full grid ({GLOBAL_ROWS:,} rows) extrapolated linearly from {rows:,} rows at lat {top:g}..{top - rows * PIXEL_DEG:g}: "
-              f"aggregate {agg_big['seconds'] * scale:.0f} s ({agg_big['seconds'] * scale / 60:.1f} min), "
-              f"baseline {base_big['seconds'] * scale:.0f} s")  # fmt: skip
+        print(
+            f"full grid ({GLOBAL_ROWS:,} rows) extrapolated linearly from {rows:,} rows at lat {top:g}..{top - rows * PIXEL_DEG:g}: "
+            f"aggregate {agg_big['seconds'] * scale:.0f} s ({agg_big['seconds'] * scale / 60:.1f} min), "
+            f"baseline {base_big['seconds'] * scale:.0f} s"
+        )
     rel = abs(agg_big["population"] - base_big["population"]) / max(base_big["population"], 1.0)
     same_px = agg_big["valid_pixels"] == base_big["valid_pixels"]
-    print(f"consistency: population aggregated {agg_big['population']:.6e} vs baseline {base_big['population']:.6e} "
-          f"(relative difference {rel:.1e}); valid pixels equal: {same_px}")  # fmt: skip
+    print(
+        f"consistency: population aggregated {agg_big['population']:.6e} vs baseline {base_big['population']:.6e} "
+        f"(relative difference {rel:.1e}); valid pixels equal: {same_px}"
+    )
     if small_rows < 2 * args.window_rows:
-        print(f"note: the 1/4-height raster ({small_rows} rows) is under two windows tall, so its peak RSS is that of a "
-              f"smaller band, not a like-for-like comparison; use --rows >= {8 * args.window_rows}")  # fmt: skip
-    print(f"memory: peak RSS {agg_big['maxrss_mib']:.0f} MiB at {rows} rows vs {agg_small['maxrss_mib']:.0f} MiB at {small_rows} rows "
-          f"(x{agg_big['maxrss_mib'] / agg_small['maxrss_mib']:.2f} for x{rows / small_rows:.0f} the rows); "
-          f"window {args.window_rows}: {agg_big['maxrss_mib']:.0f} MiB vs window {args.alt_window_rows}: {agg_alt['maxrss_mib']:.0f} MiB; "
-          f"imports alone {imports['maxrss_mib']:.0f} MiB")  # fmt: skip
+        print(
+            f"note: the 1/4-height raster ({small_rows} rows) is under two windows tall, so its peak RSS is that of a "
+            f"smaller band, not a like-for-like comparison; use --rows >= {8 * args.window_rows}"
+        )
+    print(
+        f"memory: peak RSS {agg_big['maxrss_mib']:.0f} MiB at {rows} rows vs {agg_small['maxrss_mib']:.0f} MiB at {small_rows} rows "
+        f"(x{agg_big['maxrss_mib'] / agg_small['maxrss_mib']:.2f} for x{rows / small_rows:.0f} the rows); "
+        f"window {args.window_rows}: {agg_big['maxrss_mib']:.0f} MiB vs window {args.alt_window_rows}: {agg_alt['maxrss_mib']:.0f} MiB; "
+        f"imports alone {imports['maxrss_mib']:.0f} MiB"
+    )
     return 0
 
 

@@ -51,13 +51,23 @@ def replicate(path: Path, factor: int) -> None:
                 FROM entities e CROSS JOIN k"""
         )
         rows = con.execute("SELECT entity_id, lon, lat FROM extra").fetchall()
-        cells = [(eid, [h3.latlng_to_cell(lat, lon, r) for r in (3, 5, 7, 9)]) for eid, lon, lat in rows]
+        cells = [
+            (eid, [h3.latlng_to_cell(lat, lon, r) for r in (3, 5, 7, 9)]) for eid, lon, lat in rows
+        ]
         con.execute("CREATE TEMP TABLE cells (entity_id VARCHAR, h3 VARCHAR[])")
         _insert_cells(con, cells)
-        con.execute("INSERT INTO entities SELECT x.* REPLACE (c.h3 AS h3) FROM extra x JOIN cells c USING (entity_id)")
-        con.execute("INSERT INTO entity_strata SELECT s.* REPLACE (s.entity_id || '~' || k.k AS entity_id) FROM entity_strata s CROSS JOIN k")
-        con.execute("INSERT INTO entity_labels SELECT l.* REPLACE (l.entity_id || '~' || k.k AS entity_id) FROM entity_labels l CROSS JOIN k")
-        con.execute("INSERT INTO entity_triples SELECT t.* REPLACE (t.entity_id || '~' || k.k AS entity_id) FROM entity_triples t CROSS JOIN k")
+        con.execute(
+            "INSERT INTO entities SELECT x.* REPLACE (c.h3 AS h3) FROM extra x JOIN cells c USING (entity_id)"
+        )
+        con.execute(
+            "INSERT INTO entity_strata SELECT s.* REPLACE (s.entity_id || '~' || k.k AS entity_id) FROM entity_strata s CROSS JOIN k"
+        )
+        con.execute(
+            "INSERT INTO entity_labels SELECT l.* REPLACE (l.entity_id || '~' || k.k AS entity_id) FROM entity_labels l CROSS JOIN k"
+        )
+        con.execute(
+            "INSERT INTO entity_triples SELECT t.* REPLACE (t.entity_id || '~' || k.k AS entity_id) FROM entity_triples t CROSS JOIN k"
+        )
         con.execute("CHECKPOINT")
     finally:
         con.close()

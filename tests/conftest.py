@@ -18,13 +18,42 @@ from mgqa_platform.kg.worldkg_build import BuildReport
 _CATALOGS = itertools.count()
 
 # A tiny town near Porto Alegre. Coordinates are (lon, lat) in EPSG:4326.
-CAFE = (1, (-51.2200, -30.0300), {"amenity": "cafe", "name": "Café Central", "name:en": "Central Cafe", "name:pt": "Café Central", "addr:street": "Rua A", "wikidata": "Q1", "image": "https://example.org/cafe.jpg"})
-CAFE_TWIN = (2, (-51.2100, -30.0350), {"amenity": "cafe", "name": "Café Central", "addr:street": "Rua B"})
-CAFE_TRIPLET = (3, (-51.2150, -30.0400), {"amenity": "cafe", "name": "Café Central", "addr:street": "Rua B"})
-PHARMACY = (4, (-51.2050, -30.0250), {"amenity": "pharmacy", "name": "Farmácia Popular", "alt_name": "Popular"})
+CAFE = (
+    1,
+    (-51.2200, -30.0300),
+    {
+        "amenity": "cafe",
+        "name": "Café Central",
+        "name:en": "Central Cafe",
+        "name:pt": "Café Central",
+        "addr:street": "Rua A",
+        "wikidata": "Q1",
+        "image": "https://example.org/cafe.jpg",
+    },
+)
+CAFE_TWIN = (
+    2,
+    (-51.2100, -30.0350),
+    {"amenity": "cafe", "name": "Café Central", "addr:street": "Rua B"},
+)
+CAFE_TRIPLET = (
+    3,
+    (-51.2150, -30.0400),
+    {"amenity": "cafe", "name": "Café Central", "addr:street": "Rua B"},
+)
+PHARMACY = (
+    4,
+    (-51.2050, -30.0250),
+    {"amenity": "pharmacy", "name": "Farmácia Popular", "alt_name": "Popular"},
+)
 UNNAMED = (5, (-51.2000, -30.0200), {"amenity": "bench"})
 PLAIN = (6, (-51.1990, -30.0190), {"created_by": "JOSM"})
-SQUARE = [(10, (-51.23, -30.05)), (11, (-51.22, -30.05)), (12, (-51.22, -30.04)), (13, (-51.23, -30.04))]
+SQUARE = [
+    (10, (-51.23, -30.05)),
+    (11, (-51.22, -30.05)),
+    (12, (-51.22, -30.04)),
+    (13, (-51.23, -30.04)),
+]
 ROAD_NODES = [(20, (-51.24, -30.03)), (21, (-51.20, -30.03)), (22, (-51.18, -30.02))]
 
 
@@ -39,13 +68,57 @@ def write_tiny_pbf(path: Path, *, incomplete_relation: bool = True) -> Path:
             w.add_node(mutable.Node(id=nid, version=1, location=loc, tags=tags))
         for nid, loc in SQUARE + ROAD_NODES:
             w.add_node(mutable.Node(id=nid, version=1, location=loc, tags={}))
-        w.add_way(mutable.Way(id=100, version=1, nodes=[20, 21, 22], tags={"highway": "primary", "name": "Avenida Ipiranga", "name:en": "Ipiranga Avenue"}))
-        w.add_way(mutable.Way(id=101, version=1, nodes=[10, 11, 12, 13, 10], tags={"leisure": "park", "name": "Parque Pequeno"}))
+        w.add_way(
+            mutable.Way(
+                id=100,
+                version=1,
+                nodes=[20, 21, 22],
+                tags={
+                    "highway": "primary",
+                    "name": "Avenida Ipiranga",
+                    "name:en": "Ipiranga Avenue",
+                },
+            )
+        )
+        w.add_way(
+            mutable.Way(
+                id=101,
+                version=1,
+                nodes=[10, 11, 12, 13, 10],
+                tags={"leisure": "park", "name": "Parque Pequeno"},
+            )
+        )
         w.add_way(mutable.Way(id=102, version=1, nodes=[10, 11, 12, 13, 10], tags={}))
-        w.add_relation(mutable.Relation(id=200, version=1, members=[("w", 102, "outer")], tags={"type": "multipolygon", "landuse": "forest", "name": "Mata"}))
+        w.add_relation(
+            mutable.Relation(
+                id=200,
+                version=1,
+                members=[("w", 102, "outer")],
+                tags={"type": "multipolygon", "landuse": "forest", "name": "Mata"},
+            )
+        )
         if incomplete_relation:
-            w.add_relation(mutable.Relation(id=201, version=1, members=[("w", 999, "outer")], tags={"type": "boundary", "boundary": "administrative", "admin_level": "8", "name": "Cidade"}))
-        w.add_relation(mutable.Relation(id=202, version=1, members=[("w", 100, "")], tags={"type": "route", "route": "bus", "name": "Linha 1"}))
+            w.add_relation(
+                mutable.Relation(
+                    id=201,
+                    version=1,
+                    members=[("w", 999, "outer")],
+                    tags={
+                        "type": "boundary",
+                        "boundary": "administrative",
+                        "admin_level": "8",
+                        "name": "Cidade",
+                    },
+                )
+            )
+        w.add_relation(
+            mutable.Relation(
+                id=202,
+                version=1,
+                members=[("w", 100, "")],
+                tags={"type": "route", "route": "bus", "name": "Linha 1"},
+            )
+        )
     finally:
         w.close()
     return path

@@ -31,16 +31,29 @@ from urllib.parse import urlsplit
 
 from tests.fake_http import QuietHandler, ScriptedServer
 
-__all__ = ["FakeGoogleTranslate", "Reply", "Request", "fake_translate", "dropping", "duplicating",
-           "translating_inside", "PATH"]  # fmt: skip
+__all__ = [
+    "FakeGoogleTranslate",
+    "Reply",
+    "Request",
+    "fake_translate",
+    "dropping",
+    "duplicating",
+    "translating_inside",
+    "PATH",
+]
 
 PATH = re.compile(r"^/v3/projects/(?P<project>[^/]+)/locations/(?P<location>[^/:]+):translateText$")
 SPAN = re.compile(r'(<span translate="no">.*?</span>)', re.S)
 
 
 def _google_escape(text: str) -> str:
-    return (text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-            .replace('"', "&quot;").replace("'", "&#39;"))  # fmt: skip
+    return (
+        text.replace("&", "&amp;")
+        .replace("<", "&lt;")
+        .replace(">", "&gt;")
+        .replace('"', "&quot;")
+        .replace("'", "&#39;")
+    )
 
 
 def fake_translate(content: str, target: str) -> str:
@@ -65,7 +78,9 @@ def dropping(name: str) -> Callable[[str, str], str]:
 
 def duplicating(name: str) -> Callable[[str, str], str]:
     """A transform that translates normally, then repeats the placeholder ``{name}``."""
-    return lambda content, target: fake_translate(content, target).replace(_span(name), _span(name) + " " + _span(name))
+    return lambda content, target: fake_translate(content, target).replace(
+        _span(name), _span(name) + " " + _span(name)
+    )
 
 
 def translating_inside(name: str, new: str) -> Callable[[str, str], str]:
@@ -88,7 +103,9 @@ class Request:
     headers: dict
     body: Any  # parsed JSON, or None when the body was not JSON
     raw: bytes
-    status: int | None = None  # what the fake answered (None: not routed / rejected before scripting)
+    status: int | None = (
+        None  # what the fake answered (None: not routed / rejected before scripting)
+    )
 
     @property
     def contents(self) -> list[str]:
@@ -113,21 +130,31 @@ class FakeGoogleTranslate(ScriptedServer):
         host, port = self.address
         return f"http://{host}:{port}"
 
-    def start(self) -> "FakeGoogleTranslate":
+    def start(self) -> FakeGoogleTranslate:
         fake = self
 
         class Handler(QuietHandler):
-            def do_POST(self) -> None:  # noqa: N802
+            def do_POST(self) -> None:
                 raw, headers, body = self.read_json()
                 url = urlsplit(self.path)
                 req = Request(url.path, url.query, headers, body, raw)
                 with fake._lock:
                     fake.requests.append(req)
                 if not PATH.match(url.path):
-                    return self._send(404, {"error": {"code": 404, "message": "not found", "status": "NOT_FOUND"}})
+                    return self._send(
+                        404, {"error": {"code": 404, "message": "not found", "status": "NOT_FOUND"}}
+                    )
                 if not isinstance(body, dict) or not body.get("targetLanguageCode"):
-                    return self._send(400, {"error": {"code": 400, "message": "bad request",
-                                                      "status": "INVALID_ARGUMENT"}})  # fmt: skip
+                    return self._send(
+                        400,
+                        {
+                            "error": {
+                                "code": 400,
+                                "message": "bad request",
+                                "status": "INVALID_ARGUMENT",
+                            }
+                        },
+                    )
                 rep = fake._next(req)
                 req.status = rep.status
                 if rep.delay:
@@ -135,17 +162,24 @@ class FakeGoogleTranslate(ScriptedServer):
                 if rep.body is not None:
                     return self._send(rep.status, rep.body)
                 if rep.status != 200:
-                    return self._send(rep.status, {"error": {"code": rep.status, "message": f"status {rep.status}"}})
+                    return self._send(
+                        rep.status,
+                        {"error": {"code": rep.status, "message": f"status {rep.status}"}},
+                    )
                 transform = rep.transform or fake_translate
                 target = body["targetLanguageCode"]
-                out = {"translations": [{"translatedText": transform(c, target)} for c in req.contents]}
+                out = {
+                    "translations": [{"translatedText": transform(c, target)} for c in req.contents]
+                }
                 if body.get("model"):
                     for t in out["translations"]:
                         t["model"] = body["model"]
                 self._send(200, out)
 
             def _send(self, status: int, payload: Any) -> None:
-                data = payload if isinstance(payload, bytes) else json.dumps(payload).encode("utf-8")
+                data = (
+                    payload if isinstance(payload, bytes) else json.dumps(payload).encode("utf-8")
+                )
                 self.send_response(status)
                 self.send_header("Content-Type", "application/json; charset=UTF-8")
                 self.send_header("Content-Length", str(len(data)))

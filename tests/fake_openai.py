@@ -50,17 +50,35 @@ def user_text(req: Request) -> str:
     return "\n".join(m.get("content", "") for m in msgs if isinstance(m.get("content"), str))
 
 
-def completion_body(content: str | None, model: str = "fake-model", usage: dict | None = None,
-                    finish_reason: str = "stop") -> bytes:
+def completion_body(
+    content: str | None,
+    model: str = "fake-model",
+    usage: dict | None = None,
+    finish_reason: str = "stop",
+) -> bytes:
     usage = usage or {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}
-    return json.dumps({"id": "chatcmpl-fake", "object": "chat.completion", "created": 0, "model": model,
-                       "choices": [{"index": 0, "finish_reason": finish_reason,
-                                    "message": {"role": "assistant", "content": content}}],
-                       "usage": usage}).encode("utf-8")
+    return json.dumps(
+        {
+            "id": "chatcmpl-fake",
+            "object": "chat.completion",
+            "created": 0,
+            "model": model,
+            "choices": [
+                {
+                    "index": 0,
+                    "finish_reason": finish_reason,
+                    "message": {"role": "assistant", "content": content},
+                }
+            ],
+            "usage": usage,
+        }
+    ).encode("utf-8")
 
 
 class FakeOpenAI(ScriptedServer):
-    def __init__(self, handler: Callable[[Request], Reply | str] | None = None, *, delay: float = 0.0):
+    def __init__(
+        self, handler: Callable[[Request], Reply | str] | None = None, *, delay: float = 0.0
+    ):
         super().__init__(handler)
         self.delay = delay  # default delay of every reply (added to the reply's own)
         self.max_in_flight = 0
@@ -77,11 +95,11 @@ class FakeOpenAI(ScriptedServer):
         host, port = self.address
         return f"http://{host}:{port}/v1"
 
-    def start(self) -> "FakeOpenAI":
+    def start(self) -> FakeOpenAI:
         fake = self
 
         class Handler(QuietHandler):
-            def do_POST(self) -> None:  # noqa: N802
+            def do_POST(self) -> None:
                 raw, headers, body = self.read_json()
                 req = Request(self.path, headers, body, raw)
                 with fake._lock:
@@ -97,7 +115,11 @@ class FakeOpenAI(ScriptedServer):
                     if rep.body is not None:
                         data = rep.body
                     elif rep.status == 200:
-                        model = body.get("model", "fake-model") if isinstance(body, dict) else "fake-model"
+                        model = (
+                            body.get("model", "fake-model")
+                            if isinstance(body, dict)
+                            else "fake-model"
+                        )
                         data = completion_body(rep.content, model, rep.usage, rep.finish_reason)
                     else:
                         data = json.dumps({"error": {"message": f"status {rep.status}"}}).encode()

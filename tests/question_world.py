@@ -13,8 +13,8 @@ import json
 import duckdb
 
 from mgqa_platform import geometry
-from mgqa_platform.questions.executor import Pool
 from mgqa_platform.questions.execution import create_pool
+from mgqa_platform.questions.executor import Pool
 
 RDF_TYPE = "http://www.w3.org/1999/02/22-rdf-syntax-ns#type"
 LABEL = "http://www.w3.org/2000/01/rdf-schema#label"
@@ -44,23 +44,52 @@ def add(
     iri = f"http://example.org/{kg}/{local}"
     con.execute(
         "INSERT INTO entities VALUES (?, ?, ?, ?, ?, ?, ?, ST_GeomFromText(?), ?, ?, ?, ?, ?, NULL, ?, ?, ?, ?)",
-        [entity_id, kg, iri, name, display_name or name, category, [category], g.wkt, geometry.geom_kind(g), lon, lat, cells,
-         image_url, valid_from, valid_to, json.dumps(attributes) if attributes else None, f"{kg}-test"],
-    )  # fmt: skip
+        [
+            entity_id,
+            kg,
+            iri,
+            name,
+            display_name or name,
+            category,
+            [category],
+            g.wkt,
+            geometry.geom_kind(g),
+            lon,
+            lat,
+            cells,
+            image_url,
+            valid_from,
+            valid_to,
+            json.dumps(attributes) if attributes else None,
+            f"{kg}-test",
+        ],
+    )
     income, density = stratum.split("/") if stratum else (None, None)
-    con.execute("INSERT INTO entity_strata VALUES (?, ?, ?, ?, ?, NULL, ?, NULL)", [entity_id, kg, iso3, income, density, stratum])
+    con.execute(
+        "INSERT INTO entity_strata VALUES (?, ?, ?, ?, ?, NULL, ?, NULL)",
+        [entity_id, kg, iso3, income, density, stratum],
+    )
     con.execute("INSERT INTO entity_labels VALUES (?, ?, 'eng', ?, FALSE)", [entity_id, kg, name])
-    for s, p, o in ((iri, RDF_TYPE, f"http://example.org/class/{category}"), (iri, LABEL, name), (iri, HAS_GEOMETRY, iri + "/geom"), (iri + "/geom", AS_WKT, wkt)):
+    for s, p, o in (
+        (iri, RDF_TYPE, f"http://example.org/class/{category}"),
+        (iri, LABEL, name),
+        (iri, HAS_GEOMETRY, iri + "/geom"),
+        (iri + "/geom", AS_WKT, wkt),
+    ):
         con.execute("INSERT INTO entity_triples VALUES (?, ?, ?, ?, ?)", [entity_id, kg, s, p, o])
 
 
-def pool(con: duckdb.DuckDBPyConnection, kg: str = "worldkg", seed: int = 7, per_stratum: int = 90) -> Pool:
+def pool(
+    con: duckdb.DuckDBPyConnection, kg: str = "worldkg", seed: int = 7, per_stratum: int = 90
+) -> Pool:
     """Create the ``pool`` view for ``kg`` and return the matching :class:`Pool`."""
     create_pool(con, kg)
     return Pool(kg, seed, per_stratum)
 
 
-def run(con: duckdb.DuckDBPyConnection, sub_id: str, sql: str = "gold", kg: str = "osmh3kg", **values):
+def run(
+    con: duckdb.DuckDBPyConnection, sub_id: str, sql: str = "gold", kg: str = "osmh3kg", **values
+):
     """Bind one tuple with VALUES (as ``mgqa lineage`` prints it) and run it: returns the executor's Outcome
     for ``sql="gold"``, or the premise row for ``sql="premise"``."""
     from mgqa_platform.questions.catalog import default_catalog
@@ -69,7 +98,12 @@ def run(con: duckdb.DuckDBPyConnection, sub_id: str, sql: str = "gold", kg: str 
 
     sub = default_catalog().sub_template(sub_id)
     ex = EXECUTORS[sub.executor]
-    query = replay_sql(ex, sub, {"row_id": 0, "kg": kg, **values}, ex.premise_sql(sub) if sql == "premise" else None)
+    query = replay_sql(
+        ex,
+        sub,
+        {"row_id": 0, "kg": kg, **values},
+        ex.premise_sql(sub) if sql == "premise" else None,
+    )
     cur = con.execute(query)
     row = dict(zip([d[0] for d in cur.description], cur.fetchone(), strict=True))
     return row if sql == "premise" else ex.finish(sub, row)

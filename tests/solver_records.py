@@ -34,17 +34,35 @@ def point(lon: float, lat: float) -> str:
 class Record:
     """Builder of one question record; ``record`` is the dict :func:`solve` reads."""
 
-    def __init__(self, sub: str, fmt: str, executor: str, params: dict | None = None, bindings: dict | None = None):
+    def __init__(
+        self,
+        sub: str,
+        fmt: str,
+        executor: str,
+        params: dict | None = None,
+        bindings: dict | None = None,
+    ):
         self.record: dict[str, Any] = {
-            "question_id": f"t-{sub}", "sub_template_id": sub, "answer_format": fmt, "executor": f"{executor}@1",
-            "bindings": dict(bindings or {}), "parameters": dict(params or {}), "gold_triples": [],
+            "question_id": f"t-{sub}",
+            "sub_template_id": sub,
+            "answer_format": fmt,
+            "executor": f"{executor}@1",
+            "bindings": dict(bindings or {}),
+            "parameters": dict(params or {}),
+            "gold_triples": [],
             "entity_subjects": {},
-        }  # fmt: skip
+        }
         self.n = 0
 
     @classmethod
-    def of(cls, sub: str, fmt: str, executor: str, geoms: dict[str, str | tuple[float, float]],
-           params: dict | None = None) -> "Record":
+    def of(
+        cls,
+        sub: str,
+        fmt: str,
+        executor: str,
+        geoms: dict[str, str | tuple[float, float]],
+        params: dict | None = None,
+    ) -> Record:
         """A record whose entities are ``geoms`` (role -> WKT or (lon, lat) point), bound in that order
         (worldkg:1, 2, ...)."""
         rec = cls(sub, fmt, executor, params)
@@ -52,24 +70,45 @@ class Record:
             rec.add(g if isinstance(g, str) else point(*g), role)
         return rec
 
-    def add(self, wkt: str, role: str | None = None, types: tuple[str, ...] = (), label: str | None = None,
-            extra: tuple[tuple[str, str], ...] = (), *, num: int | None = None, time: str | None = None,
-            interval: tuple[str, str] | None = None) -> str:
+    def add(
+        self,
+        wkt: str,
+        role: str | None = None,
+        types: tuple[str, ...] = (),
+        label: str | None = None,
+        extra: tuple[tuple[str, str], ...] = (),
+        *,
+        num: int | None = None,
+        time: str | None = None,
+        interval: tuple[str, str] | None = None,
+    ) -> str:
         """Cite one entity and return its id: ``types`` are schema local names; ``extra`` (predicate, object)
         triples on its subject; ``time`` an instant (``xsd:dateTime`` when it has a 'T', else ``xsd:date``),
         ``interval`` a (begin, end) pair of dates; ``num`` the entity number (default: the next one)."""
         self.n = num if num is not None else self.n + 1
         s, g = f"{R}{self.n}", f"{R}geo{self.n}"
-        t = [[s, GEO + "hasGeometry", g], [g, GEO + "asWKT", wkt], [s, LABEL, label or f"E{self.n}"]]
+        t = [
+            [s, GEO + "hasGeometry", g],
+            [g, GEO + "asWKT", wkt],
+            [s, LABEL, label or f"E{self.n}"],
+        ]
         t += [[s, TYPE, SCHEMA + ty] for ty in types]
         t += [[s, p, o] for p, o in extra]
         if time is not None:
             node = f"{s}/t"
-            t += [[s, KWG + "hasTemporalScope", node], [node, TIME + ("inXSDDateTime" if "T" in time else "inXSDDate"), time]]
+            t += [
+                [s, KWG + "hasTemporalScope", node],
+                [node, TIME + ("inXSDDateTime" if "T" in time else "inXSDDate"), time],
+            ]
         if interval is not None:
             node, b, e = f"{s}/t", f"{s}/t/b", f"{s}/t/e"
-            t += [[s, KWG + "hasTemporalScope", node], [node, TIME + "hasBeginning", b], [node, TIME + "hasEnd", e],
-                  [b, TIME + "inXSDDate", interval[0]], [e, TIME + "inXSDDate", interval[1]]]
+            t += [
+                [s, KWG + "hasTemporalScope", node],
+                [node, TIME + "hasBeginning", b],
+                [node, TIME + "hasEnd", e],
+                [b, TIME + "inXSDDate", interval[0]],
+                [e, TIME + "inXSDDate", interval[1]],
+            ]
         self.record["gold_triples"] += t
         eid = f"worldkg:{self.n}"
         self.record["entity_subjects"][eid] = s
@@ -109,7 +148,14 @@ def ent(num: int, wkt: str, *types: str, name: str | None = None, date: str | No
     return Ent(f"worldkg:{num}", num, wkt, types, name, date)
 
 
-def record(sub: str, executor: str, fmt: str, bindings: dict, entities: list[Ent], parameters: dict | None = None) -> dict:
+def record(
+    sub: str,
+    executor: str,
+    fmt: str,
+    bindings: dict,
+    entities: list[Ent],
+    parameters: dict | None = None,
+) -> dict:
     """The record citing ``entities``; ``bindings`` maps roles to entity ids or categories."""
     rec = Record(sub, fmt, executor, parameters, bindings)
     for e in entities:
@@ -117,7 +163,12 @@ def record(sub: str, executor: str, fmt: str, bindings: dict, entities: list[Ent
     return rec.record
 
 
-def geoms_record(sub: str, fmt: str, executor: str, geoms: dict[str, str | tuple[float, float]],
-                 params: dict | None = None) -> dict:
+def geoms_record(
+    sub: str,
+    fmt: str,
+    executor: str,
+    geoms: dict[str, str | tuple[float, float]],
+    params: dict | None = None,
+) -> dict:
     """The record of :meth:`Record.of`: one bound entity per role of ``geoms`` (role -> WKT or (lon, lat))."""
     return Record.of(sub, fmt, executor, geoms, params).record

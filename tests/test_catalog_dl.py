@@ -21,36 +21,80 @@ TID_COUNTS = {"D": 4, "E": 5, "F": 4, "G": 3, "I": 5, "J": 4, "K": 5, "L": 5}
 
 # Table 5 answer type of every template, in Table 5 order.
 TABLE5_TYPES = {
-    "D01": "Set enumeration", "D02": "Count", "D03": "Set enumeration", "D04": "Count",
-    "E01": "Boolean", "E02": "Count", "E03": "Count", "E04": "Boolean", "E05": "Boolean",
-    "F01": "Entity name (single)", "F02": "Entity name (single)", "F03": "Entity name (single)",
+    "D01": "Set enumeration",
+    "D02": "Count",
+    "D03": "Set enumeration",
+    "D04": "Count",
+    "E01": "Boolean",
+    "E02": "Count",
+    "E03": "Count",
+    "E04": "Boolean",
+    "E05": "Boolean",
+    "F01": "Entity name (single)",
+    "F02": "Entity name (single)",
+    "F03": "Entity name (single)",
     "F04": "Set enumeration",
-    "G01": "Point coordinates", "G02": "Point coordinates", "G03": "Distance",
-    "I01": "Distance", "I02": "Set enumeration", "I03": "Date", "I04": "Area", "I05": "Area",
-    "J01": "Boolean", "J02": "Predefined", "J03": "Predefined", "J04": "Cardinal direction",
-    "K01": "Boolean", "K02": "Boolean", "K03": "Boolean", "K04": "Distance", "K05": "Ratio",
-    "L01": "Boolean", "L02": "Boolean", "L03": "Boolean", "L04": "Set enumeration", "L05": "Ternary",
-}  # fmt: skip
+    "G01": "Point coordinates",
+    "G02": "Point coordinates",
+    "G03": "Distance",
+    "I01": "Distance",
+    "I02": "Set enumeration",
+    "I03": "Date",
+    "I04": "Area",
+    "I05": "Area",
+    "J01": "Boolean",
+    "J02": "Predefined",
+    "J03": "Predefined",
+    "J04": "Cardinal direction",
+    "K01": "Boolean",
+    "K02": "Boolean",
+    "K03": "Boolean",
+    "K04": "Distance",
+    "K05": "Ratio",
+    "L01": "Boolean",
+    "L02": "Boolean",
+    "L03": "Boolean",
+    "L04": "Set enumeration",
+    "L05": "Ternary",
+}
 TYPE_TO_FORMAT = {
-    "Boolean": "boolean", "Ternary": "boolean", "Distance": "distance", "Set enumeration": "set",
-    "Count": "count", "Entity name (single)": "entity_name", "Point coordinates": "point", "Area": "area",
-    "Date": "date", "Cardinal direction": "predefined", "Predefined": "predefined", "Ratio": "ratio",
-}  # fmt: skip
+    "Boolean": "boolean",
+    "Ternary": "boolean",
+    "Distance": "distance",
+    "Set enumeration": "set",
+    "Count": "count",
+    "Entity name (single)": "entity_name",
+    "Point coordinates": "point",
+    "Area": "area",
+    "Date": "date",
+    "Cardinal direction": "predefined",
+    "Predefined": "predefined",
+    "Ratio": "ratio",
+}
 
 # Numeric thresholds every fuzzy (L) sub-template must define, with the order they must respect.
 L_THRESHOLDS = {
     "L01": (("near_km", "not_near_km"), lambda c: 0 < c["near_km"] < c["not_near_km"]),
     "L02": (("not_far_km", "far_km"), lambda c: 0 < c["not_far_km"] < c["far_km"]),
-    "L03": (("near_full_km", "near_zero_km", "margin"),
-            lambda c: 0 < c["near_full_km"] < c["near_zero_km"] and 0 < c["margin"] < 1),
-    "L04": (("tie_tolerance_rel", "tie_tolerance_abs_km", "search_radius_km"),
-            lambda c: 0 < c["tie_tolerance_rel"] < 1 and 0 < c["tie_tolerance_abs_km"] < c["search_radius_km"]),
-}  # fmt: skip
+    "L03": (
+        ("near_full_km", "near_zero_km", "margin"),
+        lambda c: 0 < c["near_full_km"] < c["near_zero_km"] and 0 < c["margin"] < 1,
+    ),
+    "L04": (
+        ("tie_tolerance_rel", "tie_tolerance_abs_km", "search_radius_km"),
+        lambda c: (
+            0 < c["tie_tolerance_rel"] < 1 and 0 < c["tie_tolerance_abs_km"] < c["search_radius_km"]
+        ),
+    ),
+}
 PLANNED_RE = re.compile(r"^[a-z]+\.[a-z_]+$")
 
 
 def _docs() -> dict[str, dict]:
-    return {s: yaml.safe_load((catalog.CATALOG_DIR / f"{s}.yaml").read_text(encoding="utf-8")) for s in MINE}
+    return {
+        s: yaml.safe_load((catalog.CATALOG_DIR / f"{s}.yaml").read_text(encoding="utf-8"))
+        for s in MINE
+    }
 
 
 @pytest.fixture(scope="module")
@@ -61,7 +105,12 @@ def docs() -> dict[str, dict]:
 @pytest.fixture(scope="module")
 def subs(docs) -> list[catalog.SubTemplate]:
     problems: list[str] = []
-    out = [catalog._sub_template(raw, tpl, s, problems) for s, d in docs.items() for tpl in d["templates"] for raw in tpl["sub_templates"]]  # fmt: skip
+    out = [
+        catalog._sub_template(raw, tpl, s, problems)
+        for s, d in docs.items()
+        for tpl in d["templates"]
+        for raw in tpl["sub_templates"]
+    ]
     assert problems == []
     return out
 
@@ -89,10 +138,26 @@ def test_load_catalog_with_stand_ins(tmp_path):
         if s in MINE:
             shutil.copy(catalog.CATALOG_DIR / f"{s}.yaml", tmp_path / f"{s}.yaml")
             continue
-        stand_in = {"sfid": s, "title": "stand-in", "templates": [{
-            "tid": f"{s}01", "sub_function": "x", "template": "Where is {entity_A}?", "answer_format": "point",
-            "sub_templates": [{"id": f"{s}01.1", "executor": None, "roles": {"entity_A": "poi"},
-                               "variants": ["Where is {entity_A}?"]}]}]}  # fmt: skip
+        stand_in = {
+            "sfid": s,
+            "title": "stand-in",
+            "templates": [
+                {
+                    "tid": f"{s}01",
+                    "sub_function": "x",
+                    "template": "Where is {entity_A}?",
+                    "answer_format": "point",
+                    "sub_templates": [
+                        {
+                            "id": f"{s}01.1",
+                            "executor": None,
+                            "roles": {"entity_A": "poi"},
+                            "variants": ["Where is {entity_A}?"],
+                        }
+                    ],
+                }
+            ],
+        }
         (tmp_path / f"{s}.yaml").write_text(yaml.safe_dump(stand_in), encoding="utf-8")
     cat = catalog.load_catalog(tmp_path)
     mine = [t for t in cat.templates if t.sfid in MINE]
@@ -152,7 +217,10 @@ def test_placeholders_roles_parameters(subs):
         assert len(set(texts)) == len(texts), s.id
         for v in s.variants:
             used = set(catalog.placeholders(v.text))
-            assert used == declared, (v.id, declared - used)  # roles, parameters and extras all appear
+            assert used == declared, (
+                v.id,
+                declared - used,
+            )  # roles, parameters and extras all appear
             filled = v.text.format(**{p: "X" for p in used})
             assert "{" not in filled and "}" not in filled, v.id
         if s.premise:
@@ -189,7 +257,9 @@ def test_fuzzy_thresholds_in_l(subs):
     for s in by_tid["L05"]:  # ternary: a 'plausibly' band with numeric bounds
         assert "plausibly" in s.conventions["ternary"]
         c = s.conventions
-        assert _num(c.get("boundary_buffer_km")) or (0 < c["inside_share_no"] < c["inside_share_yes"] <= 1), s.id
+        assert _num(c.get("boundary_buffer_km")) or (
+            0 < c["inside_share_no"] < c["inside_share_yes"] <= 1
+        ), s.id
 
 
 def test_metric_definitions(subs):
@@ -201,16 +271,26 @@ def test_metric_definitions(subs):
     for s in by_tid["D01"] + by_tid["D02"]:
         assert _num(s.conventions.get("min_inside_m")) or _num(s.conventions.get("max_shared_m"))
     for s in by_tid["K02"]:
-        assert "Polsby-Popper" in s.conventions["compactness"] and "4*pi*A/P^2" in s.conventions["compactness"]
+        assert (
+            "Polsby-Popper" in s.conventions["compactness"]
+            and "4*pi*A/P^2" in s.conventions["compactness"]
+        )
     for s in by_tid["K03"]:
         assert "minimum rotated rectangle" in s.conventions["elongation"]
     for s in by_tid["K05"]:
-        assert _num(s.conventions["min_area_kept"]) and "Douglas-Peucker" in s.conventions["simplification"]
+        assert (
+            _num(s.conventions["min_area_kept"])
+            and "Douglas-Peucker" in s.conventions["simplification"]
+        )
         metric = s.parameters["irregularity_metric"]
-        assert metric and all(m.replace(" ", "_") in s.conventions for m in metric), s.id  # each metric is defined
+        assert metric and all(m.replace(" ", "_") in s.conventions for m in metric), (
+            s.id
+        )  # each metric is defined
     for tid in ("J01", "J04", "F04"):
         for s in by_tid[tid]:
-            assert "azimuth" in (s.conventions.get("azimuth", "") + s.conventions.get("direction", ""))
+            assert "azimuth" in (
+                s.conventions.get("azimuth", "") + s.conventions.get("direction", "")
+            )
             assert _num(s.conventions["sector_margin_deg"])
     assert all("cross" in s.conventions["side"] for s in by_tid["J02"])
     assert all("digitised" in s.conventions["flow"] for s in by_tid["J03"])

@@ -13,6 +13,7 @@ import dagster as dg
 import pytest
 
 from mgqa_dagster import cli, definitions
+from mgqa_dagster.assets import questions
 from mgqa_dagster.resources.env import EnvConfigurableResource, bound_variable
 from mgqa_dagster.resources.llm import PostEditEnsembleResource
 from mgqa_dagster.resources.paths import PathsResource
@@ -129,7 +130,7 @@ def test_a_variable_set_after_import_is_what_a_run_uses(clean_env, tmp_path):
         "mode": "google",
         "workers": 0,
     }
-    templates = [definitions.questions.TEMPLATES]
+    templates = [questions.TEMPLATES]
     r = dg.materialize(definitions.ALL_ASSETS, selection=templates, resources=resources)
     assert r.success and (home / "warehouse.duckdb").is_file()
     assert resources["paths"].home == str(DEFAULT_HOME)  # the definitions' resources are unchanged
@@ -187,7 +188,9 @@ def test_expected_entity_counts_reach_the_count_check(tmp_path):
     assert conversion.entity_count_ranges() == {"kwg": (0, 0)}
     with warehouse.session(tmp_path / "wh.duckdb") as con:
         warehouse.ensure_schema(con)
-        for checks, passed in ((entities.entity_checks(None), False),
-                               (entities.entity_checks(conversion.entity_count_ranges()), True)):
+        for checks, passed in (
+            (entities.entity_checks(None), False),
+            (entities.entity_checks(conversion.entity_count_ranges()), True),
+        ):
             (count,) = [c for c in checks if c.name == "entity_count_in_range"]
             assert count.run(con, "kwg").passed is passed

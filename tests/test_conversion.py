@@ -23,7 +23,15 @@ PREFIXES = """@prefix rdf: <http://www.w3.org/1999/02/22-rdf-syntax-ns#> .
 """
 
 
-def wkg_node(i: int, name: str | None, wkt: str, cls: str = "Pharmacy", key: str = "amenity", value: str = "pharmacy", extra: str = "") -> str:
+def wkg_node(
+    i: int,
+    name: str | None,
+    wkt: str,
+    cls: str = "Pharmacy",
+    key: str = "amenity",
+    value: str = "pharmacy",
+    extra: str = "",
+) -> str:
     label = f' ;\n    rdfs:label "{name}"' if name is not None else ""
     return (
         f'wkg:{i} a wkgs:{cls}{label} ;\n    wkgs:{key} "{value}"{extra} ;\n    wkgs:spatialObject wkg:geo{i} .\n'
@@ -38,32 +46,61 @@ def rows(con, sql, *params):
 
 
 def quarantine(con, kg):
-    return {(r["reason"], r["source"]) for r in rows(con, "SELECT reason, source FROM quarantine WHERE kg = ?", kg)}
+    return {
+        (r["reason"], r["source"])
+        for r in rows(con, "SELECT reason, source FROM quarantine WHERE kg = ?", kg)
+    }
 
 
 def test_worldkg_from_pbf(con, tiny_pbf, tmp_path):
     ttl = tmp_path / "wkg.ttl"
     build_worldkg(tiny_pbf, ttl)
     res = convert_kg(con, "worldkg", ttl, "snap-1")
-    ents = {r["entity_id"]: r for r in rows(con, "SELECT *, ST_AsText(geometry) AS wkt FROM entities WHERE kg = 'worldkg'")}
+    ents = {
+        r["entity_id"]: r
+        for r in rows(
+            con, "SELECT *, ST_AsText(geometry) AS wkt FROM entities WHERE kg = 'worldkg'"
+        )
+    }
     assert set(ents) == {"worldkg:1", "worldkg:2", "worldkg:3", "worldkg:4"}
     cafe = ents["worldkg:1"]
     # canonical name = English label; category from rdf:type; lon/lat from the WKT; H3 from h3-py
-    assert cafe["name"] == "Central Cafe" and cafe["category"] == "cafe" and cafe["types"] == ["Cafe"]
+    assert (
+        cafe["name"] == "Central Cafe" and cafe["category"] == "cafe" and cafe["types"] == ["Cafe"]
+    )
     assert (cafe["lon"], cafe["lat"]) == (-51.22, -30.03)
-    assert cafe["h3"][3] == h3.latlng_to_cell(-30.03, -51.22, 9) and h3.get_resolution(cafe["h3"][0]) == 3
+    assert (
+        cafe["h3"][3] == h3.latlng_to_cell(-30.03, -51.22, 9)
+        and h3.get_resolution(cafe["h3"][0]) == 3
+    )
     assert cafe["image_url"] == "https://example.org/cafe.jpg" and cafe["wikidata"] == "Q1"
     assert cafe["snapshot_id"] == "snap-1" and cafe["geom_kind"] == "point"
     # "Café Central" twice on Rua B: the street does not separate them, coordinates do
     assert ents["worldkg:2"]["display_name"] == "Café Central (Rua B, -30.0350, -51.2100)"
     assert ents["worldkg:3"]["display_name"] == "Café Central (Rua B, -30.0400, -51.2150)"
     assert cafe["display_name"] == "Central Cafe"  # unique English name needs no context
-    labels = {(r["lang"], r["label"], r["is_alias"]) for r in rows(con, "SELECT * FROM entity_labels WHERE entity_id = 'worldkg:1'")}
-    assert {("eng", "Central Cafe", False), ("por", "Café Central", False), ("und", "Café Central", False)} <= labels
-    assert ("und", "Popular", True) in {(r["lang"], r["label"], r["is_alias"]) for r in rows(con, "SELECT * FROM entity_labels WHERE entity_id = 'worldkg:4'")}
+    labels = {
+        (r["lang"], r["label"], r["is_alias"])
+        for r in rows(con, "SELECT * FROM entity_labels WHERE entity_id = 'worldkg:1'")
+    }
+    assert {
+        ("eng", "Central Cafe", False),
+        ("por", "Café Central", False),
+        ("und", "Café Central", False),
+    } <= labels
+    assert ("und", "Popular", True) in {
+        (r["lang"], r["label"], r["is_alias"])
+        for r in rows(con, "SELECT * FROM entity_labels WHERE entity_id = 'worldkg:4'")
+    }
     # the source triples include the geometry node, so the gold answer can cite the coordinates
-    cited = {(r["s"], r["p"]) for r in rows(con, "SELECT s, p FROM entity_triples WHERE entity_id = 'worldkg:1'")}
-    assert ("http://www.worldkg.org/resource/geo1", "http://www.opengis.net/ont/geosparql#asWKT") in cited
+    cited = {
+        (r["s"], r["p"])
+        for r in rows(con, "SELECT s, p FROM entity_triples WHERE entity_id = 'worldkg:1'")
+    }
+    assert (
+        "http://www.worldkg.org/resource/geo1",
+        "http://www.opengis.net/ont/geosparql#asWKT",
+    ) in cited
     assert ("missing_name", "http://www.worldkg.org/resource/5") in quarantine(con, "worldkg")
     assert res.entities == 4 and res.quarantined["missing_name"] == 1
 
@@ -72,9 +109,18 @@ def test_osmh3kg_from_pbf(con, tiny_pbf, tmp_path):
     pq_path = tmp_path / "o.parquet"
     build_osmh3kg(tiny_pbf, pq_path)
     convert_kg(con, "osmh3kg", pq_path, "snap-2")
-    ents = {r["entity_id"]: r for r in rows(con, "SELECT *, ST_AsText(geometry) AS wkt FROM entities WHERE kg = 'osmh3kg'")}
+    ents = {
+        r["entity_id"]: r
+        for r in rows(
+            con, "SELECT *, ST_AsText(geometry) AS wkt FROM entities WHERE kg = 'osmh3kg'"
+        )
+    }
     road = ents["osmh3kg:way/100"]
-    assert road["category"] == "road" and road["geom_kind"] == "line" and road["name"] == "Ipiranga Avenue"
+    assert (
+        road["category"] == "road"
+        and road["geom_kind"] == "line"
+        and road["name"] == "Ipiranga Avenue"
+    )
     assert road["iri"] == "https://www.openstreetmap.org/way/100"
     park = ents["osmh3kg:way/101"]
     assert park["geom_kind"] == "polygon" and park["category"] == "park"
@@ -88,7 +134,9 @@ def test_crs_prefix_invalid_and_repaired_geometries(con, tmp_path):
     ttl.write_text(
         PREFIXES
         + wkg_node(1, "Prefixed", "<http://www.opengis.net/def/crs/OGC/1.3/CRS84> POINT(10 20)")
-        + wkg_node(2, "Mercator", "<http://www.opengis.net/def/crs/EPSG/0/3857> POINT(1113194 2273030)")
+        + wkg_node(
+            2, "Mercator", "<http://www.opengis.net/def/crs/EPSG/0/3857> POINT(1113194 2273030)"
+        )
         + wkg_node(3, "Garbage", "POINT(10 20")
         + wkg_node(4, "Bowtie", "POLYGON((0 0, 2 2, 2 0, 0 2, 0 0))")
         + wkg_node(5, "Off the globe", "POINT(200 95)")
@@ -96,9 +144,18 @@ def test_crs_prefix_invalid_and_repaired_geometries(con, tmp_path):
         encoding="utf-8",
     )
     convert_kg(con, "worldkg", ttl, "s")
-    ents = {r["entity_id"]: r for r in rows(con, "SELECT entity_id, lon, lat, ST_IsValid(geometry) AS ok, ST_GeometryType(geometry)::VARCHAR AS t FROM entities")}
+    ents = {
+        r["entity_id"]: r
+        for r in rows(
+            con,
+            "SELECT entity_id, lon, lat, ST_IsValid(geometry) AS ok, ST_GeometryType(geometry)::VARCHAR AS t FROM entities",
+        )
+    }
     assert (ents["worldkg:1"]["lon"], ents["worldkg:1"]["lat"]) == (10.0, 20.0)
-    assert ents["worldkg:4"]["ok"] and ents["worldkg:4"]["t"] in ("POLYGON", "MULTIPOLYGON")  # repaired by make_valid
+    assert ents["worldkg:4"]["ok"] and ents["worldkg:4"]["t"] in (
+        "POLYGON",
+        "MULTIPOLYGON",
+    )  # repaired by make_valid
     q = quarantine(con, "worldkg")
     assert ("unsupported_crs", "http://www.worldkg.org/resource/2") in q
     assert ("invalid_wkt", "http://www.worldkg.org/resource/3") in q
@@ -108,11 +165,16 @@ def test_crs_prefix_invalid_and_repaired_geometries(con, tmp_path):
 
 def test_malformed_and_non_utf8_statements_are_quarantined(con, tmp_path):
     nt = tmp_path / "bad.nt"
-    good = '<http://www.worldkg.org/resource/1> <http://www.w3.org/1999/02/22-rdf-syntax-ns#type> <http://www.worldkg.org/schema/Pharmacy> .\n'
+    good = "<http://www.worldkg.org/resource/1> <http://www.w3.org/1999/02/22-rdf-syntax-ns#type> <http://www.worldkg.org/schema/Pharmacy> .\n"
     good += '<http://www.worldkg.org/resource/1> <http://www.w3.org/2000/01/rdf-schema#label> "Apoteket" .\n'
-    good += '<http://www.worldkg.org/resource/1> <http://www.worldkg.org/schema/spatialObject> <http://www.worldkg.org/resource/geo1> .\n'
+    good += "<http://www.worldkg.org/resource/1> <http://www.worldkg.org/schema/spatialObject> <http://www.worldkg.org/resource/geo1> .\n"
     good += '<http://www.worldkg.org/resource/geo1> <http://www.opengis.net/ont/geosparql#asWKT> "POINT(24.9 60.2)" .\n'
-    data = good.encode() + b"<http://x/s> <http://x/p> broken literal .\n" + b'<http://x/s> <http://x/p> "caf\xe9" .\n' + b"<http://x/a> <http://x/b> <http://x/c> .\n"
+    data = (
+        good.encode()
+        + b"<http://x/s> <http://x/p> broken literal .\n"
+        + b'<http://x/s> <http://x/p> "caf\xe9" .\n'
+        + b"<http://x/a> <http://x/b> <http://x/c> .\n"
+    )
     nt.write_bytes(data)
     reader = RdfStreamReader(nt, block_statements=2)
     n = sum(b.num_rows for b in reader.batches())
@@ -126,33 +188,55 @@ def test_malformed_and_non_utf8_statements_are_quarantined(con, tmp_path):
 
 def test_turtle_syntax_error_keeps_the_rest(con, tmp_path):
     ttl = tmp_path / "t.ttl"
-    ttl.write_text(PREFIXES + wkg_node(1, "First", "POINT(1 1)") + "wkg:2 a wkgs:Pharmacy ; rdfs:label 'unterminated .\n" + wkg_node(3, "Third", "POINT(3 3)"))
+    ttl.write_text(
+        PREFIXES
+        + wkg_node(1, "First", "POINT(1 1)")
+        + "wkg:2 a wkgs:Pharmacy ; rdfs:label 'unterminated .\n"
+        + wkg_node(3, "Third", "POINT(3 3)")
+    )
     convert_kg(con, "worldkg", ttl, "s")
     assert {r["name"] for r in rows(con, "SELECT name FROM entities")} == {"First", "Third"}
-    assert any(reason == "malformed_triple" and src.startswith("t.ttl:") for reason, src in quarantine(con, "worldkg"))
+    assert any(
+        reason == "malformed_triple" and src.startswith("t.ttl:")
+        for reason, src in quarantine(con, "worldkg")
+    )
 
 
 def test_duplicate_ids_are_quarantined(con, tmp_path):
     ttl = tmp_path / "dup.ttl"
     # the same subject defined twice with different names and places (e.g. two dumps concatenated)
-    ttl.write_text(PREFIXES + wkg_node(7, "Old name", "POINT(1 1)") + wkg_node(7, "New name", "POINT(2 2)") + wkg_node(8, "Fine", "POINT(3 3)"))
+    ttl.write_text(
+        PREFIXES
+        + wkg_node(7, "Old name", "POINT(1 1)")
+        + wkg_node(7, "New name", "POINT(2 2)")
+        + wkg_node(8, "Fine", "POINT(3 3)")
+    )
     convert_kg(con, "worldkg", ttl, "s")
     assert [r["entity_id"] for r in rows(con, "SELECT entity_id FROM entities")] == ["worldkg:8"]
     assert ("duplicate_id", "http://www.worldkg.org/resource/7") in quarantine(con, "worldkg")
 
 
 def test_osmh3kg_null_rows_and_missing_columns(con, tmp_path):
-    t = pa.table({
-        "subject": ["node/1", "node/1", "node/1", "geo/node/1", None, "node/2"],
-        "predicate": ["rdf:type", "name", "geo:hasGeometry", "geo:asWKT", "name", ""],
-        "object": ["cafe", "Kaffe", "geo/node/1", "POINT(24.9 60.2)", "x", "y"],
-        "date": [""] * 6,
-    })  # fmt: skip
+    t = pa.table(
+        {
+            "subject": ["node/1", "node/1", "node/1", "geo/node/1", None, "node/2"],
+            "predicate": ["rdf:type", "name", "geo:hasGeometry", "geo:asWKT", "name", ""],
+            "object": ["cafe", "Kaffe", "geo/node/1", "POINT(24.9 60.2)", "x", "y"],
+            "date": [""] * 6,
+        }
+    )
     p = tmp_path / "o.parquet"
     pq.write_table(t, p)
     convert_kg(con, "osmh3kg", p, "s")
-    assert [r["entity_id"] for r in rows(con, "SELECT entity_id FROM entities")] == ["osmh3kg:node/1"]
-    assert con.execute("SELECT count(*) FROM quarantine WHERE reason = 'malformed_triple'").fetchone()[0] == 2
+    assert [r["entity_id"] for r in rows(con, "SELECT entity_id FROM entities")] == [
+        "osmh3kg:node/1"
+    ]
+    assert (
+        con.execute("SELECT count(*) FROM quarantine WHERE reason = 'malformed_triple'").fetchone()[
+            0
+        ]
+        == 2
+    )
     bad = tmp_path / "bad.parquet"
     pq.write_table(pa.table({"s": ["a"], "p": ["b"]}), bad)
     with pytest.raises(ValueError, match="lacks column"):
@@ -162,11 +246,27 @@ def test_osmh3kg_null_rows_and_missing_columns(con, tmp_path):
 def test_reconversion_replaces_the_partition_with_identical_rows(con, tiny_pbf, tmp_path):
     ttl = tmp_path / "wkg.ttl"
     build_worldkg(tiny_pbf, ttl)
-    dump = "SELECT * EXCLUDE (geometry), ST_AsText(geometry) FROM {} WHERE kg = 'worldkg' ORDER BY ALL"
+    dump = (
+        "SELECT * EXCLUDE (geometry), ST_AsText(geometry) FROM {} WHERE kg = 'worldkg' ORDER BY ALL"
+    )
     convert_kg(con, "worldkg", ttl, "s")
-    first = {t: con.execute(dump.format(t) if t == "entities" else f"SELECT * FROM {t} WHERE kg = 'worldkg' ORDER BY ALL").fetchall() for t in ("entities", "entity_labels", "entity_triples", "quarantine")}
+    first = {
+        t: con.execute(
+            dump.format(t)
+            if t == "entities"
+            else f"SELECT * FROM {t} WHERE kg = 'worldkg' ORDER BY ALL"
+        ).fetchall()
+        for t in ("entities", "entity_labels", "entity_triples", "quarantine")
+    }
     convert_kg(con, "worldkg", ttl, "s")
-    second = {t: con.execute(dump.format(t) if t == "entities" else f"SELECT * FROM {t} WHERE kg = 'worldkg' ORDER BY ALL").fetchall() for t in first}
+    second = {
+        t: con.execute(
+            dump.format(t)
+            if t == "entities"
+            else f"SELECT * FROM {t} WHERE kg = 'worldkg' ORDER BY ALL"
+        ).fetchall()
+        for t in first
+    }
     assert first == second and len(first["entities"]) == 4
 
 
@@ -198,14 +298,28 @@ kwgr:e2 time:inXSDDate "2001-07-09"^^xsd:date .
     convert_kg(con, "kwg", ttl, "s")
     ents = {r["entity_id"]: r for r in rows(con, "SELECT * FROM entities")}
     quake = ents["kwg:earthquake.ci1"]
-    assert quake["category"] == "earthquake" and quake["valid_from"] == quake["valid_to"] == "2015-12-01T10:00:00Z"
+    assert (
+        quake["category"] == "earthquake"
+        and quake["valid_from"] == quake["valid_to"] == "2015-12-01T10:00:00Z"
+    )
     assert json.loads(quake["attributes"]) == {"magnitude": 2.5}
     assert (quake["lon"], quake["lat"]) == (-119.7, 34.4)
     fire = ents["kwg:mtbsfire.X.FIRE.2001"]
-    assert (fire["category"], fire["valid_from"], fire["valid_to"], fire["geom_kind"]) == ("wildfire", "2001-07-01", "2001-07-09", "polygon")
-    cited = {r["s"] for r in rows(con, "SELECT s FROM entity_triples WHERE entity_id = 'kwg:earthquake.ci1'")}
+    assert (fire["category"], fire["valid_from"], fire["valid_to"], fire["geom_kind"]) == (
+        "wildfire",
+        "2001-07-01",
+        "2001-07-09",
+        "polygon",
+    )
+    cited = {
+        r["s"]
+        for r in rows(con, "SELECT s FROM entity_triples WHERE entity_id = 'kwg:earthquake.ci1'")
+    }
     # the observation is two hops away (collection -> member) and still cited
-    assert {"http://stko-kwg.geog.ucsb.edu/lod/resource/o1", "http://stko-kwg.geog.ucsb.edu/lod/resource/t1"} <= cited
+    assert {
+        "http://stko-kwg.geog.ucsb.edu/lod/resource/o1",
+        "http://stko-kwg.geog.ucsb.edu/lod/resource/t1",
+    } <= cited
 
 
 def test_parallel_parse_matches_single_process_and_numbers_bad_lines(tmp_path):
@@ -220,4 +334,8 @@ def test_parallel_parse_matches_single_process_and_numbers_bad_lines(tmp_path):
     assert len(two_parts) == 2 and one_n == two_n == 2999
     read = lambda parts: [r for p in parts for r in pq.read_table(p).to_pylist()]  # noqa: E731
     assert read(one_parts) == read(two_parts)
-    assert [(b.reason, b.line) for b in one_bad] == [(b.reason, b.line) for b in two_bad] == [("malformed_triple", 1701)]
+    assert (
+        [(b.reason, b.line) for b in one_bad]
+        == [(b.reason, b.line) for b in two_bad]
+        == [("malformed_triple", 1701)]
+    )

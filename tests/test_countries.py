@@ -25,7 +25,12 @@ PLACES = {
     "oslo": (10.75, 59.91, "NOR", "within"),  # ISO_A3 is -99 for Norway
     "addis_ababa": (38.74, 9.03, "ETH", "within"),
     "antarctica": (0.0, -80.0, "ATA", "within"),
-    "off_dakar": (-17.55, 14.69, "SEN", "nearest"),  # in the Atlantic, ~6 km west of the Cap-Vert peninsula
+    "off_dakar": (
+        -17.55,
+        14.69,
+        "SEN",
+        "nearest",
+    ),  # in the Atlantic, ~6 km west of the Cap-Vert peninsula
     "off_malta": (14.62, 35.88, "MLT", "nearest"),  # ~6 km east of Malta
     "mid_atlantic": (-30.0, 30.0, None, "unassigned"),
 }
@@ -63,7 +68,9 @@ def con(ne_countries, wb_income):
 
 
 def assignments(con) -> dict[str, tuple]:
-    rows = con.execute("SELECT entity_id, iso3, method, distance_km, reason FROM entity_country ORDER BY entity_id").fetchall()
+    rows = con.execute(
+        "SELECT entity_id, iso3, method, distance_km, reason FROM entity_country ORDER BY entity_id"
+    ).fetchall()
     return {r[0].split(":", 1)[1]: r[1:] for r in rows}
 
 
@@ -75,9 +82,16 @@ def test_load_countries_codes_merge_and_validity(ne_countries):
     assert len(gdf) == 240 and gdf["iso3"].is_unique  # 242 features, Australia's 3 merged into one
     assert gdf.crs.to_epsg() == 4326
     rows = gdf.set_index("iso3")
-    assert rows.loc["FRA", "iso3_source"] == "ISO_A3_EH" and rows.loc["NOR", "iso3_source"] == "ISO_A3_EH"
+    assert (
+        rows.loc["FRA", "iso3_source"] == "ISO_A3_EH"
+        and rows.loc["NOR", "iso3_source"] == "ISO_A3_EH"
+    )
     assert rows.loc["KOS", "iso3_source"] == "ADM0_A3" and rows.loc["SOL", "name"] == "Somaliland"
-    assert rows.loc["AUS", ["name", "iso3_source", "features"]].tolist() == ["Australia", "ISO_A3", 3]
+    assert rows.loc["AUS", ["name", "iso3_source", "features"]].tolist() == [
+        "Australia",
+        "ISO_A3",
+        3,
+    ]
     assert (gdf["features"] == 1).sum() == 239
     assert gdf.geometry.is_valid.all() and set(gdf.geom_type) <= {"Polygon", "MultiPolygon"}
     # x = longitude: Helsinki lies in Finland only with (lon, lat) order
@@ -88,10 +102,21 @@ def test_load_countries_codes_merge_and_validity(ne_countries):
 
 
 def test_write_countries_tiers_and_notes(con, ne_countries, wb_income):
-    got = {r[0]: r[1:] for r in con.execute("SELECT iso3, income_tier, income_source, income_note FROM countries").fetchall()}
+    got = {
+        r[0]: r[1:]
+        for r in con.execute(
+            "SELECT iso3, income_tier, income_source, income_note FROM countries"
+        ).fetchall()
+    }
     assert len(got) == 240
-    assert got["ETH"][0] == "LIC" and got["ETH"][2] == "not classified in FY2026; FY2025 classification used"
-    assert got["VEN"][0] == "UMC" and got["VEN"][2] == "not classified in FY2026; FY2021 classification used"
+    assert (
+        got["ETH"][0] == "LIC"
+        and got["ETH"][2] == "not classified in FY2026; FY2025 classification used"
+    )
+    assert (
+        got["VEN"][0] == "UMC"
+        and got["VEN"][2] == "not classified in FY2026; FY2021 classification used"
+    )
     assert got["ATA"] == (None, None, "not a World Bank economy")
     assert got["KOS"][0] == "UMC" and got["KOS"][2] == "World Bank economy XKX (Kosovo)"
     assert got["FIN"] == ("HIC", "World Bank FY2026 (wb_income_fy2026.csv)", None)
@@ -99,10 +124,14 @@ def test_write_countries_tiers_and_notes(con, ne_countries, wb_income):
     counts = countries.write_countries(con, ne_countries, wb_income, "exclude", None)
     assert counts == {"LIC": 25, "LMC": 50, "UMC": 54, "HIC": 86, None: 25}
     assert con.execute("SELECT count(*) FROM countries").fetchone()[0] == 240
-    eth = con.execute("SELECT income_tier, income_note FROM countries WHERE iso3 = 'ETH'").fetchone()
+    eth = con.execute(
+        "SELECT income_tier, income_note FROM countries WHERE iso3 = 'ETH'"
+    ).fetchone()
     assert eth == (None, "not classified in FY2026")
     # geometry survives the round trip in lon/lat
-    assert con.execute("SELECT ST_Contains(geometry, ST_Point(2.35, 48.86)) FROM countries WHERE iso3 = 'FRA'").fetchone()[0]
+    assert con.execute(
+        "SELECT ST_Contains(geometry, ST_Point(2.35, 48.86)) FROM countries WHERE iso3 = 'FRA'"
+    ).fetchone()[0]
 
 
 def test_write_countries_counts_with_previous_policy(ne_countries, wb_income):
@@ -138,27 +167,45 @@ def test_income_of_addis_ababa_and_antarctica_depends_on_policy(con, ne_countrie
     countries.assign_countries(con)
     sql = """SELECT c.income_tier, c.income_note FROM entity_country ec JOIN countries c USING (iso3)
              WHERE ec.entity_id = ?"""
-    assert con.execute(sql, ["worldkg:addis_ababa"]).fetchone() == ("LIC", "not classified in FY2026; FY2025 classification used")
+    assert con.execute(sql, ["worldkg:addis_ababa"]).fetchone() == (
+        "LIC",
+        "not classified in FY2026; FY2025 classification used",
+    )
     assert con.execute(sql, ["worldkg:antarctica"]).fetchone() == (None, "not a World Bank economy")
     countries.write_countries(con, ne_countries, wb_income, "exclude", None)
-    assert con.execute(sql, ["worldkg:addis_ababa"]).fetchone() == (None, "not classified in FY2026")
+    assert con.execute(sql, ["worldkg:addis_ababa"]).fetchone() == (
+        None,
+        "not classified in FY2026",
+    )
 
 
 def test_max_distance_and_kg_partitions(con):
     insert_entities(con, "kwg", {"off_dakar": PLACES["off_dakar"], "madrid": (-3.70, 40.42)})
     first = countries.assign_countries(con, kg="kwg", max_distance_km=1.0)
-    assert first["entities"] == 2 and first["methods"] == {"within": 1, "nearest": 0, "unassigned": 1}
-    assert con.execute("SELECT DISTINCT kg FROM entity_country").fetchall() == [("kwg",)]  # only that partition
-    reason = con.execute("SELECT reason FROM entity_country WHERE entity_id = 'kwg:off_dakar'").fetchone()[0]
+    assert first["entities"] == 2 and first["methods"] == {
+        "within": 1,
+        "nearest": 0,
+        "unassigned": 1,
+    }
+    assert con.execute("SELECT DISTINCT kg FROM entity_country").fetchall() == [
+        ("kwg",)
+    ]  # only that partition
+    reason = con.execute(
+        "SELECT reason FROM entity_country WHERE entity_id = 'kwg:off_dakar'"
+    ).fetchone()[0]
     assert re.fullmatch(r"no country within 1 km \(nearest SEN at [\d.]+ km\)", reason)
 
     countries.assign_countries(con)  # all KGs
-    assert con.execute("SELECT kg, count(*) FROM entity_country GROUP BY 1 ORDER BY 1").fetchall() == [("kwg", 2), ("worldkg", 8)]
+    assert con.execute(
+        "SELECT kg, count(*) FROM entity_country GROUP BY 1 ORDER BY 1"
+    ).fetchall() == [("kwg", 2), ("worldkg", 8)]
     # re-running one partition replaces it and leaves the other alone
     con.execute("DELETE FROM entities WHERE entity_id = 'kwg:madrid'")
     again = countries.assign_countries(con, kg="kwg")
     assert again["methods"] == {"within": 0, "nearest": 1, "unassigned": 0}
-    assert con.execute("SELECT kg, count(*) FROM entity_country GROUP BY 1 ORDER BY 1").fetchall() == [("kwg", 1), ("worldkg", 8)]
+    assert con.execute(
+        "SELECT kg, count(*) FROM entity_country GROUP BY 1 ORDER BY 1"
+    ).fetchall() == [("kwg", 1), ("worldkg", 8)]
     # no entities in scope: an empty partition, not an error
     assert countries.assign_countries(con, kg="osmh3kg")["entities"] == 0
 
@@ -170,7 +217,9 @@ def test_point_on_a_shared_border_goes_to_the_smallest_iso3(con, ne_countries):
     lon, lat = sorted(fin & swe)[0]  # a vertex of both borders
     insert_entities(con, "osmh3kg", {"border": (lon, lat)})
     countries.assign_countries(con, kg="osmh3kg")
-    assert con.execute("SELECT iso3, method FROM entity_country WHERE kg = 'osmh3kg'").fetchone() == ("FIN", "within")
+    assert con.execute(
+        "SELECT iso3, method FROM entity_country WHERE kg = 'osmh3kg'"
+    ).fetchone() == ("FIN", "within")
 
 
 def test_assign_needs_countries():
@@ -184,7 +233,9 @@ def test_assign_needs_countries():
 # --------------------------------------------------------------------------------------------------
 # cross-checks against independent implementations
 # --------------------------------------------------------------------------------------------------
-def sample_points(ne_countries, n_random: int = 300, n_coastal: int = 120, seed: int = 7) -> list[tuple[float, float]]:
+def sample_points(
+    ne_countries, n_random: int = 300, n_coastal: int = 120, seed: int = 7
+) -> list[tuple[float, float]]:
     """Uniform points on the sphere plus points scattered around random boundary vertices (seeded)."""
     rng = np.random.default_rng(seed)
     lon = rng.uniform(-180, 180, n_random)
@@ -210,7 +261,9 @@ def test_duckdb_point_in_polygon_matches_shapely(con, ne_countries):
     codes = list(ne_countries["iso3"])
     tree = shapely.STRtree(list(ne_countries.geometry))
     for i, (x, y) in enumerate(pts):
-        shp = {codes[j] for j in tree.query(shapely.Point(x, y), predicate="within")}  # point within polygon
+        shp = {
+            codes[j] for j in tree.query(shapely.Point(x, y), predicate="within")
+        }  # point within polygon
         assert duck.get(i, set()) == shp, (x, y)
     assert 100 < len(duck) < len(pts)  # both inside and outside points were exercised
 
@@ -222,20 +275,27 @@ def test_duckdb_spheroid_distance_takes_lat_lon_and_matches_pyproj(con):
         """SELECT ST_Distance_Spheroid(ST_Point(60.17, 24.94), ST_Point(48.86, 2.35)) / 1000,
                   ST_Distance_Spheroid(ST_Point(24.94, 60.17), ST_Point(2.35, 48.86)) / 1000"""
     ).fetchone()
-    assert latlon == pytest.approx(geod_km, abs=1e-6) and geod_km == pytest.approx(1912.85, abs=0.01)
+    assert latlon == pytest.approx(geod_km, abs=1e-6) and geod_km == pytest.approx(
+        1912.85, abs=0.01
+    )
     assert abs(lonlat - geod_km) > 500  # lon/lat order gives a different (wrong) distance
 
 
 def test_nearest_distance_matches_duckdb_and_a_brute_force_search(con, ne_countries):
     index = countries.build_country_index(ne_countries["iso3"], ne_countries.geometry)
     pts = [(x, y) for x, y in sample_points(ne_countries, n_random=0, n_coastal=60, seed=11)]
-    outside = [(x, y) for x, y in pts if not index.tree.query(shapely.Point(x, y), predicate="intersects").size]
+    outside = [
+        (x, y)
+        for x, y in pts
+        if not index.tree.query(shapely.Point(x, y), predicate="intersects").size
+    ]
     assert len(outside) >= 15
     for x, y in outside:
         near = countries.nearest_country(index, x, y)
         # point-to-point: pyproj vs DuckDB spheroid distance to the reported boundary point
         duck = con.execute(
-            "SELECT ST_Distance_Spheroid(ST_Point(?, ?), ST_Point(?, ?)) / 1000", [y, x, near.lat, near.lon]
+            "SELECT ST_Distance_Spheroid(ST_Point(?, ?), ST_Point(?, ?)) / 1000",
+            [y, x, near.lat, near.lon],
         ).fetchone()[0]
         assert near.distance_km == pytest.approx(duck, abs=1e-6)
         # brute force: geodesic distance to every vertex of the boundaries densified to 0.005 deg, near the point
@@ -245,7 +305,12 @@ def test_nearest_distance_matches_duckdb_and_a_brute_force_search(con, ne_countr
             if not (minx - 5 < x < maxx + 5 and miny - 5 < y < maxy + 5):
                 continue
             xy = shapely.get_coordinates(shapely.segmentize(geom.boundary, 0.005))
-            d = countries.GEOD.inv(np.full(len(xy), x), np.full(len(xy), y), xy[:, 0], xy[:, 1])[2].min() / 1000
+            d = (
+                countries.GEOD.inv(np.full(len(xy), x), np.full(len(xy), y), xy[:, 0], xy[:, 1])[
+                    2
+                ].min()
+                / 1000
+            )
             best = min(best, (d, code))
         assert near.iso3 == best[1], (x, y, near, best)
         # the densified vertices overestimate by at most ~0.3 km; ours may not exceed them by more than 0.5 %
@@ -258,9 +323,13 @@ def test_nearest_country_across_the_antimeridian():
     index = countries.build_country_index(["AAA", "BBB"], [east, far])
     near = countries.nearest_country(index, -179.95, 0.5)
     assert near.iso3 == "AAA" and near.lon == pytest.approx(179.9)
-    assert near.distance_km == pytest.approx(countries.geodesic_km(-179.95, 0.5, 179.9, 0.5), abs=1e-6)
+    assert near.distance_km == pytest.approx(
+        countries.geodesic_km(-179.95, 0.5, 179.9, 0.5), abs=1e-6
+    )
     assert 16 < near.distance_km < 17
-    assert countries.nearest_country(index, 179.7, 0.5) == countries.NearestCountry("AAA", 0.0, 179.7, 0.5)
+    assert countries.nearest_country(index, 179.7, 0.5) == countries.NearestCountry(
+        "AAA", 0.0, 179.7, 0.5
+    )
 
 
 @pytest.mark.parametrize("lat", [0.0, 45.0, -60.0, 80.0, 89.0])
@@ -269,7 +338,9 @@ def test_search_box_holds_the_geodesic_circle(lat, km):
     lon = 179.0
     minx, miny, maxx, maxy = countries.search_box(lon, lat, km)
     az = np.arange(0, 360, 5.0)
-    x, y, _ = countries.GEOD.fwd(np.full(az.size, lon), np.full(az.size, lat), az, np.full(az.size, km * 1000))
+    x, y, _ = countries.GEOD.fwd(
+        np.full(az.size, lon), np.full(az.size, lat), az, np.full(az.size, km * 1000)
+    )
     x = np.where(x < minx, x + 360, x)  # unwrap across the antimeridian into the box's frame
     assert (miny <= y).all() and (y <= maxy).all()
     assert ((minx <= x) & (x <= maxx)).all()

@@ -33,12 +33,22 @@ def from_origin(west: float, north: float, xsize: float, ysize: float) -> Affine
     return Affine(xsize, 0.0, west, 0.0, -ysize, north)
 
 
-def write_tif(path: Path, data: np.ndarray, transform: Affine, crs="EPSG:4326", nodata=None) -> Path:
+def write_tif(
+    path: Path, data: np.ndarray, transform: Affine, crs="EPSG:4326", nodata=None
+) -> Path:
     """A single-band GeoTIFF of ``data`` (rows north to south)."""
     with rasterio.open(
-        path, "w", driver="GTiff", width=data.shape[1], height=data.shape[0], count=1, dtype=data.dtype.name,
-        crs=crs, transform=transform, nodata=nodata,
-    ) as dst:  # fmt: skip
+        path,
+        "w",
+        driver="GTiff",
+        width=data.shape[1],
+        height=data.shape[0],
+        count=1,
+        dtype=data.dtype.name,
+        crs=crs,
+        transform=transform,
+        nodata=nodata,
+    ) as dst:
         dst.write(data, 1)
     return path
 
@@ -69,7 +79,9 @@ def brute_force(path: Path, res: int = 3) -> tuple[dict[str, float], dict[str, i
 
 def as_dicts(table: pa.Table) -> tuple[dict[str, float], dict[str, int]]:
     cells = table["h3"].to_pylist()
-    return dict(zip(cells, table["population"].to_pylist())), dict(zip(cells, table["valid_pixels"].to_pylist()))
+    return dict(zip(cells, table["population"].to_pylist())), dict(
+        zip(cells, table["valid_pixels"].to_pylist())
+    )
 
 
 def assert_matches_brute_force(path: Path, **kw) -> pa.Table:
@@ -155,7 +167,9 @@ def test_invalid_pixels_are_excluded(tmp_path):
     data[3, :5] = -np.inf
     data[4, :5] = -1.5  # negative people
     data[5, :5] = -3.4028235e38  # WorldPop's float32 nodata, here not the declared one
-    path = write_tif(tmp_path / "bad.tif", data, from_origin(10.0, 47.0, 0.05, 0.05), nodata=-9999.0)
+    path = write_tif(
+        tmp_path / "bad.tif", data, from_origin(10.0, 47.0, 0.05, 0.05), nodata=-9999.0
+    )
     table = assert_matches_brute_force(path)
     expected = data.size - 40 - 5 * 5
     assert sum(table["valid_pixels"].to_pylist()) == expected
@@ -191,7 +205,12 @@ def test_non_lonlat_rasters_are_rejected(tmp_path, crs, transform, match):
 
 
 def test_crs84_is_accepted(tmp_path):
-    path = write_tif(tmp_path / "crs84.tif", np.ones((10, 10), np.float32), from_origin(5, 45, 0.1, 0.1), crs=CRS.from_user_input("OGC:CRS84"))
+    path = write_tif(
+        tmp_path / "crs84.tif",
+        np.ones((10, 10), np.float32),
+        from_origin(5, 45, 0.1, 0.1),
+        crs=CRS.from_user_input("OGC:CRS84"),
+    )
     assert sum(density.aggregate_to_h3(path)["population"].to_pylist()) == 100
 
 
@@ -210,21 +229,31 @@ def test_antimeridian_cells_lose_nothing(tmp_path):
     assert any(r[:, 0].max() > 180 or r[:, 0].min() < -180 for r in rings.values())
 
     # the same pixels split into two rasters, lon 179..180 and -180..-179: per cell, the sums add up
-    west = write_tif(tmp_path / "w.tif", np.ones((20, 50), np.float32), from_origin(179.0, -15.0, 0.02, 0.02))
-    east = write_tif(tmp_path / "e.tif", np.ones((20, 50), np.float32), from_origin(-180.0, -15.0, 0.02, 0.02))
+    west = write_tif(
+        tmp_path / "w.tif", np.ones((20, 50), np.float32), from_origin(179.0, -15.0, 0.02, 0.02)
+    )
+    east = write_tif(
+        tmp_path / "e.tif", np.ones((20, 50), np.float32), from_origin(-180.0, -15.0, 0.02, 0.02)
+    )
     both: dict[str, int] = defaultdict(int)
     for p in (west, east):
         for c, n in as_dicts(assert_matches_brute_force(p))[1].items():
             both[c] += n
     assert sum(both.values()) == 2000
-    straddling = set(as_dicts(density.aggregate_to_h3(west))[1]) & set(as_dicts(density.aggregate_to_h3(east))[1])
+    straddling = set(as_dicts(density.aggregate_to_h3(west))[1]) & set(
+        as_dicts(density.aggregate_to_h3(east))[1]
+    )
     assert straddling  # at least one cell holds pixel centres on both sides of 180°
 
 
 def test_polar_caps_match_brute_force(tmp_path):
     data = np.arange(40 * 360, dtype=np.float32).reshape(40, 360) % 97
-    north = write_tif(tmp_path / "north.tif", data, from_origin(-180.0, 90.0, 1.0, 0.25))  # lat 80..90
-    south = write_tif(tmp_path / "south.tif", data, from_origin(-180.0, -80.0, 1.0, 0.25))  # lat -80..-90
+    north = write_tif(
+        tmp_path / "north.tif", data, from_origin(-180.0, 90.0, 1.0, 0.25)
+    )  # lat 80..90
+    south = write_tif(
+        tmp_path / "south.tif", data, from_origin(-180.0, -80.0, 1.0, 0.25)
+    )  # lat -80..-90
     for p, pole in ((north, 90.0), (south, -90.0)):
         table = assert_matches_brute_force(p)
         assert h3.latlng_to_cell(pole, 0.0, 3) in table["h3"].to_pylist()
@@ -246,7 +275,14 @@ def test_tercile_breaks_and_tier_boundaries():
     assert density.assign_tier(0.0, p33, p67) == "low"
     tiers = density.assign_tiers(pa.array([0.0, 33.0, 50.0, 67.0, 68.0, None]), p33, p67)
     assert tiers.to_pylist() == ["low", "low", "medium", "medium", "high", None]
-    counts = {t: n for t, n in zip(*np.unique(density.assign_tiers(d, p33, p67).to_numpy(zero_copy_only=False), return_counts=True))}
+    counts = {
+        t: n
+        for t, n in zip(
+            *np.unique(
+                density.assign_tiers(d, p33, p67).to_numpy(zero_copy_only=False), return_counts=True
+            )
+        )
+    }
     assert counts == {"low": 34, "medium": 34, "high": 33}
     with pytest.raises(ValueError):
         density.tercile_breaks([])
@@ -272,7 +308,11 @@ def test_proxy_raster_is_deterministic_and_sane(proxy_1deg, tmp_path):
     assert stats == {**stats2, "path": stats["path"]}
     with rasterio.open(path) as src:
         assert src.crs.to_epsg() == 4326 and (src.width, src.height) == (360, 180)
-        assert src.nodata == density.PROXY_NODATA and src.profile["compress"] == "deflate" and src.profile["tiled"]
+        assert (
+            src.nodata == density.PROXY_NODATA
+            and src.profile["compress"] == "deflate"
+            and src.profile["tiled"]
+        )
         a = src.read(1)
         (r, c) = src.index(-140.5, 0.5)  # mid-Pacific
         assert a[r, c] == np.float32(density.PROXY_NODATA)

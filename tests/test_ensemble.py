@@ -8,8 +8,20 @@ import json
 import pytest
 
 from mgqa_platform.llm import ChatClient
-from mgqa_platform.multilingual.ensemble import (EDITS_SCHEMA, OPERATIONS, Edit, EditError, LLMMember, Proposal,
-                                                 RuleMember, apply_edits, postedit, stats, unmark, vote)
+from mgqa_platform.multilingual.ensemble import (
+    EDITS_SCHEMA,
+    OPERATIONS,
+    Edit,
+    EditError,
+    LLMMember,
+    Proposal,
+    RuleMember,
+    apply_edits,
+    postedit,
+    stats,
+    unmark,
+    vote,
+)
 from tests.fake_openai import FakeOpenAI, Reply, user_text
 
 NNBSP = "\u202f"
@@ -33,7 +45,9 @@ def edits_json(*triples) -> str:
 def test_operations_are_the_13_codes():
     assert len(OPERATIONS) == 13 and "NOCHG" in OPERATIONS and "ELIS" in OPERATIONS
     assert EDITS_SCHEMA["properties"]["edits"]["maxItems"] == 25
-    assert EDITS_SCHEMA["properties"]["edits"]["items"]["properties"]["op"]["enum"] == list(OPERATIONS)
+    assert EDITS_SCHEMA["properties"]["edits"]["items"]["properties"]["op"]["enum"] == list(
+        OPERATIONS
+    )
 
 
 def test_apply_edits_never_touches_text_inside_braces():
@@ -66,7 +80,10 @@ def test_apply_edits_rejects_braces_unknown_ops_and_bad_nochg():
         apply_edits("près de {Orly} ?", [Edit("REWRITE", "près", "vers")])
     with pytest.raises(EditError, match="nochg"):
         apply_edits("près de {Orly} ?", [Edit("NOCHG", "près", "près")])
-    assert apply_edits("près de {Orly} ?", [Edit("NOCHG", "", ""), ("OTHER", "près", "Près")]) == "Près de {Orly} ?"
+    assert (
+        apply_edits("près de {Orly} ?", [Edit("NOCHG", "", ""), ("OTHER", "près", "Près")])
+        == "Près de {Orly} ?"
+    )
 
 
 # ------------------------------------------------------------------------------------------------ RuleMember
@@ -75,7 +92,10 @@ def test_french_elision_looks_inside_the_braces():
     assert rules("fra", "Est-ce que {Écully} est au nord ?") == "Est-ce qu'{Écully} est au nord ?"
     assert rules("fra", "Forme de {Hôtel de Ville} ?") == "Forme d'{Hôtel de Ville} ?"  # mute h
     for name in ("Paris", "Harlem", "Yaoundé", "1 rue X"):  # consonant, aspirated h, y, digit
-        assert rules("fra", f"Quelle est la distance de {{{name}}} ?") == f"Quelle est la distance de {{{name}}} ?"
+        assert (
+            rules("fra", f"Quelle est la distance de {{{name}}} ?")
+            == f"Quelle est la distance de {{{name}}} ?"
+        )
     assert rules("fra", "Combien de écoles près de {Lyon} ?") == "Combien d'écoles près de {Lyon} ?"
 
 
@@ -85,20 +105,32 @@ def test_french_contraction_and_punctuation():
     assert rules("fra", "Au nord de le {Orly} ?") == "Au nord de l'{Orly} ?"  # elision, not "du"
     assert rules("fra", "Où est {Paris}?") == "Où est {Paris}" + NNBSP + "?"
     assert rules("fra", "Lequel : {A} ou {B}?") == "Lequel : {A} ou {B}" + NNBSP + "?"
-    assert rules("fra", "Où est {Paris} ?") == "Où est {Paris} ?"  # a plain space is accepted by default
+    assert (
+        rules("fra", "Où est {Paris} ?") == "Où est {Paris} ?"
+    )  # a plain space is accepted by default
     assert rules("fra", "Où est {Paris} ?", nnbsp=True) == "Où est {Paris}" + NNBSP + "?"
-    assert rules("fra", "Où est {Hafia?} ?") == "Où est {Hafia?} ?"  # "?" inside a name is left alone
+    assert (
+        rules("fra", "Où est {Hafia?} ?") == "Où est {Hafia?} ?"
+    )  # "?" inside a name is left alone
     assert rules("fra", "Vers 10:30 à {X} ?") == "Vers 10:30 à {X} ?"
 
 
 def test_italian_portuguese_spanish_contractions():
-    assert rules("ita", "Quanto dista di il {Po} a gli {Uffizi}?") == "Quanto dista del {Po} agli {Uffizi}?"
-    assert rules("ita", "Cosa c'è in la {Roma} e su l'{Arno}?") == "Cosa c'è nella {Roma} e sull'{Arno}?"
+    assert (
+        rules("ita", "Quanto dista di il {Po} a gli {Uffizi}?")
+        == "Quanto dista del {Po} agli {Uffizi}?"
+    )
+    assert (
+        rules("ita", "Cosa c'è in la {Roma} e su l'{Arno}?")
+        == "Cosa c'è nella {Roma} e sull'{Arno}?"
+    )
     assert rules("ita", "Dove si trova {A} ?") == "Dove si trova {A}?"
     assert rules("por", "Qual a distância de o {A} em a {B}?") == "Qual a distância do {A} na {B}?"
     assert rules("por", "Vá a o {A} por as {B}?") == "Vá ao {A} pelas {B}?"
     assert rules("spa", "¿Distancia de el {A} a el {B} ?") == "¿Distancia del {A} al {B}?"
-    assert rules("spa", "¿Distancia de {El Salvador} a {A}?") == "¿Distancia de {El Salvador} a {A}?"
+    assert (
+        rules("spa", "¿Distancia de {El Salvador} a {A}?") == "¿Distancia de {El Salvador} a {A}?"
+    )
 
 
 def test_rules_keep_braces_and_languages_without_rules_get_no_edits():
@@ -116,26 +148,40 @@ def test_rules_keep_braces_and_languages_without_rules_get_no_edits():
 def test_vote_majority_fallback_and_none():
     a, b = Edit("ELIS", "de ", "d'"), Edit("PUNCT", " ?", "?")
     ok = lambda m, *e: Proposal(m, "ok", tuple(e), None)  # noqa: E731
-    assert vote({"p": ok("p", a), "q": ok("q", Edit("OTHER", "de ", "d'")), "r": ok("r", b)}, "r") == \
-        ((a,), "majority")  # the op label does not matter
+    assert vote(
+        {"p": ok("p", a), "q": ok("q", Edit("OTHER", "de ", "d'")), "r": ok("r", b)}, "r"
+    ) == ((a,), "majority")  # the op label does not matter
     assert vote({"p": ok("p", a), "q": ok("q", b)}, "q") == ((b,), "primary_fallback")
     assert vote({"p": Proposal("p", "rejected", (a,), "x"), "q": ok("q", b)}, "p") == ((), "none")
-    assert vote({"p": Proposal("p", "rejected", (a,), "x"), "q": ok("q", a)}, "q") == ((a,), "primary_fallback")
+    assert vote({"p": Proposal("p", "rejected", (a,), "x"), "q": ok("q", a)}, "q") == (
+        (a,),
+        "primary_fallback",
+    )
     # with the question, edits with the same effect agree even with different context
     text = "Distance de {Orly} ?"
-    got = vote({"p": ok("p", Edit("ELIS", "Distance de ", "Distance d'")), "q": ok("q", a)}, "q", text)
+    got = vote(
+        {"p": ok("p", Edit("ELIS", "Distance de ", "Distance d'")), "q": ok("q", a)}, "q", text
+    )
     assert got == ((a,), "majority")
 
 
 # ------------------------------------------------------------------------------------------------ fake servers
-FR_Q = {"question_id": "q1", "lang": "fra", "text_marked": "Quelle est la distance de {Orly} à {Paris}?",
-        "template_text": "Quelle est la distance de {entity_A} à {entity_B}?",
-        "template_en": "What is the distance from {entity_A} to {entity_B}?"}
+FR_Q = {
+    "question_id": "q1",
+    "lang": "fra",
+    "text_marked": "Quelle est la distance de {Orly} à {Paris}?",
+    "template_text": "Quelle est la distance de {entity_A} à {entity_B}?",
+    "template_en": "What is the distance from {entity_A} to {entity_B}?",
+}
 
 
 def test_agreeing_members_majority_applied():
-    with FakeOpenAI(lambda req: edits_json(("ELIS", "la distance de ", "la distance d'"))) as s1, \
-            FakeOpenAI(lambda req: edits_json(("ELIS", "de ", "d'"), ("OTHER", "Quelle", "quelle"))) as s2:
+    with (
+        FakeOpenAI(lambda req: edits_json(("ELIS", "la distance de ", "la distance d'"))) as s1,
+        FakeOpenAI(
+            lambda req: edits_json(("ELIS", "de ", "d'"), ("OTHER", "Quelle", "quelle"))
+        ) as s2,
+    ):
         members = [RuleMember(), LLMMember("m1", client(s1)), LLMMember("m2", client(s2))]
         res = postedit(FR_Q, members, primary="m1")
         body = s1.requests[0].body
@@ -149,14 +195,18 @@ def test_agreeing_members_majority_applied():
     assert res["text"] == "Quelle est la distance d'Orly à Paris?"
     applied = {(e["member"], e["op"]) for e in res["edits"] if e["applied"]}
     assert applied == {("rules", "ELIS"), ("m1", "ELIS"), ("m2", "ELIS")}
-    assert {(e["member"], e["op"]) for e in res["edits"] if not e["applied"]} == {("rules", "PUNCT"),
-                                                                                 ("m2", "OTHER")}
+    assert {(e["member"], e["op"]) for e in res["edits"] if not e["applied"]} == {
+        ("rules", "PUNCT"),
+        ("m2", "OTHER"),
+    }
     assert all(m["status"] == "ok" for m in res["members"].values())
 
 
 def test_disagreeing_members_primary_fallback():
-    with FakeOpenAI(lambda req: edits_json(("PUNCT", "?", NNBSP + "?"))) as s1, \
-            FakeOpenAI(lambda req: edits_json(("ART_CHG", "la distance", "le distance"))) as s2:
+    with (
+        FakeOpenAI(lambda req: edits_json(("PUNCT", "?", NNBSP + "?"))) as s1,
+        FakeOpenAI(lambda req: edits_json(("ART_CHG", "la distance", "le distance"))) as s2,
+    ):
         members = [LLMMember("m1", client(s1)), LLMMember("m2", client(s2))]
         res = postedit(FR_Q, members, primary="m2")
     assert res["decision"] == "primary_fallback"
@@ -164,15 +214,24 @@ def test_disagreeing_members_primary_fallback():
     assert [(e["member"], e["applied"]) for e in res["edits"]] == [("m1", False), ("m2", True)]
 
 
-@pytest.mark.parametrize("bad, reason", [
-    (Reply("this is not JSON"), "not_json"),
-    (Reply('{"edits": [{"op": "REWRITE", "original": "a", "fix": "b"}]}'), "schema_violation"),
-    (Reply(edits_json(("OTHER", "Orly", "Orlyville"))), "edit_error: original_not_found (inside_braces)"),
-    (Reply(edits_json(("OTHER", "de ", "de {"))), "edit_error: brace_in_fix"),
-    (Reply("{}", status=500), None),
-])
+@pytest.mark.parametrize(
+    "bad, reason",
+    [
+        (Reply("this is not JSON"), "not_json"),
+        (Reply('{"edits": [{"op": "REWRITE", "original": "a", "fix": "b"}]}'), "schema_violation"),
+        (
+            Reply(edits_json(("OTHER", "Orly", "Orlyville"))),
+            "edit_error: original_not_found (inside_braces)",
+        ),
+        (Reply(edits_json(("OTHER", "de ", "de {"))), "edit_error: brace_in_fix"),
+        (Reply("{}", status=500), None),
+    ],
+)
 def test_malformed_replies_are_rejected_and_the_others_still_vote(bad, reason):
-    with FakeOpenAI(lambda req: edits_json(("ELIS", "de ", "d'"))) as good, FakeOpenAI(lambda req: bad) as broken:
+    with (
+        FakeOpenAI(lambda req: edits_json(("ELIS", "de ", "d'"))) as good,
+        FakeOpenAI(lambda req: bad) as broken,
+    ):
         members = [LLMMember("bad", client(broken)), LLMMember("good", client(good)), RuleMember()]
         res = postedit(FR_Q, members, primary="bad")
     status = res["members"]["bad"]
@@ -184,7 +243,9 @@ def test_malformed_replies_are_rejected_and_the_others_still_vote(bad, reason):
     assert res["text_marked"] == "Quelle est la distance d'{Orly} à {Paris}?"
     assert not any(e["applied"] for e in res["edits"] if e["member"] == "bad")
     if reason and reason.startswith("edit_error"):
-        assert [e["member"] for e in res["edits"]].count("bad") == 1  # the refused edit is still logged
+        assert [e["member"] for e in res["edits"]].count(
+            "bad"
+        ) == 1  # the refused edit is still logged
 
 
 def test_postedit_survives_a_crashing_member():
@@ -201,18 +262,36 @@ def test_postedit_survives_a_crashing_member():
 
 def test_stats():
     results = [
-        {"decision": "majority", "applied": [{"op": "ELIS", "original": "de ", "fix": "d'"}],
-         "edits": [{"member": "a", "op": "ELIS", "original": "de ", "fix": "d'", "applied": True},
-                   {"member": "b", "op": "ELIS", "original": "de ", "fix": "d'", "applied": True}],
-         "members": {"a": {"status": "ok"}, "b": {"status": "ok"}}},
-        {"decision": "primary_fallback", "applied": [{"op": "PUNCT", "original": "?", "fix": " ?"},
-                                                     {"op": "CONTR", "original": "de le", "fix": "du"}],
-         "edits": [], "members": {"a": {"status": "ok"}, "b": {"status": "rejected"}}},
-        {"decision": "none", "applied": [], "edits": [],
-         "members": {"a": {"status": "error"}, "b": {"status": "rejected"}}},
-        {"decision": "none", "applied": [], "edits": [{"member": "a", "op": "NOCHG", "original": "", "fix": "",
-                                                       "applied": False}],
-         "members": {"a": {"status": "ok"}, "b": {"status": "ok"}}},
+        {
+            "decision": "majority",
+            "applied": [{"op": "ELIS", "original": "de ", "fix": "d'"}],
+            "edits": [
+                {"member": "a", "op": "ELIS", "original": "de ", "fix": "d'", "applied": True},
+                {"member": "b", "op": "ELIS", "original": "de ", "fix": "d'", "applied": True},
+            ],
+            "members": {"a": {"status": "ok"}, "b": {"status": "ok"}},
+        },
+        {
+            "decision": "primary_fallback",
+            "applied": [
+                {"op": "PUNCT", "original": "?", "fix": " ?"},
+                {"op": "CONTR", "original": "de le", "fix": "du"},
+            ],
+            "edits": [],
+            "members": {"a": {"status": "ok"}, "b": {"status": "rejected"}},
+        },
+        {
+            "decision": "none",
+            "applied": [],
+            "edits": [],
+            "members": {"a": {"status": "error"}, "b": {"status": "rejected"}},
+        },
+        {
+            "decision": "none",
+            "applied": [],
+            "edits": [{"member": "a", "op": "NOCHG", "original": "", "fix": "", "applied": False}],
+            "members": {"a": {"status": "ok"}, "b": {"status": "ok"}},
+        },
     ]
     s = stats(results)
     assert s["n"] == 4 and s["share_edited"] == 0.5 and s["share_majority"] == 0.25
@@ -227,5 +306,6 @@ def test_rules_report_matches_they_cannot_anchor():
     text = "Le long de la côte, quelle distance sépare {Lyon} de {Orly} ?"
     p = RuleMember().propose({"lang": "fra", "text_marked": text})
     assert p.edits == () and p.detail == "unanchored: 1"  # " de " also occurs in "long de la"
-    assert RuleMember().propose({"lang": "fra", "text_marked": "Quelle distance sépare {Lyon} de {Orly} ?"}).edits \
-        == (Edit("ELIS", "de ", "d'"),)
+    assert RuleMember().propose(
+        {"lang": "fra", "text_marked": "Quelle distance sépare {Lyon} de {Orly} ?"}
+    ).edits == (Edit("ELIS", "de ", "d'"),)

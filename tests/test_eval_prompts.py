@@ -21,7 +21,11 @@ TRIPLES = [
     ["node/1", "name", "Fleneken"],
     ["node/1", "rdf:type", "village"],
     ["http://example.org/kwg/fire.1", "http://www.w3.org/2000/01/rdf-schema#label", "BALD (2006)"],
-    ["http://example.org/kwg/fire.1", "http://example.org/ont/hasTemporalScope", "http://example.org/kwg/time.1"],
+    [
+        "http://example.org/kwg/fire.1",
+        "http://example.org/ont/hasTemporalScope",
+        "http://example.org/kwg/time.1",
+    ],
     ["http://example.org/kwg/time.1", "http://www.w3.org/2006/time#inXSDDate", "2006-07-22"],
 ]
 _H3 = h3.latlng_to_cell(LAT, LON, 7)
@@ -47,12 +51,23 @@ UNITS = {"distance": "km", "area": "km2", "point": "deg", "polar": "deg,km", "bb
 
 
 def q(fmt: str, gold: dict | None = None, **kw) -> dict:
-    base = {"question_id": f"q-{fmt}", "lang": "eng", "kg": "osmh3kg", "sfid": "A", "sub_template_id": "A01.1",
-            "text": f"A {fmt} question about Fleneken?", "answer_format": fmt,
-            "gold": json.dumps(GOLDS[fmt] if gold is None else gold), "unit": UNITS.get(fmt),
-            "parameters": "{}", "gold_triples": json.dumps(TRIPLES),
-            "entity_subjects": json.dumps({"osmh3kg:node/1": "node/1"}), "false_premise": False,
-            "multimodal": False, "image_url": None}
+    base = {
+        "question_id": f"q-{fmt}",
+        "lang": "eng",
+        "kg": "osmh3kg",
+        "sfid": "A",
+        "sub_template_id": "A01.1",
+        "text": f"A {fmt} question about Fleneken?",
+        "answer_format": fmt,
+        "gold": json.dumps(GOLDS[fmt] if gold is None else gold),
+        "unit": UNITS.get(fmt),
+        "parameters": "{}",
+        "gold_triples": json.dumps(TRIPLES),
+        "entity_subjects": json.dumps({"osmh3kg:node/1": "node/1"}),
+        "false_premise": False,
+        "multimodal": False,
+        "image_url": None,
+    }
     base.update(kw)
     return base
 
@@ -101,12 +116,18 @@ def test_every_format_has_a_valid_strict_schema_accepting_its_gold(fmt):
 def test_schema_rejects_off_format_replies():
     v = jsonschema.Draft202012Validator(A.reply_schema(q("predefined")))
     assert not v.is_valid({"answer": {"value": "north-east"}, "premise_rejected": False})
-    assert not v.is_valid({"answer": {"value": 1.0, "unit": "km", "x": 1}, "premise_rejected": False})
+    assert not v.is_valid(
+        {"answer": {"value": 1.0, "unit": "km", "x": 1}, "premise_rejected": False}
+    )
     assert not v.is_valid({"answer": {"value": "NE"}})  # premise_rejected missing
     d = jsonschema.Draft202012Validator(A.reply_schema(q("date")))
-    assert not d.is_valid({"answer": {"value": "22 July 2006", "precision": "day"}, "premise_rejected": False})
+    assert not d.is_valid(
+        {"answer": {"value": "22 July 2006", "precision": "day"}, "premise_rejected": False}
+    )
     g = jsonschema.Draft202012Validator(A.reply_schema(q("grid_cell")))
-    assert not g.is_valid({"answer": {"system": "geohash", "cell": "x", "resolution": 1}, "premise_rejected": False})
+    assert not g.is_valid(
+        {"answer": {"system": "geohash", "cell": "x", "resolution": 1}, "premise_rejected": False}
+    )
 
 
 def test_false_premise_predefined_takes_options_from_the_catalog():
@@ -115,25 +136,42 @@ def test_false_premise_predefined_takes_options_from_the_catalog():
     enum = A.reply_schema(fp)["properties"]["answer"]["anyOf"][0]["properties"]["value"]["enum"]
     assert enum == ["N", "E", "S", "W"]
     unknown = q("predefined", {"rejected": True}, sub_template_id="Z99.9")
-    assert {"N", "NE", "left", "upstream"} <= set(A.predefined_options(unknown))  # every option set, as fallback
+    assert {"N", "NE", "left", "upstream"} <= set(
+        A.predefined_options(unknown)
+    )  # every option set, as fallback
     assert "N, E, S, W" in P.render(fp, P.T1)[1]["content"]
 
 
 def test_parse_reply_statuses():
     dq = q("distance")
-    assert A.parse_reply(dq, {"answer": None, "premise_rejected": True}) == A.Parsed("refused", {"rejected": True})
-    assert A.parse_reply(dq, {"answer": {"value": 3, "unit": "km"}, "premise_rejected": True}).status == "refused"
+    assert A.parse_reply(dq, {"answer": None, "premise_rejected": True}) == A.Parsed(
+        "refused", {"rejected": True}
+    )
+    assert (
+        A.parse_reply(dq, {"answer": {"value": 3, "unit": "km"}, "premise_rejected": True}).status
+        == "refused"
+    )
     assert A.parse_reply(dq, {"answer": None, "premise_rejected": False}).detail == "no_answer"
     bad = A.parse_reply(dq, {"answer": {"value": -5, "unit": "km"}, "premise_rejected": False})
     assert bad.status == "format_error" and bad.detail.startswith("distance_out_of_range")
     assert A.parse_reply(dq, ["not", "a", "dict"]).detail == "not_an_object"
-    cell = A.parse_reply(q("grid_cell"), {"answer": {"system": "h3", "cell": "zz", "resolution": 7},
-                                          "premise_rejected": False})
+    cell = A.parse_reply(
+        q("grid_cell"),
+        {"answer": {"system": "h3", "cell": "zz", "resolution": 7}, "premise_rejected": False},
+    )
     assert cell.status == "format_error" and cell.detail.startswith("invalid_h3_cell")
-    ent = A.parse_reply(q("set"), {"answer": {"names": [" Zwedru ", "Zwedru", ""]}, "premise_rejected": False})
+    ent = A.parse_reply(
+        q("set"), {"answer": {"names": [" Zwedru ", "Zwedru", ""]}, "premise_rejected": False}
+    )
     assert ent == A.Parsed("answered", {"names": ["Zwedru"]})
-    assert A.parse_reply(q("set"), {"answer": {"names": []}, "premise_rejected": False}).status == "answered"
-    assert A.parse_reply(q("entity_name"), {"answer": {"names": []}, "premise_rejected": False}).status == "format_error"
+    assert (
+        A.parse_reply(q("set"), {"answer": {"names": []}, "premise_rejected": False}).status
+        == "answered"
+    )
+    assert (
+        A.parse_reply(q("entity_name"), {"answer": {"names": []}, "premise_rejected": False}).status
+        == "format_error"
+    )
     pre = A.parse_reply(q("predefined"), {"answer": {"value": "up"}, "premise_rejected": False})
     assert pre.status == "format_error" and pre.detail.startswith("value_not_in_options")
 
@@ -177,8 +215,10 @@ def test_triple_renderings():
     assert raw[1] == "<node/1> <geo:hasGeometry> <geo/node/1> ."
     assert len(raw) == len(TRIPLES)
     structured = P.structured_triples(question)
-    assert structured[1] == {"subject": "node/1", "facts": {"geo:hasGeometry": ["geo/node/1"], "name": ["Fleneken"],
-                                                            "rdf:type": ["village"]}}
+    assert structured[1] == {
+        "subject": "node/1",
+        "facts": {"geo:hasGeometry": ["geo/node/1"], "name": ["Fleneken"], "rdf:type": ["village"]},
+    }
     verbal = P.verbalized_triples(question).splitlines()
     assert "Fleneken has the geometry POINT (-8.19704 4.76462)." in verbal
     assert "Fleneken has the name Fleneken." in verbal
@@ -186,10 +226,22 @@ def test_triple_renderings():
     assert "BALD (2006) has the label BALD (2006)." in verbal
     assert "BALD (2006) has the time time.1." in verbal
     assert "time.1 has the date 2006-07-22." in verbal
-    assert not any("geo/node/1" in line for line in verbal)  # the geometry node is folded into its feature
-    crs = q("point", gold_triples=json.dumps([["f", "http://www.opengis.net/ont/geosparql#hasGeometry", "g"],
-                                               ["g", "http://www.opengis.net/ont/geosparql#asWKT",
-                                                "<http://www.opengis.net/def/crs/OGC/1.3/CRS84>POINT(1 2)"]]))
+    assert not any(
+        "geo/node/1" in line for line in verbal
+    )  # the geometry node is folded into its feature
+    crs = q(
+        "point",
+        gold_triples=json.dumps(
+            [
+                ["f", "http://www.opengis.net/ont/geosparql#hasGeometry", "g"],
+                [
+                    "g",
+                    "http://www.opengis.net/ont/geosparql#asWKT",
+                    "<http://www.opengis.net/def/crs/OGC/1.3/CRS84>POINT(1 2)",
+                ],
+            ]
+        ),
+    )
     assert P.verbalized_triples(crs) == "f has the geometry POINT(1 2)."
 
 
@@ -199,4 +251,6 @@ def test_answer_type_descriptions_cover_every_format():
         assert desc and desc == P.answer_type_description(q(fmt))
     assert P.unit_clause(q("area")) == " in square kilometres (km2)"
     assert P.unit_clause(q("count")) == ""
-    assert P.unit_clause(q("distance", unit=float("nan"))) == " in kilometres (km)"  # from FORMAT_INFO
+    assert (
+        P.unit_clause(q("distance", unit=float("nan"))) == " in kilometres (km)"
+    )  # from FORMAT_INFO

@@ -23,18 +23,35 @@ from tests.fake_openai import FakeOpenAI, Reply, user_text
 REPO = Path(__file__).resolve().parent.parent
 KEY = "sk-runner-secret-456"
 A_WKT, B_WKT = "POINT (-8.19704 4.76462)", "POINT (-8.0 5.0)"
-TRIPLES = [["geo/node/1", "geo:asWKT", A_WKT], ["geo/node/2", "geo:asWKT", B_WKT],
-           ["node/1", "geo:hasGeometry", "geo/node/1"], ["node/1", "name", "Fleneken"],
-           ["node/2", "geo:hasGeometry", "geo/node/2"], ["node/2", "name", "Zwedru"]]
+TRIPLES = [
+    ["geo/node/1", "geo:asWKT", A_WKT],
+    ["geo/node/2", "geo:asWKT", B_WKT],
+    ["node/1", "geo:hasGeometry", "geo/node/1"],
+    ["node/1", "name", "Fleneken"],
+    ["node/2", "geo:hasGeometry", "geo/node/2"],
+    ["node/2", "name", "Zwedru"],
+]
 
 
 def dq(i: int, **kw) -> dict:
     """A tiny distance question whose gold is i km."""
-    q = {"question_id": f"q{i:03d}", "lang": "eng", "kg": "osmh3kg", "sfid": "A", "sub_template_id": "A01.1",
-         "text": f"How far is Fleneken from place number {i}?", "answer_format": "distance",
-         "gold": json.dumps({"value": float(i), "unit": "km"}), "unit": "km", "parameters": "{}",
-         "gold_triples": json.dumps(TRIPLES), "entity_subjects": "{}", "false_premise": False,
-         "multimodal": False, "image_url": None}
+    q = {
+        "question_id": f"q{i:03d}",
+        "lang": "eng",
+        "kg": "osmh3kg",
+        "sfid": "A",
+        "sub_template_id": "A01.1",
+        "text": f"How far is Fleneken from place number {i}?",
+        "answer_format": "distance",
+        "gold": json.dumps({"value": float(i), "unit": "km"}),
+        "unit": "km",
+        "parameters": "{}",
+        "gold_triples": json.dumps(TRIPLES),
+        "entity_subjects": "{}",
+        "false_premise": False,
+        "multimodal": False,
+        "image_url": None,
+    }
     q.update(kw)
     return q
 
@@ -42,7 +59,9 @@ def dq(i: int, **kw) -> dict:
 def lookup_handler(req) -> str:
     """Answers question i with i km, read from the question text in the prompt."""
     m = re.search(r"place number (\d+)\?", user_text(req))
-    return json.dumps({"answer": {"value": float(m.group(1)), "unit": "km"}, "premise_rejected": False})
+    return json.dumps(
+        {"answer": {"value": float(m.group(1)), "unit": "km"}, "premise_rejected": False}
+    )
 
 
 def make_client(srv: FakeOpenAI, **kw) -> ChatClient:
@@ -68,33 +87,74 @@ def test_run_writes_one_line_per_question_with_statuses(tmp_path):
         return lookup_handler(req)
 
     with FakeOpenAI(handler) as srv:
-        summary = runner.run(qs + [dq(1)], make_client(srv, api_key=KEY, max_retries=1), P.T1, tmp_path,
-                             system_name="fake-sys", concurrency=2)
+        summary = runner.run(
+            qs + [dq(1)],
+            make_client(srv, api_key=KEY, max_retries=1),
+            P.T1,
+            tmp_path,
+            system_name="fake-sys",
+            concurrency=2,
+        )
         for req in srv.requests:
             assert req.body["response_format"]["json_schema"]["strict"] is True
-            assert req.body["temperature"] == 0.0 and req.headers["authorization"] == f"Bearer {KEY}"
+            assert (
+                req.body["temperature"] == 0.0 and req.headers["authorization"] == f"Bearer {KEY}"
+            )
     recs = {r["question_id"]: r for r in lines(tmp_path)}
     assert len(lines(tmp_path)) == 5 and set(recs) == {"q001", "q002", "q003", "q004", "q005"}
-    assert recs["q001"]["status"] == "answered" and recs["q001"]["answer"] == {"value": 1.0, "unit": "km"}
+    assert recs["q001"]["status"] == "answered" and recs["q001"]["answer"] == {
+        "value": 1.0,
+        "unit": "km",
+    }
     assert recs["q003"]["status"] == "refused" and recs["q003"]["answer"] == {"rejected": True}
-    assert recs["q004"]["status"] == "format_error" and recs["q004"]["raw"] == "I think it is about 4 km."
+    assert (
+        recs["q004"]["status"] == "format_error"
+        and recs["q004"]["raw"] == "I think it is about 4 km."
+    )
     assert recs["q004"]["detail"].startswith("not_json")
     assert recs["q005"]["status"] == "harness_error" and recs["q005"]["attempts"] == 2
     assert "http_500" in recs["q005"]["detail"]
-    assert set(recs["q001"]) == {"question_id", "system", "tier", "status", "answer", "raw", "detail", "usage",
-                                 "attempts", "steps", "tool_calls"}
-    assert recs["q001"]["usage"] == {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}
+    assert set(recs["q001"]) == {
+        "question_id",
+        "system",
+        "tier",
+        "status",
+        "answer",
+        "raw",
+        "detail",
+        "usage",
+        "attempts",
+        "steps",
+        "tool_calls",
+    }
+    assert recs["q001"]["usage"] == {
+        "prompt_tokens": 10,
+        "completion_tokens": 5,
+        "total_tokens": 15,
+    }
     assert summary.counts == {"answered": 2, "format_error": 1, "harness_error": 1, "refused": 1}
-    assert summary.usage["total_tokens"] == 4 * 15 and summary.written == 5 and summary.selected == 5
+    assert (
+        summary.usage["total_tokens"] == 4 * 15 and summary.written == 5 and summary.selected == 5
+    )
     config = json.loads((tmp_path / runner.RUN_CONFIG).read_text())
-    assert config["model"] == "fake-model" and config["tier"] == "T1" and config["system"] == "fake-sys"
+    assert (
+        config["model"] == "fake-model"
+        and config["tier"] == "T1"
+        and config["system"] == "fake-sys"
+    )
     assert config["endpoint"].startswith("http://127.0.0.1:") and config["questions"] == 5
     for f in tmp_path.iterdir():
         assert KEY not in f.read_text(errors="replace")
     loaded = runner.load_predictions(tmp_path)
     assert set(loaded) == set(recs)
     with pytest.raises(ValueError, match="tier"):
-        runner.run(qs, ChatClient("http://127.0.0.1:9/v1", "fake-model"), P.T2, tmp_path, system_name="fake-sys")
+        runner.run(
+            qs,
+            ChatClient("http://127.0.0.1:9/v1", "fake-model"),
+            P.T2,
+            tmp_path,
+            system_name="fake-sys",
+        )
 
 
 def test_concurrency_bound_and_deterministic_rerun(tmp_path):
@@ -104,7 +164,9 @@ def test_concurrency_bound_and_deterministic_rerun(tmp_path):
         assert 2 <= srv.max_in_flight <= 3
         srv.delay = 0.0
         again = runner.run(qs, make_client(srv), P.T2, tmp_path / "a", system_name="s")
-        assert again.written == 0 and again.skipped == 9 and len(srv.requests) == 9  # nothing re-asked
+        assert (
+            again.written == 0 and again.skipped == 9 and len(srv.requests) == 9
+        )  # nothing re-asked
         runner.run(qs, make_client(srv), P.T2, tmp_path / "b", system_name="s", concurrency=1)
         assert '"reasoning"' in json.dumps(srv.requests[0].body["response_format"])
     a = sorted((tmp_path / "a" / runner.PREDICTIONS).read_text().splitlines())
@@ -129,7 +191,9 @@ def test_killed_run_resumes(tmp_path):
     pred = out / runner.PREDICTIONS
     with FakeOpenAI(lookup_handler, delay=0.3) as srv:
         env = {**os.environ, "PYTHONPATH": str(REPO)}
-        child = subprocess.Popen([sys.executable, "-c", _CHILD, srv.base_url, str(out), json.dumps(qs)], env=env)
+        child = subprocess.Popen(
+            [sys.executable, "-c", _CHILD, srv.base_url, str(out), json.dumps(qs)], env=env
+        )
         try:
             deadline = time.monotonic() + 15
             while time.monotonic() < deadline:
@@ -151,7 +215,11 @@ def test_killed_run_resumes(tmp_path):
     ids = [r["question_id"] for r in recs]
     assert sorted(ids) == [q["question_id"] for q in qs]  # every question exactly once
     assert (out / "predictions.jsonl.corrupt").read_bytes() == torn + b"\n"
-    assert summary.corrupt == 1 and summary.skipped == len(before) and summary.written == 8 - len(before)
+    assert (
+        summary.corrupt == 1
+        and summary.skipped == len(before)
+        and summary.written == 8 - len(before)
+    )
     assert summary.usage["total_tokens"] == 15 * (8 - len(before))
     assert summary.file_usage == {"prompt_tokens": 80, "completion_tokens": 40, "total_tokens": 120}
     assert sum(r["usage"]["total_tokens"] for r in recs) == 120
@@ -164,7 +232,10 @@ def test_repair_moves_unparsable_middle_lines(tmp_path):
     p.write_text(f"{good}\nnot json\n{json.dumps({'question_id': 'a', 'status': 'refused'})}\n")
     recs, bad = runner.repair(p)
     assert bad == 1 and [r["status"] for r in recs] == ["answered", "refused"]
-    assert p.read_text().count("\n") == 2 and (tmp_path / "predictions.jsonl.corrupt").read_text() == "not json\n"
+    assert (
+        p.read_text().count("\n") == 2
+        and (tmp_path / "predictions.jsonl.corrupt").read_text() == "not json\n"
+    )
     assert runner.load_predictions(p)["a"]["status"] == "refused"  # last line per id wins
 
 
@@ -180,11 +251,15 @@ print(json.dumps({"km": round(metres / 1000.0, 3)}))
 
 def agent_handler(code: str, final):
     """Step 1: send ``code``; step 2: ``final(output_of_step_1)`` as the final answer."""
+
     def handler(req):
         msgs = req.body["messages"]
         if len(msgs) == 2:
             return json.dumps({"thought": "compute", "code": code, "final_answer": None})
-        return json.dumps({"thought": "done", "code": None, "final_answer": final(msgs[-1]["content"])})
+        return json.dumps(
+            {"thought": "done", "code": None, "final_answer": final(msgs[-1]["content"])}
+        )
+
     return handler
 
 
@@ -208,13 +283,21 @@ def test_agent_oracle_computes_a_geodesic_distance(tmp_path):
 def test_agent_kg_tools_are_read_only_and_the_environment_is_not_passed(tmp_path, monkeypatch):
     wh = tmp_path / "wh.duckdb"
     con = duckdb.connect(str(wh))
-    con.execute("CREATE TABLE entities (entity_id VARCHAR, kg VARCHAR, name VARCHAR, display_name VARCHAR, "
-                "category VARCHAR, lon DOUBLE, lat DOUBLE, geom_kind VARCHAR)")
-    con.execute("INSERT INTO entities VALUES ('osmh3kg:node/1', 'osmh3kg', 'Fleneken', 'Fleneken', 'village', "
-                "-8.19704, 4.76462, 'point'), ('osmh3kg:node/2', 'osmh3kg', 'Old Fleneken Road', "
-                "'Old Fleneken Road', 'road', -8.1, 4.7, 'line')")
-    con.execute("CREATE TABLE entity_triples (entity_id VARCHAR, kg VARCHAR, s VARCHAR, p VARCHAR, o VARCHAR)")
-    con.executemany("INSERT INTO entity_triples VALUES ('osmh3kg:node/1', 'osmh3kg', ?, ?, ?)", TRIPLES[:4])
+    con.execute(
+        "CREATE TABLE entities (entity_id VARCHAR, kg VARCHAR, name VARCHAR, display_name VARCHAR, "
+        "category VARCHAR, lon DOUBLE, lat DOUBLE, geom_kind VARCHAR)"
+    )
+    con.execute(
+        "INSERT INTO entities VALUES ('osmh3kg:node/1', 'osmh3kg', 'Fleneken', 'Fleneken', 'village', "
+        "-8.19704, 4.76462, 'point'), ('osmh3kg:node/2', 'osmh3kg', 'Old Fleneken Road', "
+        "'Old Fleneken Road', 'road', -8.1, 4.7, 'line')"
+    )
+    con.execute(
+        "CREATE TABLE entity_triples (entity_id VARCHAR, kg VARCHAR, s VARCHAR, p VARCHAR, o VARCHAR)"
+    )
+    con.executemany(
+        "INSERT INTO entity_triples VALUES ('osmh3kg:node/1', 'osmh3kg', ?, ?, ?)", TRIPLES[:4]
+    )
     con.close()
     monkeypatch.setenv("MGQA_TEST_SECRET", "do-not-leak")
     code = """\
@@ -236,19 +319,34 @@ print("secret", os.environ.get("MGQA_TEST_SECRET"))
         return {"answer": {"value": 1.0, "unit": "km"}, "premise_rejected": False}
 
     with FakeOpenAI(agent_handler(code, final)) as srv:
-        runner.run([dq(1)], make_client(srv), P.T3A, tmp_path / "out", system_name="agent", warehouse=wh)
+        runner.run(
+            [dq(1)], make_client(srv), P.T3A, tmp_path / "out", system_name="agent", warehouse=wh
+        )
     (rec,) = lines(tmp_path / "out")
     assert rec["status"] == "answered" and rec["tool_calls"] == 4, rec
     out = outputs[0]
-    assert "hits ['Fleneken', 'Old Fleneken Road']" in out and "triples 4" in out and "rows 2" in out
+    assert (
+        "hits ['Fleneken', 'Old Fleneken Road']" in out and "triples 4" in out and "rows 2" in out
+    )
     assert "refused ValueError" in out and "secret None" in out
     with pytest.raises(ValueError, match="warehouse"):
-        runner.run([dq(1)], ChatClient("http://127.0.0.1:9/v1", "m"), P.T3A, tmp_path / "x", system_name="agent")
+        runner.run(
+            [dq(1)],
+            ChatClient("http://127.0.0.1:9/v1", "m"),
+            P.T3A,
+            tmp_path / "x",
+            system_name="agent",
+        )
 
 
 def test_agent_budget_exhaustion_and_bad_steps(tmp_path):
-    replies = iter(['{"thought": "hmm", "code": null, "final_answer": null}', "not json at all",
-                    '{"thought": "still thinking", "code": null, "final_answer": null}'])
+    replies = iter(
+        [
+            '{"thought": "hmm", "code": null, "final_answer": null}',
+            "not json at all",
+            '{"thought": "still thinking", "code": null, "final_answer": null}',
+        ]
+    )
     with FakeOpenAI(lambda req: next(replies)) as srv:
         runner.run([dq(1)], make_client(srv), P.T3O, tmp_path, system_name="agent", max_steps=3)
         assert len(srv.requests) == 3
@@ -264,7 +362,12 @@ def test_agent_step_timeout_and_output_truncation(tmp_path):
 
     with Sandbox(P.T3O, triples=[], timeout_s=0.5, max_output_chars=200) as box:
         out, n = box.run("print('x' * 500 + 'END')")
-        assert out.startswith("x" * 100) and "truncated to 200" in out and out.rstrip().endswith("END") and n == 0
+        assert (
+            out.startswith("x" * 100)
+            and "truncated to 200" in out
+            and out.rstrip().endswith("END")
+            and n == 0
+        )
         out, _ = box.run("import time\nprint('start', flush=True)\ntime.sleep(30)")
         assert "start" in out and "time limit" in out
         out, _ = box.run("raise RuntimeError('boom')")
@@ -279,10 +382,14 @@ def test_retrieval_tools_get_a_kg_only_copy_without_golds(tmp_path):
     src = tmp_path / "warehouse.duckdb"
     with warehouse.session(src) as con:
         warehouse.ensure_schema(con)
-        con.execute("INSERT INTO entity_labels VALUES ('worldkg:1', 'worldkg', 'en', 'Fleneken', false)")
+        con.execute(
+            "INSERT INTO entity_labels VALUES ('worldkg:1', 'worldkg', 'en', 'Fleneken', false)"
+        )
     dest = export_kg(src, tmp_path / "run" / "kg.duckdb")
     with duckdb.connect(str(dest), read_only=True) as con:
-        tables = {r[0] for r in con.execute("SELECT table_name FROM information_schema.tables").fetchall()}
+        tables = {
+            r[0] for r in con.execute("SELECT table_name FROM information_schema.tables").fetchall()
+        }
         assert tables == set(KG_TABLES)
         assert con.execute("SELECT label FROM entity_labels").fetchall() == [("Fleneken",)]
     assert export_kg(src, dest) == dest and not dest.with_suffix(".partial").exists()

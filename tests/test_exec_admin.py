@@ -37,7 +37,10 @@ def iri(entity_id: str) -> str:
 
 
 def edge(con, child: str, p: str, parent_iri: str) -> None:
-    con.execute("INSERT INTO entity_triples VALUES (?, ?, ?, ?, ?)", [child, child.split(":")[0], iri(child), p, parent_iri])
+    con.execute(
+        "INSERT INTO entity_triples VALUES (?, ?, ?, ?, ?)",
+        [child, child.split(":")[0], iri(child), p, parent_iri],
+    )
 
 
 def area_m2(w: str) -> float:
@@ -63,7 +66,11 @@ def premise(con, sub_id: str, kg: str, **values) -> bool:
 STATE = box(-121.0, 34.0, -119.0, 35.5)
 COUNTY = "MULTIPOLYGON(((-120.5 34.4, -119.5 34.4, -119.5 35.0, -120.5 35.0, -120.5 34.4)), ((-120.2 34.0, -120.0 34.0, -120.0 34.1, -120.2 34.1, -120.2 34.0)))"
 OTHER = box(-119.5, 34.4, -119.0, 35.0)  # neighbouring county, shares the edge lon -119.5
-FIRES = {"F1": box(-120.3, 34.5, -120.2, 34.6), "F2": box(-119.6, 34.5, -119.4, 34.6), "F3": box(-119.52, 34.5, -119.4, 34.6)}
+FIRES = {
+    "F1": box(-120.3, 34.5, -120.2, 34.6),
+    "F2": box(-119.6, 34.5, -119.4, 34.6),
+    "F3": box(-119.52, 34.5, -119.4, 34.6),
+}
 
 
 @pytest.fixture
@@ -71,38 +78,78 @@ def kwg(con):
     st = "HIC/high"
     world.add(con, "kwg:state", "State", "administrative_region", STATE, stratum=st, iso3="USA")
     world.add(con, "kwg:county", "County", "administrative_region", COUNTY, stratum=st, iso3="USA")
-    world.add(con, "kwg:other", "Other County", "administrative_region", OTHER, stratum=st, iso3="USA")
+    world.add(
+        con, "kwg:other", "Other County", "administrative_region", OTHER, stratum=st, iso3="USA"
+    )
     edge(con, "kwg:county", PART_OF, iri("kwg:state"))
     edge(con, "kwg:other", PART_OF, iri("kwg:state"))
-    schools = {"S1": "POINT(-120.0 34.7)", "S2": "POINT(-119.2 34.7)", "S3": "POINT(-120.1 34.05)", "S4": "POINT(-120.4 34.8)"}
+    schools = {
+        "S1": "POINT(-120.0 34.7)",
+        "S2": "POINT(-119.2 34.7)",
+        "S3": "POINT(-120.1 34.05)",
+        "S4": "POINT(-120.4 34.8)",
+    }
     for n, w in schools.items():
         world.add(con, f"kwg:{n}", f"School {n}", "school", w, stratum=st, iso3="USA")
     edge(con, "kwg:S1", SF_WITHIN, iri("kwg:county"))
     edge(con, "kwg:S2", SF_WITHIN, iri("kwg:other"))
-    edge(con, "kwg:S4", SF_WITHIN, iri("kwg:other"))  # the KG edge disagrees with the geometry: the edge wins
+    edge(
+        con, "kwg:S4", SF_WITHIN, iri("kwg:other")
+    )  # the KG edge disagrees with the geometry: the edge wins
     for n, w in FIRES.items():
-        world.add(con, f"kwg:{n}", f"Fire {n}", "wildfire", w, stratum=st, iso3="USA", valid_from="2017-12-04")
+        world.add(
+            con,
+            f"kwg:{n}",
+            f"Fire {n}",
+            "wildfire",
+            w,
+            stratum=st,
+            iso3="USA",
+            valid_from="2017-12-04",
+        )
     for i in range(3):
-        world.add(con, f"kwg:P{i}", f"Park {i}", "park", f"POINT({-120.3 + 0.1 * i} {34.6 + 0.05 * i})", stratum=st, iso3="USA")
+        world.add(
+            con,
+            f"kwg:P{i}",
+            f"Park {i}",
+            "park",
+            f"POINT({-120.3 + 0.1 * i} {34.6 + 0.05 * i})",
+            stratum=st,
+            iso3="USA",
+        )
     return con
 
 
 def test_membership_follows_part_of_edges_transitively(kwg):
-    yes, _ = run(kwg, "E01.2", "kwg", entity_A="kwg:S1", entity_B="kwg:state")  # S1 -> county -> state
+    yes, _ = run(
+        kwg, "E01.2", "kwg", entity_A="kwg:S1", entity_B="kwg:state"
+    )  # S1 -> county -> state
     assert yes.gold == {"value": True}
     no, _ = run(kwg, "E01.2", "kwg", entity_A="kwg:S1", entity_B="kwg:other")
     assert no.gold == {"value": False}
-    edge_wins, _ = run(kwg, "E01.2", "kwg", entity_A="kwg:S4", entity_B="kwg:county")  # inside geometrically
+    edge_wins, _ = run(
+        kwg, "E01.2", "kwg", entity_A="kwg:S4", entity_B="kwg:county"
+    )  # inside geometrically
     assert edge_wins.gold == {"value": False}
     region, _ = run(kwg, "E01.1", "kwg", entity_A="kwg:county", entity_B="kwg:state")
     assert region.gold == {"value": True}
 
 
 def test_membership_geometry_fallback(kwg):
-    yes, _ = run(kwg, "E01.2", "kwg", entity_A="kwg:S3", entity_B="kwg:county")  # no edge: second part of the county
+    yes, _ = run(
+        kwg, "E01.2", "kwg", entity_A="kwg:S3", entity_B="kwg:county"
+    )  # no edge: second part of the county
     assert yes.gold == {"value": True}
     assert shapely_wkt.loads(COUNTY).contains(shapely_wkt.loads("POINT(-120.1 34.05)"))
-    world.add(kwg, "kwg:S5", "School S5", "school", "POINT(-120.5001 34.7)", stratum="HIC/high", iso3="USA")  # ~9 m outside
+    world.add(
+        kwg,
+        "kwg:S5",
+        "School S5",
+        "school",
+        "POINT(-120.5001 34.7)",
+        stratum="HIC/high",
+        iso3="USA",
+    )  # ~9 m outside
     near, _ = run(kwg, "E01.2", "kwg", entity_A="kwg:S5", entity_B="kwg:county")
     assert near.reason == "near_boundary"
 
@@ -120,16 +167,22 @@ def test_full_containment_of_event_areas(kwg):
     half, row = run(kwg, "E04.3", "kwg", entity_A="kwg:county", entity_B="kwg:F2")
     assert half.gold == {"value": False}
     fire, county = shapely_wkt.loads(FIRES["F2"]), shapely_wkt.loads(COUNTY)
-    assert row["share_out"] == pytest.approx(area_m2(fire.difference(county).wkt) / area_m2(fire.wkt), rel=1e-9)
+    assert row["share_out"] == pytest.approx(
+        area_m2(fire.difference(county).wkt) / area_m2(fire.wkt), rel=1e-9
+    )
 
 
 def test_collection_count_in_county(kwg):
     out, _ = run(kwg, "E03.1", "kwg", entity_A="kwg:county", category_A="school", category_B="park")
     pts = {"S1": (-120.0, 34.7), "S3": (-120.1, 34.05), "S4": (-120.4, 34.8), "S2": (-119.2, 34.7)}
     county = shapely_wkt.loads(COUNTY)
-    expected = sum(county.intersects(shapely_wkt.loads(f"POINT({x} {y})")) for x, y in pts.values()) + 3
+    expected = (
+        sum(county.intersects(shapely_wkt.loads(f"POINT({x} {y})")) for x, y in pts.values()) + 3
+    )
     assert out.gold == {"value": expected} == {"value": 6}
-    dup, _ = run(kwg, "E03.1", "kwg", entity_A="kwg:county", category_A="school", category_B="school")
+    dup, _ = run(
+        kwg, "E03.1", "kwg", entity_A="kwg:county", category_A="school", category_B="school"
+    )
     assert dup.reason == "repeated_category"
 
 
@@ -154,17 +207,35 @@ def osm(con):
     st = "HIC/high"
     world.add(con, oid("R1"), "Block One", "city_block", REGION, stratum=st, iso3="FIN")
     world.add(con, oid("R2"), "Block Two", "city_block", REGION2, stratum=st, iso3="FIN")
-    world.add(con, oid("R3"), "Block Three", "city_block", box(25.0, 60.0, 25.01, 60.01), stratum=st, iso3="FIN")
+    world.add(
+        con,
+        oid("R3"),
+        "Block Three",
+        "city_block",
+        box(25.0, 60.0, 25.01, 60.01),
+        stratum=st,
+        iso3="FIN",
+    )
     for n, w in BUILDINGS.items():
         world.add(con, oid(n), f"Building {n}", "building", w, stratum=st, iso3="FIN")
-    pois = {"c1": ("cafe", 24.905, 60.105), "c2": ("cafe", 24.915, 60.107), "c3": ("cafe", 24.94, 60.107),
-            "b1": ("bar", 24.906, 60.104), "b2": ("bar", 24.95, 60.2), "b3": ("bar", 24.96, 60.2),
-            "r1": ("restaurant", 24.907, 60.103), "r2": ("restaurant", 24.97, 60.2), "r3": ("restaurant", 24.98, 60.2)}
+    pois = {
+        "c1": ("cafe", 24.905, 60.105),
+        "c2": ("cafe", 24.915, 60.107),
+        "c3": ("cafe", 24.94, 60.107),
+        "b1": ("bar", 24.906, 60.104),
+        "b2": ("bar", 24.95, 60.2),
+        "b3": ("bar", 24.96, 60.2),
+        "r1": ("restaurant", 24.907, 60.103),
+        "r2": ("restaurant", 24.97, 60.2),
+        "r3": ("restaurant", 24.98, 60.2),
+    }
     for n, (c, x, y) in pois.items():
         world.add(con, f"{OKG}:node/{n}", f"{c} {n}", c, f"POINT({x} {y})", stratum=st, iso3="FIN")
-    roads = {"L1": "LINESTRING(24.912 60.106, 24.918 60.106)",  # 333 m, inside R1 and R2
-             "L2": "LINESTRING(24.915 60.108, 24.925 60.108)",  # longest, leaves R1
-             "L3": "LINESTRING(24.913 60.109, 24.914 60.109)"}  # shortest, inside R1
+    roads = {
+        "L1": "LINESTRING(24.912 60.106, 24.918 60.106)",  # 333 m, inside R1 and R2
+        "L2": "LINESTRING(24.915 60.108, 24.925 60.108)",  # longest, leaves R1
+        "L3": "LINESTRING(24.913 60.109, 24.914 60.109)",
+    }  # shortest, inside R1
     for n, w in roads.items():
         world.add(con, oid(n), f"Road {n}", "road", w, stratum=st, iso3="FIN")
     return con
@@ -176,34 +247,99 @@ def test_components_count_inside(osm):
     region = shapely_wkt.loads(REGION)
     for m in row["members"]:
         b = shapely_wkt.loads(BUILDINGS[m["id"].rsplit("/", 1)[1]])
-        assert m["share"] == pytest.approx(area_m2(b.intersection(region).wkt) / area_m2(b.wkt), rel=1e-9)
+        assert m["share"] == pytest.approx(
+            area_m2(b.intersection(region).wkt) / area_m2(b.wkt), rel=1e-9
+        )
     assert premise(osm, "E02.2", OKG, category_A="building", entity_B=oid("R1")) is True
     assert premise(osm, "E02.2", OKG, category_A="building", entity_B=oid("R3")) is False
 
 
 def test_collection_count_named_collection(osm):
-    out, _ = run(osm, "E03.3", OKG, entity_A=oid("R1"), collection_of_entity="bars, cafes and restaurants")
+    out, _ = run(
+        osm, "E03.3", OKG, entity_A=oid("R1"), collection_of_entity="bars, cafes and restaurants"
+    )
     assert out.gold == {"value": 4}  # c1, c2, b1, r1
-    out, _ = run(osm, "E03.2", OKG, entity_A=oid("R1"), category_A="cafe", category_B="bar", category_C="restaurant")
+    out, _ = run(
+        osm,
+        "E03.2",
+        OKG,
+        entity_A=oid("R1"),
+        category_A="cafe",
+        category_B="bar",
+        category_C="restaurant",
+    )
     assert out.gold == {"value": 4}
 
 
 def test_full_containment_polygons(osm):
     assert run(osm, "E04.1", OKG, entity_A=oid("R1"), entity_B=oid("H1"))[0].gold == {"value": True}
-    assert run(osm, "E04.1", OKG, entity_A=oid("R1"), entity_B=oid("H3"))[0].gold == {"value": False}
-    world.add(osm, oid("H5"), "Building H5", "building", box(24.9195, 60.103, 24.920003, 60.104), stratum="HIC/high", iso3="FIN")
-    assert run(osm, "E04.1", OKG, entity_A=oid("R1"), entity_B=oid("H5"))[0].reason == "containment_ambiguous"
+    assert run(osm, "E04.1", OKG, entity_A=oid("R1"), entity_B=oid("H3"))[0].gold == {
+        "value": False
+    }
+    world.add(
+        osm,
+        oid("H5"),
+        "Building H5",
+        "building",
+        box(24.9195, 60.103, 24.920003, 60.104),
+        stratum="HIC/high",
+        iso3="FIN",
+    )
+    assert (
+        run(osm, "E04.1", OKG, entity_A=oid("R1"), entity_B=oid("H5"))[0].reason
+        == "containment_ambiguous"
+    )
 
 
 def test_ranked_containment(osm):
-    longest, row = run(osm, "E05.1", OKG, entity_A=oid("R1"), category_B="road", entity_C=oid("R2"), rank_type="longest")
+    longest, row = run(
+        osm,
+        "E05.1",
+        OKG,
+        entity_A=oid("R1"),
+        category_B="road",
+        entity_C=oid("R2"),
+        rank_type="longest",
+    )
     assert longest.gold == {"value": False} and longest.evidence == (oid("L2"),)
     lengths = {m["id"]: m["measure"] for m in row["members"]}
-    assert lengths[oid("L2")] == pytest.approx(GEOD.inv(24.915, 60.108, 24.925, 60.108)[2], rel=1e-6)
-    shortest, _ = run(osm, "E05.1", OKG, entity_A=oid("R1"), category_B="road", entity_C=oid("R2"), rank_type="shortest")
+    assert lengths[oid("L2")] == pytest.approx(
+        GEOD.inv(24.915, 60.108, 24.925, 60.108)[2], rel=1e-6
+    )
+    shortest, _ = run(
+        osm,
+        "E05.1",
+        OKG,
+        entity_A=oid("R1"),
+        category_B="road",
+        entity_C=oid("R2"),
+        rank_type="shortest",
+    )
     assert shortest.gold == {"value": True} and shortest.evidence == (oid("L3"),)
-    assert premise(osm, "E05.1", OKG, entity_A=oid("R1"), category_B="road", entity_C=oid("R2"), rank_type="longest") is True
-    assert premise(osm, "E05.1", OKG, entity_A=oid("R2"), category_B="road", entity_C=oid("R3"), rank_type="longest") is False
+    assert (
+        premise(
+            osm,
+            "E05.1",
+            OKG,
+            entity_A=oid("R1"),
+            category_B="road",
+            entity_C=oid("R2"),
+            rank_type="longest",
+        )
+        is True
+    )
+    assert (
+        premise(
+            osm,
+            "E05.1",
+            OKG,
+            entity_A=oid("R2"),
+            category_B="road",
+            entity_C=oid("R3"),
+            rank_type="longest",
+        )
+        is False
+    )
 
 
 # ---------------------------------------------------------------------------------------------- generate

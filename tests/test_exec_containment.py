@@ -14,13 +14,17 @@ from pathlib import Path
 import numpy as np
 import pytest
 import rasterio
-from pyproj import Geod
 from affine import Affine
+from pyproj import Geod
 
 from mgqa_platform.questions.catalog import load_catalog
 from mgqa_platform.questions.executor import replay_sql
 from mgqa_platform.questions.executors import EXECUTORS
-from mgqa_platform.questions.executors.containment import BOUNDARY_BAND, file_sha256, population_within
+from mgqa_platform.questions.executors.containment import (
+    BOUNDARY_BAND,
+    file_sha256,
+    population_within,
+)
 from mgqa_platform.questions.generate import generate, replay
 from tests import question_world as world
 
@@ -53,8 +57,14 @@ def cafes(con):
     """An anchor cafe and cafes at known geodesic distances (km) from it, plus a restaurant."""
     eid, name, lon, lat = ANCHOR
     world.add(con, eid, name, "cafe", f"POINT({lon} {lat})")
-    members = {"worldkg:1": (0.4, 10), "worldkg:2": (0.9, 100), "worldkg:3": (1.6, 200), "worldkg:4": (3.0, 300),
-               "worldkg:5": (7.0, 45), "worldkg:6": (2.004, 250)}  # fmt: skip
+    members = {
+        "worldkg:1": (0.4, 10),
+        "worldkg:2": (0.9, 100),
+        "worldkg:3": (1.6, 200),
+        "worldkg:4": (3.0, 300),
+        "worldkg:5": (7.0, 45),
+        "worldkg:6": (2.004, 250),
+    }
     for i, (mid, (km, az)) in enumerate(members.items()):
         x, y = at(lon, lat, km, az)
         world.add(con, mid, f"Cafe {i}", "cafe", f"POINT({x} {y})")
@@ -65,15 +75,26 @@ def cafes(con):
 
 def test_count_and_list_within_radius_hand_world(cafes):
     one = run(cafes, "B01.1", category_A="cafe", entity_B=ANCHOR[0], value=1)
-    assert one.gold == {"value": 2} and one.evidence == ("worldkg:1", "worldkg:2")  # the anchor is not counted
+    assert one.gold == {"value": 2} and one.evidence == (
+        "worldkg:1",
+        "worldkg:2",
+    )  # the anchor is not counted
     five = run(cafes, "B01.1", category_A="cafe", entity_B=ANCHOR[0], value=5)
     assert five.gold == {"value": 5}
     # a member at 2.004 km lies inside the 0.5 % band around a 2 km radius: ambiguous, discarded
-    assert run(cafes, "B01.1", category_A="cafe", entity_B=ANCHOR[0], value=2).reason == "member_near_radius"
+    assert (
+        run(cafes, "B01.1", category_A="cafe", entity_B=ANCHOR[0], value=2).reason
+        == "member_near_radius"
+    )
     listed = run(cafes, "B02.1", category_A="cafe", entity_B=ANCHOR[0], value=1)
     assert listed.gold == {"entity_ids": ["worldkg:1", "worldkg:2"], "names": ["Cafe 0", "Cafe 1"]}
-    assert run(cafes, "B02.1", category_A="cafe", entity_B=ANCHOR[0], value=0.5).gold["entity_ids"] == ["worldkg:1"]
-    assert run(cafes, "B02.1", category_A="restaurant", entity_B=ANCHOR[0], value=0.25).reason == "empty_set"
+    assert run(cafes, "B02.1", category_A="cafe", entity_B=ANCHOR[0], value=0.5).gold[
+        "entity_ids"
+    ] == ["worldkg:1"]
+    assert (
+        run(cafes, "B02.1", category_A="restaurant", entity_B=ANCHOR[0], value=0.25).reason
+        == "empty_set"
+    )
 
 
 @pytest.mark.parametrize("lat", [-30.03, 60.17, 71.0])
@@ -107,17 +128,31 @@ def test_radius_membership_matches_pyproj(con, lat):
 
 
 # ------------------------------------------------------------------------------------------------- B03
-def write_raster(path: Path, data: np.ndarray, west: float, north: float, res: float, nodata: float = -1.0) -> str:
+def write_raster(
+    path: Path, data: np.ndarray, west: float, north: float, res: float, nodata: float = -1.0
+) -> str:
     """A float32 EPSG:4326 GeoTIFF with ``data`` (rows north to south); returns its sha256."""
-    with rasterio.open(path, "w", driver="GTiff", height=data.shape[0], width=data.shape[1], count=1, dtype="float32",
-                       crs="EPSG:4326", transform=Affine(res, 0, west, 0, -res, north), nodata=nodata) as ds:  # fmt: skip
+    with rasterio.open(
+        path,
+        "w",
+        driver="GTiff",
+        height=data.shape[0],
+        width=data.shape[1],
+        count=1,
+        dtype="float32",
+        crs="EPSG:4326",
+        transform=Affine(res, 0, west, 0, -res, north),
+        nodata=nodata,
+    ) as ds:
         ds.write(data.astype("float32"), 1)
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 def register_raster(con, path: Path, sha: str) -> None:
     con.execute("DELETE FROM density_breaks")
-    con.execute("INSERT INTO density_breaks VALUES (?, ?, TRUE, 'test raster', 0, 1, 1)", [str(path), sha])
+    con.execute(
+        "INSERT INTO density_breaks VALUES (?, ?, TRUE, 'test raster', 0, 1, 1)", [str(path), sha]
+    )
 
 
 def brute_force_sum(path: Path, lon: float, lat: float, radius_km: float) -> float:
@@ -154,9 +189,16 @@ def test_population_sum_on_a_known_raster(con, tmp_path):
     for s, p, o in twelve.facts:
         pixels.setdefault(s, {})[p.rsplit("#", 1)[-1].rsplit(":", 1)[-1]] = o
     assert sorted(pixels) == [f"urn:mgqa:raster:{file_sha256(path)[:12]}:23:{c}" for c in (27, 37)]
-    centres = {float(v["population"]): [float(x) for x in v["asWKT"][7:-1].split()] for v in pixels.values()}
-    assert centres[1234.0] == pytest.approx([-51.225, -30.035]) and centres[99.0] == pytest.approx([-51.125, -30.035])  # pixel centres
-    assert run(con, "B03.1", entity_A="worldkg:1", value=2).reason == "radius_below_raster_resolution"  # < 2 pixels
+    centres = {
+        float(v["population"]): [float(x) for x in v["asWKT"][7:-1].split()]
+        for v in pixels.values()
+    }
+    assert centres[1234.0] == pytest.approx([-51.225, -30.035]) and centres[99.0] == pytest.approx(
+        [-51.125, -30.035]
+    )  # pixel centres
+    assert (
+        run(con, "B03.1", entity_A="worldkg:1", value=2).reason == "radius_below_raster_resolution"
+    )  # < 2 pixels
     data[23, 27] = 0.0
     register_raster(con, path, write_raster(path, data, west, north, res))
     assert run(con, "B03.1", entity_A="worldkg:1", value=5).reason == "zero_population"
@@ -177,7 +219,9 @@ def test_population_window_matches_brute_force(tmp_path):
     with rasterio.open(path) as ds:
         for lon, lat in ((24.6, 60.2), (24.37, 60.41), (24.8, 60.25)):
             for r in (5.0, 12.5, 20.0):
-                assert population_within(ds, lon, lat, r) == pytest.approx(brute_force_sum(path, lon, lat, r))
+                assert population_within(ds, lon, lat, r) == pytest.approx(
+                    brute_force_sum(path, lon, lat, r)
+                )
 
 
 # ------------------------------------------------------------------------------------------------- generate
@@ -192,7 +236,14 @@ def b_world(con, tmp_path):
             for _ in range(k):
                 n += 1
                 x, y = at(lon0, lat0, rng.uniform(0.1, 4.0), rng.uniform(0, 360))
-                world.add(con, f"worldkg:{n}", f"{category.title()} {n}", category, f"POINT({x} {y})", stratum=stratum)
+                world.add(
+                    con,
+                    f"worldkg:{n}",
+                    f"{category.title()} {n}",
+                    category,
+                    f"POINT({x} {y})",
+                    stratum=stratum,
+                )
     data = np.random.default_rng(1).integers(0, 1000, size=(160, 200)).astype(float)
     path = tmp_path / "pop.tif"
     register_raster(con, path, write_raster(path, data, -52.0, -29.2, 0.01))

@@ -21,7 +21,7 @@ from mgqa_platform.questions.generate import execute_sub_template, generate, rep
 from tests import question_world as world
 
 CATALOG = load_catalog()
-O = (-51.0, -30.0)  # lon, lat
+ORIGIN = (-51.0, -30.0)  # lon, lat
 R_KM = 6371.0088
 
 
@@ -33,7 +33,7 @@ def bearing(a: tuple[float, float], b: tuple[float, float]) -> float:
     return math.degrees(math.atan2(y, x)) % 360
 
 
-def offset(km_east: float, km_north: float, origin=O) -> tuple[float, float]:
+def offset(km_east: float, km_north: float, origin=ORIGIN) -> tuple[float, float]:
     """A point roughly km_east / km_north away from ``origin`` (spherical small-offset formula)."""
     lat = origin[1] + math.degrees(km_north / R_KM)
     return origin[0] + math.degrees(km_east / (R_KM * math.cos(math.radians(origin[1])))), lat
@@ -43,10 +43,28 @@ def wkt_point(p) -> str:
     return f"POINT({p[0]} {p[1]})"
 
 
-CARDINAL4_WORDS = {"north": [(315, 360), (0, 45)], "east": [(45, 135)], "south": [(135, 225)], "west": [(225, 315)]}
-QUADRANTS = {"northeast": [(0, 90)], "southeast": [(90, 180)], "southwest": [(180, 270)], "northwest": [(270, 360)]}
-ROSE8 = {"N": [(337.5, 360), (0, 22.5)], "NE": [(22.5, 67.5)], "E": [(67.5, 112.5)], "SE": [(112.5, 157.5)],
-         "S": [(157.5, 202.5)], "SW": [(202.5, 247.5)], "W": [(247.5, 292.5)], "NW": [(292.5, 337.5)]}  # fmt: skip
+CARDINAL4_WORDS = {
+    "north": [(315, 360), (0, 45)],
+    "east": [(45, 135)],
+    "south": [(135, 225)],
+    "west": [(225, 315)],
+}
+QUADRANTS = {
+    "northeast": [(0, 90)],
+    "southeast": [(90, 180)],
+    "southwest": [(180, 270)],
+    "northwest": [(270, 360)],
+}
+ROSE8 = {
+    "N": [(337.5, 360), (0, 22.5)],
+    "NE": [(22.5, 67.5)],
+    "E": [(67.5, 112.5)],
+    "SE": [(112.5, 157.5)],
+    "S": [(157.5, 202.5)],
+    "SW": [(202.5, 247.5)],
+    "W": [(247.5, 292.5)],
+    "NW": [(292.5, 337.5)],
+}
 ROSE4 = {"N": [(315, 360), (0, 45)], "E": [(45, 135)], "S": [(135, 225)], "W": [(225, 315)]}
 
 
@@ -55,14 +73,29 @@ def in_table(table: dict, az: float) -> str:
     return label
 
 
-RING = {f"worldkg:{i}": offset(1.5 * math.sin(math.radians(10 + 40 * i)), 1.5 * math.cos(math.radians(10 + 40 * i))) for i in range(9)}
-CLUSTER = {f"worldkg:s{i}": offset(0.4 * math.sin(math.radians(5 + 60 * i)), 0.4 * math.cos(math.radians(5 + 60 * i))) for i in range(6)}
-VILLAGES = {f"worldkg:v{i}": offset(6 * math.sin(math.radians(25 + 70 * i)), 6 * math.cos(math.radians(25 + 70 * i))) for i in range(5)}
+RING = {
+    f"worldkg:{i}": offset(
+        1.5 * math.sin(math.radians(10 + 40 * i)), 1.5 * math.cos(math.radians(10 + 40 * i))
+    )
+    for i in range(9)
+}
+CLUSTER = {
+    f"worldkg:s{i}": offset(
+        0.4 * math.sin(math.radians(5 + 60 * i)), 0.4 * math.cos(math.radians(5 + 60 * i))
+    )
+    for i in range(6)
+}
+VILLAGES = {
+    f"worldkg:v{i}": offset(
+        6 * math.sin(math.radians(25 + 70 * i)), 6 * math.cos(math.radians(25 + 70 * i))
+    )
+    for i in range(5)
+}
 
 
 @pytest.fixture
 def ring(con):
-    world.add(con, "worldkg:o", "Centre Cafe", "cafe", wkt_point(O))
+    world.add(con, "worldkg:o", "Centre Cafe", "cafe", wkt_point(ORIGIN))
     for eid, p in RING.items():
         world.add(con, eid, f"Cafe {eid[-1]}", "cafe", wkt_point(p))
     for eid, p in CLUSTER.items():
@@ -73,7 +106,10 @@ def ring(con):
 
 
 def positions(con) -> dict[str, tuple[float, float]]:
-    return {r[0]: (r[1], r[2]) for r in con.execute("SELECT entity_id, lon, lat FROM entities").fetchall()}
+    return {
+        r[0]: (r[1], r[2])
+        for r in con.execute("SELECT entity_id, lon, lat FROM entities").fetchall()
+    }
 
 
 # ---------------------------------------------------------------- pure helpers
@@ -81,7 +117,10 @@ def test_sector_bins_and_edges():
     labels = ["north", "east", "south", "west"]
     assert sector(0.0, labels, -45) == ("north", 45.0)
     assert sector(44.0, labels, -45) == ("north", 1.0)
-    assert sector(45.0, labels, -45) == ("east", 0.0)  # half-open: the edge belongs to the next sector
+    assert sector(45.0, labels, -45) == (
+        "east",
+        0.0,
+    )  # half-open: the edge belongs to the next sector
     assert sector(359.5, labels, -45)[0] == "north"
     assert sector(200.0, ["NE", "SE", "SW", "NW"], 0) == ("SW", 20.0)
     assert sector(22.4, list("abcdefgh"), -22.5)[0] == "a"
@@ -90,17 +129,28 @@ def test_sector_bins_and_edges():
 
 def test_aeqd_matches_proj():
     """The Geod-based frame equals PROJ's ellipsoidal azimuthal-equidistant projection."""
-    tr = Transformer.from_crs("EPSG:4326", f"+proj=aeqd +lat_0={O[1]} +lon_0={O[0]} +ellps=WGS84 +units=m", always_xy=True)
+    tr = Transformer.from_crs(
+        "EPSG:4326",
+        f"+proj=aeqd +lat_0={ORIGIN[1]} +lon_0={ORIGIN[0]} +ellps=WGS84 +units=m",
+        always_xy=True,
+    )
     pts = [offset(3, 4), offset(-40, 10), offset(0.01, -0.02), offset(25, -30)]
-    for (x, y), p in zip(aeqd_xy(O, pts), pts, strict=True):
+    for (x, y), p in zip(aeqd_xy(ORIGIN, pts), pts, strict=True):
         px, py = tr.transform(*p)
         assert x == pytest.approx(px, abs=0.01) and y == pytest.approx(py, abs=0.01)
 
 
 # ---------------------------------------------------------------- J01 / J04 on the ring world
-@pytest.mark.parametrize("sub_id,table,word_param", [
-    ("J01.1", CARDINAL4_WORDS, True), ("J01.2", QUADRANTS, True), ("J04.1", ROSE8, False), ("J04.2", ROSE8, False), ("J04.3", ROSE4, False),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "sub_id,table,word_param",
+    [
+        ("J01.1", CARDINAL4_WORDS, True),
+        ("J01.2", QUADRANTS, True),
+        ("J04.1", ROSE8, False),
+        ("J04.2", ROSE8, False),
+        ("J04.3", ROSE4, False),
+    ],
+)
 def test_sectors_against_spherical_bearings(ring, sub_id, table, word_param):
     sub = CATALOG.sub_template(sub_id)
     execs, _ = execute_sub_template(ring, sub, world.pool(ring, "worldkg"))
@@ -126,19 +176,33 @@ def test_cardinal_balanced_words_and_edge_discard(ring):
     ex = EXECUTORS["direction.cardinal"]
     # A exactly north-east of B (azimuth ~45 deg): within the 2-degree margin of the north/east edge
     a = offset(1, 1)
-    row = {"entity_A_lon": a[0], "entity_A_lat": a[1], "entity_B_lon": O[0], "entity_B_lat": O[1], "intersects": False, "cardinal_direction": "north"}
+    row = {
+        "entity_A_lon": a[0],
+        "entity_A_lat": a[1],
+        "entity_B_lon": ORIGIN[0],
+        "entity_B_lat": ORIGIN[1],
+        "intersects": False,
+        "cardinal_direction": "north",
+    }
     assert ex.finish(sub, row).reason == "near_sector_edge"
     assert ex.finish(sub, {**row, "intersects": True}).reason == "entities_intersect"
     a = offset(0.2, 1)
-    assert ex.finish(sub, {**row, "entity_A_lon": a[0], "entity_A_lat": a[1]}).gold == {"value": True}
+    assert ex.finish(sub, {**row, "entity_A_lon": a[0], "entity_A_lat": a[1]}).gold == {
+        "value": True
+    }
 
 
 # ---------------------------------------------------------------- J02 side of route
 def test_side_of_route_known_answers():
     sub = CATALOG.sub_template("J02.1")
     ex = EXECUTORS["direction.side_of_route"]
-    c = offset(0, 2)  # route due north from O
-    row = {"entity_B_lon": O[0], "entity_B_lat": O[1], "entity_C_lon": c[0], "entity_C_lat": c[1]}
+    c = offset(0, 2)  # route due north from ORIGIN
+    row = {
+        "entity_B_lon": ORIGIN[0],
+        "entity_B_lat": ORIGIN[1],
+        "entity_C_lon": c[0],
+        "entity_C_lat": c[1],
+    }
 
     def side(a):
         return ex.finish(sub, {**row, "entity_A_lon": a[0], "entity_A_lat": a[1]})
@@ -179,15 +243,25 @@ def river(con):
 def test_positions_along_by_hand():
     (pa, da), (pb, db) = positions_along(LINE, (-50.99, -30.0), [P1, P2])
     m_per_deg_lon = 111320 * math.cos(math.radians(30.0))  # ~96.4 km per degree at 30 S
-    assert pa == pytest.approx(0.002 * m_per_deg_lon, rel=0.01) and pb == pytest.approx(0.015 * m_per_deg_lon, rel=0.01)
+    assert pa == pytest.approx(0.002 * m_per_deg_lon, rel=0.01) and pb == pytest.approx(
+        0.015 * m_per_deg_lon, rel=0.01
+    )
     assert da == pytest.approx(110.8, rel=0.01) and db == pytest.approx(110.8, rel=0.01)
-    assert positions_along("MULTILINESTRING((0 0, 1 0), (2 0, 3 0))", (1.5, 0.0), [(0.5, 0.0)]) is None
+    assert (
+        positions_along("MULTILINESTRING((0 0, 1 0), (2 0, 3 0))", (1.5, 0.0), [(0.5, 0.0)]) is None
+    )
 
 
 def test_along_line_world(river):
     sub = CATALOG.sub_template("J03.1")
     ex = EXECUTORS["direction.along_line"]
-    values = {"row_id": 0, "kg": "osmh3kg", "entity_A": "osmh3kg:node/1", "entity_B": "osmh3kg:node/2", "entity_C": "osmh3kg:way/1"}
+    values = {
+        "row_id": 0,
+        "kg": "osmh3kg",
+        "entity_A": "osmh3kg:node/1",
+        "entity_B": "osmh3kg:node/2",
+        "entity_C": "osmh3kg:way/1",
+    }
 
     def run(sql, **over):
         row = {**values, **over}
@@ -199,13 +273,27 @@ def test_along_line_world(river):
             river.unregister("t")
 
     assert ex.finish(sub, run(ex.gold_sql(sub))).gold["value"] == "upstream"
-    assert ex.finish(sub, run(ex.gold_sql(sub), entity_C="osmh3kg:way/2")).gold["value"] == "downstream"
-    assert ex.finish(sub, run(ex.gold_sql(sub), entity_A="osmh3kg:node/2", entity_B="osmh3kg:node/1")).gold["value"] == "downstream"
-    assert ex.finish(sub, run(ex.gold_sql(sub), entity_B="osmh3kg:node/3")).reason == "too_far_from_line"
+    assert (
+        ex.finish(sub, run(ex.gold_sql(sub), entity_C="osmh3kg:way/2")).gold["value"]
+        == "downstream"
+    )
+    assert (
+        ex.finish(
+            sub, run(ex.gold_sql(sub), entity_A="osmh3kg:node/2", entity_B="osmh3kg:node/1")
+        ).gold["value"]
+        == "downstream"
+    )
+    assert (
+        ex.finish(sub, run(ex.gold_sql(sub), entity_B="osmh3kg:node/3")).reason
+        == "too_far_from_line"
+    )
     assert run(ex.premise_sql(sub))["holds"] is True
     assert run(ex.premise_sql(sub), entity_B="osmh3kg:node/3")["holds"] is False
     execs, _ = execute_sub_template(river, sub, world.pool(river, "osmh3kg"))
-    assert execs and all({e.values["entity_A"], e.values["entity_B"]} == {"osmh3kg:node/1", "osmh3kg:node/2"} for e in execs)
+    assert execs and all(
+        {e.values["entity_A"], e.values["entity_B"]} == {"osmh3kg:node/1", "osmh3kg:node/2"}
+        for e in execs
+    )
 
 
 # ---------------------------------------------------------------- generate / replay

@@ -17,7 +17,11 @@ from shapely.geometry import Point, box
 
 from mgqa_platform.questions.catalog import load_catalog
 from mgqa_platform.questions.executors import EXECUTORS
-from mgqa_platform.questions.executors.events import distance_to_footprint_km, event_date, time_period
+from mgqa_platform.questions.executors.events import (
+    distance_to_footprint_km,
+    event_date,
+    time_period,
+)
 from mgqa_platform.questions.generate import execute_sub_template, generate, replay
 from tests import question_world as world
 
@@ -39,7 +43,12 @@ POINTS = {  # id -> (name, category, (lon, lat), valid_from)
     "s2": ("School Two", "school", (-119.72, 34.41), None),
     "s3": ("School Three", "school", (-119.60, 34.60), None),
     "v1": ("Hill Village", "village", (-119.63, 34.52), None),
-    "q1": ("M 2.1 - 5km N of Somewhere", "earthquake", (-119.62, 34.50), "2015-11-29T23:30:00-05:00"),
+    "q1": (
+        "M 2.1 - 5km N of Somewhere",
+        "earthquake",
+        (-119.62, 34.50),
+        "2015-11-29T23:30:00-05:00",
+    ),
     "q2": ("M 3.0 - Alaska", "earthquake", (-150.0, 61.0), "2015-12-01T10:00:00.000Z"),
 }
 
@@ -51,15 +60,39 @@ def eid(key: str) -> str:
 @pytest.fixture
 def sb(con):
     for k, (name, cat, geom, vf) in POLYS.items():
-        world.add(con, eid(k), name, cat, geom.wkt, stratum="HIC/high", iso3="USA", valid_from=vf, valid_to=vf)
+        world.add(
+            con,
+            eid(k),
+            name,
+            cat,
+            geom.wkt,
+            stratum="HIC/high",
+            iso3="USA",
+            valid_from=vf,
+            valid_to=vf,
+        )
     for k, (name, cat, (lon, lat), vf) in POINTS.items():
         attrs = {"magnitude": 2.1, "depthKm": 5} if cat == "earthquake" else None
-        world.add(con, eid(k), name, cat, f"POINT({lon} {lat})", stratum="HIC/high", iso3="USA", valid_from=vf, attributes=attrs)
+        world.add(
+            con,
+            eid(k),
+            name,
+            cat,
+            f"POINT({lon} {lat})",
+            stratum="HIC/high",
+            iso3="USA",
+            valid_from=vf,
+            attributes=attrs,
+        )
     return con
 
 
 def run(con, sub, sql: str, **values) -> dict:
-    row = {"row_id": 0, "kg": KG, **{k: v if k.startswith("category") else eid(v) for k, v in values.items()}}
+    row = {
+        "row_id": 0,
+        "kg": KG,
+        **{k: v if k.startswith("category") else eid(v) for k, v in values.items()},
+    }
     con.register("t", pa.table({k: [v] for k, v in row.items()}))
     try:
         cur = con.execute(sql)
@@ -98,7 +131,9 @@ def test_footprint_distance_against_densified_geodesic():
     for lon, lat in [(-119.60, 34.43), (-119.75, 34.60), (-119.95, 34.30)]:
         ring = poly.exterior.segmentize(0.0002)  # ~20 m steps
         best = min(GEOD.inv(lon, lat, x, y)[2] for x, y in ring.coords) / 1000.0
-        assert distance_to_footprint_km(poly.wkt, lon, lat) == pytest.approx(best, rel=0.002, abs=0.02)
+        assert distance_to_footprint_km(poly.wkt, lon, lat) == pytest.approx(
+            best, rel=0.002, abs=0.02
+        )
     assert distance_to_footprint_km(poly.wkt, -119.75, 34.42) == 0.0
 
 
@@ -110,7 +145,9 @@ def test_event_distance(sb):
     assert out.gold["value"] == pytest.approx(GEOD.inv(lon, lat, slon, slat)[2] / 1000.0, abs=0.001)
     assert out.extras == {"time_period": "2015-01-01 to 2015-12-31"}
     out = gold(sb, "I01.2", event_A="f1", entity_B="s3")
-    assert out.gold["value"] == pytest.approx(distance_to_footprint_km(POLYS["f1"][2].wkt, slon, slat), abs=0.001)
+    assert out.gold["value"] == pytest.approx(
+        distance_to_footprint_km(POLYS["f1"][2].wkt, slon, slat), abs=0.001
+    )
     assert out.extras["time_period"] == "2009-01-01 to 2009-12-31"
     assert gold(sb, "I01.2", event_A="f1", entity_B="s1").reason == "inside_footprint"
     assert gold(sb, "I01.3", event_A="q1", entity_B="v1").gold["value"] > 0
@@ -118,9 +155,16 @@ def test_event_distance(sb):
 
 # ---------------------------------------------------------------- I02 affected sets
 def test_affected_members_and_premise(sb):
-    assert gold(sb, "I02.3", event_A="f1", category_A="school").gold["entity_ids"] == [eid("s1"), eid("s2")]
-    assert gold(sb, "I02.1", event_A="f1", category_A="city_block").gold["entity_ids"] == [eid("b1")]
-    assert gold(sb, "I02.2", event_A="q1", category_A="city_block").gold["entity_ids"] == [eid("b1")]  # b2 is ~11 km off
+    assert gold(sb, "I02.3", event_A="f1", category_A="school").gold["entity_ids"] == [
+        eid("s1"),
+        eid("s2"),
+    ]
+    assert gold(sb, "I02.1", event_A="f1", category_A="city_block").gold["entity_ids"] == [
+        eid("b1")
+    ]
+    assert gold(sb, "I02.2", event_A="q1", category_A="city_block").gold["entity_ids"] == [
+        eid("b1")
+    ]  # b2 is ~11 km off
     assert gold(sb, "I02.3", event_A="f2", category_A="school").reason == "no_affected_member"
     assert premise(sb, "I02.3", event_A="f1", category_A="school") is True
     assert premise(sb, "I02.3", event_A="f2", category_A="school") is False
@@ -138,8 +182,14 @@ def test_affected_radius_against_geodesic(sb):
 
 # ---------------------------------------------------------------- I03 hit date
 def test_hit_date_and_premise(sb):
-    assert gold(sb, "I03.1", event_A="q1", entity_A="county").gold == {"value": "2015-11-30", "precision": "day"}
-    assert gold(sb, "I03.2", event_A="f1", entity_A="county").gold == {"value": "2009-05-05", "precision": "day"}
+    assert gold(sb, "I03.1", event_A="q1", entity_A="county").gold == {
+        "value": "2015-11-30",
+        "precision": "day",
+    }
+    assert gold(sb, "I03.2", event_A="f1", entity_A="county").gold == {
+        "value": "2009-05-05",
+        "precision": "day",
+    }
     assert gold(sb, "I03.3", event_A="q1", entity_A="v1").gold["value"] == "2015-11-30"
     assert gold(sb, "I03.2", event_A="f2", entity_A="county").reason == "not_affected"
     assert premise(sb, "I03.1", event_A="q1", entity_A="county") is True
@@ -150,10 +200,14 @@ def test_hit_date_and_premise(sb):
 # ---------------------------------------------------------------- I04 / I05 areas
 def test_areas_against_geodesic(sb):
     f1 = POLYS["f1"][2]
-    assert gold(sb, "I04.1", event_A="f1").gold["value"] == pytest.approx(geod_area_km2(f1), rel=1e-3)
+    assert gold(sb, "I04.1", event_A="f1").gold["value"] == pytest.approx(
+        geod_area_km2(f1), rel=1e-3
+    )
     for k, sub_id in (("county", "I05.1"), ("b1", "I05.1"), ("park", "I05.2")):
         inter = f1.intersection(POLYS[k][2])
-        assert gold(sb, sub_id, event_A="f1", entity_A=k).gold["value"] == pytest.approx(geod_area_km2(inter), rel=1e-3)
+        assert gold(sb, sub_id, event_A="f1", entity_A=k).gold["value"] == pytest.approx(
+            geod_area_km2(inter), rel=1e-3
+        )
     assert gold(sb, "I05.1", event_A="f2", entity_A="county").reason == "no_overlap"
     assert premise(sb, "I05.1", event_A="f1", entity_A="b1") is True
     assert premise(sb, "I05.1", event_A="f2", entity_A="b1") is False
@@ -177,6 +231,10 @@ def test_generate_and_replay_I(sb):
     assert {"I01", "I02", "I03", "I04", "I05"} <= {q["tid"] for q in gen.questions}
     for q in gen.questions:
         assert replay(sb, CATALOG, q) == json.loads(q["gold"])
-    period = [json.loads(q["parameters"])["time_period"] for q in gen.questions if q["tid"] == "I01"]
+    period = [
+        json.loads(q["parameters"])["time_period"] for q in gen.questions if q["tid"] == "I01"
+    ]
     assert period and all(p.endswith("-12-31") for p in period)
-    assert all(shapely_wkt.loads(POLYS["f1"][2].wkt).contains(Point(POINTS[k][2])) for k in ("s1", "s2"))
+    assert all(
+        shapely_wkt.loads(POLYS["f1"][2].wkt).contains(Point(POINTS[k][2])) for k in ("s1", "s2")
+    )

@@ -49,50 +49,112 @@ def run(con, sub_id: str, sql: str = "gold", kg: str = KG, **values):
 @pytest.fixture
 def block(con):
     """A 2 x 2 km city block with cafes at known offsets, one cafe outside, and a pharmacy."""
-    world.add(con, BLOCK, "Kortteli", "city_block", rect_wkt(LON0, LAT0, 2000, 2000), stratum="HIC/high", iso3="FIN")
-    cafes = {"osmh3kg:node/1": (300, 1700), "osmh3kg:node/2": (1800, 900), "osmh3kg:node/3": (200, 250),
-             "osmh3kg:node/4": (1000, 100), "osmh3kg:node/5": (1500, 1600)}  # fmt: skip
+    world.add(
+        con,
+        BLOCK,
+        "Kortteli",
+        "city_block",
+        rect_wkt(LON0, LAT0, 2000, 2000),
+        stratum="HIC/high",
+        iso3="FIN",
+    )
+    cafes = {
+        "osmh3kg:node/1": (300, 1700),
+        "osmh3kg:node/2": (1800, 900),
+        "osmh3kg:node/3": (200, 250),
+        "osmh3kg:node/4": (1000, 100),
+        "osmh3kg:node/5": (1500, 1600),
+    }
     for i, (eid, (dx, dy)) in enumerate(cafes.items()):
         x, _ = at(LON0, LAT0, dx, 90)
         _, y = at(LON0, LAT0, dy, 0)
-        world.add(con, eid, f"Kahvila {i}", "cafe", f"POINT({x} {y})", stratum="HIC/high", iso3="FIN")
+        world.add(
+            con, eid, f"Kahvila {i}", "cafe", f"POINT({x} {y})", stratum="HIC/high", iso3="FIN"
+        )
     x, y = at(LON0, LAT0, 3200, 45)
-    world.add(con, "osmh3kg:node/9", "Ulkona", "cafe", f"POINT({x} {y})", stratum="HIC/high", iso3="FIN")
-    world.add(con, "osmh3kg:node/8", "Apteekki", "pharmacy", f"POINT({LON0 + 0.01} {LAT0 + 0.005})", stratum="HIC/high", iso3="FIN")
+    world.add(
+        con, "osmh3kg:node/9", "Ulkona", "cafe", f"POINT({x} {y})", stratum="HIC/high", iso3="FIN"
+    )
+    world.add(
+        con,
+        "osmh3kg:node/8",
+        "Apteekki",
+        "pharmacy",
+        f"POINT({LON0 + 0.01} {LAT0 + 0.005})",
+        stratum="HIC/high",
+        iso3="FIN",
+    )
     return con
 
 
 def test_extreme_cardinal_hand_world(block):
-    expect = {"north": "osmh3kg:node/1", "south": "osmh3kg:node/4", "east": "osmh3kg:node/2", "west": "osmh3kg:node/3"}
+    expect = {
+        "north": "osmh3kg:node/1",
+        "south": "osmh3kg:node/4",
+        "east": "osmh3kg:node/2",
+        "west": "osmh3kg:node/3",
+    }
     for direction, eid in expect.items():
         out = run(block, "F01.1", category_A="cafe", entity_B=BLOCK, cardinal_direction=direction)
         assert out.gold["entity_ids"] == [eid], direction
-        assert "osmh3kg:node/9" not in out.evidence and len(out.evidence) == 5  # the outside cafe is no member
-    assert run(block, "F01.1", category_A="pharmacy", entity_B=BLOCK, cardinal_direction="north").reason == "too_few_members"
+        assert (
+            "osmh3kg:node/9" not in out.evidence and len(out.evidence) == 5
+        )  # the outside cafe is no member
+    assert (
+        run(
+            block, "F01.1", category_A="pharmacy", entity_B=BLOCK, cardinal_direction="north"
+        ).reason
+        == "too_few_members"
+    )
 
 
 def test_extreme_ties_are_all_accepted(block):
-    lon, lat = block.execute("SELECT lon, lat FROM entities WHERE entity_id = 'osmh3kg:node/1'").fetchone()
-    world.add(block, "osmh3kg:node/6", "Kahvila twin", "cafe", f"POINT({lon + 0.001} {lat + 5e-7})", stratum="HIC/high")
+    lon, lat = block.execute(
+        "SELECT lon, lat FROM entities WHERE entity_id = 'osmh3kg:node/1'"
+    ).fetchone()
+    world.add(
+        block,
+        "osmh3kg:node/6",
+        "Kahvila twin",
+        "cafe",
+        f"POINT({lon + 0.001} {lat + 5e-7})",
+        stratum="HIC/high",
+    )
     out = run(block, "F01.1", category_A="cafe", entity_B=BLOCK, cardinal_direction="north")
     assert out.gold["entity_ids"] == ["osmh3kg:node/1", "osmh3kg:node/6"]
     for k in (7, 8):
-        world.add(block, f"osmh3kg:node/{k}0", f"Twin {k}", "cafe", f"POINT({lon + 0.0003 * k} {lat})", stratum="HIC/high")
-    assert run(block, "F01.1", category_A="cafe", entity_B=BLOCK, cardinal_direction="north").reason == "too_many_tied"
+        world.add(
+            block,
+            f"osmh3kg:node/{k}0",
+            f"Twin {k}",
+            "cafe",
+            f"POINT({lon + 0.0003 * k} {lat})",
+            stratum="HIC/high",
+        )
+    assert (
+        run(block, "F01.1", category_A="cafe", entity_B=BLOCK, cardinal_direction="north").reason
+        == "too_many_tied"
+    )
 
 
 @pytest.mark.parametrize("direction", ["northeast", "southeast", "southwest", "northwest"])
 def test_extreme_diagonal_matches_geodesic_azimuths(con, direction):
     """Random members: the F01.3 answer maximises d * cos(az - bearing) computed with Geod.inv from B's point."""
     rng = random.Random(direction)
-    world.add(con, BLOCK, "Kortteli", "city_block", rect_wkt(LON0, LAT0, 3000, 3000), stratum="HIC/high")
-    lon0, lat0 = con.execute(f"SELECT lon, lat FROM entities WHERE entity_id = '{BLOCK}'").fetchone()
+    world.add(
+        con, BLOCK, "Kortteli", "city_block", rect_wkt(LON0, LAT0, 3000, 3000), stratum="HIC/high"
+    )
+    lon0, lat0 = con.execute(
+        f"SELECT lon, lat FROM entities WHERE entity_id = '{BLOCK}'"
+    ).fetchone()
     pts = {}
     for i in range(25):
         x, _ = at(LON0, LAT0, rng.uniform(50, 2950), 90)
         _, y = at(LON0, LAT0, rng.uniform(50, 2950), 0)
         pts[f"osmh3kg:node/{i}"] = (x, y)
-        world.add(con, f"osmh3kg:node/{i}", f"Bar {i}", "bar", f"POINT({x} {y})", stratum="HIC/high")
+        world.add(
+            con, f"osmh3kg:node/{i}", f"Bar {i}", "bar", f"POINT({x} {y})", stratum="HIC/high"
+        )
     bearing = {"northeast": 45, "southeast": 135, "southwest": 225, "northwest": 315}[direction]
 
     def score(p):
@@ -107,8 +169,15 @@ def test_extreme_diagonal_matches_geodesic_azimuths(con, direction):
 @pytest.fixture
 def buildings(con):
     """Rectangular buildings of known sides in a block (w x h metres) plus a square park."""
-    world.add(con, BLOCK, "Kortteli", "city_block", rect_wkt(LON0, LAT0, 3000, 3000), stratum="HIC/high")
-    sizes = {"osmh3kg:way/11": (100, 100), "osmh3kg:way/12": (300, 40), "osmh3kg:way/13": (150, 120), "osmh3kg:way/14": (60, 50)}
+    world.add(
+        con, BLOCK, "Kortteli", "city_block", rect_wkt(LON0, LAT0, 3000, 3000), stratum="HIC/high"
+    )
+    sizes = {
+        "osmh3kg:way/11": (100, 100),
+        "osmh3kg:way/12": (300, 40),
+        "osmh3kg:way/13": (150, 120),
+        "osmh3kg:way/14": (60, 50),
+    }
     for i, (eid, (w, h)) in enumerate(sizes.items()):
         x, _ = at(LON0, LAT0, 200 + 600 * i, 90)
         _, y = at(LON0, LAT0, 500, 0)
@@ -120,17 +189,38 @@ def test_rank_area_perimeter_match_pyproj(buildings):
     con, sizes = buildings
     geo = {}
     for eid in sizes:
-        wkt = con.execute(f"SELECT ST_AsText(geometry) FROM entities WHERE entity_id = '{eid}'").fetchone()[0]
+        wkt = con.execute(
+            f"SELECT ST_AsText(geometry) FROM entities WHERE entity_id = '{eid}'"
+        ).fetchone()[0]
         area, perim = GEOD.geometry_area_perimeter(shapely_wkt.loads(wkt))
         geo[eid] = (abs(area) / 1e6, perim / 1000)
     for attr, idx in (("area", 0), ("perimeter", 1)):
         for word, pick in (("largest", max), ("smallest", min)):
-            out = run(con, "F02.1", category_A="building", entity_B=BLOCK, rank_type=word, attribute_A=attr)
+            out = run(
+                con,
+                "F02.1",
+                category_A="building",
+                entity_B=BLOCK,
+                rank_type=word,
+                attribute_A=attr,
+            )
             assert out.gold["entity_ids"] == [pick(geo, key=lambda k: geo[k][idx])], (attr, word)
     # the members' measures agree with pyproj within 0.1 %
     sub = CATALOG.sub_template("F02.1")
-    cur = con.execute(replay_sql(EXECUTORS[sub.executor], sub, {"row_id": 0, "kg": KG, "category_A": "building",
-                                                                  "entity_B": BLOCK, "rank_type": "largest", "attribute_A": "area"}))  # fmt: skip
+    cur = con.execute(
+        replay_sql(
+            EXECUTORS[sub.executor],
+            sub,
+            {
+                "row_id": 0,
+                "kg": KG,
+                "category_A": "building",
+                "entity_B": BLOCK,
+                "rank_type": "largest",
+                "attribute_A": "area",
+            },
+        )
+    )
     row = dict(zip([d[0] for d in cur.description], cur.fetchone(), strict=True))
     for m in row["members"]:
         assert m["area"] == pytest.approx(geo[m["id"]][0], rel=1e-3)
@@ -140,57 +230,200 @@ def test_rank_area_perimeter_match_pyproj(buildings):
 def test_rank_shape_measures(buildings):
     con, sizes = buildings
     elong = {k: 1 - min(w, h) / max(w, h) for k, (w, h) in sizes.items()}
-    out = run(con, "F02.2", category_A="building", entity_B=BLOCK, rank_type="highest", attribute_A="elongation")
+    out = run(
+        con,
+        "F02.2",
+        category_A="building",
+        entity_B=BLOCK,
+        rank_type="highest",
+        attribute_A="elongation",
+    )
     assert out.gold["entity_ids"] == [max(elong, key=elong.get)]
     # lowest elongation: the 100 x 100 square (0) vs 150 x 120 (0.2) vs 60 x 50 (0.17) -> the square
-    out = run(con, "F02.2", category_A="building", entity_B=BLOCK, rank_type="lowest", attribute_A="elongation")
+    out = run(
+        con,
+        "F02.2",
+        category_A="building",
+        entity_B=BLOCK,
+        rank_type="lowest",
+        attribute_A="elongation",
+    )
     assert out.gold["entity_ids"] == ["osmh3kg:way/11"]
     # compactness of a w x h rectangle: 4 pi A / P^2 = pi w h / (w + h)^2
     comp = {k: 3.141592653589793 * w * h / (w + h) ** 2 for k, (w, h) in sizes.items()}
-    out = run(con, "F02.2", category_A="building", entity_B=BLOCK, rank_type="lowest", attribute_A="compactness")
+    out = run(
+        con,
+        "F02.2",
+        category_A="building",
+        entity_B=BLOCK,
+        rank_type="lowest",
+        attribute_A="compactness",
+    )
     assert out.gold["entity_ids"] == [min(comp, key=comp.get)]
     # 100 x 100 (0.785) and 60 x 50 (0.779) are within 0.01: highest compactness is a near tie
-    assert run(con, "F02.2", category_A="building", entity_B=BLOCK, rank_type="highest", attribute_A="compactness").reason == "near_tie"
+    assert (
+        run(
+            con,
+            "F02.2",
+            category_A="building",
+            entity_B=BLOCK,
+            rank_type="highest",
+            attribute_A="compactness",
+        ).reason
+        == "near_tie"
+    )
 
 
 def test_rank_population(con):
-    world.add(con, BLOCK, "Kunta", "city_block", rect_wkt(LON0, LAT0, 9000, 9000), stratum="HIC/high")
-    pops = {"osmh3kg:node/1": 1200, "osmh3kg:node/2": 5400, "osmh3kg:node/3": 5380, "osmh3kg:node/4": None}
+    world.add(
+        con, BLOCK, "Kunta", "city_block", rect_wkt(LON0, LAT0, 9000, 9000), stratum="HIC/high"
+    )
+    pops = {
+        "osmh3kg:node/1": 1200,
+        "osmh3kg:node/2": 5400,
+        "osmh3kg:node/3": 5380,
+        "osmh3kg:node/4": None,
+    }
     for i, (eid, pop) in enumerate(pops.items()):
         x, y = at(LON0, LAT0, 1000 + 1500 * i, 45)
-        world.add(con, eid, f"Kylä {i}", "village", f"POINT({x} {y})", stratum="HIC/high", attributes={"population": pop} if pop else None)
-    assert run(con, "F02.3", category_A="village", entity_B=BLOCK, rank_type="smallest", attribute_A="population").gold["entity_ids"] == ["osmh3kg:node/1"]
-    assert run(con, "F02.3", category_A="village", entity_B=BLOCK, rank_type="largest", attribute_A="population").reason == "near_tie"
+        world.add(
+            con,
+            eid,
+            f"Kylä {i}",
+            "village",
+            f"POINT({x} {y})",
+            stratum="HIC/high",
+            attributes={"population": pop} if pop else None,
+        )
+    assert run(
+        con,
+        "F02.3",
+        category_A="village",
+        entity_B=BLOCK,
+        rank_type="smallest",
+        attribute_A="population",
+    ).gold["entity_ids"] == ["osmh3kg:node/1"]
+    assert (
+        run(
+            con,
+            "F02.3",
+            category_A="village",
+            entity_B=BLOCK,
+            rank_type="largest",
+            attribute_A="population",
+        ).reason
+        == "near_tie"
+    )
 
 
 def test_rank_position_by_length(con):
-    world.add(con, BLOCK, "Kortteli", "city_block", rect_wkt(LON0, LAT0, 5000, 5000), stratum="HIC/high")
-    lengths = {"osmh3kg:way/21": 800, "osmh3kg:way/22": 1500, "osmh3kg:way/23": 400, "osmh3kg:way/24": 1200, "osmh3kg:way/25": 1195}
+    world.add(
+        con, BLOCK, "Kortteli", "city_block", rect_wkt(LON0, LAT0, 5000, 5000), stratum="HIC/high"
+    )
+    lengths = {
+        "osmh3kg:way/21": 800,
+        "osmh3kg:way/22": 1500,
+        "osmh3kg:way/23": 400,
+        "osmh3kg:way/24": 1200,
+        "osmh3kg:way/25": 1195,
+    }
     for i, (eid, m) in enumerate(lengths.items()):
         a = at(LON0, LAT0, 300 + 900 * i, 90)
         a = at(*a, 500, 0)
         b = at(*a, m, 20)
-        world.add(con, eid, f"Katu {i}", "road", f"LINESTRING({a[0]} {a[1]}, {b[0]} {b[1]})", stratum="HIC/high")
+        world.add(
+            con,
+            eid,
+            f"Katu {i}",
+            "road",
+            f"LINESTRING({a[0]} {a[1]}, {b[0]} {b[1]})",
+            stratum="HIC/high",
+        )
     # second longest: 1200 vs 1195 is within 1 % -> discarded; second shortest is 800; third shortest 1195 ties 1200
-    assert run(con, "F03.1", category_A="road", entity_B=BLOCK, rank_position="second", attribute="longest").reason == "near_tie"
-    assert run(con, "F03.1", category_A="road", entity_B=BLOCK, rank_position="second", attribute="shortest").gold["entity_ids"] == ["osmh3kg:way/21"]
-    assert run(con, "F03.1", category_A="road", entity_B=BLOCK, rank_position="third", attribute="shortest").reason == "near_tie"
-    prem = run(con, "F03.1", "premise", category_A="road", entity_B=BLOCK, rank_position="third", attribute="shortest")
+    assert (
+        run(
+            con,
+            "F03.1",
+            category_A="road",
+            entity_B=BLOCK,
+            rank_position="second",
+            attribute="longest",
+        ).reason
+        == "near_tie"
+    )
+    assert run(
+        con,
+        "F03.1",
+        category_A="road",
+        entity_B=BLOCK,
+        rank_position="second",
+        attribute="shortest",
+    ).gold["entity_ids"] == ["osmh3kg:way/21"]
+    assert (
+        run(
+            con,
+            "F03.1",
+            category_A="road",
+            entity_B=BLOCK,
+            rank_position="third",
+            attribute="shortest",
+        ).reason
+        == "near_tie"
+    )
+    prem = run(
+        con,
+        "F03.1",
+        "premise",
+        category_A="road",
+        entity_B=BLOCK,
+        rank_position="third",
+        attribute="shortest",
+    )
     assert prem["holds"] is True
-    prem = run(con, "F03.1", "premise", category_A="rail", entity_B=BLOCK, rank_position="second", attribute="shortest")
+    prem = run(
+        con,
+        "F03.1",
+        "premise",
+        category_A="rail",
+        entity_B=BLOCK,
+        rank_position="second",
+        attribute="shortest",
+    )
     assert prem["holds"] is False
 
 
 def test_region_premise(block):
-    assert run(block, "F01.1", "premise", category_A="cafe", entity_B=BLOCK, cardinal_direction="north")["holds"] is True
-    assert run(block, "F01.1", "premise", category_A="pharmacy", entity_B=BLOCK, cardinal_direction="north")["holds"] is False
+    assert (
+        run(
+            block, "F01.1", "premise", category_A="cafe", entity_B=BLOCK, cardinal_direction="north"
+        )["holds"]
+        is True
+    )
+    assert (
+        run(
+            block,
+            "F01.1",
+            "premise",
+            category_A="pharmacy",
+            entity_B=BLOCK,
+            cardinal_direction="north",
+        )["holds"]
+        is False
+    )
 
 
 # ------------------------------------------------------------------------------------------------- F04
 def test_sector_helpers():
-    assert in_sector(350, "north") and in_sector(0, "north") and not in_sector(45, "north") and in_sector(45, "east")
+    assert (
+        in_sector(350, "north")
+        and in_sector(0, "north")
+        and not in_sector(45, "north")
+        and in_sector(45, "east")
+    )
     assert in_sector(359.9, "northwest") and in_sector(0, "northeast")
-    assert near_edge(46.5, ["north", "east", "south", "west"], 2) and not near_edge(50, ["north", "east"], 2)
+    assert near_edge(46.5, ["north", "east", "south", "west"], 2) and not near_edge(
+        50, ["north", "east"], 2
+    )
     assert near_edge(359, ["northeast"], 2)  # 0/360 is an edge of the quadrants
 
 
@@ -199,15 +432,31 @@ def test_compound_hand_world(con):
     world.add(con, "worldkg:1", "Tori", "marketplace", f"POINT({b[0]} {b[1]})", stratum="HIC/high")
     c = at(*b, 500, 270)
     world.add(con, "worldkg:2", "Kioski", "kiosk", f"POINT({c[0]} {c[1]})", stratum="HIC/high")
-    members = {"worldkg:10": (800, 10), "worldkg:11": (1500, 100), "worldkg:12": (300, 170), "worldkg:13": (2500, 0)}
+    members = {
+        "worldkg:10": (800, 10),
+        "worldkg:11": (1500, 100),
+        "worldkg:12": (300, 170),
+        "worldkg:13": (2500, 0),
+    }
     for eid, (m, az) in members.items():
         p = at(*b, m, az)
-        world.add(con, eid, f"Ravintola {eid[-2:]}", "restaurant", f"POINT({p[0]} {p[1]})", stratum="HIC/high")
-    vals = dict(kg="worldkg", category_A="restaurant", entity_B="worldkg:1", entity_C="worldkg:2", value=2)
+        world.add(
+            con,
+            eid,
+            f"Ravintola {eid[-2:]}",
+            "restaurant",
+            f"POINT({p[0]} {p[1]})",
+            stratum="HIC/high",
+        )
+    vals = dict(
+        kg="worldkg", category_A="restaurant", entity_B="worldkg:1", entity_C="worldkg:2", value=2
+    )
     expected = {}
     for d in ("north", "east", "south", "west"):
         expected[d] = sorted(
-            eid for eid, (m, az) in members.items() if m <= 2000 and in_sector(GEOD.inv(*c, *at(*b, m, az))[0], d)
+            eid
+            for eid, (m, az) in members.items()
+            if m <= 2000 and in_sector(GEOD.inv(*c, *at(*b, m, az))[0], d)
         )
     for d, ids in expected.items():
         out = run(con, "F04.1", cardinal_direction=d, **vals)
@@ -217,10 +466,33 @@ def test_compound_hand_world(con):
         else:
             assert out.reason == "empty_set", d
     assert run(con, "F04.1", "premise", cardinal_direction="east", **vals)["holds"] is True
-    assert run(con, "F04.1", "premise", kg="worldkg", category_A="marketplace", entity_B="worldkg:1", entity_C="worldkg:2", value=2,
-               cardinal_direction="east")["holds"] is False  # fmt: skip
-    assert run(con, "F04.1", kg="worldkg", category_A="restaurant", entity_B="worldkg:1", entity_C="worldkg:2", value=0.4,
-               cardinal_direction="east").reason == "entity_c_outside_radius"  # fmt: skip
+    assert (
+        run(
+            con,
+            "F04.1",
+            "premise",
+            kg="worldkg",
+            category_A="marketplace",
+            entity_B="worldkg:1",
+            entity_C="worldkg:2",
+            value=2,
+            cardinal_direction="east",
+        )["holds"]
+        is False
+    )
+    assert (
+        run(
+            con,
+            "F04.1",
+            kg="worldkg",
+            category_A="restaurant",
+            entity_B="worldkg:1",
+            entity_C="worldkg:2",
+            value=0.4,
+            cardinal_direction="east",
+        ).reason
+        == "entity_c_outside_radius"
+    )
 
 
 def test_compound_matches_pyproj(con):
@@ -234,7 +506,10 @@ def test_compound_matches_pyproj(con):
         world.add(con, "worldkg:1", "B", "village", f"POINT({b[0]} {b[1]})", stratum="HIC/high")
         c = at(*b, rng.uniform(200, 1800), rng.uniform(0, 360))
         world.add(con, "worldkg:2", "C", "kiosk", f"POINT({c[0]} {c[1]})", stratum="HIC/high")
-        pts = {f"worldkg:{i}": at(*b, rng.uniform(100, 6000), rng.uniform(0, 360)) for i in range(10, 22)}
+        pts = {
+            f"worldkg:{i}": at(*b, rng.uniform(100, 6000), rng.uniform(0, 360))
+            for i in range(10, 22)
+        }
         for k, p in pts.items():
             world.add(con, k, f"School {k}", "school", f"POINT({p[0]} {p[1]})", stratum="HIC/high")
         dist = {k: GEOD.inv(*b, *p)[2] / 1000 for k, p in pts.items()}
@@ -242,12 +517,24 @@ def test_compound_matches_pyproj(con):
             inside = [k for k, v in dist.items() if v <= value]
             az = {k: GEOD.inv(*c, *pts[k])[0] % 360 for k in inside}
             for d in ("northeast", "southeast", "southwest", "northwest"):
-                out = run(con, "F04.2", kg="worldkg", category_A="school", entity_B="worldkg:1", entity_C="worldkg:2",
-                          value=value, cardinal_direction=d)  # fmt: skip
+                out = run(
+                    con,
+                    "F04.2",
+                    kg="worldkg",
+                    category_A="school",
+                    entity_B="worldkg:1",
+                    entity_C="worldkg:2",
+                    value=value,
+                    cardinal_direction=d,
+                )
                 expected = sorted(k for k in inside if SECTORS[d][0] <= az[k] < SECTORS[d][1])
                 if any(abs(v - value) <= BOUNDARY_BAND * value for v in dist.values()):
                     assert out.reason == "member_near_radius"
-                elif any(min(abs(a - e), 360 - abs(a - e)) <= 2 for a in az.values() for e in (0, 90, 180, 270, 360)):
+                elif any(
+                    min(abs(a - e), 360 - abs(a - e)) <= 2
+                    for a in az.values()
+                    for e in (0, 90, 180, 270, 360)
+                ):
                     assert out.reason == "member_near_sector_edge"
                 elif not expected:
                     assert out.reason == "empty_set"
@@ -264,10 +551,19 @@ def f_world(con):
     """Two blocks in two strata with cafes, buildings and roads inside, plus loose points for F04."""
     rng = random.Random(5)
     n = 0
-    for k, (stratum, lon, lat) in enumerate((("HIC/high", 24.94, 60.17), ("UMC/high", -51.22, -30.03))):
+    for k, (stratum, lon, lat) in enumerate(
+        (("HIC/high", 24.94, 60.17), ("UMC/high", -51.22, -30.03))
+    ):
         blk = f"osmh3kg:way/{900 + k}"
-        world.add(con, blk, f"Block {k}", "city_block", rect_wkt(lon, lat, 3000, 3000), stratum=stratum)
-        for category, kind, count in (("cafe", "p", 6), ("restaurant", "p", 5), ("building", "a", 4), ("road", "l", 5)):
+        world.add(
+            con, blk, f"Block {k}", "city_block", rect_wkt(lon, lat, 3000, 3000), stratum=stratum
+        )
+        for category, kind, count in (
+            ("cafe", "p", 6),
+            ("restaurant", "p", 5),
+            ("building", "a", 4),
+            ("road", "l", 5),
+        ):
             for _ in range(count):
                 n += 1
                 x, _ = at(lon, lat, rng.uniform(100, 2600), 90)
@@ -279,7 +575,9 @@ def f_world(con):
                 else:
                     e = at(x, y, rng.uniform(50, 900), rng.uniform(0, 180))
                     wkt = f"LINESTRING({x} {y}, {e[0]} {e[1]})"
-                world.add(con, f"osmh3kg:node/{n}", f"{category} {n}", category, wkt, stratum=stratum)
+                world.add(
+                    con, f"osmh3kg:node/{n}", f"{category} {n}", category, wkt, stratum=stratum
+                )
     return con
 
 

@@ -16,8 +16,7 @@ from shapely import wkt as shapely_wkt
 
 from mgqa_platform.questions.catalog import load_catalog
 from mgqa_platform.questions.executor import replay_sql
-from mgqa_platform.questions.executors import EXECUTORS
-from mgqa_platform.questions.executors import path
+from mgqa_platform.questions.executors import EXECUTORS, path
 from mgqa_platform.questions.generate import generate, replay
 from tests import question_world as world
 
@@ -45,7 +44,12 @@ BLOCKS = {
     "B4": box(-51.0102, -30.0005, -51.0098, -29.9995),  # road ends ~19 m inside
     "B5": box(-51.003, -29.9993, -51.001, -29.998),  # ~78 m north of the road, not entered
 }
-CAFES = {"C1": north(-51.005, 50), "C2": north(-51.003, 150), "C3": north(-51.007, -80), "C4": north(-51.005, 300)}
+CAFES = {
+    "C1": north(-51.005, 50),
+    "C2": north(-51.003, 150),
+    "C3": north(-51.007, -80),
+    "C4": north(-51.005, 300),
+}
 RAILS = {
     "R1": "LINESTRING(-51.005 -30.002, -51.005 -29.998)",  # crosses the road
     "R2": "LINESTRING(-51.001 -30.000, -51.009 -30.000)",  # runs along it (collinear ~770 m)
@@ -83,7 +87,13 @@ def premise(con, sub_id: str, **values) -> bool:
     sql = EXECUTORS[sub.executor].premise_sql(sub)
     cols = ["row_id", "kg", *sub.roles, *sub.parameters]
     vals = {"row_id": 0, "kg": KG, **values}
-    t = "WITH t(" + ", ".join(cols) + ") AS (VALUES (" + ", ".join(f"'{vals[c]}'" if isinstance(vals[c], str) else str(vals[c]) for c in cols) + "))"
+    t = (
+        "WITH t("
+        + ", ".join(cols)
+        + ") AS (VALUES ("
+        + ", ".join(f"'{vals[c]}'" if isinstance(vals[c], str) else str(vals[c]) for c in cols)
+        + "))"
+    )
     return con.execute(f"{t} SELECT holds FROM ({sql}) q").fetchone()[0]
 
 
@@ -109,7 +119,9 @@ def test_traverse_inside_lengths_match_pyproj(tiny):
         if not road.intersects(poly):
             assert eid(n) not in got
             continue
-        inside = GEOD.geometry_length(road.intersection(poly)) - GEOD.geometry_length(road.intersection(poly.boundary))
+        inside = GEOD.geometry_length(road.intersection(poly)) - GEOD.geometry_length(
+            road.intersection(poly.boundary)
+        )
         assert got[eid(n)] == pytest.approx(max(inside, 0.0), abs=0.01)
     assert got[eid("B1")] == pytest.approx(GEOD.inv(-51.004, LAT, -51.002, LAT)[2], rel=1e-6)
 
@@ -142,9 +154,13 @@ def test_point_distance_matches_aeqd(tiny):
     road = shapely_wkt.loads(ROAD)
     for w in CAFES.values():
         p = shapely_wkt.loads(w)
-        aeqd = Transformer.from_crs("EPSG:4326", f"+proj=aeqd +lat_0={p.y} +lon_0={p.x} +ellps=WGS84", always_xy=True)
+        aeqd = Transformer.from_crs(
+            "EPSG:4326", f"+proj=aeqd +lat_0={p.y} +lon_0={p.x} +ellps=WGS84", always_xy=True
+        )
         dense = shapely.segmentize(road, 0.0001)
-        expected = shapely.Point(0, 0).distance(shapely.LineString([aeqd.transform(x, y) for x, y in dense.coords]))
+        expected = shapely.Point(0, 0).distance(
+            shapely.LineString([aeqd.transform(x, y) for x, y in dense.coords])
+        )
         assert path.point_route_m(p.x, p.y, road) == pytest.approx(expected, rel=2e-3)
 
 

@@ -21,8 +21,7 @@ from shapely.geometry.polygon import orient
 
 from mgqa_platform.questions.catalog import load_catalog
 from mgqa_platform.questions.executor import replay_sql
-from mgqa_platform.questions.executors import EXECUTORS
-from mgqa_platform.questions.executors import shape
+from mgqa_platform.questions.executors import EXECUTORS, shape
 from mgqa_platform.questions.generate import generate, replay
 from tests import question_world as world
 
@@ -34,17 +33,27 @@ LON0, LAT0 = -51.2, -30.03
 
 def to_lonlat(coords_m, lon0=LON0, lat0=LAT0) -> list[tuple[float, float]]:
     """Local metres (AEQD centred on lon0, lat0) -> lon/lat, via a CRS built independently of shape.py."""
-    crs = CRS.from_dict({"proj": "aeqd", "lat_0": lat0, "lon_0": lon0, "datum": "WGS84", "units": "m"})
+    crs = CRS.from_dict(
+        {"proj": "aeqd", "lat_0": lat0, "lon_0": lon0, "datum": "WGS84", "units": "m"}
+    )
     tr = Transformer.from_crs(crs, "EPSG:4326", always_xy=True)
     return [tr.transform(x, y) for x, y in coords_m]
 
 
 def rect_m(w, h, cx=0.0, cy=0.0):
-    return [(cx - w / 2, cy - h / 2), (cx + w / 2, cy - h / 2), (cx + w / 2, cy + h / 2), (cx - w / 2, cy + h / 2)]
+    return [
+        (cx - w / 2, cy - h / 2),
+        (cx + w / 2, cy - h / 2),
+        (cx + w / 2, cy + h / 2),
+        (cx - w / 2, cy + h / 2),
+    ]
 
 
 def circle_m(r, n=256, cx=0.0, cy=0.0):
-    return [(cx + r * math.cos(2 * math.pi * i / n), cy + r * math.sin(2 * math.pi * i / n)) for i in range(n)]
+    return [
+        (cx + r * math.cos(2 * math.pi * i / n), cy + r * math.sin(2 * math.pi * i / n))
+        for i in range(n)
+    ]
 
 
 def wkt_of(shell, holes=()):
@@ -53,7 +62,10 @@ def wkt_of(shell, holes=()):
 
 def zigzag_m(side=2000.0, teeth=20, depth=100.0):
     """A square whose south edge is a saw of ``teeth`` teeth ``depth`` m deep."""
-    pts = [(-side / 2 + i * side / (2 * teeth), -side / 2 - (depth if i % 2 else 0)) for i in range(2 * teeth + 1)]
+    pts = [
+        (-side / 2 + i * side / (2 * teeth), -side / 2 - (depth if i % 2 else 0))
+        for i in range(2 * teeth + 1)
+    ]
     return pts + [(side / 2, side / 2), (-side / 2, side / 2)]
 
 
@@ -78,10 +90,24 @@ def shapes(con):
     for i, (name, (shell, holes)) in enumerate(SHAPES.items()):
         if name == "SAW":
             shell = [(x + 20000, y) for x, y in shell]
-        world.add(con, eid(name), name, "city_block", wkt_of(shell, holes), stratum="UMC/high" if i % 2 else "HIC/high")
+        world.add(
+            con,
+            eid(name),
+            name,
+            "city_block",
+            wkt_of(shell, holes),
+            stratum="UMC/high" if i % 2 else "HIC/high",
+        )
     for i, (w, h) in enumerate([(3000, 1000), (2000, 2100), (5000, 300), (1500, 1500)]):
-        world.add(con, eid(f"F{i}"), f"FIRE {i} (2020)", "wildfire", wkt_of(rect_m(w, h, 30000 + 6000 * i, 0)),
-                  valid_from="2020-07-01", valid_to="2020-07-20")  # fmt: skip
+        world.add(
+            con,
+            eid(f"F{i}"),
+            f"FIRE {i} (2020)",
+            "wildfire",
+            wkt_of(rect_m(w, h, 30000 + 6000 * i, 0)),
+            valid_from="2020-07-01",
+            valid_to="2020-07-20",
+        )
     return con
 
 
@@ -100,7 +126,11 @@ def value(con, sub_id, **values):
 
 
 def geom(con, name):
-    return shapely_wkt.loads(con.execute("SELECT ST_AsText(geometry) FROM entities WHERE entity_id = ?", [eid(name)]).fetchone()[0])
+    return shapely_wkt.loads(
+        con.execute(
+            "SELECT ST_AsText(geometry) FROM entities WHERE entity_id = ?", [eid(name)]
+        ).fetchone()[0]
+    )
 
 
 # ------------------------------------------------------------------------------------------ hand world
@@ -139,7 +169,9 @@ def test_area_and_perimeter_match_pyproj(shapes):
     for name in SHAPES:
         g = geom(shapes, name)
         _, row = run(shapes, "K04.1", entity_A=name)
-        projected = shapely.transform(g, lambda xy: np.column_stack(to_6933.transform(xy[:, 0], xy[:, 1])))
+        projected = shapely.transform(
+            g, lambda xy: np.column_stack(to_6933.transform(xy[:, 0], xy[:, 1]))
+        )
         assert row["a_area"] == pytest.approx(projected.area / 1e6, rel=1e-9), name
         geodesic_area, _ = GEOD.geometry_area_perimeter(orient(g))
         assert row["a_area"] == pytest.approx(geodesic_area / 1e6, rel=1e-3), name
@@ -153,26 +185,74 @@ def test_area_and_perimeter_match_pyproj(shapes):
 def test_irregularity_independent(shapes):
     """Shape index and perimeter ratio recomputed with an independently built AEQD CRS and shapely."""
     g = geom(shapes, "SAW")
-    lon, lat = shapes.execute("SELECT lon, lat FROM entities WHERE entity_id = ?", [eid("SAW")]).fetchone()
-    crs = CRS.from_dict({"proj": "aeqd", "lat_0": lat, "lon_0": lon, "datum": "WGS84", "units": "m"})
+    lon, lat = shapes.execute(
+        "SELECT lon, lat FROM entities WHERE entity_id = ?", [eid("SAW")]
+    ).fetchone()
+    crs = CRS.from_dict(
+        {"proj": "aeqd", "lat_0": lat, "lon_0": lon, "datum": "WGS84", "units": "m"}
+    )
     tr = Transformer.from_crs("EPSG:4326", crs, always_xy=True)
     proj = Polygon([tr.transform(x, y) for x, y in g.exterior.coords])
     for scale in (0.01, 0.05, 0.5):
         simple = proj.simplify(scale * 1000, preserve_topology=True)
         si = simple.length / (2 * math.sqrt(math.pi * simple.area))
         pr = proj.length / simple.length
-        got_si, _ = run(shapes, "K05.1", entity_A="SAW", irregularity_metric="shape index", scale_value=scale, scale_unit="km simplification")
-        got_pr, _ = run(shapes, "K05.2", entity_A="SAW", irregularity_metric="perimeter ratio", scale_value=scale, scale_unit="km simplification")
+        got_si, _ = run(
+            shapes,
+            "K05.1",
+            entity_A="SAW",
+            irregularity_metric="shape index",
+            scale_value=scale,
+            scale_unit="km simplification",
+        )
+        got_pr, _ = run(
+            shapes,
+            "K05.2",
+            entity_A="SAW",
+            irregularity_metric="perimeter ratio",
+            scale_value=scale,
+            scale_unit="km simplification",
+        )
         assert got_si.gold["value"] == pytest.approx(si, abs=2e-6), scale
         assert got_pr.gold["value"] == pytest.approx(pr, abs=2e-6), scale
     # 100 m deep teeth: all kept at a 10 m tolerance (ratio 1), flattened at 500 m (the saw is much longer than its chord)
-    fine, _ = run(shapes, "K05.2", entity_A="SAW", irregularity_metric="perimeter ratio", scale_value=0.01, scale_unit="km simplification")
-    coarse, _ = run(shapes, "K05.2", entity_A="SAW", irregularity_metric="perimeter ratio", scale_value=0.5, scale_unit="km simplification")
+    fine, _ = run(
+        shapes,
+        "K05.2",
+        entity_A="SAW",
+        irregularity_metric="perimeter ratio",
+        scale_value=0.01,
+        scale_unit="km simplification",
+    )
+    coarse, _ = run(
+        shapes,
+        "K05.2",
+        entity_A="SAW",
+        irregularity_metric="perimeter ratio",
+        scale_value=0.5,
+        scale_unit="km simplification",
+    )
     assert fine.gold["value"] == pytest.approx(1.0, abs=1e-6)
     assert coarse.gold["value"] > 1.2
-    square, _ = run(shapes, "K05.1", entity_A="BIG", irregularity_metric="shape index", scale_value=0.1, scale_unit="km simplification")
-    assert square.gold["value"] == pytest.approx(2 / math.sqrt(math.pi), rel=2e-3)  # 4a / (2 sqrt(pi a^2))
-    gone, _ = run(shapes, "K05.1", entity_A="SMALL", irregularity_metric="shape index", scale_value=5, scale_unit="km simplification")
+    square, _ = run(
+        shapes,
+        "K05.1",
+        entity_A="BIG",
+        irregularity_metric="shape index",
+        scale_value=0.1,
+        scale_unit="km simplification",
+    )
+    assert square.gold["value"] == pytest.approx(
+        2 / math.sqrt(math.pi), rel=2e-3
+    )  # 4a / (2 sqrt(pi a^2))
+    gone, _ = run(
+        shapes,
+        "K05.1",
+        entity_A="SMALL",
+        irregularity_metric="shape index",
+        scale_value=5,
+        scale_unit="km simplification",
+    )
     assert gone.reason in ("simplified_away", "simplification_too_coarse")
 
 
@@ -190,7 +270,11 @@ def test_irregularity_candidates_fit_scale(shapes):
     pool = world.pool(shapes, KG)
     rows = shapes.execute(EXECUTORS[sub.executor].candidates(sub, pool)).fetchall()
     assert rows
-    area = dict(shapes.execute(f"SELECT entity_id, {shape.area_km2_sql('geometry')} FROM entities").fetchall())
+    area = dict(
+        shapes.execute(
+            f"SELECT entity_id, {shape.area_km2_sql('geometry')} FROM entities"
+        ).fetchall()
+    )
     for _, e, scale in rows:
         assert scale in sub.parameters["scale_value"] and scale <= 0.2 * math.sqrt(area[e])
 

@@ -69,9 +69,19 @@ LINES = {
     "L10": line((0, 0), (0, 10)),  # runs along P1's west edge
     "L11": line((-5, -5), (-1, -5)),  # outside P1
 }
-POINTS = {"X1": point(215, 15), "X2": point(205, 5), "X3": point(200, 15), "X4": point(250, 15), "X5": point(210, 15)}
+POINTS = {
+    "X1": point(215, 15),
+    "X2": point(205, 5),
+    "X3": point(200, 15),
+    "X4": point(250, 15),
+    "X5": point(210, 15),
+}
 EVENTS = {"F1": box(300, 0, 320, 20), "F2": box(310, 10, 330, 30)}
-EVENT_LINES = {"L12": line((290, 5), (330, 5)), "L13": line((305, 2), (315, 2)), "L14": line((315, -5), (315, 25))}
+EVENT_LINES = {
+    "L12": line((290, 5), (330, 5)),
+    "L13": line((305, 2), (315, 2)),
+    "L14": line((315, -5), (315, 25)),
+}
 
 
 def eid(name: str) -> str:
@@ -87,7 +97,9 @@ def topo(con):
     for name, wkt in POINTS.items():
         world.add(con, f"{KG}:node/{name}", name, "bench", wkt)
     for name, wkt in EVENTS.items():
-        world.add(con, eid(name), name, "wildfire", wkt, valid_from="2020-08-01", valid_to="2020-08-20")
+        world.add(
+            con, eid(name), name, "wildfire", wkt, valid_from="2020-08-01", valid_to="2020-08-20"
+        )
     return con
 
 
@@ -142,7 +154,14 @@ def test_boolean_predicates_hand_world(topo):
     assert value(c, "C09.2", entity_A="L1", entity_B="L6") is True
     assert value(c, "C09.2", entity_A="L1", entity_B="L5") is False
     # enclosure: fill(A) contains B properly; holes count as inside, the outer boundary does not
-    for b, expected in (("X1", True), ("X2", True), ("X5", True), ("X3", False), ("X4", False), ("P6", True)):
+    for b, expected in (
+        ("X1", True),
+        ("X2", True),
+        ("X5", True),
+        ("X3", False),
+        ("X4", False),
+        ("P6", True),
+    ):
         assert value(c, "C11.1", entity_A="R", entity_B=b) is expected, b
     assert value(c, "C11.1", entity_A="P1", entity_B="P7") is True
     assert value(c, "C11.1", entity_A="P1", entity_B="L10") is False  # on the boundary
@@ -162,7 +181,9 @@ def test_category_intersections_hand_world(topo):
     c = topo
     # roads meeting L1: L2 (twice), L3, L4, L5, L6; L1 itself is never a member
     out = run(c, "C04.1", category_A="road", entity_B="L1")
-    assert out.gold == {"value": 5} and set(out.evidence) == {eid(n) for n in ("L2", "L3", "L4", "L5", "L6")}
+    assert out.gold == {"value": 5} and set(out.evidence) == {
+        eid(n) for n in ("L2", "L3", "L4", "L5", "L6")
+    }
     assert value(c, "C04.2", category_A="city_block", entity_B="L8") == 1  # P1 only
     assert value(c, "C04.2", category_A="city_block", entity_B="L11") == 0
     assert value(c, "C04.3", category_A="road", entity_B="F1") == 3  # L12 and L14 cross, L13 inside
@@ -173,8 +194,13 @@ def test_category_intersections_hand_world(topo):
     but_not = run(c, "C06.1", category_A="road", entity_B="L1", entity_C="L4")
     assert but_not.gold["entity_ids"] == [eid("L2"), eid("L3")]
     assert set(but_not.evidence) == {eid(n) for n in ("L2", "L3", "L5", "L6")}
-    assert run(c, "C06.1", category_A="road", entity_B="L1", entity_C="L7").reason == "vacuous_exclusion"
-    fires = run(c, "C06.2", category_A="road", entity_B="F1", entity_C="F2")  # L14 crosses both fires
+    assert (
+        run(c, "C06.1", category_A="road", entity_B="L1", entity_C="L7").reason
+        == "vacuous_exclusion"
+    )
+    fires = run(
+        c, "C06.2", category_A="road", entity_B="F1", entity_C="F2"
+    )  # L14 crosses both fires
     assert fires.gold["entity_ids"] == [eid("L12"), eid("L13")] and eid("L14") in fires.evidence
 
 
@@ -193,11 +219,19 @@ SHAPELY = {
     "topology.disjoint": lambda a, b: a.disjoint(b),
     "topology.overlaps": lambda a, b: a.overlaps(b),
     "topology.touches_boundary": lambda a, b: a.intersects(b.boundary),
-    "topology.adjacent": lambda a, b: (a.relate_pattern(b, "F***1****") if dim(a) == dim(b) == 2 else a.touches(b)),
+    "topology.adjacent": lambda a, b: (
+        a.relate_pattern(b, "F***1****") if dim(a) == dim(b) == 2 else a.touches(b)
+    ),
     "topology.encloses": lambda a, b: _fill(a).contains_properly(b),
 }
-SUBS = {"topology.intersects": "C01.1", "topology.disjoint": "C10.1", "topology.overlaps": "C07.1",
-        "topology.touches_boundary": "C08.1", "topology.adjacent": "C09.1", "topology.encloses": "C11.1"}  # fmt: skip
+SUBS = {
+    "topology.intersects": "C01.1",
+    "topology.disjoint": "C10.1",
+    "topology.overlaps": "C07.1",
+    "topology.touches_boundary": "C08.1",
+    "topology.adjacent": "C09.1",
+    "topology.encloses": "C11.1",
+}
 
 
 def _random_world(con, seed: int) -> list[str]:
@@ -215,7 +249,9 @@ def _random_world(con, seed: int) -> list[str]:
         elif kind == "tri":
             wkt = f"POLYGON(({xy(x, y)}, {xy(x + w, y)}, {xy(x, y + h)}, {xy(x, y)}))"
         else:
-            wkt = line(*[(rng.randrange(0, 24), rng.randrange(0, 24)) for _ in range(rng.randrange(2, 4))])
+            wkt = line(
+                *[(rng.randrange(0, 24), rng.randrange(0, 24)) for _ in range(rng.randrange(2, 4))]
+            )
         if kind == "line" and shapely_wkt.loads(wkt).length == 0:
             continue
         ids.append(eid(f"G{i}"))
@@ -228,7 +264,12 @@ def _batch_gold(con, sub_id: str, pairs: list[tuple[str, str]]) -> dict[tuple[st
     sub = CATALOG.sub_template(sub_id)
     ex = EXECUTORS[sub.executor]
     a, b = sub.entity_roles[:2]
-    cols = {"row_id": list(range(len(pairs))), "kg": [KG] * len(pairs), a: [p[0] for p in pairs], b: [p[1] for p in pairs]}
+    cols = {
+        "row_id": list(range(len(pairs))),
+        "kg": [KG] * len(pairs),
+        a: [p[0] for p in pairs],
+        b: [p[1] for p in pairs],
+    }
     con.register("t", pa.table({c: cols[c] for c in t_columns(sub)}))
     try:
         cur = con.execute(f"SELECT * FROM ({ex.gold_sql(sub)}) q")
@@ -246,8 +287,12 @@ def _batch_gold(con, sub_id: str, pairs: list[tuple[str, str]]) -> dict[tuple[st
 @pytest.mark.parametrize("seed", [1, 2])
 def test_predicates_match_shapely_on_random_world(con, seed):
     ids = _random_world(con, seed)
-    geoms = {i: shapely_wkt.loads(w) for i, w in con.execute(
-        "SELECT entity_id, ST_AsText(geometry) FROM entities WHERE kg = ?", [KG]).fetchall()}  # fmt: skip
+    geoms = {
+        i: shapely_wkt.loads(w)
+        for i, w in con.execute(
+            "SELECT entity_id, ST_AsText(geometry) FROM entities WHERE kg = ?", [KG]
+        ).fetchall()
+    }
     pairs = [(a, b) for a in ids for b in ids if a != b]
     seen = {True: 0, False: 0}
     for name, sub_id in SUBS.items():
@@ -268,8 +313,12 @@ def test_predicates_match_shapely_on_random_world(con, seed):
 
 def test_crossing_points_match_shapely(con):
     ids = [i for i in _random_world(con, 3)]
-    geoms = {i: shapely_wkt.loads(w) for i, w in con.execute(
-        "SELECT entity_id, ST_AsText(geometry) FROM entities WHERE kg = ?", [KG]).fetchall()}  # fmt: skip
+    geoms = {
+        i: shapely_wkt.loads(w)
+        for i, w in con.execute(
+            "SELECT entity_id, ST_AsText(geometry) FROM entities WHERE kg = ?", [KG]
+        ).fetchall()
+    }
     lines = [i for i in ids if geoms[i].geom_type == "LineString"]
     pairs = [(a, b) for a in lines for b in lines if a < b]
     got = _batch_gold(con, "C03.1", pairs)

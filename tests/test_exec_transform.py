@@ -54,7 +54,9 @@ def _finish(sub_id: str, **row):
 
 def _polar(a: tuple[float, float], b: tuple[float, float]):
     """M01 gold for entity_A at ``a`` seen from entity_B at ``b`` (both lon, lat)."""
-    return _finish("M01.1", entity_A_lon=a[0], entity_A_lat=a[1], entity_B_lon=b[0], entity_B_lat=b[1])
+    return _finish(
+        "M01.1", entity_A_lon=a[0], entity_A_lat=a[1], entity_B_lon=b[0], entity_B_lat=b[1]
+    )
 
 
 def test_m01_hand_known_arcs():
@@ -68,13 +70,34 @@ def test_m01_hand_known_arcs():
 
 @pytest.fixture
 def m_world(con):
-    pts = [("worldkg:1", "Cafe Azul", -51.2200, -30.0300), ("worldkg:2", "Padaria Sol", -51.2100, -30.0350),
-           ("worldkg:3", "Farmacia Lua", -51.2050, -30.0250), ("worldkg:4", "Mercado Mar", -51.1000, -30.1000),
-           ("worldkg:5", "Banca Rio", -51.2300, -30.0400), ("worldkg:6", "Tienda Hermosa", -5.6, 42.6)]
+    pts = [
+        ("worldkg:1", "Cafe Azul", -51.2200, -30.0300),
+        ("worldkg:2", "Padaria Sol", -51.2100, -30.0350),
+        ("worldkg:3", "Farmacia Lua", -51.2050, -30.0250),
+        ("worldkg:4", "Mercado Mar", -51.1000, -30.1000),
+        ("worldkg:5", "Banca Rio", -51.2300, -30.0400),
+        ("worldkg:6", "Tienda Hermosa", -5.6, 42.6),
+    ]
     for eid, name, lon, lat in pts:
         world.add(con, eid, name, "shop", f"POINT({lon} {lat})")
-    world.add(con, "worldkg:7", "Helsinki Kahvila", "cafe", "POINT(24.9400 60.1700)", stratum="HIC/high", iso3="FIN")
-    world.add(con, "worldkg:8", "Helsinki Kirja", "shop", "POINT(24.9300 60.1750)", stratum="HIC/high", iso3="FIN")
+    world.add(
+        con,
+        "worldkg:7",
+        "Helsinki Kahvila",
+        "cafe",
+        "POINT(24.9400 60.1700)",
+        stratum="HIC/high",
+        iso3="FIN",
+    )
+    world.add(
+        con,
+        "worldkg:8",
+        "Helsinki Kirja",
+        "shop",
+        "POINT(24.9300 60.1750)",
+        stratum="HIC/high",
+        iso3="FIN",
+    )
     return con
 
 
@@ -83,7 +106,12 @@ def test_m01_matches_spherical_bearing_and_haversine(m_world):
     execs, _ = execute_sub_template(m_world, sub, world.pool(m_world))
     assert len(execs) >= 4
     for e in execs:
-        (alon, alat), (blon, blat) = (m_world.execute("SELECT lon, lat FROM entities WHERE entity_id = ?", [e.values[r]]).fetchone() for r in ("entity_A", "entity_B"))
+        (alon, alat), (blon, blat) = (
+            m_world.execute(
+                "SELECT lon, lat FROM entities WHERE entity_id = ?", [e.values[r]]
+            ).fetchone()
+            for r in ("entity_A", "entity_B")
+        )
         angle, km = sphere_polar(blon, blat, alon, alat)  # from the reference B to A
         gold = e.outcome.gold
         diff = abs(gold["angle_deg"] - angle) % 360
@@ -93,9 +121,13 @@ def test_m01_matches_spherical_bearing_and_haversine(m_world):
 
 def test_m02_documented_vectors():
     assert geohash_encode(42.6, -5.6, 5) == "ezs42"  # the reference encoder itself
-    assert _finish("M02.3", entity_A_lon=-5.6, entity_A_lat=42.6, precision=5).gold == {"geohash": "ezs42", "precision": 5}
-    assert _finish("M02.1", entity_A_lon=-122.0553238, entity_A_lat=37.3615593, resolution=5).gold == {
-        "system": "h3", "cell": "85283473fffffff", "resolution": 5}
+    assert _finish("M02.3", entity_A_lon=-5.6, entity_A_lat=42.6, precision=5).gold == {
+        "geohash": "ezs42",
+        "precision": 5,
+    }
+    assert _finish(
+        "M02.1", entity_A_lon=-122.0553238, entity_A_lat=37.3615593, resolution=5
+    ).gold == {"system": "h3", "cell": "85283473fffffff", "resolution": 5}
     lon, lat = 140.0, -66.66  # S2 id above 2**63: the gold carries the token
     g = _finish("M02.2", entity_A_lon=lon, entity_A_lat=lat, level=15).gold
     cell = s2sphere.CellId.from_token(g["cell"])
@@ -108,7 +140,10 @@ def test_m02_generated_cells_contain_the_point(m_world):
     gen = generate(m_world, catalog, ["worldkg"], only={"M02"})
     assert {q["sub_template_id"] for q in gen.questions} == {"M02.1", "M02.2", "M02.3"}
     for q in gen.questions:
-        lon, lat = m_world.execute("SELECT lon, lat FROM entities WHERE entity_id = ?", [json.loads(q["bindings"])["entity_A"]]).fetchone()
+        lon, lat = m_world.execute(
+            "SELECT lon, lat FROM entities WHERE entity_id = ?",
+            [json.loads(q["bindings"])["entity_A"]],
+        ).fetchone()
         gold, params = json.loads(q["gold"]), json.loads(q["parameters"])
         if q["sub_template_id"] == "M02.3":
             assert gold["geohash"] == geohash_encode(lat, lon, params["precision"])
@@ -117,7 +152,9 @@ def test_m02_generated_cells_contain_the_point(m_world):
             assert gold["cell"] == h3.latlng_to_cell(lat, lon, params["resolution"])
         else:
             cell = s2sphere.CellId.from_token(gold["cell"])
-            assert cell.level() == params["level"] and cell.contains(s2sphere.CellId.from_lat_lng(s2sphere.LatLng.from_degrees(lat, lon)))
+            assert cell.level() == params["level"] and cell.contains(
+                s2sphere.CellId.from_lat_lng(s2sphere.LatLng.from_degrees(lat, lon))
+            )
 
 
 def test_m_generation_replays(m_world):

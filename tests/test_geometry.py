@@ -64,7 +64,11 @@ def test_h3_cover_of_a_polygon_matches_h3_polyfill():
     poly = shapely.box(24.90, 60.15, 24.98, 60.19)  # central Helsinki, lon/lat
     cover = geometry.h3_cover(poly, 8)
     # every cell whose centre is inside (h3's own polyfill, lat/lng order) is part of the cover
-    centre_cells = set(h3.polygon_to_cells(h3.LatLngPoly([(60.15, 24.90), (60.15, 24.98), (60.19, 24.98), (60.19, 24.90)]), 8))
+    centre_cells = set(
+        h3.polygon_to_cells(
+            h3.LatLngPoly([(60.15, 24.90), (60.15, 24.98), (60.19, 24.98), (60.19, 24.90)]), 8
+        )
+    )
     assert centre_cells and centre_cells <= cover
     # and every cell of the cover really touches the polygon. H3 edges are great-circle arcs while
     # shapely's are planar, so cells that merely graze the box edge get a 1e-4 degree (~10 m) allowance.

@@ -4,15 +4,9 @@ from __future__ import annotations
 
 import json
 import socket
-import sys
-from pathlib import Path
 
 import pytest
-
-from mgqa_platform.multilingual.google_translate import GoogleTranslator, batches, protect, restore
-from mgqa_platform.multilingual.placeholders import placeholders
-
-from fake_google_translate import (  # noqa: E402
+from fake_google_translate import (
     PATH,
     FakeGoogleTranslate,
     Reply,
@@ -21,6 +15,9 @@ from fake_google_translate import (  # noqa: E402
     fake_translate,
     translating_inside,
 )
+
+from mgqa_platform.multilingual.google_translate import GoogleTranslator, batches, protect, restore
+from mgqa_platform.multilingual.placeholders import placeholders
 
 DIST = "What is the distance between {entity_A} and {entity_B}?"
 COUNT = "How many {category_A} are within {value} km of {entity_A}?"
@@ -47,20 +44,29 @@ def make(srv, sleeps: list | None = None, **kw) -> GoogleTranslator:
 
 def test_protect_and_restore():
     html_ = protect(SPECIAL)
-    assert html_ == ('Is <span translate="no">{entity_A}</span>&#x27;s &quot;name&quot; &lt; 5 &amp; &gt; 2 '
-                     "or O&#x27;Hara&#x27;s?")  # fmt: skip
+    assert html_ == (
+        'Is <span translate="no">{entity_A}</span>&#x27;s &quot;name&quot; &lt; 5 &amp; &gt; 2 '
+        "or O&#x27;Hara&#x27;s?"
+    )
     assert restore(html_) == SPECIAL
     # Google's own escaping and attribute quoting come back right too
-    assert restore("Est-ce <SPAN translate='no'>{x}</SPAN> l&#39;&quot;a&quot; &amp; b") == "Est-ce {x} l'\"a\" & b"
+    assert (
+        restore("Est-ce <SPAN translate='no'>{x}</SPAN> l&#39;&quot;a&quot; &amp; b")
+        == 'Est-ce {x} l\'"a" & b'
+    )
     assert restore(fake_translate(protect(DIST), "fr")) == (
-        fr("What is the distance between ") + "{entity_A}" + fr(" and ") + "{entity_B}" + fr("?"))  # fmt: skip
+        fr("What is the distance between ") + "{entity_A}" + fr(" and ") + "{entity_B}" + fr("?")
+    )
 
 
 def test_batches_by_count_and_chars():
     items = [(str(i), "x" * 10) for i in range(7)]
     assert [len(b) for b in batches(items, 3, 10_000)] == [3, 3, 1]
     assert [len(b) for b in batches(items, 100, 25)] == [2, 2, 2, 1]
-    assert [len(b) for b in batches([("a", "x" * 50), ("b", "y")], 100, 25)] == [1, 1]  # too long goes alone
+    assert [len(b) for b in batches([("a", "x" * 50), ("b", "y")], 100, 25)] == [
+        1,
+        1,
+    ]  # too long goes alone
     assert [k for b in batches(items, 3, 25) for k, _ in b] == [k for k, _ in items]  # order kept
 
 
@@ -73,17 +79,31 @@ def test_placeholders_protected_and_restored(srv):
     out = gt.translate_variants({"v1": DIST, "v2": COUNT}, "fra")
     assert set(out) == {"v1", "v2"}
     t = out["v1"]
-    assert (t.status, t.problems, t.engine, t.lang, t.source) == ("machine", (), "google:default", "fra", DIST)
-    assert t.text == fr("What is the distance between ") + "{entity_A}" + fr(" and ") + "{entity_B}" + fr("?")
+    assert (t.status, t.problems, t.engine, t.lang, t.source) == (
+        "machine",
+        (),
+        "google:default",
+        "fra",
+        DIST,
+    )
+    assert t.text == fr("What is the distance between ") + "{entity_A}" + fr(
+        " and "
+    ) + "{entity_B}" + fr("?")
     assert placeholders(out["v2"].text) == placeholders(COUNT) and out["v2"].status == "machine"
 
     (req,) = srv.requests
     assert PATH.match(req.path).group("project", "location") == ("test-project", "global")
     b = req.body
-    assert (b["mimeType"], b["sourceLanguageCode"], b["targetLanguageCode"]) == ("text/html", "en", "fr")
+    assert (b["mimeType"], b["sourceLanguageCode"], b["targetLanguageCode"]) == (
+        "text/html",
+        "en",
+        "fr",
+    )
     assert "model" not in b
-    assert b["contents"][0] == ('What is the distance between <span translate="no">{entity_A}</span> and '
-                                '<span translate="no">{entity_B}</span>?')  # fmt: skip
+    assert b["contents"][0] == (
+        'What is the distance between <span translate="no">{entity_A}</span> and '
+        '<span translate="no">{entity_B}</span>?'
+    )
     assert "authorization" not in req.headers  # http endpoint: anonymous credentials
 
 
@@ -94,7 +114,9 @@ def test_html_specials_round_trip_and_google_codes(srv):
     assert t.text == "[zh-CN]Is [/zh-CN]{entity_A}[zh-CN]'s \"name\" < 5 & > 2 or O'Hara's?[/zh-CN]"
     sent = srv.requests[0].body
     assert sent["targetLanguageCode"] == "zh-CN"
-    assert "<" not in sent["contents"][0].replace('<span translate="no">', "").replace("</span>", "")
+    assert "<" not in sent["contents"][0].replace('<span translate="no">', "").replace(
+        "</span>", ""
+    )
 
 
 def test_model_short_and_full_names(srv):
@@ -102,7 +124,10 @@ def test_model_short_and_full_names(srv):
     assert gt.engine == "google:general/translation-llm"
     gt.translate_variants({"v": DIST}, "deu")
     b = srv.requests[-1]
-    assert b.body["model"] == "projects/test-project/locations/us-central1/models/general/translation-llm"
+    assert (
+        b.body["model"]
+        == "projects/test-project/locations/us-central1/models/general/translation-llm"
+    )
     assert b.path == "/v3/projects/test-project/locations/us-central1:translateText"
     full = "projects/other/locations/global/models/general/nmt"
     make(srv, model=full).translate_variants({"v": DIST}, "deu")
@@ -163,7 +188,9 @@ def test_connection_refused_after_retries():
     port = s.getsockname()[1]
     s.close()  # nothing listens there now
     sleeps: list = []
-    gt = GoogleTranslator("p", endpoint=f"http://127.0.0.1:{port}", max_retries=2, sleep=sleeps.append)
+    gt = GoogleTranslator(
+        "p", endpoint=f"http://127.0.0.1:{port}", max_retries=2, sleep=sleeps.append
+    )
     out = gt.translate_variants({"v": DIST}, "fra")
     assert out["v"].status == "failed" and out["v"].problems == ("error:ConnectionError",)
     assert sleeps == [1.0, 2.0]
@@ -180,9 +207,14 @@ def test_bad_response_count(srv):
     [
         (dropping("entity_B"), ("missing:{entity_B}",)),
         (duplicating("entity_A"), ("duplicated:{entity_A}",)),
-        (translating_inside("entity_A", "entite_A"), ("missing:{entity_A}", "unexpected:{entite_A}")),
-        (lambda c, t: fake_translate(c, t).replace("{entity_B}", "{entity_B"),
-         ("missing:{entity_B}", "unbalanced_braces")),
+        (
+            translating_inside("entity_A", "entite_A"),
+            ("missing:{entity_A}", "unexpected:{entite_A}"),
+        ),
+        (
+            lambda c, t: fake_translate(c, t).replace("{entity_B}", "{entity_B"),
+            ("missing:{entity_B}", "unbalanced_braces"),
+        ),
         (lambda c, t: "", ("empty",)),
     ],
 )
@@ -209,7 +241,9 @@ def test_repr_and_errors_hold_no_secrets(srv, monkeypatch, tmp_path):
     assert sentinel not in repr(gt) and "p" in repr(gt)
     with pytest.raises(ValueError, match="project"):
         GoogleTranslator("")
-    assert GoogleTranslator("p").translate_variants({}, "fra") == {}  # nothing to do: no client built
+    assert (
+        GoogleTranslator("p").translate_variants({}, "fra") == {}
+    )  # nothing to do: no client built
 
     # production path (no endpoint): Application Default Credentials; a broken setup is a run error
     from google.auth.exceptions import DefaultCredentialsError

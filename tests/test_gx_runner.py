@@ -273,9 +273,7 @@ def test_no_network_no_files_no_progress_bars(tmp_path: Path) -> None:
         print("OK", outcome.failed[0]["unexpected_examples"])
         """
     )
-    env = {
-        k: v for k, v in os.environ.items() if not k.startswith(("GX_", "GE_", "PYTHON"))
-    }
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("GX_", "GE_", "PYTHON"))}
     env.update(
         PYTHONPATH=str(REPO_ROOT),
         HOME=str(tmp_path),

@@ -25,11 +25,20 @@ def by_iso3(df) -> dict[str, dict]:
 def test_bundled_csv_has_all_four_tiers_and_two_unclassified():
     df = income.load_income(BUNDLED)
     assert list(df.columns) == list(income.COLUMNS)
-    assert income.tier_counts(df) == {"LIC": 25, "LMC": 50, "UMC": 54, "HIC": 86, None: 2}  # as SOURCE.txt counts
+    assert income.tier_counts(df) == {
+        "LIC": 25,
+        "LMC": 50,
+        "UMC": 54,
+        "HIC": 86,
+        None: 2,
+    }  # as SOURCE.txt counts
     rows = by_iso3(df)
     assert {k for k, r in rows.items() if r["income_tier"] is None} == {"ETH", "VEN"}
     assert rows["ETH"]["income_group"] == "Not classified"
-    assert (rows["NAM"]["income_tier"], rows["CRI"]["income_tier"]) == ("LMC", "HIC")  # July-2025 changes
+    assert (rows["NAM"]["income_tier"], rows["CRI"]["income_tier"]) == (
+        "LMC",
+        "HIC",
+    )  # July-2025 changes
     assert rows["AFG"]["income_group"] == "Low income"
     assert set(df["fiscal_year"]) == {"FY2026"}  # read from SOURCE.txt next to the file
     assert set(df["source"]) == {"World Bank FY2026 (wb_income_fy2026.csv)"}
@@ -39,14 +48,20 @@ def test_bundled_csv_has_all_four_tiers_and_two_unclassified():
 def test_duplicate_iso3_raises_with_the_codes(tmp_path: Path):
     lines = BUNDLED.read_text(encoding="utf-8").splitlines()
     dup = tmp_path / "wb_income_fy2026.csv"
-    dup.write_text("\n".join(lines + [lines[2], lines[1]]) + "\n", encoding="utf-8")  # AFG and ABW again
-    with pytest.raises(income.IncomeTableError, match="duplicate iso3 in the income table: ABW, AFG"):
+    dup.write_text(
+        "\n".join(lines + [lines[2], lines[1]]) + "\n", encoding="utf-8"
+    )  # AFG and ABW again
+    with pytest.raises(
+        income.IncomeTableError, match="duplicate iso3 in the income table: ABW, AFG"
+    ):
         income.load_income(dup)
 
 
 def test_unknown_income_code_and_extension_raise(tmp_path: Path):
     bad = tmp_path / "FY2026.csv"
-    bad.write_text("iso3,name,income_code,income_group\nAAA,Nowhere,MIC,Middle income\n", encoding="utf-8")
+    bad.write_text(
+        "iso3,name,income_code,income_group\nAAA,Nowhere,MIC,Middle income\n", encoding="utf-8"
+    )
     with pytest.raises(income.IncomeTableError, match="unknown income code 'MIC'"):
         income.load_income(bad)
     with pytest.raises(ValueError, match=r"expected \.csv, \.xlsx or \.json"):
@@ -89,7 +104,11 @@ def write_class_xlsx(path: Path, rows=CLASS_ROWS) -> Path:
     for row in rows:
         ws.append(list(row))
     notes = wb.create_sheet("Notes")
-    notes.append(["Economies are divided into four income groupings: low, lower-middle, upper-middle, and high."])
+    notes.append(
+        [
+            "Economies are divided into four income groupings: low, lower-middle, upper-middle, and high."
+        ]
+    )
     wb.save(path)
     return path
 
@@ -98,11 +117,25 @@ def test_class_xlsx(tmp_path: Path):
     path = write_class_xlsx(tmp_path / "CLASS.xlsx")
     df = income.load_income(path, fiscal_year="FY2026")
     rows = by_iso3(df)
-    assert list(rows) == ["AFG", "BRA", "ETH", "FIN", "IND", "VEN"]  # aggregates below the economies dropped
+    assert list(rows) == [
+        "AFG",
+        "BRA",
+        "ETH",
+        "FIN",
+        "IND",
+        "VEN",
+    ]  # aggregates below the economies dropped
     assert {k: r["income_tier"] for k, r in rows.items()} == {
-        "AFG": "LIC", "BRA": "UMC", "ETH": None, "FIN": "HIC", "IND": "LMC", "VEN": None
-    }  # fmt: skip
-    assert rows["VEN"]["name"] == "Venezuela, RB" and rows["VEN"]["income_group"] == "Not classified"
+        "AFG": "LIC",
+        "BRA": "UMC",
+        "ETH": None,
+        "FIN": "HIC",
+        "IND": "LMC",
+        "VEN": None,
+    }
+    assert (
+        rows["VEN"]["name"] == "Venezuela, RB" and rows["VEN"]["income_group"] == "Not classified"
+    )
     assert set(df["source"]) == {"World Bank FY2026 (CLASS.xlsx)"}
     with pytest.raises(ValueError, match="no fiscal year"):
         income.load_class_xlsx(path)  # CLASS.xlsx does not say its fiscal year
@@ -124,31 +157,57 @@ def test_class_xlsx_rejects_unknown_group_and_duplicates(tmp_path: Path):
 # --------------------------------------------------------------------------------------------------
 def api_country(code, iso2, name, region, level_id, level):
     return {
-        "id": code, "iso2Code": iso2, "name": name,
-        "region": {"id": "NA" if region == "Aggregates" else "LCN", "iso2code": "NA", "value": region},
+        "id": code,
+        "iso2Code": iso2,
+        "name": name,
+        "region": {
+            "id": "NA" if region == "Aggregates" else "LCN",
+            "iso2code": "NA",
+            "value": region,
+        },
         "adminregion": {"id": "", "iso2code": "", "value": ""},
         "incomeLevel": {"id": level_id, "iso2code": "XD", "value": level},
         "lendingType": {"id": "LNX", "iso2code": "XX", "value": "Not classified"},
-        "capitalCity": "", "longitude": "", "latitude": "",
-    }  # fmt: skip
+        "capitalCity": "",
+        "longitude": "",
+        "latitude": "",
+    }
 
 
 def write_api_json(path: Path, pages: int = 1) -> Path:
     countries = [
         api_country("ABW", "AW", "Aruba", "Latin America & Caribbean ", "HIC", "High income"),
         api_country("AFE", "ZH", "Africa Eastern and Southern", "Aggregates", "NA", "Aggregates"),
-        api_country("AFG", "AF", "Afghanistan", "Middle East, North Africa, Afghanistan & Pakistan", "LIC", "Low income"),
+        api_country(
+            "AFG",
+            "AF",
+            "Afghanistan",
+            "Middle East, North Africa, Afghanistan & Pakistan",
+            "LIC",
+            "Low income",
+        ),
         api_country("ETH", "ET", "Ethiopia", "Sub-Saharan Africa ", "INX", "Not classified"),
         api_country("WLD", "1W", "World", "Aggregates", "NA", "Aggregates"),
     ]
-    meta = {"page": 1, "pages": pages, "per_page": "400", "total": len(countries), "sourceid": None, "lastupdated": "2025-07-01"}
+    meta = {
+        "page": 1,
+        "pages": pages,
+        "per_page": "400",
+        "total": len(countries),
+        "sourceid": None,
+        "lastupdated": "2025-07-01",
+    }
     path.write_text(json.dumps([meta, countries]), encoding="utf-8")
     return path
 
 
 def test_api_json(tmp_path: Path):
     df = income.load_income(write_api_json(tmp_path / "country.json"), fiscal_year="FY2026")
-    assert {r["iso3"]: r["income_tier"] for r in df.to_dict("records")} == {"ABW": "HIC", "AFG": "LIC", "ETH": None}
+    assert {r["iso3"]: r["income_tier"] for r in df.to_dict("records")} == {
+        "ABW": "HIC",
+        "AFG": "LIC",
+        "ETH": None,
+    }
     with pytest.raises(income.IncomeTableError, match="page 1 of 2"):
         income.load_api_json(write_api_json(tmp_path / "page1.json", pages=2), fiscal_year="FY2026")
 
@@ -159,7 +218,11 @@ def test_api_json(tmp_path: Path):
 def test_previous_policy_fills_eth_and_ven_from_the_bundled_table():
     out = by_iso3(income.apply_unclassified_policy(income.load_income(BUNDLED), "previous", None))
     eth, ven = out["ETH"], out["VEN"]
-    assert (eth["income_tier"], eth["income_group"], eth["fiscal_year"]) == ("LIC", "Low income", "FY2025")
+    assert (eth["income_tier"], eth["income_group"], eth["fiscal_year"]) == (
+        "LIC",
+        "Low income",
+        "FY2025",
+    )
     assert eth["note"] == "not classified in FY2026; FY2025 classification used"
     assert (ven["income_tier"], ven["fiscal_year"]) == ("UMC", "FY2021")
     assert ven["note"] == "not classified in FY2026; FY2021 classification used"
@@ -188,6 +251,7 @@ def test_bundled_previous_table_documents_its_provenance():
     prev = income.load_previous()
     assert by_iso3(prev).keys() == {"ETH", "VEN"}
     assert {r["iso3"]: (r["income_tier"], r["fiscal_year"]) for r in prev.to_dict("records")} == {
-        "ETH": ("LIC", "FY2025"), "VEN": ("UMC", "FY2021")
-    }  # fmt: skip
+        "ETH": ("LIC", "FY2025"),
+        "VEN": ("UMC", "FY2021"),
+    }
     assert all(s.startswith("World Bank FY") for s in prev["source"])

@@ -9,16 +9,17 @@ from decimal import Decimal
 from pathlib import Path
 
 import pyoxigraph
-import pytest
 import shapely
 
-from mgqa_platform.kg import vocab
 from mgqa_platform.geometry import parse_wkt
+from mgqa_platform.kg import vocab
 from mgqa_platform.kg.kwg_crawl import COUNTY_IRI, build_kwg_crawl, iri_ref
 
 KWG_DIR = Path("data/sample/kwg")
 QUAKES = Path("data/sample/usgs/earthquakes_2015-12.csv")
-QUAKE_HEADER = "time,latitude,longitude,depth,mag,magType,nst,gap,dmin,rms,net,id,updated,place,type\n"
+QUAKE_HEADER = (
+    "time,latitude,longitude,depth,mag,magType,nst,gap,dmin,rms,net,id,updated,place,type\n"
+)
 
 
 def _sha256(path: Path) -> str:
@@ -67,27 +68,56 @@ def test_parses_and_holds_the_same_entities(kwg_crawl, kwg_store):
 def test_shapes(kwg_store):
     county = f"<{COUNTY_IRI}>"
     # The county has a polygon and is part of California; California has no geometry (real KWG shape).
-    rows = list(kwg_store.query(f"SELECT ?parent ?wkt WHERE {{ {county} <{vocab.KWG_ONT}administrativePartOf> ?parent ; "
-                            f"<{vocab.GEO_HAS_GEOMETRY}> / <{vocab.GEO_AS_WKT}> ?wkt }}"))
+    rows = list(
+        kwg_store.query(
+            f"SELECT ?parent ?wkt WHERE {{ {county} <{vocab.KWG_ONT}administrativePartOf> ?parent ; "
+            f"<{vocab.GEO_HAS_GEOMETRY}> / <{vocab.GEO_AS_WKT}> ?wkt }}"
+        )
+    )
     assert len(rows) == 1
     assert rows[0]["parent"].value == vocab.KWGR + "administrativeRegion.USA.06"
     assert parse_wkt(rows[0]["wkt"].value).geom_type == "MultiPolygon"
-    assert not bool(kwg_store.query(f"ASK {{ <{vocab.KWGR}administrativeRegion.USA.06> <{vocab.GEO_HAS_GEOMETRY}> ?g }}"))
+    assert not bool(
+        kwg_store.query(
+            f"ASK {{ <{vocab.KWGR}administrativeRegion.USA.06> <{vocab.GEO_HAS_GEOMETRY}> ?g }}"
+        )
+    )
     # Fire time scope, hospital bed count through SOSA, GNIS WKT keeps its CRS84 prefix.
     fire = "http://stko-kwg.geog.ucsb.edu/lod/resource/mtbsfire.CA3500411993619940908.SPANISH.1994"
-    day = next(iter(kwg_store.query(f"SELECT ?d WHERE {{ <{fire}> <{vocab.KWG_ONT}hasTemporalScope> / <{vocab.TIME}inXSDDate> ?d }}")))["d"]
+    day = next(
+        iter(
+            kwg_store.query(
+                f"SELECT ?d WHERE {{ <{fire}> <{vocab.KWG_ONT}hasTemporalScope> / <{vocab.TIME}inXSDDate> ?d }}"
+            )
+        )
+    )["d"]
     assert (day.value, day.datatype.value) == ("1994-09-08", vocab.XSD + "date")
-    beds = list(kwg_store.query(
-        f"SELECT ?v WHERE {{ <{vocab.KWGR}hospital.MARIANMEDICALCENTER> <{vocab.SOSA}isFeatureOfInterestOf> / <{vocab.SOSA}hasMember> ?o . "
-        f"?o <{vocab.SOSA}observedProperty> <{vocab.KWG_ONT}bedCount> ; <{vocab.SOSA}hasSimpleResult> ?v }}"))
+    beds = list(
+        kwg_store.query(
+            f"SELECT ?v WHERE {{ <{vocab.KWGR}hospital.MARIANMEDICALCENTER> <{vocab.SOSA}isFeatureOfInterestOf> / <{vocab.SOSA}hasMember> ?o . "
+            f"?o <{vocab.SOSA}observedProperty> <{vocab.KWG_ONT}bedCount> ; <{vocab.SOSA}hasSimpleResult> ?v }}"
+        )
+    )
     # The file says "321.0"; the store canonicalizes xsd:decimal, so compare values.
     assert [Decimal(b["v"].value) for b in beds] == [Decimal("321.0")]
     assert beds[0]["v"].datatype.value == vocab.XSD + "decimal"
-    wkt = next(iter(kwg_store.query(f"SELECT ?w WHERE {{ <http://gnis-ld.org/geometry/point/gnisf.2518383> <{vocab.GEO_AS_WKT}> ?w }}")))["w"]
+    wkt = next(
+        iter(
+            kwg_store.query(
+                f"SELECT ?w WHERE {{ <http://gnis-ld.org/geometry/point/gnisf.2518383> <{vocab.GEO_AS_WKT}> ?w }}"
+            )
+        )
+    )["w"]
     assert wkt.value == f"<{vocab.CRS84}>POINT(-120.4228847 34.97441)"
     assert wkt.datatype.value == vocab.GEO_WKT_LITERAL
     # Road segments are numbered per sign in file order.
-    label = next(iter(kwg_store.query(f"SELECT ?l WHERE {{ <{vocab.KWGR}road.S1.190> <{vocab.RDFS_LABEL}> ?l }}")))["l"]
+    label = next(
+        iter(
+            kwg_store.query(
+                f"SELECT ?l WHERE {{ <{vocab.KWGR}road.S1.190> <{vocab.RDFS_LABEL}> ?l }}"
+            )
+        )
+    )["l"]
     assert label.value == "S1"
     assert not bool(kwg_store.query(f"ASK {{ <{vocab.KWGR}road.S1.191> ?p ?o }}"))
 
@@ -95,8 +125,10 @@ def test_shapes(kwg_store):
 def test_earthquake_point_is_lon_lat(kwg_store):
     row = next(r for r in _quake_rows() if r["type"] == "earthquake")
     assert abs(float(row["latitude"])) != abs(float(row["longitude"]))
-    q = (f"SELECT ?wkt ?t ?label WHERE {{ <{vocab.KWGR}earthquake.{row['id']}> <{vocab.GEO_HAS_GEOMETRY}> / <{vocab.GEO_AS_WKT}> ?wkt ; "
-         f"<{vocab.KWG_ONT}hasTemporalScope> / <{vocab.TIME}inXSDDateTime> ?t ; <{vocab.RDFS_LABEL}> ?label }}")
+    q = (
+        f"SELECT ?wkt ?t ?label WHERE {{ <{vocab.KWGR}earthquake.{row['id']}> <{vocab.GEO_HAS_GEOMETRY}> / <{vocab.GEO_AS_WKT}> ?wkt ; "
+        f"<{vocab.KWG_ONT}hasTemporalScope> / <{vocab.TIME}inXSDDateTime> ?t ; <{vocab.RDFS_LABEL}> ?label }}"
+    )
     (sol,) = list(kwg_store.query(q))
     point = shapely.from_wkt(sol["wkt"].value)
     assert (point.x, point.y) == (float(row["longitude"]), float(row["latitude"]))
@@ -108,14 +140,18 @@ def test_earthquake_point_is_lon_lat(kwg_store):
 def test_sfwithin_only_inside_county(kwg_store):
     within = {
         s["s"].value
-        for s in kwg_store.query(f"SELECT ?s WHERE {{ ?s <{vocab.KWG_ONT}sfWithin> <{COUNTY_IRI}> ; a <{vocab.KWG_ONT}Earthquake> }}")
+        for s in kwg_store.query(
+            f"SELECT ?s WHERE {{ ?s <{vocab.KWG_ONT}sfWithin> <{COUNTY_IRI}> ; a <{vocab.KWG_ONT}Earthquake> }}"
+        )
     }
     # Santa Barbara County is roughly 33.4..35.2 N, 118.9..120.8 W; earthquakes are worldwide.
     assert 0 < len(within) < 50
     for r in _quake_rows():
         iri = f"{vocab.KWGR}earthquake.{r['id']}"
         if iri in within:
-            assert 33.4 <= float(r["latitude"]) <= 35.2 and -120.8 <= float(r["longitude"]) <= -118.9
+            assert (
+                33.4 <= float(r["latitude"]) <= 35.2 and -120.8 <= float(r["longitude"]) <= -118.9
+            )
 
 
 def test_deterministic(kwg_crawl, tmp_path):

@@ -12,8 +12,12 @@ import pytest
 from mgqa_platform.llm import ChatClient, ReplyError, TransportError, parse_json_content
 from tests.fake_openai import FakeOpenAI, Reply
 
-SCHEMA = {"type": "object", "properties": {"answer": {"type": "number"}}, "required": ["answer"],
-          "additionalProperties": False}
+SCHEMA = {
+    "type": "object",
+    "properties": {"answer": {"type": "number"}},
+    "required": ["answer"],
+    "additionalProperties": False,
+}
 MSGS = [{"role": "user", "content": "How far?"}]
 KEY = "sk-test-secret-123"
 
@@ -28,7 +32,12 @@ def client(srv: FakeOpenAI, **kw) -> ChatClient:
 
 def test_schema_sent_auth_header_and_reply_validated():
     with FakeOpenAI() as srv:
-        srv.push(Reply('{"answer": 12.5}', usage={"prompt_tokens": 7, "completion_tokens": 3, "total_tokens": 10}))
+        srv.push(
+            Reply(
+                '{"answer": 12.5}',
+                usage={"prompt_tokens": 7, "completion_tokens": 3, "total_tokens": 10},
+            )
+        )
         with client(srv, api_key=KEY) as c:
             obj, res = c.complete_json(MSGS, SCHEMA)
         assert obj == {"answer": 12.5}
@@ -39,8 +48,10 @@ def test_schema_sent_auth_header_and_reply_validated():
         assert req.headers["authorization"] == f"Bearer {KEY}"
         assert req.body["model"] == "fake-model" and req.body["temperature"] == 0.0
         assert req.body["messages"] == MSGS
-        assert req.body["response_format"] == {"type": "json_schema",
-                                               "json_schema": {"name": "answer", "schema": SCHEMA, "strict": True}}
+        assert req.body["response_format"] == {
+            "type": "json_schema",
+            "json_schema": {"name": "answer", "schema": SCHEMA, "strict": True},
+        }
 
 
 def test_no_key_no_header_and_key_never_shown():
@@ -54,17 +65,25 @@ def test_no_key_no_header_and_key_never_shown():
         srv.push(Reply(status=401, body=f'{{"error": "bad key {KEY}"}}'.encode()))
         with pytest.raises(TransportError) as ei:
             k.complete(MSGS)
-        assert KEY not in str(ei.value) and KEY not in repr(ei.value.args) and ei.value.status == 401
+        assert (
+            KEY not in str(ei.value) and KEY not in repr(ei.value.args) and ei.value.status == 401
+        )
 
 
 def test_retries_on_429_and_500_then_succeeds():
     with FakeOpenAI() as srv:
-        srv.push(Reply(status=429, headers={"Retry-After": "2"}), Reply(status=500), Reply('{"answer": 1}'))
+        srv.push(
+            Reply(status=429, headers={"Retry-After": "2"}),
+            Reply(status=500),
+            Reply('{"answer": 1}'),
+        )
         c = client(srv, backoff_s=1.0, max_backoff_s=30)
         obj, res = c.complete_json(MSGS, SCHEMA)
         assert obj == {"answer": 1} and res.attempts == 3 and len(srv.requests) == 3
         assert c.sleeps[0] == 2.0  # Retry-After honoured
-        assert 1.0 <= c.sleeps[1] <= 2.0  # exponential backoff (2nd retry: base 2 s) with jitter in [0.5, 1]
+        assert (
+            1.0 <= c.sleeps[1] <= 2.0
+        )  # exponential backoff (2nd retry: base 2 s) with jitter in [0.5, 1]
         body_key = hashlib.sha256(srv.requests[0].raw).hexdigest()[:16]
         assert c.sleeps[1] == c.backoff_delay(2, body_key)  # deterministic jitter
 
@@ -85,12 +104,21 @@ def test_400_is_not_retried():
         c = client(srv)
         with pytest.raises(TransportError) as ei:
             c.complete(MSGS, SCHEMA)
-        assert ei.value.status == 400 and ei.value.attempts == 1 and len(srv.requests) == 1 and c.sleeps == []
+        assert (
+            ei.value.status == 400
+            and ei.value.attempts == 1
+            and len(srv.requests) == 1
+            and c.sleeps == []
+        )
 
 
 def test_timeouts_and_broken_envelopes_are_retried():
     with FakeOpenAI() as srv:
-        srv.push(Reply('{"answer": 1}', delay=0.6), Reply(body=b"<html>gateway</html>"), Reply('{"answer": 2}'))
+        srv.push(
+            Reply('{"answer": 1}', delay=0.6),
+            Reply(body=b"<html>gateway</html>"),
+            Reply('{"answer": 2}'),
+        )
         c = client(srv, timeout_s=0.2)
         obj, res = c.complete_json(MSGS, SCHEMA)
         assert obj == {"answer": 2} and res.attempts == 3
@@ -111,7 +139,12 @@ def test_connection_errors_are_retried_then_reported():
 def test_strict_reply_parsing():
     assert parse_json_content('```json\n{"answer": 1}\n```') == {"answer": 1}
     assert parse_json_content('  ```\n{"answer": 1}\n```  ') == {"answer": 1}
-    for bad in ('The answer is {"answer": 1}', '{"answer": 1} hope this helps', "", '```json\n{"a": 1}\n``` x'):
+    for bad in (
+        'The answer is {"answer": 1}',
+        '{"answer": 1} hope this helps',
+        "",
+        '```json\n{"a": 1}\n``` x',
+    ):
         with pytest.raises(ReplyError):
             parse_json_content(bad)
     with FakeOpenAI() as srv:
@@ -136,13 +169,17 @@ def test_truncated_reply_is_reported_as_such():
 
 
 def test_one_client_shared_by_threads():
-    with FakeOpenAI(handler=lambda req: json.dumps({"answer": len(req.body["messages"][0]["content"])}),
-                    delay=0.05) as srv:
+    with FakeOpenAI(
+        handler=lambda req: json.dumps({"answer": len(req.body["messages"][0]["content"])}),
+        delay=0.05,
+    ) as srv:
         c = client(srv)
         results: dict[int, float] = {}
 
         def call(i: int) -> None:
-            results[i] = c.complete_json([{"role": "user", "content": "x" * i}], SCHEMA)[0]["answer"]
+            results[i] = c.complete_json([{"role": "user", "content": "x" * i}], SCHEMA)[0][
+                "answer"
+            ]
 
         threads = [threading.Thread(target=call, args=(i,)) for i in range(1, 9)]
         for t in threads:

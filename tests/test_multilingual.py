@@ -6,11 +6,10 @@ import json
 
 import pytest
 
-from mgqa_platform.multilingual import instantiate, memory
+from mgqa_platform import warehouse
+from mgqa_platform.multilingual import instantiate, memory, stage
 from mgqa_platform.multilingual.languages import CODES, TARGETS, in_script, language, scripts_of
 from mgqa_platform.multilingual.placeholders import placeholders, problems
-from mgqa_platform import warehouse
-from mgqa_platform.multilingual import stage
 from mgqa_platform.questions.catalog import default_catalog
 from mgqa_platform.questions.schema import LOCALIZED_SCHEMA, QUESTION_SCHEMA, arrow_table
 
@@ -25,8 +24,12 @@ def test_the_papers_17_languages():
 
 
 def test_scripts():
-    assert in_script("Москва", "rus") and in_script("София", "bul") and not in_script("Moskva", "rus")
-    assert in_script("東京タワー", "jpn") and in_script("北京", "zho") and in_script("თბილისი", "kat")
+    assert (
+        in_script("Москва", "rus") and in_script("София", "bul") and not in_script("Moskva", "rus")
+    )
+    assert (
+        in_script("東京タワー", "jpn") and in_script("北京", "zho") and in_script("თბილისი", "kat")
+    )
     assert in_script("لاہور", "urd") and in_script("Αθήνα", "ell") and in_script("Hà Nội", "vie")
     assert scripts_of("Tbilisi თბილისი 42") == {"LATIN", "GEORGIAN"} and not in_script("123", "fra")
 
@@ -34,9 +37,16 @@ def test_scripts():
 def test_slot_problems():
     en = "How far is {entity_A} from {entity_B}, within {value} km?"
     assert placeholders(en) == ["entity_A", "entity_B", "value"]
-    assert problems(en, "À quelle distance {entity_A} est-il de {entity_B}, à moins de {value} km ?") == []
+    assert (
+        problems(en, "À quelle distance {entity_A} est-il de {entity_B}, à moins de {value} km ?")
+        == []
+    )
     assert problems(en, "Distance {entity_A} {entity_A} {valeur} km") == [
-        "missing:{entity_B}", "missing:{value}", "duplicated:{entity_A}", "unexpected:{valeur}"]
+        "missing:{entity_B}",
+        "missing:{value}",
+        "duplicated:{entity_A}",
+        "unexpected:{valeur}",
+    ]
     assert problems(en, "{entity_A} {entity_B} {value} }") == ["unbalanced_braces"]
     assert problems(en, "  ") == ["empty"] and problems(en, None) == ["empty"]
 
@@ -50,39 +60,92 @@ def test_bundled_memory_is_complete_and_keeps_every_slot(lang):
     tm = memory.load(lang)
     assert tm.status == "draft"
     assert memory.validate(tm, SOURCES) == []
-    assert "time_range" in tm.patterns and set(placeholders(tm.patterns["time_range"])) == {"start", "end"}
+    assert "time_range" in tm.patterns and set(placeholders(tm.patterns["time_range"])) == {
+        "start",
+        "end",
+    }
     assert tm.category("post_office") and tm.term("direction", "north")
 
 
 def test_memory_flags_missing_stale_and_broken_entries(tmp_path):
     vid, en = "A01.1.v1", SOURCES["A01.1.v1"]
-    (tmp_path / "fra.json").write_text(json.dumps({"lang": "fra", "status": "draft", "variants": {
-        vid: {"source": en, "text": "Quelle distance sépare {entity_A} de {entity_B} ?"},
-        "A01.1.v2": {"source": "an older English text", "text": "..."},
-        "A01.1.v3": {"source": SOURCES["A01.1.v3"], "text": "Combien de km entre {entity_A} et {entity_C} ?"}}}))
+    (tmp_path / "fra.json").write_text(
+        json.dumps(
+            {
+                "lang": "fra",
+                "status": "draft",
+                "variants": {
+                    vid: {
+                        "source": en,
+                        "text": "Quelle distance sépare {entity_A} de {entity_B} ?",
+                    },
+                    "A01.1.v2": {"source": "an older English text", "text": "..."},
+                    "A01.1.v3": {
+                        "source": SOURCES["A01.1.v3"],
+                        "text": "Combien de km entre {entity_A} et {entity_C} ?",
+                    },
+                },
+            }
+        )
+    )
     tm = memory.load("fra", tmp_path)
-    assert tm.variant(vid, en).startswith("Quelle") and tm.variant("A01.1.v2", SOURCES["A01.1.v2"]) is None
-    found = memory.validate(tm, {k: SOURCES[k] for k in ("A01.1.v1", "A01.1.v2", "A01.1.v3", "A02.1.v1")})
-    assert found == ["A01.1.v2: stale (English source changed)", "A01.1.v3: missing:{entity_B}",
-                     "A01.1.v3: unexpected:{entity_C}", "A02.1.v1: missing"]
+    assert (
+        tm.variant(vid, en).startswith("Quelle")
+        and tm.variant("A01.1.v2", SOURCES["A01.1.v2"]) is None
+    )
+    found = memory.validate(
+        tm, {k: SOURCES[k] for k in ("A01.1.v1", "A01.1.v2", "A01.1.v3", "A02.1.v1")}
+    )
+    assert found == [
+        "A01.1.v2: stale (English source changed)",
+        "A01.1.v3: missing:{entity_B}",
+        "A01.1.v3: unexpected:{entity_C}",
+        "A02.1.v1: missing",
+    ]
     assert memory.load("ita", tmp_path).status == "missing"
 
 
 def test_numbers_and_periods_follow_the_locale():
-    tm = memory.TranslationMemory("fra", "draft", {}, patterns={"time_range": "du {start} au {end}"})
+    tm = memory.TranslationMemory(
+        "fra", "draft", {}, patterns={"time_range": "du {start} au {end}"}
+    )
     assert instantiate.format_number(12345.5, "fra") == "12\u202f345,5"
-    assert instantiate.format_number(5, "deu") == "5" and instantiate.format_number(2.0, "fra") == "2"
-    assert instantiate.format_number(0.25, "deu") == "0,25" and instantiate.format_number(0.125, "eng") == "0.125"
-    assert instantiate.format_period("2016-01-01 to 2016-12-31", "fra", tm) == "du 1 janvier 2016 au 31 décembre 2016"
+    assert (
+        instantiate.format_number(5, "deu") == "5" and instantiate.format_number(2.0, "fra") == "2"
+    )
+    assert (
+        instantiate.format_number(0.25, "deu") == "0,25"
+        and instantiate.format_number(0.125, "eng") == "0.125"
+    )
+    assert (
+        instantiate.format_period("2016-01-01 to 2016-12-31", "fra", tm)
+        == "du 1 janvier 2016 au 31 décembre 2016"
+    )
     assert instantiate.format_period("November 2015", "deu", tm) == "November 2015"
     assert instantiate.format_period("November 2015", "fra", tm) == "novembre 2015"
-    assert instantiate.format_period("2015", "jpn", tm) == "2015" and instantiate.format_period("soon", "fra", tm) is None
+    assert (
+        instantiate.format_period("2015", "jpn", tm) == "2015"
+        and instantiate.format_period("soon", "fra", tm) is None
+    )
 
 
 def _record(**kw):
-    q = {"question_id": "q1", "lang": "eng", "kg": "worldkg", "sfid": "B", "sub_template_id": "B01.2", "variant_id": "B01.2.v1",
-         "text": "", "text_marked": "", "answer_format": "count", "gold": '{"value": 2}', "multimodal": False, "image_role": None,
-         "bindings": json.dumps({"category_A": "post_office", "entity_B": "worldkg:1"}), "parameters": json.dumps({"value": 1.5})}
+    q = {
+        "question_id": "q1",
+        "lang": "eng",
+        "kg": "worldkg",
+        "sfid": "B",
+        "sub_template_id": "B01.2",
+        "variant_id": "B01.2.v1",
+        "text": "",
+        "text_marked": "",
+        "answer_format": "count",
+        "gold": '{"value": 2}',
+        "multimodal": False,
+        "image_role": None,
+        "bindings": json.dumps({"category_A": "post_office", "entity_B": "worldkg:1"}),
+        "parameters": json.dumps({"value": 1.5}),
+    }
     q.update(kw)
     return q
 
@@ -91,42 +154,92 @@ def test_localize_fills_labels_categories_numbers_and_records_fallbacks():
     cat = default_catalog()
     sub = cat.sub_template("B01.2")
     en = sub.variants[0].text
-    tm = memory.TranslationMemory("fra", "draft", {}, categories={"post_office": {"source": "post offices", "text": "bureaux de poste"}})
+    tm = memory.TranslationMemory(
+        "fra",
+        "draft",
+        {},
+        categories={"post_office": {"source": "post offices", "text": "bureaux de poste"}},
+    )
     fr = "Combien de {category_A} se trouvent à moins de {value} km de {entity_B} ?"
     templates = {sub.variants[0].id: (fr, "unreviewed")}
     display = {"worldkg:1": "Kamppi (Helsinki)"}
-    (row,), used = instantiate.localize([_record(variant_id=sub.variants[0].id)], "fra", templates, tm, {"worldkg:1": "Kamppi-fr"}, display, cat)
+    (row,), used = instantiate.localize(
+        [_record(variant_id=sub.variants[0].id)],
+        "fra",
+        templates,
+        tm,
+        {"worldkg:1": "Kamppi-fr"},
+        display,
+        cat,
+    )
     assert row["text"] == "Combien de bureaux de poste se trouvent à moins de 1,5 km de Kamppi-fr ?"
-    assert row["text_marked"].endswith("de {Kamppi-fr} ?") and row["lang"] == "fra" and row["question_id"] == "q1"
+    assert (
+        row["text_marked"].endswith("de {Kamppi-fr} ?")
+        and row["lang"] == "fra"
+        and row["question_id"] == "q1"
+    )
     assert json.loads(row["fallbacks"]) == [] and not used
     # a lean row: the text and how it was rendered, nothing of the English record
     assert list(row) == LOCALIZED_SCHEMA.names
     assert row["template_text"] == fr and row["template_status"] == "unreviewed"
     # no French label, no French category: the English display name and label, both recorded
-    (row,), used = instantiate.localize([_record(variant_id=sub.variants[0].id)], "fra", templates,
-                                        memory.TranslationMemory("fra", "draft", {}), {}, display, cat)  # fmt: skip
+    (row,), used = instantiate.localize(
+        [_record(variant_id=sub.variants[0].id)],
+        "fra",
+        templates,
+        memory.TranslationMemory("fra", "draft", {}),
+        {},
+        display,
+        cat,
+    )
     assert "post offices" in row["text"] and "Kamppi (Helsinki)" in row["text"]
-    assert json.loads(row["fallbacks"]) == ["category:category_A", "label:entity_B"] and used == {"category": 1, "label": 1}
+    assert json.loads(row["fallbacks"]) == ["category:category_A", "label:entity_B"] and used == {
+        "category": 1,
+        "label": 1,
+    }
     # English is not re-rendered: its slice copies questions_en (stage.localize_language)
     with pytest.raises(ValueError, match="English"):
-        instantiate.localize([_record(variant_id=sub.variants[0].id)], "eng", {sub.variants[0].id: (en, "source")},
-                             memory.TranslationMemory("eng", "source", {}), {}, display, cat)  # fmt: skip
+        instantiate.localize(
+            [_record(variant_id=sub.variants[0].id)],
+            "eng",
+            {sub.variants[0].id: (en, "source")},
+            memory.TranslationMemory("eng", "source", {}),
+            {},
+            display,
+            cat,
+        )
 
 
 def test_multimodal_twin_keeps_the_image_phrase_in_every_language():
     cat = default_catalog()
     sub = cat.sub_template("B01.2")
     vid = sub.variants[0].id
-    en_marked = sub.variants[0].text.format(category_A="post offices", value="1.5", entity_B="{the place shown in the image}")
+    en_marked = sub.variants[0].text.format(
+        category_A="post offices", value="1.5", entity_B="{the place shown in the image}"
+    )
     q = _record(variant_id=vid, multimodal=True, text_marked=en_marked, image_role="entity_B")
     fr = "Combien de {category_A} à moins de {value} km de {entity_B} ?"
-    (row,), _ = instantiate.localize([q], "fra", {vid: (fr, "unreviewed")}, memory.TranslationMemory("fra", "draft", {}),
-                                     {"worldkg:1": "Kamppi-fr"}, {"worldkg:1": "Kamppi"}, cat)  # fmt: skip
+    (row,), _ = instantiate.localize(
+        [q],
+        "fra",
+        {vid: (fr, "unreviewed")},
+        memory.TranslationMemory("fra", "draft", {}),
+        {"worldkg:1": "Kamppi-fr"},
+        {"worldkg:1": "Kamppi"},
+        cat,
+    )
     assert "{le lieu montré sur l'image}" in row["text_marked"] and "Kamppi" not in row["text"]
     # the role comes from the stored image_role, not from the English text
     q = _record(variant_id=vid, multimodal=True, text_marked="", image_role="entity_B")
-    (row,), _ = instantiate.localize([q], "fra", {vid: (fr, "unreviewed")}, memory.TranslationMemory("fra", "draft", {}),
-                                     {"worldkg:1": "Kamppi-fr"}, {"worldkg:1": "Kamppi"}, cat)  # fmt: skip
+    (row,), _ = instantiate.localize(
+        [q],
+        "fra",
+        {vid: (fr, "unreviewed")},
+        memory.TranslationMemory("fra", "draft", {}),
+        {"worldkg:1": "Kamppi-fr"},
+        {"worldkg:1": "Kamppi"},
+        cat,
+    )
     assert "{le lieu montré sur l'image}" in row["text_marked"]
     assert set(instantiate.IMAGE_PHRASES) == set(TARGETS)
 

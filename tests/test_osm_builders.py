@@ -19,7 +19,10 @@ WKG, WKGS = vocab.WKG, vocab.WKGS
 
 
 def _graph(path) -> set[tuple[str, str, str]]:
-    return {(t.subject.value, t.predicate.value, t.object.value) for t in ox.parse(path=str(path), format=ox.RdfFormat.TURTLE)}
+    return {
+        (t.subject.value, t.predicate.value, t.object.value)
+        for t in ox.parse(path=str(path), format=ox.RdfFormat.TURTLE)
+    }
 
 
 def test_worldkg_turtle_shape(tiny_pbf, tmp_path):
@@ -64,7 +67,11 @@ def test_osmh3kg_triples(tiny_pbf, tmp_path):
     triples = {(r["subject"], r["predicate"], r["object"]) for r in rows}
     assert {r["date"] for r in rows} == {"2026-11-01"}
     # typed subjects, raw-key predicates, subclass links
-    assert ("node/1", "rdf:type", "cafe") in triples and ("cafe", "rdfs:subClassOf", "amenity") in triples
+    assert ("node/1", "rdf:type", "cafe") in triples and (
+        "cafe",
+        "rdfs:subClassOf",
+        "amenity",
+    ) in triples
     assert ("node/1", "name:en", "Central Cafe") in triples
     assert ("way/100", "highway", "primary") in triples
     assert ("way/100", "geo:hasGeometry", "geo/way/100") in triples

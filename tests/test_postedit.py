@@ -16,10 +16,26 @@ from sacrebleu.metrics import CHRF
 
 from mgqa_platform.llm import ChatClient
 from mgqa_platform.multilingual.agreement import agreement, chrf, ordinal_alpha, weighted_kappa
-from mgqa_platform.multilingual.annotations import (CORRECT, INCORRECT, LABELS, PHRASING, REASONS, Annotation,
-                                                    annotation_file, load_annotations, norm, parse_label,
-                                                    parse_reasons)
-from mgqa_platform.multilingual.judge import JUDGE_SCHEMA, JudgeChoice, JudgeError, LLMJudge, OfflineJudge
+from mgqa_platform.multilingual.annotations import (
+    CORRECT,
+    INCORRECT,
+    LABELS,
+    PHRASING,
+    REASONS,
+    Annotation,
+    annotation_file,
+    load_annotations,
+    norm,
+    parse_label,
+    parse_reasons,
+)
+from mgqa_platform.multilingual.judge import (
+    JUDGE_SCHEMA,
+    JudgeChoice,
+    JudgeError,
+    LLMJudge,
+    OfflineJudge,
+)
 from mgqa_platform.multilingual.resolution import report_markdown, resolve
 from tests.fake_openai import FakeOpenAI, Reply, user_text
 
@@ -80,17 +96,27 @@ def by_id(resolutions):
 def test_label_and_reason_spellings():
     for s in ("Correct", "correct", " CORRECT ", "0", "c"):
         assert parse_label(s) == CORRECT
-    for s in ("Phrasing improvement", "phrasing", "Correct – Phrasing Improvement Needed",
-              "Correct - Phrasing improvement needed", "phrasing_improvement", "1"):
+    for s in (
+        "Phrasing improvement",
+        "phrasing",
+        "Correct – Phrasing Improvement Needed",
+        "Correct - Phrasing improvement needed",
+        "phrasing_improvement",
+        "1",
+    ):
         assert parse_label(s) == PHRASING, s
     for s in ("Incorrect", "INCORRECT", "2"):
         assert parse_label(s) == INCORRECT
     assert parse_label("Maybe") is None and parse_label("") is None
     assert LABELS == (CORRECT, PHRASING, INCORRECT)
     assert parse_reasons("Word choice / vocabulary; Gram.;W.O.; word_choice") == (
-        ("word_choice", "grammar", "word_order"), [])
+        ("word_choice", "grammar", "word_order"),
+        [],
+    )
     assert parse_reasons(["Mean.", "Info.", "Spat.", "Plh."]) == (
-        ("meaning", "information", "spatial_relation", "placeholders"), [])
+        ("meaning", "information", "spatial_relation", "placeholders"),
+        [],
+    )
     assert parse_reasons("typo; meaning") == (("meaning",), ["typo"])
     assert set(REASONS[PHRASING]) == {"word_choice", "grammar", "register", "word_order"}
     assert set(REASONS[INCORRECT]) == {"meaning", "information", "spatial_relation", "placeholders"}
@@ -101,17 +127,28 @@ def test_label_and_reason_spellings():
 def test_csv_import_quarantines_bad_rows_with_reasons():
     anns, rej = fra()
     assert [(r.line, r.reason) for r in rej] == [
-        (8, "duplicate"), (12, "unknown_reason"), (17, "unknown_label"), (18, "missing_correction"),
-        (19, "malformed_row"), (20, "correct_with_edits"), (21, "unknown_variant"), (22, "missing_field"),
-        (23, "more_than_two_annotators")]
+        (8, "duplicate"),
+        (12, "unknown_reason"),
+        (17, "unknown_label"),
+        (18, "missing_correction"),
+        (19, "malformed_row"),
+        (20, "correct_with_edits"),
+        (21, "unknown_variant"),
+        (22, "missing_field"),
+        (23, "more_than_two_annotators"),
+    ]
     assert rej[0].row["variant_id"] == "A01.1.v3" and rej[0].row["annotator"] == "ann_a"
     assert len(anns) == 17
     a = {(x.variant_id, x.annotator): x for x in anns}
     # the prefilled "Correct" row equal to the MT is accepted, without text
     assert a[("A01.1.v1", "ann_b")].label == CORRECT and a[("A01.1.v1", "ann_b")].corrected is None
     # decomposed accent + doubled/trailing spaces are normalised on import
-    assert a[("A01.1.v2", "ann_a")].corrected == FRA_CORR["v2"] == a[("A01.1.v2", "ann_b")].corrected
-    assert a[("A01.1.v2", "ann_b")].label == PHRASING and a[("A01.1.v2", "ann_b")].reasons == ("word_choice",)
+    assert (
+        a[("A01.1.v2", "ann_a")].corrected == FRA_CORR["v2"] == a[("A01.1.v2", "ann_b")].corrected
+    )
+    assert a[("A01.1.v2", "ann_b")].label == PHRASING and a[("A01.1.v2", "ann_b")].reasons == (
+        "word_choice",
+    )
     assert a[("A01.2.v1", "ann_b")].reasons == ("word_order", "register")
     assert a[("A01.3.v2", "ann_b")].reasons == ("meaning", "information")
     assert all(x.lang == "fra" for x in anns)
@@ -127,8 +164,12 @@ def test_prefilled_correct_row_rejected_without_mt_and_unknown_variants():
 
 def test_jsonl_import():
     anns, rej = load_annotations(FIX / "deu.jsonl", "deu", set(MT_DEU), mt=MT_DEU)
-    assert [(r.line, r.reason) for r in rej] == [(7, "conflicting_duplicate"), (8, "bad_json"),
-                                                 (10, "conflicting_duplicate"), (11, "wrong_language")]
+    assert [(r.line, r.reason) for r in rej] == [
+        (7, "conflicting_duplicate"),
+        (8, "bad_json"),
+        (10, "conflicting_duplicate"),
+        (11, "wrong_language"),
+    ]
     a = {(x.variant_id, x.annotator): x for x in anns}
     assert len(anns) == 7
     assert a[("A01.1.v2", "x1")].reasons == ("word_choice", "grammar")
@@ -145,7 +186,9 @@ def test_missing_file_and_bad_files(tmp_path):
     (tmp_path / "ita.csv").write_text("variant_id,annotator,label\n", encoding="utf-8")
     with pytest.raises(ValueError, match="missing column"):
         load_annotations(tmp_path / "ita.csv", "ita", set())
-    (tmp_path / "ita.csv").write_bytes(b"variant_id,annotator,label,corrected,reasons\nA,b,\xe9,,\n")
+    (tmp_path / "ita.csv").write_bytes(
+        b"variant_id,annotator,label,corrected,reasons\nA,b,\xe9,,\n"
+    )
     with pytest.raises(ValueError, match="UTF-8"):
         load_annotations(tmp_path / "ita.csv", "ita", set())
     with pytest.raises(ValueError):
@@ -169,8 +212,16 @@ def test_rules_cover_every_method_with_offline_judge():
         "A01.3.v1": ("judge", "resolved", r["A01.3.v1"].source),
         "A01.3.v2": ("judge", "resolved", r["A01.3.v2"].source),
         "A01.3.v3": ("unreviewed", "unreviewed", "mt"),
-        "A02.1.v1": ("stricter_wins", "resolved", "annotator1"),  # stricter text breaks {entity_A}: fallback
-        "A02.1.v2": ("one_sided", "needs_review", "mt"),  # the only correction breaks slots: MT kept
+        "A02.1.v1": (
+            "stricter_wins",
+            "resolved",
+            "annotator1",
+        ),  # stricter text breaks {entity_A}: fallback
+        "A02.1.v2": (
+            "one_sided",
+            "needs_review",
+            "mt",
+        ),  # the only correction breaks slots: MT kept
     }
     assert r["A01.1.v1"].text == MT_FRA["A01.1.v1"] and r["A01.3.v3"].text == MT_FRA["A01.3.v3"]
     assert r["A01.1.v2"].text == FRA_CORR["v2"]
@@ -178,7 +229,9 @@ def test_rules_cover_every_method_with_offline_judge():
     assert r["A01.2.v1"].text == FRA_CORR["12v1_b"]
     assert r["A01.2.v2"].text == FRA_CORR["12v2_a"] and r["A01.2.v2"].labels == (INCORRECT,)
     assert r["A02.1.v1"].text == FRA_CORR["21v1_a"] and "missing:{entity_A}" in r["A02.1.v1"].detail
-    assert r["A02.1.v2"].text == MT_FRA["A02.1.v2"] and "duplicated:{entity_A}" in r["A02.1.v2"].detail
+    assert (
+        r["A02.1.v2"].text == MT_FRA["A02.1.v2"] and "duplicated:{entity_A}" in r["A02.1.v2"].detail
+    )
     assert r["A01.1.v1"].annotators == ("ann_a", "ann_b")
     assert judge.calls == 2
     # the offline judge: equal slots; the candidate closer to the MT by chrF wins, and says so
@@ -220,7 +273,10 @@ class ScriptedJudge:
 
 
 def _pair(c1, c2, label=PHRASING):
-    return [Annotation("fra", "A01.1.v1", "a", label, c1, ()), Annotation("fra", "A01.1.v1", "b", label, c2, ())]
+    return [
+        Annotation("fra", "A01.1.v1", "a", label, c1, ()),
+        Annotation("fra", "A01.1.v1", "b", label, c2, ()),
+    ]
 
 
 def test_judge_outcomes_and_placeholder_fallbacks():
@@ -233,18 +289,28 @@ def test_judge_outcomes_and_placeholder_fallbacks():
         return resolve("fra", en, mt, anns, judge=ScriptedJudge(choice))[0]
 
     r = one(_pair(good1, good2), "equivalent")
-    assert (r.text, r.source, r.judge_choice, r.status) == (good1, "annotator1", "equivalent", "resolved")
+    assert (r.text, r.source, r.judge_choice, r.status) == (
+        good1,
+        "annotator1",
+        "equivalent",
+        "resolved",
+    )
     assert "annotator 1" in r.detail
     assert one(_pair(good1, good2), "second").text == good2
     assert one(_pair(good1, good2), "first").text == good1
-    r = one(_pair(bad, good2), "equivalent")  # equivalent, but annotator 1 breaks a slot: the other one
+    r = one(
+        _pair(bad, good2), "equivalent"
+    )  # equivalent, but annotator 1 breaks a slot: the other one
     assert (r.text, r.status, r.source) == (good2, "resolved", "annotator2")
     r = one(_pair(good1, bad), "second")
     assert (r.text, r.status) == (good1, "resolved")
     r = one(_pair(bad, bad.replace("sépare", "entre")), "first")
     assert (r.text, r.status, r.method) == (mt["A01.1.v1"], "needs_review", "judge")
     r = one(_pair(good1, good2), "error")
-    assert (r.text, r.status) == (mt["A01.1.v1"], "needs_review") and "judge reply rejected" in r.detail
+    assert (r.text, r.status) == (
+        mt["A01.1.v1"],
+        "needs_review",
+    ) and "judge reply rejected" in r.detail
 
 
 def test_resolve_rejects_inconsistent_input():
@@ -262,19 +328,35 @@ def test_offline_judge_rules():
     j = OfflineJudge()
     en = ENGLISH["A01.1.v1"]
     mt = MT_FRA["A01.1.v1"]
-    c = j.choose("fra", en, mt, "Quelle {entité_A} et {entity_B} ?",
-                 "Quelle est la distance de {entity_A} à {entity_B} ?", "k")
+    c = j.choose(
+        "fra",
+        en,
+        mt,
+        "Quelle {entité_A} et {entity_B} ?",
+        "Quelle est la distance de {entity_A} à {entity_B} ?",
+        "k",
+    )
     assert c.choice == "second" and c.rationale.startswith("placeholder integrity")
-    c = j.choose("fra", en, mt, "Quel écart sépare {entity_A} de {entity_B} ?",
-                 "Quelle est la distance entre {entity_A} et {entity_B} ?!", "k")
+    c = j.choose(
+        "fra",
+        en,
+        mt,
+        "Quel écart sépare {entity_A} de {entity_B} ?",
+        "Quelle est la distance entre {entity_A} et {entity_B} ?!",
+        "k",
+    )
     assert c.choice == "second" and c.rationale.startswith("smaller edit")
-    c = j.choose("fra", en, mt, "Distance {entity_A} {entity_B} ?", "Distance {entity_A} {entity_B} ?", "k")
+    c = j.choose(
+        "fra", en, mt, "Distance {entity_A} {entity_B} ?", "Distance {entity_A} {entity_B} ?", "k"
+    )
     assert c.choice == "first" and c.rationale.startswith("annotator order")
 
 
 # -- LLM judge against a local fake OpenAI server ---------------------------------------------------------
 def _judge(srv, **kw):
-    return LLMJudge(ChatClient(srv.base_url, "judge-model", max_retries=0, sleep=lambda s: None), **kw)
+    return LLMJudge(
+        ChatClient(srv.base_url, "judge-model", max_retries=0, sleep=lambda s: None), **kw
+    )
 
 
 def _cands(req):
@@ -283,13 +365,21 @@ def _cands(req):
 
 def _keys_by_order(judge, n=40):
     keys = [f"fra:K{i}" for i in range(n)]
-    return ([k for k in keys if judge.order(k) == ("first", "second")],
-            [k for k in keys if judge.order(k) == ("second", "first")])
+    return (
+        [k for k in keys if judge.order(k) == ("first", "second")],
+        [k for k in keys if judge.order(k) == ("second", "first")],
+    )
 
 
 def test_llm_judge_agreeing_reply_and_prompt():
     with FakeOpenAI() as srv:
-        srv.push(Reply(json.dumps({"choice": "equivalent", "rationale": "Both keep the slots and the meaning."})))
+        srv.push(
+            Reply(
+                json.dumps(
+                    {"choice": "equivalent", "rationale": "Both keep the slots and the meaning."}
+                )
+            )
+        )
         anns, _ = fra()
         only = [a for a in anns if a.variant_id == "A01.3.v1"]
         judge = _judge(srv)
@@ -316,12 +406,24 @@ def test_llm_judge_b_maps_back_through_shuffled_order():
         judge = _judge(srv)
         straight, swapped = _keys_by_order(judge)
         assert straight and swapped  # both orders occur
-        c = judge.choose("fra", ENGLISH["A01.1.v1"], MT_FRA["A01.1.v1"], "FIRST {entity_A} {entity_B}",
-                         "SECOND {entity_A} {entity_B}", swapped[0])
+        c = judge.choose(
+            "fra",
+            ENGLISH["A01.1.v1"],
+            MT_FRA["A01.1.v1"],
+            "FIRST {entity_A} {entity_B}",
+            "SECOND {entity_A} {entity_B}",
+            swapped[0],
+        )
         assert c.order == ("second", "first") and c.choice == "first"
         assert _cands(srv.requests[-1])["B"] == "FIRST {entity_A} {entity_B}"
-        c = judge.choose("fra", ENGLISH["A01.1.v1"], MT_FRA["A01.1.v1"], "FIRST {entity_A} {entity_B}",
-                         "SECOND {entity_A} {entity_B}", straight[0])
+        c = judge.choose(
+            "fra",
+            ENGLISH["A01.1.v1"],
+            MT_FRA["A01.1.v1"],
+            "FIRST {entity_A} {entity_B}",
+            "SECOND {entity_A} {entity_B}",
+            straight[0],
+        )
         assert c.order == ("first", "second") and c.choice == "second"
         assert _cands(srv.requests[-1])["B"] == "SECOND {entity_A} {entity_B}"
 
@@ -329,8 +431,16 @@ def test_llm_judge_b_maps_back_through_shuffled_order():
 def test_llm_judge_picks_what_it_saw_in_full_resolution():
     def pick_a_if_minimale(req):
         shown = _cands(req)
-        return Reply(json.dumps({"choice": "A" if "minimale" in shown["A"] or "se trouve {" in shown["A"] else "B",
-                                 "rationale": "Clearer wording."}))
+        return Reply(
+            json.dumps(
+                {
+                    "choice": "A"
+                    if "minimale" in shown["A"] or "se trouve {" in shown["A"]
+                    else "B",
+                    "rationale": "Clearer wording.",
+                }
+            )
+        )
 
     with FakeOpenAI(handler=pick_a_if_minimale) as srv:
         anns, _ = fra()
@@ -340,20 +450,27 @@ def test_llm_judge_picks_what_it_saw_in_full_resolution():
         assert len(srv.requests) == 2  # only the two items the rules could not settle
 
 
-@pytest.mark.parametrize("content", [
-    "I think A is better.",  # not JSON
-    '{"choice": "C", "rationale": "x"}',  # not in the enum
-    '{"choice": "A"}',  # no rationale
-    # the judge must never supply text: an extra field is a schema violation, and the text is not used
-    '{"choice": "A", "rationale": "A is better.", "text": "Une traduction inventée {entity_A} {entity_B} ?"}',
-])
+@pytest.mark.parametrize(
+    "content",
+    [
+        "I think A is better.",  # not JSON
+        '{"choice": "C", "rationale": "x"}',  # not in the enum
+        '{"choice": "A"}',  # no rationale
+        # the judge must never supply text: an extra field is a schema violation, and the text is not used
+        '{"choice": "A", "rationale": "A is better.", "text": "Une traduction inventée {entity_A} {entity_B} ?"}',
+    ],
+)
 def test_llm_judge_bad_reply_needs_review_with_mt(content):
     with FakeOpenAI() as srv:
         srv.push(Reply(content))
         anns, _ = fra()
         only = [a for a in anns if a.variant_id == "A01.3.v1"]
         judge = _judge(srv)
-        (r,) = [x for x in resolve("fra", ENGLISH, MT_FRA, only, judge=judge) if x.variant_id == "A01.3.v1"]
+        (r,) = [
+            x
+            for x in resolve("fra", ENGLISH, MT_FRA, only, judge=judge)
+            if x.variant_id == "A01.3.v1"
+        ]
         assert (r.text, r.status, r.method) == (MT_FRA["A01.3.v1"], "needs_review", "judge")
         assert "inventée" not in r.text and judge.errors == 1
         with pytest.raises(JudgeError):
@@ -365,11 +482,20 @@ def test_seeded_order_is_stable_across_runs():
     keys = [f"fra:A0{i}.1.v1" for i in range(1, 10)]
     here = [LLMJudge(None, seed=7).order(k) for k in keys]
     assert here == [LLMJudge(None, seed=7).order(k) for k in keys]
-    code = ("import json,sys; from mgqa_platform.multilingual.judge import LLMJudge; "
-            "print(json.dumps([LLMJudge(None, seed=7).order(k) for k in json.loads(sys.argv[1])]))")
-    env = dict(os.environ, PYTHONHASHSEED="12345", PYTHONPATH=str(Path(__file__).resolve().parents[1]))
-    out = subprocess.run([sys.executable, "-c", code, json.dumps(keys)], capture_output=True, text=True, env=env,
-                         check=True).stdout
+    code = (
+        "import json,sys; from mgqa_platform.multilingual.judge import LLMJudge; "
+        "print(json.dumps([LLMJudge(None, seed=7).order(k) for k in json.loads(sys.argv[1])]))"
+    )
+    env = dict(
+        os.environ, PYTHONHASHSEED="12345", PYTHONPATH=str(Path(__file__).resolve().parents[1])
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code, json.dumps(keys)],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=True,
+    ).stdout
     assert [tuple(x) for x in json.loads(out)] == here
     other = [LLMJudge(None, seed=8).order(k) for k in keys]
     assert other != here or len(set(here)) == 1
@@ -396,10 +522,12 @@ def test_weighted_kappa_worked_examples():
 def test_ordinal_alpha_package_example_and_hand():
     # the krippendorff package's own documented example (ordinal, values 1..5 -> 0.815)
     nan = None
-    data = [[1, 2, 3, 3, 2, 1, 4, 1, 2, nan, nan, nan],
-            [1, 2, 3, 3, 2, 2, 4, 1, 2, 5, nan, 3],
-            [nan, 3, 3, 3, 2, 3, 4, 2, 2, 5, 1, nan],
-            [1, 2, 3, 3, 2, 4, 4, 1, 2, 5, 1, nan]]
+    data = [
+        [1, 2, 3, 3, 2, 1, 4, 1, 2, nan, nan, nan],
+        [1, 2, 3, 3, 2, 2, 4, 1, 2, 5, nan, 3],
+        [nan, 3, 3, 3, 2, 3, 4, 2, 2, 5, 1, nan],
+        [1, 2, 3, 3, 2, 4, 4, 1, 2, 5, 1, nan],
+    ]
     units = [[None if row[j] is None else row[j] - 1 for row in data] for j in range(12)]
     assert round(ordinal_alpha(units, k=5), 3) == 0.815
     # by hand: units (0,0), (1,1), (0,1): n0 = n1 = 3, n = 6, delta^2(0,1) = (3+3 - 3)^2 = 9,
@@ -434,19 +562,37 @@ def test_table9_row_by_hand_fra():
     assert s["alpha"] == pytest.approx(ordinal_alpha(paired))  # the single annotation adds nothing
     reviewed = [r for r in res if r.status != "unreviewed"]
     assert len(reviewed) == 9
-    want = CHRF().corpus_score([r.text for r in reviewed], [[MT_FRA[r.variant_id] for r in reviewed]]).score
+    want = (
+        CHRF()
+        .corpus_score([r.text for r in reviewed], [[MT_FRA[r.variant_id] for r in reviewed]])
+        .score
+    )
     assert s["chrf"] == pytest.approx(want) and 50 < s["chrf"] < 100
     assert s["pct_judge"] == pytest.approx(100 * 2 / 9)
-    assert s["methods"] == {"unreviewed": 1, "keep_original": 1, "identical_correction": 1, "stricter_wins": 2,
-                            "one_sided": 3, "judge": 2}
-    assert s["pairwise"] == {"both_correct": 1, "same_correction": 1, "one_correct": 2,
-                             "different_corrections": 4, "incomplete": 2}
+    assert s["methods"] == {
+        "unreviewed": 1,
+        "keep_original": 1,
+        "identical_correction": 1,
+        "stricter_wins": 2,
+        "one_sided": 3,
+        "judge": 2,
+    }
+    assert s["pairwise"] == {
+        "both_correct": 1,
+        "same_correction": 1,
+        "one_correct": 2,
+        "different_corrections": 4,
+        "incomplete": 2,
+    }
     assert s["reasons"]["word_choice"] == 4 and "(none)" not in s["reasons"]
     md = report_markdown("fra", res, s, rej, judge_info={"judge": "offline", "calls": 2})
     assert "# Post-edit resolution: French (fra)" in md
     assert "| stricter_wins | 2 |" in md and "| judge | 2 |" in md
     assert "## Needs review (1)" in md and "| A02.1.v2 | one_sided |" in md
-    assert "## Rejected annotation rows (9)" in md and "| 19 | malformed_row | A01.3.v3 | ann_b |" in md
+    assert (
+        "## Rejected annotation rows (9)" in md
+        and "| 19 | malformed_row | A01.3.v3 | ann_b |" in md
+    )
     assert "| 10 | 9 | 23.5 | 41.2 | 88.9 | 50.0 |" in md
 
 
@@ -454,10 +600,17 @@ def test_second_language_deu_end_to_end():
     en = {k: ENGLISH[k] for k in MT_DEU}
     anns, rej = load_annotations(FIX / "deu.jsonl", "deu", set(MT_DEU), mt=MT_DEU)
     res = by_id(resolve("deu", en, MT_DEU, anns, judge=OfflineJudge()))
-    assert {v: r.method for v, r in res.items()} == {"A01.1.v1": "keep_original", "A01.1.v2": "identical_correction",
-                                                     "A01.3.v1": "judge", "A01.3.v2": "one_sided"}
+    assert {v: r.method for v, r in res.items()} == {
+        "A01.1.v1": "keep_original",
+        "A01.1.v2": "identical_correction",
+        "A01.3.v1": "judge",
+        "A01.3.v2": "one_sided",
+    }
     assert res["A01.1.v2"].text == "Wie weit liegen {entity_A} und {entity_B} auseinander?"
-    assert res["A01.3.v2"].text == "Wie weit liegt {entity_A} vom nächsten Punkt von {entity_B} entfernt?"
+    assert (
+        res["A01.3.v2"].text
+        == "Wie weit liegt {entity_A} vom nächsten Punkt von {entity_B} entfernt?"
+    )
     s = agreement("deu", anns, MT_DEU, list(res.values()))
     assert s["exact_agreement"] == 100.0 and s["pct_judge"] == 25.0
     assert s["kappa"] == pytest.approx(1.0) and s["alpha"] == pytest.approx(1.0)

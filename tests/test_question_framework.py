@@ -35,7 +35,15 @@ POIS = [
 @pytest.fixture
 def small_world(con):
     for eid, name, lon, lat, stratum in POIS:
-        world.add(con, eid, name, "shop", f"POINT({lon} {lat})", stratum=stratum, iso3="BRA" if stratum.startswith("UMC") else "FIN")
+        world.add(
+            con,
+            eid,
+            name,
+            "shop",
+            f"POINT({lon} {lat})",
+            stratum=stratum,
+            iso3="BRA" if stratum.startswith("UMC") else "FIN",
+        )
     return con
 
 
@@ -56,12 +64,22 @@ def test_catalog_rejects_inconsistent_files_listing_every_problem(tmp_path):
     with pytest.raises(CatalogError) as exc:
         load_catalog(d)
     msg = str(exc.value)
-    for expected in ("unknown answer format 'kilometres'", "unknown type 'spaceship'", "undeclared placeholders ['entity_Z']", "6 variants", "missing catalog file N.yaml"):
+    for expected in (
+        "unknown answer format 'kilometres'",
+        "unknown type 'spaceship'",
+        "undeclared placeholders ['entity_Z']",
+        "6 variants",
+        "missing catalog file N.yaml",
+    ):
         assert expected in msg
 
 
 def test_catalog_placeholders_and_category_labels():
-    assert placeholders("Which {category_A} are within {value} km of {entity_B}?") == ["category_A", "value", "entity_B"]
+    assert placeholders("Which {category_A} are within {value} km of {entity_B}?") == [
+        "category_A",
+        "value",
+        "entity_B",
+    ]
     assert roles.category_label("pharmacy") == "pharmacies"
     assert roles.category_label("place_of_worship") == "places of worship"
     assert roles.category_label("bus_stop") == "bus stops"
@@ -83,7 +101,9 @@ def test_generation_is_seeded_capped_and_verified(small_world):
     assert a.questions, "expected questions from two strata"
     per_cell: dict = {}
     for q in a.questions:
-        per_cell[(q["tid"], q["kg"], q["stratum"])] = per_cell.get((q["tid"], q["kg"], q["stratum"]), 0) + 1
+        per_cell[(q["tid"], q["kg"], q["stratum"])] = (
+            per_cell.get((q["tid"], q["kg"], q["stratum"]), 0) + 1
+        )
     assert set(per_cell) == {("A01", "worldkg", "UMC/high"), ("A01", "worldkg", "HIC/high")}
     assert max(per_cell.values()) <= 2
     coords = {eid: (lon, lat) for eid, _, lon, lat, _ in POIS}
@@ -92,14 +112,18 @@ def test_generation_is_seeded_capped_and_verified(small_world):
         bind = json.loads(q["bindings"])
         (lon1, lat1), (lon2, lat2) = coords[bind["entity_A"]], coords[bind["entity_B"]]
         _, _, metres = GEOD.inv(lon1, lat1, lon2, lat2)
-        assert json.loads(q["gold"])["value"] == pytest.approx(metres / 1000, abs=1e-3)  # independent: pyproj Geod
+        assert json.loads(q["gold"])["value"] == pytest.approx(
+            metres / 1000, abs=1e-3
+        )  # independent: pyproj Geod
         assert replay(con, catalog, q) == json.loads(q["gold"])
         assert q["country_iso3"] == ("BRA" if q["stratum"] == "UMC/high" else "FIN")
         assert any(t[1].endswith("asWKT") for t in json.loads(q["gold_triples"]))
         assert "{" + q["text_marked"].split("{")[1].split("}")[0] + "}" in q["text_marked"]
         assert any(q["variant_id"].startswith("A01.1.v") and q["text"] for _ in variants)
     other_seed = generate(con, catalog, ["worldkg"], only={"A01"}, seed=2, cap=2)
-    assert {q["question_id"] for q in other_seed.questions} != {q["question_id"] for q in a.questions}
+    assert {q["question_id"] for q in other_seed.questions} != {
+        q["question_id"] for q in a.questions
+    }
 
 
 def test_degenerate_executions_are_counted_not_dropped_silently(con):
@@ -107,7 +131,14 @@ def test_degenerate_executions_are_counted_not_dropped_silently(con):
     world.add(con, "worldkg:2", "Twin B", "shop", "POINT(10 10)")
     gen = generate(con, load_catalog(), ["worldkg"], only={"A01"})
     assert gen.questions == []
-    assert sum(n for (kg, sub, stratum, reason), n in gen.discards.items() if reason == "coincident_points") >= 1
+    assert (
+        sum(
+            n
+            for (kg, sub, stratum, reason), n in gen.discards.items()
+            if reason == "coincident_points"
+        )
+        >= 1
+    )
 
 
 def test_write_is_idempotent_and_lineage_reruns_the_query(small_world, tmp_path):
@@ -124,7 +155,10 @@ def test_write_is_idempotent_and_lineage_reruns_the_query(small_world, tmp_path)
     assert "re-run    reproduces the stored gold" in text
     assert "A01.1.v" in text and "distance.pair@" in text and "asWKT" in text and "run-1" in text
     # a tampered gold is reported, not hidden
-    con.execute("UPDATE questions_en SET gold = '{\"unit\": \"km\", \"value\": 1.0}' WHERE question_id = ?", [qid])
+    con.execute(
+        'UPDATE questions_en SET gold = \'{"unit": "km", "value": 1.0}\' WHERE question_id = ?',
+        [qid],
+    )
     assert "DIFFERS from the stored gold" in lineage.describe(con, qid)
     with pytest.raises(KeyError, match="unknown id"):
         lineage.describe(con, "qnot-a-question")

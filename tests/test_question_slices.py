@@ -20,26 +20,43 @@ def parks(con):
     """Points inside one park polygon, a second park far away (osmh3kg, one stratum)."""
     world.add(con, "osmh3kg:way/1", "Parque Um", "park", SQUARE)
     world.add(con, "osmh3kg:way/2", "Parque Dois", "park", FAR_SQUARE)
-    for i, (lon, lat) in enumerate([(-51.25, -30.05), (-51.22, -30.02), (-51.28, -30.08), (-51.24, -30.03)], 1):
+    for i, (lon, lat) in enumerate(
+        [(-51.25, -30.05), (-51.22, -30.02), (-51.28, -30.08), (-51.24, -30.03)], 1
+    ):
         world.add(con, f"osmh3kg:node/{i}", f"Banca {i}", "kiosk", f"POINT({lon} {lat})")
     return con
 
 
 def test_false_premise_replaces_the_binding_and_the_premise_is_false(parks):
     con, catalog = parks, load_catalog()
-    true = generate(con, catalog, ["osmh3kg"], only={"A09.1"}, false_premises=False, multimodal_slice=False).questions
+    true = generate(
+        con, catalog, ["osmh3kg"], only={"A09.1"}, false_premises=False, multimodal_slice=False
+    ).questions
     assert true and all(json.loads(q["bindings"])["entity_B"] == "osmh3kg:way/1" for q in true)
-    fp, failed = false_premise.perturb(con, catalog, true, ["osmh3kg"], seed=1, seen=set(), share=0.5)
+    fp, failed = false_premise.perturb(
+        con, catalog, true, ["osmh3kg"], seed=1, seen=set(), share=0.5
+    )
     assert fp, failed
     for q in fp:
         pert = json.loads(q["perturbation"])
         assert q["false_premise"] and json.loads(q["gold"]) == formats.REJECTION
-        assert pert["role"] == "entity_B" and pert["original"] == "osmh3kg:way/1" and pert["replacement"] == "osmh3kg:way/2"
-        assert "Parque Dois" in q["text"] and q["question_id"] not in {t["question_id"] for t in true}
-        assert replay(con, catalog, q) == formats.REJECTION  # the stored premise query shows the premise failing
+        assert (
+            pert["role"] == "entity_B"
+            and pert["original"] == "osmh3kg:way/1"
+            and pert["replacement"] == "osmh3kg:way/2"
+        )
+        assert "Parque Dois" in q["text"] and q["question_id"] not in {
+            t["question_id"] for t in true
+        }
+        assert (
+            replay(con, catalog, q) == formats.REJECTION
+        )  # the stored premise query shows the premise failing
         assert "holds" in q["query"] and "osmh3kg:way/2" in q["query"]
     # if the replacement came to contain the point, replay says so instead of returning a stale rejection
-    con.execute("UPDATE entities SET geometry = ST_GeomFromText(?) WHERE entity_id = 'osmh3kg:way/2'", [SQUARE])
+    con.execute(
+        "UPDATE entities SET geometry = ST_GeomFromText(?) WHERE entity_id = 'osmh3kg:way/2'",
+        [SQUARE],
+    )
     with pytest.raises(RuntimeError, match="holds now"):
         replay(con, catalog, fp[0])
 
@@ -48,8 +65,12 @@ def test_no_replacement_is_counted(con):
     world.add(con, "osmh3kg:way/1", "Parque Um", "park", SQUARE)
     world.add(con, "osmh3kg:node/1", "Banca", "kiosk", "POINT(-51.25 -30.05)")
     catalog = load_catalog()
-    true = generate(con, catalog, ["osmh3kg"], only={"A09.1"}, false_premises=False, multimodal_slice=False).questions
-    fp, failed = false_premise.perturb(con, catalog, true, ["osmh3kg"], seed=1, seen=set(), share=0.5)
+    true = generate(
+        con, catalog, ["osmh3kg"], only={"A09.1"}, false_premises=False, multimodal_slice=False
+    ).questions
+    fp, failed = false_premise.perturb(
+        con, catalog, true, ["osmh3kg"], seed=1, seen=set(), share=0.5
+    )
     assert fp == [] and sum(n for k, n in failed.items() if k[3] == "no_replacement") == len(true)
 
 
@@ -62,7 +83,9 @@ def test_multimodal_twin_names_the_image_and_keeps_the_gold(con):
     gen = generate(con, catalog, ["worldkg"], only={"A01.1"}, false_premises=False)
     twins = [q for q in gen.questions if q["multimodal"]]
     originals = {q["question_id"]: q for q in gen.questions if not q["multimodal"]}
-    assert twins and all("Museu Azul" in q["text"] for q in originals.values() if "worldkg:1" in q["bindings"])
+    assert twins and all(
+        "Museu Azul" in q["text"] for q in originals.values() if "worldkg:1" in q["bindings"]
+    )
     for q in twins:
         assert multimodal.IMAGE_PHRASE in q["text"] and "Museu Azul" not in q["text"]
         assert q["image_url"] == "https://www.wikidata.org/wiki/Q42#P18"
@@ -70,21 +93,35 @@ def test_multimodal_twin_names_the_image_and_keeps_the_gold(con):
         assert json.loads(q["bindings"])[q["image_role"]] == "worldkg:1"
         assert replay(con, catalog, q) == json.loads(q["gold"])
     assert all(q["image_role"] is None for q in originals.values())
-    assert multimodal.image_link("https://commons.wikimedia.org/wiki/File:X.jpg", "Q1").startswith("https://commons")
+    assert multimodal.image_link("https://commons.wikimedia.org/wiki/File:X.jpg", "Q1").startswith(
+        "https://commons"
+    )
     assert multimodal.image_link(None, "not-a-qid") is None
 
 
 def test_small_split_and_distribution(con):
     for i in range(8):
-        world.add(con, f"worldkg:{i}", f"Loja {i}", "shop", f"POINT({-51.2 - i / 100} {-30.0 - i / 100})")
-        world.add(con, f"worldkg:h{i}", f"Kauppa {i}", "shop", f"POINT({24.9 + i / 100} {60.1 + i / 100})", stratum="HIC/high", iso3="FIN")
+        world.add(
+            con, f"worldkg:{i}", f"Loja {i}", "shop", f"POINT({-51.2 - i / 100} {-30.0 - i / 100})"
+        )
+        world.add(
+            con,
+            f"worldkg:h{i}",
+            f"Kauppa {i}",
+            "shop",
+            f"POINT({24.9 + i / 100} {60.1 + i / 100})",
+            stratum="HIC/high",
+            iso3="FIN",
+        )
     catalog = load_catalog()
     write_questions(con, generate(con, catalog, ["worldkg"], only={"A01", "M02"}))
     assert splits.write_small_split(con, seed=3, per_cell=5) == 10  # two (KG, SFID) cells
     first = con.execute("SELECT * FROM split_small ORDER BY question_id").fetchall()
     assert splits.write_small_split(con, seed=3, per_cell=5) == 10
     assert con.execute("SELECT * FROM split_small ORDER BY question_id").fetchall() == first
-    assert con.execute("SELECT count(*) FROM split_small ANTI JOIN questions_en USING (question_id)").fetchone() == (0,)
+    assert con.execute(
+        "SELECT count(*) FROM split_small ANTI JOIN questions_en USING (question_id)"
+    ).fetchone() == (0,)
     r = distribution.report(con)
     assert r["total"] == sum(r["kg_sfid"].values()) == sum(r["strata"].values())
     assert r["countries_per_income"] == {"UMC": 1, "HIC": 1} and r["small_total"] == 10
@@ -98,10 +135,18 @@ def test_lineage_of_a_false_premise_question(parks):
 
     con, catalog = parks, load_catalog()
     write_templates(con, catalog)
-    true = generate(con, catalog, ["osmh3kg"], only={"A09.1"}, false_premises=False, multimodal_slice=False).questions
+    true = generate(
+        con, catalog, ["osmh3kg"], only={"A09.1"}, false_premises=False, multimodal_slice=False
+    ).questions
     fp, _ = false_premise.perturb(con, catalog, true, ["osmh3kg"], seed=1, seen=set(), share=0.5)
-    gen = generate(con, catalog, ["osmh3kg"], only={"A09.1"}, false_premises=False, multimodal_slice=False)
+    gen = generate(
+        con, catalog, ["osmh3kg"], only={"A09.1"}, false_premises=False, multimodal_slice=False
+    )
     gen.questions += fp
     write_questions(con, gen)
     text = lineage.describe(con, fp[0]["question_id"])
-    assert "false premise:" in text and "re-run    reproduces the stored gold" in text and "osmh3kg:way/2" in text
+    assert (
+        "false premise:" in text
+        and "re-run    reproduces the stored gold" in text
+        and "osmh3kg:way/2" in text
+    )

@@ -16,19 +16,26 @@ def test_membership_follows_cited_part_of_chain():
     # entity_A is far outside entity_B's polygon: only the KG chain A -> county -> state can say yes
     rec.add("POINT (50 50)", "entity_A", extra=((KWG + "sfWithin", f"{R}3"),))
     rec.add(box(0, 0, 1, 1), "entity_B")
-    rec.add(box(0, 0, 0.5, 0.5), extra=((KWG + "administrativePartOf", f"{R}2"),))  # the county, cited as evidence
+    rec.add(
+        box(0, 0, 0.5, 0.5), extra=((KWG + "administrativePartOf", f"{R}2"),)
+    )  # the county, cited as evidence
     assert rec.value() is True
 
 
 def test_membership_kg_route_without_chain_is_no():
     rec = Record("E01.2", "boolean", "admin.membership")
-    rec.add("POINT (0.5 0.5)", "entity_A", extra=((KWG + "sfWithin", f"{R}99"),))  # part of something else
+    rec.add(
+        "POINT (0.5 0.5)", "entity_A", extra=((KWG + "sfWithin", f"{R}99"),)
+    )  # part of something else
     rec.add(box(0, 0, 1, 1), "entity_B")
     assert rec.value() is False  # the KG route wins over the geometry, which would say yes
 
 
 def test_membership_point_by_geometry():
-    inside, outside = Record("E01.2", "boolean", "admin.membership"), Record("E01.2", "boolean", "admin.membership")
+    inside, outside = (
+        Record("E01.2", "boolean", "admin.membership"),
+        Record("E01.2", "boolean", "admin.membership"),
+    )
     for rec, pt in ((inside, "POINT (0.3 0.7)"), (outside, "POINT (1.3 0.7)")):
         rec.add(pt, "entity_A")
         rec.add(box(0, 0, 1, 1), "entity_B")
@@ -65,13 +72,18 @@ def test_components_count_share_threshold():
 
 def test_parts_counts_polygons():
     rec = Record("E02.3", "count", "admin.parts")
-    rec.add("MULTIPOLYGON (((0 0, 1 0, 1 1, 0 0)), ((2 0, 3 0, 3 1, 2 0)), ((5 5, 6 5, 6 6, 5 5)))", "entity_B")
+    rec.add(
+        "MULTIPOLYGON (((0 0, 1 0, 1 1, 0 0)), ((2 0, 3 0, 3 1, 2 0)), ((5 5, 6 5, 6 6, 5 5)))",
+        "entity_B",
+    )
     assert rec.value() == 3
 
 
 # ---------------------------------------------------------------------------------------------- E03
 def test_collection_count_points_in_region_boundary_inside():
-    rec = Record("E03.3", "count", "admin.collection_count", {"collection_of_entity": "banks and ATMs"})
+    rec = Record(
+        "E03.3", "count", "admin.collection_count", {"collection_of_entity": "banks and ATMs"}
+    )
     rec.add(box(0, 0, 1, 1), "entity_A")
     rec.add("POINT (0.5 0.5)")
     rec.add("POINT (1 0.5)")  # on the boundary: inside

@@ -46,7 +46,9 @@ def test_centroid_l_shape_weights_by_area():
 
 
 def test_line_midpoint_along_the_equator():
-    lon, lat = point(record("G01.2", "point", "centrality.line_midpoint", "LINESTRING (0 0, 1 0, 3 0)"))
+    lon, lat = point(
+        record("G01.2", "point", "centrality.line_midpoint", "LINESTRING (0 0, 1 0, 3 0)")
+    )
     assert lon == pytest.approx(1.5, abs=1e-7) and lat == pytest.approx(0.0, abs=1e-7)
     # reversed digitising order: same midpoint, walked from the other end
     lon, _ = point(record("G01.2", "point", "centrality.line_midpoint", "LINESTRING (3 0, 0 0)"))
@@ -86,7 +88,13 @@ def _box_6933(x1: float, y1: float) -> str:
 def test_scale_shift_counts_cell_centres():
     # box [0, 3500] x [0, 1400] m in EPSG:6933 (a lon/lat box maps to a box in this cylindrical projection)
     # 100 m cells: centres 50..3450 x 50..1350 -> mean (1750, 700); 1 km cells: 500, 1500, 2500 x 500 -> (1500, 500)
-    r = record("G03.3", "distance", "centrality.scale_shift", _box_6933(3500.0, 1400.0), {"value_1": 0.1, "value_2": 1})
+    r = record(
+        "G03.3",
+        "distance",
+        "centrality.scale_shift",
+        _box_6933(3500.0, 1400.0),
+        {"value_1": 0.1, "value_2": 1},
+    )
     inv = Transformer.from_crs("EPSG:6933", "EPSG:4326", always_xy=True)
     want = metres(inv.transform(1750.0, 700.0), inv.transform(1500.0, 500.0)) / 1000.0
     s = solve(r)
@@ -95,6 +103,12 @@ def test_scale_shift_counts_cell_centres():
 
 
 def test_scale_shift_too_few_cells():
-    r = record("G03.3", "distance", "centrality.scale_shift", _box_6933(2400.0, 1400.0), {"value_1": 0.1, "value_2": 1})
+    r = record(
+        "G03.3",
+        "distance",
+        "centrality.scale_shift",
+        _box_6933(2400.0, 1400.0),
+        {"value_1": 0.1, "value_2": 1},
+    )
     s = solve(r)  # 1 km grid: centres 500 and 1500 only -> 2 cells < min_cells = 3
     assert s.answer is None and s.reason == "too_few_cells"

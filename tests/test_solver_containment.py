@@ -6,6 +6,7 @@ from __future__ import annotations
 from mgqa_platform.evaluation.solver import solve
 from tests.solver_records import ent, record
 
+
 def _world():
     anchor = ent(1, "POINT (0 0)", "PostOffice")  # the anchor is of the category too: never counted
     inside = ent(2, "POINT (0.0089 0)", "PostOffice")  # 0.9907 km: inside 1 km
@@ -18,15 +19,21 @@ def _world():
 def test_count_within_closed_disc_excludes_anchor_and_other_categories():
     anchor, es = _world()
     bind = {"category_A": "post_office", "entity_B": anchor[0]}
-    assert solve(record("B01.1", "containment.count_within", "count", bind, es, {"value": 1})).answer == {"value": 1}
-    assert solve(record("B01.1", "containment.count_within", "count", bind, es, {"value": 5})).answer == {"value": 3}
+    assert solve(
+        record("B01.1", "containment.count_within", "count", bind, es, {"value": 1})
+    ).answer == {"value": 1}
+    assert solve(
+        record("B01.1", "containment.count_within", "count", bind, es, {"value": 5})
+    ).answer == {"value": 3}
 
 
 def test_count_within_zero():
     anchor, es = _world()
     bind = {"category_A": "post_office", "entity_B": anchor[0]}
     only_anchor = [es[0], es[3]]
-    assert solve(record("B01.1", "containment.count_within", "count", bind, only_anchor, {"value": 2})).answer == {"value": 0}
+    assert solve(
+        record("B01.1", "containment.count_within", "count", bind, only_anchor, {"value": 2})
+    ).answer == {"value": 0}
 
 
 def test_list_within():
@@ -41,11 +48,16 @@ def test_list_within():
 def test_population_within_sums_the_cited_pixels_inside_the_radius():
     """Pixel centres on the equator at 0.1, 0.3 and 0.5 degrees east: 11.13, 33.40 and 55.66 km."""
     a = ent(1, "POINT (0 0)", "Village")
-    rec = record("B03.1", "containment.population_within", "count", {"entity_A": a[0]}, [a], {"value": 25})
+    rec = record(
+        "B03.1", "containment.population_within", "count", {"entity_A": a[0]}, [a], {"value": 25}
+    )
     assert solve(rec).reason == "not_in_triples"  # no pixel cited
     for i, (x, people) in enumerate([(0.1, 1000.5), (0.3, 200.0), (0.5, 7.0)]):
         s = f"urn:mgqa:raster:0123456789ab:0:{i}"
-        rec["gold_triples"] += [[s, "http://www.opengis.net/ont/geosparql#asWKT", f"POINT ({x} 0.0)"], [s, "urn:mgqa:population", repr(people)]]
+        rec["gold_triples"] += [
+            [s, "http://www.opengis.net/ont/geosparql#asWKT", f"POINT ({x} 0.0)"],
+            [s, "urn:mgqa:population", repr(people)],
+        ]
     assert solve(rec).answer == {"value": 1001}  # 1000.5 rounds half up
     rec["parameters"] = {"value": 50}
     assert solve(rec).answer == {"value": 1201}

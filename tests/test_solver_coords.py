@@ -28,19 +28,30 @@ def test_centroid_of_point_is_the_point():
 
 
 def test_centroid_of_rectangle_is_equal_area_midpoint():
-    s = solve(record("N01.2", "point", "coords.centroid", "POLYGON ((10 50, 12 50, 12 52, 10 52, 10 50))"))
+    s = solve(
+        record("N01.2", "point", "coords.centroid", "POLYGON ((10 50, 12 50, 12 52, 10 52, 10 50))")
+    )
     (x0, x1), (y0, y1) = FWD.transform([10, 12], [50, 52])
     lon, lat = FWD.transform((x0 + x1) / 2, (y0 + y1) / 2, direction="INVERSE")
     assert s.answer == pytest.approx({"lon": lon, "lat": lat}, abs=2e-6)
     assert lon == pytest.approx(11.0)
-    assert 50.985 < lat < 50.995  # not the lon/lat mid-point 51: the equal-area frame pulls it south
+    assert (
+        50.985 < lat < 50.995
+    )  # not the lon/lat mid-point 51: the equal-area frame pulls it south
 
 
 def test_centroid_of_line_is_length_weighted():
     coords = [(0.0, 0.0), (3.0, 0.0), (3.0, 1.0)]
     s = solve(record("N01.2", "point", "coords.centroid", "LINESTRING (0 0, 3 0, 3 1)"))
     xs, ys = FWD.transform([c[0] for c in coords], [c[1] for c in coords])
-    segs = [((xs[i] + xs[i + 1]) / 2, (ys[i] + ys[i + 1]) / 2, math.hypot(xs[i + 1] - xs[i], ys[i + 1] - ys[i])) for i in range(2)]
+    segs = [
+        (
+            (xs[i] + xs[i + 1]) / 2,
+            (ys[i] + ys[i + 1]) / 2,
+            math.hypot(xs[i + 1] - xs[i], ys[i + 1] - ys[i]),
+        )
+        for i in range(2)
+    ]
     w = sum(L for _, _, L in segs)
     cx, cy = sum(x * L for x, _, L in segs) / w, sum(y * L for _, y, L in segs) / w
     lon, lat = FWD.transform(cx, cy, direction="INVERSE")
@@ -53,7 +64,14 @@ def test_centroid_across_antimeridian_is_unsolvable():
 
 
 def test_bbox_of_polygon():
-    s = solve(record("N02.1", "bbox", "coords.bbox", "POLYGON ((-0.2 51.4, 0.1 51.45, 0.05 51.6, -0.25 51.55, -0.2 51.4))"))
+    s = solve(
+        record(
+            "N02.1",
+            "bbox",
+            "coords.bbox",
+            "POLYGON ((-0.2 51.4, 0.1 51.45, 0.05 51.6, -0.25 51.55, -0.2 51.4))",
+        )
+    )
     assert s.answer == {"min_lon": -0.25, "min_lat": 51.4, "max_lon": 0.1, "max_lat": 51.6}
 
 

@@ -42,50 +42,105 @@ def test_compass_sector_edges_are_half_open():
 def test_cardinal_is_seen_from_entity_b():
     b = (24.94, 60.17)
     geoms = {"entity_A": at(b, 10.0, 3.0), "entity_B": pt(*b)}  # A 3 km at azimuth 10 from B
-    assert solve(geoms_record("J01.1", "boolean", "direction.cardinal", geoms, {"cardinal_direction": "north"})).answer == {"value": True}
-    assert solve(geoms_record("J01.1", "boolean", "direction.cardinal", geoms, {"cardinal_direction": "south"})).answer == {"value": False}
+    assert solve(
+        geoms_record(
+            "J01.1", "boolean", "direction.cardinal", geoms, {"cardinal_direction": "north"}
+        )
+    ).answer == {"value": True}
+    assert solve(
+        geoms_record(
+            "J01.1", "boolean", "direction.cardinal", geoms, {"cardinal_direction": "south"}
+        )
+    ).answer == {"value": False}
 
 
 def test_cardinal_quadrants():
     b = (-46.6, -23.5)
     geoms = {"entity_A": at(b, 100.0, 20.0), "entity_B": pt(*b)}  # azimuth 100: south-east quadrant
-    assert solve(geoms_record("J01.2", "boolean", "direction.cardinal", geoms, {"cardinal_direction": "southeast"})).answer == {"value": True}
-    assert solve(geoms_record("J01.2", "boolean", "direction.cardinal", geoms, {"cardinal_direction": "northeast"})).answer == {"value": False}
+    assert solve(
+        geoms_record(
+            "J01.2", "boolean", "direction.cardinal", geoms, {"cardinal_direction": "southeast"}
+        )
+    ).answer == {"value": True}
+    assert solve(
+        geoms_record(
+            "J01.2", "boolean", "direction.cardinal", geoms, {"cardinal_direction": "northeast"}
+        )
+    ).answer == {"value": False}
 
 
 def test_cardinal_regions_must_be_disjoint():
-    geoms = {"entity_A": "POLYGON ((0 0, 2 0, 2 2, 0 2, 0 0))", "entity_B": "POLYGON ((1 1, 3 1, 3 3, 1 3, 1 1))"}
-    s = solve(geoms_record("J01.3", "boolean", "direction.cardinal", geoms, {"cardinal_direction": "west"}))
+    geoms = {
+        "entity_A": "POLYGON ((0 0, 2 0, 2 2, 0 2, 0 0))",
+        "entity_B": "POLYGON ((1 1, 3 1, 3 3, 1 3, 1 1))",
+    }
+    s = solve(
+        geoms_record(
+            "J01.3", "boolean", "direction.cardinal", geoms, {"cardinal_direction": "west"}
+        )
+    )
     assert s.answer is None and s.reason == "entities_intersect"
 
 
 def test_bearing_eight_and_four_point():
     geoms = {"entity_A": pt(0.0, 0.0), "entity_B": pt(1.0, -0.5)}  # azimuth ~116.6 deg
-    assert solve(geoms_record("J04.1", "predefined", "direction.bearing", geoms)).answer["value"] == "SE"
-    assert solve(geoms_record("J04.3", "predefined", "direction.bearing", geoms)).answer["value"] == "E"
+    assert (
+        solve(geoms_record("J04.1", "predefined", "direction.bearing", geoms)).answer["value"]
+        == "SE"
+    )
+    assert (
+        solve(geoms_record("J04.3", "predefined", "direction.bearing", geoms)).answer["value"]
+        == "E"
+    )
     rev = {"entity_A": pt(1.0, -0.5), "entity_B": pt(0.0, 0.0)}  # the way back: ~296.6 deg
-    assert solve(geoms_record("J04.1", "predefined", "direction.bearing", rev)).answer["value"] == "NW"
+    assert (
+        solve(geoms_record("J04.1", "predefined", "direction.bearing", rev)).answer["value"] == "NW"
+    )
 
 
 def test_side_of_route_left_and_right():
     route = {"entity_B": pt(0.0, 0.0), "entity_C": pt(0.0, 0.1)}  # travelling due north
-    east = solve(geoms_record("J02.1", "predefined", "direction.side_of_route", {"entity_A": pt(0.01, 0.05), **route}))
-    west = solve(geoms_record("J02.1", "predefined", "direction.side_of_route", {"entity_A": pt(-0.01, 0.05), **route}))
+    east = solve(
+        geoms_record(
+            "J02.1", "predefined", "direction.side_of_route", {"entity_A": pt(0.01, 0.05), **route}
+        )
+    )
+    west = solve(
+        geoms_record(
+            "J02.1", "predefined", "direction.side_of_route", {"entity_A": pt(-0.01, 0.05), **route}
+        )
+    )
     assert east.answer["value"] == "right" and west.answer["value"] == "left"
     back = {"entity_B": pt(0.0, 0.1), "entity_C": pt(0.0, 0.0)}  # due south: east is on the left
-    assert solve(geoms_record("J02.1", "predefined", "direction.side_of_route", {"entity_A": pt(0.01, 0.05), **back})).answer["value"] == "left"
+    assert (
+        solve(
+            geoms_record(
+                "J02.1",
+                "predefined",
+                "direction.side_of_route",
+                {"entity_A": pt(0.01, 0.05), **back},
+            )
+        ).answer["value"]
+        == "left"
+    )
 
 
 def test_side_of_route_outside_span_is_unsolvable():
     route = {"entity_B": pt(0.0, 0.0), "entity_C": pt(0.0, 0.1)}
-    s = solve(geoms_record("J02.1", "predefined", "direction.side_of_route", {"entity_A": pt(0.01, 0.15), **route}))
+    s = solve(
+        geoms_record(
+            "J02.1", "predefined", "direction.side_of_route", {"entity_A": pt(0.01, 0.15), **route}
+        )
+    )
     assert s.answer is None and s.reason == "outside_route_span"
 
 
 def test_along_line_follows_digitised_direction():
     line = "LINESTRING (0 0, 0.005 0.001, 0.01 0)"
     pts = {"entity_A": pt(0.002, 0.0008), "entity_B": pt(0.008, 0.0009)}
-    s = solve(geoms_record("J03.1", "predefined", "direction.along_line", {**pts, "entity_C": line}))
+    s = solve(
+        geoms_record("J03.1", "predefined", "direction.along_line", {**pts, "entity_C": line})
+    )
     assert s.answer["value"] == "upstream"
     rev = "LINESTRING (0.01 0, 0.005 0.001, 0 0)"
     s = solve(geoms_record("J03.1", "predefined", "direction.along_line", {**pts, "entity_C": rev}))
@@ -94,6 +149,12 @@ def test_along_line_follows_digitised_direction():
 
 def test_along_line_multipart_is_unsolvable():
     multi = "MULTILINESTRING ((0 0, 0.005 0), (0.006 0, 0.01 0))"
-    s = solve(geoms_record("J03.1", "predefined", "direction.along_line",
-                     {"entity_A": pt(0.002, 0.0), "entity_B": pt(0.008, 0.0), "entity_C": multi}))
+    s = solve(
+        geoms_record(
+            "J03.1",
+            "predefined",
+            "direction.along_line",
+            {"entity_A": pt(0.002, 0.0), "entity_B": pt(0.008, 0.0), "entity_C": multi},
+        )
+    )
     assert s.answer is None and s.reason == "not_single_linestring"

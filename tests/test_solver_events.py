@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import pytest
 from pyproj import Geod, Transformer
-from shapely.geometry import LineString, Point
 from shapely import wkt as shapely_wkt
+from shapely.geometry import LineString, Point
 
 from mgqa_platform.evaluation.solver.events import utc_date
 from tests.solver_records import Record, box
@@ -19,10 +19,17 @@ KM_PER_DEG_EQ = 6378.137 * 3.141592653589793 / 180.0
 
 
 # ---------------------------------------------------------------------------------------------- dates
-@pytest.mark.parametrize("raw,want", [
-    ("2015-12-06T16:37:05.270Z", "2015-12-06"), ("2015-11-22T23:30:00-05:00", "2015-11-23"),
-    ("2015-11-23T01:30:00+03:00", "2015-11-22"), ("2006-07-22", "2006-07-22"), ("1999-06", "1999-06"), ("1999", "1999"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "raw,want",
+    [
+        ("2015-12-06T16:37:05.270Z", "2015-12-06"),
+        ("2015-11-22T23:30:00-05:00", "2015-11-23"),
+        ("2015-11-23T01:30:00+03:00", "2015-11-22"),
+        ("2006-07-22", "2006-07-22"),
+        ("1999-06", "1999-06"),
+        ("1999", "1999"),
+    ],
+)
 def test_utc_date(raw, want):
     assert utc_date(raw) == want
 
@@ -41,7 +48,9 @@ def test_distance_footprint_nearest_edge():
     rec.add("POINT (0 0)", "entity_B")
     # the convention keeps edges straight in the point's azimuthal-equidistant frame: the chord between the
     # projected vertices (1, +-0.5) passes a little inside the meridian lon = 1 (third method: PROJ aeqd)
-    t = Transformer.from_crs("EPSG:4326", "+proj=aeqd +lat_0=0 +lon_0=0 +datum=WGS84", always_xy=True)
+    t = Transformer.from_crs(
+        "EPSG:4326", "+proj=aeqd +lat_0=0 +lon_0=0 +datum=WGS84", always_xy=True
+    )
     chord = LineString([t.transform(1, -0.5), t.transform(1, 0.5)]).distance(Point(0, 0)) / 1000.0
     got = rec.answer()["value"]
     assert got == pytest.approx(chord, abs=0.0011)

@@ -19,7 +19,9 @@ from tests.solver_records import Record, box
 POP = "http://www.worldkg.org/schema/population"
 
 
-def category_record(sub: str, fmt: str, executor: str, params: dict | None = None, category: str = "thing") -> Record:
+def category_record(
+    sub: str, fmt: str, executor: str, params: dict | None = None, category: str = "thing"
+) -> Record:
     """A record whose members are of ``category`` (category_A)."""
     return Record(sub, fmt, executor, params, {"category_A": category})
 
@@ -29,7 +31,9 @@ REGION = box(-1, -1, 3, 3)
 
 # ---------------------------------------------------------------------------------------------- F01
 def test_extreme_cardinal_with_tie():
-    rec = category_record("F01.1", "entity_name", "ordering.extreme", {"cardinal_direction": "north"})
+    rec = category_record(
+        "F01.1", "entity_name", "ordering.extreme", {"cardinal_direction": "north"}
+    )
     rec.add(REGION, "entity_B")
     a = rec.add("POINT (0.1 2.0)")
     b = rec.add("POINT (0.9 2.0000005)")  # within 1e-6 degrees of the top: tied
@@ -40,15 +44,22 @@ def test_extreme_cardinal_with_tie():
 
 
 def test_extreme_diagonal_uses_azimuthal_frame_of_entity_b():
-    rec = category_record("F01.3", "entity_name", "ordering.extreme", {"cardinal_direction": "northeast"})
+    rec = category_record(
+        "F01.3", "entity_name", "ordering.extreme", {"cardinal_direction": "northeast"}
+    )
     rec.add(box(-1, 59, 1, 61), "entity_B")  # representative point near (0, 60)
-    pts = {rec.add("POINT (0.9 60.0)"): (0.9, 60.0), rec.add("POINT (0.0 60.55)"): (0.0, 60.55),
-           rec.add("POINT (-0.9 59.2)"): (-0.9, 59.2)}
+    pts = {
+        rec.add("POINT (0.9 60.0)"): (0.9, 60.0),
+        rec.add("POINT (0.0 60.55)"): (0.0, 60.55),
+        rec.add("POINT (-0.9 59.2)"): (-0.9, 59.2),
+    }
     # third method: PROJ's azimuthal-equidistant projection, dot product with (sin 45, cos 45)
     from mgqa_platform.evaluation.facts import Facts
 
     lon0, lat0 = Facts.of(rec.record).bound("entity_B").lonlat
-    t = Transformer.from_crs("EPSG:4326", f"+proj=aeqd +lat_0={lat0} +lon_0={lon0} +datum=WGS84", always_xy=True)
+    t = Transformer.from_crs(
+        "EPSG:4326", f"+proj=aeqd +lat_0={lat0} +lon_0={lon0} +datum=WGS84", always_xy=True
+    )
 
     def score(lonlat):
         x, y = t.transform(*lonlat)
@@ -63,7 +74,9 @@ def test_extreme_diagonal_uses_azimuthal_frame_of_entity_b():
 
 # ---------------------------------------------------------------------------------------------- F02
 def test_rank_area_perimeter():
-    rec = category_record("F02.1", "entity_name", "ordering.rank", {"attribute_A": "area", "rank_type": "largest"})
+    rec = category_record(
+        "F02.1", "entity_name", "ordering.rank", {"attribute_A": "area", "rank_type": "largest"}
+    )
     rec.add(REGION, "entity_B")
     big = rec.add(box(0, 0, 0.5, 0.5))
     small = rec.add(box(1, 1, 1.2, 1.2))
@@ -74,7 +87,12 @@ def test_rank_area_perimeter():
 
 
 def test_rank_compactness_and_elongation():
-    rec = category_record("F02.2", "entity_name", "ordering.rank", {"attribute_A": "compactness", "rank_type": "highest"})
+    rec = category_record(
+        "F02.2",
+        "entity_name",
+        "ordering.rank",
+        {"attribute_A": "compactness", "rank_type": "highest"},
+    )
     rec.add(REGION, "entity_B")
     square = rec.add(box(0, 0, 0.2, 0.2))
     thin = rec.add(box(1, 1, 1.8, 1.2))
@@ -91,7 +109,13 @@ def test_rank_compactness_and_elongation():
 
 
 def test_rank_population_attribute():
-    rec = category_record("F02.3", "entity_name", "ordering.rank", {"attribute_A": "population", "rank_type": "largest"}, "town")
+    rec = category_record(
+        "F02.3",
+        "entity_name",
+        "ordering.rank",
+        {"attribute_A": "population", "rank_type": "largest"},
+        "town",
+    )
     rec.add(REGION, "entity_B")
     rec.add("POINT (0 0)", extra=((POP, "1200"),))
     top = rec.add("POINT (1 1)", extra=((POP, "54000"),))
@@ -103,9 +127,16 @@ def test_rank_population_attribute():
 
 # ---------------------------------------------------------------------------------------------- F03
 def test_rank_position_by_length():
-    rec = category_record("F03.1", "entity_name", "ordering.rank_position", {"rank_position": "second", "attribute": "longest"})
+    rec = category_record(
+        "F03.1",
+        "entity_name",
+        "ordering.rank_position",
+        {"rank_position": "second", "attribute": "longest"},
+    )
     rec.add(box(-1, -1, 10, 1), "entity_B")
-    lines = [rec.add(f"LINESTRING (0 {y}, {n} {y})") for n, y in ((1, 0.1), (4, 0.2), (2, 0.3), (3, 0.4))]
+    lines = [
+        rec.add(f"LINESTRING (0 {y}, {n} {y})") for n, y in ((1, 0.1), (4, 0.2), (2, 0.3), (3, 0.4))
+    ]
     assert rec.ids() == [lines[3]]  # 3 degrees: second longest
     rec.record["parameters"] = {"rank_position": "third", "attribute": "shortest"}
     assert rec.ids() == [lines[3]]  # 1, 2, 3: third shortest
@@ -115,7 +146,9 @@ def test_rank_position_by_length():
 
 # ---------------------------------------------------------------------------------------------- F04
 def test_compound_radius_and_sector():
-    rec = category_record("F04.1", "set", "ordering.compound", {"value": 10, "cardinal_direction": "north"})
+    rec = category_record(
+        "F04.1", "set", "ordering.compound", {"value": 10, "cardinal_direction": "north"}
+    )
     rec.add("POINT (0 0)", "entity_B")
     rec.add("POINT (0 0.01)", "entity_C")
     north = rec.add("POINT (0.001 0.05)")  # ~5.5 km from B, north of C
@@ -127,9 +160,18 @@ def test_compound_radius_and_sector():
     assert rec.ids() == [east]
 
 
-@pytest.mark.parametrize("az,direction,inside", [
-    (45.0, "north", False), (45.0, "east", True), (315.0, "north", True), (314.999, "north", False),
-    (-10.0, "north", True), (0.0, "northeast", True), (359.99, "northwest", True), (90.0, "northeast", False),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "az,direction,inside",
+    [
+        (45.0, "north", False),
+        (45.0, "east", True),
+        (315.0, "north", True),
+        (314.999, "north", False),
+        (-10.0, "north", True),
+        (0.0, "northeast", True),
+        (359.99, "northwest", True),
+        (90.0, "northeast", False),
+    ],
+)
 def test_sector_edges(az, direction, inside):
     assert in_sector(az, direction) is inside

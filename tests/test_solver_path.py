@@ -9,7 +9,14 @@ from tests.solver_records import box, ent, record
 ROUTE = "LINESTRING (-0.01 0, 0.01 0)"
 
 
-def run(sub: str, executor: str, fmt: str, category: str, members: list, route_types: tuple = ("Primary",)):
+def run(
+    sub: str,
+    executor: str,
+    fmt: str,
+    category: str,
+    members: list,
+    route_types: tuple = ("Primary",),
+):
     route = ent(1, ROUTE, *route_types)
     es = [route, *members]
     s = solve(record(sub, executor, fmt, {"category_A": category, "entity_B": route[0]}, es))
@@ -20,7 +27,9 @@ def run(sub: str, executor: str, fmt: str, category: str, members: list, route_t
 PARKS = [
     ent(2, box(0, -0.001, 0.001, 0.001), "Park"),  # 111 m of the route inside: traversed
     ent(3, box(0.005, -0.001, 0.0053, 0.001), "Park"),  # 33 m inside: below min_inside_m = 50
-    ent(4, box(0.002, 0, 0.004, 0.001), "Park"),  # the route runs 222 m along its edge only: not inside
+    ent(
+        4, box(0.002, 0, 0.004, 0.001), "Park"
+    ),  # the route runs 222 m along its edge only: not inside
     ent(5, box(0.006, -0.001, 0.0065, 0.001), "Park"),  # 55.7 m inside: traversed
     ent(6, box(-0.005, -0.001, -0.003, 0.001), "Wood"),  # traversed, but another category
 ]
@@ -34,9 +43,13 @@ def test_traverse_polygons_excludes_boundary_runs():
 def test_traverse_lines_by_crossing_with_short_shared_length():
     rivers = [
         ent(2, "LINESTRING (0.003 -0.01, 0.003 0.01)", "River"),  # crosses
-        ent(3, "LINESTRING (0.004 0, 0.006 0, 0.006 0.01)", "River"),  # shares 222 m: runs along, not crossed
+        ent(
+            3, "LINESTRING (0.004 0, 0.006 0, 0.006 0.01)", "River"
+        ),  # shares 222 m: runs along, not crossed
         ent(4, "LINESTRING (0 0.001, 0.01 0.001)", "River"),  # disjoint
-        ent(5, "LINESTRING (0.007 0.01, 0.007 0, 0.0073 0, 0.0073 -0.01)", "River"),  # shares 33 m < 50: crossed
+        ent(
+            5, "LINESTRING (0.007 0.01, 0.007 0, 0.0073 0, 0.0073 -0.01)", "River"
+        ),  # shares 33 m < 50: crossed
     ]
     assert run("D01.3", "path.traverse", "set", "river", rivers) == ["worldkg:2", "worldkg:5"]
     assert run("D02.3", "path.traverse", "count", "river", rivers) == 2
@@ -61,6 +74,8 @@ def test_pass_by_polygons_not_traversed():
         ent(2, box(0, 0.0005, 0.001, 0.001), "Park"),  # boundary 55 m from the route
         ent(3, box(0.002, -0.001, 0.003, 0.001), "Park"),  # traversed (111 m inside): not passed by
         ent(4, box(0, 0.0012, 0.001, 0.002), "Park"),  # 133 m away
-        ent(5, box(0.004, 0, 0.005, 0.001), "Park"),  # the route runs along its edge: passed by, not entered
+        ent(
+            5, box(0.004, 0, 0.005, 0.001), "Park"
+        ),  # the route runs along its edge: passed by, not entered
     ]
     assert run("D03.3", "path.pass_by", "set", "park", polys) == ["worldkg:2", "worldkg:5"]

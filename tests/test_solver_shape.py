@@ -49,21 +49,33 @@ def test_area_compare_equator_cell_beats_polar_cell():
     eq, north = square(0, 0, 1), square(0, 60, 1)
     a_eq = abs(GEOD.geometry_area_perimeter(Polygon([(0, 0), (1, 0), (1, 1), (0, 1)]))[0])
     assert 12_000e6 < a_eq < 12_500e6
-    assert solve(geoms_record("K01.1", "boolean", "shape.compare", {"entity_A": eq, "entity_B": north})).answer == {"value": True}
-    assert solve(geoms_record("K01.1", "boolean", "shape.compare", {"entity_A": north, "entity_B": eq})).answer == {"value": False}
+    assert solve(
+        geoms_record("K01.1", "boolean", "shape.compare", {"entity_A": eq, "entity_B": north})
+    ).answer == {"value": True}
+    assert solve(
+        geoms_record("K01.1", "boolean", "shape.compare", {"entity_A": north, "entity_B": eq})
+    ).answer == {"value": False}
 
 
 def test_area_subtracts_holes():
-    holed = Polygon([(0, 0), (1, 0), (1, 1), (0, 1)], [[(0.05, 0.05), (0.05, 0.95), (0.95, 0.95), (0.95, 0.05)]]).wkt
+    holed = Polygon(
+        [(0, 0), (1, 0), (1, 1), (0, 1)], [[(0.05, 0.05), (0.05, 0.95), (0.95, 0.95), (0.95, 0.05)]]
+    ).wkt
     small = square(5, 0, 0.5)  # a quarter of the cell, more than the 19 % ring left by the hole
-    assert solve(geoms_record("K01.2", "boolean", "shape.compare", {"entity_A": holed, "entity_B": small})).answer == {"value": False}
+    assert solve(
+        geoms_record("K01.2", "boolean", "shape.compare", {"entity_A": holed, "entity_B": small})
+    ).answer == {"value": False}
 
 
 def test_compactness_circle_beats_strip():
     circle = Point(10, 0).buffer(0.05, quad_segs=32).wkt
     strip = "POLYGON ((20 0, 20.2 0, 20.2 0.01, 20 0.01, 20 0))"
-    assert solve(geoms_record("K02.1", "boolean", "shape.compare", {"entity_A": circle, "entity_B": strip})).answer == {"value": True}
-    assert solve(geoms_record("K02.1", "boolean", "shape.compare", {"entity_A": strip, "entity_B": circle})).answer == {"value": False}
+    assert solve(
+        geoms_record("K02.1", "boolean", "shape.compare", {"entity_A": circle, "entity_B": strip})
+    ).answer == {"value": True}
+    assert solve(
+        geoms_record("K02.1", "boolean", "shape.compare", {"entity_A": strip, "entity_B": circle})
+    ).answer == {"value": False}
 
 
 def test_min_area_rectangle_of_rotated_rectangle():
@@ -74,20 +86,39 @@ def test_min_area_rectangle_of_rotated_rectangle():
 
 def test_min_area_rectangle_is_the_smallest_not_the_largest():
     # a sheared parallelogram: along its long edge the box is 5 x 1 (area 5); along its short edge 4.24 x 2.83
-    sides = sorted(min_area_rectangle_sides(np.array([(0, 0), (4, 0), (5, 1), (1, 1), (0, 0)], dtype=float)))
+    sides = sorted(
+        min_area_rectangle_sides(np.array([(0, 0), (4, 0), (5, 1), (1, 1), (0, 0)], dtype=float))
+    )
     assert sides == pytest.approx([1.0, 5.0], abs=1e-9)
 
 
 def test_elongation_rotated_strip_beats_square():
-    strip = affinity.rotate(Polygon([(0, 0), (0.04, 0), (0.04, 0.01), (0, 0.01)]), 35, origin="centroid").wkt
+    strip = affinity.rotate(
+        Polygon([(0, 0), (0.04, 0), (0.04, 0.01), (0, 0.01)]), 35, origin="centroid"
+    ).wkt
     sq = square(1, 0, 0.02)
-    assert solve(geoms_record("K03.1", "boolean", "shape.compare", {"entity_A": strip, "entity_B": sq})).answer == {"value": True}
-    assert solve(geoms_record("K03.1", "boolean", "shape.compare", {"entity_A": sq, "entity_B": strip})).answer == {"value": False}
+    assert solve(
+        geoms_record("K03.1", "boolean", "shape.compare", {"entity_A": strip, "entity_B": sq})
+    ).answer == {"value": True}
+    assert solve(
+        geoms_record("K03.1", "boolean", "shape.compare", {"entity_A": sq, "entity_B": strip})
+    ).answer == {"value": False}
 
 
 def test_shape_index_of_square():
-    s = solve(geoms_record("K05.1", "ratio", "shape.irregularity", {"entity_A": square(0, 0, 0.01)},
-                     {"irregularity_metric": "shape index", "scale_value": 0.01, "scale_unit": "km simplification"}))
+    s = solve(
+        geoms_record(
+            "K05.1",
+            "ratio",
+            "shape.irregularity",
+            {"entity_A": square(0, 0, 0.01)},
+            {
+                "irregularity_metric": "shape index",
+                "scale_value": 0.01,
+                "scale_unit": "km simplification",
+            },
+        )
+    )
     assert s.answer["value"] == pytest.approx(2 / math.sqrt(math.pi), rel=2e-3)
 
 
@@ -97,8 +128,24 @@ def test_perimeter_ratio_drops_a_small_notch():
     ring = [(0, 0), (0.004, 0), (0.005, n), (0.006, 0), (d, 0), (d, d), (0, d), (0, 0)]
     params = {"irregularity_metric": "perimeter ratio", "scale_unit": "km simplification"}
     wkt = Polygon(ring).wkt
-    coarse = solve(geoms_record("K05.2", "ratio", "shape.irregularity", {"entity_A": wkt}, {**params, "scale_value": 0.05}))
-    fine = solve(geoms_record("K05.2", "ratio", "shape.irregularity", {"entity_A": wkt}, {**params, "scale_value": 0.01}))
+    coarse = solve(
+        geoms_record(
+            "K05.2",
+            "ratio",
+            "shape.irregularity",
+            {"entity_A": wkt},
+            {**params, "scale_value": 0.05},
+        )
+    )
+    fine = solve(
+        geoms_record(
+            "K05.2",
+            "ratio",
+            "shape.irregularity",
+            {"entity_A": wkt},
+            {**params, "scale_value": 0.01},
+        )
+    )
     # at this size the local projection's planar lengths equal geodesic ones to ~1e-7
     no_notch = [q for q in ring if q not in ((0.004, 0), (0.005, n), (0.006, 0))]
     length = lambda r: GEOD.line_length([q[0] for q in r], [q[1] for q in r])  # noqa: E731
@@ -108,6 +155,17 @@ def test_perimeter_ratio_drops_a_small_notch():
 
 
 def test_irregularity_too_coarse_is_unsolvable():
-    s = solve(geoms_record("K05.1", "ratio", "shape.irregularity", {"entity_A": square(0, 0, 0.001)},
-                     {"irregularity_metric": "shape index", "scale_value": 5, "scale_unit": "km simplification"}))
+    s = solve(
+        geoms_record(
+            "K05.1",
+            "ratio",
+            "shape.irregularity",
+            {"entity_A": square(0, 0, 0.001)},
+            {
+                "irregularity_metric": "shape index",
+                "scale_value": 5,
+                "scale_unit": "km simplification",
+            },
+        )
+    )
     assert s.answer is None and s.reason in ("simplified_away", "simplification_too_coarse")

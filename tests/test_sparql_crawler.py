@@ -16,9 +16,12 @@ from mgqa_platform.kg import vocab
 from mgqa_platform.kg.sparql import DEFAULT_KWG_QUERIES, SparqlCrawler, SparqlError
 
 PREFIXES = "".join(f"PREFIX {p}: <{iri}>\n" for p, iri in vocab.KWG_PREFIXES.items())
-SCHOOLS = PREFIXES + """CONSTRUCT { ?s a kwg-ont:School ; rdfs:label ?l ; geo:hasGeometry ?g }
+SCHOOLS = (
+    PREFIXES
+    + """CONSTRUCT { ?s a kwg-ont:School ; rdfs:label ?l ; geo:hasGeometry ?g }
 WHERE { ?s a kwg-ont:School ; rdfs:label ?l ; geo:hasGeometry ?g }
 ORDER BY ?s ?l ?g"""
+)
 TOKEN = "tok-3f9a1c77-never-print-me"
 
 
@@ -68,7 +71,11 @@ class _Handler(BaseHTTPRequestHandler):
             scripted = self.server.script.pop(0) if self.server.script else None
         if scripted is not None:
             status, body, headers = scripted
-            self._send(status, body.replace(b"{auth}", self.headers.get("Authorization", "").encode()), headers)
+            self._send(
+                status,
+                body.replace(b"{auth}", self.headers.get("Authorization", "").encode()),
+                headers,
+            )
             return
         try:
             results = self.server.store.query(query)
@@ -78,13 +85,19 @@ class _Handler(BaseHTTPRequestHandler):
         if not isinstance(results, pyoxigraph.QueryTriples):
             self._send(400, b"only CONSTRUCT/DESCRIBE queries are served")
             return
-        self._send(200, results.serialize(format=pyoxigraph.RdfFormat.N_TRIPLES), {"Content-Type": "application/n-triples"})
+        self._send(
+            200,
+            results.serialize(format=pyoxigraph.RdfFormat.N_TRIPLES),
+            {"Content-Type": "application/n-triples"},
+        )
 
 
 @pytest.fixture
 def endpoint(kwg_store):
     server = _Endpoint(kwg_store)
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+    thread = threading.Thread(
+        target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+    )
     thread.start()
     try:
         yield server
@@ -128,7 +141,10 @@ def test_default_kwg_queries_fetch_the_crawl_shapes(endpoint, tmp_path):
     assert count("AdministrativeRegion_2") == 1 and count("AdministrativeRegion_1") == 1
     assert count("MTBSFire") == 49 and count("Hospital") == 9
     assert 0 < count("Earthquake") < 50  # only the earthquakes within Santa Barbara County
-    n_beds = PREFIXES + "SELECT (COUNT(?v) AS ?n) WHERE { ?o sosa:observedProperty kwg-ont:bedCount ; sosa:hasSimpleResult ?v }"
+    n_beds = (
+        PREFIXES
+        + "SELECT (COUNT(?v) AS ?n) WHERE { ?o sosa:observedProperty kwg-ont:bedCount ; sosa:hasSimpleResult ?v }"
+    )
     assert int(next(iter(got.query(n_beds)))["n"].value) == 9
 
 
@@ -136,7 +152,9 @@ def test_5xx_is_retried(endpoint, tmp_path):
     endpoint.script = [(503, b"busy", {}), (503, b"still busy", {})]
     waits: list[float] = []
     out = tmp_path / "schools.nt"
-    stats = SparqlCrawler(endpoint.url, page_size=1000, backoff_s=0.25, sleep=waits.append).crawl([SCHOOLS], out)
+    stats = SparqlCrawler(endpoint.url, page_size=1000, backoff_s=0.25, sleep=waits.append).crawl(
+        [SCHOOLS], out
+    )
     assert stats["retries"] == 2
     assert waits == [0.25, 0.5]  # exponential backoff
     assert len(_triples(out)) == 3 * 227
@@ -145,7 +163,9 @@ def test_5xx_is_retried(endpoint, tmp_path):
 def test_429_honours_retry_after(endpoint, tmp_path):
     endpoint.script = [(429, b"slow down", {"Retry-After": "3"})]
     waits: list[float] = []
-    stats = SparqlCrawler(endpoint.url, page_size=1000, sleep=waits.append).crawl([SCHOOLS], tmp_path / "s.nt")
+    stats = SparqlCrawler(endpoint.url, page_size=1000, sleep=waits.append).crawl(
+        [SCHOOLS], tmp_path / "s.nt"
+    )
     assert waits == [3.0] and stats["retries"] == 1
 
 
@@ -165,7 +185,9 @@ def test_connection_refused_is_retried_then_fails(tmp_path):
         port = s.getsockname()[1]
     waits: list[float] = []
     with pytest.raises(SparqlError) as err:
-        SparqlCrawler(f"http://127.0.0.1:{port}/sparql", max_retries=2, timeout_s=2, sleep=waits.append).crawl([SCHOOLS], tmp_path / "x.nt")
+        SparqlCrawler(
+            f"http://127.0.0.1:{port}/sparql", max_retries=2, timeout_s=2, sleep=waits.append
+        ).crawl([SCHOOLS], tmp_path / "x.nt")
     assert err.value.status is None and len(waits) == 2
     assert not (tmp_path / "x.nt").exists()
 
@@ -181,10 +203,14 @@ def test_400_raises_with_status_and_body(endpoint, tmp_path):
 
 def test_bearer_token_is_sent_but_never_exposed(endpoint, tmp_path, monkeypatch):
     monkeypatch.setenv("KWG_TEST_TOKEN", TOKEN)
-    crawler = SparqlCrawler(endpoint.url, page_size=1000, token_env="KWG_TEST_TOKEN", sleep=lambda s: None)
+    crawler = SparqlCrawler(
+        endpoint.url, page_size=1000, token_env="KWG_TEST_TOKEN", sleep=lambda s: None
+    )
     assert TOKEN not in repr(vars(crawler))
     stats = crawler.crawl([SCHOOLS], tmp_path / "s.nt")
-    assert endpoint.requests and all(r["authorization"] == f"Bearer {TOKEN}" for r in endpoint.requests)
+    assert endpoint.requests and all(
+        r["authorization"] == f"Bearer {TOKEN}" for r in endpoint.requests
+    )
     assert TOKEN not in json.dumps(stats)
     # A server that echoes the Authorization header into its error body: the message is redacted.
     endpoint.script = [(403, b"forbidden for {auth}", {})]
@@ -197,7 +223,9 @@ def test_bearer_token_is_sent_but_never_exposed(endpoint, tmp_path, monkeypatch)
 def test_missing_token_variable_is_a_clear_error(tmp_path, monkeypatch):
     monkeypatch.delenv("KWG_TEST_TOKEN_ABSENT", raising=False)
     with pytest.raises(SparqlError, match="KWG_TEST_TOKEN_ABSENT"):
-        SparqlCrawler("http://127.0.0.1:9/sparql", token_env="KWG_TEST_TOKEN_ABSENT").crawl([SCHOOLS], tmp_path / "x.nt")
+        SparqlCrawler("http://127.0.0.1:9/sparql", token_env="KWG_TEST_TOKEN_ABSENT").crawl(
+            [SCHOOLS], tmp_path / "x.nt"
+        )
 
 
 def test_invalid_page_and_own_limit_are_rejected(endpoint, tmp_path):
@@ -224,10 +252,13 @@ def test_hospital_query_maps_live_kwg_predicates():
         got.add(pyoxigraph.Quad(t.subject, t.predicate, t.object))
     # Full IRI for the region: oxigraph 0.5's SPARQL parser rejects prefixed names like
     # kwgr:administrativeRegion.USA.06083 (two dots, then a digit) although the grammar allows them.
-    check = PREFIXES + """ASK { kwgr:hospital.X a kwg-ont:Hospital ; rdfs:label "X" ; kwg-ont:hasHelipad kwgr:yes ;
+    check = (
+        PREFIXES
+        + """ASK { kwgr:hospital.X a kwg-ont:Hospital ; rdfs:label "X" ; kwg-ont:hasHelipad kwgr:yes ;
         geo:hasGeometry/geo:asWKT ?w ; kwg-ont:sfWithin <http://stko-kwg.geog.ucsb.edu/lod/resource/administrativeRegion.USA.06083> ;
         sosa:isFeatureOfInterestOf/sosa:hasMember ?o .
       ?o sosa:observedProperty kwg-ont:bedCount ; sosa:hasSimpleResult ?v . FILTER(?v = 12) }"""
+    )
     assert bool(got.query(check))
 
 
@@ -244,12 +275,18 @@ def test_kg_native_asset_crawls_a_live_endpoint_then_converts(endpoint, tmp_path
         kwg=KwgSourceResource(mode="sparql", endpoint=endpoint.url, page_size=500),
     )
     selection = dg.AssetSelection.assets("kg_native") | dg.AssetSelection.groups("kg_conversion")
-    result = dg.materialize(definitions.ALL_ASSETS, selection=selection, partition_key="kwg", resources=resources)
+    result = dg.materialize(
+        definitions.ALL_ASSETS, selection=selection, partition_key="kwg", resources=resources
+    )
     assert result.success
     meta = result.asset_materializations_for_node("kg_native")[0].metadata
     assert meta["path"].value.endswith("kwg-sparql-crawl.nt")
     from mgqa_platform import warehouse
 
     with warehouse.session(tmp_path / "wh.duckdb", read_only=True) as con:
-        cats = dict(con.execute("SELECT category, count(*) FROM entities WHERE kg = 'kwg' GROUP BY 1").fetchall())
+        cats = dict(
+            con.execute(
+                "SELECT category, count(*) FROM entities WHERE kg = 'kwg' GROUP BY 1"
+            ).fetchall()
+        )
     assert cats["wildfire"] == 49 and cats["hospital"] == 9 and cats["administrative_region"] == 1

@@ -11,10 +11,10 @@ import dagster as dg
 from mgqa_dagster.assets.questions import QUESTIONS_EN, SPLIT_SMALL
 from mgqa_dagster.data_quality import evaluation as checks
 from mgqa_dagster.data_quality.checks import check_specs, run_checks
-from mgqa_platform import markdown
-from mgqa_platform.evaluation import baseline, evaluate, report
 from mgqa_dagster.resources.paths import PathsResource
 from mgqa_dagster.resources.warehouse import WarehouseResource
+from mgqa_platform import markdown
+from mgqa_platform.evaluation import baseline, evaluate, report
 
 EVAL_BASELINES = dg.AssetKey("eval_baselines")
 EVAL_REFERENCE_SOLVER = dg.AssetKey("eval_reference_solver")
@@ -51,14 +51,19 @@ def eval_baselines(warehouse: WarehouseResource):
         for split in evaluate.SPLITS:
             questions = evaluate.load_questions(con, split, LANG)
             for system in ("gold", "majority"):
-                rows = evaluate.score_rows(system, split, LANG, questions, baseline.predictions_for(system, questions))
+                rows = evaluate.score_rows(
+                    system, split, LANG, questions, baseline.predictions_for(system, questions)
+                )
                 evaluate.write_scores(con, rows, system, split, LANG)
                 results[(system, split)] = evaluate.summary(rows)
-        yield dg.MaterializeResult(metadata={
-            "dagster/row_count": sum(m["n"] + m["n_false_premise"] for m in results.values()),
-            "metrics": dg.MetadataValue.md(_table(results)),
-            "majority_em_small": results[("majority", "small")]["em"], "majority_em_large": results[("majority", "large")]["em"],
-        })  # fmt: skip
+        yield dg.MaterializeResult(
+            metadata={
+                "dagster/row_count": sum(m["n"] + m["n_false_premise"] for m in results.values()),
+                "metrics": dg.MetadataValue.md(_table(results)),
+                "majority_em_small": results[("majority", "small")]["em"],
+                "majority_em_large": results[("majority", "large")]["em"],
+            }
+        )
         yield from run_checks(con, None, EVAL_BASELINES, checks.BASELINE_CHECKS)
 
 
@@ -94,18 +99,28 @@ def eval_reference_solver(paths: PathsResource, warehouse: WarehouseResource):
                 per_sub[r["sub_template_id"]][1] += 1
         worst = sorted((100.0 * a / b, s) for s, (a, b) in per_sub.items() if a < b)
         text = "| question | sub-template | reason |\n|---|---|---|\n" + "\n".join(
-            f"| {r['question_id']} | {r['sub_template_id']} | {r['detail'] or 'wrong answer'} |" for r in misses[:200])
+            f"| {r['question_id']} | {r['sub_template_id']} | {r['detail'] or 'wrong answer'} |"
+            for r in misses[:200]
+        )
         out = paths.reports_dir / "reference_solver_misses.md"
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(f"# Reference solver misses ({len(misses)})\n\n{text}\n", encoding="utf-8")
         m = evaluate.summary(rows)
-        yield dg.MaterializeResult(metadata={
-            "dagster/row_count": len(rows), "em": m["em"], "true_premise_questions": m["n"], "misses": len(misses),
-            "misses_by_reason": dg.MetadataValue.json(dict(sorted(reasons.items()))),
-            "sub_templates_below_100": dg.MetadataValue.json({s: round(v, 1) for v, s in worst}),
-            "misses_table": dg.MetadataValue.md(text), "path": dg.MetadataValue.path(str(out)),
-            "questions_per_second": round(len(questions) / seconds, 1) if seconds else None,
-        })  # fmt: skip
+        yield dg.MaterializeResult(
+            metadata={
+                "dagster/row_count": len(rows),
+                "em": m["em"],
+                "true_premise_questions": m["n"],
+                "misses": len(misses),
+                "misses_by_reason": dg.MetadataValue.json(dict(sorted(reasons.items()))),
+                "sub_templates_below_100": dg.MetadataValue.json(
+                    {s: round(v, 1) for v, s in worst}
+                ),
+                "misses_table": dg.MetadataValue.md(text),
+                "path": dg.MetadataValue.path(str(out)),
+                "questions_per_second": round(len(questions) / seconds, 1) if seconds else None,
+            }
+        )
         yield from run_checks(con, None, EVAL_REFERENCE_SOLVER, checks.SOLVER_CHECKS)
 
 
@@ -129,7 +144,11 @@ def evaluation_report(paths: PathsResource, warehouse: WarehouseResource) -> dg.
                 report.write_report(rows, out, f"{system} on the {split} split")["report"]
             )
     majority = paths.reports_dir / "evaluation" / "majority-small" / "report.md"
-    return dg.MaterializeResult(metadata={
-        "reports": dg.MetadataValue.json(written),
-        "majority_small": dg.MetadataValue.md(majority.read_text(encoding="utf-8")) if majority.exists() else "",
-    })  # fmt: skip
+    return dg.MaterializeResult(
+        metadata={
+            "reports": dg.MetadataValue.json(written),
+            "majority_small": dg.MetadataValue.md(majority.read_text(encoding="utf-8"))
+            if majority.exists()
+            else "",
+        }
+    )

@@ -1,18 +1,17 @@
 """Snapshot intake: observable source assets (data version = file hash), the ``osm_snapshot`` dynamic
 partitions, and the sensor that turns a new PBF in the watched folder into a rebuild."""
 
-
 import hashlib
 import json
 from pathlib import Path
 
 import dagster as dg
 
+from mgqa_dagster.resources.sources import InputsResource
+from mgqa_dagster.resources.warehouse import WarehouseResource
 from mgqa_platform import snapshots
 from mgqa_platform.files import sha256_file
 from mgqa_platform.settings import OSM_DERIVED_KGS
-from mgqa_dagster.resources.sources import InputsResource
-from mgqa_dagster.resources.warehouse import WarehouseResource
 
 osm_snapshot_partitions = dg.DynamicPartitionsDefinition(name="osm_snapshot")
 
@@ -26,17 +25,28 @@ def _folder_version(files: list[Path]) -> str:
     return h.hexdigest()
 
 
-@dg.observable_source_asset(group_name="sources", description="OSM PBF snapshots in the watched folder (MGQA_OSM_WATCH_DIR).")
+@dg.observable_source_asset(
+    group_name="sources",
+    description="OSM PBF snapshots in the watched folder (MGQA_OSM_WATCH_DIR).",
+)
 def osm_pbf_files(inputs: InputsResource) -> dg.DataVersion:
     return dg.DataVersion(_folder_version(inputs.watched_pbfs()))
 
 
-@dg.observable_source_asset(group_name="sources", description="KnowWhereGraph query results bundled with the sample (CSV + county shapefile).")
+@dg.observable_source_asset(
+    group_name="sources",
+    description="KnowWhereGraph query results bundled with the sample (CSV + county shapefile).",
+)
 def kwg_query_results(inputs: InputsResource) -> dg.DataVersion:
-    return dg.DataVersion(_folder_version([p for p in Path(inputs.kwg_dir).iterdir() if p.is_file()]))
+    return dg.DataVersion(
+        _folder_version([p for p in Path(inputs.kwg_dir).iterdir() if p.is_file()])
+    )
 
 
-@dg.observable_source_asset(group_name="sources", description="USGS ComCat earthquake catalog CSV (hazard events for KnowWhereGraph).")
+@dg.observable_source_asset(
+    group_name="sources",
+    description="USGS ComCat earthquake catalog CSV (hazard events for KnowWhereGraph).",
+)
 def usgs_earthquakes(inputs: InputsResource) -> dg.DataVersion:
     return dg.DataVersion(sha256_file(inputs.earthquakes_csv))
 
@@ -48,10 +58,15 @@ def usgs_earthquakes(inputs: InputsResource) -> dg.DataVersion:
     kinds={"duckdb", "osm"},
     description="Registers one OSM PBF snapshot (id = '<stem>-<sha256[:12]>') in the `snapshots` table.",
 )
-def osm_snapshot(context: dg.AssetExecutionContext, inputs: InputsResource, warehouse: WarehouseResource) -> dg.MaterializeResult:
+def osm_snapshot(
+    context: dg.AssetExecutionContext, inputs: InputsResource, warehouse: WarehouseResource
+) -> dg.MaterializeResult:
     with warehouse.get_connection() as con:
         snap = snapshots.resolve_osm_snapshot(con, context.partition_key, inputs.watched_pbfs())
-    return dg.MaterializeResult(metadata={**snap.as_metadata(), "path": dg.MetadataValue.path(snap.path)}, data_version=dg.DataVersion(snap.sha256))
+    return dg.MaterializeResult(
+        metadata={**snap.as_metadata(), "path": dg.MetadataValue.path(snap.path)},
+        data_version=dg.DataVersion(snap.sha256),
+    )
 
 
 @dg.sensor(
@@ -61,7 +76,9 @@ def osm_snapshot(context: dg.AssetExecutionContext, inputs: InputsResource, ware
     asset_selection=dg.AssetSelection.assets("osm_snapshot", "kg_native"),
     description="Watches the OSM folder; a new PBF becomes an osm_snapshot partition and rebuilds the OSM-derived KGs.",
 )
-def osm_snapshot_sensor(context: dg.SensorEvaluationContext, inputs: InputsResource) -> dg.SensorResult | dg.SkipReason:
+def osm_snapshot_sensor(
+    context: dg.SensorEvaluationContext, inputs: InputsResource
+) -> dg.SensorResult | dg.SkipReason:
     # cursor: {"<file name>": [size, mtime_ns, snapshot_id]} so unchanged files are not re-hashed
     seen: dict[str, list] = json.loads(context.cursor) if context.cursor else {}
     known = set(context.instance.get_dynamic_partitions(osm_snapshot_partitions.name))
@@ -74,7 +91,9 @@ def osm_snapshot_sensor(context: dg.SensorEvaluationContext, inputs: InputsResou
         else:
             try:
                 sid = snapshots.describe_osm_pbf(pbf).snapshot_id
-            except snapshots.OsmSnapshotError as e:  # a half-copied or corrupt file: report, retry next tick
+            except (
+                snapshots.OsmSnapshotError
+            ) as e:  # a half-copied or corrupt file: report, retry next tick
                 context.log.warning(f"skipping unreadable OSM snapshot {pbf.name}: {e}")
                 continue
             seen[pbf.name] = [st.st_size, st.st_mtime_ns, sid]
@@ -84,9 +103,21 @@ def osm_snapshot_sensor(context: dg.SensorEvaluationContext, inputs: InputsResou
     if not new_ids:
         return dg.SensorResult(skip_reason=dg.SkipReason("no new OSM snapshot"), cursor=cursor)
     latest = new_ids[-1]
-    runs = [dg.RunRequest(run_key=f"register:{sid}", asset_selection=[dg.AssetKey("osm_snapshot")], partition_key=sid) for sid in new_ids]
+    runs = [
+        dg.RunRequest(
+            run_key=f"register:{sid}",
+            asset_selection=[dg.AssetKey("osm_snapshot")],
+            partition_key=sid,
+        )
+        for sid in new_ids
+    ]
     runs += [
-        dg.RunRequest(run_key=f"rebuild:{latest}:{kg}", asset_selection=[dg.AssetKey("kg_native")], partition_key=kg, tags={"mgqa/osm_snapshot": latest})
+        dg.RunRequest(
+            run_key=f"rebuild:{latest}:{kg}",
+            asset_selection=[dg.AssetKey("kg_native")],
+            partition_key=kg,
+            tags={"mgqa/osm_snapshot": latest},
+        )
         for kg in OSM_DERIVED_KGS
     ]
     return dg.SensorResult(

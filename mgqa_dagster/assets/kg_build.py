@@ -1,11 +1,13 @@
 """KG builds: each KG in its native format (WorldKG Turtle, OSMH3KG Parquet, KnowWhereGraph crawl)."""
 
-
 from pathlib import Path
 
 import dagster as dg
 
 from mgqa_dagster.assets.intake import kwg_query_results, osm_snapshot, usgs_earthquakes
+from mgqa_dagster.resources.paths import PathsResource
+from mgqa_dagster.resources.sources import InputsResource, KwgSourceResource
+from mgqa_dagster.resources.warehouse import WarehouseResource
 from mgqa_platform import snapshots
 from mgqa_platform.kg import native
 from mgqa_platform.kg.kwg_crawl import build_kwg_crawl
@@ -13,9 +15,6 @@ from mgqa_platform.kg.osmh3kg_build import build_osmh3kg
 from mgqa_platform.kg.sparql import DEFAULT_KWG_QUERIES, SparqlCrawler
 from mgqa_platform.kg.worldkg_build import BuildReport, build_worldkg
 from mgqa_platform.settings import KGS
-from mgqa_dagster.resources.paths import PathsResource
-from mgqa_dagster.resources.sources import InputsResource, KwgSourceResource
-from mgqa_dagster.resources.warehouse import WarehouseResource
 
 kg_partitions = dg.StaticPartitionsDefinition(list(KGS))
 
@@ -28,7 +27,11 @@ def _build_osm_kg(
         return out, build_worldkg(snap.path, out)
     date = (snap.osm_timestamp or "")[:10]
     return out, build_osmh3kg(
-        snap.path, out, date=date, h3_res=inputs.osmh3kg_h3_resolution, max_cells=inputs.osmh3kg_max_cells_per_feature
+        snap.path,
+        out,
+        date=date,
+        h3_res=inputs.osmh3kg_h3_resolution,
+        max_cells=inputs.osmh3kg_max_cells_per_feature,
     )
 
 
@@ -37,9 +40,13 @@ def _build_kwg(
 ) -> tuple[Path, BuildReport]:
     if kwg.mode == "sparql":
         if not kwg.endpoint:
-            raise ValueError("KwgSourceResource.mode is 'sparql' but no endpoint is configured (MGQA_KWG_ENDPOINT)")
+            raise ValueError(
+                "KwgSourceResource.mode is 'sparql' but no endpoint is configured (MGQA_KWG_ENDPOINT)"
+            )
         out = paths.kg_dir("kwg") / "kwg-sparql-crawl.nt"
-        stats = SparqlCrawler(kwg.endpoint, page_size=kwg.page_size, token_env=kwg.token_env or None).crawl(DEFAULT_KWG_QUERIES, out)
+        stats = SparqlCrawler(
+            kwg.endpoint, page_size=kwg.page_size, token_env=kwg.token_env or None
+        ).crawl(DEFAULT_KWG_QUERIES, out)
         report = BuildReport()
         for k, v in stats.items():
             if isinstance(v, int):
@@ -51,7 +58,11 @@ def _build_kwg(
 
 @dg.asset(
     partitions_def=kg_partitions,
-    ins={"osm_snapshot": dg.AssetIn(partition_mapping=dg.LastPartitionMapping(), dagster_type=dg.Nothing)},
+    ins={
+        "osm_snapshot": dg.AssetIn(
+            partition_mapping=dg.LastPartitionMapping(), dagster_type=dg.Nothing
+        )
+    },
     deps=[kwg_query_results, usgs_earthquakes],
     group_name="kg_build",
     kinds={"rdf", "parquet", "osm"},
@@ -72,7 +83,9 @@ def kg_native(
     if kg == "kwg":
         path, report = _build_kwg(inputs, kwg, paths)
     else:
-        source_id = context.run.tags.get("mgqa/osm_snapshot") or context.asset_partition_key_for_input("osm_snapshot")
+        source_id = context.run.tags.get(
+            "mgqa/osm_snapshot"
+        ) or context.asset_partition_key_for_input("osm_snapshot")
         with warehouse.get_connection() as con:
             snap = snapshots.resolve_osm_snapshot(con, source_id, inputs.watched_pbfs())
         path, report = _build_osm_kg(kg, snap, inputs, paths)

@@ -1,26 +1,47 @@
 """KG conversion: each native KG into the common entity tables (one partition per KG)."""
 
-
 import dagster as dg
 
 from mgqa_dagster.assets.kg_build import kg_native, kg_partitions
 from mgqa_dagster.data_quality import entities as entity_checks
+from mgqa_dagster.resources.sources import ConversionResource
+from mgqa_dagster.resources.warehouse import WarehouseResource
 from mgqa_platform import CODE_VERSION
 from mgqa_platform.kg import native
 from mgqa_platform.kg.convert import convert_kg
-from mgqa_dagster.resources.sources import ConversionResource
-from mgqa_dagster.resources.warehouse import WarehouseResource
 
 ENTITIES = dg.AssetKey("entities")
-_spec = dict(partitions_def=kg_partitions, group_name="kg_conversion", kinds={"duckdb"}, deps=[kg_native], automation_condition=dg.AutomationCondition.eager())
+_spec = dict(
+    partitions_def=kg_partitions,
+    group_name="kg_conversion",
+    kinds={"duckdb"},
+    deps=[kg_native],
+    automation_condition=dg.AutomationCondition.eager(),
+)
 
 
 @dg.multi_asset(
     specs=[
-        dg.AssetSpec(ENTITIES, description="One row per entity per KG (DESIGN §5): canonical and display names, category, valid EPSG:4326 geometry, representative point, H3 cells.", **_spec),
-        dg.AssetSpec("entity_labels", description="Labels per entity and language (ISO 639-3; 'und' = untagged KG label), aliases flagged.", **_spec),
-        dg.AssetSpec("entity_triples", description="The source triples of each entity (its own and its geometry/time/observation nodes), for citing gold triples.", **_spec),
-        dg.AssetSpec("quarantine", description="Rows that could not be converted, with stage and reason; never dropped silently.", **_spec),
+        dg.AssetSpec(
+            ENTITIES,
+            description="One row per entity per KG (DESIGN §5): canonical and display names, category, valid EPSG:4326 geometry, representative point, H3 cells.",
+            **_spec,
+        ),
+        dg.AssetSpec(
+            "entity_labels",
+            description="Labels per entity and language (ISO 639-3; 'und' = untagged KG label), aliases flagged.",
+            **_spec,
+        ),
+        dg.AssetSpec(
+            "entity_triples",
+            description="The source triples of each entity (its own and its geometry/time/observation nodes), for citing gold triples.",
+            **_spec,
+        ),
+        dg.AssetSpec(
+            "quarantine",
+            description="Rows that could not be converted, with stage and reason; never dropped silently.",
+            **_spec,
+        ),
     ],
     check_specs=entity_checks.check_specs(ENTITIES, entity_checks.ENTITY_CHECKS),
     can_subset=False,
@@ -33,33 +54,53 @@ def kg_entities(
     with warehouse.get_connection() as con:
         src = native.current(con, kg)
         if src is None:
-            raise dg.Failure(f"no native file recorded for KG {kg!r}: materialize kg_native[{kg}] first")
+            raise dg.Failure(
+                f"no native file recorded for KG {kg!r}: materialize kg_native[{kg}] first"
+            )
         res = convert_kg(
             con, kg, src["path"], src["snapshot_id"], parse_workers=conversion.parse_workers
         )
         native.mark_converted(con, kg, context.run_id)
-        build_quarantine = dict(con.execute("SELECT reason, count(*) FROM quarantine WHERE kg = ? AND stage = 'kg_build' GROUP BY 1 ORDER BY 1", [kg]).fetchall())
-        lineage = {"native_snapshot_id": src["snapshot_id"], "native_sha256": src["sha256"], "source_osm_snapshot": src["source_snapshot_id"] or "n/a"}
+        build_quarantine = dict(
+            con.execute(
+                "SELECT reason, count(*) FROM quarantine WHERE kg = ? AND stage = 'kg_build' GROUP BY 1 ORDER BY 1",
+                [kg],
+            ).fetchall()
+        )
+        lineage = {
+            "native_snapshot_id": src["snapshot_id"],
+            "native_sha256": src["sha256"],
+            "source_osm_snapshot": src["source_snapshot_id"] or "n/a",
+        }
         meta = res.metadata()
         yield dg.MaterializeResult(
             asset_key=ENTITIES,
             metadata={
                 **lineage,
                 "dagster/row_count": res.entities,
-                "entities_by_category_top20": dg.MetadataValue.json(meta["entities_by_category_top20"]),
+                "entities_by_category_top20": dg.MetadataValue.json(
+                    meta["entities_by_category_top20"]
+                ),
                 "entities_by_geom_kind": dg.MetadataValue.json(meta["entities_by_geom_kind"]),
                 "ambiguous_names_disambiguated": res.ambiguous_names,
                 "triples_staged": res.triples_staged,
             },
         )
-        yield dg.MaterializeResult(asset_key="entity_labels", metadata={**lineage, "dagster/row_count": res.labels})
-        yield dg.MaterializeResult(asset_key="entity_triples", metadata={**lineage, "dagster/row_count": res.entity_triples})
+        yield dg.MaterializeResult(
+            asset_key="entity_labels", metadata={**lineage, "dagster/row_count": res.labels}
+        )
+        yield dg.MaterializeResult(
+            asset_key="entity_triples",
+            metadata={**lineage, "dagster/row_count": res.entity_triples},
+        )
         yield dg.MaterializeResult(
             asset_key="quarantine",
             metadata={
                 **lineage,
                 "dagster/row_count": sum(res.quarantined.values()) + sum(build_quarantine.values()),
-                "conversion_by_reason": dg.MetadataValue.json(dict(sorted(res.quarantined.items()))),
+                "conversion_by_reason": dg.MetadataValue.json(
+                    dict(sorted(res.quarantined.items()))
+                ),
                 "build_by_reason": dg.MetadataValue.json(build_quarantine),
             },
         )

@@ -7,16 +7,16 @@ import dagster as dg
 from mgqa_dagster.assets.questions import QUESTIONS_EN, TEMPLATES, column_schema, side_tables
 from mgqa_dagster.data_quality import multilingual as checks
 from mgqa_dagster.data_quality.checks import check_specs, run_checks
+from mgqa_dagster.resources.llm import LLMResource, PostEditEnsembleResource
+from mgqa_dagster.resources.paths import PathsResource
+from mgqa_dagster.resources.translator import TranslatorResource
+from mgqa_dagster.resources.warehouse import WarehouseResource
 from mgqa_platform.multilingual import stage
 from mgqa_platform.multilingual.ensemble import describe as describe_member
 from mgqa_platform.multilingual.judge import LLMJudge, OfflineJudge
 from mgqa_platform.multilingual.languages import CODES, language
 from mgqa_platform.questions.catalog import default_catalog
 from mgqa_platform.questions.schema import LOCALIZED_SCHEMA, POSTEDITED_SCHEMA
-from mgqa_dagster.resources.llm import LLMResource, PostEditEnsembleResource
-from mgqa_dagster.resources.paths import PathsResource
-from mgqa_dagster.resources.translator import TranslatorResource
-from mgqa_dagster.resources.warehouse import WarehouseResource
 
 language_partitions = dg.StaticPartitionsDefinition(list(CODES))
 
@@ -45,7 +45,9 @@ class PostEditConfig(dg.Config):
     description="Machine translation of every template variant into the partition's language (Google Cloud Translation "
     "v3 with protected placeholders, or the bundled translation memory offline). Broken slots are flagged for post-edit.",
 )
-def template_translations(context: dg.AssetExecutionContext, warehouse: WarehouseResource, translator: TranslatorResource):
+def template_translations(
+    context: dg.AssetExecutionContext, warehouse: WarehouseResource, translator: TranslatorResource
+):
     lang = context.partition_key
     engine = translator.get_translator()
     with warehouse.get_connection() as con:
@@ -53,10 +55,15 @@ def template_translations(context: dg.AssetExecutionContext, warehouse: Warehous
         statuses = {}
         for t in done:
             statuses[t.status] = statuses.get(t.status, 0) + 1
-        yield dg.MaterializeResult(metadata={
-            "dagster/row_count": len(done), "language": language(lang).name, "engine": done[0].engine if done else "",
-            "statuses": dg.MetadataValue.json(statuses), "needs_post_edit": sum(t.needs_post_edit for t in done),
-        })  # fmt: skip
+        yield dg.MaterializeResult(
+            metadata={
+                "dagster/row_count": len(done),
+                "language": language(lang).name,
+                "engine": done[0].engine if done else "",
+                "statuses": dg.MetadataValue.json(statuses),
+                "needs_post_edit": sum(t.needs_post_edit for t in done),
+            }
+        )
         yield from run_checks(con, lang, TEMPLATE_TRANSLATIONS, checks.TRANSLATION_CHECKS)
 
 
@@ -152,10 +159,15 @@ def questions_localized(context: dg.AssetExecutionContext, warehouse: WarehouseR
     lang = context.partition_key
     with warehouse.get_connection() as con:
         r = stage.localize_language(con, default_catalog(), lang)
-        yield dg.MaterializeResult(metadata={
-            "dagster/row_count": r["n"], "language": language(lang).name, "localized_entity_labels": r["localized_labels"],
-            "fallbacks": dg.MetadataValue.json(r["fallbacks"]), "template_statuses": dg.MetadataValue.json(r["template_statuses"]),
-        })  # fmt: skip
+        yield dg.MaterializeResult(
+            metadata={
+                "dagster/row_count": r["n"],
+                "language": language(lang).name,
+                "localized_entity_labels": r["localized_labels"],
+                "fallbacks": dg.MetadataValue.json(r["fallbacks"]),
+                "template_statuses": dg.MetadataValue.json(r["template_statuses"]),
+            }
+        )
         yield from run_checks(con, lang, QUESTIONS_LOCALIZED, checks.LOCALIZED_CHECKS)
 
 
@@ -167,7 +179,9 @@ def _edit_log_markdown(examples: list[dict]) -> str:
     for ex in examples:
         edits = "; ".join(f"{e['op']}: `{e['original']}` → `{e['fix']}`" for e in ex["edits"])
         after = ex["after"].replace("|", "\\|")
-        lines.append(f"| {ex['question_id'][:12]} | {ex['decision']} | {edits.replace('|', '/')} | {after} |")
+        lines.append(
+            f"| {ex['question_id'][:12]} | {ex['decision']} | {edits.replace('|', '/')} | {after} |"
+        )
     return "\n".join(lines)
 
 

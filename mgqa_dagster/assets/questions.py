@@ -9,15 +9,21 @@ import pyarrow as pa
 from mgqa_dagster.assets.strata import ENTITY_STRATA
 from mgqa_dagster.data_quality import questions as checks
 from mgqa_dagster.data_quality.checks import check_specs, run_checks
-from mgqa_platform import settings
-from mgqa_platform.questions import distribution, splits
-from mgqa_platform.questions.catalog import default_catalog
-from mgqa_platform.questions import schema
-from mgqa_platform.questions.executor import stable_hash
-from mgqa_platform.questions.executors import EXECUTORS
-from mgqa_platform.questions.generate import CAP, DEFAULT_SEED, MEMORY_LIMIT, generate, write_questions, write_templates
 from mgqa_dagster.resources.paths import PathsResource
 from mgqa_dagster.resources.warehouse import WarehouseResource
+from mgqa_platform import settings
+from mgqa_platform.questions import distribution, schema, splits
+from mgqa_platform.questions.catalog import default_catalog
+from mgqa_platform.questions.executor import stable_hash
+from mgqa_platform.questions.executors import EXECUTORS
+from mgqa_platform.questions.generate import (
+    CAP,
+    DEFAULT_SEED,
+    MEMORY_LIMIT,
+    generate,
+    write_questions,
+    write_templates,
+)
 
 TEMPLATES = dg.AssetKey("templates")
 QUESTIONS_EN = dg.AssetKey("questions_en")
@@ -78,11 +84,15 @@ def templates(warehouse: WarehouseResource):
         table += "\n".join(f"| {s} | {a} | {b} | {c} | {d} |" for s, a, b, c, d in per)
         yield dg.MaterializeResult(
             metadata={
-                "dagster/row_count": n, "catalog_version": catalog.version, "templates": sum(r[1] for r in per),
-                "sub_templates": sum(r[2] for r in per), "variants": n, "executors": dg.MetadataValue.json(sorted(EXECUTORS)),
+                "dagster/row_count": n,
+                "catalog_version": catalog.version,
+                "templates": sum(r[1] for r in per),
+                "sub_templates": sum(r[2] for r in per),
+                "variants": n,
+                "executors": dg.MetadataValue.json(sorted(EXECUTORS)),
                 "per_sfid": dg.MetadataValue.md(table),
             }
-        )  # fmt: skip
+        )
         yield from run_checks(con, None, TEMPLATES, checks.TEMPLATE_CHECKS)
 
 
@@ -217,8 +227,12 @@ QUESTION_DISTRIBUTION = dg.AssetKey("question_distribution")
 def split_small(config: QuestionsConfig, warehouse: WarehouseResource):
     with warehouse.get_connection() as con:
         n = splits.write_small_split(con, config.seed)
-        per = con.execute("SELECT kg || '/' || sfid, count(*) FROM split_small GROUP BY 1 ORDER BY 1").fetchall()
-        yield dg.MaterializeResult(metadata={"dagster/row_count": n, "per_kg_sfid": dg.MetadataValue.json(dict(per))})
+        per = con.execute(
+            "SELECT kg || '/' || sfid, count(*) FROM split_small GROUP BY 1 ORDER BY 1"
+        ).fetchall()
+        yield dg.MaterializeResult(
+            metadata={"dagster/row_count": n, "per_kg_sfid": dg.MetadataValue.json(dict(per))}
+        )
         yield from run_checks(con, None, SPLIT_SMALL, checks.SPLIT_CHECKS)
 
 
@@ -243,8 +257,12 @@ def question_distribution(
     out.write_text(text + "\n", encoding="utf-8")
     return dg.MaterializeResult(
         metadata={
-            "report": dg.MetadataValue.md(text), "path": dg.MetadataValue.path(str(out)), "questions": r["total"],
-            "false_premise": r["false_premise"], "multimodal": r["multimodal"], "small_split": r["small_total"],
+            "report": dg.MetadataValue.md(text),
+            "path": dg.MetadataValue.path(str(out)),
+            "questions": r["total"],
+            "false_premise": r["false_premise"],
+            "multimodal": r["multimodal"],
+            "small_split": r["small_total"],
             "countries": r["countries"],
         }
-    )  # fmt: skip
+    )

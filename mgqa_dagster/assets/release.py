@@ -8,10 +8,10 @@ from mgqa_dagster.assets.multilingual import QUESTIONS_POSTEDITED, language_part
 from mgqa_dagster.assets.questions import SPLIT_SMALL
 from mgqa_dagster.data_quality import release as checks
 from mgqa_dagster.data_quality.checks import bound, check_specs, run_checks
-from mgqa_platform.multilingual.languages import language
-from mgqa_platform.release import card, export, sites
 from mgqa_dagster.resources.paths import PathsResource
 from mgqa_dagster.resources.warehouse import WarehouseResource
+from mgqa_platform.multilingual.languages import language
+from mgqa_platform.release import card, export, sites
 
 RELEASE_QUESTIONS = dg.AssetKey("release_questions")
 RELEASE_CARD = dg.AssetKey("release_card")
@@ -35,12 +35,18 @@ def release_questions(
     root = paths.release_path
     with warehouse.get_connection() as con:
         info = export.write_language(con, root, lang)
-        yield dg.MaterializeResult(metadata={
-            "dagster/row_count": info["rows"]["large"], "language": language(lang).name,
-            "rows": dg.MetadataValue.json(info["rows"]), "sha256": dg.MetadataValue.json(info["sha256"]),
-            "false_premise": info["false_premise"], "multimodal": info["multimodal"], "post_edited": info["edited"],
-            "path": dg.MetadataValue.path(str(root / "data" / lang)),
-        })  # fmt: skip
+        yield dg.MaterializeResult(
+            metadata={
+                "dagster/row_count": info["rows"]["large"],
+                "language": language(lang).name,
+                "rows": dg.MetadataValue.json(info["rows"]),
+                "sha256": dg.MetadataValue.json(info["sha256"]),
+                "false_premise": info["false_premise"],
+                "multimodal": info["multimodal"],
+                "post_edited": info["edited"],
+                "path": dg.MetadataValue.path(str(root / "data" / lang)),
+            }
+        )
         question_checks = bound(checks.RELEASE_QUESTION_CHECKS, root=root)
         yield from run_checks(con, lang, RELEASE_QUESTIONS, question_checks)
 
@@ -64,9 +70,14 @@ def release_card(
         site_info = sites.write_entity_sites(con, root / "entity_sites.parquet")
         info = card.write_release_card(con, root)
         text = (root / "README.md").read_text(encoding="utf-8")
-        yield dg.MaterializeResult(metadata={
-            "languages": dg.MetadataValue.json(info["languages"]), "files": info["files"],
-            "entity_sites": site_info["rows"], "geom_kinds": dg.MetadataValue.json(site_info["geom_kinds"]),
-            "path": dg.MetadataValue.path(str(root)), "card": dg.MetadataValue.md(text.split("---", 2)[-1].strip()[:20000]),
-        })  # fmt: skip
+        yield dg.MaterializeResult(
+            metadata={
+                "languages": dg.MetadataValue.json(info["languages"]),
+                "files": info["files"],
+                "entity_sites": site_info["rows"],
+                "geom_kinds": dg.MetadataValue.json(site_info["geom_kinds"]),
+                "path": dg.MetadataValue.path(str(root)),
+                "card": dg.MetadataValue.md(text.split("---", 2)[-1].strip()[:20000]),
+            }
+        )
         yield from run_checks(con, None, RELEASE_CARD, bound(checks.RELEASE_CARD_CHECKS, root=root))

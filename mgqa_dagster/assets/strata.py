@@ -10,21 +10,27 @@ from mgqa_dagster.assets.kg_build import kg_partitions
 from mgqa_dagster.assets.kg_conversion import ENTITIES
 from mgqa_dagster.data_quality import strata as checks
 from mgqa_dagster.data_quality.checks import check_specs, run_checks
+from mgqa_dagster.resources.paths import PathsResource
+from mgqa_dagster.resources.sources import StrataInputsResource
+from mgqa_dagster.resources.warehouse import WarehouseResource
 from mgqa_platform.files import sha256_file
 from mgqa_platform.strata import countries as countries_lib
 from mgqa_platform.strata import density, income, strata
 from mgqa_platform.warehouse import registered, transaction
-from mgqa_dagster.resources.paths import PathsResource
-from mgqa_dagster.resources.sources import StrataInputsResource
-from mgqa_dagster.resources.warehouse import WarehouseResource
 
 
-@dg.observable_source_asset(group_name="sources", description="Natural Earth admin-0 country polygons (50m bundled; 10m by configuration).")
+@dg.observable_source_asset(
+    group_name="sources",
+    description="Natural Earth admin-0 country polygons (50m bundled; 10m by configuration).",
+)
 def natural_earth_countries(strata_inputs: StrataInputsResource) -> dg.DataVersion:
     return dg.DataVersion(sha256_file(strata_inputs.countries_path))
 
 
-@dg.observable_source_asset(group_name="sources", description="World Bank income classification (bundled FY2026 CSV, CLASS.xlsx or API JSON).")
+@dg.observable_source_asset(
+    group_name="sources",
+    description="World Bank income classification (bundled FY2026 CSV, CLASS.xlsx or API JSON).",
+)
 def world_bank_income(strata_inputs: StrataInputsResource) -> dg.DataVersion:
     return dg.DataVersion(sha256_file(strata_inputs.income_path))
 
@@ -40,16 +46,26 @@ COUNTRIES = dg.AssetKey("countries")
     check_specs=check_specs(COUNTRIES, checks.COUNTRY_CHECKS),
     description="Country polygons with ISO3 (ISO_A3, else ISO_A3_EH, else ADM0_A3) and World Bank income tier.",
 )
-def countries(context: dg.AssetExecutionContext, strata_inputs: StrataInputsResource, warehouse: WarehouseResource):
+def countries(
+    context: dg.AssetExecutionContext,
+    strata_inputs: StrataInputsResource,
+    warehouse: WarehouseResource,
+):
     ne = countries_lib.load_countries(strata_inputs.countries_path)
     table = income.load_income(strata_inputs.income_path, strata_inputs.income_fiscal_year or None)
     with warehouse.get_connection() as con:
         per_tier = countries_lib.write_countries(con, ne, table, strata_inputs.unclassified_policy)
-        notes = dict(con.execute("SELECT iso3, income_note FROM countries WHERE income_note IS NOT NULL ORDER BY iso3").fetchall())
+        notes = dict(
+            con.execute(
+                "SELECT iso3, income_note FROM countries WHERE income_note IS NOT NULL ORDER BY iso3"
+            ).fetchall()
+        )
         yield dg.MaterializeResult(
             metadata={
                 "dagster/row_count": len(ne),
-                "countries_per_income_tier": dg.MetadataValue.json({str(k): v for k, v in per_tier.items()}),
+                "countries_per_income_tier": dg.MetadataValue.json(
+                    {str(k): v for k, v in per_tier.items()}
+                ),
                 "unclassified_policy": strata_inputs.unclassified_policy,
                 "income_notes": dg.MetadataValue.json(notes),
                 "income_source": Path(strata_inputs.income_path).name,
@@ -80,14 +96,24 @@ def population_raster(
     path = _raster_path(strata_inputs, paths)
     if strata_inputs.population_raster:
         if not path.is_file():
-            raise dg.Failure(f"population raster {path} not found (StrataInputsResource.population_raster)")
+            raise dg.Failure(
+                f"population raster {path} not found (StrataInputsResource.population_raster)"
+            )
         stats = {}
     else:
-        stats = density.build_proxy_population_raster(path, strata_inputs.countries_path, strata_inputs.proxy_resolution_deg)
+        stats = density.build_proxy_population_raster(
+            path, strata_inputs.countries_path, strata_inputs.proxy_resolution_deg
+        )
     label, is_proxy = density.raster_label(path)
     sha = sha256_file(path)
     return dg.MaterializeResult(
-        metadata={"path": dg.MetadataValue.path(str(path)), "label": label, "is_proxy": is_proxy, "sha256": sha, **{k: v for k, v in stats.items() if isinstance(v, (int, float, str))}},
+        metadata={
+            "path": dg.MetadataValue.path(str(path)),
+            "label": label,
+            "is_proxy": is_proxy,
+            "sha256": sha,
+            **{k: v for k, v in stats.items() if isinstance(v, (int, float, str))},
+        },
         data_version=dg.DataVersion(sha),
     )
 
@@ -121,23 +147,34 @@ def density_cells(
             """)
             con.execute("DELETE FROM density_breaks")
             con.execute("INSERT INTO density_breaks VALUES (?, ?, ?, ?, ?, ?, ?)", breaks)
-        tiers = dict(con.execute("""
+        tiers = dict(
+            con.execute("""
             SELECT tier, count(*)
             FROM density_cells
             GROUP BY 1
             ORDER BY 1
-        """).fetchall())
+        """).fetchall()
+        )
         yield dg.MaterializeResult(
             metadata={
-                "dagster/row_count": table.num_rows, "p33_people_per_km2": p33, "p67_people_per_km2": p67,
-                "cells_per_tier": dg.MetadataValue.json(tiers), "raster_label": label, "is_proxy": is_proxy,
+                "dagster/row_count": table.num_rows,
+                "p33_people_per_km2": p33,
+                "p67_people_per_km2": p67,
+                "cells_per_tier": dg.MetadataValue.json(tiers),
+                "raster_label": label,
+                "is_proxy": is_proxy,
                 **density.aggregation_stats(table),
             }
         )
         yield from run_checks(con, None, DENSITY_CELLS, checks.DENSITY_CHECKS)
 
 
-_per_kg = dict(partitions_def=kg_partitions, group_name="strata", kinds={"duckdb"}, automation_condition=dg.AutomationCondition.eager())
+_per_kg = dict(
+    partitions_def=kg_partitions,
+    group_name="strata",
+    kinds={"duckdb"},
+    automation_condition=dg.AutomationCondition.eager(),
+)
 ENTITY_COUNTRY = dg.AssetKey("entity_country")
 
 
@@ -148,24 +185,38 @@ ENTITY_COUNTRY = dg.AssetKey("entity_country")
     description="Country of each entity's representative point: within a polygon, else the nearest country within the configured distance, else unassigned with a reason.",
     **_per_kg,
 )
-def entity_country(context: dg.AssetExecutionContext, strata_inputs: StrataInputsResource, warehouse: WarehouseResource):
+def entity_country(
+    context: dg.AssetExecutionContext,
+    strata_inputs: StrataInputsResource,
+    warehouse: WarehouseResource,
+):
     kg = context.partition_key
     with warehouse.get_connection() as con:
         res = countries_lib.assign_countries(con, strata_inputs.nearest_country_max_km, kg=kg)
         yield dg.MaterializeResult(
             metadata={
-                "dagster/row_count": res["entities"], "by_method": dg.MetadataValue.json(res["methods"]),
-                "top_countries": dg.MetadataValue.json(res["top_iso3"]), "nearest_max_km": strata_inputs.nearest_country_max_km,
+                "dagster/row_count": res["entities"],
+                "by_method": dg.MetadataValue.json(res["methods"]),
+                "top_countries": dg.MetadataValue.json(res["top_iso3"]),
+                "nearest_max_km": strata_inputs.nearest_country_max_km,
             }
-        )  # fmt: skip
+        )
         yield from run_checks(con, kg, ENTITY_COUNTRY, checks.ENTITY_COUNTRY_CHECKS)
 
 
-@dg.asset(deps=[ENTITIES, DENSITY_CELLS], description="Density tier of each entity's resolution-3 H3 cell.", **_per_kg)
-def entity_density(context: dg.AssetExecutionContext, warehouse: WarehouseResource) -> dg.MaterializeResult:
+@dg.asset(
+    deps=[ENTITIES, DENSITY_CELLS],
+    description="Density tier of each entity's resolution-3 H3 cell.",
+    **_per_kg,
+)
+def entity_density(
+    context: dg.AssetExecutionContext, warehouse: WarehouseResource
+) -> dg.MaterializeResult:
     with warehouse.get_connection() as con:
         tiers = strata.assign_density(con, context.partition_key)
-    return dg.MaterializeResult(metadata={"dagster/row_count": sum(tiers.values()), "by_tier": dg.MetadataValue.json(tiers)})
+    return dg.MaterializeResult(
+        metadata={"dagster/row_count": sum(tiers.values()), "by_tier": dg.MetadataValue.json(tiers)}
+    )
 
 
 ENTITY_STRATA = dg.AssetKey("entity_strata")
@@ -182,7 +233,12 @@ def entity_strata(context: dg.AssetExecutionContext, warehouse: WarehouseResourc
     kg = context.partition_key
     with warehouse.get_connection() as con:
         per = strata.assign_strata(con, kg)
-        yield dg.MaterializeResult(metadata={"dagster/row_count": sum(per.values()), "by_stratum": dg.MetadataValue.json(per)})
+        yield dg.MaterializeResult(
+            metadata={
+                "dagster/row_count": sum(per.values()),
+                "by_stratum": dg.MetadataValue.json(per),
+            }
+        )
         yield from run_checks(con, kg, ENTITY_STRATA, checks.STRATA_CHECKS)
 
 
@@ -204,8 +260,12 @@ def strata_coverage(
     out = paths.strata_dir / "entity_sites_by_income.png"
     with warehouse.get_connection() as con:
         cov = strata.coverage(con)
-        (label, is_proxy) = con.execute("SELECT label, is_proxy FROM density_breaks").fetchone() or ("?", True)
-        title = "MGQA entity sites by World Bank income tier (FY2026)" + (" - density tiers from a proxy surface" if is_proxy else "")
+        (label, is_proxy) = con.execute(
+            "SELECT label, is_proxy FROM density_breaks"
+        ).fetchone() or ("?", True)
+        title = "MGQA entity sites by World Bank income tier (FY2026)" + (
+            " - density tiers from a proxy surface" if is_proxy else ""
+        )
         sites = strata.world_map_png(con, out, title)
         if strata_inputs.docs_map_path:  # e.g. docs/strata_map.png, refreshed by maintainers
             shutil.copyfile(out, strata_inputs.docs_map_path)
@@ -215,11 +275,17 @@ def strata_coverage(
                 "strata_grid": dg.MetadataValue.md(strata.grid_markdown(cov)),
                 "income_share": dg.MetadataValue.json(cov["income_share"]),
                 "density_share": dg.MetadataValue.json(cov["density_share"]),
-                "countries_per_income_tier": dg.MetadataValue.json(cov["countries_per_income_tier"]),
-                "without_stratum_by_reason": dg.MetadataValue.json(cov["without_stratum_by_reason"]),
+                "countries_per_income_tier": dg.MetadataValue.json(
+                    cov["countries_per_income_tier"]
+                ),
+                "without_stratum_by_reason": dg.MetadataValue.json(
+                    cov["without_stratum_by_reason"]
+                ),
                 "entity_sites_per_income_tier": dg.MetadataValue.json(sites),
                 "density_raster": f"{label}" + (" (PROXY, not WorldPop)" if is_proxy else ""),
-                "map": dg.MetadataValue.md(f"![entity sites by income tier](data:image/png;base64,{png})"),
+                "map": dg.MetadataValue.md(
+                    f"![entity sites by income tier](data:image/png;base64,{png})"
+                ),
                 "map_path": dg.MetadataValue.path(str(out)),
             }
         )

@@ -25,7 +25,9 @@ class Check:
     run: Callable[[duckdb.DuckDBPyConnection, str | None], dg.AssetCheckResult]
 
 
-def result(outcome: gx.SuiteOutcome, *, warn: bool = False, extra: dict | None = None) -> dg.AssetCheckResult:
+def result(
+    outcome: gx.SuiteOutcome, *, warn: bool = False, extra: dict | None = None
+) -> dg.AssetCheckResult:
     """An AssetCheckResult from a GX outcome (severity WARN for non-blocking sanity checks)."""
     return dg.AssetCheckResult(
         passed=outcome.success,
@@ -36,7 +38,10 @@ def result(outcome: gx.SuiteOutcome, *, warn: bool = False, extra: dict | None =
 
 
 def check_specs(asset_key: dg.AssetKey, checks: Sequence[Check]) -> list[dg.AssetCheckSpec]:
-    return [dg.AssetCheckSpec(c.name, asset=asset_key, blocking=c.blocking, description=c.description) for c in checks]
+    return [
+        dg.AssetCheckSpec(c.name, asset=asset_key, blocking=c.blocking, description=c.description)
+        for c in checks
+    ]
 
 
 def bound(checks: Sequence[Check], **kwargs) -> tuple[Check, ...]:
@@ -44,10 +49,19 @@ def bound(checks: Sequence[Check], **kwargs) -> tuple[Check, ...]:
     return tuple(replace(c, run=partial(c.run, **kwargs)) for c in checks)
 
 
-def run_checks(con: duckdb.DuckDBPyConnection, partition: str | None, asset_key: dg.AssetKey, checks: Sequence[Check]) -> Iterator[dg.AssetCheckResult]:
+def run_checks(
+    con: duckdb.DuckDBPyConnection,
+    partition: str | None,
+    asset_key: dg.AssetKey,
+    checks: Sequence[Check],
+) -> Iterator[dg.AssetCheckResult]:
     for c in checks:
         r = c.run(con, partition)
         yield dg.AssetCheckResult(
-            asset_key=asset_key, check_name=c.name, passed=r.passed, severity=r.severity, description=r.description,
+            asset_key=asset_key,
+            check_name=c.name,
+            passed=r.passed,
+            severity=r.severity,
+            description=r.description,
             metadata={**r.metadata, **({"partition": partition} if partition else {})},
-        )  # fmt: skip
+        )

@@ -44,7 +44,13 @@ def _frame(con: duckdb.DuckDBPyConnection, kg: str):
 
 
 def _unique_ids(con, kg):
-    return _result(gx.run_suite(_frame(con, kg), f"entities_unique_ids_{kg}", gx.unique_ids("entity_id") + gx.not_null("entity_id")))
+    return _result(
+        gx.run_suite(
+            _frame(con, kg),
+            f"entities_unique_ids_{kg}",
+            gx.unique_ids("entity_id") + gx.not_null("entity_id"),
+        )
+    )
 
 
 def _valid_geometries(con, kg):
@@ -55,11 +61,21 @@ def _valid_geometries(con, kg):
 
 
 def _non_empty_names(con, kg):
-    return _result(gx.run_suite(_frame(con, kg), f"entities_names_{kg}", gx.non_empty_strings(["name", "display_name"])))
+    return _result(
+        gx.run_suite(
+            _frame(con, kg), f"entities_names_{kg}", gx.non_empty_strings(["name", "display_name"])
+        )
+    )
 
 
 def _known_categories(con, kg):
-    return _result(gx.run_suite(_frame(con, kg), f"entities_categories_{kg}", gx.in_set("category", sorted(known_categories()))))
+    return _result(
+        gx.run_suite(
+            _frame(con, kg),
+            f"entities_categories_{kg}",
+            gx.in_set("category", sorted(known_categories())),
+        )
+    )
 
 
 def _count_in_range(con, kg, expected: dict[str, tuple[int, int]] = SAMPLE_ENTITY_COUNTS):
@@ -69,16 +85,41 @@ def _count_in_range(con, kg, expected: dict[str, tuple[int, int]] = SAMPLE_ENTIT
 
 
 def _display_names_unique(con, kg):
-    return _result(gx.run_suite(_frame(con, kg), f"entities_display_names_{kg}", gx.unique_ids("display_name")), warn=True)
+    return _result(
+        gx.run_suite(
+            _frame(con, kg), f"entities_display_names_{kg}", gx.unique_ids("display_name")
+        ),
+        warn=True,
+    )
 
 
 ENTITY_CHECKS: tuple[Check, ...] = (
     Check("unique_entity_ids", True, "entity_id is unique and not null within the KG", _unique_ids),
-    Check("valid_geometries", True, "every geometry is valid, non-empty, with lon/lat in range (EPSG:4326)", _valid_geometries),
+    Check(
+        "valid_geometries",
+        True,
+        "every geometry is valid, non-empty, with lon/lat in range (EPSG:4326)",
+        _valid_geometries,
+    ),
     Check("non_empty_names", True, "name and display_name are non-empty", _non_empty_names),
-    Check("known_categories", True, "category is one the platform knows (map features, OSM keys, KWG classes)", _known_categories),
-    Check("entity_count_in_range", False, "entity count of the KG is within the expected range", _count_in_range),
-    Check("display_names_unique", False, "display names are unique within the KG after disambiguation", _display_names_unique),
+    Check(
+        "known_categories",
+        True,
+        "category is one the platform knows (map features, OSM keys, KWG classes)",
+        _known_categories,
+    ),
+    Check(
+        "entity_count_in_range",
+        False,
+        "entity count of the KG is within the expected range",
+        _count_in_range,
+    ),
+    Check(
+        "display_names_unique",
+        False,
+        "display names are unique within the KG after disambiguation",
+        _display_names_unique,
+    ),
 )
 
 

@@ -13,7 +13,9 @@ EXPLAINED_REASONS = ("not_in_triples",)
 
 
 def _gold_perfect(con, _):
-    df = con.execute("SELECT split, question_id, em, ne, false_premise, status FROM scores WHERE system = 'gold'").df()
+    df = con.execute(
+        "SELECT split, question_id, em, ne, false_premise, status FROM scores WHERE system = 'gold'"
+    ).df()
     exps = gx.row_count_between(1, None) + gx.in_set("em", [1.0]) + gx.in_set("ne", [0.0])
     return result(gx.run_suite(df, "gold_scores_perfect", exps), extra={"scored": len(df)})
 
@@ -39,18 +41,43 @@ def _solver_misses(con, _):
         "FROM scores WHERE system = 'reference_solver' AND split = 'large' AND NOT false_premise"
     ).df()
     misses = df[df["outcome"] != "hit"]
-    listed = {f"{r.question_id} ({r.sub_template_id})": r.detail or "wrong answer" for r in misses.head(20).itertuples()}
-    outcome = gx.run_suite(df, "reference_solver_misses", gx.in_set("outcome", ["hit", "explained"]))
-    return result(outcome, warn=True, extra={"misses": len(misses), "unexplained": int((df["outcome"] == "unexplained").sum()),
-                                             "first_misses": dg.MetadataValue.json(listed)})  # fmt: skip
+    listed = {
+        f"{r.question_id} ({r.sub_template_id})": r.detail or "wrong answer"
+        for r in misses.head(20).itertuples()
+    }
+    outcome = gx.run_suite(
+        df, "reference_solver_misses", gx.in_set("outcome", ["hit", "explained"])
+    )
+    return result(
+        outcome,
+        warn=True,
+        extra={
+            "misses": len(misses),
+            "unexplained": int((df["outcome"] == "unexplained").sum()),
+            "first_misses": dg.MetadataValue.json(listed),
+        },
+    )
 
 
 BASELINE_CHECKS = (
-    Check("gold_scores_perfect", True, "scoring every gold answer as a prediction gives E = 1 and e = 0 (EM 100, NE 0, NRR 100)", _gold_perfect),
-    Check("scores_complete", True, "gold and majority are scored once per question on both splits", _complete),
+    Check(
+        "gold_scores_perfect",
+        True,
+        "scoring every gold answer as a prediction gives E = 1 and e = 0 (EM 100, NE 0, NRR 100)",
+        _gold_perfect,
+    ),
+    Check(
+        "scores_complete",
+        True,
+        "gold and majority are scored once per question on both splits",
+        _complete,
+    ),
 )
 SOLVER_CHECKS = (
-    Check("reference_solver_misses_explained", False,
-          f"every true-premise gold is reproduced from its record alone, or the miss has an explained reason ({', '.join(EXPLAINED_REASONS)})",
-          _solver_misses),
-)  # fmt: skip
+    Check(
+        "reference_solver_misses_explained",
+        False,
+        f"every true-premise gold is reproduced from its record alone, or the miss has an explained reason ({', '.join(EXPLAINED_REASONS)})",
+        _solver_misses,
+    ),
+)

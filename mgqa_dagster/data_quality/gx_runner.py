@@ -177,7 +177,9 @@ class SuiteOutcome:
 
 
 def _describe_failure(item: dict, *, examples: bool = True) -> str:
-    target = f"{item['expectation']}({item['column']})" if item.get("column") else item["expectation"]
+    target = (
+        f"{item['expectation']}({item['column']})" if item.get("column") else item["expectation"]
+    )
     parts = [target]
     if item.get("kwargs"):
         parts.append(f"[{item['kwargs']}]")
@@ -253,7 +255,10 @@ def run_suite(
 
     token = uuid.uuid4().hex[:12]
     source_name = f"mgqa_{_slug(suite_name)}_{token}"
-    result_format = {"result_format": "BASIC", "partial_unexpected_count": _PARTIAL_UNEXPECTED_COUNT}
+    result_format = {
+        "result_format": "BASIC",
+        "partial_unexpected_count": _PARTIAL_UNEXPECTED_COUNT,
+    }
 
     with _LOCK:
         context = get_context()
@@ -266,7 +271,7 @@ def run_suite(
         finally:
             try:
                 context.data_sources.delete(source_name)
-            except Exception:  # noqa: BLE001 - cleanup must not mask the real outcome
+            except Exception:
                 log.debug("could not delete GX data source %s", source_name, exc_info=True)
 
     failed = [_summarise(r) for r in result.results if not r.success]
@@ -410,7 +415,9 @@ def in_set(column: str, values: Iterable[Any]) -> list[Expectation]:
     return [gxe.ExpectColumnValuesToBeInSet(column=column, value_set=value_list)]
 
 
-def row_count_between(min_value: int | None = None, max_value: int | None = None) -> list[Expectation]:
+def row_count_between(
+    min_value: int | None = None, max_value: int | None = None
+) -> list[Expectation]:
     """The frame has between ``min_value`` and ``max_value`` rows (inclusive; None = open)."""
     if min_value is None and max_value is None:
         raise ValueError("row_count_between needs min_value or max_value")

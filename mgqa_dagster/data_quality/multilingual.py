@@ -28,45 +28,70 @@ def _cover(table: str):
         exps = gx.row_count_between(n, n) + gx.unique_ids("variant_id")
         if table == "template_translations_resolved":
             exps += gx.non_empty_strings("text")
-        return result(gx.run_suite(df, f"{table}_cover_{lang}", exps), extra={"variants": len(df), "catalog_variants": n})
+        return result(
+            gx.run_suite(df, f"{table}_cover_{lang}", exps),
+            extra={"variants": len(df), "catalog_variants": n},
+        )
 
     return run
 
 
 def _slots(table: str, warn: bool):
     def run(con, lang):
-        df = con.execute(f"SELECT variant_id, source, text FROM {table} WHERE lang = ?", [lang]).df()
-        df["slot_problems"] = [";".join(problems(s, t)) or "ok" for s, t in zip(df["source"], df["text"], strict=True)]
+        df = con.execute(
+            f"SELECT variant_id, source, text FROM {table} WHERE lang = ?", [lang]
+        ).df()
+        df["slot_problems"] = [
+            ";".join(problems(s, t)) or "ok" for s, t in zip(df["source"], df["text"], strict=True)
+        ]
         bad = df[df["slot_problems"] != "ok"]
         listed = {r.variant_id: r.slot_problems for r in bad.head(20).itertuples()}
-        return result(gx.run_suite(df, f"{table}_slots_{lang}", gx.in_set("slot_problems", ["ok"])), warn=warn,
-                      extra={"broken": len(bad), "first_broken": json.dumps(listed, ensure_ascii=False)})  # fmt: skip
+        return result(
+            gx.run_suite(df, f"{table}_slots_{lang}", gx.in_set("slot_problems", ["ok"])),
+            warn=warn,
+            extra={"broken": len(bad), "first_broken": json.dumps(listed, ensure_ascii=False)},
+        )
 
     return run
 
 
-def _same_ids(con, suite: str, source_sql: str, target_sql: str, params: list, flags: tuple[str, str]):
+def _same_ids(
+    con, suite: str, source_sql: str, target_sql: str, params: list, flags: tuple[str, str]
+):
     """GX suite: the question ids of ``source_sql`` and ``target_sql`` are the same set, each id once (a full outer
     join with one boolean column per side, named by ``flags``)."""
     src, dst = flags
     df = con.execute(
         f"SELECT coalesce(a.question_id, b.question_id) AS question_id, a.question_id IS NOT NULL AS {src}, "
-        f"b.question_id IS NOT NULL AS {dst} FROM ({source_sql}) a FULL OUTER JOIN ({target_sql}) b USING (question_id)", params
+        f"b.question_id IS NOT NULL AS {dst} FROM ({source_sql}) a FULL OUTER JOIN ({target_sql}) b USING (question_id)",
+        params,
     ).df()
     exps = gx.unique_ids("question_id") + gx.in_set(src, [True]) + gx.in_set(dst, [True])
     return result(gx.run_suite(df, suite, exps), extra={"questions": int(df[dst].sum())})
 
 
 def _every_question(con, lang):
-    return _same_ids(con, f"localized_complete_{lang}", "SELECT question_id FROM questions_en",
-                     "SELECT question_id FROM questions_localized WHERE lang = ?", [lang], ("in_english", "in_language"))
+    return _same_ids(
+        con,
+        f"localized_complete_{lang}",
+        "SELECT question_id FROM questions_en",
+        "SELECT question_id FROM questions_localized WHERE lang = ?",
+        [lang],
+        ("in_english", "in_language"),
+    )
 
 
 def _filled(con, lang):
-    df = con.execute("SELECT question_id, text, text_marked FROM questions_localized WHERE lang = ?", [lang]).df()
+    df = con.execute(
+        "SELECT question_id, text, text_marked FROM questions_localized WHERE lang = ?", [lang]
+    ).df()
     df["unfilled_slot"] = [bool(PLACEHOLDER.search(t)) for t in df["text"]]
     df["marked_balanced"] = [m.count("{") == m.count("}") for m in df["text_marked"]]
-    exps = gx.non_empty_strings(["text", "text_marked"]) + gx.in_set("unfilled_slot", [False]) + gx.in_set("marked_balanced", [True])
+    exps = (
+        gx.non_empty_strings(["text", "text_marked"])
+        + gx.in_set("unfilled_slot", [False])
+        + gx.in_set("marked_balanced", [True])
+    )
     return result(gx.run_suite(df, f"localized_filled_{lang}", exps))
 
 
@@ -90,32 +115,81 @@ def _labels_in_script(con, lang):
     df = pd.DataFrame({"entity_id": [r[0] for r in rows], "label": [r[1] for r in rows]})
     df["in_script"] = [in_script(label, lang) for label in df["label"]] if len(df) else []
     wrong = df[~df["in_script"]] if len(df) else df
-    return result(gx.run_suite(df, f"labels_in_script_{lang}", gx.in_set("in_script", [True])), warn=True,
-                  extra={"localized_labels": len(df), "not_in_script": len(wrong),
-                         "examples": json.dumps(dict(zip(wrong["entity_id"][:10], wrong["label"][:10])), ensure_ascii=False)})  # fmt: skip
+    return result(
+        gx.run_suite(df, f"labels_in_script_{lang}", gx.in_set("in_script", [True])),
+        warn=True,
+        extra={
+            "localized_labels": len(df),
+            "not_in_script": len(wrong),
+            "examples": json.dumps(
+                dict(zip(wrong["entity_id"][:10], wrong["label"][:10])), ensure_ascii=False
+            ),
+        },
+    )
 
 
 TRANSLATION_CHECKS = (
-    Check("translations_cover_catalog", True, "one translation row per catalog variant for the language", _cover("template_translations")),
-    Check("placeholders_survive_translation", False, "every machine translation keeps each template slot exactly once "
-          "(failures are flagged for human post-edit)", _slots("template_translations", warn=True)),
-)  # fmt: skip
+    Check(
+        "translations_cover_catalog",
+        True,
+        "one translation row per catalog variant for the language",
+        _cover("template_translations"),
+    ),
+    Check(
+        "placeholders_survive_translation",
+        False,
+        "every machine translation keeps each template slot exactly once "
+        "(failures are flagged for human post-edit)",
+        _slots("template_translations", warn=True),
+    ),
+)
 RESOLVED_CHECKS = (
-    Check("resolved_cover_catalog", True, "one non-empty resolved template per catalog variant", _cover("template_translations_resolved")),
-    Check("resolved_placeholders_intact", True, "every resolved template keeps each slot of its English variant exactly once, "
-          "no other slot, balanced braces", _slots("template_translations_resolved", warn=False)),
-)  # fmt: skip
+    Check(
+        "resolved_cover_catalog",
+        True,
+        "one non-empty resolved template per catalog variant",
+        _cover("template_translations_resolved"),
+    ),
+    Check(
+        "resolved_placeholders_intact",
+        True,
+        "every resolved template keeps each slot of its English variant exactly once, "
+        "no other slot, balanced braces",
+        _slots("template_translations_resolved", warn=False),
+    ),
+)
 LOCALIZED_CHECKS = (
-    Check("every_english_question_localized", True, "the language has exactly the English question ids", _every_question),
-    Check("localized_text_filled", True, "no empty text, no unfilled {slot}, balanced {...} entity marks", _filled),
-    Check("labels_in_script", False, "the localized entity labels used are written in the language's script", _labels_in_script),
+    Check(
+        "every_english_question_localized",
+        True,
+        "the language has exactly the English question ids",
+        _every_question,
+    ),
+    Check(
+        "localized_text_filled",
+        True,
+        "no empty text, no unfilled {slot}, balanced {...} entity marks",
+        _filled,
+    ),
+    Check(
+        "labels_in_script",
+        False,
+        "the localized entity labels used are written in the language's script",
+        _labels_in_script,
+    ),
 )
 
 
 # ---------------------------------------------------------------- post-edit ensemble
 def _postedited_complete(con, lang):
-    return _same_ids(con, f"postedited_complete_{lang}", "SELECT question_id FROM questions_localized WHERE lang = ?",
-                     "SELECT question_id FROM questions_postedited WHERE lang = ?", [lang, lang], ("localized", "postedited"))
+    return _same_ids(
+        con,
+        f"postedited_complete_{lang}",
+        "SELECT question_id FROM questions_localized WHERE lang = ?",
+        "SELECT question_id FROM questions_postedited WHERE lang = ?",
+        [lang, lang],
+        ("localized", "postedited"),
+    )
 
 
 def _names_untouched(con, lang):
@@ -123,15 +197,32 @@ def _names_untouched(con, lang):
     localized question; the text is the marked text without the braces; nothing but grammar changed."""
     df = con.execute(
         "SELECT p.question_id, p.text, p.text_marked, l.text_marked AS localized FROM questions_postedited p "
-        "JOIN questions_localized l USING (lang, question_id) WHERE p.lang = ?", [lang]
+        "JOIN questions_localized l USING (lang, question_id) WHERE p.lang = ?",
+        [lang],
     ).df()
     span = re.compile(r"\{[^{}]*\}")
-    df["spans_kept"] = [span.findall(a) == span.findall(b) for a, b in zip(df["text_marked"], df["localized"], strict=True)]
-    df["text_is_unmarked"] = [t == span.sub(lambda m: m.group(0)[1:-1], m) for t, m in zip(df["text"], df["text_marked"], strict=True)]
+    df["spans_kept"] = [
+        span.findall(a) == span.findall(b)
+        for a, b in zip(df["text_marked"], df["localized"], strict=True)
+    ]
+    df["text_is_unmarked"] = [
+        t == span.sub(lambda m: m.group(0)[1:-1], m)
+        for t, m in zip(df["text"], df["text_marked"], strict=True)
+    ]
     bad = df[~(df["spans_kept"] & df["text_is_unmarked"])]
-    exps = gx.in_set("spans_kept", [True]) + gx.in_set("text_is_unmarked", [True]) + gx.non_empty_strings("text")
-    return result(gx.run_suite(df, f"postedit_names_untouched_{lang}", exps),
-                  extra={"examples": json.dumps(dict(zip(bad["question_id"][:10], bad["text_marked"][:10])), ensure_ascii=False)})
+    exps = (
+        gx.in_set("spans_kept", [True])
+        + gx.in_set("text_is_unmarked", [True])
+        + gx.non_empty_strings("text")
+    )
+    return result(
+        gx.run_suite(df, f"postedit_names_untouched_{lang}", exps),
+        extra={
+            "examples": json.dumps(
+                dict(zip(bad["question_id"][:10], bad["text_marked"][:10])), ensure_ascii=False
+            )
+        },
+    )
 
 
 def _edits_logged(con, lang):
@@ -139,22 +230,36 @@ def _edits_logged(con, lang):
     multiplicity: the same fix can apply twice, at two places) is in the edit log of some member as often."""
     df = con.execute(
         "SELECT question_id, text_marked <> text_marked_localized AS changed, postedit_edits FROM questions_postedited "
-        "WHERE lang = ? ORDER BY question_id", [lang]
+        "WHERE lang = ? ORDER BY question_id",
+        [lang],
     ).df()
     logged: dict[str, Counter] = {}
     for qid, member, op, original, fix in con.execute(
-            "SELECT question_id, member, op, original, fix FROM ensemble_edit_log "
-            "WHERE lang = ? AND applied", [lang]).fetchall():  # fmt: skip
+        "SELECT question_id, member, op, original, fix FROM ensemble_edit_log "
+        "WHERE lang = ? AND applied",
+        [lang],
+    ).fetchall():
         logged.setdefault(qid, Counter())[(member, op, original, fix)] += 1
     consistent = []
-    for qid, changed, edits in zip(df["question_id"], df["changed"], df["postedit_edits"], strict=True):
+    for qid, changed, edits in zip(
+        df["question_id"], df["changed"], df["postedit_edits"], strict=True
+    ):
         applied = Counter((e["op"], e["original"], e["fix"]) for e in json.loads(edits or "[]"))
         per_member = logged.get(qid, Counter())
-        covered = all(any(n <= k for (m, *edit), k in per_member.items() if tuple(edit) == triple) for triple, n in applied.items())
+        covered = all(
+            any(n <= k for (m, *edit), k in per_member.items() if tuple(edit) == triple)
+            for triple, n in applied.items()
+        )
         consistent.append(bool(changed) == bool(applied) and covered)
     df["consistent"] = consistent
-    return result(gx.run_suite(df[["question_id", "consistent"]], f"postedit_edits_logged_{lang}", gx.in_set("consistent", [True])),
-                  extra={"edited": int(df["changed"].sum())})
+    return result(
+        gx.run_suite(
+            df[["question_id", "consistent"]],
+            f"postedit_edits_logged_{lang}",
+            gx.in_set("consistent", [True]),
+        ),
+        extra={"edited": int(df["changed"].sum())},
+    )
 
 
 def _replies_valid(con, lang):
@@ -162,18 +267,46 @@ def _replies_valid(con, lang):
     df = con.execute(
         "SELECT member, count(DISTINCT question_id) FILTER (WHERE status <> 'ok') AS bad "
         "FROM ensemble_edit_log "
-        "WHERE lang = ? GROUP BY 1 ORDER BY 1", [lang]
+        "WHERE lang = ? GROUP BY 1 ORDER BY 1",
+        [lang],
     ).df()
-    n = con.execute("SELECT count(*) FROM questions_postedited WHERE lang = ?", [lang]).fetchone()[0]
+    n = con.execute("SELECT count(*) FROM questions_postedited WHERE lang = ?", [lang]).fetchone()[
+        0
+    ]
     df["bad_share"] = df["bad"] / n if n else 0.0
-    return result(gx.run_suite(df, f"postedit_replies_valid_{lang}", gx.values_between("bad_share", 0.0, 0.10)), warn=True,
-                  extra={"bad_replies": json.dumps(dict(zip(df["member"], df["bad"].astype(int))))})
+    return result(
+        gx.run_suite(
+            df, f"postedit_replies_valid_{lang}", gx.values_between("bad_share", 0.0, 0.10)
+        ),
+        warn=True,
+        extra={"bad_replies": json.dumps(dict(zip(df["member"], df["bad"].astype(int))))},
+    )
 
 
 POSTEDIT_CHECKS = (
-    Check("every_localized_question_postedited", True, "the post-edited slice has exactly the localized question ids", _postedited_complete),
-    Check("entity_names_untouched", True, "post-editing kept every {...} entity name, in order, and the text is the marked text "
-          "without braces (recomputed independently of the ensemble)", _names_untouched),
-    Check("edits_logged", True, "a question changed exactly when edits were applied, and every applied edit is in the edit log", _edits_logged),
-    Check("member_replies_valid", False, "at most 10% of the questions got a rejected or failed reply from any member", _replies_valid),
-)  # fmt: skip
+    Check(
+        "every_localized_question_postedited",
+        True,
+        "the post-edited slice has exactly the localized question ids",
+        _postedited_complete,
+    ),
+    Check(
+        "entity_names_untouched",
+        True,
+        "post-editing kept every {...} entity name, in order, and the text is the marked text "
+        "without braces (recomputed independently of the ensemble)",
+        _names_untouched,
+    ),
+    Check(
+        "edits_logged",
+        True,
+        "a question changed exactly when edits were applied, and every applied edit is in the edit log",
+        _edits_logged,
+    ),
+    Check(
+        "member_replies_valid",
+        False,
+        "at most 10% of the questions got a rejected or failed reply from any member",
+        _replies_valid,
+    ),
+)

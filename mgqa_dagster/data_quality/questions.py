@@ -26,14 +26,35 @@ REPLAYS_PER_SUB_TEMPLATE = 2
 
 
 def _catalog_complete(con, _):
-    df = con.execute("SELECT sfid, count(DISTINCT tid) AS tids, count(DISTINCT sub_template_id) AS subs, count(*) AS variants FROM templates GROUP BY sfid").df()
+    df = con.execute(
+        "SELECT sfid, count(DISTINCT tid) AS tids, count(DISTINCT sub_template_id) AS subs, count(*) AS variants FROM templates GROUP BY sfid"
+    ).df()
     total = int(df["tids"].sum()) if len(df) else 0
-    outcome = gx.run_suite(df, "template_catalog", gx.in_set("sfid", SFIDS) + gx.values_between("tids", 1, None) + gx.row_count_between(len(SFIDS), len(SFIDS)))
+    outcome = gx.run_suite(
+        df,
+        "template_catalog",
+        gx.in_set("sfid", SFIDS)
+        + gx.values_between("tids", 1, None)
+        + gx.row_count_between(len(SFIDS), len(SFIDS)),
+    )
     ok = outcome.success and total == EXPECTED_TIDS
-    r = result(outcome, extra={"tids": total, "sub_templates": int(df["subs"].sum()) if len(df) else 0, "variants": int(df["variants"].sum()) if len(df) else 0})
+    r = result(
+        outcome,
+        extra={
+            "tids": total,
+            "sub_templates": int(df["subs"].sum()) if len(df) else 0,
+            "variants": int(df["variants"].sum()) if len(df) else 0,
+        },
+    )
     if ok:
         return r
-    return dg.AssetCheckResult(passed=False, severity=r.severity, description=f"{total} top-level templates, expected {EXPECTED_TIDS}; " + (r.description or ""), metadata=r.metadata)
+    return dg.AssetCheckResult(
+        passed=False,
+        severity=r.severity,
+        description=f"{total} top-level templates, expected {EXPECTED_TIDS}; "
+        + (r.description or ""),
+        metadata=r.metadata,
+    )
 
 
 def _gold_valid(row) -> bool:
@@ -47,12 +68,18 @@ def _gold_valid(row) -> bool:
 def _golds_validate(con, _):
     df = con.execute("SELECT question_id, answer_format, gold FROM questions_en").df()
     df["gold_valid"] = [_gold_valid(r) for r in df.itertuples()]
-    exps = gx.unique_ids("question_id") + gx.in_set("answer_format", formats.FORMATS) + gx.in_set("gold_valid", [True])
+    exps = (
+        gx.unique_ids("question_id")
+        + gx.in_set("answer_format", formats.FORMATS)
+        + gx.in_set("gold_valid", [True])
+    )
     return result(gx.run_suite(df, "questions_gold_valid", exps))
 
 
 def _no_duplicates(con, _):
-    df = con.execute("SELECT text || ' ⟶ ' || CAST(gold AS VARCHAR) AS question_and_gold FROM questions_en").df()
+    df = con.execute(
+        "SELECT text || ' ⟶ ' || CAST(gold AS VARCHAR) AS question_and_gold FROM questions_en"
+    ).df()
     return result(gx.run_suite(df, "questions_unique", gx.unique_ids("question_and_gold")))
 
 
@@ -61,7 +88,11 @@ def _provenance(con, _):
         "SELECT question_id, query, executor, json_array_length(gold_triples) AS gold_triples, len(snapshot_ids) AS snapshots, "
         "json_array_length(json_keys(bindings)) AS bindings FROM questions_en"
     ).df()
-    exps = gx.non_empty_strings(["query", "executor"]) + gx.values_between("gold_triples", 1, None) + gx.values_between("snapshots", 1, None)
+    exps = (
+        gx.non_empty_strings(["query", "executor"])
+        + gx.values_between("gold_triples", 1, None)
+        + gx.values_between("snapshots", 1, None)
+    )
     exps += gx.values_between("bindings", 1, None)
     return result(gx.run_suite(df, "questions_provenance", exps))
 
@@ -75,17 +106,33 @@ def _replays(con, _):
     for r in rows:
         by_sub.setdefault(r["sub_template_id"], []).append(r)
     rng = random.Random(0)
-    picked = [q for sub in sorted(by_sub) for q in rng.sample(by_sub[sub], min(REPLAYS_PER_SUB_TEMPLATE, len(by_sub[sub])))]
+    picked = [
+        q
+        for sub in sorted(by_sub)
+        for q in rng.sample(by_sub[sub], min(REPLAYS_PER_SUB_TEMPLATE, len(by_sub[sub])))
+    ]
     catalog = default_catalog()
     out = []
     for q in picked:
         try:
             same = replay(con, catalog, q) == json.loads(q["gold"])
         except Exception as exc:  # a replay that fails is a failed check row, with the error kept
-            same, q = False, {**q, "question_id": f"{q['question_id']} ({type(exc).__name__}: {exc})"[:200]}
-        out.append({"question_id": q["question_id"], "sub_template_id": q["sub_template_id"], "reproduces": same})
+            same, q = (
+                False,
+                {**q, "question_id": f"{q['question_id']} ({type(exc).__name__}: {exc})"[:200]},
+            )
+        out.append(
+            {
+                "question_id": q["question_id"],
+                "sub_template_id": q["sub_template_id"],
+                "reproduces": same,
+            }
+        )
     df = pd.DataFrame(out, columns=["question_id", "sub_template_id", "reproduces"])
-    return result(gx.run_suite(df, "questions_replay", gx.in_set("reproduces", [True])), extra={"replayed": len(df)})
+    return result(
+        gx.run_suite(df, "questions_replay", gx.in_set("reproduces", [True])),
+        extra={"replayed": len(df)},
+    )
 
 
 def _rows(con, where: str) -> list[dict]:
@@ -105,13 +152,22 @@ def _false_premises_are_false(con, _):
             ok = False
         out.append({"question_id": q["question_id"], "premise_is_false": ok})
     df = pd.DataFrame(out, columns=["question_id", "premise_is_false"])
-    return result(gx.run_suite(df, "false_premises", gx.in_set("premise_is_false", [True])), extra={"false_premise_questions": len(df)})
+    return result(
+        gx.run_suite(df, "false_premises", gx.in_set("premise_is_false", [True])),
+        extra={"false_premise_questions": len(df)},
+    )
 
 
 def _false_premise_share(con, _):
-    n, fp = con.execute("SELECT count(*) FILTER (WHERE NOT multimodal), count(*) FILTER (WHERE false_premise) FROM questions_en").fetchone()
+    n, fp = con.execute(
+        "SELECT count(*) FILTER (WHERE NOT multimodal), count(*) FILTER (WHERE false_premise) FROM questions_en"
+    ).fetchone()
     df = pd.DataFrame({"share": [fp / n if n else 0.0]})
-    return result(gx.run_suite(df, "false_premise_share", gx.values_between("share", 0.05, 0.10)), warn=True, extra={"false_premise": int(fp), "text_questions": int(n)})
+    return result(
+        gx.run_suite(df, "false_premise_share", gx.values_between("share", 0.05, 0.10)),
+        warn=True,
+        extra={"false_premise": int(fp), "text_questions": int(n)},
+    )
 
 
 def _multimodal_rows(con, _):
@@ -124,9 +180,16 @@ def _multimodal_rows(con, _):
         WHERE multimodal
         """
     ).df()
-    exps = gx.not_null("image_url") + gx.in_set("kg", MULTIMODAL_KGS) + gx.in_set("names_the_image", [True]) + gx.in_set("true_premise", [True])
+    exps = (
+        gx.not_null("image_url")
+        + gx.in_set("kg", MULTIMODAL_KGS)
+        + gx.in_set("names_the_image", [True])
+        + gx.in_set("true_premise", [True])
+    )
     exps += gx.in_set("image_role_bound", [True])
-    return result(gx.run_suite(df, "multimodal_slice", exps), extra={"multimodal_questions": len(df)})
+    return result(
+        gx.run_suite(df, "multimodal_slice", exps), extra={"multimodal_questions": len(df)}
+    )
 
 
 def _small_split(con, _):
@@ -136,27 +199,90 @@ def _small_split(con, _):
     ).df()
     df["all_in_large"] = df["n"] == df["in_large"]
     exps = gx.values_between("n", 1, SMALL_PER_CELL) + gx.in_set("all_in_large", [True])
-    return result(gx.run_suite(df, "small_split", exps), extra={"small_split": int(df["n"].sum()) if len(df) else 0})
+    return result(
+        gx.run_suite(df, "small_split", exps),
+        extra={"small_split": int(df["n"].sum()) if len(df) else 0},
+    )
 
 
 def _every_implemented_template_yields(con, _):
     implemented = {s.tid for s in default_catalog().sub_templates if s.executor}
     have = dict(con.execute("SELECT tid, count(*) FROM questions_en GROUP BY tid").fetchall())
-    df = pd.DataFrame({"tid": sorted(implemented), "questions": [int(have.get(t, 0)) for t in sorted(implemented)]})
-    return result(gx.run_suite(df, "templates_yield", gx.values_between("questions", 1, None)), warn=True)
+    df = pd.DataFrame(
+        {
+            "tid": sorted(implemented),
+            "questions": [int(have.get(t, 0)) for t in sorted(implemented)],
+        }
+    )
+    return result(
+        gx.run_suite(df, "templates_yield", gx.values_between("questions", 1, None)), warn=True
+    )
 
 
-TEMPLATE_CHECKS = (Check("catalog_complete", True, "all 14 SFIDs and 65 top-level templates are in the catalog", _catalog_complete),)
-QUESTION_CHECKS = (
-    Check("gold_validates", True, "every gold is canonical for its answer format (formats.canonical); ids unique", _golds_validate),
-    Check("no_duplicate_question_gold", True, "no two rows share (question text, gold)", _no_duplicates),
-    Check("query_and_gold_triples", True, "every question has a query, an executor, bindings, >= 1 gold triple and a snapshot id", _provenance),
-    Check("gold_replays", True, f"re-running the stored query of {REPLAYS_PER_SUB_TEMPLATE} seeded questions per sub-template reproduces the gold", _replays),
-    Check("templates_yield_questions", False, "every template with an executor yields at least one question on these inputs", _every_implemented_template_yields),
-    Check("false_premises_are_false", True, "re-running each false-premise question's premise query shows the premise failing", _false_premises_are_false),
-    Check("false_premise_share", False, "false-premise questions are 5-10% of the text questions (paper: 7.8%)", _false_premise_share),
-    Check("multimodal_slice_valid", True, "multimodal rows: WorldKG/OSMH3KG, an image link, "
-          "the entity named by the image phrase and its role stored, true premise",
-          _multimodal_rows),
+TEMPLATE_CHECKS = (
+    Check(
+        "catalog_complete",
+        True,
+        "all 14 SFIDs and 65 top-level templates are in the catalog",
+        _catalog_complete,
+    ),
 )
-SPLIT_CHECKS = (Check("small_split_cells", True, f"1..{SMALL_PER_CELL} questions per (KG, SFID) cell, all of them in the large split", _small_split),)
+QUESTION_CHECKS = (
+    Check(
+        "gold_validates",
+        True,
+        "every gold is canonical for its answer format (formats.canonical); ids unique",
+        _golds_validate,
+    ),
+    Check(
+        "no_duplicate_question_gold",
+        True,
+        "no two rows share (question text, gold)",
+        _no_duplicates,
+    ),
+    Check(
+        "query_and_gold_triples",
+        True,
+        "every question has a query, an executor, bindings, >= 1 gold triple and a snapshot id",
+        _provenance,
+    ),
+    Check(
+        "gold_replays",
+        True,
+        f"re-running the stored query of {REPLAYS_PER_SUB_TEMPLATE} seeded questions per sub-template reproduces the gold",
+        _replays,
+    ),
+    Check(
+        "templates_yield_questions",
+        False,
+        "every template with an executor yields at least one question on these inputs",
+        _every_implemented_template_yields,
+    ),
+    Check(
+        "false_premises_are_false",
+        True,
+        "re-running each false-premise question's premise query shows the premise failing",
+        _false_premises_are_false,
+    ),
+    Check(
+        "false_premise_share",
+        False,
+        "false-premise questions are 5-10% of the text questions (paper: 7.8%)",
+        _false_premise_share,
+    ),
+    Check(
+        "multimodal_slice_valid",
+        True,
+        "multimodal rows: WorldKG/OSMH3KG, an image link, "
+        "the entity named by the image phrase and its role stored, true premise",
+        _multimodal_rows,
+    ),
+)
+SPLIT_CHECKS = (
+    Check(
+        "small_split_cells",
+        True,
+        f"1..{SMALL_PER_CELL} questions per (KG, SFID) cell, all of them in the large split",
+        _small_split,
+    ),
+)

@@ -130,9 +130,13 @@ def parse_endpoints(value: str) -> list[dict]:
     for i in items:
         missing = {"name", "base_url", "model"} - set(i)
         if missing:
-            raise ValueError(f"MGQA_ENSEMBLE_ENDPOINTS entry {i.get('name', '?')!r} lacks {sorted(missing)}")
+            raise ValueError(
+                f"MGQA_ENSEMBLE_ENDPOINTS entry {i.get('name', '?')!r} lacks {sorted(missing)}"
+            )
         extra = set(i) - {"name", "base_url", "model", "api_key_env"}
         if extra:
-            raise ValueError(f"MGQA_ENSEMBLE_ENDPOINTS entry {i['name']!r}: unknown keys {sorted(extra)} (API keys go in "
-                             "environment variables named by api_key_env, never in this list)")
+            raise ValueError(
+                f"MGQA_ENSEMBLE_ENDPOINTS entry {i['name']!r}: unknown keys {sorted(extra)} (API keys go in "
+                "environment variables named by api_key_env, never in this list)"
+            )
     return items

@@ -43,7 +43,9 @@ class TranslatorResource(EnvConfigurableResource):
                 "translator mode 'google' needs a Google Cloud project id: set MGQA_GOOGLE_PROJECT "
                 "(or project_id), or use MGQA_TRANSLATOR=memory for the bundled translation memory"
             )
-        from mgqa_platform.multilingual.google_translate import GoogleTranslator  # the client library, on demand
+        from mgqa_platform.multilingual.google_translate import (
+            GoogleTranslator,  # the client library, on demand
+        )
 
         return GoogleTranslator(
             self.project_id,

@@ -26,7 +26,9 @@ class WarehouseResource(EnvConfigurableResource, DuckDBResource):
     database: str = Field(
         default="", description="Filled from paths.warehouse_path when the resource is initialized."
     )
-    connection_config: dict[str, Any] = Field(default_factory=lambda: dict(warehouse.CONNECTION_CONFIG))
+    connection_config: dict[str, Any] = Field(
+        default_factory=lambda: dict(warehouse.CONNECTION_CONFIG)
+    )
 
     def resolved(self) -> Self:
         out = super().resolved()
@@ -35,7 +37,9 @@ class WarehouseResource(EnvConfigurableResource, DuckDBResource):
     @contextmanager
     def get_connection(self):
         if not self.database:
-            raise ValueError("WarehouseResource is not initialized: use it in a run, or call resolved()")
+            raise ValueError(
+                "WarehouseResource is not initialized: use it in a run, or call resolved()"
+            )
         Path(self.database).parent.mkdir(parents=True, exist_ok=True)
         with super().get_connection() as con:
             warehouse.load_spatial(con)

@@ -38,7 +38,14 @@ from pathlib import Path
 from typing import Any
 
 from mgqa_platform.evaluation.answer_schema import agent_step_schema, parse_reply
-from mgqa_platform.evaluation.prompts import AGENT_TIERS, DEFAULT_MAX_STEPS, T3A, T3O, render, structured_triples
+from mgqa_platform.evaluation.prompts import (
+    AGENT_TIERS,
+    DEFAULT_MAX_STEPS,
+    T3A,
+    T3O,
+    render,
+    structured_triples,
+)
 from mgqa_platform.llm import ChatClient, ReplyError, TransportError
 
 __all__ = ["AgentResult", "Sandbox", "run_agent", "SQL_ROW_CAP", "PREAMBLE"]
@@ -162,9 +169,14 @@ def export_kg(warehouse: str | Path, dest: str | Path) -> Path:
 
 
 def _preamble() -> str:
-    subs = {"__CONTEXT_FILE__": repr(_CONTEXT_FILE), "__CALLS_FILE__": repr(_CALLS_FILE),
-            "__STEP_FILE__": repr(_STEP_FILE), "__SEARCH_CAP__": str(SEARCH_LIMIT_CAP),
-            "__TRIPLE_CAP__": str(TRIPLE_CAP), "__ROW_CAP__": str(SQL_ROW_CAP)}
+    subs = {
+        "__CONTEXT_FILE__": repr(_CONTEXT_FILE),
+        "__CALLS_FILE__": repr(_CALLS_FILE),
+        "__STEP_FILE__": repr(_STEP_FILE),
+        "__SEARCH_CAP__": str(SEARCH_LIMIT_CAP),
+        "__TRIPLE_CAP__": str(TRIPLE_CAP),
+        "__ROW_CAP__": str(SQL_ROW_CAP),
+    }
     text = PREAMBLE
     for k, v in subs.items():
         text = text.replace(k, v)
@@ -174,8 +186,9 @@ def _preamble() -> str:
 def _spatial_extension() -> str | None:
     try:
         from mgqa_platform.warehouse import spatial_extension_path
+
         return str(spatial_extension_path())
-    except Exception:  # noqa: BLE001 - the KG tools still work without ST_* functions
+    except Exception:
         return None
 
 
@@ -184,8 +197,16 @@ class Sandbox:
 
     Use as a context manager (the directory is removed on exit)."""
 
-    def __init__(self, tier: str, *, triples: list | None = None, warehouse: str | Path | None = None,
-                 timeout_s: float = 30.0, max_output_chars: int = 4000, python: str | None = None):
+    def __init__(
+        self,
+        tier: str,
+        *,
+        triples: list | None = None,
+        warehouse: str | Path | None = None,
+        timeout_s: float = 30.0,
+        max_output_chars: int = 4000,
+        python: str | None = None,
+    ):
         if tier not in AGENT_TIERS:
             raise ValueError(f"not an agent tier: {tier!r}")
         if tier == T3A and warehouse is None:
@@ -196,15 +217,18 @@ class Sandbox:
         self.python = python or sys.executable
         self._tmp = tempfile.TemporaryDirectory(prefix="mgqa-agent-")
         self.dir = Path(self._tmp.name)
-        ctx = {"tier": tier, "triples": triples or [],
-               "warehouse": str(Path(warehouse).resolve()) if warehouse is not None else None,
-               "spatial_extension": _spatial_extension() if tier == T3A else None}
+        ctx = {
+            "tier": tier,
+            "triples": triples or [],
+            "warehouse": str(Path(warehouse).resolve()) if warehouse is not None else None,
+            "spatial_extension": _spatial_extension() if tier == T3A else None,
+        }
         (self.dir / _CONTEXT_FILE).write_text(json.dumps(ctx, ensure_ascii=False), encoding="utf-8")
         (self.dir / _MAIN_FILE).write_text(_preamble(), encoding="utf-8")
         self.tool_calls = 0
         self.runs = 0
 
-    def __enter__(self) -> "Sandbox":
+    def __enter__(self) -> Sandbox:
         return self
 
     def __exit__(self, *exc: Any) -> None:
@@ -214,8 +238,14 @@ class Sandbox:
         self._tmp.cleanup()
 
     def _env(self) -> dict[str, str]:
-        return {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(self.dir), "LANG": "C.UTF-8",
-                "LC_ALL": "C.UTF-8", "PYTHONIOENCODING": "utf-8", "OMP_NUM_THREADS": "1"}
+        return {
+            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+            "HOME": str(self.dir),
+            "LANG": "C.UTF-8",
+            "LC_ALL": "C.UTF-8",
+            "PYTHONIOENCODING": "utf-8",
+            "OMP_NUM_THREADS": "1",
+        }
 
     def run(self, code: str) -> tuple[str, int]:
         """Run ``code``; return (output text, number of tool calls it made). Never raises for user errors."""
@@ -223,9 +253,15 @@ class Sandbox:
         (self.dir / _STEP_FILE).write_text(code, encoding="utf-8")
         calls = self.dir / _CALLS_FILE
         calls.unlink(missing_ok=True)
-        proc = subprocess.Popen([self.python, "-I", _MAIN_FILE], cwd=self.dir, env=self._env(),
-                                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                start_new_session=True)
+        proc = subprocess.Popen(
+            [self.python, "-I", _MAIN_FILE],
+            cwd=self.dir,
+            env=self._env(),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
         try:
             out, _ = proc.communicate(timeout=self.timeout_s)
             text = out.decode("utf-8", "replace")
@@ -237,14 +273,19 @@ class Sandbox:
             except ProcessLookupError:
                 pass
             out, _ = proc.communicate()
-            text = out.decode("utf-8", "replace") + f"\n[execution stopped: time limit of {self.timeout_s:g} s]"
+            text = (
+                out.decode("utf-8", "replace")
+                + f"\n[execution stopped: time limit of {self.timeout_s:g} s]"
+            )
         n = len(calls.read_text(encoding="utf-8").splitlines()) if calls.exists() else 0
         self.tool_calls += n
         if len(text) > self.max_output_chars:  # keep the head and the tail (where a traceback ends)
             head = self.max_output_chars // 2
             tail = self.max_output_chars - head
-            text = (f"{text[:head]}\n[output truncated to {self.max_output_chars} characters: "
-                    f"{len(text) - self.max_output_chars} omitted here]\n{text[-tail:]}")
+            text = (
+                f"{text[:head]}\n[output truncated to {self.max_output_chars} characters: "
+                f"{len(text) - self.max_output_chars} omitted here]\n{text[-tail:]}"
+            )
         return (text if text.strip() else "(no output)"), n
 
 
@@ -256,7 +297,9 @@ class AgentResult:
     answer: dict | None
     raw: str
     detail: str | None
-    usage: dict = field(default_factory=lambda: {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0})
+    usage: dict = field(
+        default_factory=lambda: {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0}
+    )
     attempts: int = 0
     steps: int = 0
     tool_calls: int = 0
@@ -269,17 +312,31 @@ def _add_usage(total: dict, usage: Mapping) -> None:
         total[k] += int(usage.get(k, 0) or 0)
 
 
-def run_agent(question: Mapping, client: ChatClient, tier: str, *, warehouse: str | Path | None = None,
-              max_steps: int = DEFAULT_MAX_STEPS, step_timeout_s: float = 30.0, max_output_chars: int = 4000,
-              python: str | None = None) -> AgentResult:
+def run_agent(
+    question: Mapping,
+    client: ChatClient,
+    tier: str,
+    *,
+    warehouse: str | Path | None = None,
+    max_steps: int = DEFAULT_MAX_STEPS,
+    step_timeout_s: float = 30.0,
+    max_output_chars: int = 4000,
+    python: str | None = None,
+) -> AgentResult:
     """Run the code-agent loop for one question (see the module docstring). Transport failures end the loop
     with ``harness_error`` (usage so far kept); nothing else escapes except programming errors."""
     messages = render(question, tier, max_steps=max_steps)
     schema = agent_step_schema(question)
     res = AgentResult("budget_exhausted", None, "", None)
     triples = structured_triples(question) if tier == T3O else None
-    with Sandbox(tier, triples=triples, warehouse=warehouse, timeout_s=step_timeout_s,
-                 max_output_chars=max_output_chars, python=python) as box:
+    with Sandbox(
+        tier,
+        triples=triples,
+        warehouse=warehouse,
+        timeout_s=step_timeout_s,
+        max_output_chars=max_output_chars,
+        python=python,
+    ) as box:
         for step in range(1, max_steps + 1):
             res.steps = step
             left = max_steps - step
@@ -291,9 +348,15 @@ def run_agent(question: Mapping, client: ChatClient, tier: str, *, warehouse: st
                     res.attempts += exc.result.attempts
                 res.raw, res.detail = exc.raw, f"invalid step reply: {exc}"
                 messages.append({"role": "assistant", "content": exc.raw})
-                messages.append({"role": "user", "content": (
-                    f"That reply was not a valid step object ({exc}). Reply with one JSON object "
-                    f'{{"thought": ..., "code": ..., "final_answer": ...}}. Steps left: {left}.')})
+                messages.append(
+                    {
+                        "role": "user",
+                        "content": (
+                            f"That reply was not a valid step object ({exc}). Reply with one JSON object "
+                            f'{{"thought": ..., "code": ..., "final_answer": ...}}. Steps left: {left}.'
+                        ),
+                    }
+                )
                 continue
             except TransportError as exc:
                 res.status, res.detail = "harness_error", f"transport: {exc}"
@@ -319,7 +382,9 @@ def run_agent(question: Mapping, client: ChatClient, tier: str, *, warehouse: st
             messages.append({"role": "user", "content": msg})
         else:
             res.status, res.answer = "budget_exhausted", None
-            res.detail = f"no final answer after {max_steps} steps" + (f"; last: {res.detail}" if res.detail else "")
+            res.detail = f"no final answer after {max_steps} steps" + (
+                f"; last: {res.detail}" if res.detail else ""
+            )
         res.tool_calls, res.code_runs = box.tool_calls, box.runs
     res.messages = messages
     return res

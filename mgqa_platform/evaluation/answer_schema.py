@@ -17,18 +17,34 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
-from functools import lru_cache
-from typing import Any, Mapping
+from functools import cache
+from typing import Any
 
 from mgqa_platform.questions import formats
 
-__all__ = ["Parsed", "reply_schema", "answer_schema", "agent_step_schema", "parse_reply", "predefined_options",
-           "field", "answer_example", "STATUSES"]
+__all__ = [
+    "Parsed",
+    "reply_schema",
+    "answer_schema",
+    "agent_step_schema",
+    "parse_reply",
+    "predefined_options",
+    "field",
+    "answer_example",
+    "STATUSES",
+]
 
 STATUSES = ("answered", "refused", "format_error")
 _DATE_PATTERN = r"^[0-9]{4}(-[0-9]{2}(-[0-9]{2})?)?$"
-_JSON_FIELDS = {"gold": None, "parameters": {}, "gold_triples": [], "entity_subjects": {}, "bindings": {}}
+_JSON_FIELDS = {
+    "gold": None,
+    "parameters": {},
+    "gold_triples": [],
+    "entity_subjects": {},
+    "bindings": {},
+}
 
 
 def field(question: Mapping, key: str, default: Any = None) -> Any:
@@ -45,7 +61,12 @@ def field(question: Mapping, key: str, default: Any = None) -> Any:
 
 
 def _obj(props: dict) -> dict:
-    return {"type": "object", "properties": props, "required": list(props), "additionalProperties": False}
+    return {
+        "type": "object",
+        "properties": props,
+        "required": list(props),
+        "additionalProperties": False,
+    }
 
 
 def _num() -> dict:
@@ -53,14 +74,20 @@ def _num() -> dict:
 
 
 def _cell(systems: list[str]) -> dict:
-    return _obj({"system": {"type": "string", "enum": systems}, "cell": {"type": "string"},
-                 "resolution": {"type": "integer"}})
+    return _obj(
+        {
+            "system": {"type": "string", "enum": systems},
+            "cell": {"type": "string"},
+            "resolution": {"type": "integer"},
+        }
+    )
 
 
-@lru_cache(maxsize=None)
+@cache
 def _catalog_options(sub_template_id: str) -> tuple[str, ...] | None:
     try:
         from mgqa_platform.questions.catalog import default_catalog
+
         conv = default_catalog().sub_template(sub_template_id).conventions
     except Exception:  # unknown id, catalog not loadable: fall back
         return None
@@ -91,7 +118,9 @@ def answer_schema(question: Mapping) -> dict:
     if fmt not in formats.FORMATS:
         raise ValueError(f"unknown answer_format {fmt!r}")
     if fmt == "boolean":
-        return _obj({"value": {"anyOf": [{"type": "boolean"}, {"type": "string", "enum": ["plausibly"]}]}})
+        return _obj(
+            {"value": {"anyOf": [{"type": "boolean"}, {"type": "string", "enum": ["plausibly"]}]}}
+        )
     if fmt in ("entity_name", "set"):
         return _obj({"names": {"type": "array", "items": {"type": "string"}}})
     if fmt == "predefined":
@@ -103,7 +132,12 @@ def answer_schema(question: Mapping) -> dict:
     if fmt == "composite_cell":
         return _obj({"h3": _cell(["h3"]), "s2": _cell(["s2"])})
     if fmt in ("distance", "area"):
-        return _obj({"value": _num(), "unit": {"type": "string", "enum": [formats.FORMAT_INFO[fmt]["unit"]]}})
+        return _obj(
+            {
+                "value": _num(),
+                "unit": {"type": "string", "enum": [formats.FORMAT_INFO[fmt]["unit"]]},
+            }
+        )
     if fmt == "count":
         return _obj({"value": {"type": "integer"}})
     if fmt == "ratio":
@@ -114,8 +148,12 @@ def answer_schema(question: Mapping) -> dict:
         return _obj({"angle_deg": _num(), "distance_km": _num()})
     if fmt == "bbox":
         return _obj({"min_lon": _num(), "min_lat": _num(), "max_lon": _num(), "max_lat": _num()})
-    return _obj({"value": {"type": "string", "pattern": _DATE_PATTERN},  # date
-                 "precision": {"type": "string", "enum": ["day", "month", "year"]}})
+    return _obj(
+        {
+            "value": {"type": "string", "pattern": _DATE_PATTERN},  # date
+            "precision": {"type": "string", "enum": ["day", "month", "year"]},
+        }
+    )
 
 
 def reply_schema(question: Mapping, *, reasoning: bool = False) -> dict:
@@ -130,8 +168,13 @@ def reply_schema(question: Mapping, *, reasoning: bool = False) -> dict:
 def agent_step_schema(question: Mapping) -> dict:
     """Strict JSON Schema of one agent step: ``{"thought": str, "code": str | null,
     "final_answer": <reply object> | null}``."""
-    return _obj({"thought": {"type": "string"}, "code": {"anyOf": [{"type": "string"}, {"type": "null"}]},
-                 "final_answer": {"anyOf": [reply_schema(question), {"type": "null"}]}})
+    return _obj(
+        {
+            "thought": {"type": "string"},
+            "code": {"anyOf": [{"type": "string"}, {"type": "null"}]},
+            "final_answer": {"anyOf": [reply_schema(question), {"type": "null"}]},
+        }
+    )
 
 
 _EXAMPLES = {
@@ -140,8 +183,10 @@ _EXAMPLES = {
     "set": '{"names": ["<entity name>", "<entity name>"]}',
     "grid_cell": '{"system": "h3", "cell": "<hex index or S2 token>", "resolution": <integer>}',
     "geohash": '{"geohash": "<geohash>", "precision": <number of characters>}',
-    "composite_cell": ('{"h3": {"system": "h3", "cell": "<hex index>", "resolution": <integer>}, '
-                       '"s2": {"system": "s2", "cell": "<token>", "resolution": <level>}}'),
+    "composite_cell": (
+        '{"h3": {"system": "h3", "cell": "<hex index>", "resolution": <integer>}, '
+        '"s2": {"system": "s2", "cell": "<token>", "resolution": <level>}}'
+    ),
     "distance": '{"value": <number>, "unit": "km"}',
     "area": '{"value": <number>, "unit": "km2"}',
     "count": '{"value": <integer>}',
@@ -208,7 +253,15 @@ def parse_reply(question: Mapping, obj: Any) -> Parsed:
             extra = set(answer) - {"value", "options"}
             if extra:
                 raise formats.GoldError("unexpected_key", ",".join(sorted(extra)))
-            return Parsed("answered", formats.predefined(answer.get("value"), predefined_options(question)), None)
+            return Parsed(
+                "answered",
+                formats.predefined(answer.get("value"), predefined_options(question)),
+                None,
+            )
         return Parsed("answered", formats.canonical(fmt, dict(answer), allow_empty=True), None)
     except (formats.GoldError, TypeError, ValueError, KeyError) as exc:
-        return Parsed("format_error", None, getattr(exc, "reason", None) and str(exc)[:300] or f"invalid: {exc}"[:300])
+        return Parsed(
+            "format_error",
+            None,
+            getattr(exc, "reason", None) and str(exc)[:300] or f"invalid: {exc}"[:300],
+        )

@@ -26,7 +26,10 @@ SYSTEMS = ("gold", "majority", "reference_solver")
 
 
 def gold_predictions(questions: Iterable[Mapping[str, Any]]) -> dict[str, dict]:
-    return {q["question_id"]: {"status": "answered", "answer": json.loads(q["gold"]), "detail": None} for q in questions}
+    return {
+        q["question_id"]: {"status": "answered", "answer": json.loads(q["gold"]), "detail": None}
+        for q in questions
+    }
 
 
 def majority_answers(questions: Iterable[Mapping[str, Any]]) -> dict[str, dict]:
@@ -36,7 +39,10 @@ def majority_answers(questions: Iterable[Mapping[str, Any]]) -> dict[str, dict]:
         if not q["false_premise"]:
             g = formats.canonical(q["answer_format"], json.loads(q["gold"]), allow_empty=True)
             counts[q["sub_template_id"]][json.dumps(g, sort_keys=True, ensure_ascii=False)] += 1
-    return {sub: json.loads(min(c.items(), key=lambda kv: (-kv[1], kv[0]))[0]) for sub, c in counts.items()}
+    return {
+        sub: json.loads(min(c.items(), key=lambda kv: (-kv[1], kv[0]))[0])
+        for sub, c in counts.items()
+    }
 
 
 def majority_predictions(questions: Iterable[Mapping[str, Any]]) -> dict[str, dict]:
@@ -45,8 +51,11 @@ def majority_predictions(questions: Iterable[Mapping[str, Any]]) -> dict[str, di
     out = {}
     for q in questions:
         answer = best.get(q["sub_template_id"])
-        out[q["question_id"]] = ({"status": "answered", "answer": answer, "detail": None} if answer is not None
-                                 else {"status": "skipped", "answer": None, "detail": "no_true_premise_question"})  # fmt: skip
+        out[q["question_id"]] = (
+            {"status": "answered", "answer": answer, "detail": None}
+            if answer is not None
+            else {"status": "skipped", "answer": None, "detail": "no_true_premise_question"}
+        )
     return out
 
 
@@ -57,8 +66,11 @@ def solver_predictions(questions: Iterable[Mapping[str, Any]]) -> dict[str, dict
             out[q["question_id"]] = {"status": "skipped", "answer": None, "detail": "false_premise"}
             continue
         s = solver.solve(q)
-        out[q["question_id"]] = ({"status": "answered", "answer": s.answer, "detail": None} if s.answer is not None
-                                 else {"status": "harness_error", "answer": None, "detail": s.reason})  # fmt: skip
+        out[q["question_id"]] = (
+            {"status": "answered", "answer": s.answer, "detail": None}
+            if s.answer is not None
+            else {"status": "harness_error", "answer": None, "detail": s.reason}
+        )
     return out
 
 

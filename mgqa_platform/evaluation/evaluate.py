@@ -21,12 +21,48 @@ from mgqa_platform.questions.catalog import Catalog, default_catalog
 
 SPLITS = ("large", "small")
 #: Record columns the scorer and the reports need (``gold_triples`` only for the solver).
-RECORD_COLUMNS = ("question_id", "lang", "kg", "sfid", "tid", "sub_template_id", "answer_format", "text", "gold",
-                  "gold_aliases", "bindings", "parameters", "executor", "gold_triples", "entity_subjects",
-                  "false_premise", "multimodal", "income_tier", "density_tier", "country_iso3")  # fmt: skip
-SCORE_COLUMNS = ("system", "split", "lang", "question_id", "kg", "sfid", "sub_template_id", "answer_format",
-                 "false_premise", "income_tier", "density_tier", "status", "covered", "refused", "em", "ne",
-                 "prediction", "detail")  # fmt: skip
+RECORD_COLUMNS = (
+    "question_id",
+    "lang",
+    "kg",
+    "sfid",
+    "tid",
+    "sub_template_id",
+    "answer_format",
+    "text",
+    "gold",
+    "gold_aliases",
+    "bindings",
+    "parameters",
+    "executor",
+    "gold_triples",
+    "entity_subjects",
+    "false_premise",
+    "multimodal",
+    "income_tier",
+    "density_tier",
+    "country_iso3",
+)
+SCORE_COLUMNS = (
+    "system",
+    "split",
+    "lang",
+    "question_id",
+    "kg",
+    "sfid",
+    "sub_template_id",
+    "answer_format",
+    "false_premise",
+    "income_tier",
+    "density_tier",
+    "status",
+    "covered",
+    "refused",
+    "em",
+    "ne",
+    "prediction",
+    "detail",
+)
 
 
 def load_questions(
@@ -62,49 +98,95 @@ def premise_templates(catalog: Catalog | None = None) -> set[str]:
     return {s.id for s in (catalog or default_catalog()).sub_templates if s.perturb_role}
 
 
-def score_rows(system: str, split: str, lang: str, questions: list[Mapping[str, Any]], predictions: Mapping[str, Mapping],
-               catalog: Catalog | None = None) -> list[dict]:  # fmt: skip
+def score_rows(
+    system: str,
+    split: str,
+    lang: str,
+    questions: list[Mapping[str, Any]],
+    predictions: Mapping[str, Mapping],
+    catalog: Catalog | None = None,
+) -> list[dict]:
     """One score row per question (a question without a prediction is a ``harness_error``)."""
     premise = premise_templates(catalog)
     rows = []
     for q in questions:
         pred = predictions.get(q["question_id"])
         s = score_question(q, pred, AliasStore.of_question(q))
-        rows.append({
-            "system": system, "split": split, "lang": lang, "question_id": q["question_id"], "kg": q["kg"],
-            "sfid": q["sfid"], "sub_template_id": q["sub_template_id"], "answer_format": q["answer_format"],
-            "false_premise": bool(q["false_premise"]), "income_tier": q["income_tier"], "density_tier": q["density_tier"],
-            "status": s.status, "covered": s.covered, "refused": s.refused, "em": s.em, "ne": s.ne,
-            "prediction": None if pred is None else json.dumps(pred.get("answer"), sort_keys=True, ensure_ascii=False),
-            "detail": s.detail, "premise_template": q["sub_template_id"] in premise,
-        })  # fmt: skip
+        rows.append(
+            {
+                "system": system,
+                "split": split,
+                "lang": lang,
+                "question_id": q["question_id"],
+                "kg": q["kg"],
+                "sfid": q["sfid"],
+                "sub_template_id": q["sub_template_id"],
+                "answer_format": q["answer_format"],
+                "false_premise": bool(q["false_premise"]),
+                "income_tier": q["income_tier"],
+                "density_tier": q["density_tier"],
+                "status": s.status,
+                "covered": s.covered,
+                "refused": s.refused,
+                "em": s.em,
+                "ne": s.ne,
+                "prediction": None
+                if pred is None
+                else json.dumps(pred.get("answer"), sort_keys=True, ensure_ascii=False),
+                "detail": s.detail,
+                "premise_template": q["sub_template_id"] in premise,
+            }
+        )
     return rows
 
 
-def write_scores(con: duckdb.DuckDBPyConnection, rows: list[dict], system: str, split: str, lang: str) -> int:
+def write_scores(
+    con: duckdb.DuckDBPyConnection, rows: list[dict], system: str, split: str, lang: str
+) -> int:
     """Replace the (system, split, lang) slice of ``scores`` by ``rows`` in one transaction."""
     from mgqa_platform.warehouse import transaction
 
-    types = {"false_premise": pa.bool_(), "covered": pa.bool_(), "refused": pa.bool_(), "em": pa.float64(), "ne": pa.float64()}
-    table = pa.table({c: pa.array([r[c] for r in rows], types.get(c, pa.string())) for c in SCORE_COLUMNS})
+    types = {
+        "false_premise": pa.bool_(),
+        "covered": pa.bool_(),
+        "refused": pa.bool_(),
+        "em": pa.float64(),
+        "ne": pa.float64(),
+    }
+    table = pa.table(
+        {c: pa.array([r[c] for r in rows], types.get(c, pa.string())) for c in SCORE_COLUMNS}
+    )
     con.register("_scores", table)
     try:
         with transaction(con):
-            con.execute("DELETE FROM scores WHERE system = ? AND split = ? AND lang = ?", [system, split, lang])
-            con.execute(f"INSERT INTO scores BY NAME SELECT {', '.join(SCORE_COLUMNS)} FROM _scores ORDER BY question_id")
+            con.execute(
+                "DELETE FROM scores WHERE system = ? AND split = ? AND lang = ?",
+                [system, split, lang],
+            )
+            con.execute(
+                f"INSERT INTO scores BY NAME SELECT {', '.join(SCORE_COLUMNS)} FROM _scores ORDER BY question_id"
+            )
     finally:
         con.unregister("_scores")
     return len(rows)
 
 
-def read_scores(con: duckdb.DuckDBPyConnection, system: str, split: str, lang: str | None = None) -> list[dict]:
+def read_scores(
+    con: duckdb.DuckDBPyConnection, system: str, split: str, lang: str | None = None
+) -> list[dict]:
     """Score rows of a system and split (all languages unless ``lang``), with ``premise_template`` restored."""
     premise = premise_templates()
     where, args = "system = ? AND split = ?", [system, split]
     if lang:
         where, args = where + " AND lang = ?", [*args, lang]
-    cur = con.execute(f"SELECT {', '.join(SCORE_COLUMNS)} FROM scores WHERE {where} ORDER BY lang, question_id", args)
-    return [{**dict(zip(SCORE_COLUMNS, r, strict=True)), "premise_template": r[6] in premise} for r in cur.fetchall()]
+    cur = con.execute(
+        f"SELECT {', '.join(SCORE_COLUMNS)} FROM scores WHERE {where} ORDER BY lang, question_id",
+        args,
+    )
+    return [
+        {**dict(zip(SCORE_COLUMNS, r, strict=True)), "premise_template": r[6] in premise}
+        for r in cur.fetchall()
+    ]
 
 
 def summary(rows: list[Mapping[str, Any]]) -> dict:

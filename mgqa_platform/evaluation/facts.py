@@ -57,11 +57,17 @@ class Entity:
 
     entity_id: str
     subject: str
-    labels: dict[str, list[str]] = field(default_factory=dict)  # label predicate local name -> values
+    labels: dict[str, list[str]] = field(
+        default_factory=dict
+    )  # label predicate local name -> values
     types: list[str] = field(default_factory=list)  # rdf:type local names
     wkt: str | None = None
-    times: list[str] = field(default_factory=list)  # raw xsd date/dateTime values of its temporal scope, sorted
-    attributes: dict[str, list[str]] = field(default_factory=dict)  # other literals by predicate local name
+    times: list[str] = field(
+        default_factory=list
+    )  # raw xsd date/dateTime values of its temporal scope, sorted
+    attributes: dict[str, list[str]] = field(
+        default_factory=dict
+    )  # other literals by predicate local name
 
     @property
     def name(self) -> str | None:
@@ -110,9 +116,16 @@ class Facts:
     entities); ``bound(role)`` resolves a binding; ``others()`` lists the cited entities that are not bound.
     """
 
-    def __init__(self, triples: Sequence[Sequence[str]], entity_subjects: Mapping[str, str], bindings: Mapping[str, str]):
+    def __init__(
+        self,
+        triples: Sequence[Sequence[str]],
+        entity_subjects: Mapping[str, str],
+        bindings: Mapping[str, str],
+    ):
         self.bindings = dict(bindings)
-        self.triples = [tuple(t) for t in triples]  #: every cited (s, p, o), non-KG facts (urn:mgqa:...) included
+        self.triples = [
+            tuple(t) for t in triples
+        ]  #: every cited (s, p, o), non-KG facts (urn:mgqa:...) included
         by_s: dict[str, list[tuple[str, str]]] = defaultdict(list)
         for s, p, o in triples:
             by_s[s].append((p, o))
@@ -146,9 +159,13 @@ class Facts:
         return e
 
     @classmethod
-    def of(cls, question: Mapping[str, Any]) -> "Facts":
+    def of(cls, question: Mapping[str, Any]) -> Facts:
         """Facts of a question record (JSON columns as strings or already decoded)."""
-        return cls(_json(question["gold_triples"]), _json(question.get("entity_subjects") or "{}"), _json(question["bindings"]))
+        return cls(
+            _json(question["gold_triples"]),
+            _json(question.get("entity_subjects") or "{}"),
+            _json(question["bindings"]),
+        )
 
     def bound(self, role: str) -> Entity:
         """The entity bound to ``role`` (e.g. ``entity_A``). Raises ``LookupError`` if it was not cited."""
@@ -185,7 +202,9 @@ def _times(node: str, by_s: Mapping[str, list[tuple[str, str]]]) -> list[str]:
     return out
 
 
-def _observations(collection: str, by_s: Mapping[str, list[tuple[str, str]]]) -> list[tuple[str, str]]:
+def _observations(
+    collection: str, by_s: Mapping[str, list[tuple[str, str]]]
+) -> list[tuple[str, str]]:
     """(observed property local name, simple result) of every member observation of a SOSA collection."""
     out = []
     for p, member in by_s.get(collection, []):

@@ -24,23 +24,51 @@ from typing import Any
 from mgqa_platform.evaluation.answer_schema import answer_example, field, predefined_options
 from mgqa_platform.questions import formats
 
-__all__ = ["T1", "T2", "T1O_RAW", "T1O_STRUCTURED", "T1O_VERBALIZED", "T3A", "T3O", "TIERS", "ORACLE_TIERS",
-           "AGENT_TIERS", "render", "answer_type_description", "unit_clause", "scale_hint", "raw_triples",
-           "structured_triples", "verbalized_triples", "triple_context", "DEFAULT_MAX_STEPS"]
+__all__ = [
+    "T1",
+    "T2",
+    "T1O_RAW",
+    "T1O_STRUCTURED",
+    "T1O_VERBALIZED",
+    "T3A",
+    "T3O",
+    "TIERS",
+    "ORACLE_TIERS",
+    "AGENT_TIERS",
+    "render",
+    "answer_type_description",
+    "unit_clause",
+    "scale_hint",
+    "raw_triples",
+    "structured_triples",
+    "verbalized_triples",
+    "triple_context",
+    "DEFAULT_MAX_STEPS",
+]
 
-from mgqa_platform.evaluation.tiers import (  # noqa: E402  (re-exported: the tier names live in tiers.py)
-    AGENT_TIERS, ORACLE_TIERS, T1, T1O_RAW, T1O_STRUCTURED, T1O_VERBALIZED, T2, T3A, T3O, TIERS,
+from mgqa_platform.evaluation.tiers import (
+    AGENT_TIERS,
+    ORACLE_TIERS,
+    T1,
+    T1O_RAW,
+    T1O_STRUCTURED,
+    T1O_VERBALIZED,
+    T2,
+    T3A,
+    T3O,
+    TIERS,
 )
+
 DEFAULT_MAX_STEPS = 10
 
 # ---------------------------------------------------------------- answer type wording
 _TYPE = {
-    "boolean": "a yes/no judgement: true or false, or the string \"plausibly\" when the facts cannot settle it",
+    "boolean": 'a yes/no judgement: true or false, or the string "plausibly" when the facts cannot settle it',
     "entity_name": "the name of one entity (a place or feature); if several are tied, any one of them",
     "predefined": "exactly one label from a fixed list",
     "set": "the names of all entities that satisfy the question, in any order (an empty list if there are none)",
     "grid_cell": "one cell of a discrete global grid: an H3 index (hexadecimal string) or an S2 cell token, "
-                 "with its H3 resolution or S2 level",
+    "with its H3 resolution or S2 level",
     "geohash": "a geohash string (base-32, 1 to 12 characters) and its precision (its length)",
     "composite_cell": "two cells for the same place: an H3 index with its resolution and an S2 token with its level",
     "distance": "a distance",
@@ -49,13 +77,17 @@ _TYPE = {
     "ratio": "a dimensionless number (a ratio, share or quotient)",
     "point": "a position given as WGS84 longitude and latitude in decimal degrees",
     "polar": "a direction and a distance: the bearing in degrees clockwise from true north (0 to 360) and the "
-             "distance",
+    "distance",
     "bbox": "a bounding box in WGS84 decimal degrees (minimum and maximum longitude and latitude), not crossing "
-            "the antimeridian",
+    "the antimeridian",
     "date": "a calendar date written YYYY-MM-DD, YYYY-MM or YYYY, with its precision (day, month or year)",
 }
-_UNIT = {"km": "kilometres (km)", "km2": "square kilometres (km2)", "deg": "decimal degrees",
-         "deg,km": "degrees for the bearing and kilometres (km) for the distance"}
+_UNIT = {
+    "km": "kilometres (km)",
+    "km2": "square kilometres (km2)",
+    "deg": "decimal degrees",
+    "deg,km": "degrees for the bearing and kilometres (km) for the distance",
+}
 _SCALE = {
     "distance": "Give kilometres even for short lengths (350 m is 0.35 km).",
     "area": "Give square kilometres even for small areas (one hectare is 0.01 km2).",
@@ -98,10 +130,19 @@ _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 _LOCAL = re.compile(r"[#/]([^#/]*)$")
 _LABELS = ("name:en", "nameEn", "label", "name")  # preference order of the display label
 _GEOM_LINKS = ("hasGeometry", "spatialObject")
-_PHRASES = {"name:en": "English name", "nameEn": "English name", "label": "label", "name": "name",
-            "type": "type", "asWKT": "geometry", "inXSDDate": "date", "inXSDDateTime": "date and time",
-            "sfWithin": "containing region", "administrativePartOf": "parent administrative region",
-            "hasTemporalScope": "time"}
+_PHRASES = {
+    "name:en": "English name",
+    "nameEn": "English name",
+    "label": "label",
+    "name": "name",
+    "type": "type",
+    "asWKT": "geometry",
+    "inXSDDate": "date",
+    "inXSDDateTime": "date and time",
+    "sfWithin": "containing region",
+    "administrativePartOf": "parent administrative region",
+    "hasTemporalScope": "time",
+}
 
 
 def _triples(question: Mapping) -> list[tuple[str, str, str]]:
@@ -114,7 +155,16 @@ def local(iri: str) -> str:
     if iri.startswith(("http://", "https://", "<")):
         m = _LOCAL.search(iri.strip("<>"))
         return m.group(1) if m and m.group(1) else iri
-    if ":" in iri and iri.split(":", 1)[0] in ("geo", "rdf", "rdfs", "wkgs", "kwg", "time", "sosa", "xsd"):
+    if ":" in iri and iri.split(":", 1)[0] in (
+        "geo",
+        "rdf",
+        "rdfs",
+        "wkgs",
+        "kwg",
+        "time",
+        "sosa",
+        "xsd",
+    ):
         return iri.split(":", 1)[1]
     return iri
 
@@ -127,8 +177,10 @@ def raw_triples(question: Mapping) -> str:
     """One ``<s> <p> <o> .`` / ``<s> <p> "literal" .`` line per gold triple, in stored order."""
     trs = _triples(question)
     subjects = {s for s, _, _ in trs}
-    lines = [f"<{s}> <{p}> {f'<{o}>' if _is_node(o, subjects) else json.dumps(o, ensure_ascii=False)} ."
-             for s, p, o in trs]
+    lines = [
+        f"<{s}> <{p}> {f'<{o}>' if _is_node(o, subjects) else json.dumps(o, ensure_ascii=False)} ."
+        for s, p, o in trs
+    ]
     return "\n".join(lines)
 
 
@@ -189,7 +241,11 @@ def verbalized_triples(question: Mapping) -> str:
             elif lp == "type":
                 out.append(f"{who} is of type {local(o)}.")
             else:
-                value = name(o) if o in by_s else (local(o) if o.startswith(("http://", "https://")) else o)
+                value = (
+                    name(o)
+                    if o in by_s
+                    else (local(o) if o.startswith(("http://", "https://")) else o)
+                )
                 out.append(f"{who} has the {_phrase(p)} {value}.")
     return "\n".join(out)
 
@@ -206,18 +262,24 @@ def triple_context(question: Mapping, tier: str) -> str:
 
 
 # ---------------------------------------------------------------- prompt text
-_SYSTEM = ("You answer questions about real places, features and events on Earth. "
-           "Coordinates are WGS84 longitude/latitude in decimal degrees; distances are in kilometres and "
-           "areas in square kilometres; bearings are measured clockwise from true north. "
-           "You reply with JSON only, exactly in the requested shape.")
-_SYSTEM_AGENT = ("You solve questions about real places, features and events on Earth by writing and running "
-                 "Python code step by step. Coordinates are WGS84 longitude/latitude in decimal degrees; "
-                 "distances are in kilometres and areas in square kilometres; bearings are measured clockwise "
-                 "from true north. Every reply you send is one JSON object in the requested step shape.")
-_PREMISE = ("Some questions rest on a false premise: they take for granted something that does not exist or "
-            "does not hold (for example an entity of that kind near the place, or a relation between the places). "
-            "If the premise is false, do not answer: set \"premise_rejected\" to true and \"answer\" to null. "
-            "Otherwise set \"premise_rejected\" to false and give your best answer; never leave it null.")
+_SYSTEM = (
+    "You answer questions about real places, features and events on Earth. "
+    "Coordinates are WGS84 longitude/latitude in decimal degrees; distances are in kilometres and "
+    "areas in square kilometres; bearings are measured clockwise from true north. "
+    "You reply with JSON only, exactly in the requested shape."
+)
+_SYSTEM_AGENT = (
+    "You solve questions about real places, features and events on Earth by writing and running "
+    "Python code step by step. Coordinates are WGS84 longitude/latitude in decimal degrees; "
+    "distances are in kilometres and areas in square kilometres; bearings are measured clockwise "
+    "from true north. Every reply you send is one JSON object in the requested step shape."
+)
+_PREMISE = (
+    "Some questions rest on a false premise: they take for granted something that does not exist or "
+    "does not hold (for example an entity of that kind near the place, or a relation between the places). "
+    'If the premise is false, do not answer: set "premise_rejected" to true and "answer" to null. '
+    'Otherwise set "premise_rejected" to false and give your best answer; never leave it null.'
+)
 _FACT_INTRO = {
     T1O_RAW: "Facts from a spatial knowledge graph, as RDF triples (subject, predicate, object):",
     T1O_STRUCTURED: "Facts from a spatial knowledge graph, as JSON grouped by subject:",
@@ -237,14 +299,20 @@ _TOOLS_T3O = """\
 Functions defined in your Python environment:
 - triples() -> the facts above as Python data (a list of {"subject": ..., "facts": {predicate: [values]}}).
 You have no retrieval tools: everything you need is in the facts above."""
-_LIBS = ("Already imported: math, json, shapely (with shapely.wkt and shapely.geometry), pyproj "
-         "(Geod, Transformer; GEOD = Geod(ellps=\"WGS84\") for geodesic distances, azimuths and areas), h3.")
+_LIBS = (
+    "Already imported: math, json, shapely (with shapely.wkt and shapely.geometry), pyproj "
+    '(Geod, Transformer; GEOD = Geod(ellps="WGS84") for geodesic distances, azimuths and areas), h3.'
+)
 
 
 def _reply_shape(question: Mapping, tier: str) -> str:
     ex = answer_example(question)
     if tier == T2:
-        return ('{"reasoning": "<your step-by-step reasoning>", "answer": ' + ex + ', "premise_rejected": false}')
+        return (
+            '{"reasoning": "<your step-by-step reasoning>", "answer": '
+            + ex
+            + ', "premise_rejected": false}'
+        )
     return '{"answer": ' + ex + ', "premise_rejected": false}'
 
 
@@ -272,22 +340,34 @@ def render(question: Mapping, tier: str, *, max_steps: int = DEFAULT_MAX_STEPS) 
     parts += ["", _PREMISE, ""]
     if tier in AGENT_TIERS:
         parts += [
-            _TOOLS_T3A if tier == T3A else _TOOLS_T3O, _LIBS, "",
+            _TOOLS_T3A if tier == T3A else _TOOLS_T3O,
+            _LIBS,
+            "",
             f"Work in steps; you have at most {max_steps} steps. Each reply is one JSON object "
             '{"thought": "<what you do next and why>", "code": "<Python source>" or null, '
             '"final_answer": null or the final reply object}.',
-            "When \"code\" is given it runs in a fresh Python interpreter (variables are not kept between steps; "
+            'When "code" is given it runs in a fresh Python interpreter (variables are not kept between steps; '
             "files written to the current directory are) and what it prints comes back to you as the next "
             "message; print what you need to see.",
-            "When you are done, send \"code\": null and \"final_answer\": " + _reply_shape(question, tier) + ".",
+            'When you are done, send "code": null and "final_answer": '
+            + _reply_shape(question, tier)
+            + ".",
         ]
     elif tier == T2:
-        parts += ["Think step by step: write your reasoning in the \"reasoning\" field first, then commit to an "
-                  "answer. Reply with one JSON object of this shape and nothing else:", _reply_shape(question, tier)]
+        parts += [
+            'Think step by step: write your reasoning in the "reasoning" field first, then commit to an '
+            "answer. Reply with one JSON object of this shape and nothing else:",
+            _reply_shape(question, tier),
+        ]
     else:
-        parts += ["Reply with one JSON object of this shape and nothing else:", _reply_shape(question, tier)]
-    return [{"role": "system", "content": _SYSTEM_AGENT if tier in AGENT_TIERS else _SYSTEM},
-            {"role": "user", "content": "\n".join(parts)}]
+        parts += [
+            "Reply with one JSON object of this shape and nothing else:",
+            _reply_shape(question, tier),
+        ]
+    return [
+        {"role": "system", "content": _SYSTEM_AGENT if tier in AGENT_TIERS else _SYSTEM},
+        {"role": "user", "content": "\n".join(parts)},
+    ]
 
 
 def describe_tiers() -> list[dict[str, Any]]:
@@ -298,6 +378,16 @@ def describe_tiers() -> list[dict[str, Any]]:
         {"tier": T1O_RAW, "facts": "raw triples", "reply": "answer JSON", "tools": "-"},
         {"tier": T1O_STRUCTURED, "facts": "structured JSON", "reply": "answer JSON", "tools": "-"},
         {"tier": T1O_VERBALIZED, "facts": "sentences", "reply": "answer JSON", "tools": "-"},
-        {"tier": T3A, "facts": "-", "reply": "agent steps", "tools": "search_entities, entity_triples, sql, Python"},
-        {"tier": T3O, "facts": "structured JSON", "reply": "agent steps", "tools": "triples(), Python"},
+        {
+            "tier": T3A,
+            "facts": "-",
+            "reply": "agent steps",
+            "tools": "search_entities, entity_triples, sql, Python",
+        },
+        {
+            "tier": T3O,
+            "facts": "structured JSON",
+            "reply": "agent steps",
+            "tools": "triples(), Python",
+        },
     ]

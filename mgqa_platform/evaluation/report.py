@@ -21,8 +21,14 @@ from typing import Any
 from mgqa_platform import markdown as md
 from mgqa_platform.evaluation.scoring import aggregate
 
-BREAKDOWNS = (("sfid", "Spatial function (SFID)"), ("answer_format", "Answer format"), ("kg", "Knowledge graph"),
-              ("income_tier", "Income tier"), ("density_tier", "Density tier"), ("lang", "Language"))  # fmt: skip
+BREAKDOWNS = (
+    ("sfid", "Spatial function (SFID)"),
+    ("answer_format", "Answer format"),
+    ("kg", "Knowledge graph"),
+    ("income_tier", "Income tier"),
+    ("density_tier", "Density tier"),
+    ("lang", "Language"),
+)
 INCOME_ORDER = ("HIC", "UMC", "LMC", "LIC")
 DENSITY_ORDER = ("high", "medium", "low")
 
@@ -35,7 +41,9 @@ def by_group(rows: Iterable[Mapping[str, Any]], key: str) -> dict[str, dict]:
     return {g: aggregate(v).as_dict() for g, v in sorted(groups.items())}
 
 
-def standardized(rows: Iterable[Mapping[str, Any]], tier_key: str, metric: str = "em", mix_key: str = "sfid") -> dict[str, float | None]:
+def standardized(
+    rows: Iterable[Mapping[str, Any]], tier_key: str, metric: str = "em", mix_key: str = "sfid"
+) -> dict[str, float | None]:
     """Tier -> metric standardized to the overall ``mix_key`` distribution of true-premise questions (percent)."""
     rows = [r for r in rows if not r["false_premise"] and r["status"] != "skipped"]
     weights = Counter(r[mix_key] for r in rows)
@@ -60,10 +68,16 @@ def _ordered(keys: Iterable[str], order: tuple[str, ...]) -> list[str]:
 
 
 def _fmt(v: Any) -> str:
-    return "–" if v is None or (isinstance(v, float) and math.isnan(v)) else (f"{v:.1f}" if isinstance(v, float) else str(v))
+    return (
+        "–"
+        if v is None or (isinstance(v, float) and math.isnan(v))
+        else (f"{v:.1f}" if isinstance(v, float) else str(v))
+    )
 
 
-def markdown(rows: list[Mapping[str, Any]], title: str, plots: Mapping[str, str] | None = None) -> str:
+def markdown(
+    rows: list[Mapping[str, Any]], title: str, plots: Mapping[str, str] | None = None
+) -> str:
     """The report as Markdown: overall metrics, one table per breakdown, standardized tier tables."""
     overall = aggregate(rows).as_dict()
     cols = ("n", "em", "ne", "coverage", "em_covered", "frr", "n_false_premise", "nrr")
@@ -80,7 +94,9 @@ def markdown(rows: list[Mapping[str, Any]], title: str, plots: Mapping[str, str]
     lines += ["", frr_line, ""]
     for key, label in BREAKDOWNS:
         groups = by_group(rows, key)
-        order = INCOME_ORDER if key == "income_tier" else DENSITY_ORDER if key == "density_tier" else ()
+        order = (
+            INCOME_ORDER if key == "income_tier" else DENSITY_ORDER if key == "density_tier" else ()
+        )
         lines += [f"## {label}", ""]
         table_rows = [[g, *(_fmt(groups[g][c]) for c in cols)] for g in _ordered(groups, order)]
         lines += md.table(header, table_rows)

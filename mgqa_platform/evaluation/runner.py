@@ -40,8 +40,16 @@ from mgqa_platform.evaluation.answer_schema import parse_reply, reply_schema
 from mgqa_platform.evaluation.prompts import AGENT_TIERS, DEFAULT_MAX_STEPS, T2, T3A, TIERS, render
 from mgqa_platform.llm import ChatClient, ReplyError, TransportError
 
-__all__ = ["run", "RunSummary", "load_predictions", "repair", "PREDICTIONS", "RUN_CONFIG", "RAW_LIMIT",
-           "STATUSES"]
+__all__ = [
+    "run",
+    "RunSummary",
+    "load_predictions",
+    "repair",
+    "PREDICTIONS",
+    "RUN_CONFIG",
+    "RAW_LIMIT",
+    "STATUSES",
+]
 
 PREDICTIONS = "predictions.jsonl"
 RUN_CONFIG = "run.json"
@@ -153,40 +161,131 @@ def _totals(records: Iterable[Mapping]) -> tuple[dict, dict]:
 
 
 # ---------------------------------------------------------------- one question
-def _line(question: Mapping, system: str, tier: str, status: str, answer: Any, raw: str, detail: str | None,
-          usage: Mapping | None, attempts: int, steps: int, tool_calls: int) -> dict:
-    return {"question_id": question["question_id"], "system": system, "tier": tier, "status": status,
-            "answer": answer, "raw": (raw or "")[:RAW_LIMIT], "detail": detail,
-            "usage": {k: int((usage or {}).get(k, 0) or 0) for k in _USAGE_KEYS},
-            "attempts": int(attempts), "steps": int(steps), "tool_calls": int(tool_calls)}
+def _line(
+    question: Mapping,
+    system: str,
+    tier: str,
+    status: str,
+    answer: Any,
+    raw: str,
+    detail: str | None,
+    usage: Mapping | None,
+    attempts: int,
+    steps: int,
+    tool_calls: int,
+) -> dict:
+    return {
+        "question_id": question["question_id"],
+        "system": system,
+        "tier": tier,
+        "status": status,
+        "answer": answer,
+        "raw": (raw or "")[:RAW_LIMIT],
+        "detail": detail,
+        "usage": {k: int((usage or {}).get(k, 0) or 0) for k in _USAGE_KEYS},
+        "attempts": int(attempts),
+        "steps": int(steps),
+        "tool_calls": int(tool_calls),
+    }
 
 
-def answer_question(question: Mapping, client: ChatClient, tier: str, system: str, *,
-                    warehouse: str | Path | None = None, max_steps: int = DEFAULT_MAX_STEPS,
-                    step_timeout_s: float = 30.0) -> dict:
+def answer_question(
+    question: Mapping,
+    client: ChatClient,
+    tier: str,
+    system: str,
+    *,
+    warehouse: str | Path | None = None,
+    max_steps: int = DEFAULT_MAX_STEPS,
+    step_timeout_s: float = 30.0,
+) -> dict:
     """The prediction line of one question (never raises for model or transport failures)."""
     try:
         if tier in AGENT_TIERS:
-            from mgqa_platform.evaluation.agent import run_agent  # lazy: subprocess machinery only when needed
-            r = run_agent(question, client, tier, warehouse=warehouse, max_steps=max_steps,
-                          step_timeout_s=step_timeout_s)
-            return _line(question, system, tier, r.status, r.answer, r.raw, r.detail, r.usage, r.attempts,
-                         r.steps, r.tool_calls)
+            from mgqa_platform.evaluation.agent import (
+                run_agent,  # lazy: subprocess machinery only when needed
+            )
+
+            r = run_agent(
+                question,
+                client,
+                tier,
+                warehouse=warehouse,
+                max_steps=max_steps,
+                step_timeout_s=step_timeout_s,
+            )
+            return _line(
+                question,
+                system,
+                tier,
+                r.status,
+                r.answer,
+                r.raw,
+                r.detail,
+                r.usage,
+                r.attempts,
+                r.steps,
+                r.tool_calls,
+            )
         messages = render(question, tier)
         obj, chat = client.complete_json(messages, reply_schema(question, reasoning=tier == T2))
         p = parse_reply(question, obj)
-        return _line(question, system, tier, p.status, p.answer, chat.content, p.detail, chat.usage,
-                     chat.attempts, 1, 0)
+        return _line(
+            question,
+            system,
+            tier,
+            p.status,
+            p.answer,
+            chat.content,
+            p.detail,
+            chat.usage,
+            chat.attempts,
+            1,
+            0,
+        )
     except ReplyError as exc:
         res = exc.result
-        return _line(question, system, tier, "format_error", None, exc.raw, str(exc)[:500],
-                     res.usage if res else None, res.attempts if res else 1, 1, 0)
+        return _line(
+            question,
+            system,
+            tier,
+            "format_error",
+            None,
+            exc.raw,
+            str(exc)[:500],
+            res.usage if res else None,
+            res.attempts if res else 1,
+            1,
+            0,
+        )
     except TransportError as exc:
-        return _line(question, system, tier, "harness_error", None, "", f"transport: {exc}"[:500], None,
-                     exc.attempts, 1, 0)
-    except Exception as exc:  # noqa: BLE001 - a harness bug must not stop the run; it is recorded
-        return _line(question, system, tier, "harness_error", None, "",
-                     f"exception: {type(exc).__name__}: {exc}"[:500], None, 0, 0, 0)
+        return _line(
+            question,
+            system,
+            tier,
+            "harness_error",
+            None,
+            "",
+            f"transport: {exc}"[:500],
+            None,
+            exc.attempts,
+            1,
+            0,
+        )
+    except Exception as exc:
+        return _line(
+            question,
+            system,
+            tier,
+            "harness_error",
+            None,
+            "",
+            f"exception: {type(exc).__name__}: {exc}"[:500],
+            None,
+            0,
+            0,
+            0,
+        )
 
 
 # ---------------------------------------------------------------- the run
@@ -201,8 +300,10 @@ def _select(questions: Iterable[Mapping], limit: int | None, seed: int) -> list[
         seen.setdefault(qid, q)
     qs = list(seen.values())
     if limit is not None and limit < len(qs):
+
         def key(q: Mapping) -> str:
             return hashlib.sha256(f"{seed}:{q['question_id']}".encode()).hexdigest()
+
         keep = {q["question_id"] for q in sorted(qs, key=key)[: max(0, limit)]}
         qs = [q for q in qs if q["question_id"] in keep]
     return qs
@@ -217,12 +318,25 @@ def _check_config(path: Path, config: dict) -> None:
         return
     for k in ("tier", "system", "model"):
         if k in old and old[k] != config[k]:
-            raise ValueError(f"{path} was written for {k}={old[k]!r}, not {config[k]!r}; use another out_dir")
+            raise ValueError(
+                f"{path} was written for {k}={old[k]!r}, not {config[k]!r}; use another out_dir"
+            )
 
 
-def run(questions: Iterable[Mapping], client: ChatClient, tier: str, out_dir: str | Path, *, concurrency: int = 4,
-        system_name: str, limit: int | None = None, warehouse: str | Path | None = None, seed: int = 0,
-        max_steps: int = DEFAULT_MAX_STEPS, step_timeout_s: float = 30.0) -> RunSummary:
+def run(
+    questions: Iterable[Mapping],
+    client: ChatClient,
+    tier: str,
+    out_dir: str | Path,
+    *,
+    concurrency: int = 4,
+    system_name: str,
+    limit: int | None = None,
+    warehouse: str | Path | None = None,
+    seed: int = 0,
+    max_steps: int = DEFAULT_MAX_STEPS,
+    step_timeout_s: float = 30.0,
+) -> RunSummary:
     """Answer every not-yet-recorded question with ``client`` under ``tier`` (see the module docstring).
 
     ``limit`` picks a seeded sample of that many questions (order by sha256 of ``"{seed}:{question_id}"``), so
@@ -236,10 +350,18 @@ def run(questions: Iterable[Mapping], client: ChatClient, tier: str, out_dir: st
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     selected = _select(questions, limit, seed)
-    config = {"endpoint": client.base_url, "model": client.model, "tier": tier, "system": system_name,
-              "questions": len(selected), "limit": limit, "seed": seed, "temperature": client.temperature,
-              "max_steps": max_steps if tier in AGENT_TIERS else None,
-              "warehouse": str(Path(warehouse).resolve()) if warehouse is not None else None}
+    config = {
+        "endpoint": client.base_url,
+        "model": client.model,
+        "tier": tier,
+        "system": system_name,
+        "questions": len(selected),
+        "limit": limit,
+        "seed": seed,
+        "temperature": client.temperature,
+        "max_steps": max_steps if tier in AGENT_TIERS else None,
+        "warehouse": str(Path(warehouse).resolve()) if warehouse is not None else None,
+    }
     lock = open(out / ".lock", "w")
     try:
         try:
@@ -247,20 +369,35 @@ def run(questions: Iterable[Mapping], client: ChatClient, tier: str, out_dir: st
         except BlockingIOError:
             raise RuntimeError(f"another runner is writing {out}") from None
         _check_config(out / RUN_CONFIG, config)
-        (out / RUN_CONFIG).write_text(json.dumps(config, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+        (out / RUN_CONFIG).write_text(
+            json.dumps(config, indent=2, sort_keys=True) + "\n", encoding="utf-8"
+        )
         pred_path = out / PREDICTIONS
         existing, corrupt = repair(pred_path)
         done = {r["question_id"] for r in existing}
         todo = [q for q in selected if q["question_id"] not in done]
-        summary = RunSummary(out_dir=str(out), selected=len(selected), skipped=len(selected) - len(todo),
-                             written=0, corrupt=corrupt)
+        summary = RunSummary(
+            out_dir=str(out),
+            selected=len(selected),
+            skipped=len(selected) - len(todo),
+            written=0,
+            corrupt=corrupt,
+        )
         written: list[dict] = []
         wlock = threading.Lock()
 
         with open(pred_path, "ab") as f:
+
             def work(q: Mapping) -> None:
-                rec = answer_question(q, client, tier, system_name, warehouse=warehouse, max_steps=max_steps,
-                                      step_timeout_s=step_timeout_s)
+                rec = answer_question(
+                    q,
+                    client,
+                    tier,
+                    system_name,
+                    warehouse=warehouse,
+                    max_steps=max_steps,
+                    step_timeout_s=step_timeout_s,
+                )
                 data = (json.dumps(rec, ensure_ascii=False, sort_keys=True) + "\n").encode("utf-8")
                 with wlock:
                     f.write(data)

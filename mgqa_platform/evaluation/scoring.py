@@ -75,7 +75,9 @@ class AliasStore:
         return set(self._ids.get(formats._norm_name(name), ())) if isinstance(name, str) else set()
 
 
-def resolve_entities(fmt: str, answer: Mapping[str, Any], gold: Mapping[str, Any], store: AliasStore) -> dict:
+def resolve_entities(
+    fmt: str, answer: Mapping[str, Any], gold: Mapping[str, Any], store: AliasStore
+) -> dict:
     """Turn an entity answer given by ``names`` (and/or ``entity_ids``) into ``{"entity_ids": [...]}``.
 
     entity_name: only the first item counts (Table 12 resolves one answer); it is right when any entity it may
@@ -97,7 +99,11 @@ def resolve_entities(fmt: str, answer: Mapping[str, Any], gold: Mapping[str, Any
         ids = store.resolve(v)
         # distinct gold entities may share a name: give each name a gold entity not matched yet, if any
         fresh = sorted((ids & gold_ids) - set(out)) or sorted(ids & gold_ids)
-        out.append(fresh[0] if fresh else (sorted(ids)[0] if ids else f"unresolved:{formats._norm_name(v)}"))
+        out.append(
+            fresh[0]
+            if fresh
+            else (sorted(ids)[0] if ids else f"unresolved:{formats._norm_name(v)}")
+        )
     return {"entity_ids": sorted(set(out))}
 
 
@@ -113,7 +119,11 @@ class QuestionScore:
     detail: str | None = None
 
 
-def score_question(question: Mapping[str, Any], prediction: Mapping[str, Any] | None, store: AliasStore | None = None) -> QuestionScore:
+def score_question(
+    question: Mapping[str, Any],
+    prediction: Mapping[str, Any] | None,
+    store: AliasStore | None = None,
+) -> QuestionScore:
     """(E, e) and coverage flags of one prediction for one released question; never raises on bad predictions."""
     qid = question["question_id"]
     fmt = question["answer_format"]
@@ -122,13 +132,17 @@ def score_question(question: Mapping[str, Any], prediction: Mapping[str, Any] | 
         return QuestionScore(qid, "harness_error", False, False, 0.0, 1.0, "missing_prediction")
     status = prediction.get("status", "answered")
     if status not in STATUSES:
-        return QuestionScore(qid, "format_error", False, False, 0.0, 1.0, f"unknown_status:{status}")
+        return QuestionScore(
+            qid, "format_error", False, False, 0.0, 1.0, f"unknown_status:{status}"
+        )
     answer = prediction.get("answer")
     if status == "answered" and formats.is_rejection(answer):
         status = "refused"
     if status == "refused":
         ok = formats.is_rejection(gold)
-        return QuestionScore(qid, "refused", False, True, float(ok), 0.0 if ok else 1.0, prediction.get("detail"))
+        return QuestionScore(
+            qid, "refused", False, True, float(ok), 0.0 if ok else 1.0, prediction.get("detail")
+        )
     if status != "answered":
         return QuestionScore(qid, status, False, False, 0.0, 1.0, prediction.get("detail"))
     if not isinstance(answer, dict):
@@ -138,7 +152,9 @@ def score_question(question: Mapping[str, Any], prediction: Mapping[str, Any] | 
     try:
         if fmt in ("entity_name", "set"):
             answer = resolve_entities(fmt, answer, gold, store or AliasStore.of_question(question))
-        formats.distance(fmt, answer, gold)  # raises GoldError for an answer that does not fit the format
+        formats.distance(
+            fmt, answer, gold
+        )  # raises GoldError for an answer that does not fit the format
         E, e = formats.score(fmt, answer, gold)
     except (formats.GoldError, TypeError, ValueError, KeyError, AttributeError) as exc:
         return QuestionScore(qid, "format_error", False, False, 0.0, 1.0, str(exc)[:200])
@@ -159,8 +175,14 @@ class Metrics:
     frr_premise_templates: float  # percent (nan when no such template)
 
     def as_dict(self) -> dict:
-        return {k: (None if isinstance(v, float) and math.isnan(v) else (round(v, 4) if isinstance(v, float) else v))
-                for k, v in asdict(self).items()}  # fmt: skip
+        return {
+            k: (
+                None
+                if isinstance(v, float) and math.isnan(v)
+                else (round(v, 4) if isinstance(v, float) else v)
+            )
+            for k, v in asdict(self).items()
+        }
 
 
 def _pct(num: float, den: float) -> float:
@@ -195,8 +217,17 @@ def aggregate(rows: Iterable[Mapping[str, Any]]) -> Metrics:
             if r.get("premise_template"):
                 pt_den += 1
                 pt_ref += bool(r["refused"])
-    return Metrics(tp, fp, _pct(em, tp), _pct(ne, tp), _pct(covered, tp), _pct(em_cov, covered),
-                   _pct(refusals_tp, denom_frr), _pct(refusals_fp, denom_nrr), _pct(pt_ref, pt_den))  # fmt: skip
+    return Metrics(
+        tp,
+        fp,
+        _pct(em, tp),
+        _pct(ne, tp),
+        _pct(covered, tp),
+        _pct(em_cov, covered),
+        _pct(refusals_tp, denom_frr),
+        _pct(refusals_fp, denom_nrr),
+        _pct(pt_ref, pt_den),
+    )
 
 
 def _json(v: Any) -> Any:

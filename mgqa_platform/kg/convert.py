@@ -45,15 +45,33 @@ BATCH_ROWS = 50_000
 
 ENTITY_ARROW = pa.schema(
     [
-        ("entity_id", pa.string()), ("iri", pa.string()), ("subject", pa.string()), ("name", pa.string()),
-        ("context", pa.string()), ("category", pa.string()), ("types", pa.list_(pa.string())),
-        ("wkb", pa.binary()), ("geom_kind", pa.string()), ("lon", pa.float64()), ("lat", pa.float64()),
-        ("h3", pa.list_(pa.string())), ("image_url", pa.string()), ("wikidata", pa.string()),
-        ("valid_from", pa.string()), ("valid_to", pa.string()), ("attributes", pa.string()),
+        ("entity_id", pa.string()),
+        ("iri", pa.string()),
+        ("subject", pa.string()),
+        ("name", pa.string()),
+        ("context", pa.string()),
+        ("category", pa.string()),
+        ("types", pa.list_(pa.string())),
+        ("wkb", pa.binary()),
+        ("geom_kind", pa.string()),
+        ("lon", pa.float64()),
+        ("lat", pa.float64()),
+        ("h3", pa.list_(pa.string())),
+        ("image_url", pa.string()),
+        ("wikidata", pa.string()),
+        ("valid_from", pa.string()),
+        ("valid_to", pa.string()),
+        ("attributes", pa.string()),
     ]
-)  # fmt: skip
+)
 QUARANTINE_ARROW = pa.schema(
-    [("stage", pa.string()), ("reason", pa.string()), ("detail", pa.string()), ("source", pa.string()), ("payload", pa.string())]
+    [
+        ("stage", pa.string()),
+        ("reason", pa.string()),
+        ("detail", pa.string()),
+        ("source", pa.string()),
+        ("payload", pa.string()),
+    ]
 )
 REJECT_DETAILS = {
     "missing_geometry": "no geometry linked to the entity",
@@ -101,21 +119,44 @@ def _stage(
     RDF is parsed by ``parse_workers`` processes (0: the CPU count, at most 4)."""
     if path.suffix == ".parquet":
         try:
-            cols = {r[0] for r in con.execute("DESCRIBE SELECT * FROM read_parquet(?)", [str(path)]).fetchall()}
+            cols = {
+                r[0]
+                for r in con.execute(
+                    "DESCRIBE SELECT * FROM read_parquet(?)", [str(path)]
+                ).fetchall()
+            }
         except duckdb.Error as e:
-            raise ValueError(f"{path}: not a readable OSMH3KG Parquet file ({str(e).splitlines()[0]})") from e
+            raise ValueError(
+                f"{path}: not a readable OSMH3KG Parquet file ({str(e).splitlines()[0]})"
+            ) from e
         missing = {"subject", "predicate", "object"} - cols
         if missing:
             raise ValueError(f"{path}: OSMH3KG Parquet lacks column(s) {sorted(missing)}")
         bad = "subject IS NULL OR predicate IS NULL OR object IS NULL OR trim(subject) = '' OR trim(predicate) = ''"
-        for row in con.execute(f"SELECT subject, predicate, object FROM read_parquet(?) WHERE {bad}", [str(path)]).fetchall():
-            quarantine.append(_qrow("parse", "malformed_triple", "null or empty subject/predicate/object", path.name, json.dumps(row, ensure_ascii=False)))
-        con.execute(f"CREATE OR REPLACE TEMP TABLE stage AS SELECT subject AS s, predicate AS p, object AS o FROM read_parquet(?) WHERE NOT ({bad})", [str(path)])
+        for row in con.execute(
+            f"SELECT subject, predicate, object FROM read_parquet(?) WHERE {bad}", [str(path)]
+        ).fetchall():
+            quarantine.append(
+                _qrow(
+                    "parse",
+                    "malformed_triple",
+                    "null or empty subject/predicate/object",
+                    path.name,
+                    json.dumps(row, ensure_ascii=False),
+                )
+            )
+        con.execute(
+            f"CREATE OR REPLACE TEMP TABLE stage AS SELECT subject AS s, predicate AS p, object AS o FROM read_parquet(?) WHERE NOT ({bad})",
+            [str(path)],
+        )
     else:
         parts, _, bad_statements = parse_file(path, scratch / "parsed", workers=parse_workers)
         for b in bad_statements:
             quarantine.append(_qrow("parse", b.reason, b.detail, f"{path.name}:{b.line}", b.text))
-        con.execute("CREATE OR REPLACE TEMP TABLE stage AS SELECT * FROM read_parquet(?)", [[str(p) for p in parts]])
+        con.execute(
+            "CREATE OR REPLACE TEMP TABLE stage AS SELECT * FROM read_parquet(?)",
+            [[str(p) for p in parts]],
+        )
     return int(con.execute("SELECT count(*) FROM stage").fetchone()[0])
 
 
@@ -144,7 +185,13 @@ class _QuarantineSink(list):
 
 
 def _qrow(stage: str, reason: str, detail: str, source: str, payload: str = "") -> dict:
-    return {"stage": stage, "reason": reason, "detail": (detail or "")[:500], "source": source, "payload": (payload or "")[:500]}
+    return {
+        "stage": stage,
+        "reason": reason,
+        "detail": (detail or "")[:500],
+        "source": source,
+        "payload": (payload or "")[:500],
+    }
 
 
 # ------------------------------------------------------------------------------------------ 2. facts
@@ -163,9 +210,9 @@ def _wide_sql(prof: profiles.Profile, kg: str) -> str:
     wide AS (
         SELECT s,
             list_sort(list_distinct(list(v) FILTER (WHERE k = '@type'))) AS types,
-            {one('name')} AS label, {one('name:en')} AS name_en,
+            {one("name")} AS label, {one("name:en")} AS name_en,
             coalesce({", ".join(one(k) for k in profiles.CONTEXT_KEYS)}) AS context,
-            {one('image')} AS image, {one('wikimedia_commons')} AS commons, {one('wikidata')} AS wikidata,
+            {one("image")} AS image, {one("wikimedia_commons")} AS commons, {one("wikidata")} AS wikidata,
             {", ".join(f"{one(k)} AS {col}" for k, (col, _) in zip(profiles.ATTRIBUTE_KEYS, _ATTR_COLUMNS, strict=True))},
             min(v) FILTER (WHERE k = '@instant') AS instant_min, max(v) FILTER (WHERE k = '@instant') AS instant_max,
             min(v) FILTER (WHERE k = '@begin') AS begin_min, max(v) FILTER (WHERE k = '@end') AS end_max,
@@ -194,13 +241,17 @@ def _facts(con: duckdb.DuckDBPyConnection, prof: profiles.Profile) -> None:
     con.execute(f"CREATE OR REPLACE TEMP TABLE ents AS {prof.entities_sql}")
     con.execute(f"CREATE OR REPLACE TEMP TABLE facts AS {prof.facts_sql}")
     con.execute(f"INSERT INTO facts {prof.derived_facts_sql}")
-    con.execute(f"CREATE OR REPLACE TEMP TABLE geom AS SELECT * FROM ({prof.geometry_sql}) SEMI JOIN ents USING (s)")
+    con.execute(
+        f"CREATE OR REPLACE TEMP TABLE geom AS SELECT * FROM ({prof.geometry_sql}) SEMI JOIN ents USING (s)"
+    )
     con.execute(f"CREATE OR REPLACE TEMP TABLE cat AS {prof.category_sql}")
 
 
 # ------------------------------------------------------------------------------------------ 3. geometry
 _KIND = {0: "point", 1: "line", 3: "polygon", 4: "point", 5: "line", 6: "polygon"}
-_ATTR_COLUMNS = [(f"attr_{re.sub('[^a-z]', '_', key)}", name) for key, name in profiles.ATTRIBUTE_KEYS.items()]
+_ATTR_COLUMNS = [
+    (f"attr_{re.sub('[^a-z]', '_', key)}", name) for key, name in profiles.ATTRIBUTE_KEYS.items()
+]
 
 
 def _number(v: str) -> int | float | str:
@@ -251,7 +302,19 @@ def _rep_points(geoms: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return shapely.get_x(pts), shapely.get_y(pts)
 
 
-_PASSTHROUGH = ["entity_id", "iri", "s", "name", "context", "category", "types", "image_url", "wikidata", "valid_from", "valid_to"]
+_PASSTHROUGH = [
+    "entity_id",
+    "iri",
+    "s",
+    "name",
+    "context",
+    "category",
+    "types",
+    "image_url",
+    "wikidata",
+    "valid_from",
+    "valid_to",
+]
 
 
 def _build_batch(rows: pa.Table, quarantine: list[dict]) -> pa.Table:
@@ -279,11 +342,16 @@ def _build_batch(rows: pa.Table, quarantine: list[dict]) -> pa.Table:
     lon, lat = _rep_points(garr) if len(garr) else (np.array([]), np.array([]))
     kept = rows.take(idx)
     attr_cols = {col: kept.column(col).to_pylist() for col, _ in _ATTR_COLUMNS}
-    main_key, main_value = kept.column("main_key").to_pylist(), kept.column("main_value").to_pylist()
+    main_key, main_value = (
+        kept.column("main_key").to_pylist(),
+        kept.column("main_value").to_pylist(),
+    )
     obs = kept.column("obs").to_pylist()
     attributes = []
     for j in range(kept.num_rows):
-        attrs = {name: _number(attr_cols[col][j]) for col, name in _ATTR_COLUMNS if attr_cols[col][j]}
+        attrs = {
+            name: _number(attr_cols[col][j]) for col, name in _ATTR_COLUMNS if attr_cols[col][j]
+        }
         if main_key[j]:
             attrs["osm_" + main_key[j]] = main_value[j]
         for ob in obs[j] or ():
@@ -294,10 +362,18 @@ def _build_batch(rows: pa.Table, quarantine: list[dict]) -> pa.Table:
     cols["types"] = pc.fill_null(cols["types"], pa.scalar([], pa.list_(pa.string())))
     cols.update(
         wkb=pa.array(shapely.to_wkb(garr) if len(garr) else [], pa.binary()),
-        geom_kind=pa.array([_KIND[t] for t in shapely.get_type_id(garr)] if len(garr) else [], pa.string()),
+        geom_kind=pa.array(
+            [_KIND[t] for t in shapely.get_type_id(garr)] if len(garr) else [], pa.string()
+        ),
         lon=pa.array(lon, pa.float64()),
         lat=pa.array(lat, pa.float64()),
-        h3=pa.array([[geometry.point_cell(x, y, r) for r in H3_RESOLUTIONS] for x, y in zip(lon.tolist(), lat.tolist(), strict=True)], pa.list_(pa.string())),
+        h3=pa.array(
+            [
+                [geometry.point_cell(x, y, r) for r in H3_RESOLUTIONS]
+                for x, y in zip(lon.tolist(), lat.tolist(), strict=True)
+            ],
+            pa.list_(pa.string()),
+        ),
         attributes=pa.array(attributes, pa.string()),
     )
     return pa.table({name: cols[name] for name in ENTITY_ARROW.names}).cast(ENTITY_ARROW)
@@ -320,7 +396,9 @@ def convert_kg(
     """
     path = Path(path)
     if not path.is_file():
-        raise FileNotFoundError(f"{path}: native file of KG {kg!r} not found; materialize kg_native[{kg}] first")
+        raise FileNotFoundError(
+            f"{path}: native file of KG {kg!r} not found; materialize kg_native[{kg}] first"
+        )
     prof = profiles.PROFILES[kg]
     res = ConversionResult(kg=kg)
     scratch = Path(tempfile.mkdtemp(prefix=f"mgqa-convert-{kg}-", dir=scratch_dir))
@@ -379,10 +457,31 @@ def convert_kg(
     res.entities = count("SELECT count(*) FROM entities WHERE kg = ?")
     res.labels = count("SELECT count(*) FROM entity_labels WHERE kg = ?")
     res.entity_triples = count("SELECT count(*) FROM entity_triples WHERE kg = ?")
-    res.ambiguous_names = count("SELECT count(*) FROM entities WHERE kg = ? AND display_name <> name")
-    res.quarantined = Counter(dict(con.execute("SELECT reason, count(*) FROM quarantine WHERE kg = ? AND stage <> 'kg_build' GROUP BY 1", [kg]).fetchall()))
-    res.categories = Counter(dict(con.execute("SELECT category, count(*) FROM entities WHERE kg = ? GROUP BY 1", [kg]).fetchall()))
-    res.geom_kinds = Counter(dict(con.execute("SELECT geom_kind, count(*) FROM entities WHERE kg = ? GROUP BY 1", [kg]).fetchall()))
+    res.ambiguous_names = count(
+        "SELECT count(*) FROM entities WHERE kg = ? AND display_name <> name"
+    )
+    res.quarantined = Counter(
+        dict(
+            con.execute(
+                "SELECT reason, count(*) FROM quarantine WHERE kg = ? AND stage <> 'kg_build' GROUP BY 1",
+                [kg],
+            ).fetchall()
+        )
+    )
+    res.categories = Counter(
+        dict(
+            con.execute(
+                "SELECT category, count(*) FROM entities WHERE kg = ? GROUP BY 1", [kg]
+            ).fetchall()
+        )
+    )
+    res.geom_kinds = Counter(
+        dict(
+            con.execute(
+                "SELECT geom_kind, count(*) FROM entities WHERE kg = ? GROUP BY 1", [kg]
+            ).fetchall()
+        )
+    )
     return res
 
 
@@ -412,7 +511,9 @@ FROM lvl4
 """
 
 
-def _finish(con: duckdb.DuckDBPyConnection, kg: str, prof: profiles.Profile, snapshot_id: str) -> None:
+def _finish(
+    con: duckdb.DuckDBPyConnection, kg: str, prof: profiles.Profile, snapshot_id: str
+) -> None:
     con.execute(DISAMBIGUATE_SQL)
     links = ", ".join("'" + p.replace("'", "''") + "'" for p in prof.cited_links)
     aliases = ", ".join(f"'{k}'" for k in profiles.ALIAS_KEYS)
@@ -452,8 +553,16 @@ def _finish(con: duckdb.DuckDBPyConnection, kg: str, prof: profiles.Profile, sna
             FROM named ORDER BY entity_id""",
             [kg, snapshot_id],
         )
-        con.execute("INSERT INTO entity_labels SELECT entity_id, ?, lang, label, is_alias FROM new_labels", [kg])
-        con.execute("INSERT INTO entity_triples SELECT entity_id, ?, s, p, o FROM new_triples", [kg])
-        con.execute("INSERT INTO quarantine SELECT ?, stage, reason, detail, source, payload FROM new_quarantine ORDER BY ALL", [kg])
+        con.execute(
+            "INSERT INTO entity_labels SELECT entity_id, ?, lang, label, is_alias FROM new_labels",
+            [kg],
+        )
+        con.execute(
+            "INSERT INTO entity_triples SELECT entity_id, ?, s, p, o FROM new_triples", [kg]
+        )
+        con.execute(
+            "INSERT INTO quarantine SELECT ?, stage, reason, detail, source, payload FROM new_quarantine ORDER BY ALL",
+            [kg],
+        )
     for t in ("named", "new_triples", "new_labels"):
         con.execute(f"DROP TABLE IF EXISTS {t}")

@@ -73,8 +73,8 @@ import pyogrio
 import shapely
 from shapely.geometry.base import BaseGeometry
 
-from mgqa_platform.files import atomic_path
 from mgqa_platform import geometry
+from mgqa_platform.files import atomic_path
 from mgqa_platform.kg import vocab
 from mgqa_platform.kg.worldkg_build import BuildReport, turtle_literal
 
@@ -163,7 +163,9 @@ def _read_csv(path: Path, required: list[str]) -> Iterator[tuple[int, dict[str, 
         reader = csv.DictReader(f)
         missing = [c for c in required if c not in (reader.fieldnames or [])]
         if missing:
-            raise ValueError(f"{path.name}: missing column(s) {missing}; header is {reader.fieldnames}")
+            raise ValueError(
+                f"{path.name}: missing column(s) {missing}; header is {reader.fieldnames}"
+            )
         for row in reader:
             yield reader.line_num, {k: (v or "") for k, v in row.items() if k is not None}
 
@@ -228,7 +230,9 @@ def read_county_polygon(shp: Path) -> BaseGeometry:
     if len(df) == 0:
         raise ValueError(f"{shp}: no features")
     union = shapely.union_all(df.geometry.values)
-    rounded = shapely.from_wkt(shapely.to_wkt(union, rounding_precision=COUNTY_WKT_DECIMALS, trim=True))
+    rounded = shapely.from_wkt(
+        shapely.to_wkt(union, rounding_precision=COUNTY_WKT_DECIMALS, trim=True)
+    )
     if not rounded.is_valid:
         rounded = shapely.make_valid(rounded)
     shapely.prepare(rounded)
@@ -255,7 +259,10 @@ def _write_regions(w: _Writer) -> None:
             ("geo:hasGeometry", iri_ref(COUNTY_GEOMETRY_IRI)),
         ],
     )
-    block += _block(iri_ref(COUNTY_GEOMETRY_IRI), [("a", "geo:Geometry"), ("geo:asWKT", wkt_literal(county_wkt))])
+    block += _block(
+        iri_ref(COUNTY_GEOMETRY_IRI),
+        [("a", "geo:Geometry"), ("geo:asWKT", wkt_literal(county_wkt))],
+    )
     w.write(block)
     r.add("AdministrativeRegion_2")
     r.add("Geometry")
@@ -266,7 +273,9 @@ def _geometry_block(geom_iri: str, wkt: str) -> str:
     return _block(iri_ref(geom_iri), [("a", "geo:Geometry"), ("geo:asWKT", wkt_literal(wkt))])
 
 
-def _observations(feature_kind: str, key: str, facts: list[tuple[str, str, str]]) -> tuple[tuple[str, str], str]:
+def _observations(
+    feature_kind: str, key: str, facts: list[tuple[str, str, str]]
+) -> tuple[tuple[str, str], str]:
     """SOSA numeric facts of one feature.
 
     ``facts`` are (observation suffix, observed property CURIE, xsd:decimal lexical). Returns the
@@ -276,7 +285,10 @@ def _observations(feature_kind: str, key: str, facts: list[tuple[str, str, str]]
     obs_iris = [vocab.KWGR + f"observation.{feature_kind}.{key}.{suffix}" for suffix, _, _ in facts]
     text = _block(
         iri_ref(coll),
-        [("a", "sosa:ObservationCollection"), ("sosa:hasMember", ", ".join(iri_ref(o) for o in obs_iris))],
+        [
+            ("a", "sosa:ObservationCollection"),
+            ("sosa:hasMember", ", ".join(iri_ref(o) for o in obs_iris)),
+        ],
     )
     for o, (_, prop, value) in zip(obs_iris, facts):
         text += _block(
@@ -295,9 +307,19 @@ def _write_fires(w: _Writer, path: Path) -> None:
     r = w.report
     for line, row in _read_csv(path, ["fire", "temporal_scope", "name", "geom", "wkt", "year"]):
         src = f"{path.name}:{line}"
-        fire, time_iri, geom_iri, wkt = row["fire"].strip(), row["temporal_scope"].strip(), row["geom"].strip(), row["wkt"]
+        fire, time_iri, geom_iri, wkt = (
+            row["fire"].strip(),
+            row["temporal_scope"].strip(),
+            row["geom"].strip(),
+            row["wkt"],
+        )
         if not all(_ABSOLUTE_IRI.match(x) for x in (fire, time_iri, geom_iri)):
-            r.skip("invalid_iri", src, "fire, temporal_scope and geom must be absolute IRIs", f"{fire} {time_iri} {geom_iri}")
+            r.skip(
+                "invalid_iri",
+                src,
+                "fire, temporal_scope and geom must be absolute IRIs",
+                f"{fire} {time_iri} {geom_iri}",
+            )
             continue
         m = _TIME_IRI_DATE.search(time_iri)
         try:
@@ -305,7 +327,12 @@ def _write_fires(w: _Writer, path: Path) -> None:
         except ValueError:
             day = None
         if day is None:
-            r.skip("invalid_temporal_scope", src, "temporal_scope IRI does not end in time.YYYY-MM-DD", time_iri)
+            r.skip(
+                "invalid_temporal_scope",
+                src,
+                "temporal_scope IRI does not end in time.YYYY-MM-DD",
+                time_iri,
+            )
             continue
         geom = w.parse_geometry(wkt, src)
         if geom is None:
@@ -315,7 +342,10 @@ def _write_fires(w: _Writer, path: Path) -> None:
         pairs = [("a", "kwg-ont:MTBSFire")]
         if label:
             pairs.append(("rdfs:label", turtle_literal(label)))
-        pairs += [("geo:hasGeometry", iri_ref(geom_iri)), ("kwg-ont:hasTemporalScope", iri_ref(time_iri))]
+        pairs += [
+            ("geo:hasGeometry", iri_ref(geom_iri)),
+            ("kwg-ont:hasTemporalScope", iri_ref(time_iri)),
+        ]
         if w.intersects_county(geom):
             pairs.append(("kwg-ont:sfWithin", iri_ref(COUNTY_IRI)))
             r.add("MTBSFire_sfWithin_county")
@@ -324,10 +354,18 @@ def _write_fires(w: _Writer, path: Path) -> None:
             continue
         geom_text = w.claim_node(geom_iri, _geometry_block(geom_iri, wkt))
         if geom_text is None:
-            r.skip("conflicting_geometry", src, "geometry IRI already written with a different WKT", geom_iri)
+            r.skip(
+                "conflicting_geometry",
+                src,
+                "geometry IRI already written with a different WKT",
+                geom_iri,
+            )
             continue
         time_text = w.claim_node(
-            time_iri, _block(iri_ref(time_iri), [("a", "time:Instant"), ("time:inXSDDate", f'"{day}"^^xsd:date')])
+            time_iri,
+            _block(
+                iri_ref(time_iri), [("a", "time:Instant"), ("time:inXSDDate", f'"{day}"^^xsd:date')]
+            ),
         )
         w.write(_block(iri_ref(fire), pairs) + geom_text + (time_text or ""))
         r.add("MTBSFire")
@@ -341,11 +379,16 @@ def _write_hospitals(w: _Writer, path: Path) -> None:
     prefix = vocab.KWGR + "hospital."
     for line, row in _read_csv(path, ["hospital", "has_helipad", "name", "bed_count", "wkt"]):
         src = f"{path.name}:{line}"
-        hosp, helipad, name, wkt = row["hospital"].strip(), row["has_helipad"].strip(), row["name"].strip(), row["wkt"]
+        hosp, helipad, name, wkt = (
+            row["hospital"].strip(),
+            row["has_helipad"].strip(),
+            row["name"].strip(),
+            row["wkt"],
+        )
         if not _ABSOLUTE_IRI.match(hosp):
             r.skip("invalid_iri", src, "hospital must be an absolute IRI", hosp)
             continue
-        key = hosp[len(prefix):] if hosp.startswith(prefix) else name_key(name)
+        key = hosp[len(prefix) :] if hosp.startswith(prefix) else name_key(name)
         if not key:
             r.skip("unmintable_name", src, "no local name for the minted geometry IRI", name)
             continue
@@ -385,9 +428,19 @@ def _write_gnis(w: _Writer, path: Path, iri_column: str, cls: str) -> None:
     r = w.report
     for line, row in _read_csv(path, [iri_column, "name", "geom", "wkt"]):
         src = f"{path.name}:{line}"
-        feat, geom_iri, wkt, name = row[iri_column].strip(), row["geom"].strip(), row["wkt"], row["name"].strip()
+        feat, geom_iri, wkt, name = (
+            row[iri_column].strip(),
+            row["geom"].strip(),
+            row["wkt"],
+            row["name"].strip(),
+        )
         if not (_ABSOLUTE_IRI.match(feat) and _ABSOLUTE_IRI.match(geom_iri)):
-            r.skip("invalid_iri", src, f"{iri_column} and geom must be absolute IRIs", f"{feat} {geom_iri}")
+            r.skip(
+                "invalid_iri",
+                src,
+                f"{iri_column} and geom must be absolute IRIs",
+                f"{feat} {geom_iri}",
+            )
             continue
         geom = w.parse_geometry(wkt, src)
         if geom is None:
@@ -397,7 +450,12 @@ def _write_gnis(w: _Writer, path: Path, iri_column: str, cls: str) -> None:
             continue
         geom_text = w.claim_node(geom_iri, _geometry_block(geom_iri, wkt))
         if geom_text is None:
-            r.skip("conflicting_geometry", src, "geometry IRI already written with a different WKT", geom_iri)
+            r.skip(
+                "conflicting_geometry",
+                src,
+                "geometry IRI already written with a different WKT",
+                geom_iri,
+            )
             continue
         pairs = [("a", f"kwg-ont:{cls}")]
         if name:
@@ -428,7 +486,11 @@ def _write_roads(w: _Writer, path: Path) -> None:
         seen[sign] = n
         road = vocab.KWGR + f"road.{sign}.{n}"
         geom_iri = vocab.KWGR + f"geometry.line.road.{sign}.{n}"
-        pairs = [("a", "kwg-ont:Road"), ("rdfs:label", turtle_literal(sign)), ("geo:hasGeometry", iri_ref(geom_iri))]
+        pairs = [
+            ("a", "kwg-ont:Road"),
+            ("rdfs:label", turtle_literal(sign)),
+            ("geo:hasGeometry", iri_ref(geom_iri)),
+        ]
         if w.within_county(geom):
             pairs.append(("kwg-ont:sfWithin", iri_ref(COUNTY_IRI)))
             r.add("Road_sfWithin_county")
@@ -451,9 +513,13 @@ def _coordinate(text: str, limit: float) -> str | None:
 def _write_earthquakes(w: _Writer, path: Path) -> None:
     """USGS rows of type ``earthquake``: point (lon lat), instant, magnitude and depth (km) observations."""
     r = w.report
-    for line, row in _read_csv(path, ["time", "latitude", "longitude", "depth", "mag", "id", "place", "type"]):
+    for line, row in _read_csv(
+        path, ["time", "latitude", "longitude", "depth", "mag", "id", "place", "type"]
+    ):
         src = f"{path.name}:{line}"
-        payload = ",".join(row.get(c, "") for c in ("id", "time", "latitude", "longitude", "depth", "mag", "type"))
+        payload = ",".join(
+            row.get(c, "") for c in ("id", "time", "latitude", "longitude", "depth", "mag", "type")
+        )
         kind = row["type"].strip()
         if kind != "earthquake":
             r.skip("not_an_earthquake", src, f"type is {kind!r}", payload)
@@ -467,7 +533,12 @@ def _write_earthquakes(w: _Writer, path: Path) -> None:
             continue
         lat, lon = _coordinate(row["latitude"], 90.0), _coordinate(row["longitude"], 180.0)
         if lat is None or lon is None:
-            r.skip("invalid_coordinates", src, "latitude must be in [-90, 90] and longitude in [-180, 180] degrees", payload)
+            r.skip(
+                "invalid_coordinates",
+                src,
+                "latitude must be in [-90, 90] and longitude in [-180, 180] degrees",
+                payload,
+            )
             continue
         if not row["mag"].strip():
             r.skip("missing_magnitude", src, "mag is empty", payload)
@@ -481,11 +552,18 @@ def _write_earthquakes(w: _Writer, path: Path) -> None:
             r.skip("missing_time", src, "time is empty", payload)
             continue
         try:
-            valid_time = bool(_XSD_DATETIME.match(when)) and datetime.fromisoformat(when) is not None
+            valid_time = (
+                bool(_XSD_DATETIME.match(when)) and datetime.fromisoformat(when) is not None
+            )
         except ValueError:
             valid_time = False
         if not valid_time:
-            r.skip("invalid_time", src, "time is not an xsd:dateTime (YYYY-MM-DDThh:mm:ss[.s][Z|+hh:mm])", payload)
+            r.skip(
+                "invalid_time",
+                src,
+                "time is not an xsd:dateTime (YYYY-MM-DDThh:mm:ss[.s][Z|+hh:mm])",
+                payload,
+            )
             continue
         depth = decimal_lexical(row["depth"])
         place = row["place"].strip()
@@ -515,7 +593,11 @@ def _write_earthquakes(w: _Writer, path: Path) -> None:
             r.add("Earthquake_sfWithin_county")
         block = _block(iri_ref(entity), pairs) + _geometry_block(geom_iri, wkt)
         block += _block(
-            iri_ref(time_iri), [("a", "time:Instant"), ("time:inXSDDateTime", f"{turtle_literal(when)}^^xsd:dateTime")]
+            iri_ref(time_iri),
+            [
+                ("a", "time:Instant"),
+                ("time:inXSDDateTime", f"{turtle_literal(when)}^^xsd:dateTime"),
+            ],
         )
         w.write(block + obs)
         r.add("Earthquake")

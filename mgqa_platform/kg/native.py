@@ -25,14 +25,30 @@ def native_path(kg_dir: str | Path, kg: str, source_id: str) -> Path:
     return Path(kg_dir) / f"{kg}-{source_id}{EXTENSIONS[kg]}"
 
 
-def record(con: duckdb.DuckDBPyConnection, kg: str, path: Path, source_snapshot_id: str | None, report: BuildReport, run_id: str) -> dict:
+def record(
+    con: duckdb.DuckDBPyConnection,
+    kg: str,
+    path: Path,
+    source_snapshot_id: str | None,
+    report: BuildReport,
+    run_id: str,
+) -> dict:
     """Register the built file as the KG's current native file and replace its build quarantine rows."""
     sha = sha256_file(path)
     snapshot_id = snapshot_id_for(path, sha)
     with transaction(con):
         con.execute(
             "INSERT OR REPLACE INTO kg_files VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL)",
-            [kg, snapshot_id, source_snapshot_id, str(path), sha, path.stat().st_size, json.dumps(report.counts, sort_keys=True), run_id],
+            [
+                kg,
+                snapshot_id,
+                source_snapshot_id,
+                str(path),
+                sha,
+                path.stat().st_size,
+                json.dumps(report.counts, sort_keys=True),
+                run_id,
+            ],
         )
         con.execute("DELETE FROM quarantine WHERE kg = ? AND stage = 'kg_build'", [kg])
         if report.skipped:

@@ -20,7 +20,9 @@ def _check(path: str | Path) -> Path:
     return p
 
 
-def open_pbf(path: str | Path, entities=osmium.osm.ALL, with_tags_only: bool = False, areas: bool = False) -> Iterator:
+def open_pbf(
+    path: str | Path, entities=osmium.osm.ALL, with_tags_only: bool = False, areas: bool = False
+) -> Iterator:
     """Iterate the OSM objects of ``path`` in file order.
 
     ``areas=True`` adds assembled areas (closed ways and multipolygon/boundary relations) after the
@@ -88,7 +90,9 @@ def check_pbf_framing(path: str | Path) -> int:
             (hlen,) = struct.unpack(">I", raw)
             header = f.read(hlen)
             if hlen > 64 * 1024 or len(header) < hlen:
-                raise OsmSnapshotError(f"{p}: truncated or corrupt PBF (bad BlobHeader at byte {pos})")
+                raise OsmSnapshotError(
+                    f"{p}: truncated or corrupt PBF (bad BlobHeader at byte {pos})"
+                )
             datasize, i = None, 0
             try:
                 while i < len(header):
@@ -109,7 +113,9 @@ def check_pbf_framing(path: str | Path) -> int:
                 raise OsmSnapshotError(f"{p}: BlobHeader at byte {pos} has no datasize")
             pos += 4 + hlen + datasize
             if pos > size:
-                raise OsmSnapshotError(f"{p}: truncated PBF (blob {blobs} needs {pos - size} more bytes)")
+                raise OsmSnapshotError(
+                    f"{p}: truncated PBF (blob {blobs} needs {pos - size} more bytes)"
+                )
             f.seek(pos)
             blobs += 1
     if blobs == 0:

@@ -35,7 +35,14 @@ from mgqa_platform.kg import osm_features, vocab
 from mgqa_platform.kg.osm_reader import open_pbf
 from mgqa_platform.kg.worldkg_build import BuildReport
 
-SCHEMA = pa.schema([("subject", pa.string()), ("predicate", pa.string()), ("object", pa.string()), ("date", pa.string())])
+SCHEMA = pa.schema(
+    [
+        ("subject", pa.string()),
+        ("predicate", pa.string()),
+        ("object", pa.string()),
+        ("date", pa.string()),
+    ]
+)
 LINEAR_KEYS = ("highway", "railway", "waterway", "barrier", "route", "power")
 AREA_RELATION_TYPES = ("multipolygon", "boundary")
 
@@ -61,7 +68,9 @@ class _TripleSink:
         if not self.s:
             return
         d = pa.array([self.date] * len(self.s), pa.string())
-        self.writer.write_table(pa.table([pa.array(self.s), pa.array(self.p), pa.array(self.o), d], schema=SCHEMA))
+        self.writer.write_table(
+            pa.table([pa.array(self.s), pa.array(self.p), pa.array(self.o), d], schema=SCHEMA)
+        )
         self.n += len(self.s)
         self.s, self.p, self.o = [], [], []
 
@@ -70,7 +79,14 @@ def _is_linear(tags: dict[str, str]) -> bool:
     return tags.get("area") != "yes" and any(k in tags for k in LINEAR_KEYS)
 
 
-def build_osmh3kg(pbf: str | Path, out_parquet: str | Path, *, date: str = "", h3_res: int = 9, max_cells: int = 500) -> BuildReport:
+def build_osmh3kg(
+    pbf: str | Path,
+    out_parquet: str | Path,
+    *,
+    date: str = "",
+    h3_res: int = 9,
+    max_cells: int = 500,
+) -> BuildReport:
     """Stream ``pbf`` into OSMH3KG triples at ``out_parquet`` (written atomically).
 
     ``h3_res`` is the cell resolution linking features; features needing more than ``max_cells`` cells are
@@ -95,7 +111,7 @@ def build_osmh3kg(pbf: str | Path, out_parquet: str | Path, *, date: str = "", h
                 except geometry.GeometryError as e:
                     report.skip(e.reason, subject, e.detail, wkt_text)
                     return
-                for cls, sup in osm_features.classify(tags):
+                for cls, _sup in osm_features.classify(tags):
                     fc = osm_features.class_index().get(cls)
                     obj = fc.value if fc else cls[0].lower() + cls[1:]
                     sink.add(subject, vocab.OSMH3_TYPE, obj)
@@ -105,7 +121,9 @@ def build_osmh3kg(pbf: str | Path, out_parquet: str | Path, *, date: str = "", h
                     sink.add(subject, k, tags[k])
                 gnode = f"geo/{subject}"
                 sink.add(subject, vocab.OSMH3_HAS_GEOMETRY, gnode)
-                sink.add(gnode, vocab.OSMH3_AS_WKT, shapely.to_wkt(g, rounding_precision=7, trim=True))
+                sink.add(
+                    gnode, vocab.OSMH3_AS_WKT, shapely.to_wkt(g, rounding_precision=7, trim=True)
+                )
                 res, cells = geometry.adaptive_h3_cover(g, h3_res, max_cells)
                 pred = vocab.OSMH3_SF_CONTAINS if len(cells) == 1 else vocab.OSMH3_SF_INTERSECTS
                 for c in sorted(cells):
@@ -119,9 +137,15 @@ def build_osmh3kg(pbf: str | Path, out_parquet: str | Path, *, date: str = "", h
                     continue
                 if obj.is_node():
                     if obj.location.valid():
-                        emit(f"node/{obj.id}", tags, f"POINT({obj.location.lon!r} {obj.location.lat!r})")
+                        emit(
+                            f"node/{obj.id}",
+                            tags,
+                            f"POINT({obj.location.lon!r} {obj.location.lat!r})",
+                        )
                     else:
-                        report.skip("invalid_location", f"node/{obj.id}", "node has no valid coordinates")
+                        report.skip(
+                            "invalid_location", f"node/{obj.id}", "node has no valid coordinates"
+                        )
                 elif obj.is_way():
                     if obj.is_closed() and not _is_linear(tags):
                         continue  # emitted as an area below
@@ -134,7 +158,11 @@ def build_osmh3kg(pbf: str | Path, out_parquet: str | Path, *, date: str = "", h
                     if rtype in AREA_RELATION_TYPES:
                         area_candidates[obj.id] = rtype
                     else:
-                        report.skip("relation_type_unsupported", f"relation/{obj.id}", f"type={rtype or '(none)'} has no area semantics")
+                        report.skip(
+                            "relation_type_unsupported",
+                            f"relation/{obj.id}",
+                            f"type={rtype or '(none)'} has no area semantics",
+                        )
                 elif obj.is_area():
                     if obj.from_way():
                         if _is_linear(tags):
@@ -157,14 +185,18 @@ def build_osmh3kg(pbf: str | Path, out_parquet: str | Path, *, date: str = "", h
             for value, key in sorted(classes_used):
                 sink.add(value, vocab.OSMH3_SUBCLASS, key)
             for c in sorted(cell_links):
-                sink.add(vocab.H3_SUBJECT_PREFIX + c, vocab.OSMH3_RESOLUTION, str(h3.get_resolution(c)))
+                sink.add(
+                    vocab.H3_SUBJECT_PREFIX + c, vocab.OSMH3_RESOLUTION, str(h3.get_resolution(c))
+                )
                 for nb in sorted(set(h3.grid_ring(c, 1)) & cell_links.keys()):
-                    sink.add(vocab.H3_SUBJECT_PREFIX + c, vocab.OSMH3_ADJACENT, vocab.H3_SUBJECT_PREFIX + nb)
+                    sink.add(
+                        vocab.H3_SUBJECT_PREFIX + c,
+                        vocab.OSMH3_ADJACENT,
+                        vocab.H3_SUBJECT_PREFIX + nb,
+                    )
             sink.flush()
         finally:
             writer.close()
     report.add("triples", sink.n)
     report.add("h3_cells", len(cell_links))
     return report
-
-

@@ -30,9 +30,22 @@ import pyarrow as pa
 from mgqa_platform.kg import osm_features, vocab
 from mgqa_platform.settings import PACKAGE_DATA
 
-ALIAS_KEYS = ("alt_name", "old_name", "official_name", "short_name", "int_name", "loc_name", "reg_name")
+ALIAS_KEYS = (
+    "alt_name",
+    "old_name",
+    "official_name",
+    "short_name",
+    "int_name",
+    "loc_name",
+    "reg_name",
+)
 CONTEXT_KEYS = ("addr:street", "addr:suburb", "is_in", "addr:city")
-ATTRIBUTE_KEYS = {"population": "population", "ele": "elevation_m", "admin_level": "admin_level", "capital": "capital"}
+ATTRIBUTE_KEYS = {
+    "population": "population",
+    "ele": "elevation_m",
+    "admin_level": "admin_level",
+    "capital": "capital",
+}
 
 
 @dataclass(frozen=True)
@@ -60,7 +73,15 @@ def lookup_tables() -> dict[str, pa.Table]:
     """The lookup tables the profile SQL joins with, built from the package data tables."""
     mf = list(osm_features.map_features().values())
     wkg_props: dict[str, str] = {}
-    for k in (*osm_features.MAIN_KEYS, *ALIAS_KEYS, *CONTEXT_KEYS, *ATTRIBUTE_KEYS, "image", "wikidata", "wikimedia_commons"):
+    for k in (
+        *osm_features.MAIN_KEYS,
+        *ALIAS_KEYS,
+        *CONTEXT_KEYS,
+        *ATTRIBUTE_KEYS,
+        "image",
+        "wikidata",
+        "wikimedia_commons",
+    ):
         prop = osm_features.tag_property(k)
         if prop:
             wkg_props[prop] = k
@@ -74,18 +95,30 @@ def lookup_tables() -> dict[str, pa.Table]:
     for fc in sorted(mf, key=lambda fc: osm_features.MAIN_KEYS.index(fc.key)):
         value_keys.setdefault(fc.value, fc.key)
     return {
-        "lk_map_features": pa.table({
-            "key": [x.key for x in mf], "value": [x.value for x in mf],
-            "value_class": [x.value_class for x in mf], "category": [x.category for x in mf],
-        }),  # fmt: skip
-        "lk_main_keys": pa.table({"key": list(osm_features.MAIN_KEYS), "priority": list(range(len(osm_features.MAIN_KEYS)))}),
+        "lk_map_features": pa.table(
+            {
+                "key": [x.key for x in mf],
+                "value": [x.value for x in mf],
+                "value_class": [x.value_class for x in mf],
+                "category": [x.category for x in mf],
+            }
+        ),
+        "lk_main_keys": pa.table(
+            {
+                "key": list(osm_features.MAIN_KEYS),
+                "priority": list(range(len(osm_features.MAIN_KEYS))),
+            }
+        ),
         "lk_value_keys": pa.table({"value": list(value_keys), "key": list(value_keys.values())}),
         "lk_name_langs": pa.table({"tag": list(name_langs), "lang": list(name_langs.values())}),
         "lk_wkg_props": pa.table({"prop": list(wkg_props), "key": list(wkg_props.values())}),
-        "lk_kwg_classes": pa.table({
-            "cls": list(kwg_categories()), "category": list(kwg_categories().values()),
-            "priority": list(range(len(kwg_categories()))),
-        }),  # fmt: skip
+        "lk_kwg_classes": pa.table(
+            {
+                "cls": list(kwg_categories()),
+                "category": list(kwg_categories().values()),
+                "priority": list(range(len(kwg_categories()))),
+            }
+        ),
     }
 
 
@@ -116,14 +149,14 @@ WORLDKG = Profile(
                CASE WHEN t.p = {_q(vocab.RDF_TYPE)} THEN substr(t.o, {len(vocab.WKGS) + 1}) ELSE t.o END AS v
         FROM stage t SEMI JOIN ents USING (s)
         LEFT JOIN lk_wkg_props w ON t.p = {_q(vocab.WKGS)} || w.prop
-        WHERE t.p IN ({_q(vocab.RDF_TYPE)}, {_q(vocab.RDFS_LABEL)}) OR t.p LIKE {_q(vocab.WKGS + '%')}""",
+        WHERE t.p IN ({_q(vocab.RDF_TYPE)}, {_q(vocab.RDFS_LABEL)}) OR t.p LIKE {_q(vocab.WKGS + "%")}""",
     # WorldKG keeps the key tag (wkgs:amenity "cafe"); recover it from the value class when absent
     derived_facts_sql="""
         SELECT f.s, mf.key, mf.value FROM facts f JOIN lk_map_features mf ON mf.value_class = f.v
         WHERE f.k = '@type' AND NOT EXISTS (SELECT 1 FROM facts g WHERE g.s = f.s AND g.k = mf.key)""",
     geometry_sql=f"""
         SELECT gl.s, w.o AS wkt FROM stage gl JOIN stage w ON w.s = gl.o AND w.p = {_q(vocab.GEO_AS_WKT)}
-        WHERE gl.p = {_q(vocab.WKGS + 'spatialObject')}""",
+        WHERE gl.p = {_q(vocab.WKGS + "spatialObject")}""",
     category_sql=_OSM_CATEGORY,
     local_id_sql=f"substr(s, {len(vocab.WKG) + 1})",
     iri_sql="s",
@@ -159,26 +192,26 @@ KWG = Profile(
     entities_sql=f"SELECT DISTINCT s FROM stage WHERE p = {_q(vocab.RDF_TYPE)} AND o LIKE {_q(_K + '%')}",
     facts_sql=f"""
         SELECT t.s, '@type' AS k, substr(t.o, {len(_K) + 1}) AS v FROM stage t SEMI JOIN ents USING (s)
-        WHERE t.p = {_q(vocab.RDF_TYPE)} AND t.o LIKE {_q(_K + '%')}
+        WHERE t.p = {_q(vocab.RDF_TYPE)} AND t.o LIKE {_q(_K + "%")}
         UNION ALL
         SELECT t.s, 'name', t.o FROM stage t SEMI JOIN ents USING (s) WHERE t.p = {_q(vocab.RDFS_LABEL)}
         UNION ALL
         SELECT ts.s, '@instant', x.o FROM stage ts SEMI JOIN ents USING (s)
-        JOIN stage x ON x.s = ts.o AND x.p IN ({_q(_T + 'inXSDDate')}, {_q(_T + 'inXSDDateTime')})
-        WHERE ts.p = {_q(_K + 'hasTemporalScope')}
+        JOIN stage x ON x.s = ts.o AND x.p IN ({_q(_T + "inXSDDate")}, {_q(_T + "inXSDDateTime")})
+        WHERE ts.p = {_q(_K + "hasTemporalScope")}
         UNION ALL
-        SELECT ts.s, CASE WHEN b.p = {_q(_T + 'hasBeginning')} THEN '@begin' ELSE '@end' END, x.o
+        SELECT ts.s, CASE WHEN b.p = {_q(_T + "hasBeginning")} THEN '@begin' ELSE '@end' END, x.o
         FROM stage ts SEMI JOIN ents USING (s)
-        JOIN stage b ON b.s = ts.o AND b.p IN ({_q(_T + 'hasBeginning')}, {_q(_T + 'hasEnd')})
-        JOIN stage x ON x.s = b.o AND x.p IN ({_q(_T + 'inXSDDate')}, {_q(_T + 'inXSDDateTime')})
-        WHERE ts.p = {_q(_K + 'hasTemporalScope')}
+        JOIN stage b ON b.s = ts.o AND b.p IN ({_q(_T + "hasBeginning")}, {_q(_T + "hasEnd")})
+        JOIN stage x ON x.s = b.o AND x.p IN ({_q(_T + "inXSDDate")}, {_q(_T + "inXSDDateTime")})
+        WHERE ts.p = {_q(_K + "hasTemporalScope")}
         UNION ALL
         SELECT foi.s, 'obs:' || regexp_extract(prop.o, '([^/#]+)$', 1), res.o
         FROM stage foi SEMI JOIN ents USING (s)
-        JOIN stage mem ON mem.s = foi.o AND mem.p = {_q(_S + 'hasMember')}
-        JOIN stage prop ON prop.s = mem.o AND prop.p = {_q(_S + 'observedProperty')}
-        JOIN stage res ON res.s = mem.o AND res.p = {_q(_S + 'hasSimpleResult')}
-        WHERE foi.p = {_q(_S + 'isFeatureOfInterestOf')}""",
+        JOIN stage mem ON mem.s = foi.o AND mem.p = {_q(_S + "hasMember")}
+        JOIN stage prop ON prop.s = mem.o AND prop.p = {_q(_S + "observedProperty")}
+        JOIN stage res ON res.s = mem.o AND res.p = {_q(_S + "hasSimpleResult")}
+        WHERE foi.p = {_q(_S + "isFeatureOfInterestOf")}""",
     derived_facts_sql="""
         SELECT s, 'admin_level', regexp_extract(v, 'AdministrativeRegion_([0-9])', 1) FROM facts
         WHERE k = '@type' AND regexp_full_match(v, 'AdministrativeRegion_[0-9]')""",
@@ -188,15 +221,19 @@ KWG = Profile(
     category_sql="""
         SELECT f.s, arg_min(kc.category, kc.priority) AS category, NULL AS main_key, NULL AS main_value
         FROM facts f JOIN lk_kwg_classes kc ON kc.cls = f.v WHERE f.k = '@type' GROUP BY f.s""",
-    local_id_sql=f"""CASE WHEN s LIKE {_q(vocab.KWGR + '%')} THEN substr(s, {len(vocab.KWGR) + 1})
-                         WHEN s LIKE {_q(vocab.GNIS + '%')} THEN 'gnis.' || substr(s, {len(vocab.GNIS) + 1})
+    local_id_sql=f"""CASE WHEN s LIKE {_q(vocab.KWGR + "%")} THEN substr(s, {len(vocab.KWGR) + 1})
+                         WHEN s LIKE {_q(vocab.GNIS + "%")} THEN 'gnis.' || substr(s, {len(vocab.GNIS) + 1})
                          ELSE url_encode(s) END""",
     iri_sql="s",
     label_lang="eng",
     cited_links=(
-        vocab.GEO_HAS_GEOMETRY, _K + "hasTemporalScope", _S + "isFeatureOfInterestOf",
-        _S + "hasMember", _T + "hasBeginning", _T + "hasEnd",
-    ),  # fmt: skip
+        vocab.GEO_HAS_GEOMETRY,
+        _K + "hasTemporalScope",
+        _S + "isFeatureOfInterestOf",
+        _S + "hasMember",
+        _T + "hasBeginning",
+        _T + "hasEnd",
+    ),
 )
 
 PROFILES: dict[str, Profile] = {p.kg: p for p in (WORLDKG, KWG, OSMH3KG)}

@@ -68,7 +68,10 @@ def _columns(triples, s_out: list, p_out: list, o_out: list) -> None:
 
 
 def _batch(s: list, p: list, o: list) -> pa.RecordBatch:
-    return pa.RecordBatch.from_arrays([pa.array(s, pa.string()), pa.array(p, pa.string()), pa.array(o, pa.string())], schema=TRIPLE_SCHEMA)
+    return pa.RecordBatch.from_arrays(
+        [pa.array(s, pa.string()), pa.array(p, pa.string()), pa.array(o, pa.string())],
+        schema=TRIPLE_SCHEMA,
+    )
 
 
 class _Bisector:
@@ -90,7 +93,15 @@ class _Bisector:
             if len(stmts) == 1:
                 line, offset, raw = stmts[0]
                 reason = "non_utf8" if isinstance(e, UnicodeDecodeError) else "malformed_triple"
-                self.bad.append(BadStatement(reason, line, str(e).splitlines()[0][:300], raw.decode("utf-8", "replace")[:500], offset))
+                self.bad.append(
+                    BadStatement(
+                        reason,
+                        line,
+                        str(e).splitlines()[0][:300],
+                        raw.decode("utf-8", "replace")[:500],
+                        offset,
+                    )
+                )
                 return
             mid = len(stmts) // 2
             self.parse(stmts[:mid], s, p, o)
@@ -110,7 +121,9 @@ def _split_lines(chunk: bytes, first_line: int, offset: int) -> list[tuple[int, 
     return out
 
 
-def iter_ntriples(path: str | Path, start: int = 0, end: int | None = None, first_line: int = 1) -> Iterator[tuple[pa.RecordBatch, list[BadStatement]]]:
+def iter_ntriples(
+    path: str | Path, start: int = 0, end: int | None = None, first_line: int = 1
+) -> Iterator[tuple[pa.RecordBatch, list[BadStatement]]]:
     """Arrow batches of the N-Triples lines in bytes ``[start, end)`` (both on line boundaries)."""
     path = Path(path)
     end = path.stat().st_size if end is None else end
@@ -162,14 +175,18 @@ def _statements(path: Path) -> Iterator[tuple[int, int, bytes, bool]]:
                 continue
             low = stripped[:7].lower()
             is_directive = low.startswith((b"@prefix", b"@base", b"prefix", b"base"))
-            if stripped.endswith(b".") or (is_directive and len(buf) == 1 and not stripped.startswith(b"@")):
+            if stripped.endswith(b".") or (
+                is_directive and len(buf) == 1 and not stripped.startswith(b"@")
+            ):
                 yield start, start_offset, b"".join(buf), is_directive and len(buf) == 1
                 buf = []
         if buf and any(x.strip() for x in buf):
             yield start, start_offset, b"".join(buf), False
 
 
-def iter_turtle(path: str | Path, block_statements: int = 20_000) -> Iterator[tuple[pa.RecordBatch, list[BadStatement]]]:
+def iter_turtle(
+    path: str | Path, block_statements: int = 20_000
+) -> Iterator[tuple[pa.RecordBatch, list[BadStatement]]]:
     """Arrow batches of a Turtle file, parsed in blocks of whole statements."""
     bis = _Bisector(ox.RdfFormat.TURTLE)
     block: list[tuple[int, int, bytes]] = []
@@ -189,7 +206,15 @@ def iter_turtle(path: str | Path, block_statements: int = 20_000) -> Iterator[tu
                 list(ox.parse(input=bis.header + stmt, format=ox.RdfFormat.TURTLE))
                 bis.header += stmt if stmt.endswith(b"\n") else stmt + b"\n"
             except (SyntaxError, UnicodeDecodeError, ValueError) as e:
-                bis.bad.append(BadStatement("malformed_directive", lineno, str(e).splitlines()[0][:300], stmt.decode("utf-8", "replace")[:500], offset))
+                bis.bad.append(
+                    BadStatement(
+                        "malformed_directive",
+                        lineno,
+                        str(e).splitlines()[0][:300],
+                        stmt.decode("utf-8", "replace")[:500],
+                        offset,
+                    )
+                )
             continue
         block.append((lineno, offset, stmt))
         if len(block) >= block_statements:
@@ -216,7 +241,11 @@ class RdfStreamReader:
         self.triples = 0
 
     def batches(self) -> Iterator[pa.RecordBatch]:
-        it = iter_ntriples(self.path) if self.fmt == "ntriples" else iter_turtle(self.path, self.block_statements)
+        it = (
+            iter_ntriples(self.path)
+            if self.fmt == "ntriples"
+            else iter_turtle(self.path, self.block_statements)
+        )
         for batch, bad in it:
             self.bad.extend(bad)
             self.triples += batch.num_rows
@@ -235,7 +264,9 @@ def _line_ranges(path: Path, parts: int) -> list[tuple[int, int]]:
     return [(a, b) for a, b in zip(cuts, cuts[1:], strict=False) if b > a]
 
 
-def _parse_range_to_parquet(path: str, start: int, end: int, out: str) -> tuple[int, list[BadStatement]]:
+def _parse_range_to_parquet(
+    path: str, start: int, end: int, out: str
+) -> tuple[int, list[BadStatement]]:
     """Worker: parse N-Triples bytes [start, end) into a Parquet file; line numbers are fixed by the caller."""
     bad: list[BadStatement] = []
     n = 0
@@ -272,15 +303,19 @@ def parse_file(
         procs = [
             subprocess.Popen(
                 [sys.executable, "-m", __name__, str(path), str(a), str(b), str(o)],
-                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-            )  # fmt: skip
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
             for (a, b), o in zip(ranges, outs, strict=True)
         ]
         total, bad = 0, []
         for proc in procs:
             out, err = proc.communicate()
             if proc.returncode != 0:
-                raise RuntimeError(f"{path}: parser worker failed (exit {proc.returncode}): {err.strip()[-500:]}")
+                raise RuntimeError(
+                    f"{path}: parser worker failed (exit {proc.returncode}): {err.strip()[-500:]}"
+                )
             res = json.loads(out)
             total += res["triples"]
             bad += [BadStatement(**b) for b in res["bad"]]

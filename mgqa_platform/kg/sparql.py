@@ -32,7 +32,7 @@ import os
 import re
 import time
 from collections.abc import Callable
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import httpx
@@ -103,7 +103,9 @@ class SparqlCrawler:
         if self.token_env:
             token = os.environ.get(self.token_env)
             if not token:
-                raise SparqlError(f"environment variable {self.token_env} (bearer token) is not set or empty")
+                raise SparqlError(
+                    f"environment variable {self.token_env} (bearer token) is not set or empty"
+                )
             headers["Authorization"] = f"Bearer {token}"
         return headers, token
 
@@ -116,7 +118,14 @@ class SparqlCrawler:
                 wait = retry_after
         return min(max(wait, 0.0), self.max_wait_s)
 
-    def _fetch_page(self, client: httpx.Client, query: str, headers: dict[str, str], token: str | None, stats: dict) -> bytes:
+    def _fetch_page(
+        self,
+        client: httpx.Client,
+        query: str,
+        headers: dict[str, str],
+        token: str | None,
+        stats: dict,
+    ) -> bytes:
         """POST one paged query and return the response body; retries as documented on the class."""
         last_status: int | None = None
         last_problem = ""
@@ -132,7 +141,9 @@ class SparqlCrawler:
                     return response.content
                 body = _redact(response.text[:200], token)
                 if status != 429 and status < 500:
-                    raise SparqlError(f"SPARQL endpoint answered HTTP {status}: {body}", status=status)
+                    raise SparqlError(
+                        f"SPARQL endpoint answered HTTP {status}: {body}", status=status
+                    )
                 last_status, last_problem = status, f"HTTP {status}: {body}"
             if attempt < self.max_retries:
                 stats["retries"] += 1
@@ -154,7 +165,9 @@ class SparqlCrawler:
         """
         for q in queries:
             if _TRAILING_LIMIT.search(q.strip()):
-                raise ValueError("queries must not end with their own LIMIT/OFFSET; the crawler appends them")
+                raise ValueError(
+                    "queries must not end with their own LIMIT/OFFSET; the crawler appends them"
+                )
         headers, token = self._request_headers()
         stats: dict = {
             "queries": len(queries),
@@ -164,17 +177,25 @@ class SparqlCrawler:
             "short_pages_then_more": 0,
             "per_query": [],
         }
-        with atomic_path(out_nt) as tmp, open(tmp, "wb") as out, httpx.Client(timeout=self.timeout_s) as client:
+        with (
+            atomic_path(out_nt) as tmp,
+            open(tmp, "wb") as out,
+            httpx.Client(timeout=self.timeout_s) as client,
+        ):
             for qi, query in enumerate(queries):
                 q_pages = q_triples = 0
                 previous_short = False
                 while True:
                     if q_pages >= self.max_pages:
-                        raise SparqlError(f"query {qi}: more than {self.max_pages} pages; is the endpoint ignoring OFFSET?")
+                        raise SparqlError(
+                            f"query {qi}: more than {self.max_pages} pages; is the endpoint ignoring OFFSET?"
+                        )
                     paged = f"{query.rstrip()}\nLIMIT {self.page_size} OFFSET {q_pages * self.page_size}"
                     body = self._fetch_page(client, paged, headers, token, stats)
                     try:
-                        triples = list(pyoxigraph.parse(body, format=pyoxigraph.RdfFormat.N_TRIPLES))
+                        triples = list(
+                            pyoxigraph.parse(body, format=pyoxigraph.RdfFormat.N_TRIPLES)
+                        )
                     except (SyntaxError, ValueError) as e:
                         raise SparqlError(
                             f"query {qi} page {q_pages}: response is not valid N-Triples ({e}); first bytes: "
@@ -212,8 +233,8 @@ def _retry_after_s(value: str | None) -> float | None:
         except (TypeError, ValueError):
             return None
         if when.tzinfo is None:
-            when = when.replace(tzinfo=timezone.utc)
-        seconds = (when - datetime.now(timezone.utc)).total_seconds()
+            when = when.replace(tzinfo=UTC)
+        seconds = (when - datetime.now(UTC)).total_seconds()
     if not math.isfinite(seconds):
         return None
     return max(seconds, 0.0)
@@ -314,4 +335,10 @@ DEFAULT_KWG_QUERIES: list[str] = kwg_queries(DEFAULT_KWG_REGION)
 """The :func:`kwg_queries` for Santa Barbara County."""
 
 
-__all__ = ["DEFAULT_KWG_QUERIES", "DEFAULT_KWG_REGION", "SparqlCrawler", "SparqlError", "kwg_queries"]
+__all__ = [
+    "DEFAULT_KWG_QUERIES",
+    "DEFAULT_KWG_REGION",
+    "SparqlCrawler",
+    "SparqlError",
+    "kwg_queries",
+]

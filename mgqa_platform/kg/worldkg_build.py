@@ -28,7 +28,11 @@ from mgqa_platform.kg.osm_reader import OsmSnapshotError, open_pbf
 def turtle_literal(value: str) -> str:
     """Quote ``value`` as a Turtle/N-Triples string literal (escapes \\, ", newline, CR, tab)."""
     esc = (
-        value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\r", "\\r").replace("\t", "\\t")
+        value.replace("\\", "\\\\")
+        .replace('"', '\\"')
+        .replace("\n", "\\n")
+        .replace("\r", "\\r")
+        .replace("\t", "\\t")
     )
     return f'"{esc}"'
 
@@ -45,13 +49,17 @@ class BuildReport:
 
     def skip(self, reason: str, source: str, detail: str = "", payload: str = "") -> None:
         self.add(f"skipped_{reason}")
-        self.skipped.append({"reason": reason, "source": source, "detail": detail, "payload": payload[:500]})
+        self.skipped.append(
+            {"reason": reason, "source": source, "detail": detail, "payload": payload[:500]}
+        )
 
 
 SPECIAL_TAGS = {"name", "wikidata", "image", "is_in"}
 
 
-def node_block(node_id: int, lon: float, lat: float, tags: dict[str, str], report: BuildReport) -> tuple[str, set[tuple[str, str]]] | None:
+def node_block(
+    node_id: int, lon: float, lat: float, tags: dict[str, str], report: BuildReport
+) -> tuple[str, set[tuple[str, str]]] | None:
     """Turtle statements of one node, and the (class, superclass) pairs it uses; None if not a feature."""
     classes = osm_features.classify(tags)
     if not classes:
@@ -62,7 +70,9 @@ def node_block(node_id: int, lon: float, lat: float, tags: dict[str, str], repor
     for k in sorted(tags):
         if k == "name":
             continue
-        prop = {"wikidata": "wikidata", "image": "image", "is_in": "isIn"}.get(k) or osm_features.tag_property(k)
+        prop = {"wikidata": "wikidata", "image": "image", "is_in": "isIn"}.get(
+            k
+        ) or osm_features.tag_property(k)
         if prop is None:
             report.add("tags_not_representable")
             continue
@@ -89,7 +99,9 @@ def build_worldkg(pbf: str | Path, out_ttl: str | Path) -> BuildReport:
                     report.add("tagged_nodes")
                     tags = {t.k: t.v for t in node.tags}
                     if not node.location.valid():
-                        report.skip("invalid_location", f"node/{node.id}", "node has no valid coordinates")
+                        report.skip(
+                            "invalid_location", f"node/{node.id}", "node has no valid coordinates"
+                        )
                         continue
                     res = node_block(node.id, node.location.lon, node.location.lat, tags, report)
                     if res is None:

@@ -11,7 +11,15 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from mgqa_platform.multilingual.annotations import CORRECT, INCORRECT, METHODS, PHRASING, RANK, Annotation, norm
+from mgqa_platform.multilingual.annotations import (
+    CORRECT,
+    INCORRECT,
+    METHODS,
+    PHRASING,
+    RANK,
+    Annotation,
+    norm,
+)
 
 if TYPE_CHECKING:
     from mgqa_platform.multilingual.resolution import Resolution
@@ -54,7 +62,9 @@ def ordinal_alpha(units: Sequence[Sequence[int | None]], k: int = 3) -> float | 
             if v is not None:
                 data[i, j] = v
     with np.errstate(divide="ignore", invalid="ignore"):
-        a = krippendorff.alpha(reliability_data=data, level_of_measurement="ordinal", value_domain=list(range(k)))
+        a = krippendorff.alpha(
+            reliability_data=data, level_of_measurement="ordinal", value_domain=list(range(k))
+        )
     return None if a is None or math.isnan(a) else float(a)
 
 
@@ -69,8 +79,12 @@ def _pct(num: int, den: int) -> float | None:
     return 100.0 * num / den if den else None
 
 
-def agreement(lang: str, annotations: Iterable[Annotation], mt: Mapping[str, str],
-              resolutions: Sequence[Resolution]) -> dict:
+def agreement(
+    lang: str,
+    annotations: Iterable[Annotation],
+    mt: Mapping[str, str],
+    resolutions: Sequence[Resolution],
+) -> dict:
     """The Table 9 row of one language, plus the pairwise breakdown (Fig. 8) and counts.
 
     * ``n_items``: variants in ``mt``; ``n_annotated``: with at least one annotation; ``n_paired``:
@@ -104,8 +118,15 @@ def agreement(lang: str, annotations: Iterable[Annotation], mt: Mapping[str, str
     pairwise = Counter()
     for x in paired.values():
         n_ok = sum(a.label == CORRECT for a in x)
-        pairwise["both_correct" if n_ok == 2 else "one_correct" if n_ok == 1
-                 else "same_correction" if x[0].corrected == x[1].corrected else "different_corrections"] += 1
+        pairwise[
+            "both_correct"
+            if n_ok == 2
+            else "one_correct"
+            if n_ok == 1
+            else "same_correction"
+            if x[0].corrected == x[1].corrected
+            else "different_corrections"
+        ] += 1
     pairwise["incomplete"] = sum(1 for v in mt if len(items.get(v, [])) < 2)
     reviewed = [r for r in resolutions if r.status != "unreviewed" and r.variant_id in mt]
     methods = Counter(r.method for r in resolutions)
@@ -127,13 +148,24 @@ def agreement(lang: str, annotations: Iterable[Annotation], mt: Mapping[str, str
         "exact_agreement": _pct(agree, len(paired)),
         "alpha": ordinal_alpha(units),
         "kappa": weighted_kappa((RANK[x[0].label], RANK[x[1].label]) for x in paired.values()),
-        "chrf": (chrf([norm(r.text) for r in reviewed], [norm(mt[r.variant_id]) for r in reviewed])
-                 if reviewed else None),
+        "chrf": (
+            chrf([norm(r.text) for r in reviewed], [norm(mt[r.variant_id]) for r in reviewed])
+            if reviewed
+            else None
+        ),
         "pct_judge": _pct(methods["judge"], len(items)),
         "methods": {m: methods[m] for m in METHODS if methods[m]},
         "statuses": {s: n for s, n in Counter(r.status for r in resolutions).items()},
         "judge_choices": dict(judge_choices),
-        "pairwise": {k: pairwise[k] for k in ("both_correct", "same_correction", "one_correct",
-                                               "different_corrections", "incomplete")},
+        "pairwise": {
+            k: pairwise[k]
+            for k in (
+                "both_correct",
+                "same_correction",
+                "one_correct",
+                "different_corrections",
+                "incomplete",
+            )
+        },
         "reasons": dict(sorted(reasons.items())),
     }

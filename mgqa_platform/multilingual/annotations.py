@@ -28,8 +28,22 @@ from typing import Any
 from mgqa_platform.multilingual.languages import language
 
 __all__ = [
-    "LABELS", "CORRECT", "PHRASING", "INCORRECT", "RANK", "REASONS", "REASON_GROUP", "METHODS", "STATUSES",
-    "Annotation", "Rejected", "norm", "parse_label", "parse_reasons", "annotation_file", "load_annotations",
+    "LABELS",
+    "CORRECT",
+    "PHRASING",
+    "INCORRECT",
+    "RANK",
+    "REASONS",
+    "REASON_GROUP",
+    "METHODS",
+    "STATUSES",
+    "Annotation",
+    "Rejected",
+    "norm",
+    "parse_label",
+    "parse_reasons",
+    "annotation_file",
+    "load_annotations",
 ]
 
 # --------------------------------------------------------------------------------------------------
@@ -40,11 +54,22 @@ LABELS: tuple[str, ...] = (CORRECT, PHRASING, INCORRECT)  #: ordinal: index 0 < 
 RANK: dict[str, int] = {lab: i for i, lab in enumerate(LABELS)}
 
 _LABEL_ALIASES = {
-    "correct": CORRECT, "c": CORRECT, "0": CORRECT, "ok": CORRECT,
-    "phrasing improvement": PHRASING, "phrasing": PHRASING, "phrasing improvement needed": PHRASING,
-    "correct phrasing improvement needed": PHRASING, "correct phrasing improvement": PHRASING,
-    "needs phrasing improvement": PHRASING, "p": PHRASING, "1": PHRASING,
-    "incorrect": INCORRECT, "i": INCORRECT, "2": INCORRECT, "wrong": INCORRECT,
+    "correct": CORRECT,
+    "c": CORRECT,
+    "0": CORRECT,
+    "ok": CORRECT,
+    "phrasing improvement": PHRASING,
+    "phrasing": PHRASING,
+    "phrasing improvement needed": PHRASING,
+    "correct phrasing improvement needed": PHRASING,
+    "correct phrasing improvement": PHRASING,
+    "needs phrasing improvement": PHRASING,
+    "p": PHRASING,
+    "1": PHRASING,
+    "incorrect": INCORRECT,
+    "i": INCORRECT,
+    "2": INCORRECT,
+    "wrong": INCORRECT,
 }
 
 #: Correction reasons (paper Table 8), code -> description, grouped by the label they belong to.
@@ -64,19 +89,40 @@ REASONS: dict[str, dict[str, str]] = {
 }
 REASON_GROUP: dict[str, str] = {code: lab for lab, group in REASONS.items() for code in group}
 _REASON_ALIASES = {
-    "word choice": "word_choice", "vocabulary": "word_choice", "word choice / vocabulary": "word_choice",
+    "word choice": "word_choice",
+    "vocabulary": "word_choice",
+    "word choice / vocabulary": "word_choice",
     "word": "word_choice",
-    "grammar / syntax": "grammar", "syntax": "grammar", "gram": "grammar",
-    "register / formality": "register", "formality": "register", "reg": "register",
-    "word order": "word_order", "wo": "word_order", "w o": "word_order",
-    "meaning changed or lost": "meaning", "mean": "meaning",
-    "information added or removed": "information", "info": "information",
-    "wrong spatial relationship": "spatial_relation", "spatial": "spatial_relation", "spat": "spatial_relation",
-    "entity placeholders altered": "placeholders", "placeholder": "placeholders", "plh": "placeholders",
+    "grammar / syntax": "grammar",
+    "syntax": "grammar",
+    "gram": "grammar",
+    "register / formality": "register",
+    "formality": "register",
+    "reg": "register",
+    "word order": "word_order",
+    "wo": "word_order",
+    "w o": "word_order",
+    "meaning changed or lost": "meaning",
+    "mean": "meaning",
+    "information added or removed": "information",
+    "info": "information",
+    "wrong spatial relationship": "spatial_relation",
+    "spatial": "spatial_relation",
+    "spat": "spatial_relation",
+    "entity placeholders altered": "placeholders",
+    "placeholder": "placeholders",
+    "plh": "placeholders",
 }
 
 #: How :func:`mgqa_platform.multilingual.resolution.resolve` decided an item, and its status after.
-METHODS = ("unreviewed", "keep_original", "identical_correction", "stricter_wins", "one_sided", "judge")
+METHODS = (
+    "unreviewed",
+    "keep_original",
+    "identical_correction",
+    "stricter_wins",
+    "one_sided",
+    "judge",
+)
 STATUSES = ("unreviewed", "resolved", "needs_review")
 
 
@@ -118,7 +164,9 @@ def parse_reasons(value: Any) -> tuple[tuple[str, ...], list[str]]:
         if not norm(raw):
             continue
         k = _key(raw)
-        code = k.replace(" ", "_") if k.replace(" ", "_") in REASON_GROUP else _REASON_ALIASES.get(k)
+        code = (
+            k.replace(" ", "_") if k.replace(" ", "_") in REASON_GROUP else _REASON_ALIASES.get(k)
+        )
         if code is None:
             unknown.append(norm(raw))
         elif code not in known:
@@ -153,7 +201,11 @@ REQUIRED_COLUMNS = ("variant_id", "annotator", "label", "corrected", "reasons")
 
 def annotation_file(directory: str | Path, lang: str) -> Path | None:
     """``<directory>/<lang>.csv`` or ``.jsonl``, or None when neither exists (both: ValueError)."""
-    found = [p for p in (Path(directory) / f"{lang}.csv", Path(directory) / f"{lang}.jsonl") if p.is_file()]
+    found = [
+        p
+        for p in (Path(directory) / f"{lang}.csv", Path(directory) / f"{lang}.jsonl")
+        if p.is_file()
+    ]
     if len(found) > 1:
         raise ValueError(f"both {found[0].name} and {found[1].name} exist in {directory}; keep one")
     return found[0] if found else None
@@ -185,7 +237,9 @@ def _read_rows(path: Path) -> tuple[list[tuple[int, dict]], list[Rejected]]:
     header = [norm(h).lower() for h in (reader.fieldnames or [])]
     missing = [c for c in REQUIRED_COLUMNS if c not in header]
     if missing:
-        raise ValueError(f"{path}: missing column(s) {', '.join(missing)}; expected {', '.join(REQUIRED_COLUMNS)}")
+        raise ValueError(
+            f"{path}: missing column(s) {', '.join(missing)}; expected {', '.join(REQUIRED_COLUMNS)}"
+        )
     reader.fieldnames = header
     start = reader.line_num + 1
     for rec in reader:
@@ -202,8 +256,13 @@ def _read_rows(path: Path) -> tuple[list[tuple[int, dict]], list[Rejected]]:
     return rows, bad
 
 
-def load_annotations(path: str | Path | None, lang: str, variant_ids: Iterable[str], *,
-                     mt: Mapping[str, str] | None = None) -> tuple[list[Annotation], list[Rejected]]:
+def load_annotations(
+    path: str | Path | None,
+    lang: str,
+    variant_ids: Iterable[str],
+    *,
+    mt: Mapping[str, str] | None = None,
+) -> tuple[list[Annotation], list[Rejected]]:
     """Read one language's annotation export (CSV or JSONL, UTF-8; see docs/annotation_format.md).
 
     ``path`` None or missing -> ``([], [])`` (the language is not annotated yet: everything stays
@@ -226,7 +285,8 @@ def load_annotations(path: str | Path | None, lang: str, variant_ids: Iterable[s
     rows, rejected = _read_rows(Path(path))
     parsed: list[tuple[int, dict, Annotation]] = []
     for line, row in rows:
-        def get(k: str) -> str:
+
+        def get(k: str, row: dict = row) -> str:
             v = row.get(k)
             return "" if v is None else (v if isinstance(v, str) else str(v))
 
@@ -249,7 +309,9 @@ def load_annotations(path: str | Path | None, lang: str, variant_ids: Iterable[s
         elif unknown:
             reason = "unknown_reason"
         elif label == CORRECT:
-            if reasons or (corrected is not None and (mt is None or corrected != norm(mt.get(vid)))):
+            if reasons or (
+                corrected is not None and (mt is None or corrected != norm(mt.get(vid)))
+            ):
                 reason = "correct_with_edits"
             corrected = None
         elif corrected is None:

@@ -37,13 +37,30 @@ from typing import Any
 from mgqa_platform.llm import ChatClient, LLMError, ReplyError, TransportError
 from mgqa_platform.multilingual.languages import LANGUAGES, language
 
-__all__ = ["OPERATIONS", "Edit", "EditError", "Proposal", "apply_edits", "unmark", "spans", "RuleMember",
-           "LLMMember", "CachedMember", "EDITS_SCHEMA", "MAX_EDITS", "PROMPT_VERSION", "build_messages", "vote",
-           "postedit", "stats", "describe"]
+__all__ = [
+    "OPERATIONS",
+    "Edit",
+    "EditError",
+    "Proposal",
+    "apply_edits",
+    "unmark",
+    "spans",
+    "RuleMember",
+    "LLMMember",
+    "CachedMember",
+    "EDITS_SCHEMA",
+    "MAX_EDITS",
+    "PROMPT_VERSION",
+    "build_messages",
+    "vote",
+    "postedit",
+    "stats",
+    "describe",
+]
 
 #: The 13 edit operations (our own one-line descriptions).
 OPERATIONS: dict[str, str] = {
-    "NOCHG": "Nothing to fix: the question already reads correctly (use original = fix = \"\").",
+    "NOCHG": 'Nothing to fix: the question already reads correctly (use original = fix = "").',
     "ART_ADD": "Insert an article the sentence now needs because of the inserted name.",
     "ART_DEL": "Remove an article that the inserted name makes superfluous.",
     "ART_CHG": "Swap an article for another one (gender, number or definiteness of the name).",
@@ -144,8 +161,12 @@ def _apply_one(text: str, e: Edit) -> str:
     if i < 0:
         where = "inside_braces" if e.original in text else "absent"
         raise EditError(f"original_not_found ({where}): {e.original!r}")
-    out = text[:i] + e.fix + text[i + len(e.original):]
-    if spans(out) != spans(text) or out.count("{") != text.count("{") or out.count("}") != text.count("}"):
+    out = text[:i] + e.fix + text[i + len(e.original) :]
+    if (
+        spans(out) != spans(text)
+        or out.count("{") != text.count("{")
+        or out.count("}") != text.count("}")
+    ):
         raise EditError(f"spans_changed: {e.original!r} -> {e.fix!r}")
     return out
 
@@ -164,18 +185,66 @@ def apply_edits(text_marked: str, edits: Iterable[Any]) -> str:
 _VOWELS = "aeiouàâäéèêëîïôöùûüœæ"
 _WB = r"(?<![\w'’])"  # start of a word
 #: h-initial words before which French elides (mute h); anything else starting with h is left alone.
-_MUTE_H = ("hôtel", "hotel", "hôpital", "hopital", "habitat", "habitation", "histoire", "homme", "heure", "herbe",
-           "hiver", "hippodrome", "horloge", "horizon", "huile", "humanité", "hygiène", "hélicoptère", "héliport",
-           "hôtel-dieu", "hospice", "harmonie", "hermitage", "ermitage", "hémicycle", "hebdomadaire")
+_MUTE_H = (
+    "hôtel",
+    "hotel",
+    "hôpital",
+    "hopital",
+    "habitat",
+    "habitation",
+    "histoire",
+    "homme",
+    "heure",
+    "herbe",
+    "hiver",
+    "hippodrome",
+    "horloge",
+    "horizon",
+    "huile",
+    "humanité",
+    "hygiène",
+    "hélicoptère",
+    "héliport",
+    "hôtel-dieu",
+    "hospice",
+    "harmonie",
+    "hermitage",
+    "ermitage",
+    "hémicycle",
+    "hebdomadaire",
+)
 _NO_ELISION_WORDS = {"et", "ou", "où", "à", "y", "oui", "onze", "onzième", "ouate", "a"}
 _FR_ELIDE_BEFORE_NAME = ("de", "que", "le", "la", "ne", "se", "jusque", "lorsque", "puisque")
 _FR_ELIDE_BEFORE_WORD = ("de", "que", "jusque", "lorsque", "puisque")
 _IT_PREP = {"di": "de", "a": "a", "da": "da", "in": "ne", "su": "su"}
-_IT_ART = {"il": "l", "lo": "llo", "la": "lla", "i": "i", "gli": "gli", "le": "lle", "l'": "ll'", "l’": "ll’"}
-_PT = {("de", "o"): "do", ("de", "a"): "da", ("de", "os"): "dos", ("de", "as"): "das",
-       ("em", "o"): "no", ("em", "a"): "na", ("em", "os"): "nos", ("em", "as"): "nas",
-       ("a", "o"): "ao", ("a", "a"): "à", ("a", "os"): "aos", ("a", "as"): "às",
-       ("por", "o"): "pelo", ("por", "a"): "pela", ("por", "os"): "pelos", ("por", "as"): "pelas"}
+_IT_ART = {
+    "il": "l",
+    "lo": "llo",
+    "la": "lla",
+    "i": "i",
+    "gli": "gli",
+    "le": "lle",
+    "l'": "ll'",
+    "l’": "ll’",
+}
+_PT = {
+    ("de", "o"): "do",
+    ("de", "a"): "da",
+    ("de", "os"): "dos",
+    ("de", "as"): "das",
+    ("em", "o"): "no",
+    ("em", "a"): "na",
+    ("em", "os"): "nos",
+    ("em", "as"): "nas",
+    ("a", "o"): "ao",
+    ("a", "a"): "à",
+    ("a", "os"): "aos",
+    ("a", "as"): "às",
+    ("por", "o"): "pelo",
+    ("por", "a"): "pela",
+    ("por", "os"): "pelos",
+    ("por", "as"): "pelas",
+}
 _ES = {("de", "el"): "del", ("a", "el"): "al"}
 _FR_CONTR = {("de", "le"): "du", ("de", "les"): "des", ("à", "le"): "au", ("à", "les"): "aux"}
 _PUNCT_NO_SPACE_LANGS = ("eng", "ita", "por", "spa", "ron", "deu")
@@ -206,38 +275,58 @@ def _candidates(lang: str, text: str, nnbsp: bool) -> list[tuple[int, int, str, 
     if lang == "fra":
         # contraction (but "de le" before a vowel is an elision case: "de l'{Orly}")
         for m in re.finditer(_WB + r"(de|à|De|À) (le|les)(?= )", text):
-            nxt = text[m.end() + 1:]
+            nxt = text[m.end() + 1 :]
             if m.group(2) == "le" and _elidable(_first_word(nxt.lstrip("{"))):
                 continue
-            out.append((m.start(), m.end(), _case_like(m.group(1), _FR_CONTR[(m.group(1).lower(),
-                                                                               m.group(2))]), "CONTR"))
+            out.append(
+                (
+                    m.start(),
+                    m.end(),
+                    _case_like(m.group(1), _FR_CONTR[(m.group(1).lower(), m.group(2))]),
+                    "CONTR",
+                )
+            )
         # elision before a name: the first letter inside the {...}
         names = "|".join(_FR_ELIDE_BEFORE_NAME)
         for m in re.finditer(_WB + rf"({names}) (?=\{{)", text, re.I):
-            if _elidable(_first_word(text[m.end() + 1:])):
+            if _elidable(_first_word(text[m.end() + 1 :])):
                 out.append((m.start(), m.end(), m.group(1)[:-1] + "'", "ELIS"))
         words = "|".join(_FR_ELIDE_BEFORE_WORD)
         for m in re.finditer(_WB + rf"({words}) (?=[^\s{{])", text, re.I):
-            if _elidable(_first_word(text[m.end():])):
+            if _elidable(_first_word(text[m.end() :])):
                 out.append((m.start(), m.end(), m.group(1)[:-1] + "'", "ELIS"))
         # punctuation: a space before ? ! ; : (narrow no-break space when missing)
         for m in re.finditer(r"(?<=[^\s\u00a0\u202f])[?!;:]", text):
             i = m.start()
-            if text[i] == ":" and (text[i + 1:i + 3] == "//" or (text[i - 1:i].isdigit()
-                                                                  and text[i + 1:i + 2].isdigit())):
+            if text[i] == ":" and (
+                text[i + 1 : i + 3] == "//"
+                or (text[i - 1 : i].isdigit() and text[i + 1 : i + 2].isdigit())
+            ):
                 continue
             out.append((i, i + 1, "\u202f" + text[i], "PUNCT"))
         if nnbsp:
             for m in re.finditer(r"(?<=\S)[ \u00a0](?=[?!;:])", text):
                 out.append((m.start(), m.end(), "\u202f", "PUNCT"))
     if lang == "ita":
-        for m in re.finditer(_WB + r"(di|a|da|in|su) (il|lo|la|i|gli|le)(?=[\s{])|" + _WB
-                             + r"(di|a|da|in|su) (l['’])", text, re.I):
+        for m in re.finditer(
+            _WB
+            + r"(di|a|da|in|su) (il|lo|la|i|gli|le)(?=[\s{])|"
+            + _WB
+            + r"(di|a|da|in|su) (l['’])",
+            text,
+            re.I,
+        ):
             prep, art = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
             if art != art.lower() and art.lower() != "l'":  # "di La Spezia": a name, not an article
                 continue
-            out.append((m.start(), m.end(), _case_like(prep, _IT_PREP[prep.lower()] + _IT_ART[art.lower()]),
-                        "CONTR"))
+            out.append(
+                (
+                    m.start(),
+                    m.end(),
+                    _case_like(prep, _IT_PREP[prep.lower()] + _IT_ART[art.lower()]),
+                    "CONTR",
+                )
+            )
     if lang == "por":
         for m in re.finditer(_WB + r"(de|em|a|por) (o|a|os|as)(?=[\s{])", text, re.I):
             prep, art = m.group(1), m.group(2)
@@ -248,7 +337,14 @@ def _candidates(lang: str, text: str, nnbsp: bool) -> list[tuple[int, int, str, 
         for m in re.finditer(_WB + r"(de|a) (el)(?=[\s{])", text, re.I):
             if m.group(2) != "el":  # "de El Salvador" written outside a span: leave it
                 continue
-            out.append((m.start(), m.end(), _case_like(m.group(1), _ES[(m.group(1).lower(), "el")]), "CONTR"))
+            out.append(
+                (
+                    m.start(),
+                    m.end(),
+                    _case_like(m.group(1), _ES[(m.group(1).lower(), "el")]),
+                    "CONTR",
+                )
+            )
     if lang in _PUNCT_NO_SPACE_LANGS:
         for m in re.finditer(r"(?<=\S)[ \u00a0\u202f]+(?=[?!;:])", text):
             out.append((m.start(), m.end(), "", "PUNCT"))
@@ -305,8 +401,11 @@ class RuleMember:
         cands: list = []
         if lang in RULE_LANGS:
             for _ in range(self.max_edits):
-                cands = [c for c in _candidates(lang, text, self.nnbsp)
-                         if any(a <= c[0] and c[1] <= b for a, b in _segments(text))]
+                cands = [
+                    c
+                    for c in _candidates(lang, text, self.nnbsp)
+                    if any(a <= c[0] and c[1] <= b for a, b in _segments(text))
+                ]
                 made = None
                 for start, end, repl, op in sorted(cands):
                     e = _anchored_edit(text, start, end, repl, op)
@@ -336,9 +435,11 @@ EDITS_SCHEMA: dict = {
             "maxItems": MAX_EDITS,
             "items": {
                 "type": "object",
-                "properties": {"op": {"type": "string", "enum": list(OPERATIONS)},
-                               "original": {"type": "string"},
-                               "fix": {"type": "string"}},
+                "properties": {
+                    "op": {"type": "string", "enum": list(OPERATIONS)},
+                    "original": {"type": "string"},
+                    "fix": {"type": "string"},
+                },
                 "required": ["op", "original", "fix"],
                 "additionalProperties": False,
             },
@@ -384,7 +485,10 @@ def build_messages(question: Mapping) -> list[dict]:
         user.append(f"{name} template: {question['template_text']}")
     user.append(f"Instantiated question: {question.get('text_marked', '')}")
     user.append("List the edits as JSON.")
-    return [{"role": "system", "content": _SYSTEM + ops}, {"role": "user", "content": "\n".join(user)}]
+    return [
+        {"role": "system", "content": _SYSTEM + ops},
+        {"role": "user", "content": "\n".join(user)},
+    ]
 
 
 class LLMMember:
@@ -402,7 +506,9 @@ class LLMMember:
 
     def propose(self, question: Mapping) -> Proposal:
         try:
-            obj, _res = self.client.complete_json(build_messages(question), EDITS_SCHEMA, schema_name="edits")
+            obj, _res = self.client.complete_json(
+                build_messages(question), EDITS_SCHEMA, schema_name="edits"
+            )
         except ReplyError as exc:
             return Proposal(self.name, "rejected", (), f"{exc.reason}: {exc.detail}"[:300])
         except TransportError as exc:
@@ -438,8 +544,9 @@ def _position(e: Edit, text_marked: str | None) -> int:
     return i if i >= 0 else len(text_marked)
 
 
-def vote(proposals: Mapping[str, Proposal], primary: str, text_marked: str | None = None
-         ) -> tuple[tuple[Edit, ...], str]:
+def vote(
+    proposals: Mapping[str, Proposal], primary: str, text_marked: str | None = None
+) -> tuple[tuple[Edit, ...], str]:
     """Edits with >= 2 votes among the ``ok`` proposals (decision ``"majority"``, ordered by position in the
     text when ``text_marked`` is given, else by first proposal); otherwise the primary's edits when its
     proposal is ok and has at least one real edit (``"primary_fallback"``); otherwise ``((), "none")``."""
@@ -484,7 +591,7 @@ def postedit(question: Mapping, members: Sequence[Any], primary: str) -> dict:
         name = getattr(m, "name", type(m).__name__)
         try:
             p = m.propose(question)
-        except Exception as exc:  # noqa: BLE001 - a broken member must not sink the question
+        except Exception as exc:
             p = Proposal(name, "error", (), f"{type(exc).__name__}: {exc}"[:300])
         proposals[name] = p
     chosen, decision = vote(proposals, primary, original)
@@ -504,12 +611,30 @@ def postedit(question: Mapping, members: Sequence[Any], primary: str) -> dict:
     log = []
     for name, p in proposals.items():
         for e in p.edits:
-            log.append({"member": name, "op": e.op, "original": e.original, "fix": e.fix,
-                        "applied": p.status == "ok" and _effective(e) and _key(e, original) in applied_keys})
-    return {"question_id": question.get("question_id"), "lang": question.get("lang"), "text": unmark(text),
-            "text_marked": text, "edits": log, "applied": applied, "decision": decision,
-            "members": {n: {"status": p.status, "detail": p.detail, "n_edits": len(p.edits)}
-                        for n, p in proposals.items()}}
+            log.append(
+                {
+                    "member": name,
+                    "op": e.op,
+                    "original": e.original,
+                    "fix": e.fix,
+                    "applied": p.status == "ok"
+                    and _effective(e)
+                    and _key(e, original) in applied_keys,
+                }
+            )
+    return {
+        "question_id": question.get("question_id"),
+        "lang": question.get("lang"),
+        "text": unmark(text),
+        "text_marked": text,
+        "edits": log,
+        "applied": applied,
+        "decision": decision,
+        "members": {
+            n: {"status": p.status, "detail": p.detail, "n_edits": len(p.edits)}
+            for n, p in proposals.items()
+        },
+    }
 
 
 def stats(results: Sequence[Mapping]) -> dict:
@@ -531,8 +656,13 @@ def stats(results: Sequence[Mapping]) -> dict:
                 proposed[e["op"]] += 1
         applied = r.get("applied")
         if applied is None:  # a result without the "applied" list: distinct applied log entries
-            applied = list({(e["op"], e["original"], e["fix"]): e for e in r.get("edits", [])
-                            if e.get("applied")}.values())
+            applied = list(
+                {
+                    (e["op"], e["original"], e["fix"]): e
+                    for e in r.get("edits", [])
+                    if e.get("applied")
+                }.values()
+            )
         for e in applied:
             ops[e["op"]] += 1
         if applied:
@@ -542,9 +672,16 @@ def stats(results: Sequence[Mapping]) -> dict:
         for name, m in (r.get("members") or {}).items():
             rejected[name] += m.get("status") == "rejected"
             errors[name] += m.get("status") == "error"
-    return {"n": n, "share_edited": edited / n if n else 0.0, "share_majority": majority / n if n else 0.0,
-            "decisions": dict(decisions), "operations": dict(ops), "proposed_operations": dict(proposed),
-            "rejected": dict(rejected), "errors": dict(errors)}
+    return {
+        "n": n,
+        "share_edited": edited / n if n else 0.0,
+        "share_majority": majority / n if n else 0.0,
+        "decisions": dict(decisions),
+        "operations": dict(ops),
+        "proposed_operations": dict(proposed),
+        "rejected": dict(rejected),
+        "errors": dict(errors),
+    }
 
 
 def describe(member: Any) -> dict:
@@ -573,7 +710,9 @@ class CachedMember:
             for line in self.path.read_text(encoding="utf-8").splitlines():
                 try:
                     d = json.loads(line)
-                    self._seen[d["key"]] = Proposal(self.name, d["status"], tuple(Edit(*e) for e in d["edits"]), d.get("detail"))
+                    self._seen[d["key"]] = Proposal(
+                        self.name, d["status"], tuple(Edit(*e) for e in d["edits"]), d.get("detail")
+                    )
                 except (ValueError, KeyError, TypeError):
                     continue  # a line cut by an interruption: that question is asked again
 
@@ -581,8 +720,14 @@ class CachedMember:
         return {**describe(self.member), "cache": self.path.name, "cache_hits": self.hits}
 
     def key(self, question: Mapping) -> str:
-        parts = [self.name, self.identity, str(question.get("lang") or ""), str(question.get("text_marked") or ""),
-                 str(question.get("template_text") or ""), str(question.get("template_en") or "")]
+        parts = [
+            self.name,
+            self.identity,
+            str(question.get("lang") or ""),
+            str(question.get("text_marked") or ""),
+            str(question.get("template_text") or ""),
+            str(question.get("template_en") or ""),
+        ]
         return hashlib.sha256("\x1f".join(parts).encode("utf-8")).hexdigest()
 
     def propose(self, question: Mapping) -> Proposal:
@@ -593,8 +738,15 @@ class CachedMember:
                 return self._seen[k]
         p = self.member.propose(question)
         if p.status in ("ok", "rejected"):
-            line = json.dumps({"key": k, "status": p.status, "edits": [[e.op, e.original, e.fix] for e in p.edits],
-                               "detail": p.detail}, ensure_ascii=False)
+            line = json.dumps(
+                {
+                    "key": k,
+                    "status": p.status,
+                    "edits": [[e.op, e.original, e.fix] for e in p.edits],
+                    "detail": p.detail,
+                },
+                ensure_ascii=False,
+            )
             with self._lock:
                 self._seen[k] = p
                 self.path.parent.mkdir(parents=True, exist_ok=True)

@@ -38,7 +38,10 @@ from mgqa_platform.multilingual.translate import Translation, checked, failed
 try:  # the REST transport's HTTP library (a dependency of google-api-core's REST support)
     import requests
 
-    _HTTP_ERRORS: tuple[type[BaseException], ...] = (requests.exceptions.ConnectionError, requests.exceptions.Timeout)
+    _HTTP_ERRORS: tuple[type[BaseException], ...] = (
+        requests.exceptions.ConnectionError,
+        requests.exceptions.Timeout,
+    )
     _REQUEST_ERRORS: tuple[type[BaseException], ...] = (requests.exceptions.RequestException,)
 except ImportError:  # pragma: no cover
     _HTTP_ERRORS = _REQUEST_ERRORS = ()
@@ -64,11 +67,18 @@ RETRYABLE: tuple[type[BaseException], ...] = (
     *_HTTP_ERRORS,
 )
 #: Failures of one request that fail its items instead of the run.
-BATCH_ERRORS: tuple[type[BaseException], ...] = (gexc.GoogleAPIError, *_REQUEST_ERRORS, *_AUTH_ERRORS, OSError)
+BATCH_ERRORS: tuple[type[BaseException], ...] = (
+    gexc.GoogleAPIError,
+    *_REQUEST_ERRORS,
+    *_AUTH_ERRORS,
+    OSError,
+)
 
 NO_TRANSLATE_OPEN = '<span translate="no">'
 NO_TRANSLATE_CLOSE = "</span>"
-_SPAN = re.compile(r"""<span\b[^>]*?\btranslate\s*=\s*["']?no["']?[^>]*>(.*?)</span\s*>""", re.I | re.S)
+_SPAN = re.compile(
+    r"""<span\b[^>]*?\btranslate\s*=\s*["']?no["']?[^>]*>(.*?)</span\s*>""", re.I | re.S
+)
 
 
 def protect(text: str) -> str:
@@ -87,7 +97,9 @@ def restore(reply: str) -> str:
     return html.unescape(_SPAN.sub(lambda m: m.group(1), reply))
 
 
-def batches(items: list[tuple[str, str]], batch_size: int, max_chars: int) -> list[list[tuple[str, str]]]:
+def batches(
+    items: list[tuple[str, str]], batch_size: int, max_chars: int
+) -> list[list[tuple[str, str]]]:
     """Group ``(key, content)`` pairs, in order, into runs of at most ``batch_size`` items and ``max_chars`` code
     points of content. A single content longer than ``max_chars`` goes alone (the service will judge it)."""
     out: list[list[tuple[str, str]]] = []
@@ -124,13 +136,27 @@ class GoogleTranslator:
     backoff sleep, injectable for tests. ``stats``: counters of the last :meth:`translate_variants` call.
     """
 
-    def __init__(self, project_id: str, location: str = "global", model: str | None = None, *,
-                 batch_size: int = 100, max_chars: int = 25_000, max_retries: int = 5,
-                 initial_backoff_s: float = 1.0, max_backoff_s: float = 32.0, timeout_s: float = 120.0,
-                 client: Any = None, endpoint: str | None = None, credentials: Any = None,
-                 sleep: Callable[[float], None] | None = None):  # fmt: skip
+    def __init__(
+        self,
+        project_id: str,
+        location: str = "global",
+        model: str | None = None,
+        *,
+        batch_size: int = 100,
+        max_chars: int = 25_000,
+        max_retries: int = 5,
+        initial_backoff_s: float = 1.0,
+        max_backoff_s: float = 32.0,
+        timeout_s: float = 120.0,
+        client: Any = None,
+        endpoint: str | None = None,
+        credentials: Any = None,
+        sleep: Callable[[float], None] | None = None,
+    ):
         if not project_id:
-            raise ValueError("GoogleTranslator needs a Google Cloud project id (MGQA_GOOGLE_PROJECT)")
+            raise ValueError(
+                "GoogleTranslator needs a Google Cloud project id (MGQA_GOOGLE_PROJECT)"
+            )
         if batch_size < 1 or max_chars < 1 or max_retries < 0:
             raise ValueError("batch_size and max_chars must be >= 1, max_retries >= 0")
         self.project_id = project_id
@@ -150,8 +176,10 @@ class GoogleTranslator:
         self.stats: dict[str, int] = {}
 
     def __repr__(self) -> str:
-        return (f"GoogleTranslator(project_id={self.project_id!r}, location={self.location!r}, "
-                f"model={self.model!r}, endpoint={self.endpoint!r})")  # fmt: skip
+        return (
+            f"GoogleTranslator(project_id={self.project_id!r}, location={self.location!r}, "
+            f"model={self.model!r}, endpoint={self.endpoint!r})"
+        )
 
     # -- client -----------------------------------------------------------------------------------------
     @property
@@ -162,7 +190,11 @@ class GoogleTranslator:
     def model_path(self) -> str | None:
         if not self.model:
             return None
-        return self.model if self.model.startswith("projects/") else f"{self.parent}/models/{self.model}"
+        return (
+            self.model
+            if self.model.startswith("projects/")
+            else f"{self.parent}/models/{self.model}"
+        )
 
     def client(self) -> Any:
         """The ``TranslationServiceClient`` (REST transport), built on first use."""
@@ -175,11 +207,15 @@ class GoogleTranslator:
                 scheme, _, host = self.endpoint.rpartition("://")
                 scheme = scheme or "https"
                 creds = self._credentials
-                if creds is None and scheme == "http":  # a local fake / emulator: no Google credentials
+                if (
+                    creds is None and scheme == "http"
+                ):  # a local fake / emulator: no Google credentials
                     from google.auth.credentials import AnonymousCredentials
 
                     creds = AnonymousCredentials()
-                transport = TranslationServiceRestTransport(host=host.rstrip("/"), credentials=creds, url_scheme=scheme)
+                transport = TranslationServiceRestTransport(
+                    host=host.rstrip("/"), credentials=creds, url_scheme=scheme
+                )
             else:  # Application Default Credentials unless credentials were given
                 transport = TranslationServiceRestTransport(credentials=self._credentials)
             self._client = translate_v3.TranslationServiceClient(transport=transport)
@@ -187,15 +223,22 @@ class GoogleTranslator:
 
     # -- calls ------------------------------------------------------------------------------------------
     def _translate_batch(self, contents: list[str], target_google: str) -> list[str]:
-        request: dict[str, Any] = {"parent": self.parent, "contents": contents, "mime_type": "text/html",
-                                   "source_language_code": "en", "target_language_code": target_google}  # fmt: skip
+        request: dict[str, Any] = {
+            "parent": self.parent,
+            "contents": contents,
+            "mime_type": "text/html",
+            "source_language_code": "en",
+            "target_language_code": target_google,
+        }
         if self.model_path:
             request["model"] = self.model_path
         attempt = 0
         while True:
             self.stats["requests"] = self.stats.get("requests", 0) + 1
             try:
-                resp = self.client().translate_text(request=request, retry=None, timeout=self.timeout_s)
+                resp = self.client().translate_text(
+                    request=request, retry=None, timeout=self.timeout_s
+                )
                 return [t.translated_text for t in resp.translations]
             except RETRYABLE as exc:
                 if attempt >= self.max_retries:
@@ -203,11 +246,19 @@ class GoogleTranslator:
                 wait = min(self.initial_backoff_s * 2**attempt, self.max_backoff_s)
                 attempt += 1
                 self.stats["retries"] = self.stats.get("retries", 0) + 1
-                log.warning("translateText %s -> %s; retry %d/%d in %.1fs", target_google, _describe(exc),
-                            attempt, self.max_retries, wait)  # fmt: skip
+                log.warning(
+                    "translateText %s -> %s; retry %d/%d in %.1fs",
+                    target_google,
+                    _describe(exc),
+                    attempt,
+                    self.max_retries,
+                    wait,
+                )
                 self._sleep(wait)
 
-    def translate_variants(self, variants: Mapping[str, str], target: str) -> dict[str, Translation]:
+    def translate_variants(
+        self, variants: Mapping[str, str], target: str
+    ) -> dict[str, Translation]:
         lang = language(target)
         self.stats = {"requests": 0, "retries": 0, "batches": 0, "failed_batches": 0}
         out: dict[str, Translation] = {}
@@ -224,10 +275,17 @@ class GoogleTranslator:
             except (*BATCH_ERRORS, ValueError) as exc:
                 self.stats["failed_batches"] += 1
                 reason = "bad_response" if isinstance(exc, ValueError) else _reason(exc)
-                log.warning("translateText %s: batch of %d failed: %s", lang.google, len(batch), _describe(exc))
+                log.warning(
+                    "translateText %s: batch of %d failed: %s",
+                    lang.google,
+                    len(batch),
+                    _describe(exc),
+                )
                 for vid, _ in batch:
                     out[vid] = failed(vid, lang.code, variants[vid], self.engine, f"error:{reason}")
                 continue
             for (vid, _), reply in zip(batch, replies):
-                out[vid] = checked(vid, lang.code, variants[vid], restore(reply), self.engine, "machine")
+                out[vid] = checked(
+                    vid, lang.code, variants[vid], restore(reply), self.engine, "machine"
+                )
         return out

@@ -42,16 +42,38 @@ from mgqa_platform.questions.catalog import Catalog
 
 #: "the place shown in the image" (the multimodal slice's stand-in for an entity name), per language.
 IMAGE_PHRASES = {
-    "fra": "le lieu montré sur l'image", "ita": "il luogo mostrato nell'immagine",
-    "por": "o local mostrado na imagem", "ron": "locul din imagine", "spa": "el lugar que se ve en la imagen",
-    "bul": "мястото, показано на изображението", "rus": "место, показанное на изображении",
-    "deu": "der im Bild gezeigte Ort", "urd": "تصویر میں دکھائی گئی جگہ", "sqi": "vendi që shfaqet në imazh",
-    "ell": "ο τόπος που εικονίζεται στην εικόνα", "jpn": "画像に写っている場所", "kat": "სურათზე ნაჩვენები ადგილი",
-    "tur": "resimde gösterilen yer", "vie": "địa điểm trong hình ảnh", "zho": "图片中显示的地点",
-}  # fmt: skip
+    "fra": "le lieu montré sur l'image",
+    "ita": "il luogo mostrato nell'immagine",
+    "por": "o local mostrado na imagem",
+    "ron": "locul din imagine",
+    "spa": "el lugar que se ve en la imagen",
+    "bul": "мястото, показано на изображението",
+    "rus": "место, показанное на изображении",
+    "deu": "der im Bild gezeigte Ort",
+    "urd": "تصویر میں دکھائی گئی جگہ",
+    "sqi": "vendi që shfaqet në imazh",
+    "ell": "ο τόπος που εικονίζεται στην εικόνα",
+    "jpn": "画像に写っている場所",
+    "kat": "სურათზე ნაჩვენები ადგილი",
+    "tur": "resimde gösterilen yer",
+    "vie": "địa điểm trong hình ảnh",
+    "zho": "图片中显示的地点",
+}
 _RANGE = re.compile(r"^(\d{4}-\d{2}-\d{2}) to (\d{4}-\d{2}-\d{2})$")
-_MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
-           "November", "December")  # fmt: skip
+_MONTHS = (
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+)
 
 
 def format_number(value: Any, lang: str) -> str:
@@ -76,11 +98,15 @@ def format_period(value: str, lang: str, tm: TranslationMemory) -> str | None:
         return value
     m = _RANGE.match(value)
     if m and "time_range" in tm.patterns:
-        start, end = (format_date(_dt.date.fromisoformat(d), format="long", locale=loc) for d in m.groups())
+        start, end = (
+            format_date(_dt.date.fromisoformat(d), format="long", locale=loc) for d in m.groups()
+        )
         return tm.patterns["time_range"].format(start=start, end=end)
     parts = value.split(" ")
     if len(parts) == 2 and parts[0] in _MONTHS and parts[1].isdigit():
-        return format_date(_dt.date(int(parts[1]), _MONTHS.index(parts[0]) + 1, 1), format="LLLL y", locale=loc)
+        return format_date(
+            _dt.date(int(parts[1]), _MONTHS.index(parts[0]) + 1, 1), format="LLLL y", locale=loc
+        )
     return None
 
 
@@ -104,8 +130,14 @@ def localize(
     out, used = [], Counter()
     for q in questions:
         sub = catalog.sub_template(q["sub_template_id"])
-        bindings = json.loads(q["bindings"]) if isinstance(q["bindings"], str) else dict(q["bindings"])
-        params = json.loads(q["parameters"] or "{}") if isinstance(q["parameters"], str) else dict(q["parameters"] or {})
+        bindings = (
+            json.loads(q["bindings"]) if isinstance(q["bindings"], str) else dict(q["bindings"])
+        )
+        params = (
+            json.loads(q["parameters"] or "{}")
+            if isinstance(q["parameters"], str)
+            else dict(q["parameters"] or {})
+        )
         template, status = templates[q["variant_id"]]
         fill, fill_marked, fallbacks = {}, {}, []
         for slot in dict.fromkeys(placeholders(template)):
@@ -156,4 +188,3 @@ def _param(slot: str, value: Any, lang: str, tm: TranslationMemory, fallbacks: l
         fallbacks.append(f"term:{slot}")
         return value
     return text
-

@@ -20,7 +20,15 @@ from mgqa_platform.multilingual.annotations import norm
 from mgqa_platform.multilingual.languages import language
 from mgqa_platform.multilingual.placeholders import problems as slot_problems
 
-__all__ = ["JudgeChoice", "JudgeError", "Judge", "LLMJudge", "OfflineJudge", "JUDGE_SCHEMA", "DEFAULT_LANGUAGE_NOTES"]
+__all__ = [
+    "JudgeChoice",
+    "JudgeError",
+    "Judge",
+    "LLMJudge",
+    "OfflineJudge",
+    "JUDGE_SCHEMA",
+    "DEFAULT_LANGUAGE_NOTES",
+]
 
 
 @dataclass(frozen=True)
@@ -40,7 +48,9 @@ class JudgeError(Exception):
 
 
 class Judge(Protocol):
-    def choose(self, lang: str, english: str, mt: str, first: str, second: str, key: str) -> JudgeChoice: ...
+    def choose(
+        self, lang: str, english: str, mt: str, first: str, second: str, key: str
+    ) -> JudgeChoice: ...
 
 
 #: The judge's reply: a choice and a one-sentence rationale, nothing else (no text field sneaks in).
@@ -82,13 +92,13 @@ naming the test that decided>"}}. Never rewrite or propose a translation yoursel
 #: Short per-language reminders added to the system prompt (our wording; extend as needed).
 DEFAULT_LANGUAGE_NOTES: dict[str, str] = {
     "ron": "Romanian: s/t with comma below (ș, ț) and with cedilla (ş, ţ) are spelling variants of the same "
-           "letters; do not prefer a candidate for that alone.",
+    "letters; do not prefer a candidate for that alone.",
     "deu": "German: noun capitalisation is required; ß versus ss alone does not decide.",
     "tur": "Turkish: case suffixes after a slot are written with an apostrophe and vary with the place name; "
-           "do not penalise a generic suffix choice.",
+    "do not penalise a generic suffix choice.",
     "jpn": "Japanese: full-width versus half-width punctuation alone does not decide.",
     "zho": "Chinese (Simplified): full-width versus half-width punctuation alone does not decide; traditional "
-           "characters are wrong.",
+    "characters are wrong.",
     "urd": "Urdu: right-to-left text; the Urdu question mark (؟) and the Latin one (?) alone do not decide.",
 }
 
@@ -112,7 +122,9 @@ class LLMJudge:
     def __init__(self, client: Any, seed: int = 0, language_notes: Mapping[str, str] | None = None):
         self.client = client
         self.seed = seed
-        self.language_notes = dict(DEFAULT_LANGUAGE_NOTES if language_notes is None else language_notes)
+        self.language_notes = dict(
+            DEFAULT_LANGUAGE_NOTES if language_notes is None else language_notes
+        )
         self.calls = 0
         self.errors = 0
         self.usage = {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0}
@@ -123,12 +135,19 @@ class LLMJudge:
     def messages(self, lang: str, english: str, mt: str, a: str, b: str) -> list[dict]:
         name = language(lang).name
         note = self.language_notes.get(lang)
-        system = _SYSTEM_PROMPT.format(language_name=name, notes=f"\nLanguage notes. {note}\n" if note else "")
-        user = json.dumps({"english_template": english, "machine_translation": mt, "A": a, "B": b},
-                          ensure_ascii=False, indent=1)
+        system = _SYSTEM_PROMPT.format(
+            language_name=name, notes=f"\nLanguage notes. {note}\n" if note else ""
+        )
+        user = json.dumps(
+            {"english_template": english, "machine_translation": mt, "A": a, "B": b},
+            ensure_ascii=False,
+            indent=1,
+        )
         return [{"role": "system", "content": system}, {"role": "user", "content": user}]
 
-    def choose(self, lang: str, english: str, mt: str, first: str, second: str, key: str) -> JudgeChoice:
+    def choose(
+        self, lang: str, english: str, mt: str, first: str, second: str, key: str
+    ) -> JudgeChoice:
         from mgqa_platform.llm import ReplyError  # local: keeps import of this module light
 
         order = self.order(key)
@@ -136,7 +155,9 @@ class LLMJudge:
         msgs = self.messages(lang, english, mt, cand[order[0]], cand[order[1]])
         self.calls += 1
         try:
-            obj, res = self.client.complete_json(msgs, JUDGE_SCHEMA, schema_name="postedit_judgment")
+            obj, res = self.client.complete_json(
+                msgs, JUDGE_SCHEMA, schema_name="postedit_judgment"
+            )
         except ReplyError as exc:
             self.errors += 1
             if exc.result is not None:
@@ -156,8 +177,14 @@ class LLMJudge:
 
     def describe(self) -> dict:
         desc = self.client.describe() if hasattr(self.client, "describe") else {}
-        return {"judge": "llm", "seed": self.seed, "calls": self.calls, "errors": self.errors,
-                "usage": dict(self.usage), "client": desc}
+        return {
+            "judge": "llm",
+            "seed": self.seed,
+            "calls": self.calls,
+            "errors": self.errors,
+            "usage": dict(self.usage),
+            "client": desc,
+        }
 
 
 class OfflineJudge:
@@ -172,16 +199,22 @@ class OfflineJudge:
         self.calls = 0
         self.errors = 0
 
-    def choose(self, lang: str, english: str, mt: str, first: str, second: str, key: str) -> JudgeChoice:
+    def choose(
+        self, lang: str, english: str, mt: str, first: str, second: str, key: str
+    ) -> JudgeChoice:
         self.calls += 1
         ok1, ok2 = not slot_problems(english, first), not slot_problems(english, second)
         if ok1 != ok2:
-            return JudgeChoice("first" if ok1 else "second", "placeholder integrity: only this candidate keeps "
-                               "every template slot intact.")
+            return JudgeChoice(
+                "first" if ok1 else "second",
+                "placeholder integrity: only this candidate keeps every template slot intact.",
+            )
         c1, c2 = chrf([first], [mt]), chrf([second], [mt])
         if abs(c1 - c2) > 1e-9:
-            return JudgeChoice("first" if c1 > c2 else "second",
-                               f"smaller edit: chrF to the MT {max(c1, c2):.1f} against {min(c1, c2):.1f}.")
+            return JudgeChoice(
+                "first" if c1 > c2 else "second",
+                f"smaller edit: chrF to the MT {max(c1, c2):.1f} against {min(c1, c2):.1f}.",
+            )
         return JudgeChoice("first", "annotator order: the candidates tie on slots and edit size.")
 
     def describe(self) -> dict:

@@ -58,8 +58,14 @@ def path_of(lang: str, directory: Path = TM_DIR) -> Path:
 @lru_cache(maxsize=32)
 def _load(path: Path) -> TranslationMemory:
     raw = json.loads(path.read_text(encoding="utf-8"))
-    return TranslationMemory(raw["lang"], raw.get("status", "draft"), raw.get("variants", {}), raw.get("categories", {}),
-                             raw.get("terms", {}), raw.get("patterns", {}))  # fmt: skip
+    return TranslationMemory(
+        raw["lang"],
+        raw.get("status", "draft"),
+        raw.get("variants", {}),
+        raw.get("categories", {}),
+        raw.get("terms", {}),
+        raw.get("patterns", {}),
+    )
 
 
 def load(lang: str, directory: Path = TM_DIR) -> TranslationMemory:
@@ -88,7 +94,9 @@ def validate(tm: TranslationMemory, sources: Mapping[str, str]) -> list[str]:
     return out
 
 
-def main() -> int:  # python -m mgqa_platform.multilingual.memory [lang ...]: validate the bundled memories
+def main() -> (
+    int
+):  # python -m mgqa_platform.multilingual.memory [lang ...]: validate the bundled memories
     import sys
 
     from mgqa_platform.questions.catalog import default_catalog
@@ -99,8 +107,10 @@ def main() -> int:  # python -m mgqa_platform.multilingual.memory [lang ...]: va
         tm = load(lang)
         found = validate(tm, sources)
         bad += bool(found)
-        print(f"{lang}: {len(tm.variants)} variants, {len(tm.categories)} categories, "
-              f"{sum(len(v) for v in tm.terms.values())} terms; {len(found)} problems")  # fmt: skip
+        print(
+            f"{lang}: {len(tm.variants)} variants, {len(tm.categories)} categories, "
+            f"{sum(len(v) for v in tm.terms.values())} terms; {len(found)} problems"
+        )
         for p in found[:20]:
             print("   ", p)
     return 1 if bad else 0

@@ -39,14 +39,23 @@ def english_variants(catalog: Catalog) -> dict[str, tuple[str, str]]:
     return {v.id: (s.id, v.text) for s in catalog.sub_templates for v in s.variants}
 
 
-def _replace(con: duckdb.DuckDBPyConnection, table: str, lang: str, rows: Sequence[Mapping[str, Any]], types: Mapping[str, pa.DataType] | None = None) -> int:
+def _replace(
+    con: duckdb.DuckDBPyConnection,
+    table: str,
+    lang: str,
+    rows: Sequence[Mapping[str, Any]],
+    types: Mapping[str, pa.DataType] | None = None,
+) -> int:
     """Replace the ``lang`` slice of ``table`` by ``rows`` (columns by name) in one transaction."""
     if not rows:
         with transaction(con):
             con.execute(f"DELETE FROM {table} WHERE lang = ?", [lang])
         return 0
     types = types or {}
-    con.register("_slice", pa.table({c: pa.array([r[c] for r in rows], types.get(c, pa.string())) for c in rows[0]}))
+    con.register(
+        "_slice",
+        pa.table({c: pa.array([r[c] for r in rows], types.get(c, pa.string())) for c in rows[0]}),
+    )
     try:
         return replace_partition(con, table, "lang", lang, "BY NAME SELECT * FROM _slice")
     finally:
@@ -54,17 +63,33 @@ def _replace(con: duckdb.DuckDBPyConnection, table: str, lang: str, rows: Sequen
 
 
 # ---------------------------------------------------------------- 1. machine translation
-def translate_language(con: duckdb.DuckDBPyConnection, catalog: Catalog, lang: str, translator: Translator) -> list[Translation]:
+def translate_language(
+    con: duckdb.DuckDBPyConnection, catalog: Catalog, lang: str, translator: Translator
+) -> list[Translation]:
     """Translate every catalog variant into ``lang`` (English: the catalog text, engine ``source``) and store it."""
     language(lang)
     variants = english_variants(catalog)
     if lang == SOURCE:
-        done = [Translation(vid, lang, text, text, "source", "source", ()) for vid, (_, text) in sorted(variants.items())]
+        done = [
+            Translation(vid, lang, text, text, "source", "source", ())
+            for vid, (_, text) in sorted(variants.items())
+        ]
     else:
         done = translate_catalog(translator, catalog, lang)
-    rows = [{"lang": lang, "variant_id": t.variant_id, "sub_template_id": variants[t.variant_id][0], "source": t.source,
-             "text": t.text, "engine": t.engine, "status": t.status, "problems": json.dumps(list(t.problems)),
-             "needs_post_edit": t.needs_post_edit} for t in done]  # fmt: skip
+    rows = [
+        {
+            "lang": lang,
+            "variant_id": t.variant_id,
+            "sub_template_id": variants[t.variant_id][0],
+            "source": t.source,
+            "text": t.text,
+            "engine": t.engine,
+            "status": t.status,
+            "problems": json.dumps(list(t.problems)),
+            "needs_post_edit": t.needs_post_edit,
+        }
+        for t in done
+    ]
     _replace(con, "template_translations", lang, rows, {"needs_post_edit": pa.bool_()})
     return done
 
@@ -81,32 +106,61 @@ def annotation_file(directory: str | Path | None, lang: str) -> Path | None:
     return None
 
 
-def resolve_language(con: duckdb.DuckDBPyConnection, lang: str, annotations: Path | None, judge: Any) -> dict[str, Any]:
+def resolve_language(
+    con: duckdb.DuckDBPyConnection, lang: str, annotations: Path | None, judge: Any
+) -> dict[str, Any]:
     """Resolve the stored MT of ``lang`` against its annotation export (if any) and store the result.
 
     A variant whose MT is missing (absent from the memory, or a failed request) is resolved from the English text,
     flagged ``untranslated``, so that re-instantiation never lacks a template; a blocking check then reports it."""
     rows = con.execute(
-        "SELECT variant_id, sub_template_id, source, text FROM template_translations WHERE lang = ? ORDER BY variant_id", [lang]
+        "SELECT variant_id, sub_template_id, source, text FROM template_translations WHERE lang = ? ORDER BY variant_id",
+        [lang],
     ).fetchall()
     if not rows:
-        raise RuntimeError(f"no template_translations for {lang}: materialize template_translations[{lang}] first")
+        raise RuntimeError(
+            f"no template_translations for {lang}: materialize template_translations[{lang}] first"
+        )
     english = {vid: src for vid, _, src, _ in rows}
     subs = {vid: sub for vid, sub, _, _ in rows}
     mt = {vid: (text if text is not None else src) for vid, _, src, text in rows}
     untranslated = {vid for vid, _, _, text in rows if text is None}
     if lang == SOURCE:
-        resolutions = [Resolution(lang, vid, english[vid], "source", "source", (), None) for vid in sorted(english)]
+        resolutions = [
+            Resolution(lang, vid, english[vid], "source", "source", (), None)
+            for vid in sorted(english)
+        ]
         anns, rejected = [], []
     else:
-        anns, rejected = load_annotations(annotations, lang, set(english), mt=mt) if annotations else ([], [])
+        anns, rejected = (
+            load_annotations(annotations, lang, set(english), mt=mt) if annotations else ([], [])
+        )
         resolutions = resolve(lang, english, mt, anns, judge=judge)
-    stats = agreement(lang, anns, mt, resolutions) if anns else {"n_items": len(resolutions), "annotated": False}
+    stats = (
+        agreement(lang, anns, mt, resolutions)
+        if anns
+        else {"n_items": len(resolutions), "annotated": False}
+    )
     out = []
     for r in resolutions:
-        status = "untranslated" if r.variant_id in untranslated and r.method in ("unreviewed", "keep_original") else r.status
-        out.append({"lang": lang, "variant_id": r.variant_id, "sub_template_id": subs[r.variant_id], "source": english[r.variant_id],
-                    "text": r.text, "method": r.method, "status": status, "labels": json.dumps(list(r.labels)), "detail": r.detail})  # fmt: skip
+        status = (
+            "untranslated"
+            if r.variant_id in untranslated and r.method in ("unreviewed", "keep_original")
+            else r.status
+        )
+        out.append(
+            {
+                "lang": lang,
+                "variant_id": r.variant_id,
+                "sub_template_id": subs[r.variant_id],
+                "source": english[r.variant_id],
+                "text": r.text,
+                "method": r.method,
+                "status": status,
+                "labels": json.dumps(list(r.labels)),
+                "detail": r.detail,
+            }
+        )
     _replace(con, "template_translations_resolved", lang, out)
     with transaction(con):
         con.execute("DELETE FROM annotation_agreement WHERE lang = ?", [lang])
@@ -117,12 +171,21 @@ def resolve_language(con: duckdb.DuckDBPyConnection, lang: str, annotations: Pat
     methods = Counter(r["method"] for r in out)
     statuses = Counter(r["status"] for r in out)
     report = report_markdown(lang, resolutions, stats, rejected) if lang != SOURCE else ""
-    return {"n": len(out), "methods": dict(sorted(methods.items())), "statuses": dict(sorted(statuses.items())), "stats": stats,
-            "rejected": len(rejected), "report": report, "annotations": str(annotations) if annotations else None}  # fmt: skip
+    return {
+        "n": len(out),
+        "methods": dict(sorted(methods.items())),
+        "statuses": dict(sorted(statuses.items())),
+        "stats": stats,
+        "rejected": len(rejected),
+        "report": report,
+        "annotations": str(annotations) if annotations else None,
+    }
 
 
 # ---------------------------------------------------------------- 3. re-instantiation
-def localize_language(con: duckdb.DuckDBPyConnection, catalog: Catalog, lang: str) -> dict[str, Any]:
+def localize_language(
+    con: duckdb.DuckDBPyConnection, catalog: Catalog, lang: str
+) -> dict[str, Any]:
     """Store the ``lang`` slice of ``questions_localized``: every English question re-rendered from
     the resolved templates; for English, the text of ``questions_en`` itself (copied in SQL, not
     re-rendered)."""
@@ -216,8 +279,14 @@ def localize_language(con: duckdb.DuckDBPyConnection, catalog: Catalog, lang: st
 
 
 # ---------------------------------------------------------------- 4. post-edit ensemble
-def postedit_language(con: duckdb.DuckDBPyConnection, lang: str, members: Sequence[Any], primary: str, *,
-                      concurrency: int = 1) -> dict[str, Any]:
+def postedit_language(
+    con: duckdb.DuckDBPyConnection,
+    lang: str,
+    members: Sequence[Any],
+    primary: str,
+    *,
+    concurrency: int = 1,
+) -> dict[str, Any]:
     """Run the post-edit ensemble (:mod:`mgqa_platform.multilingual.ensemble`) over every localized
     question of ``lang`` and store three slices: ``questions_postedited`` (the edited ``text`` and
     ``text_marked``, the text before the edits in ``text_marked_localized``, the vote's decision and
@@ -249,7 +318,9 @@ def postedit_language(con: duckdb.DuckDBPyConnection, lang: str, members: Sequen
         [lang],
     )
     if not questions:
-        raise RuntimeError(f"no questions_localized for {lang}: materialize questions_localized[{lang}] first")
+        raise RuntimeError(
+            f"no questions_localized for {lang}: materialize questions_localized[{lang}] first"
+        )
 
     def one(q: dict) -> dict:
         return ensemble.postedit(q, members, primary)
@@ -257,28 +328,59 @@ def postedit_language(con: duckdb.DuckDBPyConnection, lang: str, members: Sequen
     if concurrency == 1:
         results = [one(q) for q in questions]
     else:
-        with ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="mgqa-postedit") as pool:
+        with ThreadPoolExecutor(
+            max_workers=concurrency, thread_name_prefix="mgqa-postedit"
+        ) as pool:
             results = list(pool.map(one, questions))
     log = []
     for q, r in zip(questions, results, strict=True):
         for e in r["edits"]:
             m = r["members"][e["member"]]
-            log.append({"lang": lang, "question_id": q["question_id"], "member": e["member"], "status": m["status"],
-                        "op": e["op"], "original": e["original"], "fix": e["fix"], "applied": e["applied"],
-                        "detail": m["detail"]})  # fmt: skip
+            log.append(
+                {
+                    "lang": lang,
+                    "question_id": q["question_id"],
+                    "member": e["member"],
+                    "status": m["status"],
+                    "op": e["op"],
+                    "original": e["original"],
+                    "fix": e["fix"],
+                    "applied": e["applied"],
+                    "detail": m["detail"],
+                }
+            )
         for name, m in r["members"].items():
             if m["status"] != "ok" and not m["n_edits"]:
-                log.append({"lang": lang, "question_id": q["question_id"], "member": name, "status": m["status"],
-                            "op": None, "original": None, "fix": None, "applied": False, "detail": m["detail"]})  # fmt: skip
+                log.append(
+                    {
+                        "lang": lang,
+                        "question_id": q["question_id"],
+                        "member": name,
+                        "status": m["status"],
+                        "op": None,
+                        "original": None,
+                        "fix": None,
+                        "applied": False,
+                        "detail": m["detail"],
+                    }
+                )
     # the text before the edits is copied inside DuckDB; only the edited fields come from Python
-    edited = pa.table({"question_id": [q["question_id"] for q in questions], "new_text": [r["text"] for r in results],
-                       "new_text_marked": [r["text_marked"] for r in results],
-                       "postedit_decision": [r["decision"] for r in results],
-                       "postedit_edits": [json.dumps(r["applied"], ensure_ascii=False) for r in results]})  # fmt: skip
+    edited = pa.table(
+        {
+            "question_id": [q["question_id"] for q in questions],
+            "new_text": [r["text"] for r in results],
+            "new_text_marked": [r["text_marked"] for r in results],
+            "postedit_decision": [r["decision"] for r in results],
+            "postedit_edits": [json.dumps(r["applied"], ensure_ascii=False) for r in results],
+        }
+    )
     con.register("_edited", edited)
     try:
         n = replace_partition(
-            con, "questions_postedited", "lang", lang,
+            con,
+            "questions_postedited",
+            "lang",
+            lang,
             """
             BY NAME
             SELECT q.lang, q.question_id, e.new_text AS text, e.new_text_marked AS text_marked,
@@ -298,10 +400,31 @@ def postedit_language(con: duckdb.DuckDBPyConnection, lang: str, members: Sequen
     described = {name: ensemble.describe(m) for name, m in zip(names, members, strict=True)}
     with transaction(con):
         con.execute("DELETE FROM ensemble_stats WHERE lang = ?", [lang])
-        con.execute("INSERT INTO ensemble_stats VALUES (?, ?, ?)",
-                    [lang, json.dumps({"members": names, "primary": primary, "describe": described}, sort_keys=True),
-                     json.dumps(summary, sort_keys=True)])  # fmt: skip
-    return {"n": n, "stats": summary, "log_rows": len(log), "members": names, "primary": primary,
-            "examples": [{"question_id": q["question_id"], "before": q["text_marked"], "after": r["text_marked"],
-                          "edits": r["applied"], "decision": r["decision"]}
-                         for q, r in zip(questions, results, strict=True) if r["applied"]][:25]}  # fmt: skip
+        con.execute(
+            "INSERT INTO ensemble_stats VALUES (?, ?, ?)",
+            [
+                lang,
+                json.dumps(
+                    {"members": names, "primary": primary, "describe": described}, sort_keys=True
+                ),
+                json.dumps(summary, sort_keys=True),
+            ],
+        )
+    return {
+        "n": n,
+        "stats": summary,
+        "log_rows": len(log),
+        "members": names,
+        "primary": primary,
+        "examples": [
+            {
+                "question_id": q["question_id"],
+                "before": q["text_marked"],
+                "after": r["text_marked"],
+                "edits": r["applied"],
+                "decision": r["decision"],
+            }
+            for q, r in zip(questions, results, strict=True)
+            if r["applied"]
+        ][:25],
+    }

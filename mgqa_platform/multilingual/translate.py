@@ -24,8 +24,16 @@ from mgqa_platform.multilingual import memory
 from mgqa_platform.multilingual.languages import language
 from mgqa_platform.multilingual.placeholders import problems as slot_problems
 
-__all__ = ["Translation", "Translator", "MemoryTranslator", "checked", "failed", "translate_catalog",
-           "catalog_sources", "STATUSES"]  # fmt: skip
+__all__ = [
+    "Translation",
+    "Translator",
+    "MemoryTranslator",
+    "checked",
+    "failed",
+    "translate_catalog",
+    "catalog_sources",
+    "STATUSES",
+]
 
 STATUSES = ("draft", "machine", "failed")
 
@@ -45,29 +53,47 @@ class Translation:
         return self.status == "failed" or bool(self.problems)
 
     def as_dict(self) -> dict[str, Any]:
-        return {"variant_id": self.variant_id, "lang": self.lang, "source": self.source, "text": self.text,
-                "engine": self.engine, "status": self.status, "problems": list(self.problems),
-                "needs_post_edit": self.needs_post_edit}  # fmt: skip
+        return {
+            "variant_id": self.variant_id,
+            "lang": self.lang,
+            "source": self.source,
+            "text": self.text,
+            "engine": self.engine,
+            "status": self.status,
+            "problems": list(self.problems),
+            "needs_post_edit": self.needs_post_edit,
+        }
 
 
 @runtime_checkable
 class Translator(Protocol):
     engine: str
 
-    def translate_variants(self, variants: Mapping[str, str], target: str) -> dict[str, Translation]:
+    def translate_variants(
+        self, variants: Mapping[str, str], target: str
+    ) -> dict[str, Translation]:
         """One :class:`Translation` per variant id of ``variants`` (``{variant_id: English text}``) into
         ``target`` (ISO 639-3). Never raises for one bad item."""
         ...
 
 
-def checked(variant_id: str, lang: str, source: str, text: str | None, engine: str, status: str,
-            extra: Iterable[str] = ()) -> Translation:  # fmt: skip
+def checked(
+    variant_id: str,
+    lang: str,
+    source: str,
+    text: str | None,
+    engine: str,
+    status: str,
+    extra: Iterable[str] = (),
+) -> Translation:
     """A translation with the placeholder check applied: any problem (or any ``extra`` code) -> ``failed``."""
     found = tuple(extra) + tuple(slot_problems(source, text))
     return Translation(variant_id, lang, source, text, engine, "failed" if found else status, found)
 
 
-def failed(variant_id: str, lang: str, source: str, engine: str, *codes: str, text: str | None = None) -> Translation:
+def failed(
+    variant_id: str, lang: str, source: str, engine: str, *codes: str, text: str | None = None
+) -> Translation:
     """A failed translation with the given problem codes (``text`` kept when there is one)."""
     return Translation(variant_id, lang, source, text, engine, "failed", tuple(codes))
 
@@ -88,7 +114,9 @@ class MemoryTranslator:
     def __repr__(self) -> str:
         return f"MemoryTranslator(directory={str(self.directory)!r})"
 
-    def translate_variants(self, variants: Mapping[str, str], target: str) -> dict[str, Translation]:
+    def translate_variants(
+        self, variants: Mapping[str, str], target: str
+    ) -> dict[str, Translation]:
         lang = language(target).code
         tm = memory.load(lang, self.directory)
         out: dict[str, Translation] = {}
@@ -97,7 +125,9 @@ class MemoryTranslator:
             if not entry:
                 out[vid] = failed(vid, lang, source, self.engine, "missing_in_memory")
             elif entry.get("source") != source:
-                out[vid] = failed(vid, lang, source, self.engine, "stale_memory", text=entry.get("text"))
+                out[vid] = failed(
+                    vid, lang, source, self.engine, "stale_memory", text=entry.get("text")
+                )
             else:
                 out[vid] = checked(vid, lang, source, entry.get("text"), self.engine, "draft")
         return out
@@ -114,5 +144,7 @@ def translate_catalog(translator: Translator, catalog, target: str) -> list[Tran
     sources = catalog_sources(catalog)
     lang = language(target).code
     got = translator.translate_variants(sources, lang)
-    return [got.get(vid) or failed(vid, lang, sources[vid], translator.engine, "error:no_result")
-            for vid in sorted(sources)]  # fmt: skip
+    return [
+        got.get(vid) or failed(vid, lang, sources[vid], translator.engine, "error:no_result")
+        for vid in sorted(sources)
+    ]

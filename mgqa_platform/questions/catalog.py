@@ -124,7 +124,9 @@ def _sub_template(raw: dict, tpl: dict, sfid: str, problems: list[str]) -> SubTe
     role_map = {str(k): str(v) for k, v in (raw.get("roles") or {}).items()}
     for r, t in role_map.items():
         if t not in roles.ROLE_TYPES:
-            problems.append(f"{where}: role {r} has unknown type {t!r} (known: {', '.join(sorted(roles.ROLE_TYPES))})")
+            problems.append(
+                f"{where}: role {r} has unknown type {t!r} (known: {', '.join(sorted(roles.ROLE_TYPES))})"
+            )
     params = {str(k): list(v) for k, v in (raw.get("parameters") or {}).items()}
     for p, values in params.items():
         if not values:
@@ -143,16 +145,26 @@ def _sub_template(raw: dict, tpl: dict, sfid: str, problems: list[str]) -> SubTe
             problems.append(f"{where}.v{i}: roles not mentioned {sorted(missing)}")
     perturb = raw.get("perturb_role")
     if perturb is not None and (perturb not in role_map or not raw.get("premise")):
-        problems.append(f"{where}: perturb_role {perturb!r} must name a role of a sub-template that has a premise")
+        problems.append(
+            f"{where}: perturb_role {perturb!r} must name a role of a sub-template that has a premise"
+        )
     fmt = str(raw.get("answer_format") or tpl.get("answer_format"))
     if fmt not in FORMATS:
         problems.append(f"{where}: unknown answer format {fmt!r}")
     return SubTemplate(
-        id=sid, tid=str(tpl.get("tid")), sfid=sfid, answer_format=fmt, executor=raw.get("executor"),
-        roles=role_map, parameters=params, extras=extras, conventions=dict(raw.get("conventions") or {}),
-        premise=raw.get("premise"), variants=tuple(Variant(f"{sid}.v{i}", str(t)) for i, t in enumerate(texts, 1)),
+        id=sid,
+        tid=str(tpl.get("tid")),
+        sfid=sfid,
+        answer_format=fmt,
+        executor=raw.get("executor"),
+        roles=role_map,
+        parameters=params,
+        extras=extras,
+        conventions=dict(raw.get("conventions") or {}),
+        premise=raw.get("premise"),
+        variants=tuple(Variant(f"{sid}.v{i}", str(t)) for i, t in enumerate(texts, 1)),
         perturb_role=perturb,
-    )  # fmt: skip
+    )
 
 
 def load_catalog(directory: Path = CATALOG_DIR) -> Catalog:
@@ -180,12 +192,25 @@ def load_catalog(directory: Path = CATALOG_DIR) -> Catalog:
             tid = str(tpl.get("tid"))
             if not TID_RE.match(tid) or tid[0] != sfid:
                 problems.append(f"{path.name}: bad tid {tid!r}")
-            subs = tuple(_sub_template(s, tpl, sfid, problems) for s in tpl.get("sub_templates") or [])
+            subs = tuple(
+                _sub_template(s, tpl, sfid, problems) for s in tpl.get("sub_templates") or []
+            )
             if not subs:
                 problems.append(f"{path.name} {tid}: no sub-templates")
             if tpl.get("answer_format") not in FORMATS:
-                problems.append(f"{path.name} {tid}: unknown answer format {tpl.get('answer_format')!r}")
-            templates.append(Template(tid, sfid, str(tpl.get("sub_function", "")), str(tpl.get("template", "")), str(tpl.get("answer_format")), subs))
+                problems.append(
+                    f"{path.name} {tid}: unknown answer format {tpl.get('answer_format')!r}"
+                )
+            templates.append(
+                Template(
+                    tid,
+                    sfid,
+                    str(tpl.get("sub_function", "")),
+                    str(tpl.get("template", "")),
+                    str(tpl.get("answer_format")),
+                    subs,
+                )
+            )
     ids = [t.tid for t in templates] + [s.id for t in templates for s in t.sub_templates]
     dupes = sorted({i for i in ids if ids.count(i) > 1})
     if dupes:
@@ -206,12 +231,23 @@ def catalog_rows(catalog: Catalog, implemented: set[str]) -> list[dict]:
     for t in catalog.templates:
         for s in t.sub_templates:
             for v in s.variants:
-                rows.append({
-                    "sfid": t.sfid, "tid": t.tid, "sub_function": t.sub_function, "template": t.template,
-                    "sub_template_id": s.id, "variant_id": v.id, "text": v.text, "answer_format": s.answer_format,
-                    "executor": s.executor, "implemented": s.executor in implemented,
-                    "roles": json.dumps(s.roles), "parameters": json.dumps(s.parameters),
-                    "conventions": json.dumps(s.conventions, sort_keys=True), "premise": s.premise,
-                    "catalog_version": catalog.version,
-                })  # fmt: skip
+                rows.append(
+                    {
+                        "sfid": t.sfid,
+                        "tid": t.tid,
+                        "sub_function": t.sub_function,
+                        "template": t.template,
+                        "sub_template_id": s.id,
+                        "variant_id": v.id,
+                        "text": v.text,
+                        "answer_format": s.answer_format,
+                        "executor": s.executor,
+                        "implemented": s.executor in implemented,
+                        "roles": json.dumps(s.roles),
+                        "parameters": json.dumps(s.parameters),
+                        "conventions": json.dumps(s.conventions, sort_keys=True),
+                        "premise": s.premise,
+                        "catalog_version": catalog.version,
+                    }
+                )
     return rows

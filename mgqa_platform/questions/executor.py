@@ -30,6 +30,7 @@ from typing import Any, ClassVar
 from mgqa_platform.questions import roles
 from mgqa_platform.questions.catalog import SubTemplate
 
+
 @dataclass(frozen=True)
 class Outcome:
     """What ``finish`` makes of one result row.
@@ -109,7 +110,13 @@ class Pool:
             f"FROM pool p WHERE {roles.predicate(role_type, 'p')} AND ({where}) QUALIFY rn <= {int(k)}"
         )
 
-    def sample_categories(self, role_type: str, salt: str, k: int | None = None, min_members: int = roles.MIN_CATEGORY_MEMBERS) -> str:
+    def sample_categories(
+        self,
+        role_type: str,
+        salt: str,
+        k: int | None = None,
+        min_members: int = roles.MIN_CATEGORY_MEMBERS,
+    ) -> str:
         """SQL: up to ``k`` categories per stratum (columns ``stratum, category, members, rn``), each with at
         least ``min_members`` entities of ``role_type`` in the stratum; seeded order."""
         k = k or self.per_stratum
@@ -125,13 +132,17 @@ def geodesic_km_sql(a: str, b: str) -> str:
 
     DuckDB's ``ST_Distance_Spheroid`` expects POINT(lat lon); the entity table stores lon/lat columns.
     """
-    return f"(ST_Distance_Spheroid(ST_Point({a}.lat, {a}.lon), ST_Point({b}.lat, {b}.lon)) / 1000.0)"
+    return (
+        f"(ST_Distance_Spheroid(ST_Point({a}.lat, {a}.lon), ST_Point({b}.lat, {b}.lon)) / 1000.0)"
+    )
 
 
 def bound_join(**aliases: str) -> str:
     """SQL ``FROM t JOIN entities <alias> ON <alias>.entity_id = t.<role> ...``: the bound entities of each row of
     ``t``, one alias per role (``bound_join(a="entity_A", b="entity_B")``), in the order given."""
-    joins = " ".join(f"JOIN entities {al} ON {al}.entity_id = t.{role}" for al, role in aliases.items())
+    joins = " ".join(
+        f"JOIN entities {al} ON {al}.entity_id = t.{role}" for al, role in aliases.items()
+    )
     return f"FROM t {joins}"
 
 
@@ -153,7 +164,9 @@ def t_columns(sub: SubTemplate) -> list[str]:
     return ["row_id", "kg", *sub.roles, *sub.parameters]
 
 
-def replay_sql(executor: Executor, sub: SubTemplate, values: Mapping[str, Any], sql: str | None = None) -> str:
+def replay_sql(
+    executor: Executor, sub: SubTemplate, values: Mapping[str, Any], sql: str | None = None
+) -> str:
     """The standalone query of one question: ``gold_sql`` (or ``sql``, e.g. the premise query) with ``t``
     bound to one row of ``values``."""
     cols = t_columns(sub)

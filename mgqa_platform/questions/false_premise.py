@@ -47,17 +47,27 @@ REPLACEMENTS_PER_STRATUM = 60
 def eligible(catalog: Catalog) -> list[SubTemplate]:
     """Sub-templates with a premise, a perturb role and an executor that can test the premise."""
     return [
-        s for s in catalog.sub_templates
-        if s.premise and s.perturb_role and s.executor in EXECUTORS and EXECUTORS[s.executor].premise_sql(s)
-    ]  # fmt: skip
+        s
+        for s in catalog.sub_templates
+        if s.premise
+        and s.perturb_role
+        and s.executor in EXECUTORS
+        and EXECUTORS[s.executor].premise_sql(s)
+    ]
 
 
 def _selected(questions: list[dict], rate: float, seed: int) -> list[dict]:
     """A seeded ``rate`` share of ``questions``: those whose hash falls below the rate."""
-    return [q for q in questions if int(stable_hash(seed, "false-premise", q["question_id"]), 16) / 16**16 < rate]
+    return [
+        q
+        for q in questions
+        if int(stable_hash(seed, "false-premise", q["question_id"]), 16) / 16**16 < rate
+    ]
 
 
-def _replacement_pool(con: duckdb.DuckDBPyConnection, sub: SubTemplate, pool: Pool) -> dict[str, list[str]]:
+def _replacement_pool(
+    con: duckdb.DuckDBPyConnection, sub: SubTemplate, pool: Pool
+) -> dict[str, list[str]]:
     """Seeded replacement bindings per stratum for ``sub.perturb_role`` (entity ids or category names)."""
     rtype = sub.roles[sub.perturb_role]
     salt = f"{sub.id}|perturb"
@@ -108,7 +118,11 @@ def perturb(
     failures: Counter = Counter()
     out: list[dict] = []
     picked: set[str] = set()
-    for round_ in (1, 2, 3):  # later rounds top up what perturbations that kept the premise true cost
+    for round_ in (
+        1,
+        2,
+        3,
+    ):  # later rounds top up what perturbations that kept the premise true cost
         rest = [q for q in pool_questions if q["question_id"] not in picked]
         if len(out) >= target or not rest:
             break
@@ -139,7 +153,9 @@ def _perturb_batch(con, subs, batch, kgs, seed, seen, failures, run_id, code_ver
     return out
 
 
-def _perturb_sub(con, sub: SubTemplate, pool: Pool, questions: list[dict], failures: Counter) -> list[tuple[Execution, dict, dict]]:
+def _perturb_sub(
+    con, sub: SubTemplate, pool: Pool, questions: list[dict], failures: Counter
+) -> list[tuple[Execution, dict, dict]]:
     """Try up to TRIES replacements per question; keep the first whose premise is false."""
     replacements = _replacement_pool(con, sub, pool)
     role = sub.perturb_role
@@ -163,9 +179,21 @@ def _perturb_sub(con, sub: SubTemplate, pool: Pool, questions: list[dict], failu
         if q["question_id"] in done or res is None or executor.premise_holds(sub, res):
             continue
         values = {k: v for k, v in t.items() if k != "row_id"}
-        ex = Execution(sub, pool.kg, q["stratum"], values, Outcome(dict(formats.REJECTION), extras=json.loads(q["parameters"])), q["question_id"])
-        perturbation = {"role": role, "original": json.loads(q["bindings"])[role], "replacement": t[role], "premise": sub.premise,
-                        "derived_from": q["question_id"]}  # fmt: skip
+        ex = Execution(
+            sub,
+            pool.kg,
+            q["stratum"],
+            values,
+            Outcome(dict(formats.REJECTION), extras=json.loads(q["parameters"])),
+            q["question_id"],
+        )
+        perturbation = {
+            "role": role,
+            "original": json.loads(q["bindings"])[role],
+            "replacement": t[role],
+            "premise": sub.premise,
+            "derived_from": q["question_id"],
+        }
         done[q["question_id"]] = (ex, q, perturbation)
     for q in questions:
         if q["question_id"] not in done:
@@ -176,7 +204,10 @@ def _perturb_sub(con, sub: SubTemplate, pool: Pool, questions: list[dict], failu
 def _rows(con, made, seen, failures, kg, run_id, code_version) -> list[dict]:
     if not made:
         return []
-    ids = sorted({e.values[r] for e, _, _ in made for r in e.sub.entity_roles} | {i for e, _, _ in made for i in e.outcome.evidence})
+    ids = sorted(
+        {e.values[r] for e, _, _ in made for r in e.sub.entity_roles}
+        | {i for e, _, _ in made for i in e.outcome.evidence}
+    )
     info = entity_info(con, ids)
     keep = []
     for e, q, pert in made:
@@ -196,20 +227,38 @@ def _rows(con, made, seen, failures, kg, run_id, code_version) -> list[dict]:
         sub, executor = e.sub, EXECUTORS[e.sub.executor]
         bindings = {r: e.values[r] for r in sub.roles}
         params = {p: e.values[p] for p in sub.parameters}
-        rows.append({
-            **q,
-            "question_id": "q" + stable_hash(variant.id, kg, json.dumps(bindings, sort_keys=True), json.dumps(params, sort_keys=True), LANG, "false_premise"),
-            "text": text,
-            "text_marked": render(variant.text, sub, e.values, names, e.outcome.extras, True),
-            "gold": json.dumps(formats.REJECTION, sort_keys=True), "gold_aliases": "{}", "unit": None,
-            "bindings": json.dumps(bindings, sort_keys=True, ensure_ascii=False),
-            "query": replay_sql(executor, sub, {"row_id": 0, **e.values}, sql=executor.premise_sql(sub)),
-            "gold_triples": json.dumps(cited, ensure_ascii=False),
-            "entity_subjects": json.dumps(entity_subjects(e, info), sort_keys=True, ensure_ascii=False),
-            "false_premise": True, "perturbation": json.dumps(pert, sort_keys=True, ensure_ascii=False),
-            "snapshot_ids": sorted({info[i]["snapshot_id"] for i in names}),
-            "code_version": code_version, "run_id": run_id,
-        })  # fmt: skip
+        rows.append(
+            {
+                **q,
+                "question_id": "q"
+                + stable_hash(
+                    variant.id,
+                    kg,
+                    json.dumps(bindings, sort_keys=True),
+                    json.dumps(params, sort_keys=True),
+                    LANG,
+                    "false_premise",
+                ),
+                "text": text,
+                "text_marked": render(variant.text, sub, e.values, names, e.outcome.extras, True),
+                "gold": json.dumps(formats.REJECTION, sort_keys=True),
+                "gold_aliases": "{}",
+                "unit": None,
+                "bindings": json.dumps(bindings, sort_keys=True, ensure_ascii=False),
+                "query": replay_sql(
+                    executor, sub, {"row_id": 0, **e.values}, sql=executor.premise_sql(sub)
+                ),
+                "gold_triples": json.dumps(cited, ensure_ascii=False),
+                "entity_subjects": json.dumps(
+                    entity_subjects(e, info), sort_keys=True, ensure_ascii=False
+                ),
+                "false_premise": True,
+                "perturbation": json.dumps(pert, sort_keys=True, ensure_ascii=False),
+                "snapshot_ids": sorted({info[i]["snapshot_id"] for i in names}),
+                "code_version": code_version,
+                "run_id": run_id,
+            }
+        )
     return rows
 
 
@@ -220,11 +269,15 @@ def _variant(sub: SubTemplate, variant_id: str):
     raise KeyError(variant_id)
 
 
-def premise_replay(con: duckdb.DuckDBPyConnection, sub: SubTemplate, question: Mapping[str, Any]) -> bool:
+def premise_replay(
+    con: duckdb.DuckDBPyConnection, sub: SubTemplate, question: Mapping[str, Any]
+) -> bool:
     """Re-run a false-premise question's stored premise query: True when the premise (still) holds."""
     cur = con.execute(question["query"])
     names = [d[0] for d in cur.description]
     rows = cur.fetchall()
     if len(rows) != 1:
-        raise RuntimeError(f"premise query of {question['question_id']} returned {len(rows)} rows, expected 1")
+        raise RuntimeError(
+            f"premise query of {question['question_id']} returned {len(rows)} rows, expected 1"
+        )
     return EXECUTORS[sub.executor].premise_holds(sub, dict(zip(names, rows[0], strict=True)))

@@ -25,8 +25,23 @@ import s2sphere
 from pyproj import Geod, Transformer
 from shapely.geometry import box as _shapely_box
 
-FORMATS = ("boolean", "entity_name", "predefined", "set", "grid_cell", "geohash", "composite_cell",
-           "distance", "area", "count", "ratio", "point", "polar", "bbox", "date")
+FORMATS = (
+    "boolean",
+    "entity_name",
+    "predefined",
+    "set",
+    "grid_cell",
+    "geohash",
+    "composite_cell",
+    "distance",
+    "area",
+    "count",
+    "ratio",
+    "point",
+    "polar",
+    "bbox",
+    "date",
+)
 
 
 def _info(family: str, unit: str | None, description: str) -> dict:
@@ -34,20 +49,30 @@ def _info(family: str, unit: str | None, description: str) -> dict:
 
 
 FORMAT_INFO: dict[str, dict] = {
-    "boolean": _info("discrete", None, "Yes or no, or 'plausibly' when the facts do not settle it."),
+    "boolean": _info(
+        "discrete", None, "Yes or no, or 'plausibly' when the facts do not settle it."
+    ),
     "entity_name": _info("discrete", None, "One entity; tied entities are all acceptable."),
-    "predefined": _info("discrete", None, "One label from a fixed option list (compass point, left/right...)."),
+    "predefined": _info(
+        "discrete", None, "One label from a fixed option list (compass point, left/right...)."
+    ),
     "set": _info("discrete", None, "Every entity that satisfies the question, order irrelevant."),
-    "grid_cell": _info("discrete", None, "A discrete global grid cell: an H3 index or an S2 token."),
+    "grid_cell": _info(
+        "discrete", None, "A discrete global grid cell: an H3 index or an S2 token."
+    ),
     "geohash": _info("discrete", None, "A base-32 geohash string of 1 to 12 characters."),
     "composite_cell": _info("discrete", None, "An H3 cell and an S2 cell for the same place."),
     "distance": _info("numeric", "km", "A non-negative length in kilometres."),
     "area": _info("numeric", "km2", "A non-negative surface area in square kilometres."),
     "count": _info("numeric", None, "A non-negative whole number of things."),
-    "ratio": _info("numeric", None, "A dimensionless real number (quotient, share, ratio of densities)."),
+    "ratio": _info(
+        "numeric", None, "A dimensionless real number (quotient, share, ratio of densities)."
+    ),
     "point": _info("geometric", "deg", "A WGS84 position as longitude/latitude degrees."),
     "polar": _info("geometric", "deg,km", "A bearing clockwise from north plus a distance in km."),
-    "bbox": _info("geometric", "deg", "A lon/lat bounding box that does not cross the antimeridian."),
+    "bbox": _info(
+        "geometric", "deg", "A lon/lat bounding box that does not cross the antimeridian."
+    ),
     "date": _info("temporal", None, "A calendar date at day, month or year precision."),
 }
 
@@ -67,14 +92,20 @@ POLAR_ANGLE_TOL_DEG = 5.0
 POINT_TAU_KM = max(5.0, ALPHA * 200.0)  #: max(delta = 5 km, alpha * d_scale = 200 km) = 10 km
 DATE_TAU_DAYS = {"day": 1, "month": 15, "year": 365}
 DISTANCE_BANDS = ((50.0, 500.0), (0.5, 5.0, 10.0))  #: |y| band edges (km), delta per band (km)
-AREA_BANDS = ((2500.0, 250000.0), (0.25, 25.0, 100.0))  #: |y| band edges (km2), delta per band (km2)
+AREA_BANDS = (
+    (2500.0, 250000.0),
+    (0.25, 25.0, 100.0),
+)  #: |y| band edges (km2), delta per band (km2)
 
 _GEOD = Geod(ellps="WGS84")
 _TO_6933 = Transformer.from_crs("EPSG:4326", "EPSG:6933", always_xy=True)
 _GEOHASH_RE = re.compile(r"[0123456789bcdefghjkmnpqrstuvwxyz]{1,12}")
 _HEX_RE = re.compile(r"[0-9a-f]{1,16}")
-_DATE_RE = {"day": re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}"), "month": re.compile(r"[0-9]{4}-[0-9]{2}"),
-            "year": re.compile(r"[0-9]{4}")}
+_DATE_RE = {
+    "day": re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}"),
+    "month": re.compile(r"[0-9]{4}-[0-9]{2}"),
+    "year": re.compile(r"[0-9]{4}"),
+}
 
 
 class GoldError(ValueError):
@@ -123,7 +154,11 @@ def boolean(v: bool | str) -> dict:
 
 
 def _ids_names(ids: Any, names: Any, allow_empty: bool, empty_reason: str) -> dict:
-    _need(isinstance(ids, (list, tuple)) and isinstance(names, (list, tuple)), "not_a_list", (ids, names))
+    _need(
+        isinstance(ids, (list, tuple)) and isinstance(names, (list, tuple)),
+        "not_a_list",
+        (ids, names),
+    )
     _need(len(ids) == len(names), "length_mismatch", f"{len(ids)} ids vs {len(names)} names")
     pairs: dict[str, str] = {}
     for i, n in zip(ids, names):
@@ -147,10 +182,17 @@ def entity_set(ids: list[str], names: list[str], allow_empty: bool = False) -> d
 
 def predefined(value: str, options: list[str] | tuple[str, ...]) -> dict:
     """A label from ``options`` (order kept, no duplicates); ``value`` must be one of them."""
-    _need(isinstance(options, (list, tuple)) and options and all(isinstance(o, str) for o in options),
-          "invalid_options", options)
+    _need(
+        isinstance(options, (list, tuple)) and options and all(isinstance(o, str) for o in options),
+        "invalid_options",
+        options,
+    )
     _need(len(set(options)) == len(options), "duplicate_options", options)
-    _need(isinstance(value, str) and value in options, "value_not_in_options", f"{value!r} not in {list(options)}")
+    _need(
+        isinstance(value, str) and value in options,
+        "value_not_in_options",
+        f"{value!r} not in {list(options)}",
+    )
     return {"value": value, "options": list(options)}
 
 
@@ -174,7 +216,11 @@ def s2_cell(token: str | int | s2sphere.CellId) -> dict:
         token = token.to_token()
     elif isinstance(token, int) and not isinstance(token, bool):
         token = format(token, "016x").rstrip("0") if 0 < token < 2**64 else ""
-    _need(isinstance(token, str) and _HEX_RE.fullmatch(token.strip().lower()), "invalid_s2_token", token)
+    _need(
+        isinstance(token, str) and _HEX_RE.fullmatch(token.strip().lower()),
+        "invalid_s2_token",
+        token,
+    )
     cid = s2sphere.CellId.from_token(token.strip().lower())
     _need(cid.is_valid(), "invalid_s2_token", token)
     return {"system": "s2", "cell": cid.to_token(), "resolution": cid.level()}
@@ -182,7 +228,11 @@ def s2_cell(token: str | int | s2sphere.CellId) -> dict:
 
 def geohash(code: str) -> dict:
     """A geohash (base-32 alphabet without a, i, l, o), lowercased; precision = length 1..12."""
-    _need(isinstance(code, str) and _GEOHASH_RE.fullmatch(code.strip().lower()), "invalid_geohash", code)
+    _need(
+        isinstance(code, str) and _GEOHASH_RE.fullmatch(code.strip().lower()),
+        "invalid_geohash",
+        code,
+    )
     return {"geohash": code.strip().lower(), "precision": len(code.strip())}
 
 
@@ -273,7 +323,11 @@ def _grid(d: dict, system: str | None = None) -> dict:
 
 def _same(out: dict, d: dict, key: str, reason: str | None = None) -> dict:
     """``out``, after checking that a redundant ``key`` given in the input agrees with it."""
-    _need(key not in d or d[key] == out[key], reason or f"{key}_mismatch", f"{d.get(key)!r} != {out[key]!r}")
+    _need(
+        key not in d or d[key] == out[key],
+        reason or f"{key}_mismatch",
+        f"{d.get(key)!r} != {out[key]!r}",
+    )
     return out
 
 
@@ -285,21 +339,38 @@ def _unit(d: dict, unit: str) -> dict:
 _BBOX_KEYS = ("min_lon", "min_lat", "max_lon", "max_lat")
 _CANON = {  # format -> (allowed keys, builder(dict, allow_empty))
     "boolean": ({"value"}, lambda d, e: boolean(_get(d, "value"))),
-    "entity_name": ({"entity_ids", "names"}, lambda d, e: entity_name(_get(d, "entity_ids"), _get(d, "names"))),
-    "predefined": ({"value", "options"}, lambda d, e: predefined(_get(d, "value"), _get(d, "options"))),
-    "set": ({"entity_ids", "names"}, lambda d, e: entity_set(_get(d, "entity_ids"), _get(d, "names"), e)),
+    "entity_name": (
+        {"entity_ids", "names"},
+        lambda d, e: entity_name(_get(d, "entity_ids"), _get(d, "names")),
+    ),
+    "predefined": (
+        {"value", "options"},
+        lambda d, e: predefined(_get(d, "value"), _get(d, "options")),
+    ),
+    "set": (
+        {"entity_ids", "names"},
+        lambda d, e: entity_set(_get(d, "entity_ids"), _get(d, "names"), e),
+    ),
     "grid_cell": ({"system", "cell", "resolution"}, lambda d, e: _grid(d)),
-    "geohash": ({"geohash", "precision"}, lambda d, e: _same(geohash(_get(d, "geohash")), d, "precision")),
+    "geohash": (
+        {"geohash", "precision"},
+        lambda d, e: _same(geohash(_get(d, "geohash")), d, "precision"),
+    ),
     "composite_cell": ({"h3", "s2"}, lambda d, e: {k: _grid(_get(d, k), k) for k in ("h3", "s2")}),
     "distance": ({"value", "unit"}, lambda d, e: distance_km(_get(_unit(d, "km"), "value"))),
     "area": ({"value", "unit"}, lambda d, e: area_km2(_get(_unit(d, "km2"), "value"))),
     "count": ({"value"}, lambda d, e: count(_get(d, "value"))),
     "ratio": ({"value"}, lambda d, e: ratio(_get(d, "value"))),
     "point": ({"lon", "lat"}, lambda d, e: point(_get(d, "lon"), _get(d, "lat"))),
-    "polar": ({"angle_deg", "distance_km"}, lambda d, e: polar(_get(d, "angle_deg"), _get(d, "distance_km"))),
+    "polar": (
+        {"angle_deg", "distance_km"},
+        lambda d, e: polar(_get(d, "angle_deg"), _get(d, "distance_km")),
+    ),
     "bbox": (set(_BBOX_KEYS), lambda d, e: bbox(*(_get(d, k) for k in _BBOX_KEYS))),
-    "date": ({"value", "precision"},
-             lambda d, e: _same(date(_get(d, "value")), d, "precision", "date_precision_mismatch")),
+    "date": (
+        {"value", "precision"},
+        lambda d, e: _same(date(_get(d, "value")), d, "precision", "date_precision_mismatch"),
+    ),
 }
 
 
@@ -336,7 +407,9 @@ def _g(v: float, nd: int) -> str:
 
 
 def _cell_text(c: dict) -> str:
-    return f"{c['cell']} ({'H3 resolution' if c['system'] == 'h3' else 'S2 level'} {c['resolution']})"
+    return (
+        f"{c['cell']} ({'H3 resolution' if c['system'] == 'h3' else 'S2 level'} {c['resolution']})"
+    )
 
 
 def render(fmt: str, gold: dict) -> str:
@@ -356,8 +429,10 @@ def render(fmt: str, gold: dict) -> str:
         "ratio": lambda: _g(g["value"], 6),
         "point": lambda: f"lon {_g(g['lon'], 6)}, lat {_g(g['lat'], 6)}",
         "polar": lambda: f"{_g(g['distance_km'], 3)} km at bearing {_g(g['angle_deg'], 2)}°",
-        "bbox": lambda: (f"lon {_g(g['min_lon'], 6)} to {_g(g['max_lon'], 6)}, "
-                         f"lat {_g(g['min_lat'], 6)} to {_g(g['max_lat'], 6)}"),
+        "bbox": lambda: (
+            f"lon {_g(g['min_lon'], 6)} to {_g(g['max_lon'], 6)}, "
+            f"lat {_g(g['min_lat'], 6)} to {_g(g['max_lat'], 6)}"
+        ),
     }.get(fmt, lambda: str(g["value"]))  # predefined, count, date
     return text()
 
@@ -366,7 +441,9 @@ def render(fmt: str, gold: dict) -> str:
 def _band_tau(y: float, bands: tuple) -> float:
     """max(delta, ALPHA*|y|), delta chosen by the magnitude band of |y| (see DISTANCE/AREA_BANDS)."""
     (lo, hi), deltas = bands
-    return max(deltas[0] if abs(y) < lo else deltas[1] if abs(y) < hi else deltas[2], ALPHA * abs(y))
+    return max(
+        deltas[0] if abs(y) < lo else deltas[1] if abs(y) < hi else deltas[2], ALPHA * abs(y)
+    )
 
 
 def _pc(fmt: str, pred: dict) -> dict:
@@ -377,8 +454,14 @@ def _pc(fmt: str, pred: dict) -> dict:
 def _pred_entities(pred: dict) -> tuple[set[str], set[str]]:
     """(ids, normalised names) of a prediction giving ``entity_ids`` and/or ``names`` lists."""
     ids, names = pred.get("entity_ids", []), pred.get("names", [])
-    _need(("entity_ids" in pred or "names" in pred) and isinstance(ids, list) and isinstance(names, list)
-          and all(isinstance(x, str) for x in ids + names), "malformed_prediction", pred)
+    _need(
+        ("entity_ids" in pred or "names" in pred)
+        and isinstance(ids, list)
+        and isinstance(names, list)
+        and all(isinstance(x, str) for x in ids + names),
+        "malformed_prediction",
+        pred,
+    )
     return {i.strip() for i in ids}, {_norm_name(n) for n in names}
 
 
@@ -386,16 +469,23 @@ def _cell_match(p: dict, g: dict) -> bool:
     """Same cell; for H3 also a finer predicted cell whose ancestor at the gold resolution is the gold."""
     if p["system"] != g["system"] or p["cell"] == g["cell"]:
         return p["system"] == g["system"]
-    return (g["system"] == "h3" and p["resolution"] > g["resolution"]
-            and h3.cell_to_parent(p["cell"], g["resolution"]) == g["cell"])
+    return (
+        g["system"] == "h3"
+        and p["resolution"] > g["resolution"]
+        and h3.cell_to_parent(p["cell"], g["resolution"]) == g["cell"]
+    )
 
 
 def _bbox_iou(p: dict, g: dict) -> float:
     """IoU of two lon/lat boxes with areas in EPSG:6933 (equal-area cylindrical, so a lon/lat box
     stays an axis-aligned rectangle).  Two identical zero-area boxes have IoU 1."""
+
     def proj(b: dict):
-        (x0, x1), (y0, y1) = _TO_6933.transform([b["min_lon"], b["max_lon"]], [b["min_lat"], b["max_lat"]])
+        (x0, x1), (y0, y1) = _TO_6933.transform(
+            [b["min_lon"], b["max_lon"]], [b["min_lat"], b["max_lat"]]
+        )
         return _shapely_box(x0, y0, x1, y1)
+
     a, b = proj(p), proj(g)
     union = a.union(b).area
     return a.intersection(b).area / union if union > 0.0 else float(p == g)
@@ -404,8 +494,11 @@ def _bbox_iou(p: dict, g: dict) -> float:
 def _polar_errs(p: dict, g: dict) -> tuple[float, float, float]:
     """(angular error deg, wrapped at 360; radial error km; distance tau of the gold distance km)."""
     diff = abs(p["angle_deg"] - g["angle_deg"]) % 360.0
-    return (min(diff, 360.0 - diff), abs(p["distance_km"] - g["distance_km"]),
-            _band_tau(g["distance_km"], DISTANCE_BANDS))
+    return (
+        min(diff, 360.0 - diff),
+        abs(p["distance_km"] - g["distance_km"]),
+        _band_tau(g["distance_km"], DISTANCE_BANDS),
+    )
 
 
 def _dist(fmt: str, pred: Any, g: dict) -> float:
@@ -423,7 +516,9 @@ def _dist(fmt: str, pred: Any, g: dict) -> float:
         gold_ids, gold_names = set(g["entity_ids"]), {_norm_name(n) for n in g["names"]}
         if fmt == "entity_name":  # right iff any predicted id or normalised name is in G*
             return float(not (ids & gold_ids or names & gold_names))
-        mine, gold = (ids, gold_ids) if "entity_ids" in pred else (names, gold_names)  # ids win over names
+        mine, gold = (
+            (ids, gold_ids) if "entity_ids" in pred else (names, gold_names)
+        )  # ids win over names
         union = mine | gold
         return 1.0 - (len(mine & gold) / len(union) if union else 1.0)
     p = _pc(fmt, pred)
@@ -476,7 +571,9 @@ def score(fmt: str, pred: dict, gold: dict) -> tuple[int, float]:
     e = min(1, max(angle_err / 5, radial_err / tau_distance)).  A malformed prediction scores
     (0, 1.0); an invalid gold raises GoldError (an empty gold set is accepted here)."""
     _need(fmt in _CANON, "unknown_format", fmt)
-    if is_rejection(gold) or is_rejection(pred):  # false premise: only a rejection is right, and only there
+    if is_rejection(gold) or is_rejection(
+        pred
+    ):  # false premise: only a rejection is right, and only there
         return (1, 0.0) if is_rejection(gold) and is_rejection(pred) else (0, 1.0)
     g = canonical(fmt, gold, allow_empty=True)
     tau = tolerance(fmt, g)
@@ -485,7 +582,13 @@ def score(fmt: str, pred: dict, gold: dict) -> tuple[int, float]:
         if fmt == "polar":
             ang, rad, tau_r = _polar_errs(_pc(fmt, pred), g)
             return int(ang <= POLAR_ANGLE_TOL_DEG and rad < tau_r), min(1.0, d)
-    except (TypeError, ValueError, KeyError, AttributeError, ArithmeticError):  # GoldError is a ValueError
+    except (
+        TypeError,
+        ValueError,
+        KeyError,
+        AttributeError,
+        ArithmeticError,
+    ):  # GoldError is a ValueError
         return 0, 1.0
     e = min(1.0, d / tau)
     if fmt in ("set", "composite_cell"):

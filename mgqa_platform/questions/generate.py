@@ -32,7 +32,14 @@ from mgqa_platform.questions.execution import (
     gold_triples,
     render,
 )
-from mgqa_platform.questions.executor import Executor, Outcome, Pool, replay_sql, stable_hash, t_columns
+from mgqa_platform.questions.executor import (
+    Executor,
+    Outcome,
+    Pool,
+    replay_sql,
+    stable_hash,
+    t_columns,
+)
 from mgqa_platform.questions.executors import EXECUTORS
 from mgqa_platform.questions.schema import QUESTION_SCHEMA, arrow_table
 from mgqa_platform.warehouse import CONNECTION_CONFIG, registered, transaction
@@ -47,7 +54,9 @@ MEMORY_LIMIT = "4GB"
 @dataclass
 class Generation:
     questions: list[dict] = field(default_factory=list)
-    discards: Counter = field(default_factory=Counter)  # (kg, sub_template_id, stratum, reason) -> n
+    discards: Counter = field(
+        default_factory=Counter
+    )  # (kg, sub_template_id, stratum, reason) -> n
 
 
 def _draw_parameters(sub: SubTemplate, pool: Pool, row: dict) -> None:
@@ -58,7 +67,9 @@ def _draw_parameters(sub: SubTemplate, pool: Pool, row: dict) -> None:
             row[name] = rng.choice(choices)
 
 
-def execute_sub_template(con: duckdb.DuckDBPyConnection, sub: SubTemplate, pool: Pool, executor: Executor | None = None) -> tuple[list[Execution], Counter]:
+def execute_sub_template(
+    con: duckdb.DuckDBPyConnection, sub: SubTemplate, pool: Pool, executor: Executor | None = None
+) -> tuple[list[Execution], Counter]:
     """Run one sub-template on the current ``pool`` (see :func:`create_pool`) for all strata at once.
 
     Returns the verified executions and a Counter of discard reasons keyed (stratum, reason).
@@ -73,7 +84,12 @@ def execute_sub_template(con: duckdb.DuckDBPyConnection, sub: SubTemplate, pool:
     cols = t_columns(sub)
     rows = []
     for i, c in enumerate(cand):
-        row = {"row_id": i, "kg": pool.kg, **{r: c[r] for r in sub.roles}, **{p: c.get(p) for p in sub.parameters}}
+        row = {
+            "row_id": i,
+            "kg": pool.kg,
+            **{r: c[r] for r in sub.roles},
+            **{p: c.get(p) for p in sub.parameters},
+        }
         _draw_parameters(sub, pool, row)
         rows.append(row)
     t = pa.table({c: arrow_column([r[c] for r in rows]) for c in cols})
@@ -85,7 +101,9 @@ def execute_sub_template(con: duckdb.DuckDBPyConnection, sub: SubTemplate, pool:
         for r in cur.fetchall():
             d = dict(zip(rnames, r, strict=True))
             if d["row_id"] in results:
-                raise RuntimeError(f"{executor.name}: gold_sql returned several rows for row_id {d['row_id']}")
+                raise RuntimeError(
+                    f"{executor.name}: gold_sql returned several rows for row_id {d['row_id']}"
+                )
             results[d["row_id"]] = d
     finally:
         con.unregister("t")
@@ -105,7 +123,13 @@ def execute_sub_template(con: duckdb.DuckDBPyConnection, sub: SubTemplate, pool:
         except formats.GoldError as exc:
             discards[(stratum, f"invalid_gold:{exc.reason}")] += 1
             continue
-        outcome = Outcome(gold, None, tuple(sorted(set(outcome.evidence))), dict(outcome.extras), tuple(outcome.facts))
+        outcome = Outcome(
+            gold,
+            None,
+            tuple(sorted(set(outcome.evidence))),
+            dict(outcome.extras),
+            tuple(outcome.facts),
+        )
         values = {k: v for k, v in row.items() if k != "row_id"}
         order = stable_hash(pool.seed, sub.id, pool.kg, stratum, *[values[k] for k in cols[1:]])
         out.append(Execution(sub, pool.kg, stratum, values, outcome, order))
@@ -122,16 +146,22 @@ def replay(con: duckdb.DuckDBPyConnection, catalog: Catalog, question: Mapping[s
     executor = EXECUTORS[question["executor"].split("@")[0]]
     if question.get("false_premise"):
         if false_premise.premise_replay(con, sub, question):
-            raise RuntimeError(f"the premise of false-premise question {question['question_id']} holds now")
+            raise RuntimeError(
+                f"the premise of false-premise question {question['question_id']} holds now"
+            )
         return dict(formats.REJECTION)
     cur = con.execute(question["query"])
     names = [d[0] for d in cur.description]
     rows = cur.fetchall()
     if len(rows) != 1:
-        raise RuntimeError(f"query of {question['question_id']} returned {len(rows)} rows, expected 1")
+        raise RuntimeError(
+            f"query of {question['question_id']} returned {len(rows)} rows, expected 1"
+        )
     outcome = executor.finish(sub, dict(zip(names, rows[0], strict=True)))
     if outcome.gold is None:
-        raise RuntimeError(f"replay of {question['question_id']} is degenerate now: {outcome.reason}")
+        raise RuntimeError(
+            f"replay of {question['question_id']} is degenerate now: {outcome.reason}"
+        )
     return formats.canonical(sub.answer_format, outcome.gold)
 
 
@@ -166,21 +196,38 @@ def generate(
     """
     con.execute(f"SET memory_limit = '{memory_limit}'")
     try:
-        return _generate(con, catalog, list(kgs), seed, run_id, code_version, cap, only, false_premises, multimodal_slice)
+        return _generate(
+            con,
+            catalog,
+            list(kgs),
+            seed,
+            run_id,
+            code_version,
+            cap,
+            only,
+            false_premises,
+            multimodal_slice,
+        )
     finally:  # back to the platform's connection budget (DuckDB reports limits rounded, so no read-back)
         con.execute(f"SET memory_limit = '{CONNECTION_CONFIG['memory_limit']}'")
 
 
-def _generate(con, catalog, kgs, seed, run_id, code_version, cap, only, false_premises, multimodal_slice) -> Generation:
+def _generate(
+    con, catalog, kgs, seed, run_id, code_version, cap, only, false_premises, multimodal_slice
+) -> Generation:
     gen = Generation()
-    seen: set[tuple[str, str]] = set()  # (text, gold) over all KGs: worldkg and osmh3kg share OSM nodes
+    seen: set[tuple[str, str]] = (
+        set()
+    )  # (text, gold) over all KGs: worldkg and osmh3kg share OSM nodes
     for kg in kgs:
         create_pool(con, kg)
         pool = Pool(kg, seed)
         by_cell: dict[tuple[str, str], list[list[Execution]]] = defaultdict(list)
         for tpl in catalog.templates:
             for sub in tpl.sub_templates:
-                if sub.executor not in EXECUTORS or (only and not ({sub.sfid, sub.tid, sub.id} & only)):
+                if sub.executor not in EXECUTORS or (
+                    only and not ({sub.sfid, sub.tid, sub.id} & only)
+                ):
                     continue
                 execs, dis = execute_sub_template(con, sub, pool)
                 for (stratum, reason), n in dis.items():
@@ -190,9 +237,20 @@ def _generate(con, catalog, kgs, seed, run_id, code_version, cap, only, false_pr
                     per_stratum[e.stratum].append(e)
                 for stratum, group in per_stratum.items():
                     by_cell[(tpl.tid, stratum)].append(group)
-        gen.questions += _instantiate(con, by_cell, gen.discards, seen, kg, seed, run_id, code_version, cap)
+        gen.questions += _instantiate(
+            con, by_cell, gen.discards, seen, kg, seed, run_id, code_version, cap
+        )
     if false_premises:
-        fp, failed = false_premise.perturb(con, catalog, gen.questions, kgs, seed=seed, seen=seen, run_id=run_id, code_version=code_version)
+        fp, failed = false_premise.perturb(
+            con,
+            catalog,
+            gen.questions,
+            kgs,
+            seed=seed,
+            seen=seen,
+            run_id=run_id,
+            code_version=code_version,
+        )
         for (kg, sub_id, stratum, reason), n in failed.items():
             gen.discards[(kg, sub_id, stratum, f"false_premise:{reason}")] += n
         gen.questions += fp
@@ -210,13 +268,17 @@ def _instantiate(con, by_cell, discards, seen, kg, seed, run_id, code_version, c
     ids = {e.values[r] for e in all_execs for r in e.sub.entity_roles}
     ids.update(i for e in all_execs for i in e.outcome.evidence)
     info = entity_info(con, sorted(ids))
-    chosen: list[tuple[Execution, str, str, str, str]] = []  # execution, variant id, variant text, text, gold json
+    chosen: list[
+        tuple[Execution, str, str, str, str]
+    ] = []  # execution, variant id, variant text, text, gold json
     for (tid, stratum), groups in sorted(by_cell.items()):
         kept = 0
         for e in _round_robin(groups):
             if kept >= cap:
                 break
-            variant = random.Random(stable_hash(seed, tid, kg, stratum, e.order)).choice(e.sub.variants)
+            variant = random.Random(stable_hash(seed, tid, kg, stratum, e.order)).choice(
+                e.sub.variants
+            )
             names = {i: info[i]["display_name"] for i in (e.values[r] for r in e.sub.entity_roles)}
             text = render(variant.text, e.sub, e.values, names, e.outcome.extras, marked=False)
             gold_json = json.dumps(e.outcome.gold, sort_keys=True, ensure_ascii=False)
@@ -236,34 +298,64 @@ def _instantiate(con, by_cell, discards, seen, kg, seed, run_id, code_version, c
         bindings = {r: e.values[r] for r in sub.roles}
         params = {p: e.values[p] for p in sub.parameters}
         executor = EXECUTORS[sub.executor]
-        out.append({
-            "question_id": "q" + stable_hash(vid, kg, json.dumps(bindings, sort_keys=True), json.dumps(params, sort_keys=True), LANG),
-            "lang": LANG, "kg": kg, "sfid": sub.sfid, "tid": sub.tid, "sub_template_id": sub.id, "variant_id": vid,
-            "text": text,
-            "text_marked": render(vtext, sub, e.values, names, e.outcome.extras, marked=True),
-            "answer_format": sub.answer_format, "gold": gold_json,
-            "gold_aliases": json.dumps(_aliases(e.outcome.gold, info), ensure_ascii=False),
-            "unit": formats.FORMAT_INFO[sub.answer_format].get("unit"),
-            "bindings": json.dumps(bindings, sort_keys=True, ensure_ascii=False),
-            "parameters": json.dumps({**params, **{k: e.outcome.extras[k] for k in sub.extras}}, sort_keys=True, ensure_ascii=False),
-            "executor": executor.ref,
-            "query": replay_sql(executor, sub, {"row_id": 0, **e.values}),
-            "gold_triples": json.dumps(cited, ensure_ascii=False),
-            "entity_subjects": json.dumps(entity_subjects(e, info), sort_keys=True, ensure_ascii=False),
-            "false_premise": False, "perturbation": None, "multimodal": False, "image_url": None,
-            "image_role": None,
-            "stratum": e.stratum, "income_tier": anchor["income_tier"], "density_tier": anchor["density_tier"],
-            "country_iso3": anchor["iso3"],
-            "snapshot_ids": sorted({info[i]["snapshot_id"] for i in bound_ids}),
-            "code_version": code_version, "run_id": run_id,
-        })  # fmt: skip
+        out.append(
+            {
+                "question_id": "q"
+                + stable_hash(
+                    vid,
+                    kg,
+                    json.dumps(bindings, sort_keys=True),
+                    json.dumps(params, sort_keys=True),
+                    LANG,
+                ),
+                "lang": LANG,
+                "kg": kg,
+                "sfid": sub.sfid,
+                "tid": sub.tid,
+                "sub_template_id": sub.id,
+                "variant_id": vid,
+                "text": text,
+                "text_marked": render(vtext, sub, e.values, names, e.outcome.extras, marked=True),
+                "answer_format": sub.answer_format,
+                "gold": gold_json,
+                "gold_aliases": json.dumps(_aliases(e.outcome.gold, info), ensure_ascii=False),
+                "unit": formats.FORMAT_INFO[sub.answer_format].get("unit"),
+                "bindings": json.dumps(bindings, sort_keys=True, ensure_ascii=False),
+                "parameters": json.dumps(
+                    {**params, **{k: e.outcome.extras[k] for k in sub.extras}},
+                    sort_keys=True,
+                    ensure_ascii=False,
+                ),
+                "executor": executor.ref,
+                "query": replay_sql(executor, sub, {"row_id": 0, **e.values}),
+                "gold_triples": json.dumps(cited, ensure_ascii=False),
+                "entity_subjects": json.dumps(
+                    entity_subjects(e, info), sort_keys=True, ensure_ascii=False
+                ),
+                "false_premise": False,
+                "perturbation": None,
+                "multimodal": False,
+                "image_url": None,
+                "image_role": None,
+                "stratum": e.stratum,
+                "income_tier": anchor["income_tier"],
+                "density_tier": anchor["density_tier"],
+                "country_iso3": anchor["iso3"],
+                "snapshot_ids": sorted({info[i]["snapshot_id"] for i in bound_ids}),
+                "code_version": code_version,
+                "run_id": run_id,
+            }
+        )
     return out
 
 
 def _aliases(gold: dict, info: Mapping[str, dict]) -> dict[str, list[str]]:
     """Alias store of an entity-valued gold (for scoring): entity id -> every accepted name (canonical name,
     display name, all labels in every language), sorted. Empty for other formats."""
-    return {eid: sorted({info[eid]["name"], info[eid]["display_name"], *info[eid].get("labels", [])}) for eid in gold.get("entity_ids", [])}
+    return {
+        eid: sorted({info[eid]["name"], info[eid]["display_name"], *info[eid].get("labels", [])})
+        for eid in gold.get("entity_ids", [])
+    }
 
 
 def template_rows(catalog: Catalog) -> list[dict]:
@@ -314,7 +406,9 @@ def write_templates(con: duckdb.DuckDBPyConnection, catalog: Catalog) -> int:
     try:
         with transaction(con):
             con.execute("DELETE FROM templates")
-            con.execute(f"INSERT INTO templates ({', '.join(cols)}) SELECT {', '.join(cols)} FROM _t")
+            con.execute(
+                f"INSERT INTO templates ({', '.join(cols)}) SELECT {', '.join(cols)} FROM _t"
+            )
     finally:
         con.unregister("_t")
     return len(rows)

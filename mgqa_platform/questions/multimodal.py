@@ -24,11 +24,38 @@ from mgqa_platform.questions.executor import stable_hash
 
 KGS = ("worldkg", "osmh3kg")
 IMAGE_PHRASE = "the place shown in the image"
-SALIENT = frozenset({
-    "attraction", "artwork", "memorial", "monument", "statue", "museum", "gallery", "castle", "palace", "ruins",
-    "archaeological_site", "historic", "place_of_worship", "church", "cathedral", "mosque", "temple", "library",
-    "theatre", "tower", "lighthouse", "viewpoint", "fountain", "stadium", "bridge", "townhall", "university", "zoo",
-})  # fmt: skip
+SALIENT = frozenset(
+    {
+        "attraction",
+        "artwork",
+        "memorial",
+        "monument",
+        "statue",
+        "museum",
+        "gallery",
+        "castle",
+        "palace",
+        "ruins",
+        "archaeological_site",
+        "historic",
+        "place_of_worship",
+        "church",
+        "cathedral",
+        "mosque",
+        "temple",
+        "library",
+        "theatre",
+        "tower",
+        "lighthouse",
+        "viewpoint",
+        "fountain",
+        "stadium",
+        "bridge",
+        "townhall",
+        "university",
+        "zoo",
+    }
+)
 
 
 def image_link(image_url: str | None, wikidata: str | None) -> str | None:
@@ -50,10 +77,21 @@ def salient_images(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
     return {eid: link for eid, img, wd in rows if (link := image_link(img, wd))}
 
 
-def twins(con: duckdb.DuckDBPyConnection, questions: list[dict], seen: set[tuple[str, str]]) -> list[dict]:
+def twins(
+    con: duckdb.DuckDBPyConnection, questions: list[dict], seen: set[tuple[str, str]]
+) -> list[dict]:
     """Multimodal twins of the true questions (rows of ``questions_en``) that bind a salient imaged entity."""
     images = salient_images(con)
-    names = dict(con.execute("SELECT entity_id, display_name FROM entities WHERE entity_id IN (SELECT unnest(?))", [sorted(images)]).fetchall()) if images else {}
+    names = (
+        dict(
+            con.execute(
+                "SELECT entity_id, display_name FROM entities WHERE entity_id IN (SELECT unnest(?))",
+                [sorted(images)],
+            ).fetchall()
+        )
+        if images
+        else {}
+    )
     out = []
     for q in questions:
         if q["kg"] not in KGS or q["false_premise"]:
@@ -66,14 +104,22 @@ def twins(con: duckdb.DuckDBPyConnection, questions: list[dict], seen: set[tuple
         marked = "{" + name + "}"
         if marked not in q["text_marked"]:
             continue
-        text_marked = q["text_marked"].replace(marked, "{" + IMAGE_PHRASE + "}")  # every mention: the name must not leak
+        text_marked = q["text_marked"].replace(
+            marked, "{" + IMAGE_PHRASE + "}"
+        )  # every mention: the name must not leak
         text = text_marked.replace("{", "").replace("}", "")
         if (text, q["gold"]) in seen:
             continue
         seen.add((text, q["gold"]))
-        out.append({
-            **q, "question_id": "q" + stable_hash(q["question_id"], images[eid], "multimodal"),
-            "text": text, "text_marked": text_marked, "multimodal": True, "image_url": images[eid],
-            "image_role": role,
-        })  # fmt: skip
+        out.append(
+            {
+                **q,
+                "question_id": "q" + stable_hash(q["question_id"], images[eid], "multimodal"),
+                "text": text,
+                "text_marked": text_marked,
+                "multimodal": True,
+                "image_url": images[eid],
+                "image_role": role,
+            }
+        )
     return out

@@ -9,13 +9,45 @@ from __future__ import annotations
 
 from mgqa_platform.kg.osm_features import key_for_value
 
-SETTLEMENT_CATEGORIES = ("city", "town", "village", "hamlet", "suburb", "neighbourhood", "quarter", "locality", "isolated_dwelling", "place")
-ROAD_CATEGORIES = ("road", "highway", "primary", "secondary", "tertiary", "residential", "trunk", "motorway", "street")
-REGION_CATEGORIES = ("administrative_region", "boundary", "county", "city_block", "place", "suburb", "neighbourhood", "island")
+SETTLEMENT_CATEGORIES = (
+    "city",
+    "town",
+    "village",
+    "hamlet",
+    "suburb",
+    "neighbourhood",
+    "quarter",
+    "locality",
+    "isolated_dwelling",
+    "place",
+)
+ROAD_CATEGORIES = (
+    "road",
+    "highway",
+    "primary",
+    "secondary",
+    "tertiary",
+    "residential",
+    "trunk",
+    "motorway",
+    "street",
+)
+REGION_CATEGORIES = (
+    "administrative_region",
+    "boundary",
+    "county",
+    "city_block",
+    "place",
+    "suburb",
+    "neighbourhood",
+    "island",
+)
+
 
 def sql_in(values) -> str:
     """SQL list literal for ``IN``: ``('a', 'b')`` (values are internal constants, never user input)."""
     return "(" + ", ".join(f"'{v}'" for v in values) + ")"
+
 
 ROLE_TYPES: dict[str, str] = {
     # points that are not events: shops, amenities, places, schools ...
@@ -62,14 +94,42 @@ def predicate(role_type: str, alias: str = "e") -> str:
 
 
 # OSM values that are not countable nouns on their own (amenity=fuel, amenity=police ...)
-NOUN_FOR = {"fuel": "fuel station", "police": "police station", "parking": "car park", "drinking_water": "drinking-water point",
-            "social_facility": "social facility", "townhall": "town hall", "atm": "ATM",
-            # plural OSM values and mass nouns: amenity=doctors/showers/toilets, man_made=works/water_works, landuse=commercial
-            "doctors": "doctor's practice", "showers": "public shower", "toilets": "public toilet", "works": "factory",
-            "water_works": "water treatment works", "commercial": "commercial area", "man_made": "man-made structure"}  # fmt: skip
+NOUN_FOR = {
+    "fuel": "fuel station",
+    "police": "police station",
+    "parking": "car park",
+    "drinking_water": "drinking-water point",
+    "social_facility": "social facility",
+    "townhall": "town hall",
+    "atm": "ATM",
+    # plural OSM values and mass nouns: amenity=doctors/showers/toilets, man_made=works/water_works, landuse=commercial
+    "doctors": "doctor's practice",
+    "showers": "public shower",
+    "toilets": "public toilet",
+    "works": "factory",
+    "water_works": "water treatment works",
+    "commercial": "commercial area",
+    "man_made": "man-made structure",
+}
 # shop=* values that already name a kind of shop; every other shop value reads "<value> shop" (shop=clothes)
-SHOP_NOUNS = {"supermarket", "bakery", "butcher", "kiosk", "mall", "florist", "hairdresser", "greengrocer", "chemist",
-              "department_store", "optician", "boutique", "tailor", "pawnbroker", "laundry", "dry_cleaning"}  # fmt: skip
+SHOP_NOUNS = {
+    "supermarket",
+    "bakery",
+    "butcher",
+    "kiosk",
+    "mall",
+    "florist",
+    "hairdresser",
+    "greengrocer",
+    "chemist",
+    "department_store",
+    "optician",
+    "boutique",
+    "tailor",
+    "pawnbroker",
+    "laundry",
+    "dry_cleaning",
+}
 
 
 def category_noun(category: str) -> str:
@@ -78,7 +138,11 @@ def category_noun(category: str) -> str:
     if category in NOUN_FOR:
         return NOUN_FOR[category]
     words = category.replace("_", " ").strip()
-    if key_for_value(category) == "shop" and category not in SHOP_NOUNS and not words.endswith(("shop", "store")):
+    if (
+        key_for_value(category) == "shop"
+        and category not in SHOP_NOUNS
+        and not words.endswith(("shop", "store"))
+    ):
         return words + " shop"
     return words
 

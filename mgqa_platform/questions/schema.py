@@ -34,10 +34,14 @@ _SQL_TYPES: dict[pa.DataType, str] = {
 }
 
 
+#: Arrow type of most question fields (text, ids, JSON text).
+_STRING = pa.string()
+
+
 def _field(
     name: str,
     description: str,
-    typ: pa.DataType = pa.string(),
+    typ: pa.DataType = _STRING,
     *,
     nullable: bool = True,
     json: bool = False,

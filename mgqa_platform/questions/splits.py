@@ -15,7 +15,9 @@ from mgqa_platform.warehouse import transaction
 SMALL_PER_CELL = 200
 
 
-def write_small_split(con: duckdb.DuckDBPyConnection, seed: int, per_cell: int = SMALL_PER_CELL) -> int:
+def write_small_split(
+    con: duckdb.DuckDBPyConnection, seed: int, per_cell: int = SMALL_PER_CELL
+) -> int:
     """Replace ``split_small`` with the small split of ``questions_en``; returns its size."""
     with transaction(con):
         con.execute("DELETE FROM split_small")

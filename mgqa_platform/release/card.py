@@ -57,8 +57,13 @@ def _write_text(path: Path, text: str) -> None:
 
 def size_category(n: int) -> str:
     """Hugging Face ``size_categories`` bucket of ``n`` rows."""
-    for limit, label in ((1_000, "n<1K"), (10_000, "1K<n<10K"), (100_000, "10K<n<100K"), (1_000_000, "100K<n<1M"),
-                         (10_000_000, "1M<n<10M")):  # fmt: skip
+    for limit, label in (
+        (1_000, "n<1K"),
+        (10_000, "1K<n<10K"),
+        (100_000, "10K<n<100K"),
+        (1_000_000, "100K<n<1M"),
+        (10_000_000, "1M<n<10M"),
+    ):
         if n < limit:
             return label
     return "10M<n<100M"
@@ -67,7 +72,9 @@ def size_category(n: int) -> str:
 def attribution_lines(attribution: str) -> list[str]:
     """The bullet lines of ATTRIBUTION.md's "Attribution lines to reproduce" list (every bullet if there is none)."""
     lines = attribution.splitlines()
-    start = next((i for i, line in enumerate(lines) if line.lower().startswith("attribution lines")), None)
+    start = next(
+        (i for i, line in enumerate(lines) if line.lower().startswith("attribution lines")), None
+    )
     body = lines[start + 1 :] if start is not None else lines
     return [line[2:].strip() for line in body if line.startswith("- ")]
 
@@ -110,15 +117,29 @@ def front_matter(langs_info: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         "language": [ISO_639_1[info["lang"]] for info in langs_info],
         "multilinguality": "multilingual" if len(langs_info) > 1 else "monolingual",
         "task_categories": ["question-answering"],
-        "tags": ["geospatial", "knowledge-graph", "spatial-reasoning", "multilingual", "openstreetmap", "benchmark"],
+        "tags": [
+            "geospatial",
+            "knowledge-graph",
+            "spatial-reasoning",
+            "multilingual",
+            "openstreetmap",
+            "benchmark",
+        ],
         "size_categories": [size_category(total)],
         "configs": configs,
     }
 
 
 def _schema_section() -> list[str]:
-    out = ["## Row schema", "", "Every config has the same flat columns. JSON values are stored as JSON text "
-           "(parse them with `json.loads`).", "", "| column | type | meaning |", "|---|---|---|"]  # fmt: skip
+    out = [
+        "## Row schema",
+        "",
+        "Every config has the same flat columns. JSON values are stored as JSON text "
+        "(parse them with `json.loads`).",
+        "",
+        "| column | type | meaning |",
+        "|---|---|---|",
+    ]
     for field in RELEASE_SCHEMA:
         typ = "list<string>" if field.name == "snapshot_ids" else str(field.type)
         out.append(f"| `{field.name}` | {typ} | {_md_cell(COLUMN_DOCS.get(field.name, ''))} |")
@@ -126,14 +147,24 @@ def _schema_section() -> list[str]:
 
 
 def _languages_section(langs_info: Sequence[Mapping[str, Any]]) -> list[str]:
-    out = ["## Languages", "", "| config | language | large | small | false premise | multimodal | post-edited |",
-           "|---|---|---:|---:|---:|---:|---:|"]  # fmt: skip
+    out = [
+        "## Languages",
+        "",
+        "| config | language | large | small | false premise | multimodal | post-edited |",
+        "|---|---|---:|---:|---:|---:|---:|",
+    ]
     for info in langs_info:
         lang, large = info["lang"], int(info["rows"]["large"])
-        out.append(f"| `{lang}` | {LANGUAGES[lang].name} | {large} | {int(info['rows']['small'])} | {int(info['false_premise'])} "
-                   f"| {int(info['multimodal'])} | {_pct(int(info['edited']), large)} |")  # fmt: skip
-    out += ["", "Counts are of the large split. *Post-edited* is the share of questions whose text the automatic "
-            "post-edit ensemble changed (`postedit_decision` other than `none`).", ""]  # fmt: skip
+        out.append(
+            f"| `{lang}` | {LANGUAGES[lang].name} | {large} | {int(info['rows']['small'])} | {int(info['false_premise'])} "
+            f"| {int(info['multimodal'])} | {_pct(int(info['edited']), large)} |"
+        )
+    out += [
+        "",
+        "Counts are of the large split. *Post-edited* is the share of questions whose text the automatic "
+        "post-edit ensemble changed (`postedit_decision` other than `none`).",
+        "",
+    ]
     return out
 
 
@@ -141,8 +172,14 @@ def _files_section(langs_info: Sequence[Mapping[str, Any]]) -> list[str]:
     out = ["## Files", "", "| file | rows | sha256 |", "|---|---:|---|"]
     for info in langs_info:
         for split in SPLITS:
-            out.append(f"| `{info['files'][split]}` | {int(info['rows'][split])} | `{info['sha256'][split]}` |")
-    return out + ["", f"`{SUMS_FILE}` lists the sha256 of every file of the release (`sha256sum -c {SUMS_FILE}`).", ""]
+            out.append(
+                f"| `{info['files'][split]}` | {int(info['rows'][split])} | `{info['sha256'][split]}` |"
+            )
+    return out + [
+        "",
+        f"`{SUMS_FILE}` lists the sha256 of every file of the release (`sha256sum -c {SUMS_FILE}`).",
+        "",
+    ]
 
 
 def _sites_section(sites: Mapping[str, Any] | None) -> list[str]:
@@ -163,11 +200,17 @@ def _snapshots_section(snapshots: Sequence[Mapping[str, Any]]) -> list[str]:
     out = ["## Input snapshots", ""]
     if not snapshots:
         return out + ["No input snapshot was registered in the warehouse.", ""]
-    out += ["Every input is identified by content hash; `snapshot_ids` of a question point here.", "",
-            "| snapshot id | kind | file | bytes | sha256 | built from |", "|---|---|---|---:|---|---|"]  # fmt: skip
+    out += [
+        "Every input is identified by content hash; `snapshot_ids` of a question point here.",
+        "",
+        "| snapshot id | kind | file | bytes | sha256 | built from |",
+        "|---|---|---|---:|---|---|",
+    ]
     for s in snapshots:
-        out.append(f"| `{s['snapshot_id']}` | {s.get('kind') or ''} | {_md_cell(s.get('file') or '')} | {s.get('bytes') or ''} "
-                   f"| `{s.get('sha256') or ''}` | {s.get('source_snapshot_id') or ''} |")  # fmt: skip
+        out.append(
+            f"| `{s['snapshot_id']}` | {s.get('kind') or ''} | {_md_cell(s.get('file') or '')} | {s.get('bytes') or ''} "
+            f"| `{s.get('sha256') or ''}` | {s.get('source_snapshot_id') or ''} |"
+        )
     return out + [""]
 
 
@@ -177,19 +220,27 @@ def _attribution_section(langs_info: Sequence[Mapping[str, Any]], attribution: s
         for engine in info.get("engines") or ():
             engines.setdefault(engine, []).append(info["lang"])
     lines = attribution_lines(attribution) + list(KG_ATTRIBUTION)
-    lines += [line for engine, langs in sorted(engines.items()) if (line := _engine_line(engine, langs))]
+    lines += [
+        line for engine, langs in sorted(engines.items()) if (line := _engine_line(engine, langs))
+    ]
     return [
-        "## Licence and attribution", "",
+        "## Licence and attribution",
+        "",
         "The questions, gold answers and entity sites are derived from OpenStreetMap and are released under the "
         "Open Database License (ODbL) 1.0. Other inputs keep their own terms: KnowWhereGraph, WorldPop and the World "
         "Bank income classification are CC BY 4.0; Natural Earth and the USGS earthquake catalog are in the public "
-        "domain. Reproduce these lines wherever you publish data derived from this release:", "",
-        *[f"- {line}" for line in lines], "",
-        f"`{ATTRIBUTION_FILE}` lists every input file with its source and licence.", "",
-    ]  # fmt: skip
+        "domain. Reproduce these lines wherever you publish data derived from this release:",
+        "",
+        *[f"- {line}" for line in lines],
+        "",
+        f"`{ATTRIBUTION_FILE}` lists every input file with its source and licence.",
+        "",
+    ]
 
 
-def dataset_card(langs_info: list[dict], sites: dict | None, attribution: str, snapshots: list[dict]) -> str:
+def dataset_card(
+    langs_info: list[dict], sites: dict | None, attribution: str, snapshots: list[dict]
+) -> str:
     """The release ``README.md``: YAML front matter (one config per language) and the card body.
 
     ``langs_info`` holds one :func:`~mgqa_platform.release.export.write_language`-shaped dict per language (plus an
@@ -198,9 +249,14 @@ def dataset_card(langs_info: list[dict], sites: dict | None, attribution: str, s
     ``kind``, ``file``, ``bytes``, ``sha256`` and optional ``source_snapshot_id``. Deterministic text."""
     meta = yaml.safe_dump(front_matter(langs_info), sort_keys=False, allow_unicode=True)
     langs = ", ".join(f"`{info['lang']}`" for info in langs_info) or "none"
-    example = "fra" if any(info["lang"] == "fra" for info in langs_info) else (langs_info[0]["lang"] if langs_info else SOURCE)
+    example = (
+        "fra"
+        if any(info["lang"] == "fra" for info in langs_info)
+        else (langs_info[0]["lang"] if langs_info else SOURCE)
+    )
     body = [
-        "# MGQA: multilingual geospatial questions over knowledge graphs", "",
+        "# MGQA: multilingual geospatial questions over knowledge graphs",
+        "",
         "A benchmark of geospatial reasoning questions (distances, containment, directions, grid cells, shapes, "
         "events ...) asked over three knowledge graphs: WorldKG, KnowWhereGraph and OSMH3KG. Every gold answer was "
         "computed by running a query over the graph's entities, not written by hand, and every question keeps the "
@@ -208,40 +264,51 @@ def dataset_card(langs_info: list[dict], sites: dict | None, attribution: str, s
         "and population-density tiers, so that places in low-income and sparsely populated regions are asked about "
         "as often as places in rich cities. The English questions are rendered in the other languages from "
         "translated templates and localized entity labels; the same `question_id` denotes the same question in every "
-        "language.", "",
-        f"Languages in this release: {langs}.", "",
+        "language.",
+        "",
+        f"Languages in this release: {langs}.",
+        "",
         *_schema_section(),
-        "## Splits", "",
+        "## Splits",
+        "",
         "- `large`: every question of the language.",
         f"- `small`: a fixed subset of `large` (at most {SMALL_PER_CELL} questions per knowledge graph and spatial function family, "
         "chosen by a seeded hash of the question id), the same question ids in every language. Use it for quick or "
-        "costly evaluations.", "",
+        "costly evaluations.",
+        "",
         *_languages_section(langs_info),
-        "## Loading", "",
+        "## Loading",
+        "",
         "```python",
         "import datasets",
         f'ds = datasets.load_dataset("path/to/this/folder", "{example}")  # one config per language',
         'small = ds["small"]; large = ds["large"]',
-        "```", "",
+        "```",
+        "",
         "Each config reads plain Parquet files (`data/<lang>/<split>.parquet`), so pyarrow, DuckDB or pandas read "
-        "them directly too.", "",
+        "them directly too.",
+        "",
         *_files_section(langs_info),
-        "## Auditability", "",
+        "## Auditability",
+        "",
         "`query` is the computation that produced `gold`, and `gold_triples` the knowledge-graph triples it rests on, "
         "so anyone holding the same input snapshots can re-run a gold answer and check it. In the platform's "
         "warehouse, `mgqa lineage <question_id>` prints the whole chain: question, template variant, executor and "
         "query, bound entities, their source triples, the knowledge-graph file and its hash, and the pipeline run "
-        "that built it.", "",
+        "that built it.",
+        "",
         *_sites_section(sites),
         *_snapshots_section(snapshots),
         *_attribution_section(langs_info, attribution),
-        "## How to cite", "",
+        "## How to cite",
+        "",
         "This release was built with the MGQA platform, which follows the MultiGlobeQA construction (execution-based "
         "gold answers over three knowledge graphs, income- and density-stratified sampling, parallel questions in 17 "
         "languages). It is not the original MultiGlobeQA data. Cite the method as: Böckling, Nosova, Paulheim and "
         "Iana, *MultiGlobeQA: A Multilingual and Globally Diverse Benchmark for Geospatial Reasoning*, "
-        "arXiv:2608.03882. Identify this release by the sha256 of its `SHA256SUMS` file.", "",
-    ]  # fmt: skip
+        "arXiv:2608.03882. Identify this release by the sha256 of its `SHA256SUMS` file.",
+        "",
+    ]
     return f"---\n{meta}---\n\n" + "\n".join(body)
 
 
@@ -255,7 +322,9 @@ def describe_language(release_dir: str | Path, lang: str) -> dict[str, Any]:
         info["files"][split] = rel
         info["rows"][split] = pq.ParquetFile(root / rel).metadata.num_rows
         info["sha256"][split] = sha256_file(root / rel)
-    large = pq.read_table(root / info["files"]["large"], columns=["false_premise", "multimodal", "postedit_decision"])
+    large = pq.read_table(
+        root / info["files"]["large"], columns=["false_premise", "multimodal", "postedit_decision"]
+    )
     info.update(table_stats(large))
     return info
 
@@ -272,7 +341,12 @@ def describe_sites(release_dir: str | Path) -> dict[str, Any] | None:
     if not path.is_file():
         return None
     kinds = Counter(pq.read_table(path, columns=["geom_kind"]).column("geom_kind").to_pylist())
-    return {"path": SITES_FILE, "rows": sum(kinds.values()), "sha256": sha256_file(path), "geom_kinds": dict(sorted(kinds.items()))}
+    return {
+        "path": SITES_FILE,
+        "rows": sum(kinds.values()),
+        "sha256": sha256_file(path),
+        "geom_kinds": dict(sorted(kinds.items())),
+    }
 
 
 def release_files(release_dir: str | Path) -> list[str]:
@@ -281,14 +355,20 @@ def release_files(release_dir: str | Path) -> list[str]:
     out = []
     for p in root.rglob("*"):
         rel = p.relative_to(root)
-        if p.is_file() and rel.as_posix() != SUMS_FILE and not any(part.startswith(".") for part in rel.parts):
+        if (
+            p.is_file()
+            and rel.as_posix() != SUMS_FILE
+            and not any(part.startswith(".") for part in rel.parts)
+        ):
             out.append(rel.as_posix())
     return sorted(out)
 
 
 def sha256sums(release_dir: str | Path) -> str:
     """``SHA256SUMS`` text: ``<sha256>  <relative path>`` per file of :func:`release_files`."""
-    return "".join(f"{sha256_file(Path(release_dir) / rel)}  {rel}\n" for rel in release_files(release_dir))
+    return "".join(
+        f"{sha256_file(Path(release_dir) / rel)}  {rel}\n" for rel in release_files(release_dir)
+    )
 
 
 def _rows(cur: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
@@ -299,37 +379,88 @@ def _rows(cur: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
 def warehouse_snapshots(con: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
     """The inputs of the release: every KG file (``kg_files``), then the snapshots they were built from and every
     non-OSM snapshot; file names only (no absolute paths)."""
-    kg = _rows(con.execute("SELECT kg, snapshot_id, source_snapshot_id, path, sha256, bytes FROM kg_files ORDER BY kg"))
+    kg = _rows(
+        con.execute(
+            "SELECT kg, snapshot_id, source_snapshot_id, path, sha256, bytes FROM kg_files ORDER BY kg"
+        )
+    )
     sources = {k["source_snapshot_id"] for k in kg if k["source_snapshot_id"]}
-    snaps = [s for s in _rows(con.execute("SELECT snapshot_id, kind, path, sha256, bytes FROM snapshots ORDER BY snapshot_id"))
-             if s["snapshot_id"] in sources or s["kind"] != "osm_pbf"]  # fmt: skip
-    out = [{"snapshot_id": k["snapshot_id"], "kind": f"kg:{k['kg']}", "file": Path(k["path"]).name, "bytes": k["bytes"],
-            "sha256": k["sha256"], "source_snapshot_id": k["source_snapshot_id"]} for k in kg]  # fmt: skip
-    out += [{"snapshot_id": s["snapshot_id"], "kind": s["kind"], "file": Path(s["path"]).name, "bytes": s["bytes"],
-             "sha256": s["sha256"], "source_snapshot_id": None} for s in snaps]  # fmt: skip
+    snaps = [
+        s
+        for s in _rows(
+            con.execute(
+                "SELECT snapshot_id, kind, path, sha256, bytes FROM snapshots ORDER BY snapshot_id"
+            )
+        )
+        if s["snapshot_id"] in sources or s["kind"] != "osm_pbf"
+    ]
+    out = [
+        {
+            "snapshot_id": k["snapshot_id"],
+            "kind": f"kg:{k['kg']}",
+            "file": Path(k["path"]).name,
+            "bytes": k["bytes"],
+            "sha256": k["sha256"],
+            "source_snapshot_id": k["source_snapshot_id"],
+        }
+        for k in kg
+    ]
+    out += [
+        {
+            "snapshot_id": s["snapshot_id"],
+            "kind": s["kind"],
+            "file": Path(s["path"]).name,
+            "bytes": s["bytes"],
+            "sha256": s["sha256"],
+            "source_snapshot_id": None,
+        }
+        for s in snaps
+    ]
     return out
 
 
 def translation_engines(con: duckdb.DuckDBPyConnection, lang: str) -> list[str]:
     """Distinct engines of ``template_translations`` for ``lang`` (sorted)."""
-    return [r[0] for r in con.execute("SELECT DISTINCT engine FROM template_translations WHERE lang = ? ORDER BY 1", [lang]).fetchall()]
+    return [
+        r[0]
+        for r in con.execute(
+            "SELECT DISTINCT engine FROM template_translations WHERE lang = ? ORDER BY 1", [lang]
+        ).fetchall()
+    ]
 
 
-def write_release_card(con: duckdb.DuckDBPyConnection, release_dir: str | Path, attribution_path: str | Path | None = None) -> dict[str, Any]:
+def write_release_card(
+    con: duckdb.DuckDBPyConnection,
+    release_dir: str | Path,
+    attribution_path: str | Path | None = None,
+) -> dict[str, Any]:
     """Write ``ATTRIBUTION.md``, ``README.md`` and ``SHA256SUMS`` for the files present in ``release_dir``.
 
     Counts come from the Parquet files (the card describes exactly the files); snapshots and translation engines
     from the warehouse. ``attribution_path`` defaults to the bundled sample's ATTRIBUTION.md. Returns the languages,
     the number of files listed in SHA256SUMS and the paths of the card and of SHA256SUMS."""
     root = Path(release_dir)
-    attribution = Path(attribution_path or SAMPLE_DIR / ATTRIBUTION_FILE).read_text(encoding="utf-8")
+    attribution = Path(attribution_path or SAMPLE_DIR / ATTRIBUTION_FILE).read_text(
+        encoding="utf-8"
+    )
     langs = released_languages(root)
-    infos = [describe_language(root, lang) | {"engines": translation_engines(con, lang)} for lang in langs]
+    infos = [
+        describe_language(root, lang) | {"engines": translation_engines(con, lang)}
+        for lang in langs
+    ]
     _write_text(root / ATTRIBUTION_FILE, attribution)
-    _write_text(root / CARD_FILE, dataset_card(infos, describe_sites(root), attribution, warehouse_snapshots(con)))
+    _write_text(
+        root / CARD_FILE,
+        dataset_card(infos, describe_sites(root), attribution, warehouse_snapshots(con)),
+    )
     sums = sha256sums(root)
     _write_text(root / SUMS_FILE, sums)
-    return {"languages": langs, "files": len(sums.splitlines()), "card": str(root / CARD_FILE), "sha256sums": str(root / SUMS_FILE)}
+    return {
+        "languages": langs,
+        "files": len(sums.splitlines()),
+        "card": str(root / CARD_FILE),
+        "sha256sums": str(root / SUMS_FILE),
+    }
 
 
 # ---------------------------------------------------------------------------------------------- verification
@@ -349,7 +480,11 @@ def _config_paths(config: Mapping[str, Any]) -> Iterable[tuple[str, str]]:
     if isinstance(files, (str, dict)):
         files = [files]
     for entry in files:
-        split, paths = (entry.get("split", "train"), entry.get("path")) if isinstance(entry, dict) else ("train", entry)
+        split, paths = (
+            (entry.get("split", "train"), entry.get("path"))
+            if isinstance(entry, dict)
+            else ("train", entry)
+        )
         for p in [paths] if isinstance(paths, str) else (paths or []):
             yield split, p
 
@@ -358,7 +493,7 @@ def _split_problems(root: Path, rel: str) -> tuple[list[str], list[str] | None]:
     path = root / rel
     try:
         schema = pq.read_schema(path)
-    except Exception as exc:  # noqa: BLE001 - any unreadable file is a problem to report, not to raise
+    except Exception as exc:
         return [f"{rel}: not a readable Parquet file ({exc})"], None
     problems = []
     if not schema.remove_metadata().equals(RELEASE_SCHEMA):
@@ -417,7 +552,9 @@ def verify_release(release_dir: str | Path) -> list[str]:
                 problems.append(f"{SUMS_FILE}: {rel} is missing")
             elif sha256_file(root / rel) != digest:
                 problems.append(f"{SUMS_FILE}: {rel} does not match its sha256")
-        problems += [f"{SUMS_FILE}: {rel} is not listed" for rel in release_files(root) if rel not in listed]
+        problems += [
+            f"{SUMS_FILE}: {rel} is not listed" for rel in release_files(root) if rel not in listed
+        ]
     ids: dict[tuple[str, str], list[str] | None] = {}
     for key, rel in sorted(split_files.items()):
         found, ids[key] = _split_problems(root, rel)
@@ -427,5 +564,7 @@ def verify_release(release_dir: str | Path) -> list[str]:
         if split == "small" and small is not None and large is not None:
             extra = sorted(set(small) - set(large))
             if extra:
-                problems.append(f"config {name}: {len(extra)} small question ids not in large (e.g. {extra[0]})")
+                problems.append(
+                    f"config {name}: {len(extra)} small question ids not in large (e.g. {extra[0]})"
+                )
     return problems

@@ -94,8 +94,13 @@ def release_tables(con: duckdb.DuckDBPyConnection, lang: str) -> dict[str, pa.Ta
     language(lang)
     large = to_release_schema(con.execute(_select_sql(), [lang]).fetch_arrow_table())
     if large.num_rows == 0:
-        raise RuntimeError(f"no questions_postedited rows for {lang}: materialize questions_postedited[{lang}] first")
-    small_ids = pa.array([r[0] for r in con.execute("SELECT DISTINCT question_id FROM split_small").fetchall()], pa.string())
+        raise RuntimeError(
+            f"no questions_postedited rows for {lang}: materialize questions_postedited[{lang}] first"
+        )
+    small_ids = pa.array(
+        [r[0] for r in con.execute("SELECT DISTINCT question_id FROM split_small").fetchall()],
+        pa.string(),
+    )
     small = large.filter(pc.is_in(large.column("question_id"), value_set=small_ids))
     return {"large": large, "small": small}
 
@@ -121,10 +126,16 @@ def _true(table: pa.Table, column: str) -> int:
 
 def table_stats(table: pa.Table) -> dict[str, int]:
     """Counts of a large split table: ``false_premise``, ``multimodal``, ``edited`` (decision not ``none``)."""
-    return {"false_premise": _true(table, "false_premise"), "multimodal": _true(table, "multimodal"), "edited": _edited(table)}
+    return {
+        "false_premise": _true(table, "false_premise"),
+        "multimodal": _true(table, "multimodal"),
+        "edited": _edited(table),
+    }
 
 
-def write_language(con: duckdb.DuckDBPyConnection, release_dir: str | Path, lang: str) -> dict[str, Any]:
+def write_language(
+    con: duckdb.DuckDBPyConnection, release_dir: str | Path, lang: str
+) -> dict[str, Any]:
     """Write ``<release_dir>/data/<lang>/{large,small}.parquet``; return the files, row counts, hashes and counts.
 
     ``false_premise``, ``multimodal`` and ``edited`` (``postedit_decision`` other than ``none``) count the large

@@ -25,7 +25,17 @@ import shapely
 from mgqa_platform.files import atomic_path, sha256_file
 
 SITES_FILE = "entity_sites.parquet"  #: file name inside the release folder
-SITE_COLUMNS = ("entity_id", "kg", "name", "display_name", "category", "geom_kind", "lon", "lat", "snapshot_id")
+SITE_COLUMNS = (
+    "entity_id",
+    "kg",
+    "name",
+    "display_name",
+    "category",
+    "geom_kind",
+    "lon",
+    "lat",
+    "snapshot_id",
+)
 CRS = "EPSG:4326"
 
 
@@ -72,9 +82,17 @@ def site_frame(con: duckdb.DuckDBPyConnection, ids: list[str]) -> gpd.GeoDataFra
         rows = cur.fetchall()
     finally:
         con.unregister("_release_ids")
-    frame = pd.DataFrame({c: pd.Series([r[i] for r in rows], dtype="float64" if c in ("lon", "lat") else object)
-                          for i, c in enumerate(SITE_COLUMNS)})  # fmt: skip
-    geometry = gpd.GeoSeries(shapely.from_wkb([bytes(r[-1]) for r in rows]), crs=CRS) if rows else gpd.GeoSeries([], crs=CRS)
+    frame = pd.DataFrame(
+        {
+            c: pd.Series([r[i] for r in rows], dtype="float64" if c in ("lon", "lat") else object)
+            for i, c in enumerate(SITE_COLUMNS)
+        }
+    )
+    geometry = (
+        gpd.GeoSeries(shapely.from_wkb([bytes(r[-1]) for r in rows]), crs=CRS)
+        if rows
+        else gpd.GeoSeries([], crs=CRS)
+    )
     return gpd.GeoDataFrame(frame, geometry=geometry, crs=CRS)
 
 
@@ -87,5 +105,10 @@ def write_entity_sites(con: duckdb.DuckDBPyConnection, path: str | Path) -> dict
     with atomic_path(path) as tmp:
         gdf.to_parquet(tmp, index=False, compression="zstd", row_group_size=65_536)
     kinds = Counter(gdf["geom_kind"].tolist())
-    return {"path": str(path), "rows": len(gdf), "sha256": sha256_file(path), "geom_kinds": dict(sorted(kinds.items())),
-            "missing": len(ids) - gdf["entity_id"].nunique()}  # fmt: skip
+    return {
+        "path": str(path),
+        "rows": len(gdf),
+        "sha256": sha256_file(path),
+        "geom_kinds": dict(sorted(kinds.items())),
+        "missing": len(ids) - gdf["entity_id"].nunique(),
+    }

@@ -61,14 +61,29 @@ GEOD = pyproj.Geod(ellps="WGS84")
 _R_MIN_KM = 6335.439
 
 _ENTITY_COUNTRY_ARROW = pa.schema(
-    [("entity_id", pa.string()), ("kg", pa.string()), ("iso3", pa.string()), ("method", pa.string()),
-     ("distance_km", pa.float64()), ("reason", pa.string())]
-)  # fmt: skip
+    [
+        ("entity_id", pa.string()),
+        ("kg", pa.string()),
+        ("iso3", pa.string()),
+        ("method", pa.string()),
+        ("distance_km", pa.float64()),
+        ("reason", pa.string()),
+    ]
+)
 _COUNTRIES_ARROW = pa.schema(
-    [("iso3", pa.string()), ("name", pa.string()), ("name_long", pa.string()), ("continent", pa.string()),
-     ("iso3_source", pa.string()), ("income_tier", pa.string()), ("income_group", pa.string()),
-     ("income_source", pa.string()), ("income_note", pa.string()), ("wkb", pa.binary())]
-)  # fmt: skip
+    [
+        ("iso3", pa.string()),
+        ("name", pa.string()),
+        ("name_long", pa.string()),
+        ("continent", pa.string()),
+        ("iso3_source", pa.string()),
+        ("income_tier", pa.string()),
+        ("income_group", pa.string()),
+        ("income_source", pa.string()),
+        ("income_note", pa.string()),
+        ("wkb", pa.binary()),
+    ]
+)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -88,7 +103,9 @@ def valid_polygonal(g: BaseGeometry) -> BaseGeometry:
     if g.is_valid:
         return g
     fixed = shapely.make_valid(g)
-    parts = [p for p in getattr(fixed, "geoms", [fixed]) if p.geom_type in ("Polygon", "MultiPolygon")]
+    parts = [
+        p for p in getattr(fixed, "geoms", [fixed]) if p.geom_type in ("Polygon", "MultiPolygon")
+    ]
     return shapely.union_all(parts)
 
 
@@ -109,16 +126,37 @@ def load_countries(path: str | Path = NATURAL_EARTH_SAMPLE) -> gpd.GeoDataFrame:
         if geom is None or geom.is_empty:
             continue
         code, field = country_code(props)
-        records.append({"iso3": code, "iso3_source": field, "name": props["NAME"], "name_long": props["NAME_LONG"],
-                        "continent": props["CONTINENT"], "geometry": valid_polygonal(geom),
-                        "_rank": (ISO3_FIELDS.index(field), -geom.area)})
+        records.append(
+            {
+                "iso3": code,
+                "iso3_source": field,
+                "name": props["NAME"],
+                "name_long": props["NAME_LONG"],
+                "continent": props["CONTINENT"],
+                "geometry": valid_polygonal(geom),
+                "_rank": (ISO3_FIELDS.index(field), -geom.area),
+            }
+        )
     rows = []
     for code in sorted({r["iso3"] for r in records}):
         group = [r for r in records if r["iso3"] == code]
         main = min(group, key=lambda r: r["_rank"])
-        geom = group[0]["geometry"] if len(group) == 1 else valid_polygonal(shapely.union_all([r["geometry"] for r in group]))
-        rows.append({"iso3": code, "name": main["name"], "name_long": main["name_long"], "continent": main["continent"],
-                     "iso3_source": main["iso3_source"], "features": len(group), "geometry": geom})
+        geom = (
+            group[0]["geometry"]
+            if len(group) == 1
+            else valid_polygonal(shapely.union_all([r["geometry"] for r in group]))
+        )
+        rows.append(
+            {
+                "iso3": code,
+                "name": main["name"],
+                "name_long": main["name_long"],
+                "continent": main["continent"],
+                "iso3_source": main["iso3_source"],
+                "features": len(group),
+                "geometry": geom,
+            }
+        )
     return gpd.GeoDataFrame(rows, geometry="geometry", crs="EPSG:4326")
 
 
@@ -135,16 +173,34 @@ def country_income(countries: pd.DataFrame, income: pd.DataFrame) -> pd.DataFram
     for code in countries["iso3"]:
         wb_code = WB_ECONOMY_OF.get(code, code)
         if wb_code not in by_code.index:
-            out.append({"iso3": code, "income_tier": None, "income_group": None, "income_source": None,
-                        "income_note": NOT_A_WB_ECONOMY})
+            out.append(
+                {
+                    "iso3": code,
+                    "income_tier": None,
+                    "income_group": None,
+                    "income_source": None,
+                    "income_note": NOT_A_WB_ECONOMY,
+                }
+            )
             continue
         row = by_code.loc[wb_code]
         notes = [f"World Bank economy {wb_code} ({row['name']})"] if wb_code != code else []
         if row["note"]:
             notes.append(row["note"])
-        out.append({"iso3": code, "income_tier": row["income_tier"], "income_group": row["income_group"],
-                    "income_source": row["source"], "income_note": "; ".join(notes) or None})
-    return pd.DataFrame(out, columns=["iso3", "income_tier", "income_group", "income_source", "income_note"], dtype=object)
+        out.append(
+            {
+                "iso3": code,
+                "income_tier": row["income_tier"],
+                "income_group": row["income_group"],
+                "income_source": row["source"],
+                "income_note": "; ".join(notes) or None,
+            }
+        )
+    return pd.DataFrame(
+        out,
+        columns=["iso3", "income_tier", "income_group", "income_source", "income_note"],
+        dtype=object,
+    )
 
 
 def write_countries(
@@ -164,9 +220,15 @@ def write_countries(
     joined = country_income(countries, income)
     table = pa.table(
         {
-            "iso3": list(countries["iso3"]), "name": list(countries["name"]), "name_long": list(countries["name_long"]),
-            "continent": list(countries["continent"]), "iso3_source": list(countries["iso3_source"]),
-            **{c: list(joined[c]) for c in ("income_tier", "income_group", "income_source", "income_note")},
+            "iso3": list(countries["iso3"]),
+            "name": list(countries["name"]),
+            "name_long": list(countries["name_long"]),
+            "continent": list(countries["continent"]),
+            "iso3_source": list(countries["iso3_source"]),
+            **{
+                c: list(joined[c])
+                for c in ("income_tier", "income_group", "income_source", "income_note")
+            },
             "wkb": list(shapely.to_wkb(countries.geometry.values)),
         },
         schema=_COUNTRIES_ARROW,
@@ -212,7 +274,9 @@ class NearestCountry:
 def build_country_index(iso3: Sequence[str], geoms: Sequence[BaseGeometry]) -> CountryIndex:
     """An index over the country polygons ``geoms`` (lon/lat), ``iso3[i]`` naming ``geoms[i]``."""
     geoms = tuple(geoms)
-    return CountryIndex(tuple(iso3), geoms, tuple(g.boundary for g in geoms), shapely.STRtree(geoms))
+    return CountryIndex(
+        tuple(iso3), geoms, tuple(g.boundary for g in geoms), shapely.STRtree(geoms)
+    )
 
 
 def country_index_from_warehouse(con: duckdb.DuckDBPyConnection) -> CountryIndex:
@@ -290,11 +354,17 @@ def nearest_country(index: CountryIndex, lon: float, lat: float) -> NearestCount
     p0 = nearest_points(index.boundaries[i0], here)[0]
     best = (geodesic_km(lon, lat, p0.x, p0.y), index.iso3[i0], p0.x, p0.y)
     minx, miny, maxx, maxy = search_box(lon, lat, best[0])
-    for shift in (0.0, -360.0, 360.0):  # the box's parts beyond ±180 are searched with the point shifted
+    for shift in (
+        0.0,
+        -360.0,
+        360.0,
+    ):  # the box's parts beyond ±180 are searched with the point shifted
         lo, hi = max(minx + shift, -180.0), min(maxx + shift, 180.0)
         if lo > hi or (shift and lo >= hi):
             continue
-        for i in sorted(index.tree.query(shapely.box(lo, miny, hi, maxy)), key=lambda i: index.iso3[i]):
+        for i in sorted(
+            index.tree.query(shapely.box(lo, miny, hi, maxy)), key=lambda i: index.iso3[i]
+        ):
             found = distance_to_boundary_km(index.boundaries[i], lon + shift, lat, best[0])
             if found is not None and (found[0], index.iso3[i]) < best[:2]:
                 best = (found[0], index.iso3[i], found[1], found[2])
@@ -305,7 +375,10 @@ def nearest_country(index: CountryIndex, lon: float, lat: float) -> NearestCount
 # entity -> country
 # --------------------------------------------------------------------------------------------------
 def assign_countries(
-    con: duckdb.DuckDBPyConnection, max_distance_km: float = 25.0, kg: str | None = None, top_n: int = 10
+    con: duckdb.DuckDBPyConnection,
+    max_distance_km: float = 25.0,
+    kg: str | None = None,
+    top_n: int = 10,
 ) -> dict:
     """Fill ``entity_country`` for all entities, or replace only the rows of KG ``kg`` (one transaction).
 
@@ -339,7 +412,12 @@ def assign_countries(
     for entity_id, entity_kg, lon, lat in rest:
         near = nearest_country(index, lon, lat)
         if near.distance_km <= max_distance_km:
-            row = {"iso3": near.iso3, "method": "nearest", "distance_km": near.distance_km, "reason": None}
+            row = {
+                "iso3": near.iso3,
+                "method": "nearest",
+                "distance_km": near.distance_km,
+                "reason": None,
+            }
         else:
             reason = f"no country within {max_distance_km:g} km (nearest {near.iso3} at {near.distance_km:.1f} km)"
             row = {"iso3": None, "method": "unassigned", "distance_km": None, "reason": reason}
@@ -374,10 +452,18 @@ def assign_countries(
                 raise RuntimeError(f"entity_country has {n_rows} rows for {n_entities} entities")
     finally:
         con.execute("DROP TABLE IF EXISTS _ec_within")
-    methods = dict(con.execute(f"SELECT method, count(*) FROM entity_country WHERE {in_kg} GROUP BY 1", params).fetchall())
+    methods = dict(
+        con.execute(
+            f"SELECT method, count(*) FROM entity_country WHERE {in_kg} GROUP BY 1", params
+        ).fetchall()
+    )
     top = con.execute(
         f"""SELECT iso3, count(*) AS n FROM entity_country WHERE iso3 IS NOT NULL AND {in_kg}
         GROUP BY 1 ORDER BY n DESC, iso3 LIMIT ?""",
         params + [top_n],
     ).fetchall()
-    return {"entities": int(n_rows), "methods": {m: int(methods.get(m, 0)) for m in METHODS}, "top_iso3": dict(top)}
+    return {
+        "entities": int(n_rows),
+        "methods": {m: int(methods.get(m, 0)) for m in METHODS},
+        "top_iso3": dict(top),
+    }

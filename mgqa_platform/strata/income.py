@@ -50,7 +50,15 @@ WB_AGGREGATE_CODES: frozenset[str] = frozenset(
     "LMY LTE MEA MIC MNA NAC OED OSS PRE PSS PST SAS SSA SSF SST TEA TEC TLA TMN TSA TSS UMC WLD".split()
 )
 #: Columns of the income table, in order.
-COLUMNS: tuple[str, ...] = ("iso3", "name", "income_tier", "income_group", "fiscal_year", "source", "note")
+COLUMNS: tuple[str, ...] = (
+    "iso3",
+    "name",
+    "income_tier",
+    "income_group",
+    "fiscal_year",
+    "source",
+    "note",
+)
 #: The bundled previous-year classifications for economies unclassified in the current year.
 PREVIOUS_CSV = PACKAGE_DATA / "wb_income_previous.csv"
 
@@ -82,13 +90,19 @@ def fiscal_year_of(path: str | Path, fiscal_year: str | None = None) -> str:
     source_txt = path.parent / "SOURCE.txt"
     candidates = []
     if source_txt.exists():
-        candidates.append(source_txt.read_text(encoding="utf-8").splitlines()[0] if source_txt.stat().st_size else "")
+        candidates.append(
+            source_txt.read_text(encoding="utf-8").splitlines()[0]
+            if source_txt.stat().st_size
+            else ""
+        )
     candidates.append(path.name)
     for text in candidates:
         m = _FY.search(text)
         if m:
             return f"FY{m.group(1)}"
-    raise ValueError(f"no fiscal year for {path}: pass fiscal_year='FY<yyyy>' (not in SOURCE.txt nor the file name)")
+    raise ValueError(
+        f"no fiscal year for {path}: pass fiscal_year='FY<yyyy>' (not in SOURCE.txt nor the file name)"
+    )
 
 
 def tier_from_group(group: str | None) -> str | None:
@@ -102,7 +116,9 @@ def tier_from_group(group: str | None) -> str | None:
     try:
         return GROUP_TIERS[text.lower()]
     except KeyError:
-        raise IncomeTableError(f"unknown income group {group!r}; expected one of {list(TIER_GROUPS.values())}") from None
+        raise IncomeTableError(
+            f"unknown income group {group!r}; expected one of {list(TIER_GROUPS.values())}"
+        ) from None
 
 
 def tier_from_code(code: str | None) -> str | None:
@@ -111,14 +127,18 @@ def tier_from_code(code: str | None) -> str | None:
     if not text or text == UNCLASSIFIED_CODE:
         return None
     if text not in TIERS:
-        raise IncomeTableError(f"unknown income code {code!r}; expected one of {list(TIERS)} or {UNCLASSIFIED_CODE}")
+        raise IncomeTableError(
+            f"unknown income code {code!r}; expected one of {list(TIERS)} or {UNCLASSIFIED_CODE}"
+        )
     return text
 
 
 def _frame(rows: list[dict]) -> pd.DataFrame:
     """The income table from row dicts: fills ``income_group`` and ``note`` defaults, orders by iso3."""
     for r in rows:
-        r["income_group"] = TIER_GROUPS[r["income_tier"]] if r["income_tier"] is not None else UNCLASSIFIED_GROUP
+        r["income_group"] = (
+            TIER_GROUPS[r["income_tier"]] if r["income_tier"] is not None else UNCLASSIFIED_GROUP
+        )
     df = pd.DataFrame(rows, columns=list(COLUMNS), dtype=object)
     return df.sort_values("iso3", kind="stable").reset_index(drop=True)
 
@@ -141,7 +161,13 @@ def validate_income(df: pd.DataFrame) -> pd.DataFrame:
     bad_tiers = sorted({str(t) for t in df["income_tier"] if t is not None and t not in TIERS})
     if bad_tiers:
         raise IncomeTableError(f"income tiers outside {list(TIERS)}: {bad_tiers}")
-    bad_fy = sorted({str(y) for y in df["fiscal_year"] if not isinstance(y, str) or not re.fullmatch(r"FY\d{4}", y)})
+    bad_fy = sorted(
+        {
+            str(y)
+            for y in df["fiscal_year"]
+            if not isinstance(y, str) or not re.fullmatch(r"FY\d{4}", y)
+        }
+    )
     if bad_fy:
         raise IncomeTableError(f"invalid fiscal years: {bad_fy}")
     return df
@@ -165,8 +191,16 @@ def load_bundled_csv(path: str | Path, fiscal_year: str | None = None) -> pd.Dat
             code = rec["iso3"].strip()
             if code in WB_AGGREGATE_CODES:
                 continue
-            rows.append({"iso3": code, "name": rec["name"].strip(), "income_tier": tier_from_code(rec["income_code"]),
-                         "fiscal_year": fy, "source": source, "note": None})
+            rows.append(
+                {
+                    "iso3": code,
+                    "name": rec["name"].strip(),
+                    "income_tier": tier_from_code(rec["income_code"]),
+                    "fiscal_year": fy,
+                    "source": source,
+                    "note": None,
+                }
+            )
     return validate_income(_frame(rows))
 
 
@@ -185,7 +219,9 @@ def load_class_xlsx(path: str | Path, fiscal_year: str | None = None) -> pd.Data
     wb = load_workbook(path, read_only=True, data_only=True)
     try:
         if "List of economies" not in wb.sheetnames:
-            raise IncomeTableError(f"{path}: no sheet 'List of economies' (sheets: {wb.sheetnames})")
+            raise IncomeTableError(
+                f"{path}: no sheet 'List of economies' (sheets: {wb.sheetnames})"
+            )
         cols: dict[str, int] | None = None
         rows = []
         for values in wb["List of economies"].iter_rows(values_only=True):
@@ -193,15 +229,25 @@ def load_class_xlsx(path: str | Path, fiscal_year: str | None = None) -> pd.Data
             if cols is None:
                 if "Economy" in cells and "Code" in cells:
                     cols = {name: cells.index(name) for name in cells if name}
-                    missing = [c for c in ("Economy", "Code", "Region", "Income group") if c not in cols]
+                    missing = [
+                        c for c in ("Economy", "Code", "Region", "Income group") if c not in cols
+                    ]
                     if missing:
                         raise IncomeTableError(f"{path}: header lacks {missing}")
                 continue
             code, region = cells[cols["Code"]], cells[cols["Region"]]
             if not code or not region or code in WB_AGGREGATE_CODES:
                 continue
-            rows.append({"iso3": code, "name": cells[cols["Economy"]], "fiscal_year": fy, "source": source,
-                         "income_tier": tier_from_group(cells[cols["Income group"]]), "note": None})
+            rows.append(
+                {
+                    "iso3": code,
+                    "name": cells[cols["Economy"]],
+                    "fiscal_year": fy,
+                    "source": source,
+                    "income_tier": tier_from_group(cells[cols["Income group"]]),
+                    "note": None,
+                }
+            )
         if cols is None:
             raise IncomeTableError(f"{path}: no header row with 'Economy' and 'Code'")
     finally:
@@ -220,19 +266,34 @@ def load_api_json(path: str | Path, fiscal_year: str | None = None) -> pd.DataFr
     fy = fiscal_year_of(path, fiscal_year)
     source = f"World Bank {fy} ({path.name})"
     data = json.loads(Path(path).read_text(encoding="utf-8"))
-    if not (isinstance(data, list) and len(data) == 2 and isinstance(data[0], dict) and isinstance(data[1], list)):
+    if not (
+        isinstance(data, list)
+        and len(data) == 2
+        and isinstance(data[0], dict)
+        and isinstance(data[1], list)
+    ):
         raise IncomeTableError(f"{path}: expected the API's [metadata, [countries]] list")
     meta, countries = data
     if int(meta.get("pages", 1) or 1) > 1:
-        raise IncomeTableError(f"{path}: page {meta.get('page')} of {meta.get('pages')}; request per_page=400")
+        raise IncomeTableError(
+            f"{path}: page {meta.get('page')} of {meta.get('pages')}; request per_page=400"
+        )
     rows = []
     for c in countries:
         region = ((c.get("region") or {}).get("value") or "").strip()
         code = (c.get("id") or "").strip()
         if region == "Aggregates" or code in WB_AGGREGATE_CODES:
             continue
-        rows.append({"iso3": code, "name": (c.get("name") or "").strip(), "fiscal_year": fy, "source": source,
-                     "income_tier": tier_from_code((c.get("incomeLevel") or {}).get("id")), "note": None})
+        rows.append(
+            {
+                "iso3": code,
+                "name": (c.get("name") or "").strip(),
+                "fiscal_year": fy,
+                "source": source,
+                "income_tier": tier_from_code((c.get("incomeLevel") or {}).get("id")),
+                "note": None,
+            }
+        )
     return validate_income(_frame(rows))
 
 
@@ -244,7 +305,9 @@ def load_income(path: str | Path, fiscal_year: str | None = None) -> pd.DataFram
     suffix = Path(path).suffix.lower()
     loaders = {".csv": load_bundled_csv, ".xlsx": load_class_xlsx, ".json": load_api_json}
     if suffix not in loaders:
-        raise ValueError(f"unsupported income classification file {path}: expected .csv, .xlsx or .json")
+        raise ValueError(
+            f"unsupported income classification file {path}: expected .csv, .xlsx or .json"
+        )
     return loaders[suffix](path, fiscal_year)
 
 
@@ -256,9 +319,16 @@ def load_previous(path: str | Path = PREVIOUS_CSV) -> pd.DataFrame:
     rows = []
     with open(path, newline="", encoding="utf-8") as f:
         for rec in csv.DictReader(f):
-            rows.append({"iso3": rec["iso3"].strip(), "name": rec["name"].strip(),
-                         "income_tier": tier_from_code(rec["income_code"]), "fiscal_year": rec["fiscal_year"].strip(),
-                         "source": rec["source"].strip(), "note": None})
+            rows.append(
+                {
+                    "iso3": rec["iso3"].strip(),
+                    "name": rec["name"].strip(),
+                    "income_tier": tier_from_code(rec["income_code"]),
+                    "fiscal_year": rec["fiscal_year"].strip(),
+                    "source": rec["source"].strip(),
+                    "note": None,
+                }
+            )
     return validate_income(_frame(rows))
 
 

@@ -35,7 +35,12 @@ def assign_density(con: duckdb.DuckDBPyConnection, kg: str) -> dict[str, int]:
            WHERE e.kg = ? ORDER BY e.entity_id""",
         [kg],
     )
-    return dict(con.execute("SELECT coalesce(density_tier, 'none'), count(*) FROM entity_density WHERE kg = ? GROUP BY 1", [kg]).fetchall())
+    return dict(
+        con.execute(
+            "SELECT coalesce(density_tier, 'none'), count(*) FROM entity_density WHERE kg = ? GROUP BY 1",
+            [kg],
+        ).fetchall()
+    )
 
 
 def assign_strata(con: duckdb.DuckDBPyConnection, kg: str) -> dict[str, int]:
@@ -62,27 +67,54 @@ def assign_strata(con: duckdb.DuckDBPyConnection, kg: str) -> dict[str, int]:
            WHERE e.kg = ? ORDER BY e.entity_id""",
         [kg],
     )
-    return dict(con.execute("SELECT coalesce(stratum, 'none'), count(*) FROM entity_strata WHERE kg = ? GROUP BY 1 ORDER BY 1", [kg]).fetchall())
+    return dict(
+        con.execute(
+            "SELECT coalesce(stratum, 'none'), count(*) FROM entity_strata WHERE kg = ? GROUP BY 1 ORDER BY 1",
+            [kg],
+        ).fetchall()
+    )
 
 
 def coverage(con: duckdb.DuckDBPyConnection) -> dict:
     """The strata grid over all KGs: entities and countries per (income, density) cell, tier shares,
     and entities without a stratum by reason. Plain dicts, ready for asset metadata."""
-    grid = {f"{i}/{d}": {"entities": 0, "countries": 0} for i in INCOME_TIERS for d in DENSITY_TIERS}
+    grid = {
+        f"{i}/{d}": {"entities": 0, "countries": 0} for i in INCOME_TIERS for d in DENSITY_TIERS
+    }
     for stratum, n, c in con.execute(
         "SELECT stratum, count(*), count(DISTINCT iso3) FROM entity_strata WHERE stratum IS NOT NULL GROUP BY 1"
     ).fetchall():
         grid[stratum] = {"entities": int(n), "countries": int(c)}
     total = int(con.execute("SELECT count(*) FROM entity_strata").fetchone()[0])
-    income = dict(con.execute("SELECT income_tier, count(*) FROM entity_strata WHERE income_tier IS NOT NULL GROUP BY 1").fetchall())
-    density = dict(con.execute("SELECT density_tier, count(*) FROM entity_strata WHERE density_tier IS NOT NULL GROUP BY 1").fetchall())
-    countries = dict(con.execute("SELECT income_tier, count(DISTINCT iso3) FROM entity_strata WHERE income_tier IS NOT NULL GROUP BY 1").fetchall())
-    missing = dict(con.execute("SELECT reason, count(*) FROM entity_strata WHERE stratum IS NULL GROUP BY 1 ORDER BY 2 DESC LIMIT 10").fetchall())
+    income = dict(
+        con.execute(
+            "SELECT income_tier, count(*) FROM entity_strata WHERE income_tier IS NOT NULL GROUP BY 1"
+        ).fetchall()
+    )
+    density = dict(
+        con.execute(
+            "SELECT density_tier, count(*) FROM entity_strata WHERE density_tier IS NOT NULL GROUP BY 1"
+        ).fetchall()
+    )
+    countries = dict(
+        con.execute(
+            "SELECT income_tier, count(DISTINCT iso3) FROM entity_strata WHERE income_tier IS NOT NULL GROUP BY 1"
+        ).fetchall()
+    )
+    missing = dict(
+        con.execute(
+            "SELECT reason, count(*) FROM entity_strata WHERE stratum IS NULL GROUP BY 1 ORDER BY 2 DESC LIMIT 10"
+        ).fetchall()
+    )
     return {
         "entities_total": total,
         "grid": grid,
-        "income_share": {t: round(income.get(t, 0) / total, 4) if total else 0.0 for t in INCOME_TIERS},
-        "density_share": {t: round(density.get(t, 0) / total, 4) if total else 0.0 for t in DENSITY_TIERS},
+        "income_share": {
+            t: round(income.get(t, 0) / total, 4) if total else 0.0 for t in INCOME_TIERS
+        },
+        "density_share": {
+            t: round(density.get(t, 0) / total, 4) if total else 0.0 for t in DENSITY_TIERS
+        },
         "countries_per_income_tier": {t: int(countries.get(t, 0)) for t in INCOME_TIERS},
         "without_stratum_by_reason": missing,
     }
@@ -126,7 +158,14 @@ def world_map_png(con: duckdb.DuckDBPyConnection, out: str | Path, title: str) -
         counts[tier] = len(pts)
         if pts:
             xs, ys = zip(*pts, strict=True)
-            ax.scatter(xs, ys, s=2, color=INCOME_COLORS[tier], label=f"{tier} ({len(pts):,})", rasterized=True)
+            ax.scatter(
+                xs,
+                ys,
+                s=2,
+                color=INCOME_COLORS[tier],
+                label=f"{tier} ({len(pts):,})",
+                rasterized=True,
+            )
     ax.set_xlim(-180, 180)
     ax.set_ylim(-90, 90)
     ax.set_aspect("equal")

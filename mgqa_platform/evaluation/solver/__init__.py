@@ -28,8 +28,22 @@ SolverFn = Callable[["Problem"], dict]
 SOLVERS: dict[str, SolverFn] = {}
 
 #: Modules that register solvers, one per spatial-function family.
-MODULES = ("distance", "containment", "topology", "path", "admin", "ordering", "centrality", "grid", "events",
-           "direction", "shape", "fuzzy", "transform", "coords")  # fmt: skip
+MODULES = (
+    "distance",
+    "containment",
+    "topology",
+    "path",
+    "admin",
+    "ordering",
+    "centrality",
+    "grid",
+    "events",
+    "direction",
+    "shape",
+    "fuzzy",
+    "transform",
+    "coords",
+)
 
 
 class Unsolvable(Exception):
@@ -102,16 +116,31 @@ def solve(question: Mapping[str, Any], catalog: Catalog | None = None) -> Soluti
         return Solution(qid, None, "no_solver")
     try:
         sub = catalog.sub_template(question["sub_template_id"])
-        problem = Problem(question, sub, Facts.of(question), _json(question.get("parameters")) or {}, _json(question["bindings"]))
+        problem = Problem(
+            question,
+            sub,
+            Facts.of(question),
+            _json(question.get("parameters")) or {},
+            _json(question["bindings"]),
+        )
         answer = fn(problem)
-        return Solution(qid, formats.canonical(question["answer_format"], answer, allow_empty=True), None)
+        return Solution(
+            qid, formats.canonical(question["answer_format"], answer, allow_empty=True), None
+        )
     except Unsolvable as exc:
         return Solution(qid, None, exc.reason)
-    except (LookupError, ValueError, TypeError, ArithmeticError) as exc:  # a record the solver cannot read
+    except (
+        LookupError,
+        ValueError,
+        TypeError,
+        ArithmeticError,
+    ) as exc:  # a record the solver cannot read
         return Solution(qid, None, f"error:{type(exc).__name__}:{str(exc)[:160]}")
 
 
-def solve_all(questions: Iterable[Mapping[str, Any]], catalog: Catalog | None = None) -> list[Solution]:
+def solve_all(
+    questions: Iterable[Mapping[str, Any]], catalog: Catalog | None = None
+) -> list[Solution]:
     catalog = catalog or default_catalog()
     return [solve(q, catalog) for q in questions]
 

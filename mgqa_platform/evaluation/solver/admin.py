@@ -19,7 +19,12 @@ from shapely.geometry.base import BaseGeometry
 
 from mgqa_platform.evaluation.facts import Entity
 from mgqa_platform.evaluation.solver import Problem, Unsolvable, solves
-from mgqa_platform.evaluation.solver.geo import area_m2, geodesic_length_m, geometry_of, is_polygonal
+from mgqa_platform.evaluation.solver.geo import (
+    area_m2,
+    geodesic_length_m,
+    geometry_of,
+    is_polygonal,
+)
 from mgqa_platform.questions import formats
 
 PART_OF = ("administrativePartOf", "sfWithin")  #: predicate local names of the part-of edges
@@ -47,7 +52,9 @@ def triage(share_out: float | None, conventions: dict) -> bool:
         return True
     if share_out >= out_min:
         return False
-    raise Unsolvable("containment_ambiguous", f"outside share {share_out:.6f} in ({tol}, {out_min})")
+    raise Unsolvable(
+        "containment_ambiguous", f"outside share {share_out:.6f} in ({tol}, {out_min})"
+    )
 
 
 def point_in(e: Entity, region: BaseGeometry) -> bool:
@@ -126,7 +133,9 @@ def collection_count(p: Problem) -> dict:
 
     Only the cited (counted) entities can be checked; an uncited member of the collection is invisible."""
     region = geometry_of(p.facts.bound(p.sub.entity_roles[0]))
-    return formats.count(sum(1 for e in p.facts.others() if e.geometry is not None and point_in(e, region)))
+    return formats.count(
+        sum(1 for e in p.facts.others() if e.geometry is not None and point_in(e, region))
+    )
 
 
 # ---------------------------------------------------------------------------------------------- E04 / E05

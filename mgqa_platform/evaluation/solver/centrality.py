@@ -24,8 +24,18 @@ import shapely
 from shapely.geometry.base import BaseGeometry
 
 from mgqa_platform.evaluation.solver import Problem, Unsolvable, solves
-from mgqa_platform.evaluation.solver.geo import (FROM_6933, GEOD, centroid_6933, from_local, geodesic_km, geodesic_m,
-                                                 geometry_of, is_polygonal, project_local, to_6933)
+from mgqa_platform.evaluation.solver.geo import (
+    FROM_6933,
+    GEOD,
+    centroid_6933,
+    from_local,
+    geodesic_km,
+    geodesic_m,
+    geometry_of,
+    is_polygonal,
+    project_local,
+    to_6933,
+)
 from mgqa_platform.questions import formats
 
 ROW_CHUNK = 2_000_000  #: grid centres tested per batch

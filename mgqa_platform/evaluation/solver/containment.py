@@ -28,8 +28,11 @@ def within(p: Problem) -> list[Entity]:
     radius = float(p.param("value"))
     if radius <= 0:
         raise Unsolvable("radius_out_of_range", str(radius))
-    return [e for e in members(p, category_of(p))
-            if e.entity_id != anchor.entity_id and geodesic_km(anchor.lonlat, e.lonlat) <= radius]
+    return [
+        e
+        for e in members(p, category_of(p))
+        if e.entity_id != anchor.entity_id and geodesic_km(anchor.lonlat, e.lonlat) <= radius
+    ]
 
 
 @solves("containment.count_within")
@@ -56,7 +59,9 @@ def population_within(p: Problem) -> dict:
         raise Unsolvable("not_in_triples", "no raster pixels cited")
     total = 0.0
     for facts in pixels.values():
-        lon, lat = (float(v) for v in facts["asWKT"].removeprefix("POINT (").removesuffix(")").split())
+        lon, lat = (
+            float(v) for v in facts["asWKT"].removeprefix("POINT (").removesuffix(")").split()
+        )
         if geodesic_km(anchor, (lon, lat)) <= radius:
             total += float(facts["population"])
     return formats.count(int(math.floor(total + 0.5)))

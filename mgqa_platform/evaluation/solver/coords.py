@@ -28,7 +28,12 @@ def _geometry(p: Problem) -> shapely.Geometry:
 
 def _vertex_extent(g: shapely.Geometry) -> tuple[float, float, float, float]:
     xy = shapely.get_coordinates(g)
-    return float(xy[:, 0].min()), float(xy[:, 1].min()), float(xy[:, 0].max()), float(xy[:, 1].max())
+    return (
+        float(xy[:, 0].min()),
+        float(xy[:, 1].min()),
+        float(xy[:, 0].max()),
+        float(xy[:, 1].max()),
+    )
 
 
 @solves("coords.centroid")

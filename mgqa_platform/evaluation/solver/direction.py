@@ -21,7 +21,9 @@ from mgqa_platform.questions import formats
 MIN_KM = 0.01  #: pairs closer than 10 m are never asked (unstable bearing)
 
 
-def to_local(centre: tuple[float, float], pts: list[tuple[float, float]]) -> list[tuple[float, float]]:
+def to_local(
+    centre: tuple[float, float], pts: list[tuple[float, float]]
+) -> list[tuple[float, float]]:
     """(x, y) metres of (lon, lat) points in the PROJ aeqd frame centred on ``centre`` (:func:`geo.aeqd`)."""
     tr = aeqd(float(centre[0]), float(centre[1]))
     xs, ys = tr.transform([q[0] for q in pts], [q[1] for q in pts])
@@ -113,4 +115,6 @@ def along_line(p: Problem) -> dict:
     sa, sb = local.project(pa), local.project(pb)
     if sa == sb:
         raise Unsolvable("same_position")
-    return formats.predefined("upstream" if sa < sb else "downstream", formats.OPTION_SETS["upstream_downstream"])
+    return formats.predefined(
+        "upstream" if sa < sb else "downstream", formats.OPTION_SETS["upstream_downstream"]
+    )

@@ -33,8 +33,20 @@ from mgqa_platform.settings import PACKAGE_DATA
 
 WGS84_A_KM = 6378.137
 WGS84_F = 1 / 298.257223563
-MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
-          "november", "december")  # fmt: skip
+MONTHS = (
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+)
 
 
 # ---------------------------------------------------------------------------------------------- helpers
@@ -237,7 +249,9 @@ def compare(p: Problem) -> dict:
 @solves("distance.neighbour_country")
 def neighbour_country(p: Problem) -> dict:
     """A05: needs the home country of A and its land neighbours (Natural Earth polygons)."""
-    raise Unsolvable("not_in_triples", "country polygons (Natural Earth admin-0) are not KG triples")
+    raise Unsolvable(
+        "not_in_triples", "country polygons (Natural Earth admin-0) are not KG triples"
+    )
 
 
 # ---------------------------------------------------------------------------------------------- A06 / A07
@@ -261,11 +275,17 @@ def min_total(p: Problem) -> dict:
     cat_roles = [r for r in p.sub.roles if r not in p.sub.entity_roles]
     poly = p.facts.bound(p.sub.entity_roles[0])
     cands = [e for e in members(p, p.bindings[cat_roles[0]], require_types=True) if inside(poly, e)]
-    targets = [e for e in members(p, p.bindings[cat_roles[1]], require_types=True) if inside(poly, e)]
+    targets = [
+        e for e in members(p, p.bindings[cat_roles[1]], require_types=True) if inside(poly, e)
+    ]
     if not cands or not targets:
         raise Unsolvable("too_few_members")
-    totals = {x.entity_id: math.fsum(geodesic_km(x.lonlat, y.lonlat) for y in targets if y.entity_id != x.entity_id)
-              for x in cands}
+    totals = {
+        x.entity_id: math.fsum(
+            geodesic_km(x.lonlat, y.lonlat) for y in targets if y.entity_id != x.entity_id
+        )
+        for x in cands
+    }
     best = min(totals.values())
     tol = float(p.conventions.get("tie_rel", 0.0)) * best
     tied = [x for x in cands if totals[x.entity_id] - best <= tol]

@@ -24,7 +24,13 @@ from shapely.geometry.base import BaseGeometry
 
 from mgqa_platform.evaluation.facts import Entity
 from mgqa_platform.evaluation.solver import Problem, Unsolvable, solves
-from mgqa_platform.evaluation.solver.geo import area_km2, geodesic_km, geometry_of, is_polygonal, project_local
+from mgqa_platform.evaluation.solver.geo import (
+    area_km2,
+    geodesic_km,
+    geometry_of,
+    is_polygonal,
+    project_local,
+)
 from mgqa_platform.questions import formats
 
 _PARTIAL = re.compile(r"\d{4}(-\d{2}(-\d{2})?)?")
@@ -37,14 +43,16 @@ def utc_date(value: str) -> str:
     s = value.strip()
     if _PARTIAL.fullmatch(s):
         return s
-    if re.fullmatch(r"\d{4}-\d{2}-\d{2}(Z|[+-]\d{2}:\d{2})", s):  # xsd:date with a zone: the day itself
+    if re.fullmatch(
+        r"\d{4}-\d{2}-\d{2}(Z|[+-]\d{2}:\d{2})", s
+    ):  # xsd:date with a zone: the day itself
         return s[:10]
     try:
         t = _dt.datetime.fromisoformat(s.replace("Z", "+00:00"))
     except ValueError as exc:
         raise Unsolvable("unparseable_time", s) from exc
     if t.tzinfo is not None:
-        t = t.astimezone(_dt.timezone.utc)
+        t = t.astimezone(_dt.UTC)
     return t.date().isoformat()
 
 
@@ -100,7 +108,9 @@ def affected(p: Problem) -> dict:
     """I02: the cited members of category_A that the event affects."""
     ev = p.facts.bound(p.sub.entity_roles[0])
     hit = [m for m in p.facts.others() if m.geometry is not None and affects(p, ev, m)]
-    return formats.entity_set([m.entity_id for m in hit], [m.name or m.entity_id for m in hit], allow_empty=True)
+    return formats.entity_set(
+        [m.entity_id for m in hit], [m.name or m.entity_id for m in hit], allow_empty=True
+    )
 
 
 # ---------------------------------------------------------------------------------------------- I03

@@ -21,7 +21,14 @@ from shapely.ops import nearest_points
 
 from mgqa_platform.evaluation.facts import Entity
 from mgqa_platform.evaluation.solver import Problem, Unsolvable, solves
-from mgqa_platform.evaluation.solver.geo import aeqd, geodesic_km, geometry_of, is_polygonal, project, to_6933
+from mgqa_platform.evaluation.solver.geo import (
+    aeqd,
+    geodesic_km,
+    geometry_of,
+    is_polygonal,
+    project,
+    to_6933,
+)
 from mgqa_platform.questions import formats
 
 COINCIDENT_KM = 0.0005
@@ -92,7 +99,9 @@ def roughly_closest(p: Problem) -> dict:
     category = _norm(str(p.bindings.get(cat_role, "")))
     cands = [e for e in p.facts.others() if e.geometry is not None]
     typed = [e for e in cands if any(_norm(t) == category for t in e.types)]
-    members = typed or cands  # a KG whose cited types do not spell the category: every cited candidate
+    members = (
+        typed or cands
+    )  # a KG whose cited types do not spell the category: every cited candidate
     radius = _c(p, "search_radius_km")
     dists = [(geodesic_km(b.lonlat, e.lonlat), e) for e in members]
     dists = [(d, e) for d, e in dists if d <= radius]
@@ -101,7 +110,9 @@ def roughly_closest(p: Problem) -> dict:
     d_min = min(d for d, _ in dists)
     cut = max(d_min * (1.0 + _c(p, "tie_tolerance_rel")), d_min + _c(p, "tie_tolerance_abs_km"))
     chosen = [e for d, e in dists if d <= cut]
-    return formats.entity_set([e.entity_id for e in chosen], [e.name or e.entity_id for e in chosen])
+    return formats.entity_set(
+        [e.entity_id for e in chosen], [e.name or e.entity_id for e in chosen]
+    )
 
 
 def boundary_km(pt: tuple[float, float], region: shapely.Geometry) -> float:

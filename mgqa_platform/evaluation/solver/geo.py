@@ -107,8 +107,11 @@ def aeqd(lon: float, lat: float) -> Transformer:
     """EPSG:4326 (lon, lat) degrees -> PROJ azimuthal-equidistant (x east, y north) metres centred on
     (lon, lat), WGS84; ``direction="INVERSE"`` maps back."""
     lon, lat = float(lon), float(lat)
-    return Transformer.from_crs("EPSG:4326", f"+proj=aeqd +lat_0={lat!r} +lon_0={lon!r} +datum=WGS84 +units=m +no_defs",
-                                always_xy=True)
+    return Transformer.from_crs(
+        "EPSG:4326",
+        f"+proj=aeqd +lat_0={lat!r} +lon_0={lon!r} +datum=WGS84 +units=m +no_defs",
+        always_xy=True,
+    )
 
 
 def local_xy(lon0: float, lat0: float, lons, lats) -> tuple[np.ndarray, np.ndarray]:

@@ -79,7 +79,9 @@ def finest_common(p: Problem) -> dict:
     r = shared[-1]
     cell = h3_at(a, r)
     # the convention: the answer must also be what the H3 hierarchy says (all coarser shared, common parent)
-    if shared != list(range(r + 1)) or any(h3.cell_to_parent(h3_at(x, top), r) != cell for x in (a, b)):
+    if shared != list(range(r + 1)) or any(
+        h3.cell_to_parent(h3_at(x, top), r) != cell for x in (a, b)
+    ):
         raise Unsolvable("h3_hierarchy_ambiguous", f"resolution {r}")
     return formats.h3_cell(cell)
 

@@ -30,20 +30,36 @@ from shapely.geometry.base import BaseGeometry
 
 from mgqa_platform.evaluation.facts import Entity
 from mgqa_platform.evaluation.solver import Problem, Unsolvable, solves
-from mgqa_platform.evaluation.solver.geo import (GEOD, area_km2, geodesic_km, geodesic_length_m, local_xy,
-                                                 min_area_rectangle_sides)
+from mgqa_platform.evaluation.solver.geo import (
+    GEOD,
+    area_km2,
+    geodesic_km,
+    geodesic_length_m,
+    local_xy,
+    min_area_rectangle_sides,
+)
 from mgqa_platform.questions import formats
 
 MAXIMISE = {"largest", "highest", "longest", "most"}
 RANKS = {"first": 1, "second": 2, "third": 3, "fourth": 4}
 BEARING = {"northeast": 45.0, "southeast": 135.0, "southwest": 225.0, "northwest": 315.0}
 #: F04 sectors [lo, hi) in degrees clockwise from north (wrapping at 360), as the sub-templates state them
-SECTOR = {"north": (315.0, 45.0), "east": (45.0, 135.0), "south": (135.0, 225.0), "west": (225.0, 315.0),
-          "northeast": (0.0, 90.0), "southeast": (90.0, 180.0), "southwest": (180.0, 270.0), "northwest": (270.0, 360.0)}  # fmt: skip
+SECTOR = {
+    "north": (315.0, 45.0),
+    "east": (45.0, 135.0),
+    "south": (135.0, 225.0),
+    "west": (225.0, 315.0),
+    "northeast": (0.0, 90.0),
+    "southeast": (90.0, 180.0),
+    "southwest": (180.0, 270.0),
+    "northwest": (270.0, 360.0),
+}
 
 
 def _answer(members: list[Entity]) -> dict:
-    return formats.entity_name([m.entity_id for m in members], [m.name or m.entity_id for m in members])
+    return formats.entity_name(
+        [m.entity_id for m in members], [m.name or m.entity_id for m in members]
+    )
 
 
 def _members(p: Problem) -> list[Entity]:
@@ -118,7 +134,9 @@ def extreme(p: Problem) -> dict:
             x, y = local_xy(lon0, lat0, [m.lonlat[0]], [m.lonlat[1]])
             return float(x[0] * ux + y[0] * uy)
     else:
-        axis = {"north": (1, 1.0), "south": (1, -1.0), "east": (0, 1.0), "west": (0, -1.0)}[direction]
+        axis = {"north": (1, 1.0), "south": (1, -1.0), "east": (0, 1.0), "west": (0, -1.0)}[
+            direction
+        ]
         tol = float(p.conventions["tie_tolerance_deg"])
 
         def score(m: Entity) -> float:
@@ -173,5 +191,3 @@ def compound(p: Problem) -> dict:
             chosen.append(m)
     ids = [m.entity_id for m in chosen]
     return formats.entity_set(ids, [m.name or m.entity_id for m in chosen], allow_empty=True)
-
-

@@ -30,16 +30,24 @@ from mgqa_platform.evaluation.solver.geo import GEOD, aeqd, cited_geometry, proj
 from mgqa_platform.geometry import representative_lonlat
 from mgqa_platform.questions import formats
 
+
 def line_length_m(g: BaseGeometry) -> float:
     """WGS84 geodesic length in metres of the line parts of ``g`` (points and areas contribute 0;
     collections flattened): unlike :func:`geo.geodesic_length_m`, polygon rings do not count."""
-    parts = shapely.get_parts(shapely.get_parts(g))  # collections, then multi-lines, into single parts
-    return sum(GEOD.geometry_length(q) for q in parts if q.geom_type in ("LineString", "LinearRing"))
+    parts = shapely.get_parts(
+        shapely.get_parts(g)
+    )  # collections, then multi-lines, into single parts
+    return sum(
+        GEOD.geometry_length(q) for q in parts if q.geom_type in ("LineString", "LinearRing")
+    )
 
 
 def inside_length_m(route: BaseGeometry, poly: BaseGeometry) -> float:
     """Metres of ``route`` in the interior of ``poly``: the part inside minus the part along the boundary."""
-    return max(line_length_m(route.intersection(poly)) - line_length_m(route.intersection(poly.boundary)), 0.0)
+    return max(
+        line_length_m(route.intersection(poly)) - line_length_m(route.intersection(poly.boundary)),
+        0.0,
+    )
 
 
 def point_route_m(lonlat: tuple[float, float], route: BaseGeometry) -> float:
@@ -56,7 +64,9 @@ def boundary_route_m(poly: BaseGeometry, route: BaseGeometry) -> float:
 def _answer(p: Problem, chosen: list[Entity]) -> dict:
     if p.sub.answer_format == "count":
         return formats.count(len(chosen))
-    return formats.entity_set([e.entity_id for e in chosen], [label(e) for e in chosen], allow_empty=True)
+    return formats.entity_set(
+        [e.entity_id for e in chosen], [label(e) for e in chosen], allow_empty=True
+    )
 
 
 def _candidates(p: Problem) -> tuple[BaseGeometry, list[Entity]]:
@@ -77,8 +87,12 @@ def traverse(p: Problem) -> dict:
     c = p.conventions
     if _category_kind(p) == "category_line":
         limit = float(c["max_shared_m"])
-        chosen = [e for e in cands
-                  if route.intersects(cited_geometry(e)) and line_length_m(route.intersection(cited_geometry(e))) < limit]
+        chosen = [
+            e
+            for e in cands
+            if route.intersects(cited_geometry(e))
+            and line_length_m(route.intersection(cited_geometry(e))) < limit
+        ]
     else:
         limit = float(c["min_inside_m"])
         chosen = [e for e in cands if inside_length_m(route, cited_geometry(e)) >= limit]

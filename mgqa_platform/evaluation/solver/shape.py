@@ -24,8 +24,15 @@ import shapely
 
 from mgqa_platform.evaluation.facts import Entity
 from mgqa_platform.evaluation.solver import Problem, Unsolvable, solves
-from mgqa_platform.evaluation.solver.geo import (aeqd, area_km2, geodesic_length_m, geometry_of, is_polygonal,
-                                                 min_area_rectangle_sides, project)
+from mgqa_platform.evaluation.solver.geo import (
+    aeqd,
+    area_km2,
+    geodesic_length_m,
+    geometry_of,
+    is_polygonal,
+    min_area_rectangle_sides,
+    project,
+)
 from mgqa_platform.questions import formats
 
 

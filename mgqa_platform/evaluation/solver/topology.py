@@ -29,7 +29,10 @@ from mgqa_platform.evaluation.solver.distance import category_of, label, members
 from mgqa_platform.evaluation.solver.geo import cited_geometry, geodesic_m
 from mgqa_platform.questions import formats
 
-MIN_POINT_SEPARATION_M = 1.0  #: C03: intersection points closer than this (geodesic) make the count ambiguous
+MIN_POINT_SEPARATION_M = (
+    1.0  #: C03: intersection points closer than this (geodesic) make the count ambiguous
+)
+
 
 def _pair(p: Problem) -> tuple[BaseGeometry, BaseGeometry]:
     ra, rb = p.sub.entity_roles[:2]
@@ -53,7 +56,14 @@ def adjacent(a: BaseGeometry, b: BaseGeometry) -> bool:
         return False
     if _dim(a) < 2 or _dim(b) < 2:
         return True
-    return sum(q.length for q in _flat(a.intersection(b)) if q.geom_type in ("LineString", "LinearRing")) > 0
+    return (
+        sum(
+            q.length
+            for q in _flat(a.intersection(b))
+            if q.geom_type in ("LineString", "LinearRing")
+        )
+        > 0
+    )
 
 
 def _dim(g: BaseGeometry) -> int:
@@ -138,8 +148,11 @@ def _hitting(p: Problem, target_role: str, exclude_roles: list[str]) -> list[Ent
     """Cited category members (the bound entities of ``exclude_roles`` excluded) intersecting ``target_role``."""
     target = cited_geometry(p.facts.bound(target_role))
     excluded = {p.bindings[r] for r in exclude_roles}
-    return [e for e in members(p, category_of(p))
-            if e.entity_id not in excluded and cited_geometry(e).intersects(target)]
+    return [
+        e
+        for e in members(p, category_of(p))
+        if e.entity_id not in excluded and cited_geometry(e).intersects(target)
+    ]
 
 
 @solves("topology.count_intersecting")

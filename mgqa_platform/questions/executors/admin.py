@@ -20,16 +20,23 @@ from mgqa_platform.questions import formats, roles
 from mgqa_platform.questions.catalog import SubTemplate
 from mgqa_platform.questions.executor import Executor, Outcome, Pool, bound_join
 from mgqa_platform.questions.executors.path import (
-    anchor_category_candidates_sql, category_role, geodesic_length_m_sql, lower_bound_m_sql,
+    anchor_category_candidates_sql,
+    category_role,
+    geodesic_length_m_sql,
+    lower_bound_m_sql,
 )
 from mgqa_platform.questions.executors.topology import bbox_sql, boxes_meet_sql, pair_candidates_sql
 
 MAX_DEPTH = 8  #: longest chain of part-of edges followed
 PART_OF = "(x.p LIKE '%/administrativePartOf' OR x.p LIKE '%/sfWithin')"
-SHARE_BAND = 0.05  #: contained-share values within this (absolute) band below contain_share are ambiguous
+SHARE_BAND = (
+    0.05  #: contained-share values within this (absolute) band below contain_share are ambiguous
+)
 MAX_COUNT = 1000  #: E03: larger counts are discarded
 MAX_MEMBERS = 150  #: E05: a ranking over more members than this is not computed (discarded)
-MIN_PART_SHARE = 0.001  #: E02 parts: a part smaller than this share of the whole makes the count ambiguous
+MIN_PART_SHARE = (
+    0.001  #: E02 parts: a part smaller than this share of the whole makes the count ambiguous
+)
 
 
 def area_m2_sql(g: str) -> str:
@@ -90,8 +97,8 @@ class Membership(Executor):
         geo = (
             f"ST_Intersects(gb.geometry, ga.geometry) AS inside, "
             f"{lower_bound_m_sql('ga.geometry', 'ST_Boundary(gb.geometry)', 'ga.lat')} AS boundary_m, NULL AS share, NULL AS larger"
-            if point else
-            f"NULL AS inside, NULL AS boundary_m, {area_m2_sql('ST_Intersection(ga.geometry, gb.geometry)')} / "
+            if point
+            else f"NULL AS inside, NULL AS boundary_m, {area_m2_sql('ST_Intersection(ga.geometry, gb.geometry)')} / "
             f"nullif({area_m2_sql('ga.geometry')}, 0) AS share, {area_m2_sql('gb.geometry')} > {area_m2_sql('ga.geometry')} AS larger"
         )
         return (
@@ -108,7 +115,9 @@ class Membership(Executor):
     def finish(self, sub: SubTemplate, row: Mapping[str, Any]) -> Outcome:
         if row["n_edges"]:
             # cite the ancestor entities too: their part-of triples state the chain from entity_A upwards
-            return Outcome(formats.boolean(bool(row["kg_yes"])), evidence=tuple(row.get("ancestor_ids") or ()))
+            return Outcome(
+                formats.boolean(bool(row["kg_yes"])), evidence=tuple(row.get("ancestor_ids") or ())
+            )
         if row["share"] is None and row["inside"] is None:
             return Outcome.discard("no_geometry_answer")
         if row["inside"] is not None:
@@ -133,8 +142,15 @@ class Components(Executor):
     def candidates(self, sub: SubTemplate, pool: Pool) -> str:
         b, cat = sub.entity_roles[0], category_role(sub)
         only = roles.REGION_CATEGORIES if sub.conventions.get("regions_only") else ()
-        return anchor_category_candidates_sql(pool, sub, b, cat, hit="ST_Covers(ae.geometry, ST_PointOnSurface(me.geometry))",
-                                              only=only, per_anchor=2)
+        return anchor_category_candidates_sql(
+            pool,
+            sub,
+            b,
+            cat,
+            hit="ST_Covers(ae.geometry, ST_PointOnSurface(me.geometry))",
+            only=only,
+            per_anchor=2,
+        )
 
     def members_sql(self, sub: SubTemplate) -> str:
         b, cat = sub.entity_roles[0], category_role(sub)
@@ -159,8 +175,10 @@ class Components(Executor):
     def premise_sql(self, sub: SubTemplate) -> str:
         """``row_id, holds``: some member is inside entity_B (counting the ambiguity band, so false is certain)."""
         need = float(sub.conventions["contain_share"]) - SHARE_BAND
-        return (f"{self.members_sql(sub)} SELECT t.row_id, coalesce(bool_or(x.share >= {need}), FALSE) AS holds "
-                "FROM t LEFT JOIN x ON x.row_id = t.row_id GROUP BY t.row_id")
+        return (
+            f"{self.members_sql(sub)} SELECT t.row_id, coalesce(bool_or(x.share >= {need}), FALSE) AS holds "
+            "FROM t LEFT JOIN x ON x.row_id = t.row_id GROUP BY t.row_id"
+        )
 
     def finish(self, sub: SubTemplate, row: Mapping[str, Any]) -> Outcome:
         need = float(sub.conventions["contain_share"])
@@ -214,7 +232,9 @@ class Parts(Executor):
 def _collections_sql(sub: SubTemplate) -> str:
     """SQL VALUES relation ``coll(name, category)`` of the sub-template's named collections."""
     rows = [(n, c) for n, cats in (sub.conventions.get("collections") or {}).items() for c in cats]
-    vals = ", ".join("('{}', '{}')".format(n.replace("'", "''"), c) for n, c in rows) or "(NULL, NULL)"
+    vals = (
+        ", ".join("('{}', '{}')".format(n.replace("'", "''"), c) for n, c in rows) or "(NULL, NULL)"
+    )
     return f"(SELECT * FROM (VALUES {vals}) AS v(name, category))"
 
 
@@ -352,13 +372,17 @@ class RankedContainment(Executor):
 
     def premise_sql(self, sub: SubTemplate) -> str:
         """``row_id, holds``: entity_C contains (representative point) at least one member of category_B."""
-        return (f"{self.members_sql(sub)} SELECT t.row_id, count(x.entity_id) > 0 AS holds FROM t "
-                "LEFT JOIN x ON x.row_id = t.row_id GROUP BY t.row_id")
+        return (
+            f"{self.members_sql(sub)} SELECT t.row_id, count(x.entity_id) > 0 AS holds FROM t "
+            "LEFT JOIN x ON x.row_id = t.row_id GROUP BY t.row_id"
+        )
 
     def gold_sql(self, sub: SubTemplate) -> str:
         a = sub.entity_roles[0]
         kind = self._kind(sub)
-        measure = geodesic_length_m_sql("x.geometry") if kind == "line" else area_m2_sql("x.geometry")
+        measure = (
+            geodesic_length_m_sql("x.geometry") if kind == "line" else area_m2_sql("x.geometry")
+        )
         rank = next(iter(sub.parameters))
         return (
             f"{self.members_sql(sub)}, "
@@ -389,4 +413,3 @@ class RankedContainment(Executor):
         if reason:
             return Outcome.discard(reason)
         return Outcome(formats.boolean(inside), evidence=(best["id"],))
-

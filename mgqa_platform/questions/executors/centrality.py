@@ -42,7 +42,9 @@ from mgqa_platform.questions.executors.grid import no_coords_in_name, point_samp
 from mgqa_platform.questions.executors.ordering import AREA_KM2_SQL, aeqd, elongation, to_local
 
 GEOD = Geod(ellps="WGS84")
-MAX_ROWS = 20000  #: G03: grids with more rows than this (a huge polygon at a fine size) are discarded
+MAX_ROWS = (
+    20000  #: G03: grids with more rows than this (a huge polygon at a fine size) are discarded
+)
 POINTS_PER_POLYGON = 3  #: G02: located entities proposed per polygon
 _TO_6933 = Transformer.from_crs("EPSG:4326", "EPSG:6933", always_xy=True)
 _FROM_6933 = Transformer.from_crs("EPSG:6933", "EPSG:4326", always_xy=True)
@@ -60,10 +62,14 @@ def centroid_sql(g: str) -> str:
 # ---------------------------------------------------------------------------------------------- pure geometry
 def project(geom: BaseGeometry, transformer: Transformer) -> BaseGeometry:
     """``geom`` with every coordinate passed through ``transformer`` (always_xy)."""
-    return shapely.transform(geom, lambda xy: np.column_stack(transformer.transform(xy[:, 0], xy[:, 1])))
+    return shapely.transform(
+        geom, lambda xy: np.column_stack(transformer.transform(xy[:, 0], xy[:, 1]))
+    )
 
 
-def line_parts(geom: BaseGeometry, max_gap_m: float) -> tuple[list[tuple[float, float]] | None, str | None]:
+def line_parts(
+    geom: BaseGeometry, max_gap_m: float
+) -> tuple[list[tuple[float, float]] | None, str | None]:
     """(vertices lon/lat of the line walked from its first vertex, None), or (None, reason) for a multi-part
     line whose consecutive parts do not join end to end within ``max_gap_m`` (geodesic metres)."""
     parts = [list(p.coords) for p in getattr(geom, "geoms", [geom]) if not p.is_empty]
@@ -78,14 +84,16 @@ def line_parts(geom: BaseGeometry, max_gap_m: float) -> tuple[list[tuple[float, 
     return coords, None
 
 
-def geodesic_midpoint(coords: list[tuple[float, float]]) -> tuple[tuple[float, float] | None, float]:
+def geodesic_midpoint(
+    coords: list[tuple[float, float]],
+) -> tuple[tuple[float, float] | None, float]:
     """((lon, lat) at half the WGS84 geodesic length along ``coords``, total km); (None, 0) for zero length."""
     legs = [GEOD.inv(*a, *b) for a, b in zip(coords, coords[1:])]  # (az12, az21, metres)
     total = sum(leg[2] for leg in legs)
     if total <= 0:
         return None, 0.0
     left = total / 2.0
-    for (a, (az, _, d)) in zip(coords, legs):
+    for a, (az, _, d) in zip(coords, legs):
         if left <= d and d > 0:
             lon, lat, _ = GEOD.fwd(a[0], a[1], az, left)
             return (float(lon), float(lat)), total / 1000.0
@@ -98,7 +106,9 @@ def largest_part(geom_xy: BaseGeometry) -> BaseGeometry:
     return max(getattr(geom_xy, "geoms", [geom_xy]), key=lambda p: p.area)
 
 
-def pole_of_inaccessibility(geom: BaseGeometry, lon0: float, lat0: float, precision_m: float) -> tuple[float, float, float]:
+def pole_of_inaccessibility(
+    geom: BaseGeometry, lon0: float, lat0: float, precision_m: float
+) -> tuple[float, float, float]:
     """(lon, lat, elongation) of the pole of inaccessibility of lon/lat (multi)polygon ``geom``: shapely
     polylabel on its largest part in the azimuthal-equidistant frame centred on (lon0, lat0)."""
     part = largest_part(to_local(geom, lon0, lat0))
@@ -158,7 +168,11 @@ def anchor_where(sub: SubTemplate) -> str:
     """Pool filter for the anchor polygon: no coordinates in the name; for the ``polygon`` role of a
     sub-template that also binds an entity_B, only polygons outside the region categories (G02.2)."""
     a = sub.entity_roles[0]
-    extra = f" AND p.category NOT IN {roles.sql_in(roles.REGION_CATEGORIES)}" if sub.roles[a] == "polygon" and len(sub.entity_roles) > 1 else ""
+    extra = (
+        f" AND p.category NOT IN {roles.sql_in(roles.REGION_CATEGORIES)}"
+        if sub.roles[a] == "polygon" and len(sub.entity_roles) > 1
+        else ""
+    )
     return no_coords_in_name() + extra
 
 
@@ -217,7 +231,9 @@ class Centroid(Executor):
     def premise_sql(self, sub: SubTemplate) -> str | None:
         if len(sub.entity_roles) < 2:
             return None
-        return f"SELECT q.row_id, coalesce(q.located, FALSE) AS holds FROM ({self.gold_sql(sub)}) AS q"
+        return (
+            f"SELECT q.row_id, coalesce(q.located, FALSE) AS holds FROM ({self.gold_sql(sub)}) AS q"
+        )
 
     def finish(self, sub: SubTemplate, row: Mapping[str, Any]) -> Outcome:
         reason = _shape_problem(row)
@@ -246,7 +262,9 @@ class LineMidpoint(_OneShape):
     name = "centrality.line_midpoint"
 
     def finish(self, sub: SubTemplate, row: Mapping[str, Any]) -> Outcome:
-        coords, reason = line_parts(shapely_wkt.loads(row["wkt"]), float(sub.conventions["max_gap_m"]))
+        coords, reason = line_parts(
+            shapely_wkt.loads(row["wkt"]), float(sub.conventions["max_gap_m"])
+        )
         if reason:
             return Outcome.discard(reason)
         mid, _ = geodesic_midpoint(coords)
@@ -265,8 +283,12 @@ class Pole(_OneShape):
         reason = _shape_problem(row)
         if reason:
             return Outcome.discard(reason)
-        lon, lat, elong = pole_of_inaccessibility(shapely_wkt.loads(row["wkt"]), float(row["lon"]), float(row["lat"]),
-                                                  float(sub.conventions["precision_m"]))  # fmt: skip
+        lon, lat, elong = pole_of_inaccessibility(
+            shapely_wkt.loads(row["wkt"]),
+            float(row["lon"]),
+            float(row["lat"]),
+            float(sub.conventions["precision_m"]),
+        )
         if elong > float(sub.conventions["max_elongation"]):
             return Outcome.discard("elongated_polygon")
         return Outcome(formats.point(lon, lat))
@@ -302,7 +324,9 @@ class ScaleShift(Executor):
         if reason:
             return Outcome.discard(reason)
         try:
-            km, n1, n2 = scale_shift_km(shapely_wkt.loads(row["wkt"]), float(row["value_1"]), float(row["value_2"]))
+            km, n1, n2 = scale_shift_km(
+                shapely_wkt.loads(row["wkt"]), float(row["value_1"]), float(row["value_2"])
+            )
         except ValueError as exc:
             return Outcome.discard(str(exc))
         if min(n1, n2) < int(sub.conventions["min_cells"]):

@@ -32,7 +32,9 @@ from mgqa_platform.questions.executor import Executor, Outcome, Pool, bound_join
 
 GEOD = Geod(ellps="WGS84")
 KM_PER_DEG_MIN = 110.0  #: a little under the shortest degree of latitude (110.574 km): boxes err on the large side
-BOUNDARY_BAND = 0.005  #: relative band around the radius; a member inside it makes the tuple ambiguous
+BOUNDARY_BAND = (
+    0.005  #: relative band around the radius; a member inside it makes the tuple ambiguous
+)
 KM_PER_DEG_LAT = 111.32  #: nominal length of one degree of latitude, for pixel sizes
 MIN_RADIUS_PIXELS = 2.0  #: B03: the radius must span at least this many pixel heights
 
@@ -55,8 +57,10 @@ def in_box_sql(box: str, e: str) -> str:
 def approx_km_sql(a: str, b: str) -> str:
     """SQL: equirectangular km between the representative points of ``a`` and ``b`` (candidate filters only;
     within about 0.5% of the geodesic for the radii used here)."""
-    return (f"(111.195 * sqrt(pow({a}.lat - {b}.lat, 2) + "
-            f"pow(({a}.lon - {b}.lon) * cos(radians(({a}.lat + {b}.lat) / 2)), 2)))")
+    return (
+        f"(111.195 * sqrt(pow({a}.lat - {b}.lat, 2) + "
+        f"pow(({a}.lon - {b}.lon) * cos(radians(({a}.lat + {b}.lat) / 2)), 2)))"
+    )
 
 
 def members_in_radius(
@@ -73,7 +77,11 @@ def members_in_radius(
 
 def seeded_choice_sql(pool: Pool, values: list, salt: str, column: str) -> str:
     """SQL: one of ``values`` drawn by a seeded hash of ``column`` (BIGINT if all values are ints, else DOUBLE)."""
-    typ = "BIGINT" if all(isinstance(v, int) and not isinstance(v, bool) for v in values) else "DOUBLE"
+    typ = (
+        "BIGINT"
+        if all(isinstance(v, int) and not isinstance(v, bool) for v in values)
+        else "DOUBLE"
+    )
     items = ", ".join(f"CAST({v!r} AS {typ})" for v in values)
     return f"[{items}][1 + CAST({seeded_int_sql(pool, salt, column)} % {len(values)} AS INTEGER)]"
 
@@ -99,7 +107,9 @@ class _RadiusMembers(Executor):
     max_members: int = 100
     min_members: int = 0
     positive_every: int = 4  # 1 anchor in ``positive_every`` asks for an empty answer (0 = never)
-    reach_factor: float = 2.0  # categories are looked for within this multiple of the radius (near misses)
+    reach_factor: float = (
+        2.0  # categories are looked for within this multiple of the radius (near misses)
+    )
 
     def _roles(self, sub: SubTemplate) -> tuple[str, str]:
         cat = next(r for r, t in sub.roles.items() if roles.is_category(t))
@@ -108,8 +118,14 @@ class _RadiusMembers(Executor):
     def candidates(self, sub: SubTemplate, pool: Pool) -> str:
         cat, anchor = self._roles(sub)
         values = sub.parameters["value"]
-        want = f"{seeded_int_sql(pool, sub.id + '|zero', 'a.entity_id')} % {self.positive_every} <> 0" if self.positive_every else "TRUE"
-        cell = 2.0 * float(max(values)) / KM_PER_DEG_MIN  # degrees; anchors need a member in their grid cell
+        want = (
+            f"{seeded_int_sql(pool, sub.id + '|zero', 'a.entity_id')} % {self.positive_every} <> 0"
+            if self.positive_every
+            else "TRUE"
+        )
+        cell = (
+            2.0 * float(max(values)) / KM_PER_DEG_MIN
+        )  # degrees; anchors need a member in their grid cell
         key = lambda x: f"(floor({x}.lat / {cell}) * 100000 + floor({x}.lon / {cell}))"  # noqa: E731
         has_members = f"{key('p')} IN (SELECT DISTINCT {key('q')} FROM pool q WHERE {roles.predicate(sub.roles[cat], 'q')})"
         return (
@@ -220,7 +236,9 @@ def pixel_height_km(ds: rasterio.DatasetReader) -> float:
     return abs(ds.transform.e) * KM_PER_DEG_LAT
 
 
-def circle_bounds(lon: float, lat: float, radius_km: float, n: int = 72) -> tuple[float, float, float, float]:
+def circle_bounds(
+    lon: float, lat: float, radius_km: float, n: int = 72
+) -> tuple[float, float, float, float]:
     """(min_lon, min_lat, max_lon, max_lat) in degrees of the geodesic circle of ``radius_km`` around
     (lon, lat), from ``n`` points along it (the caller pads by a pixel for the sagitta between them)."""
     az = np.linspace(0.0, 360.0, n, endpoint=False)
@@ -249,7 +267,9 @@ AS_WKT = "http://www.opengis.net/ont/geosparql#asWKT"
 POPULATION = "urn:mgqa:population"  #: people per pixel, as the raster states it
 
 
-def pixel_facts(ds: rasterio.DatasetReader, sha256: str, lon: float, lat: float, radius_km: float) -> tuple[tuple[str, str, str], ...]:
+def pixel_facts(
+    ds: rasterio.DatasetReader, sha256: str, lon: float, lat: float, radius_km: float
+) -> tuple[tuple[str, str, str], ...]:
     """The raster pixels that can count for a circle, as citable facts: for every pixel of :func:`circle_window`
     with a finite value > 0, ``(urn:mgqa:raster:<sha256[:12]>:<row>:<col>, asWKT, "POINT (lon lat)")`` of its
     centre (lon/lat degrees, EPSG:4326) and ``(..., urn:mgqa:population, value)``, floats written with ``repr``
@@ -262,11 +282,16 @@ def pixel_facts(ds: rasterio.DatasetReader, sha256: str, lon: float, lat: float,
     for r, c in zip(*np.nonzero(np.isfinite(band) & (band > 0)), strict=True):
         x, y = tr @ (c + 0.5, r + 0.5)
         s = f"{prefix}:{win.row_off + r}:{win.col_off + c}"
-        facts += [(s, AS_WKT, f"POINT ({float(x)!r} {float(y)!r})"), (s, POPULATION, repr(float(band[r, c])))]
+        facts += [
+            (s, AS_WKT, f"POINT ({float(x)!r} {float(y)!r})"),
+            (s, POPULATION, repr(float(band[r, c]))),
+        ]
     return tuple(facts)
 
 
-def population_within(ds: rasterio.DatasetReader, lon: float, lat: float, radius_km: float) -> float:
+def population_within(
+    ds: rasterio.DatasetReader, lon: float, lat: float, radius_km: float
+) -> float:
     """Population of the EPSG:4326 raster ``ds`` (band 1, people per pixel) within ``radius_km`` of (lon, lat).
 
     Pixel-centre rule: a pixel counts in full when the WGS84 geodesic distance (pyproj Geod) from (lon, lat)
@@ -300,7 +325,9 @@ class PopulationWithinRadius(Executor):
 
     def candidates(self, sub: SubTemplate, pool: Pool) -> str:
         a = sub.entity_roles[0]
-        return f"SELECT stratum, entity_id AS {a} FROM ({pool.sample(sub.roles[a], f'{sub.id}|{a}')})"
+        return (
+            f"SELECT stratum, entity_id AS {a} FROM ({pool.sample(sub.roles[a], f'{sub.id}|{a}')})"
+        )
 
     def gold_sql(self, sub: SubTemplate) -> str:
         a = sub.entity_roles[0]

@@ -30,8 +30,17 @@ from mgqa_platform.questions import formats, roles
 from mgqa_platform.questions.catalog import SubTemplate
 from mgqa_platform.questions.executor import Executor, Outcome, Pool
 from mgqa_platform.questions.executors.containment import seeded_int_sql
-from mgqa_platform.questions.executors.distance import H3_RES_INDEX, frame_to_km_sql, nearest_point_sql
-from mgqa_platform.questions.executors.grid import cell_pairs, lonlat, no_coords_in_name, points_gold_sql
+from mgqa_platform.questions.executors.distance import (
+    H3_RES_INDEX,
+    frame_to_km_sql,
+    nearest_point_sql,
+)
+from mgqa_platform.questions.executors.grid import (
+    cell_pairs,
+    lonlat,
+    no_coords_in_name,
+    points_gold_sql,
+)
 from mgqa_platform.questions.executors.transform import MIN_POLAR_KM
 
 GEOD = Geod(ellps="WGS84")
@@ -55,7 +64,9 @@ def sector(az: float, labels: Sequence[str], offset_deg: float) -> tuple[str, fl
     return labels[i], min(a - i * w, (i + 1) * w - a)
 
 
-def aeqd_xy(centre: tuple[float, float], points: Sequence[tuple[float, float]]) -> list[tuple[float, float]]:
+def aeqd_xy(
+    centre: tuple[float, float], points: Sequence[tuple[float, float]]
+) -> list[tuple[float, float]]:
     """(x east, y north) metres of ``points`` (lon, lat) in the azimuthal-equidistant projection on WGS84 centred
     on ``centre`` (lon, lat): the geodesic distance from the centre along the forward azimuth, which is how the
     ellipsoidal ``+proj=aeqd`` is defined (one vectorised ``Geod.inv`` call instead of a Transformer per centre)."""
@@ -63,10 +74,15 @@ def aeqd_xy(centre: tuple[float, float], points: Sequence[tuple[float, float]]) 
         return []
     lons, lats = zip(*points, strict=True)
     az, _, dist = GEOD.inv([centre[0]] * len(lons), [centre[1]] * len(lons), list(lons), list(lats))
-    return [(d * math.sin(math.radians(a)), d * math.cos(math.radians(a))) for a, d in zip(az, dist, strict=True)]
+    return [
+        (d * math.sin(math.radians(a)), d * math.cos(math.radians(a)))
+        for a, d in zip(az, dist, strict=True)
+    ]
 
 
-def side_of_route(a: tuple[float, float], b: tuple[float, float], c: tuple[float, float]) -> tuple[float, float, float]:
+def side_of_route(
+    a: tuple[float, float], b: tuple[float, float], c: tuple[float, float]
+) -> tuple[float, float, float]:
     """A's position relative to the straight route B -> C in the aeqd frame centred on B (metres).
 
     Returns (cross, t, |BC|): cross = (C - B) x (A - B) / |BC| is A's signed perpendicular offset in metres
@@ -78,7 +94,9 @@ def side_of_route(a: tuple[float, float], b: tuple[float, float], c: tuple[float
     return (cx * ay - cy * ax) / length, (ax * cx + ay * cy) / length**2, length
 
 
-def positions_along(line_wkt: str, centre: tuple[float, float], points: Sequence[tuple[float, float]]) -> list[tuple[float, float]] | None:
+def positions_along(
+    line_wkt: str, centre: tuple[float, float], points: Sequence[tuple[float, float]]
+) -> list[tuple[float, float]] | None:
     """Per point: (position along the line from its first vertex, offset from the line), metres, in the
     aeqd frame centred on ``centre``; None when the geometry is not a single connected LineString."""
     line = shapely_wkt.loads(line_wkt)
@@ -102,7 +120,9 @@ def _labels(sub: SubTemplate) -> list[str]:
 
 def _sector_index_sql(az: str, n: int, offset: float) -> str:
     """SQL: 0-based sector index of azimuth expression ``az`` (see :func:`sector`)."""
-    return f"CAST(floor((((({az}) - ({offset})) % 360) + 360) % 360 / {360.0 / n}) AS INTEGER) % {n}"
+    return (
+        f"CAST(floor((((({az}) - ({offset})) % 360) + 360) % 360 / {360.0 / n}) AS INTEGER) % {n}"
+    )
 
 
 def cap_per_stratum(sql: str, pool: Pool, salt: str, key: str) -> str:
@@ -162,7 +182,9 @@ class Bearing(Executor):
     name = "direction.bearing"
 
     def candidates(self, sub: SubTemplate, pool: Pool) -> str:
-        return cell_pairs(sub, pool, [H3_RES_INDEX[r] for r in sub.conventions.get("candidate_h3_res", [3, 5, 7])])
+        return cell_pairs(
+            sub, pool, [H3_RES_INDEX[r] for r in sub.conventions.get("candidate_h3_res", [3, 5, 7])]
+        )
 
     def gold_sql(self, sub: SubTemplate) -> str:
         return points_gold_sql(sub)
@@ -226,7 +248,9 @@ class SideOfRoute(Executor):
             return Outcome.discard("outside_route_span")
         if abs(cross) < max(float(conv["min_offset_m"]), float(conv["min_offset_rel"]) * length):
             return Outcome.discard("too_close_to_route")
-        return Outcome(formats.predefined("left" if cross > 0 else "right", formats.OPTION_SETS["left_right"]))
+        return Outcome(
+            formats.predefined("left" if cross > 0 else "right", formats.OPTION_SETS["left_right"])
+        )
 
 
 # ---------------------------------------------------------------- J03 upstream / downstream
@@ -245,10 +269,15 @@ class AlongLine(Executor):
     def candidates(self, sub: SubTemplate, pool: Pool) -> str:
         a, b, c = sub.entity_roles[:3]
         conv = sub.conventions
-        off_km, sep_km = float(conv["max_offset_m"]) / 1000.0, float(conv["min_separation_m"]) / 1000.0
+        off_km, sep_km = (
+            float(conv["max_offset_m"]) / 1000.0,
+            float(conv["min_separation_m"]) / 1000.0,
+        )
         m = off_km / 110.0
         long_enough = f"ST_Length(ST_Affine(p.geometry, cos(radians(p.lat)), 0, 0, 1, 0, 0)) * {KM_PER_DEG} >= {3 * sep_km}"
-        line = pool.sample(sub.roles[c], f"{sub.id}|{c}", where=f"{no_coords_in_name()} AND {long_enough}")
+        line = pool.sample(
+            sub.roles[c], f"{sub.id}|{c}", where=f"{no_coords_in_name()} AND {long_enough}"
+        )
         sql = (
             f"WITH l AS (SELECT s.entity_id, s.geometry, ST_Length(ST_Affine(s.geometry, cos(radians(s.lat)), 0, 0, 1, 0, 0)) * {KM_PER_DEG} AS km, "
             f"ST_XMin(s.geometry) - {m} / cos(radians(s.lat)) AS x0, "
@@ -270,7 +299,9 @@ class AlongLine(Executor):
 
     def premise_sql(self, sub: SubTemplate) -> str:
         a, b, c = sub.entity_roles[:3]
-        ends = f"SELECT row_id, {a} AS id, {c} AS line FROM t UNION ALL SELECT row_id, {b}, {c} FROM t"
+        ends = (
+            f"SELECT row_id, {a} AS id, {c} AS line FROM t UNION ALL SELECT row_id, {b}, {c} FROM t"
+        )
         ep = nearest_point_sql("p.lon", "p.lat", "l.geometry")
         km = frame_to_km_sql("lon", "lat", "ep")[2]
         return (
@@ -290,4 +321,8 @@ class AlongLine(Executor):
             return Outcome.discard("too_far_from_line")
         if abs(pa - pb) < float(conv["min_separation_m"]):
             return Outcome.discard("positions_too_close")
-        return Outcome(formats.predefined("upstream" if pa < pb else "downstream", formats.OPTION_SETS["upstream_downstream"]))
+        return Outcome(
+            formats.predefined(
+                "upstream" if pa < pb else "downstream", formats.OPTION_SETS["upstream_downstream"]
+            )
+        )

@@ -34,7 +34,9 @@ from mgqa_platform.questions.executor import Executor, Outcome, Pool, bound_join
 WGS84_A_KM = 6378.137  #: semi-major axis
 WGS84_E2 = 0.00669437999014  #: first eccentricity squared
 SPHERE_R_KM = 6371.0088  #: mean Earth radius used by the haversine prefilter
-HAVERSINE_SLACK = 1.0203  #: (1 + 0.01) / (1 - 0.01): haversine vs ellipsoid differ by < 0.6 %, use 1 %
+HAVERSINE_SLACK = (
+    1.0203  #: (1 + 0.01) / (1 - 0.01): haversine vs ellipsoid differ by < 0.6 %, use 1 %
+)
 #: A06/A07 bind only categories with at most this many members in the polygon: the work is quadratic in it, and
 #: a question over hundreds of members is no longer one a reader can check
 MAX_MEMBERS = 150
@@ -43,7 +45,20 @@ MAX_MEMBERS = 150
 KTH_WINDOW_DEG = 0.5
 KTH_TRUST_KM = 50.0
 DIRECTIONS = ("north", "south", "east", "west")
-MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December")  # fmt: skip
+MONTHS = (
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+)
 H3_RES_INDEX = {3: 1, 5: 2, 7: 3, 9: 4}  #: H3 resolution -> 1-based index into ``entities.h3``
 
 
@@ -73,7 +88,11 @@ def nearest_point_sql(lon: str, lat: str, geom: str) -> str:
 def frame_to_km_sql(lon: str, lat: str, ep: str) -> tuple[str, str, str]:
     """SQL for (nearest lon, nearest lat, geodesic km from (lon, lat)) given a frame point ``ep``."""
     nlon, nlat = f"({lon} + ST_X({ep}) / cos(radians({lat})))", f"({lat} + ST_Y({ep}))"
-    return nlon, nlat, f"(ST_Distance_Spheroid(ST_Point({lat}, {lon}), ST_Point({nlat}, {nlon})) / 1000.0)"
+    return (
+        nlon,
+        nlat,
+        f"(ST_Distance_Spheroid(ST_Point({lat}, {lon}), ST_Point({nlat}, {nlon})) / 1000.0)",
+    )
 
 
 def haversine_km_sql(a: str, b: str) -> str:
@@ -108,7 +127,9 @@ def local_tuples(sub: SubTemplate, pool: Pool, h3_res: int) -> str:
             f"JOIN c{i} ON c{i}.cell = aj.cell AND c{i}.pos = (aj.j * {m} + w.k) % n{i}.n WHERE c{i}.entity_id <> aj.entity_id)",
         ]
     joins = " ".join(f"JOIN p{i} ON p{i}.anchor = aj.entity_id" for i in range(len(others)))
-    distinct = [f"p{i}.{r} <> p{j}.{s}" for i, r in enumerate(others) for j, s in enumerate(others) if i < j]
+    distinct = [
+        f"p{i}.{r} <> p{j}.{s}" for i, r in enumerate(others) for j, s in enumerate(others) if i < j
+    ]
     ranks = ", ".join(f"k{i}" for i in range(len(others))) or "1"
     cols = ", ".join(f"p{i}.{r}" for i, r in enumerate(others))
     return (
@@ -148,12 +169,22 @@ def _distance_gold(km: Any, zero_reason: str = "coincident_points") -> Outcome:
 def parallel_arc_km(dlon_deg: float, lat_deg: float) -> float:
     """Length in km of the arc of the parallel at ``lat_deg`` spanning ``dlon_deg`` (WGS84, signed)."""
     phi = math.radians(lat_deg)
-    return math.radians(dlon_deg) * WGS84_A_KM * math.cos(phi) / math.sqrt(1 - WGS84_E2 * math.sin(phi) ** 2)
+    return (
+        math.radians(dlon_deg)
+        * WGS84_A_KM
+        * math.cos(phi)
+        / math.sqrt(1 - WGS84_E2 * math.sin(phi) ** 2)
+    )
 
 
 def time_period(valid_from: str | None, kind: str) -> str | None:
     """English period of an ISO date-time: ``year`` -> ``2015``, ``month`` -> ``November 2015``."""
-    if not valid_from or len(valid_from) < 7 or not valid_from[:4].isdigit() or not valid_from[5:7].isdigit():
+    if (
+        not valid_from
+        or len(valid_from) < 7
+        or not valid_from[:4].isdigit()
+        or not valid_from[5:7].isdigit()
+    ):
         return None
     year, month = valid_from[:4], int(valid_from[5:7])
     if not 1 <= month <= 12:
@@ -256,7 +287,9 @@ class BoundaryDistance(_NearestPointBase):
     def candidates(self, sub: SubTemplate, pool: Pool) -> str:
         a, b = sub.entity_roles[:2]
         margin = float(sub.conventions.get("search_margin_deg", 0.0))
-        inside = f"AND {contains_sql('b', 'a')}" if sub.conventions.get("position") == "inside" else ""
+        inside = (
+            f"AND {contains_sql('b', 'a')}" if sub.conventions.get("position") == "inside" else ""
+        )
         return (
             f"WITH b AS (SELECT p.entity_id, p.geometry, {bbox_cols('p.geometry')} FROM pool p WHERE {roles.predicate(sub.roles[b], 'p')}), "
             f"pairs AS (SELECT a.stratum, a.entity_id AS {a}, b.entity_id AS {b} FROM pool a JOIN b ON {inside_sql('b', 'a', margin)} "
@@ -302,12 +335,19 @@ class DirectionalDistance(Executor):
 
     def finish(self, sub: SubTemplate, row: Mapping[str, Any]) -> Outcome:
         d, ew = row["direction"], row["ew_km"]
-        holds = {"north": row["ns_sign"] > 0, "south": row["ns_sign"] < 0, "east": ew > 0, "west": ew < 0}
+        holds = {
+            "north": row["ns_sign"] > 0,
+            "south": row["ns_sign"] < 0,
+            "east": ew > 0,
+            "west": ew < 0,
+        }
         if d not in holds:
             raise ValueError(f"{sub.id}: unknown direction {d!r} (expected one of {DIRECTIONS})")
         if not holds[d]:
             return Outcome.discard("direction_does_not_hold")
-        return _distance_gold(row["ns_km"] if d in ("north", "south") else abs(ew), "negligible_offset")
+        return _distance_gold(
+            row["ns_km"] if d in ("north", "south") else abs(ew), "negligible_offset"
+        )
 
 
 # ---------------------------------------------------------------- A03 event to location
@@ -470,7 +510,9 @@ class AggregateDistance(Executor):
         cat = next(r for r, t in sub.roles.items() if roles.is_category(t))
         (b,) = sub.entity_roles[:1]
         values = ", ".join(f"'{v}'" for v in sub.parameters.get("aggregation", []))
-        aggs = f", unnest([{values}]) AS aggregation" if values else ""  # every aggregation is its own question
+        aggs = (
+            f", unnest([{values}]) AS aggregation" if values else ""
+        )  # every aggregation is its own question
         return (
             f"WITH b AS (SELECT s.*, {bbox_cols('s.geometry')} FROM ({pool.sample(sub.roles[b], f'{sub.id}|{b}')}) s), "
             f"m AS (SELECT b.stratum, b.entity_id AS {b}, p.category AS {cat} FROM b JOIN pool p ON {inside_sql('b', 'p')} "
@@ -553,7 +595,11 @@ class MinTotalDistance(Executor):
         best = ranking[0]["total_km"]
         if best <= 0:
             return Outcome.discard("coincident_points")
-        tied = [r for r in ranking if r["total_km"] - best <= float(sub.conventions.get("tie_rel", 0.0)) * best]
+        tied = [
+            r
+            for r in ranking
+            if r["total_km"] - best <= float(sub.conventions.get("tie_rel", 0.0)) * best
+        ]
         if len(tied) > int(sub.conventions.get("max_tied", 1)):
             return Outcome.discard("ambiguous_optimum")
         gold = formats.entity_name([r["id"] for r in tied], [r["name"] for r in tied])
@@ -632,4 +678,8 @@ class KthNearestDistance(Executor):
         if chosen["id"] == row["c_id"]:
             return Outcome.discard("selected_is_entity_c")
         out = _distance_gold(chosen["km_c"])
-        return Outcome(out.gold, out.reason, evidence=tuple(r["id"] for r in ranked)) if out.gold else out
+        return (
+            Outcome(out.gold, out.reason, evidence=tuple(r["id"] for r in ranked))
+            if out.gold
+            else out
+        )

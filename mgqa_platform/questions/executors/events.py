@@ -39,7 +39,12 @@ from mgqa_platform.questions.executors.distance import frame_to_km_sql, nearest_
 from mgqa_platform.questions.executors.grid import no_coords_in_name
 from mgqa_platform.questions.executors.topology import boxes_meet_sql
 
-POINT_TYPES = {"poi", "place", "event_point", "category_poi"}  #: role types whose entities are points
+POINT_TYPES = {
+    "poi",
+    "place",
+    "event_point",
+    "category_poi",
+}  #: role types whose entities are points
 MAX_MEMBERS = 150  #: I02: larger affected sets are discarded (too_many_members)
 _DAY, _MONTH, _YEAR = (re.compile(p) for p in (r"\d{4}-\d{2}-\d{2}", r"\d{4}-\d{2}", r"\d{4}"))
 
@@ -56,7 +61,7 @@ def event_date(valid_from: str | None) -> str | None:
     except ValueError:
         return None
     if t.tzinfo is not None:
-        t = t.astimezone(_dt.timezone.utc)
+        t = t.astimezone(_dt.UTC)
     return t.date().isoformat()
 
 
@@ -99,7 +104,9 @@ def reach_km(sub: SubTemplate) -> float:
     return float(sub.conventions.get("impact_radius_km", 0.0))
 
 
-def affects_sql(ev_type: str, ent_type: str, ev: str, ent: str, radius_km: float, min_km2: float) -> str:
+def affects_sql(
+    ev_type: str, ent_type: str, ev: str, ent: str, radius_km: float, min_km2: float
+) -> str:
     """SQL boolean: the event (alias ``ev``, columns geometry/lon/lat) affects the entity ``ent`` (module docstring)."""
     pt_ev, pt_ent = f"ST_Point({ev}.lon, {ev}.lat)", f"ST_Point({ent}.lon, {ent}.lat)"
     if not _is_point(ev_type) and not _is_point(ent_type):
@@ -109,7 +116,9 @@ def affects_sql(ev_type: str, ent_type: str, ev: str, ent: str, radius_km: float
         return f"ST_Contains({ev}.geometry, {pt_ent})"
     if _is_point(ent_type):
         return f"({geodesic_km_sql(ev, ent)} <= {float(radius_km)})"
-    km = frame_to_km_sql(f"{ev}.lon", f"{ev}.lat", nearest_point_sql(f"{ev}.lon", f"{ev}.lat", f"{ent}.geometry"))[2]
+    km = frame_to_km_sql(
+        f"{ev}.lon", f"{ev}.lat", nearest_point_sql(f"{ev}.lon", f"{ev}.lat", f"{ent}.geometry")
+    )[2]
     return f"(ST_Contains({ent}.geometry, {pt_ev}) OR {km} <= {float(radius_km)})"
 
 
@@ -123,9 +132,10 @@ def _sub_affects(sub: SubTemplate, ent_role: str, ev: str = "ev", ent: str = "en
 def _category_pred(sub: SubTemplate, alias: str) -> str:
     """SQL: the conventions' category filter (``categories: region`` = roles.REGION_CATEGORIES, ``not_region``)."""
     cats = "(" + ", ".join(f"'{c}'" for c in roles.REGION_CATEGORIES) + ")"
-    return {"region": f"{alias}.category IN {cats}", "not_region": f"{alias}.category NOT IN {cats}"}.get(
-        sub.conventions.get("categories"), "TRUE"
-    )
+    return {
+        "region": f"{alias}.category IN {cats}",
+        "not_region": f"{alias}.category NOT IN {cats}",
+    }.get(sub.conventions.get("categories"), "TRUE")
 
 
 #: candidate point events are sampled among those whose point lies in or next to a SAMPLE_CELL_DEG grid cell
@@ -137,7 +147,14 @@ EVENTS_PER_STRATUM_FACTOR = 4
 PAIRS_PER_EVENT = 8
 
 
-def _pairs_sql(sub: SubTemplate, pool: Pool, ent_role: str, holds: str, ent_where: str = "TRUE", ev_where: str = "TRUE") -> str:
+def _pairs_sql(
+    sub: SubTemplate,
+    pool: Pool,
+    ent_role: str,
+    holds: str,
+    ent_where: str = "TRUE",
+    ev_where: str = "TRUE",
+) -> str:
     """Candidates: per event (first entity role) one seeded entity of ``ent_role`` whose box meets the event's
     box grown by its reach and for which ``holds`` (SQL over aliases ev, en) is true; capped per stratum.
     Events are sampled first (see SAMPLE_CELL_DEG), so the work does not grow with the event catalog."""
@@ -158,7 +175,9 @@ def _pairs_sql(sub: SubTemplate, pool: Pool, ent_role: str, holds: str, ent_wher
         f"SELECT n.stratum, n.ev_id AS {ev_role}, n.en_id AS {ent_role} FROM near n JOIN pool ev ON ev.entity_id = n.ev_id "
         f"JOIN pool en ON en.entity_id = n.en_id WHERE {holds} "
         f"QUALIFY row_number() OVER (PARTITION BY n.ev_id ORDER BY {pool.order_key(f'{sub.id}|{ent_role}', 'n.ev_id', 'n.en_id')}) = 1",
-        pool, f"{sub.id}|{ev_role}", ev_role,
+        pool,
+        f"{sub.id}|{ev_role}",
+        ev_role,
     )
 
 
@@ -175,11 +194,16 @@ class EventDistance(Executor):
     def candidates(self, sub: SubTemplate, pool: Pool) -> str:
         ev_role, b = sub.entity_roles[:2]
         radius = float(sub.conventions["candidate_radius_km"])
-        near = (f"{approx_km_sql('ev', 'en')} <= {radius}" if _is_point(sub.roles[ev_role])
-                else "NOT ST_Contains(ev.geometry, ST_Point(en.lon, en.lat))")  # inside: distance 0
+        near = (
+            f"{approx_km_sql('ev', 'en')} <= {radius}"
+            if _is_point(sub.roles[ev_role])
+            else "NOT ST_Contains(ev.geometry, ST_Point(en.lon, en.lat))"
+        )  # inside: distance 0
         wide = dataclasses.replace(sub, conventions={**sub.conventions, "impact_radius_km": radius})
         # names that spell out coordinates ("UNNAMED (1988) (34.6065, -119.7153)") would give the distance away
-        return _pairs_sql(wide, pool, b, near, ent_where=no_coords_in_name(), ev_where=no_coords_in_name())
+        return _pairs_sql(
+            wide, pool, b, near, ent_where=no_coords_in_name(), ev_where=no_coords_in_name()
+        )
 
     def gold_sql(self, sub: SubTemplate) -> str:
         ev_role, b = sub.entity_roles[:2]
@@ -193,7 +217,11 @@ class EventDistance(Executor):
         date = event_date(row["valid_from"])
         if date is None:
             return Outcome.discard("no_event_date")
-        km = row["km"] if row["km"] is not None else distance_to_footprint_km(row["event_wkt"], row["lon"], row["lat"])
+        km = (
+            row["km"]
+            if row["km"] is not None
+            else distance_to_footprint_km(row["event_wkt"], row["lon"], row["lat"])
+        )
         if km <= 0.0:
             return Outcome.discard("inside_footprint")
         if km < float(sub.conventions.get("min_km", 0.0005)):
@@ -230,7 +258,9 @@ class Affected(Executor):
             f"WHERE {_sub_affects(sub, cat)} GROUP BY ALL HAVING count(*) <= {MAX_MEMBERS}) "
             f"SELECT stratum, ev_id AS {ev_role}, category AS {cat} FROM hit "
             f"QUALIFY row_number() OVER (PARTITION BY ev_id ORDER BY {pool.order_key(f'{sub.id}|{cat}', 'ev_id', 'category')}) = 1",
-            pool, f"{sub.id}|{ev_role}", ev_role,
+            pool,
+            f"{sub.id}|{ev_role}",
+            ev_role,
         )
 
     def _members(self, sub: SubTemplate) -> str:

@@ -30,14 +30,23 @@ from mgqa_platform.questions import formats, roles
 from mgqa_platform.questions.catalog import SubTemplate
 from mgqa_platform.questions.executor import Executor, Outcome, Pool, bound_join, geodesic_km_sql
 from mgqa_platform.questions.executors.containment import approx_km_sql, box_columns_sql, in_box_sql
-from mgqa_platform.questions.executors.distance import PairDistance, frame_to_km_sql, local_tuples, nearest_point_sql
+from mgqa_platform.questions.executors.distance import (
+    PairDistance,
+    frame_to_km_sql,
+    local_tuples,
+    nearest_point_sql,
+)
 from mgqa_platform.questions.executors.shape import area_km2_sql
 
 MAX_SET = 15  #: L04: larger "roughly closest" sets are discarded (default of the conventions' ``max_set``)
 NEGATIVE_REACH_KM = 50.0  #: L05: outside partners are drawn within this many km of B's bounding box
-KM_PER_DEG = 110.574  #: shortest degree of latitude; degree boxes built from it err on the large side
+KM_PER_DEG = (
+    110.574  #: shortest degree of latitude; degree boxes built from it err on the large side
+)
 FAR_PER_REGION = 20  #: L05: seeded far (outside the near ring) partners judged per region
-NEAR_PER_REGION = 200  #: L05: near-ring partners judged per region (those in the bare bbox first, then seeded)
+NEAR_PER_REGION = (
+    200  #: L05: near-ring partners judged per region (those in the bare bbox first, then seeded)
+)
 
 
 # ---------------------------------------------------------------- pure rules
@@ -59,7 +68,9 @@ def near_membership(d: float, full_km: float, zero_km: float) -> float:
     return (zero_km - d) / (zero_km - full_km)
 
 
-def roughly_closest(members: list[Mapping[str, Any]], tol_rel: float, tol_abs_km: float) -> list[Mapping[str, Any]]:
+def roughly_closest(
+    members: list[Mapping[str, Any]], tol_rel: float, tol_abs_km: float
+) -> list[Mapping[str, Any]]:
     """Members (dicts with ``km``) with km <= max(d_min * (1 + tol_rel), d_min + tol_abs_km), d_min the
     smallest km; empty input -> empty list."""
     if not members:
@@ -103,7 +114,10 @@ def _balanced(judged: str, label: str, pool: Pool, salt: str, n_labels: int) -> 
 def _pair_sources(sub: SubTemplate, pool: Pool) -> str:
     """SQL: union of candidate pairs, one source per entry of ``candidate_h3_res`` (an H3 resolution: the
     partner shares the anchor's cell; 0: any entity of the anchor's stratum)."""
-    parts = [local_tuples(sub, pool, r) if r else PairDistance().candidates(sub, pool) for r in sub.conventions["candidate_h3_res"]]
+    parts = [
+        local_tuples(sub, pool, r) if r else PairDistance().candidates(sub, pool)
+        for r in sub.conventions["candidate_h3_res"]
+    ]
     return " UNION ".join(f"SELECT * FROM ({p})" for p in parts)
 
 
@@ -128,8 +142,10 @@ class _DistanceBand(Executor):
 
     def gold_sql(self, sub: SubTemplate) -> str:
         a, b = sub.entity_roles[:2]
-        return (f"SELECT t.row_id, {geodesic_km_sql('a', 'b')} AS km FROM t "
-                f"JOIN entities a ON a.entity_id = t.{a} JOIN entities b ON b.entity_id = t.{b}")
+        return (
+            f"SELECT t.row_id, {geodesic_km_sql('a', 'b')} AS km FROM t "
+            f"JOIN entities a ON a.entity_id = t.{a} JOIN entities b ON b.entity_id = t.{b}"
+        )
 
     def finish(self, sub: SubTemplate, row: Mapping[str, Any]) -> Outcome:
         km = row["km"]
@@ -249,13 +265,17 @@ class RoughlyClosest(Executor):
 
     def premise_sql(self, sub: SubTemplate) -> str:
         """SQL over ``t``: (row_id, holds) — does at least one member lie within search_radius_km of B?"""
-        return (f"WITH {self.members_sql(sub)} SELECT t.row_id, count(m.entity_id) > 0 AS holds "
-                f"FROM t LEFT JOIN m ON m.row_id = t.row_id GROUP BY t.row_id")
+        return (
+            f"WITH {self.members_sql(sub)} SELECT t.row_id, count(m.entity_id) > 0 AS holds "
+            f"FROM t LEFT JOIN m ON m.row_id = t.row_id GROUP BY t.row_id"
+        )
 
     def finish(self, sub: SubTemplate, row: Mapping[str, Any]) -> Outcome:
         if not row["n_in_radius"]:
             return Outcome.discard("no_member_in_radius")
-        chosen = roughly_closest(row["members"], _c(sub, "tie_tolerance_rel"), _c(sub, "tie_tolerance_abs_km"))
+        chosen = roughly_closest(
+            row["members"], _c(sub, "tie_tolerance_rel"), _c(sub, "tie_tolerance_abs_km")
+        )
         if len(chosen) > self._max_set(sub):
             return Outcome.discard("set_too_large")
         ids = [m["id"] for m in chosen]
@@ -284,33 +304,57 @@ class PlausiblyWithin(Executor):
         and the ``label`` ('true' | 'plausibly' | 'false') of the rule."""
         if self._is_area(sub):
             inter = area_km2_sql("ST_Intersection(ga, gb)")
-            share = (f"CASE WHEN NOT (ST_IsValid(ga) AND ST_IsValid(gb)) THEN NULL "
-                     f"WHEN ST_Intersects(ga, gb) THEN {inter} / {area_km2_sql('ga')} ELSE 0 END")
+            share = (
+                f"CASE WHEN NOT (ST_IsValid(ga) AND ST_IsValid(gb)) THEN NULL "
+                f"WHEN ST_Intersects(ga, gb) THEN {inter} / {area_km2_sql('ga')} ELSE 0 END"
+            )
             yes, no = _c(sub, "inside_share_yes"), _c(sub, "inside_share_no")
-            return (f"{share} AS share, ST_Equals(ga, gb) AS same, "
-                    f"CASE WHEN share >= {yes} THEN 'true' WHEN share <= {no} THEN 'false' ELSE 'plausibly' END AS label")
+            return (
+                f"{share} AS share, ST_Equals(ga, gb) AS same, "
+                f"CASE WHEN share >= {yes} THEN 'true' WHEN share <= {no} THEN 'false' ELSE 'plausibly' END AS label"
+            )
         _, _, km = frame_to_km_sql("lon", "lat", "ep")
-        return (f"ST_Covers(gb, ST_Point(lon, lat)) AS covered, {km} AS boundary_km, CASE WHEN covered THEN 'true' "
-                f"WHEN boundary_km <= {_c(sub, 'boundary_buffer_km')} THEN 'plausibly' ELSE 'false' END AS label")
+        return (
+            f"ST_Covers(gb, ST_Point(lon, lat)) AS covered, {km} AS boundary_km, CASE WHEN covered THEN 'true' "
+            f"WHEN boundary_km <= {_c(sub, 'boundary_buffer_km')} THEN 'plausibly' ELSE 'false' END AS label"
+        )
 
     def _g_sql(self, sub: SubTemplate, ids: str) -> str:
         """SQL: per row of ``ids`` (columns ea, eb + pass-through columns ``*``) the judged inputs."""
-        ep = "" if self._is_area(sub) else f", {nearest_point_sql('ea.lon', 'ea.lat', 'ST_Boundary(eb.geometry)')} AS ep"
-        return (f"SELECT i.*, ea.lon, ea.lat, ea.geometry AS ga, eb.geometry AS gb, eb.geom_kind AS b_kind{ep} FROM {ids} i "
-                f"JOIN entities ea ON ea.entity_id = i.ea JOIN entities eb ON eb.entity_id = i.eb")
+        ep = (
+            ""
+            if self._is_area(sub)
+            else f", {nearest_point_sql('ea.lon', 'ea.lat', 'ST_Boundary(eb.geometry)')} AS ep"
+        )
+        return (
+            f"SELECT i.*, ea.lon, ea.lat, ea.geometry AS ga, eb.geometry AS gb, eb.geom_kind AS b_kind{ep} FROM {ids} i "
+            f"JOIN entities ea ON ea.entity_id = i.ea JOIN entities eb ON eb.entity_id = i.eb"
+        )
 
     def candidates(self, sub: SubTemplate, pool: Pool) -> str:
         a, b = sub.entity_roles[:2]
         ring = 0.0 if self._is_area(sub) else 2 * _c(sub, "boundary_buffer_km")
-        grow = lambda km: (f"ST_YMin(geometry) - {km / KM_PER_DEG} AS y0, ST_YMax(geometry) + {km / KM_PER_DEG} AS y1, "  # noqa: E731
-                           f"ST_XMin(geometry) - {km / KM_PER_DEG} / cos(radians(least(abs(lat) + 1, 89))) AS x0, "
-                           f"ST_XMax(geometry) + {km / KM_PER_DEG} / cos(radians(least(abs(lat) + 1, 89))) AS x1")
+
+        def grow(km):
+            return (
+                f"ST_YMin(geometry) - {km / KM_PER_DEG} AS y0, ST_YMax(geometry) + {km / KM_PER_DEG} AS y1, "
+                f"ST_XMin(geometry) - {km / KM_PER_DEG} / cos(radians(least(abs(lat) + 1, 89))) AS x0, "
+                f"ST_XMax(geometry) + {km / KM_PER_DEG} / cos(radians(least(abs(lat) + 1, 89))) AS x1"
+            )
+
         if self._is_area(sub):
             ax = "ST_XMin(geometry) AS ax0, ST_XMax(geometry) AS ax1, ST_YMin(geometry) AS ay0, ST_YMax(geometry) AS ay1"
-            meets = lambda r: f"x.ax0 <= {r}.x1 AND x.ax1 >= {r}.x0 AND x.ay0 <= {r}.y1 AND x.ay1 >= {r}.y0"  # noqa: E731
+
+            def meets(r):
+                return (
+                    f"x.ax0 <= {r}.x1 AND x.ax1 >= {r}.x0 AND x.ay0 <= {r}.y1 AND x.ay1 >= {r}.y0"
+                )
         else:
             ax = "lon AS ax0, lon AS ax1, lat AS ay0, lat AS ay1"
-            meets = lambda r: f"x.ax0 BETWEEN {r}.x0 AND {r}.x1 AND x.ay0 BETWEEN {r}.y0 AND {r}.y1"  # noqa: E731
+
+            def meets(r):
+                return f"x.ax0 BETWEEN {r}.x0 AND {r}.x1 AND x.ay0 BETWEEN {r}.y0 AND {r}.y1"
+
         regions = f"FROM pool p WHERE {roles.predicate(sub.roles[b], 'p')}"
         return (
             f"WITH r AS (SELECT entity_id, {grow(ring)}, ST_XMin(geometry) AS bx0, ST_XMax(geometry) AS bx1, "
@@ -341,9 +385,13 @@ class PlausiblyWithin(Executor):
         if self._is_area(sub):
             if row["same"]:
                 return Outcome.discard("identical_geometries")
-            answer = share_within_answer(row["share"], _c(sub, "inside_share_yes"), _c(sub, "inside_share_no"))
+            answer = share_within_answer(
+                row["share"], _c(sub, "inside_share_yes"), _c(sub, "inside_share_no")
+            )
         else:
             if row["boundary_km"] is None:
                 return Outcome.discard("no_distance")
-            answer = point_within_answer(bool(row["covered"]), row["boundary_km"], _c(sub, "boundary_buffer_km"))
+            answer = point_within_answer(
+                bool(row["covered"]), row["boundary_km"], _c(sub, "boundary_buffer_km")
+            )
         return Outcome(formats.boolean(answer))

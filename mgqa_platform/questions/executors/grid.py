@@ -50,7 +50,9 @@ def cell_of(system: str, lon: float, lat: float, resolution: int) -> dict:
     return formats.s2_cell(s2_token(lon, lat, resolution))
 
 
-def finest_common_h3(a: tuple[float, float], b: tuple[float, float], max_res: int) -> tuple[str | None, str | None]:
+def finest_common_h3(
+    a: tuple[float, float], b: tuple[float, float], max_res: int
+) -> tuple[str | None, str | None]:
     """(cell, None) for the finest resolution r <= ``max_res`` with ``latlng_to_cell(A, r) == latlng_to_cell(B, r)``,
     or (None, reason). H3 nests only approximately, so the answer must also be what the index hierarchy says:
     the points share the cell at every coarser resolution, and the cell is the common ancestor
@@ -67,7 +69,9 @@ def finest_common_h3(a: tuple[float, float], b: tuple[float, float], max_res: in
     return cell, None
 
 
-def finest_common_s2(a: tuple[float, float], b: tuple[float, float], max_level: int) -> tuple[str | None, str | None]:
+def finest_common_s2(
+    a: tuple[float, float], b: tuple[float, float], max_level: int
+) -> tuple[str | None, str | None]:
     """(token, None) of the finest S2 cell at level <= ``max_level`` containing both (lon, lat) points, or
     (None, 'no_common_cell') when they lie on different cube faces. S2 nests exactly."""
     ia, ib = s2_id(*a), s2_id(*b)
@@ -85,12 +89,18 @@ def s2_avg_area_km2(level: int) -> float:
 def search_column(area_km2: float) -> int:
     """1-based index into ``entities.h3`` of the coarsest stored resolution whose average cell is no larger
     than ``area_km2`` (the finest, 9, if none is): pairs sharing that cell are likely to share the target cell."""
-    fits = [i for i, r in enumerate(H3_COLUMN_RES, 1) if h3.average_hexagon_area(r, "km^2") <= area_km2]
+    fits = [
+        i for i, r in enumerate(H3_COLUMN_RES, 1) if h3.average_hexagon_area(r, "km^2") <= area_km2
+    ]
     return fits[0] if fits else len(H3_COLUMN_RES)
 
 
 def target_area_km2(system: str, resolution: int) -> float:
-    return h3.average_hexagon_area(resolution, "km^2") if system == "h3" else s2_avg_area_km2(resolution)
+    return (
+        h3.average_hexagon_area(resolution, "km^2")
+        if system == "h3"
+        else s2_avg_area_km2(resolution)
+    )
 
 
 # ---------------------------------------------------------------- SQL helpers
@@ -109,7 +119,13 @@ def point_sample(sub: SubTemplate, pool: Pool) -> str:
     return f"SELECT s.stratum, s.entity_id AS {a} FROM ({pool.sample(sub.roles[a], f'{sub.id}|{a}', where=no_coords_in_name())}) AS s"
 
 
-def cell_pairs(sub: SubTemplate, pool: Pool, columns: Sequence[int], param: str | None = None, values: Sequence[int] = ()) -> str:
+def cell_pairs(
+    sub: SubTemplate,
+    pool: Pool,
+    columns: Sequence[int],
+    param: str | None = None,
+    values: Sequence[int] = (),
+) -> str:
     """Candidates for two-entity sub-templates: per stratum up to ``pool.per_stratum`` anchors (first entity
     role), each with one seeded partner (second entity role) at a different position whose stored H3 cell
     ``entities.h3[k]`` equals the anchor's. ``k`` is drawn per anchor (seeded) from ``columns``; with
@@ -123,19 +139,19 @@ def cell_pairs(sub: SubTemplate, pool: Pool, columns: Sequence[int], param: str 
     return f"""
         WITH bc AS (
             SELECT p.entity_id, p.lon, p.lat, unnest(p.h3) AS cell FROM pool p
-            WHERE {roles.predicate(sub.roles[b], 'p')} AND {no_coords_in_name()}),
+            WHERE {roles.predicate(sub.roles[b], "p")} AND {no_coords_in_name()}),
         dense AS (SELECT cell FROM bc GROUP BY cell HAVING count(DISTINCT [lon, lat]) >= 2),
         x AS (
             SELECT p.entity_id, p.stratum, p.lon, p.lat, p.h3, {pick} AS i FROM pool p
-            WHERE {roles.predicate(sub.roles[a], 'p')} AND {no_coords_in_name()}),
+            WHERE {roles.predicate(sub.roles[a], "p")} AND {no_coords_in_name()}),
         y AS (SELECT x.entity_id, x.stratum, x.lon, x.lat, x.h3[{_array(columns)}[x.i]] AS cell{par} FROM x),
         s AS (
-            SELECT y.*, row_number() OVER (PARTITION BY y.stratum ORDER BY {pool.order_key(f'{sub.id}|{a}', 'y.entity_id')}) AS rn
+            SELECT y.*, row_number() OVER (PARTITION BY y.stratum ORDER BY {pool.order_key(f"{sub.id}|{a}", "y.entity_id")}) AS rn
             FROM y SEMI JOIN dense USING (cell)
             QUALIFY rn <= {pool.per_stratum})
         SELECT s.stratum, s.entity_id AS {a}, bc.entity_id AS {b}{par_out}
         FROM s JOIN bc ON bc.cell = s.cell AND (bc.lon <> s.lon OR bc.lat <> s.lat)
-        QUALIFY row_number() OVER (PARTITION BY s.entity_id ORDER BY {pool.order_key(f'{sub.id}|{b}', 's.entity_id', 'bc.entity_id')}) = 1
+        QUALIFY row_number() OVER (PARTITION BY s.entity_id ORDER BY {pool.order_key(f"{sub.id}|{b}", "s.entity_id", "bc.entity_id")}) = 1
     """
 
 
@@ -235,4 +251,8 @@ class CompositeCell(AtPoint):
 
     def finish(self, sub: SubTemplate, row: Mapping[str, Any]) -> Outcome:
         lon, lat = lonlat(row, sub.entity_roles[0])
-        return Outcome(formats.composite_cell(h3_cell(lon, lat, int(row["resolution"])), s2_token(lon, lat, int(row["level"]))))
+        return Outcome(
+            formats.composite_cell(
+                h3_cell(lon, lat, int(row["resolution"])), s2_token(lon, lat, int(row["level"]))
+            )
+        )

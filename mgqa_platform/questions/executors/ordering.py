@@ -45,35 +45,64 @@ from mgqa_platform.questions.executors.containment import (
     members_in_radius,
     seeded_choice_sql,
 )
-from mgqa_platform.questions.executors.distance import bbox_cols, contains_sql, inside_sql, members_sql
+from mgqa_platform.questions.executors.distance import (
+    bbox_cols,
+    contains_sql,
+    inside_sql,
+    members_sql,
+)
 from mgqa_platform.questions.executors.grid import no_coords_in_name
 from mgqa_platform.questions.executors.topology import big_categories_sql
 
 GEOD = Geod(ellps="WGS84")
-MAX_MEMBERS = 1000  #: regions with more members of a category are not proposed (linear work; evidence size)
+MAX_MEMBERS = (
+    1000  #: regions with more members of a category are not proposed (linear work; evidence size)
+)
 PER_REGION = 4  #: categories proposed per region
 MAX_TIED = 3  #: F01: more tied extremes than this make the question unhelpful -> discarded
 MAX_SET = 15  #: F04: largest answer set kept
 RANK_WORDS = {"first": 1, "second": 2, "third": 3, "fourth": 4}
 MAXIMISE = {"largest", "highest", "longest", "most"}  #: rank words that sort descending
 #: F01.3: bearing (degrees clockwise from north) of each diagonal direction
-BEARINGS = {"north": 0.0, "northeast": 45.0, "east": 90.0, "southeast": 135.0, "south": 180.0, "southwest": 225.0,
-            "west": 270.0, "northwest": 315.0}  # fmt: skip
+BEARINGS = {
+    "north": 0.0,
+    "northeast": 45.0,
+    "east": 90.0,
+    "southeast": 135.0,
+    "south": 180.0,
+    "southwest": 225.0,
+    "west": 270.0,
+    "northwest": 315.0,
+}
 #: F04: azimuth sector [lo, hi) (degrees, wrapping at 360) of each direction word
-SECTORS = {"north": (315.0, 45.0), "east": (45.0, 135.0), "south": (135.0, 225.0), "west": (225.0, 315.0),
-           "northeast": (0.0, 90.0), "southeast": (90.0, 180.0), "southwest": (180.0, 270.0), "northwest": (270.0, 360.0)}  # fmt: skip
+SECTORS = {
+    "north": (315.0, 45.0),
+    "east": (45.0, 135.0),
+    "south": (135.0, 225.0),
+    "west": (225.0, 315.0),
+    "northeast": (0.0, 90.0),
+    "southeast": (90.0, 180.0),
+    "southwest": (180.0, 270.0),
+    "northwest": (270.0, 360.0),
+}
 
 
 # ---------------------------------------------------------------------------------------------- geometry (pure)
 @lru_cache(maxsize=4096)
 def aeqd(lon: float, lat: float) -> Transformer:
     """Transformer from EPSG:4326 (lon, lat) to a WGS84 azimuthal-equidistant frame centred on (lon, lat), metres."""
-    return Transformer.from_crs("EPSG:4326", f"+proj=aeqd +lat_0={lat!r} +lon_0={lon!r} +datum=WGS84 +units=m", always_xy=True)
+    return Transformer.from_crs(
+        "EPSG:4326",
+        f"+proj=aeqd +lat_0={lat!r} +lon_0={lon!r} +datum=WGS84 +units=m",
+        always_xy=True,
+    )
 
 
 def to_local(geom: BaseGeometry, lon: float, lat: float) -> BaseGeometry:
     """``geom`` (lon/lat) projected into the azimuthal-equidistant frame centred on (lon, lat), metres."""
-    return shapely.transform(geom, lambda xy: np.column_stack(aeqd(lon, lat).transform(xy[:, 0], xy[:, 1])))
+    return shapely.transform(
+        geom, lambda xy: np.column_stack(aeqd(lon, lat).transform(xy[:, 0], xy[:, 1]))
+    )
 
 
 def elongation(geom_xy: BaseGeometry) -> float | None:
@@ -104,7 +133,9 @@ def directional_score(direction: str, lon: float, lat: float, origin: tuple[floa
     return x * math.sin(az) + y * math.cos(az)
 
 
-def extreme_members(members: Sequence[Mapping[str, Any]], score: Callable[[Mapping[str, Any]], float], tol: float) -> list:
+def extreme_members(
+    members: Sequence[Mapping[str, Any]], score: Callable[[Mapping[str, Any]], float], tol: float
+) -> list:
     """Members whose score is within ``tol`` of the highest score, best first (ties by id)."""
     scored = sorted(((score(m), m["id"], m) for m in members), key=lambda s: (-s[0], s[1]))
     best = scored[0][0]
@@ -158,7 +189,9 @@ MEASURES_SQL = {
     "area": AREA_KM2_SQL,
     "perimeter": "(ST_Perimeter_Spheroid(ST_FlipCoordinates({g})) / 1000.0)",
     "length": "(ST_Length_Spheroid(ST_FlipCoordinates({g})) / 1000.0)",
-    "compactness": "(4 * pi() * " + AREA_KM2_SQL + " / pow(ST_Perimeter_Spheroid(ST_FlipCoordinates({g})) / 1000.0, 2))",
+    "compactness": "(4 * pi() * "
+    + AREA_KM2_SQL
+    + " / pow(ST_Perimeter_Spheroid(ST_FlipCoordinates({g})) / 1000.0, 2))",
     "elongation": "ST_AsText({g})",  # the measure itself is computed in finish (local projection)
     "population": "TRY_CAST(json_extract_string({a}, '$.population') AS DOUBLE)",
 }
@@ -170,7 +203,12 @@ def measure_sql(name: str, alias: str) -> str:
 
 
 def region_members_candidates(
-    sub: SubTemplate, pool: Pool, *, min_members: int, member_where: str = "TRUE", expand: str | None = None
+    sub: SubTemplate,
+    pool: Pool,
+    *,
+    min_members: int,
+    member_where: str = "TRUE",
+    expand: str | None = None,
 ) -> str:
     """Candidates (stratum, region, category[, expanded parameter]): regions of the anchor role sampled per
     stratum (names without coordinates), joined with the pool members of the category role whose
@@ -194,7 +232,9 @@ def region_members_candidates(
     )
 
 
-def region_members_gold_sql(sub: SubTemplate, measures: Sequence[str], member_where: str = "TRUE") -> str:
+def region_members_gold_sql(
+    sub: SubTemplate, measures: Sequence[str], member_where: str = "TRUE"
+) -> str:
     """Gold SQL: the ``t`` row, region B's representative point (``b_lon``, ``b_lat``) and bbox width
     (``b_xspan``, degrees), and ``members``: list of structs (id, name, lon, lat, <measures>) of the KG
     entities of the category role inside B (B excluded), ordered by id; ``member_where`` filters alias ``m``."""
@@ -230,8 +270,10 @@ class _RegionRanking(Executor):
     def member_where(self, sub: SubTemplate, alias: str) -> str:
         """Extra SQL filter on member rows (alias ``alias``); settlement/population filter for populations."""
         if "population" in sub.parameters.get("attribute_A", []):
-            return (f"{alias}.category IN {roles.sql_in(roles.SETTLEMENT_CATEGORIES)} AND "
-                    f"{measure_sql('population', alias)} IS NOT NULL")  # fmt: skip
+            return (
+                f"{alias}.category IN {roles.sql_in(roles.SETTLEMENT_CATEGORIES)} AND "
+                f"{measure_sql('population', alias)} IS NOT NULL"
+            )
         return "TRUE"
 
     def measures(self, sub: SubTemplate) -> list[str]:
@@ -242,8 +284,13 @@ class _RegionRanking(Executor):
         return str(self.min_members)
 
     def candidates(self, sub: SubTemplate, pool: Pool) -> str:
-        return region_members_candidates(sub, pool, min_members=self.min_members, member_where=self.member_where(sub, "p"),
-                                         expand=self.expand)  # fmt: skip
+        return region_members_candidates(
+            sub,
+            pool,
+            min_members=self.min_members,
+            member_where=self.member_where(sub, "p"),
+            expand=self.expand,
+        )
 
     def gold_sql(self, sub: SubTemplate) -> str:
         return region_members_gold_sql(sub, self.measures(sub), self.member_where(sub, "m"))
@@ -279,7 +326,11 @@ class Extreme(_RegionRanking):
         diagonal = direction not in ("north", "south", "east", "west")
         tol = float(sub.conventions["tie_tolerance_m" if diagonal else "tie_tolerance_deg"])
         origin = (float(row["b_lon"]), float(row["b_lat"]))
-        best = extreme_members(members, lambda m: directional_score(direction, float(m["lon"]), float(m["lat"]), origin), tol)
+        best = extreme_members(
+            members,
+            lambda m: directional_score(direction, float(m["lon"]), float(m["lat"]), origin),
+            tol,
+        )
         if len(best) > MAX_TIED:
             return Outcome.discard("too_many_tied")
         if len(best) == len(members):
@@ -287,12 +338,18 @@ class Extreme(_RegionRanking):
         return Outcome(formats.entity_name(*_names(best)), evidence=tuple(m["id"] for m in members))
 
 
-def member_values(sub: SubTemplate, members: Sequence[Mapping[str, Any]], measure: str) -> tuple[list | None, str | None]:
+def member_values(
+    sub: SubTemplate, members: Sequence[Mapping[str, Any]], measure: str
+) -> tuple[list | None, str | None]:
     """([(value, member)], None) for ``measure`` of every member, or (None, reason) when one is undefined or,
     for a size measure, not positive."""
     out = []
     for m in members:
-        v = member_elongation(m["elongation"], float(m["lon"]), float(m["lat"])) if measure == "elongation" else m[measure]
+        v = (
+            member_elongation(m["elongation"], float(m["lon"]), float(m["lat"]))
+            if measure == "elongation"
+            else m[measure]
+        )
         if v is None or not math.isfinite(float(v)):
             return None, "undefined_measure"
         if measure in ("area", "perimeter", "length") and float(v) <= 0:
@@ -309,7 +366,9 @@ def is_tie(v1: float, v2: float, conventions: Mapping[str, Any]) -> bool:
     return abs(v1 - v2) <= float(conventions["tie_tolerance_rel"]) * max(abs(v1), abs(v2))
 
 
-def ranked(values: list[tuple[float, Mapping[str, Any]]], word: str) -> list[tuple[float, Mapping[str, Any]]]:
+def ranked(
+    values: list[tuple[float, Mapping[str, Any]]], word: str
+) -> list[tuple[float, Mapping[str, Any]]]:
     """Members sorted by value, descending for :data:`MAXIMISE` words, else ascending (ties by id)."""
     sign = -1.0 if word in MAXIMISE else 1.0
     return sorted(values, key=lambda vm: (sign * vm[0], vm[1]["id"]))
@@ -322,7 +381,11 @@ class Rank(_RegionRanking):
 
     name = "ordering.rank"
     expand = "rank_type"
-    evidence = ("geometry", "type", "attribute")  # attribute: the population the F02.3 ranking reads
+    evidence = (
+        "geometry",
+        "type",
+        "attribute",
+    )  # attribute: the population the F02.3 ranking reads
 
     def measures(self, sub: SubTemplate) -> list[str]:
         return list(sub.parameters["attribute_A"])
@@ -337,7 +400,10 @@ class Rank(_RegionRanking):
         order = ranked(values, row["rank_type"])
         if is_tie(order[0][0], order[1][0], sub.conventions):
             return Outcome.discard("near_tie")
-        return Outcome(formats.entity_name(*_names([order[0][1]])), evidence=tuple(m["id"] for m in row["members"]))
+        return Outcome(
+            formats.entity_name(*_names([order[0][1]])),
+            evidence=tuple(m["id"] for m in row["members"]),
+        )
 
 
 class RankPosition(_RegionRanking):
@@ -370,7 +436,10 @@ class RankPosition(_RegionRanking):
         v = order[k - 1][0]
         if is_tie(v, order[k - 2][0], sub.conventions) or is_tie(v, order[k][0], sub.conventions):
             return Outcome.discard("near_tie")
-        return Outcome(formats.entity_name(*_names([order[k - 1][1]])), evidence=tuple(m["id"] for m in row["members"]))
+        return Outcome(
+            formats.entity_name(*_names([order[k - 1][1]])),
+            evidence=tuple(m["id"] for m in row["members"]),
+        )
 
 
 # ---------------------------------------------------------------------------------------------- F04
@@ -440,8 +509,10 @@ class Compound(Executor):
         """Premise: at least one member within ``value`` km of B lies in the direction sector from C (spherical
         bearing, no margins)."""
         test = in_sector_sql("x.brg", "q.cardinal_direction", sub.parameters["cardinal_direction"])
-        return (f"SELECT q.row_id, coalesce(len(list_filter(q.members, x -> x.km <= q.value AND {test})), 0) > 0 AS holds "
-                f"FROM ({self.gold_sql(sub)}) AS q")  # fmt: skip
+        return (
+            f"SELECT q.row_id, coalesce(len(list_filter(q.members, x -> x.km <= q.value AND {test})), 0) > 0 AS holds "
+            f"FROM ({self.gold_sql(sub)}) AS q"
+        )
 
     def finish(self, sub: SubTemplate, row: Mapping[str, Any]) -> Outcome:
         radius = float(row["value"])
@@ -456,7 +527,9 @@ class Compound(Executor):
         margin = float(sub.conventions["sector_margin_deg"])
         chosen = []
         for m in inside:
-            az, _, dist = GEOD.inv(float(row["c_lon"]), float(row["c_lat"]), float(m["lon"]), float(m["lat"]))
+            az, _, dist = GEOD.inv(
+                float(row["c_lon"]), float(row["c_lat"]), float(m["lon"]), float(m["lat"])
+            )
             if dist <= 0:
                 return Outcome.discard("member_at_entity_c")
             if near_edge(az % 360.0, words, margin):

@@ -29,14 +29,24 @@ from shapely import wkt as shapely_wkt
 from mgqa_platform.questions import formats, roles
 from mgqa_platform.questions.catalog import SubTemplate
 from mgqa_platform.questions.executor import Executor, Outcome, Pool, bound_join
-from mgqa_platform.questions.executors.topology import bbox_sql, boxes_meet_sql, category_members_sql
+from mgqa_platform.questions.executors.topology import (
+    bbox_sql,
+    boxes_meet_sql,
+    category_members_sql,
+)
 
 BAND = 0.05  #: relative band around a threshold (buffer, min inside length, max shared length): ambiguous
-M_PER_DEG_MIN = 110_000.0  #: a little under the shortest degree of latitude: bbox margins err on the large side
-M_PER_DEG_MAX = 111_700.0  #: a little over the longest degree of latitude: lower bounds on ground distance
+M_PER_DEG_MIN = (
+    110_000.0  #: a little under the shortest degree of latitude: bbox margins err on the large side
+)
+M_PER_DEG_MAX = (
+    111_700.0  #: a little over the longest degree of latitude: lower bounds on ground distance
+)
 MAX_SET = 15  #: largest answer set kept
 MAX_COUNT = 100  #: largest count kept
-MAX_BBOX_MEMBERS = 60  #: candidates: a (route, category) pair with more bbox members than this is not proposed
+MAX_BBOX_MEMBERS = (
+    60  #: candidates: a (route, category) pair with more bbox members than this is not proposed
+)
 WGS84_A, WGS84_F = 6378137.0, 1 / 298.257223563
 
 
@@ -62,7 +72,9 @@ def lower_bound_m_sql(a: str, b: str, lat: str) -> str:
     """SQL: a lower bound in metres on the ground distance between geometries ``a`` and ``b`` near latitude
     ``lat``: planar lon/lat distance times cos(latitude + 0.01 degree) times a little under 1 degree of latitude
     (valid for separations of a few km)."""
-    return f"(ST_Distance({a}, {b}) * cos(radians(least(abs({lat}) + 0.01, 89.0))) * {M_PER_DEG_MIN})"
+    return (
+        f"(ST_Distance({a}, {b}) * cos(radians(least(abs({lat}) + 0.01, 89.0))) * {M_PER_DEG_MIN})"
+    )
 
 
 def grown_bbox_sql(g: str, margin_m: float) -> str:
@@ -72,8 +84,10 @@ def grown_bbox_sql(g: str, margin_m: float) -> str:
         return bbox_sql(g)
     dlat = margin_m / M_PER_DEG_MIN
     dlon = f"({dlat} / greatest(cos(radians(least(greatest(abs(ST_YMin({g})), abs(ST_YMax({g}))) + {dlat}, 89.0))), 0.01))"
-    return (f"ST_XMin({g}) - {dlon} AS x0, ST_XMax({g}) + {dlon} AS x1, "
-            f"ST_YMin({g}) - {dlat} AS y0, ST_YMax({g}) + {dlat} AS y1")
+    return (
+        f"ST_XMin({g}) - {dlon} AS x0, ST_XMax({g}) + {dlon} AS x1, "
+        f"ST_YMin({g}) - {dlat} AS y0, ST_YMax({g}) + {dlat} AS y1"
+    )
 
 
 def category_role(sub: SubTemplate) -> str:
@@ -82,9 +96,19 @@ def category_role(sub: SubTemplate) -> str:
 
 
 def anchor_category_candidates_sql(
-    pool: Pool, sub: SubTemplate, anchor: str, cat: str, *, hit: str = "TRUE", margin_m: float = 0.0,
-    min_hits: int = 1, max_hits: int = MAX_BBOX_MEMBERS, exclude: tuple[str, ...] = (), only: tuple[str, ...] = (),
-    per_anchor: int = 1, zero_every: int = 0,
+    pool: Pool,
+    sub: SubTemplate,
+    anchor: str,
+    cat: str,
+    *,
+    hit: str = "TRUE",
+    margin_m: float = 0.0,
+    min_hits: int = 1,
+    max_hits: int = MAX_BBOX_MEMBERS,
+    exclude: tuple[str, ...] = (),
+    only: tuple[str, ...] = (),
+    per_anchor: int = 1,
+    zero_every: int = 0,
 ) -> str:
     """Candidates ``(stratum, <anchor>, <cat>)``: per stratum up to ``pool.per_stratum`` anchors (seeded) of the
     anchor's role type near a member of the category role; per anchor ``per_anchor`` categories (seeded) among
@@ -101,10 +125,21 @@ def anchor_category_candidates_sql(
     filt = f"AND p.category NOT IN ({', '.join(repr(c) for c in exclude)})" if exclude else ""
     filt += f" AND p.category IN ({', '.join(repr(c) for c in only)})" if only else ""
     cell = lambda x: f"(floor({x}.lat * 20) * 100000 + floor({x}.lon * 20))"  # noqa: E731
-    want = (f"md5_number('{pool.seed}|{pool.kg}|{sub.id}|zero|' || ea) % {zero_every} <> 0" if zero_every else "hits > 0")
-    near_any = (f"SEMI JOIN (SELECT DISTINCT {cell('m')} AS c FROM m) mc ON mc.c = {cell('a0')}" if cat_type == "category_poi"
-                else f"SEMI JOIN m ON {boxes_meet_sql('a0', 'm')} AND m.entity_id <> a0.entity_id")
-    judged = ("JOIN entities ae ON ae.entity_id = n.ea JOIN entities me ON me.entity_id = n.em" if hit != "TRUE" else "")
+    want = (
+        f"md5_number('{pool.seed}|{pool.kg}|{sub.id}|zero|' || ea) % {zero_every} <> 0"
+        if zero_every
+        else "hits > 0"
+    )
+    near_any = (
+        f"SEMI JOIN (SELECT DISTINCT {cell('m')} AS c FROM m) mc ON mc.c = {cell('a0')}"
+        if cat_type == "category_poi"
+        else f"SEMI JOIN m ON {boxes_meet_sql('a0', 'm')} AND m.entity_id <> a0.entity_id"
+    )
+    judged = (
+        "JOIN entities ae ON ae.entity_id = n.ea JOIN entities me ON me.entity_id = n.em"
+        if hit != "TRUE"
+        else ""
+    )
     return (
         f"WITH big AS (SELECT category FROM pool p WHERE {roles.predicate(cat_type, 'p')} {filt} GROUP BY category "
         f"HAVING count(*) >= {roles.MIN_CATEGORY_MEMBERS}), "
@@ -201,10 +236,21 @@ class Traverse(Executor):
         only = roles.REGION_CATEGORIES if sub.conventions.get("regions_only") else ()
         hit = self._holds_sql(sub, self._measure_sql(sub, "ae.geometry", "me.geometry"), 0.0)
         hit = f"ST_Intersects(ae.geometry, me.geometry) AND {hit}"
-        return anchor_category_candidates_sql(pool, sub, _route(sub), category_role(sub), hit=hit, exclude=exclude, only=only,
-                                              **_hit_range(sub, MAX_BBOX_MEMBERS), per_anchor=2)
+        return anchor_category_candidates_sql(
+            pool,
+            sub,
+            _route(sub),
+            category_role(sub),
+            hit=hit,
+            exclude=exclude,
+            only=only,
+            **_hit_range(sub, MAX_BBOX_MEMBERS),
+            per_anchor=2,
+        )
 
-    def _measure_sql(self, sub: SubTemplate, route: str = "b.tg", member: str = "m.geometry") -> str:
+    def _measure_sql(
+        self, sub: SubTemplate, route: str = "b.tg", member: str = "m.geometry"
+    ) -> str:
         """SQL metres: shared collinear length (line categories) or inside length (polygon categories)."""
         if self._lines(sub):
             return shared_length_m_sql(route, member)
@@ -219,9 +265,11 @@ class Traverse(Executor):
 
     def members_sql(self, sub: SubTemplate) -> str:
         b = _route(sub)
-        return (f"{category_members_sql(sub, b, [b])}, "
-                f"x AS (SELECT m.row_id, m.entity_id, m.display_name, {self._measure_sql(sub)} AS metres "
-                "FROM m JOIN b ON b.row_id = m.row_id)")
+        return (
+            f"{category_members_sql(sub, b, [b])}, "
+            f"x AS (SELECT m.row_id, m.entity_id, m.display_name, {self._measure_sql(sub)} AS metres "
+            "FROM m JOIN b ON b.row_id = m.row_id)"
+        )
 
     def gold_sql(self, sub: SubTemplate) -> str:
         return (
@@ -234,8 +282,10 @@ class Traverse(Executor):
         """``row_id, holds``: some member is traversed, counting members within the ambiguity band (so ``holds``
         is false only when the premise is certainly false)."""
         cond = self._holds_sql(sub, "x.metres", BAND)
-        return (f"{self.members_sql(sub)} SELECT t.row_id, coalesce(bool_or({cond}), FALSE) AS holds "
-                "FROM t LEFT JOIN x ON x.row_id = t.row_id GROUP BY t.row_id")
+        return (
+            f"{self.members_sql(sub)} SELECT t.row_id, coalesce(bool_or({cond}), FALSE) AS holds "
+            "FROM t LEFT JOIN x ON x.row_id = t.row_id GROUP BY t.row_id"
+        )
 
     def finish(self, sub: SubTemplate, row: Mapping[str, Any]) -> Outcome:
         members = row["members"] or []
@@ -273,15 +323,26 @@ class PassBy(Executor):
     def candidates(self, sub: SubTemplate, pool: Pool) -> str:
         hit = f"{lower_bound_m_sql('me.geometry', 'ae.geometry', 'me.lat')} <= {self._margin(sub)}"
         most = MAX_COUNT if sub.answer_format == "count" else MAX_SET
-        return anchor_category_candidates_sql(pool, sub, _route(sub), category_role(sub), hit=hit, margin_m=self._margin(sub),
-                                              **_hit_range(sub, most), per_anchor=2)
+        return anchor_category_candidates_sql(
+            pool,
+            sub,
+            _route(sub),
+            category_role(sub),
+            hit=hit,
+            margin_m=self._margin(sub),
+            **_hit_range(sub, most),
+            per_anchor=2,
+        )
 
     def members_sql(self, sub: SubTemplate) -> str:
         b, cat = _route(sub), category_role(sub)
         inside = inside_length_m_sql("r.geometry", "e.geometry") if not self._points(sub) else "0.0"
         geom = "NULL" if self._points(sub) else "ST_AsText(e.geometry)"
-        box = ("e.lon BETWEEN r.x0 AND r.x1 AND e.lat BETWEEN r.y0 AND r.y1" if self._points(sub) else
-               "ST_XMax(e.geometry) >= r.x0 AND ST_XMin(e.geometry) <= r.x1 AND ST_YMax(e.geometry) >= r.y0 AND ST_YMin(e.geometry) <= r.y1")
+        box = (
+            "e.lon BETWEEN r.x0 AND r.x1 AND e.lat BETWEEN r.y0 AND r.y1"
+            if self._points(sub)
+            else "ST_XMax(e.geometry) >= r.x0 AND ST_XMin(e.geometry) <= r.x1 AND ST_YMax(e.geometry) >= r.y0 AND ST_YMin(e.geometry) <= r.y1"
+        )
         return (
             f"WITH r AS (SELECT t.row_id, t.kg, t.{cat} AS category, g.entity_id AS rid, g.geometry, "
             f"{grown_bbox_sql('g.geometry', self._margin(sub))} {bound_join(g=b)}), "
@@ -303,9 +364,13 @@ class PassBy(Executor):
         band), so ``holds`` is false only when no member can be within the buffer."""
         lower = lower_bound_m_sql("e.geometry", "r.geometry", "e.lat")
         members = self.members_sql(sub).replace(
-            "x AS (SELECT r.row_id, e.entity_id,", f"x AS (SELECT r.row_id, {lower} AS lower_m, e.entity_id,")
-        return (f"{members} SELECT t.row_id, coalesce(bool_or(x.lower_m <= {self._margin(sub)}), FALSE) AS holds "
-                "FROM t LEFT JOIN x ON x.row_id = t.row_id GROUP BY t.row_id")
+            "x AS (SELECT r.row_id, e.entity_id,",
+            f"x AS (SELECT r.row_id, {lower} AS lower_m, e.entity_id,",
+        )
+        return (
+            f"{members} SELECT t.row_id, coalesce(bool_or(x.lower_m <= {self._margin(sub)}), FALSE) AS holds "
+            "FROM t LEFT JOIN x ON x.row_id = t.row_id GROUP BY t.row_id"
+        )
 
     def finish(self, sub: SubTemplate, row: Mapping[str, Any]) -> Outcome:
         route = shapely_wkt.loads(row["route_wkt"])

@@ -37,7 +37,9 @@ from mgqa_platform.questions import formats
 from mgqa_platform.questions.catalog import SubTemplate
 from mgqa_platform.questions.executor import Executor, Outcome, Pool, bound_join
 
-PAIRS_PER_ANCHOR = 3  #: K01-K03: partners proposed per sampled anchor (seeded rotation within the stratum)
+PAIRS_PER_ANCHOR = (
+    3  #: K01-K03: partners proposed per sampled anchor (seeded rotation within the stratum)
+)
 SCALES_PER_POLYGON = 2  #: K05: seeded scales proposed per sampled polygon (among those that fit it)
 
 
@@ -55,8 +57,10 @@ def perimeter_km_sql(g: str) -> str:
 def _measure_cols(alias: str, prefix: str, wkt: bool) -> str:
     """SQL select-list items ``<prefix>_valid, _kind, _area, _perim[, _wkt, _lon, _lat]`` of entity ``alias``."""
     g = f"{alias}.geometry"
-    cols = (f"ST_IsValid({g}) AS {prefix}_valid, {alias}.geom_kind AS {prefix}_kind, "
-            f"{area_km2_sql(g)} AS {prefix}_area, {perimeter_km_sql(g)} AS {prefix}_perim")
+    cols = (
+        f"ST_IsValid({g}) AS {prefix}_valid, {alias}.geom_kind AS {prefix}_kind, "
+        f"{area_km2_sql(g)} AS {prefix}_area, {perimeter_km_sql(g)} AS {prefix}_perim"
+    )
     if wkt:
         cols += f", ST_AsText({g}) AS {prefix}_wkt, {alias}.lon AS {prefix}_lon, {alias}.lat AS {prefix}_lat"
     return cols
@@ -71,7 +75,9 @@ def polsby_popper(area_km2: float, perimeter_km: float) -> float:
 @lru_cache(maxsize=256)
 def _aeqd(lon: float, lat: float) -> Transformer:
     return Transformer.from_crs(
-        "EPSG:4326", f"+proj=aeqd +lat_0={lat!r} +lon_0={lon!r} +datum=WGS84 +units=m +no_defs", always_xy=True
+        "EPSG:4326",
+        f"+proj=aeqd +lat_0={lat!r} +lon_0={lon!r} +datum=WGS84 +units=m +no_defs",
+        always_xy=True,
     )
 
 
@@ -93,7 +99,9 @@ def elongation(geom: shapely.Geometry, lon: float, lat: float) -> float | None:
     return 1.0 - min(s1, s2) / max(s1, s2)
 
 
-def irregularity(geom: shapely.Geometry, lon: float, lat: float, scale_km: float) -> dict[str, float] | None:
+def irregularity(
+    geom: shapely.Geometry, lon: float, lat: float, scale_km: float
+) -> dict[str, float] | None:
     """Shape index and perimeter ratio of ``geom`` simplified at ``scale_km`` (Douglas-Peucker, topology
     preserved) in the local AEQD projection centred on (lon, lat), plus the share of area kept.
     None when the simplified polygon is empty or not polygonal."""
@@ -125,7 +133,9 @@ def measure(name: str, row: Mapping[str, Any], prefix: str) -> float | None:
     if name == "compactness":
         return polsby_popper(row[f"{prefix}_area"], row[f"{prefix}_perim"])
     if name == "elongation":
-        return elongation(shapely_wkt.loads(row[f"{prefix}_wkt"]), row[f"{prefix}_lon"], row[f"{prefix}_lat"])
+        return elongation(
+            shapely_wkt.loads(row[f"{prefix}_wkt"]), row[f"{prefix}_lon"], row[f"{prefix}_lat"]
+        )
     raise KeyError(f"unknown measure {name!r}")
 
 
@@ -133,7 +143,9 @@ def too_close(sub: SubTemplate, va: float, vb: float) -> bool:
     """Whether two measure values are too close to call: |va - vb| < max(min_abs_diff,
     min_rel_diff * max(|va|, |vb|)) with the conventions' thresholds (missing ones are 0)."""
     c = sub.conventions
-    tol = max(float(c.get("min_abs_diff", 0.0)), float(c.get("min_rel_diff", 0.0)) * max(abs(va), abs(vb)))
+    tol = max(
+        float(c.get("min_abs_diff", 0.0)), float(c.get("min_rel_diff", 0.0)) * max(abs(va), abs(vb))
+    )
     return abs(va - vb) < tol
 
 
@@ -175,7 +187,10 @@ class CompareShapes(Executor):
         reason = _polygon_problem(row, "a") or _polygon_problem(row, "b")
         if reason:
             return Outcome.discard(reason)
-        va, vb = measure(sub.conventions["measure"], row, "a"), measure(sub.conventions["measure"], row, "b")
+        va, vb = (
+            measure(sub.conventions["measure"], row, "a"),
+            measure(sub.conventions["measure"], row, "b"),
+        )
         if va is None or vb is None:
             return Outcome.discard("degenerate_shape")
         if too_close(sub, va, vb):
@@ -237,7 +252,9 @@ class Irregularity(Executor):
         reason = _polygon_problem(row, "a")
         if reason:
             return Outcome.discard(reason)
-        out = irregularity(shapely_wkt.loads(row["a_wkt"]), row["a_lon"], row["a_lat"], float(row["scale_value"]))
+        out = irregularity(
+            shapely_wkt.loads(row["a_wkt"]), row["a_lon"], row["a_lat"], float(row["scale_value"])
+        )
         if out is None:
             return Outcome.discard("simplified_away")
         if out["area_kept"] < float(sub.conventions.get("min_area_kept", 0.5)):

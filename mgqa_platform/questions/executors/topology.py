@@ -34,7 +34,9 @@ from mgqa_platform.questions.catalog import SubTemplate
 from mgqa_platform.questions.executor import Executor, Outcome, Pool, bound_join
 
 GEOD = Geod(ellps="WGS84")
-NEAR_MARGIN_DEG = 0.002  #: bbox margin (~200 m) that turns close but disjoint pairs into near-miss candidates
+NEAR_MARGIN_DEG = (
+    0.002  #: bbox margin (~200 m) that turns close but disjoint pairs into near-miss candidates
+)
 NEAR_PER_ANCHOR = 40  #: near pairs judged per anchor (seeded subset) ...
 NEAR_PER_STRATUM = 2000  #: ... or more when a stratum has few anchors (a single county polygon)
 MIN_POINT_SEPARATION_M = 1.0  #: C03: intersection points closer than this make the count ambiguous
@@ -82,8 +84,10 @@ def boxes_meet_sql(a: str, b: str) -> str:
 
 def big_categories_sql(role_type: str) -> str:
     """SQL: categories of ``role_type`` with at least ``roles.MIN_CATEGORY_MEMBERS`` members in the pool."""
-    return (f"SELECT category FROM pool p WHERE {roles.predicate(role_type, 'p')} GROUP BY category "
-            f"HAVING count(*) >= {roles.MIN_CATEGORY_MEMBERS}")
+    return (
+        f"SELECT category FROM pool p WHERE {roles.predicate(role_type, 'p')} GROUP BY category "
+        f"HAVING count(*) >= {roles.MIN_CATEGORY_MEMBERS}"
+    )
 
 
 def _role_rows(pool: Pool, role_type: str, margin: float = 0.0) -> str:
@@ -96,11 +100,19 @@ def _role_rows(pool: Pool, role_type: str, margin: float = 0.0) -> str:
 
 def _sample_rows(pool: Pool, role_type: str, salt: str, k: int, margin: float = 0.0) -> str:
     """SQL: ``pool.sample`` of ``role_type`` (k per stratum, with ``rn``) plus (grown) bbox columns."""
-    return f"SELECT s.*, {bbox_sql('s.geometry', margin)} FROM ({pool.sample(role_type, salt, k)}) s"
+    return (
+        f"SELECT s.*, {bbox_sql('s.geometry', margin)} FROM ({pool.sample(role_type, salt, k)}) s"
+    )
 
 
 def pair_candidates_sql(
-    pool: Pool, sub: SubTemplate, holds: str, *, only_true: bool = False, symmetric: bool = False, prefer: str = "0",
+    pool: Pool,
+    sub: SubTemplate,
+    holds: str,
+    *,
+    only_true: bool = False,
+    symmetric: bool = False,
+    prefer: str = "0",
     anchor_geom: str = "geometry",
 ) -> str:
     """Candidates for a predicate over the first two entity roles (A = anchor, B), balanced on its outcome.
@@ -121,8 +133,11 @@ def pair_candidates_sql(
     half = max(k // 2, 1)
     key = pool.order_key(sub.id, "ea", "eb")
     pair = "least(ea, eb), greatest(ea, eb)" if symmetric else "ea, eb"
-    keep = (f"holds AND rk <= {k}" if only_true else
-            f"rk <= least({half}, 3 * least({half}, CASE WHEN holds THEN n_false ELSE n_true END) + 2)")
+    keep = (
+        f"holds AND rk <= {k}"
+        if only_true
+        else f"rk <= least({half}, 3 * least({half}, CASE WHEN holds THEN n_false ELSE n_true END) + 2)"
+    )
     return (
         f"WITH ab AS (SELECT entity_id, stratum, name, x0, x1, y0, y1 FROM ({_role_rows(pool, sub.roles[ra], NEAR_MARGIN_DEG)})), "
         f"b AS (SELECT entity_id, name, x0, x1, y0, y1 FROM ({_role_rows(pool, sub.roles[rb])})), "
@@ -256,7 +271,9 @@ class Encloses(_PairPredicate):
 
     def candidates(self, sub: SubTemplate, pool: Pool) -> str:
         # fill(A) once per anchor; the gold query computes the same predicate in full
-        return pair_candidates_sql(pool, sub, "ST_ContainsProperly(ga, gb)", anchor_geom=fill_sql("geometry"))
+        return pair_candidates_sql(
+            pool, sub, "ST_ContainsProperly(ga, gb)", anchor_geom=fill_sql("geometry")
+        )
 
 
 # ---------------------------------------------------------------------------------------------- C03
@@ -291,7 +308,14 @@ class CrossingPoints(Executor):
     def candidates(self, sub: SubTemplate, pool: Pool) -> str:
         pts = "ST_Intersection(ga, gb)"
         prefer = f"CASE WHEN ST_Dimension({pts}) = 0 THEN least(ST_NPoints({pts}), 2) ELSE 0 END"
-        return pair_candidates_sql(pool, sub, predicate_sql("intersects", "ga", "gb"), only_true=True, symmetric=True, prefer=prefer)
+        return pair_candidates_sql(
+            pool,
+            sub,
+            predicate_sql("intersects", "ga", "gb"),
+            only_true=True,
+            symmetric=True,
+            prefer=prefer,
+        )
 
     def premise_sql(self, sub: SubTemplate) -> str:
         """Premise: the two lines intersect at all."""
@@ -348,7 +372,11 @@ class _CategoryIntersect(Executor):
 
     def candidates(self, sub: SubTemplate, pool: Pool) -> str:
         cat, b = _category_role(sub), sub.entity_roles[0]
-        want = f"md5_number('{pool.seed}|{pool.kg}|{sub.id}|zero|' || b.entity_id) % {self.zero_every} <> 0" if self.zero_every else "TRUE"
+        want = (
+            f"md5_number('{pool.seed}|{pool.kg}|{sub.id}|zero|' || b.entity_id) % {self.zero_every} <> 0"
+            if self.zero_every
+            else "TRUE"
+        )
         return (
             f"WITH b AS ({_sample_rows(pool, sub.roles[b], f'{sub.id}|{b}', pool.per_stratum)}), "
             f"m AS ({_role_rows(pool, sub.roles[cat])}), "

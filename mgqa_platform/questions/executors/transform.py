@@ -17,7 +17,13 @@ from pyproj import Geod
 from mgqa_platform.questions import formats
 from mgqa_platform.questions.catalog import SubTemplate
 from mgqa_platform.questions.executor import Executor, Outcome, Pool
-from mgqa_platform.questions.executors.grid import AtPoint, cell_of, cell_pairs, lonlat, points_gold_sql
+from mgqa_platform.questions.executors.grid import (
+    AtPoint,
+    cell_of,
+    cell_pairs,
+    lonlat,
+    points_gold_sql,
+)
 
 GEOD = Geod(ellps="WGS84")
 MIN_POLAR_KM = 0.01  #: below 10 m the bearing of rounded coordinates is unstable
