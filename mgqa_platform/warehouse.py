@@ -1,7 +1,7 @@
 """The DuckDB warehouse: one file, the spatial extension loaded offline on every connection.
 
 Every component that opens the warehouse goes through :func:`connect`, so they all share one
-connection configuration (DESIGN §10). The spatial extension comes from the PyPI package
+connection configuration (docs/data_model.md). The spatial extension comes from the PyPI package
 ``duckdb-ext-spatial`` (pinned to DuckDB 1.4.4); nothing is downloaded.
 """
 
@@ -73,7 +73,7 @@ def session(
 
 
 # --------------------------------------------------------------------------------------------------
-# Tables owned by the foundation stages (DESIGN §3-5). Later stages add their own DDL next to them.
+# Tables owned by the foundation stages. Later stages add their own DDL next to them.
 # --------------------------------------------------------------------------------------------------
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS snapshots (

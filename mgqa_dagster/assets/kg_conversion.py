@@ -24,7 +24,7 @@ _spec = dict(
     specs=[
         dg.AssetSpec(
             ENTITIES,
-            description="One row per entity per KG (DESIGN §5): canonical and display names, category, valid EPSG:4326 geometry, representative point, H3 cells.",
+            description="One row per entity per KG (docs/data_model.md): canonical and display names, category, valid EPSG:4326 geometry, representative point, H3 cells.",
             **_spec,
         ),
         dg.AssetSpec(

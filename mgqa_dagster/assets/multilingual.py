@@ -4,7 +4,13 @@ post-edit ensemble over the instantiated questions."""
 
 import dagster as dg
 
-from mgqa_dagster.assets.questions import QUESTIONS_EN, TEMPLATES, column_schema, side_tables
+from mgqa_dagster.assets.questions import (
+    QUESTIONS_EN,
+    TEMPLATES,
+    column_schema,
+    side_table_spec,
+    side_tables,
+)
 from mgqa_dagster.data_quality import multilingual as checks
 from mgqa_dagster.data_quality.checks import check_specs, run_checks
 from mgqa_dagster.resources.llm import LLMResource, PostEditEnsembleResource
@@ -80,14 +86,12 @@ def template_translations(
             "between the annotators' texts (offline: a rule-based twin). Without an annotation "
             "export the MT passes through, flagged unreviewed.",
         ),
-        dg.AssetSpec(
+        side_table_spec(
             ANNOTATION_AGREEMENT,
-            deps=[TEMPLATE_TRANSLATIONS_RESOLVED],
-            group_name="multilingual",
-            kinds={"duckdb"},
-            description="Agreement of the human post-edit annotators of the language (the paper's "
-            "Table 9 row) and the annotation rows rejected on load. Written with "
-            "template_translations_resolved.",
+            TEMPLATE_TRANSLATIONS_RESOLVED,
+            "multilingual",
+            "Agreement of the human post-edit annotators of the language (the paper's Table 9 "
+            "row) and the annotation rows rejected on load.",
         ),
     ],
     partitions_def=language_partitions,
@@ -200,22 +204,19 @@ def _edit_log_markdown(examples: list[dict]) -> str:
             "rule-based member.",
             metadata={"dagster/column_schema": column_schema(POSTEDITED_SCHEMA)},
         ),
-        dg.AssetSpec(
+        side_table_spec(
             ENSEMBLE_EDIT_LOG,
-            deps=[QUESTIONS_POSTEDITED],
-            group_name="multilingual",
-            kinds={"duckdb"},
-            description="Every edit proposed by each ensemble member, whether applied, plus one "
-            "row per rejected or failed reply. Written with questions_postedited.",
+            QUESTIONS_POSTEDITED,
+            "multilingual",
+            "Every edit proposed by each ensemble member, whether applied, plus one row per "
+            "rejected or failed reply.",
         ),
-        dg.AssetSpec(
+        side_table_spec(
             ENSEMBLE_STATS,
-            deps=[QUESTIONS_POSTEDITED],
-            group_name="multilingual",
-            kinds={"duckdb"},
-            description="The ensemble's members (endpoint, model, sampling, prompt) and its "
-            "statistics for the language: shares edited and by majority, decisions, operations. "
-            "Written with questions_postedited.",
+            QUESTIONS_POSTEDITED,
+            "multilingual",
+            "The ensemble's members (endpoint, model, sampling, prompt) and its statistics for the "
+            "language: shares edited and by majority, decisions, operations.",
         ),
     ],
     partitions_def=language_partitions,

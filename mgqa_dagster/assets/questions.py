@@ -46,6 +46,20 @@ def column_schema(table: pa.Schema) -> dg.TableSchema:
     )
 
 
+def side_table_spec(
+    key: dg.AssetKey, writer: dg.AssetKey, group: str, description: str
+) -> dg.AssetSpec:
+    """The spec of a side table that the stage of ``writer`` writes in the same transaction: same
+    group, lineage to the writer, and the description says who writes it."""
+    return dg.AssetSpec(
+        key,
+        deps=[writer],
+        group_name=group,
+        kinds={"duckdb"},
+        description=f"{description} Written with {writer.to_user_string()}.",
+    )
+
+
 def side_tables(
     context: dg.AssetExecutionContext, tables: dict[dg.AssetKey, dict]
 ) -> Iterator[dg.MaterializeResult]:
@@ -121,17 +135,15 @@ def _markdown(rows: list[tuple], header: tuple[str, ...]) -> str:
             code_version=_code_version(),
             automation_condition=dg.AutomationCondition.eager(),
             description="English questions with execution-based gold, the executed query and the "
-            "gold triples (DESIGN §6-7); at most `cap` tuples per (template, KG, stratum), seeded.",
+            "gold triples (docs/questions.md); at most `cap` tuples per (template, KG, stratum), seeded.",
             metadata={"dagster/column_schema": column_schema(schema.QUESTION_SCHEMA)},
         ),
-        dg.AssetSpec(
+        side_table_spec(
             QUESTION_DISCARDS,
-            deps=[QUESTIONS_EN],
-            group_name="questions",
-            kinds={"duckdb"},
-            description="Executions that produced no question, counted per (KG, sub-template, "
-            "stratum, reason): degenerate or invalid gold, duplicates, false premises that stayed "
-            "true. Written with questions_en.",
+            QUESTIONS_EN,
+            "questions",
+            "Executions that produced no question, counted per (KG, sub-template, stratum, "
+            "reason): degenerate or invalid gold, duplicates, false premises that stayed true.",
         ),
     ],
     check_specs=check_specs(QUESTIONS_EN, checks.QUESTION_CHECKS),

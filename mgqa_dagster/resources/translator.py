@@ -11,7 +11,7 @@ from mgqa_platform.multilingual.translate import MemoryTranslator, Translator
 
 
 class TranslatorResource(EnvConfigurableResource):
-    """Which translator the multilingual stage uses (DESIGN §8).
+    """Which translator the multilingual stage uses (docs/multilingual.md).
 
     ``memory`` (default, offline): the bundled translation memory (``memory_dir`` empty = the bundled
     ``mgqa_platform/data/translations``), ``draft`` quality. ``google``: Cloud Translation v3 in project

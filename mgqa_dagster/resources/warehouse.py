@@ -15,7 +15,7 @@ from mgqa_platform import warehouse
 
 
 class WarehouseResource(EnvConfigurableResource, DuckDBResource):
-    """One DuckDB file for the whole platform (DESIGN §10), at ``paths.warehouse_path``.
+    """One DuckDB file for the whole platform (docs/data_model.md), at ``paths.warehouse_path``.
 
     ``get_connection`` yields a connection with ``LOAD spatial`` done (from the local
     ``duckdb-ext-spatial`` package) and the foundation schema ensured. The connection config is the

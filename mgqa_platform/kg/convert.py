@@ -1,6 +1,6 @@
 """KG conversion: one native KG file -> ``entities``, ``entity_labels``, ``entity_triples``, ``quarantine``.
 
-The route is the same for the three KGs (DESIGN §4-5):
+The route is the same for the three KGs (docs/data_model.md):
 
 1. **stage** the triples into DuckDB, streaming: RDF is parsed by pyoxigraph (:mod:`rdf_stream`, worker
    processes for large N-Triples) into Parquet parts; OSMH3KG Parquet is read by DuckDB directly.

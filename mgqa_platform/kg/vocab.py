@@ -1,4 +1,4 @@
-"""IRIs and prefixes of the three native KG formats (DESIGN §4). Strings only, no logic."""
+"""IRIs and prefixes of the three native KG formats (docs/data_model.md). Strings only, no logic."""
 
 RDF_TYPE = "http://www.w3.org/1999/02/22-rdf-syntax-ns#type"
 RDFS = "http://www.w3.org/2000/01/rdf-schema#"

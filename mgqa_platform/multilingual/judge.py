@@ -188,7 +188,7 @@ class LLMJudge:
 
 
 class OfflineJudge:
-    """The offline twin (DESIGN section 8): a deterministic rule, no network.
+    """The offline twin (docs/multilingual.md): a deterministic rule, no network.
 
     1. placeholder integrity: if exactly one candidate keeps the English slots, it wins;
     2. the smaller edit: the candidate with the higher sentence chrF against the MT wins;

@@ -1,7 +1,7 @@
 """The bundled translation memory: every English template variant, category label and parameter word in the
 16 target languages, one JSON file per language under ``mgqa_platform/data/translations/<lang>.json``.
 
-It is the offline translator (DESIGN section 8): draft machine-quality text, ``status: draft`` until a human
+It is the offline translator (docs/multilingual.md): draft machine-quality text, ``status: draft`` until a human
 post-edit is resolved. File layout::
 
     {"lang": "fra", "status": "draft", "note": "...",

@@ -2,7 +2,7 @@
 
 A :class:`Translator` turns English template variants ``{variant_id: text}`` into one target language and
 returns one :class:`Translation` per variant -- never raising for one bad item. Two implementations
-(DESIGN section 8): :class:`MemoryTranslator` (the bundled translation memory, offline, ``status: draft``) and
+(docs/multilingual.md): :class:`MemoryTranslator` (the bundled translation memory, offline, ``status: draft``) and
 :class:`mgqa_platform.multilingual.google_translate.GoogleTranslator` (Cloud Translation v3, ``status: machine``).
 
 Every translation is checked against its source with :func:`placeholders.problems` (paper section 3.5: every

@@ -1,4 +1,4 @@
-"""Question instantiation with execution-based ground truth (paper §3.3, DESIGN §6-7).
+"""Question instantiation with execution-based ground truth (paper §3.3; docs/questions.md).
 
 For every sub-template with a built executor and every KG, one batch of SQL proposes candidate tuples
 for all strata, one batch of SQL computes their raw results, and the executor's pure ``finish`` turns
