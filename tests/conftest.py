@@ -13,6 +13,7 @@ from osmium.osm import mutable
 from mgqa_platform import warehouse
 from mgqa_platform.kg.kwg_crawl import build_kwg_crawl
 from mgqa_platform.kg.worldkg_build import BuildReport
+from mgqa_platform.settings import SAMPLE_DIR
 
 #: Numbers the in-memory catalogs of the ``con`` fixture.
 _CATALOGS = itertools.count()
@@ -161,8 +162,8 @@ def kwg_crawl(tmp_path_factory) -> tuple[Path, BuildReport]:
     """The KnowWhereGraph crawl file built from the bundled sample (data/sample/kwg and the USGS
     earthquake export) and its build report, built once for the session; tests only read it."""
     out = tmp_path_factory.mktemp("kwg") / "kwg-crawl.ttl"
-    quakes = Path("data/sample/usgs/earthquakes_2015-12.csv")
-    return out, build_kwg_crawl(Path("data/sample/kwg"), quakes, out)
+    quakes = SAMPLE_DIR / "usgs" / "earthquakes_2015-12.csv"
+    return out, build_kwg_crawl(SAMPLE_DIR / "kwg", quakes, out)
 
 
 @pytest.fixture(scope="session")
