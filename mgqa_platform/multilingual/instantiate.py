@@ -39,6 +39,7 @@ from mgqa_platform.multilingual.memory import TranslationMemory
 from mgqa_platform.multilingual.placeholders import placeholders
 from mgqa_platform.questions import roles
 from mgqa_platform.questions.catalog import Catalog
+from mgqa_platform.questions.executors.distance import MONTHS  # words of English dates
 
 #: "the place shown in the image" (the multimodal slice's stand-in for an entity name), per language.
 IMAGE_PHRASES = {
@@ -60,20 +61,6 @@ IMAGE_PHRASES = {
     "zho": "图片中显示的地点",
 }
 _RANGE = re.compile(r"^(\d{4}-\d{2}-\d{2}) to (\d{4}-\d{2}-\d{2})$")
-_MONTHS = (
-    "January",
-    "February",
-    "March",
-    "April",
-    "May",
-    "June",
-    "July",
-    "August",
-    "September",
-    "October",
-    "November",
-    "December",
-)
 
 
 def format_number(value: Any, lang: str) -> str:
@@ -103,9 +90,9 @@ def format_period(value: str, lang: str, tm: TranslationMemory) -> str | None:
         )
         return tm.patterns["time_range"].format(start=start, end=end)
     parts = value.split(" ")
-    if len(parts) == 2 and parts[0] in _MONTHS and parts[1].isdigit():
+    if len(parts) == 2 and parts[0] in MONTHS and parts[1].isdigit():
         return format_date(
-            _dt.date(int(parts[1]), _MONTHS.index(parts[0]) + 1, 1), format="LLLL y", locale=loc
+            _dt.date(int(parts[1]), MONTHS.index(parts[0]) + 1, 1), format="LLLL y", locale=loc
         )
     return None
 
