@@ -1,6 +1,6 @@
-"""Display names: disambiguated as a local would (context, category word, both), never with coordinates
-or ids; an entity whose name stays ambiguous is flagged and never bound where its name must identify it,
-but still counted as a category member."""
+"""Display names: disambiguated as a local would (context, category word, both), never with
+coordinates or ids; an entity whose name stays ambiguous is flagged and never bound where its name
+must identify it, but still counted as a category member."""
 
 from __future__ import annotations
 

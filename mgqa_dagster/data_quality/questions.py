@@ -23,9 +23,10 @@ from mgqa_platform.questions.splits import SMALL_PER_CELL
 
 EXPECTED_TIDS = 65
 REPLAYS_PER_SUB_TEMPLATE = 2
-#: What a question text must never show: a coordinate pair in parentheses ("Joe (6.4471, -10.8097)",
-#: "Rua B (Rua B, -30.0350, -51.2100)") or a KG id ("#node/5148502368", "#road.U101.174"). Either would
-#: hand over the answer of a distance, direction or proximity question (docs/questions.md).
+#: What a question text must never show: a coordinate pair in parentheses (lat, lon as the old
+#: display names had it: "Joe (6.4471, -10.8097)", "Café (Rua B, -30.0350, -51.2100)") or a KG id
+#: ("#node/5148502368", "#road.U101.174"). Either would hand over the answer of a distance,
+#: direction or proximity question (docs/questions.md, "Display names").
 LEAKED_LOCATION = r"\([^()]*-?\d+\.\d+, -?\d+\.\d+[^()]*\)|#node/|#way/|#relation/|#road\."
 
 

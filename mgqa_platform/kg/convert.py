@@ -12,9 +12,10 @@ The route is the same for the three KGs (docs/data_model.md):
 3. **geometry** in Python, vectorized with shapely over Arrow batches: WKT parsed and validated (the
    rare bad ones through :func:`mgqa_platform.geometry.parse_wkt`, which repairs or rejects them),
    representative point, H3 cells. Batches are written to Parquet, so memory stays bounded;
-4. **finish** in SQL: disambiguate display names within the KG (:data:`DISAMBIGUATE_SQL`: the name, then
-   with its context, its category word, or both; never coordinates or ids), attach labels and source
-   triples, and replace the KG's partition of every output table in one transaction.
+4. **finish** in SQL: disambiguate display names within the KG (:data:`DISAMBIGUATE_SQL`: the
+   name, then with its context, its category word, or both; never coordinates or ids), attach
+   labels and source triples, and replace the KG's partition of every output table in one
+   transaction.
 
 Re-running on the same file gives the same rows in the same order.
 """
@@ -501,12 +502,12 @@ def convert_kg(
 
 
 # ------------------------------------------------------------------------------------------ 4. finish
-#: The temp table ``named``: ``new_entities`` with ``display_name`` and ``name_unique``. Within the KG,
-#: each entity takes the first of these forms that no other entity of the KG shares: the name; the name
-#: with its context (street or place); the name with its category word (``category_nouns``: category ->
-#: singular English label); the name with both ("Café Central (Rua B, cafe)"). An entity for which no form
-#: is unique, or whose chosen form equals another entity's display name, keeps its plain name and gets
-#: ``name_unique = false``. Display names never carry coordinates or ids.
+#: The temp table ``named``: ``new_entities`` with ``display_name`` and ``name_unique``. Each
+#: entity takes the first of these forms that no other entity of the KG shares: the name; the name
+#: with its context (street or place); the name with its category word (``category_nouns``:
+#: category -> singular English label); the name with both ("Café Central (Rua B, cafe)"). An
+#: entity for which no form is unique, or whose chosen form equals another entity's display name,
+#: keeps its plain name and gets ``name_unique = false``. Never coordinates or ids.
 DISAMBIGUATE_SQL = """
 CREATE OR REPLACE TEMP TABLE named AS
 WITH forms AS (
@@ -527,7 +528,8 @@ chosen AS (
             WHEN n_name = 1 THEN name
             WHEN context IS NOT NULL AND n_context = 1 THEN name || ' (' || context || ')'
             WHEN n_noun = 1 THEN name || ' (' || noun || ')'
-            WHEN context IS NOT NULL AND n_both = 1 THEN name || ' (' || context || ', ' || noun || ')'
+            WHEN context IS NOT NULL AND n_both = 1
+                THEN name || ' (' || context || ', ' || noun || ')'
         END AS form
     FROM forms
 ),
@@ -591,10 +593,15 @@ def _finish(
             con.execute(f"DELETE FROM {table} WHERE kg = ?", [kg])
         con.execute("DELETE FROM quarantine WHERE kg = ? AND stage <> 'kg_build'", [kg])
         con.execute(
-            """INSERT INTO entities
-            SELECT entity_id, ?, iri, name, display_name, name_unique, category, types, ST_GeomFromWKB(wkb), geom_kind,
-                   lon, lat, h3, image_url, wikidata, valid_from, valid_to, attributes::JSON, ?
-            FROM named ORDER BY entity_id""",
+            """
+            INSERT INTO entities
+            SELECT
+                entity_id, ?, iri, name, display_name, name_unique, category, types,
+                ST_GeomFromWKB(wkb), geom_kind, lon, lat, h3, image_url, wikidata, valid_from,
+                valid_to, attributes::JSON, ?
+            FROM named
+            ORDER BY entity_id
+            """,
             [kg, snapshot_id],
         )
         con.execute(

@@ -165,8 +165,8 @@ def scale_shift_km(geom: BaseGeometry, size1_km: float, size2_km: float) -> tupl
 
 # ---------------------------------------------------------------------------------------------- SQL helpers
 def anchor_where(sub: SubTemplate) -> str:
-    """Pool filter for the anchor polygon: for the ``polygon`` role of a sub-template that also binds
-    an entity_B, only polygons outside the region categories (G02.2); no filter otherwise."""
+    """Pool filter for the anchor polygon: for the ``polygon`` role of a sub-template that also
+    binds an entity_B, only polygons outside the region categories (G02.2); no filter otherwise."""
     a = sub.entity_roles[0]
     if sub.roles[a] == "polygon" and len(sub.entity_roles) > 1:
         return f"p.category NOT IN {roles.sql_in(roles.REGION_CATEGORIES)}"

@@ -11,8 +11,8 @@ Side of a route (J02) and position along a line (J03) use a local azimuthal-equi
 (pyproj ``+proj=aeqd``, WGS84, metres) centred on the route's start / the line's representative point.
 
 Candidates are found in SQL with equirectangular approximations (x = cos(lat) * dlon, y = dlat) so that the
-exact geodesic tests in ``finish`` keep most of them. Bound entities have a unique display name, which never
-spells out coordinates (:func:`mgqa_platform.questions.roles.predicate`).
+exact geodesic tests in ``finish`` keep most of them. Bound entities have a unique display name,
+which never spells out coordinates (:func:`mgqa_platform.questions.roles.predicate`).
 """
 
 from __future__ import annotations
