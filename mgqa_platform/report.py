@@ -20,16 +20,23 @@ def _rows(con, sql: str, params=None) -> list[tuple]:
 
 
 def summary(con: duckdb.DuckDBPyConnection, release_dir: Path, top: int = 8) -> str:
-    """Entities per KG, top categories per KG, entities per country (when strata exist), quarantine
-    by reason; the languages section also names the release written in ``release_dir``."""
+    """Entities per KG (with how many keep an ambiguous name and are never bound as an entity role),
+    top categories per KG, entities per country (when strata exist), quarantine by reason; the
+    languages section also names the release written in ``release_dir``."""
     out: list[str] = []
     if not _table_exists(con, "entities"):
         return "(empty warehouse)"
-    out.append("Entities per KG")
-    for kg, n, snap in _rows(
-        con, "SELECT e.kg, count(*), any_value(e.snapshot_id) FROM entities e GROUP BY 1 ORDER BY 1"
+    out.append("Entities per KG (ambiguous names: never bound where the name must identify them)")
+    for kg, n, ambiguous, snap in _rows(
+        con,
+        """
+        SELECT kg, count(*), count(*) FILTER (WHERE NOT name_unique), any_value(snapshot_id)
+        FROM entities
+        GROUP BY 1
+        ORDER BY 1
+        """,
     ):
-        out.append(f"  {kg:<10} {n:>8,}   from {snap}")
+        out.append(f"  {kg:<10} {n:>8,}   ambiguous names {ambiguous:>6,}   from {snap}")
     out.append("")
     out.append(f"Top {top} categories per KG")
     for kg, cats in _rows(

@@ -101,6 +101,7 @@ CREATE TABLE IF NOT EXISTS entities (
     iri           VARCHAR NOT NULL,
     name          VARCHAR NOT NULL,
     display_name  VARCHAR NOT NULL,
+    name_unique   BOOLEAN NOT NULL,      -- display_name identifies the entity within its KG
     category      VARCHAR NOT NULL,
     types         VARCHAR[] NOT NULL,
     geometry      GEOMETRY NOT NULL,

@@ -35,6 +35,7 @@ def add(
     valid_to: str | None = None,
     attributes: dict | None = None,
     display_name: str | None = None,
+    name_unique: bool = True,
     image_url: str | None = None,
 ) -> None:
     kg, local = entity_id.split(":", 1)
@@ -43,13 +44,14 @@ def add(
     cells = [geometry.point_cell(lon, lat, r) for r in (3, 5, 7, 9)]
     iri = f"http://example.org/{kg}/{local}"
     con.execute(
-        "INSERT INTO entities VALUES (?, ?, ?, ?, ?, ?, ?, ST_GeomFromText(?), ?, ?, ?, ?, ?, NULL, ?, ?, ?, ?)",
+        "INSERT INTO entities VALUES (?, ?, ?, ?, ?, ?, ?, ?, ST_GeomFromText(?), ?, ?, ?, ?, ?, NULL, ?, ?, ?, ?)",
         [
             entity_id,
             kg,
             iri,
             name,
             display_name or name,
+            name_unique,
             category,
             [category],
             g.wkt,

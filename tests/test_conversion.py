@@ -75,10 +75,12 @@ def test_worldkg_from_pbf(con, tiny_pbf, tmp_path):
     )
     assert cafe["image_url"] == "https://example.org/cafe.jpg" and cafe["wikidata"] == "Q1"
     assert cafe["snapshot_id"] == "snap-1" and cafe["geom_kind"] == "point"
-    # "Café Central" twice on Rua B: the street does not separate them, coordinates do
-    assert ents["worldkg:2"]["display_name"] == "Café Central (Rua B, -30.0350, -51.2100)"
-    assert ents["worldkg:3"]["display_name"] == "Café Central (Rua B, -30.0400, -51.2150)"
-    assert cafe["display_name"] == "Central Cafe"  # unique English name needs no context
+    # "Café Central" twice on Rua B, both cafes: neither street nor category word separates them, so
+    # both keep the plain name and are flagged ambiguous (never coordinates or ids)
+    for twin in ("worldkg:2", "worldkg:3"):
+        assert (ents[twin]["display_name"], ents[twin]["name_unique"]) == ("Café Central", False)
+    assert cafe["display_name"] == "Central Cafe" and cafe["name_unique"]  # unique as it is
+    assert (res.ambiguous_names, res.disambiguated_names) == (2, 0)
     labels = {
         (r["lang"], r["label"], r["is_alias"])
         for r in rows(con, "SELECT * FROM entity_labels WHERE entity_id = 'worldkg:1'")

@@ -50,9 +50,11 @@ def insert_entities(con, kg: str, places: dict[str, tuple]) -> None:
     """Minimal `entities` rows: a point geometry at (lon, lat) plus the required columns."""
     for name, (lon, lat, *_rest) in places.items():
         con.execute(
-            """INSERT INTO entities (entity_id, kg, iri, name, display_name, category, types, geometry, geom_kind,
-                                     lon, lat, h3, snapshot_id)
-               VALUES (?, ?, ?, ?, ?, 'test', [], ST_Point(?, ?), 'point', ?, ?, [], 'test')""",
+            """
+            INSERT INTO entities (entity_id, kg, iri, name, display_name, name_unique, category,
+                                  types, geometry, geom_kind, lon, lat, h3, snapshot_id)
+            VALUES (?, ?, ?, ?, ?, true, 'test', [], ST_Point(?, ?), 'point', ?, ?, [], 'test')
+            """,
             [f"{kg}:{name}", kg, f"http://example.org/{name}", name, name, lon, lat, lon, lat],
         )
 

@@ -133,8 +133,9 @@ def grid_world(con):
         stratum="HIC/high",
         iso3="USA",
     )
+    # flagged as conversion flags a name no form makes unique in the KG: never bound as an entity
     world.add(
-        con, "worldkg:12", "Named Spot (-30.0310, -51.2190)", "shop", "POINT(-51.2190 -30.0310)"
+        con, "worldkg:12", "Named Spot", "shop", "POINT(-51.2190 -30.0310)", name_unique=False
     )
     return con
 
@@ -162,7 +163,7 @@ def test_h01_finest_common_h3_cell_of_documented_pair(grid_world):
     assert _finish("H01.1", **far).reason == "no_common_cell"
 
 
-def test_h_candidates_share_a_stored_cell_and_skip_coordinate_names(grid_world):
+def test_h_candidates_share_a_stored_cell_and_skip_ambiguous_names(grid_world):
     catalog = load_catalog()
     for sid in ("H01.1", "H01.2", "H02.1", "H02.2"):
         sub = catalog.sub_template(sid)

@@ -82,7 +82,8 @@ def kg_entities(
                     meta["entities_by_category_top20"]
                 ),
                 "entities_by_geom_kind": dg.MetadataValue.json(meta["entities_by_geom_kind"]),
-                "ambiguous_names_disambiguated": res.ambiguous_names,
+                "names_disambiguated": res.disambiguated_names,
+                "names_ambiguous": res.ambiguous_names,
                 "triples_staged": res.triples_staged,
             },
         )

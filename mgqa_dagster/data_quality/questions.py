@@ -23,6 +23,11 @@ from mgqa_platform.questions.splits import SMALL_PER_CELL
 
 EXPECTED_TIDS = 65
 REPLAYS_PER_SUB_TEMPLATE = 2
+#: What a question text must never show: a coordinate pair in parentheses (lat, lon as the old
+#: display names had it: "Joe (6.4471, -10.8097)", "Café (Rua B, -30.0350, -51.2100)") or a KG id
+#: ("#node/5148502368", "#road.U101.174"). Either would hand over the answer of a distance,
+#: direction or proximity question (docs/questions.md, "Display names").
+LEAKED_LOCATION = r"\([^()]*-?\d+\.\d+, -?\d+\.\d+[^()]*\)|#node/|#way/|#relation/|#road\."
 
 
 def _catalog_complete(con, _):
@@ -81,6 +86,17 @@ def _no_duplicates(con, _):
         "SELECT text || ' ⟶ ' || CAST(gold AS VARCHAR) AS question_and_gold FROM questions_en"
     ).df()
     return result(gx.run_suite(df, "questions_unique", gx.unique_ids("question_and_gold")))
+
+
+def _no_leaked_locations(con, _):
+    df = con.execute(
+        """
+        SELECT question_id, NOT regexp_matches(text, ?) AS text_clean
+        FROM questions_en
+        """,
+        [LEAKED_LOCATION],
+    ).df()
+    return result(gx.run_suite(df, "questions_no_leaked_location", gx.in_set("text_clean", [True])))
 
 
 def _provenance(con, _):
@@ -239,6 +255,13 @@ QUESTION_CHECKS = (
         True,
         "no two rows share (question text, gold)",
         _no_duplicates,
+    ),
+    Check(
+        "no_coordinates_or_ids_in_text",
+        True,
+        "no question text shows a coordinate pair in parentheses or a KG id (#node/, #way/, "
+        "#relation/, #road.)",
+        _no_leaked_locations,
     ),
     Check(
         "query_and_gold_triples",

@@ -12,8 +12,10 @@ The route is the same for the three KGs (docs/data_model.md):
 3. **geometry** in Python, vectorized with shapely over Arrow batches: WKT parsed and validated (the
    rare bad ones through :func:`mgqa_platform.geometry.parse_wkt`, which repairs or rejects them),
    representative point, H3 cells. Batches are written to Parquet, so memory stays bounded;
-4. **finish** in SQL: disambiguate display names within the KG, attach labels and source triples, and
-   replace the KG's partition of every output table in one transaction.
+4. **finish** in SQL: disambiguate display names within the KG (:data:`DISAMBIGUATE_SQL`: the
+   name, then with its context, its category word, or both; never coordinates or ids), attach
+   labels and source triples, and replace the KG's partition of every output table in one
+   transaction.
 
 Re-running on the same file gives the same rows in the same order.
 """
@@ -38,6 +40,7 @@ import shapely
 from mgqa_platform import geometry
 from mgqa_platform.kg import profiles
 from mgqa_platform.kg.rdf_stream import parse_file
+from mgqa_platform.questions.roles import category_label
 from mgqa_platform.warehouse import registered, transaction
 
 H3_RESOLUTIONS = (3, 5, 7, 9)
@@ -91,7 +94,8 @@ class ConversionResult:
     quarantined: Counter = field(default_factory=Counter)
     categories: Counter = field(default_factory=Counter)
     geom_kinds: Counter = field(default_factory=Counter)
-    ambiguous_names: int = 0
+    disambiguated_names: int = 0  # display name = name with its context and/or category word
+    ambiguous_names: int = 0  # no form is unique: name_unique is false, never bound by entity roles
 
     def metadata(self) -> dict:
         return {
@@ -103,7 +107,8 @@ class ConversionResult:
             "quarantined_by_reason": dict(sorted(self.quarantined.items())),
             "entities_by_category_top20": dict(self.categories.most_common(20)),
             "entities_by_geom_kind": dict(sorted(self.geom_kinds.items())),
-            "ambiguous_names_disambiguated": self.ambiguous_names,
+            "names_disambiguated": self.disambiguated_names,
+            "names_ambiguous": self.ambiguous_names,
         }
 
 
@@ -457,8 +462,19 @@ def convert_kg(
     res.entities = count("SELECT count(*) FROM entities WHERE kg = ?")
     res.labels = count("SELECT count(*) FROM entity_labels WHERE kg = ?")
     res.entity_triples = count("SELECT count(*) FROM entity_triples WHERE kg = ?")
+    res.disambiguated_names = count(
+        """
+        SELECT count(*)
+        FROM entities
+        WHERE kg = ? AND display_name <> name
+        """
+    )
     res.ambiguous_names = count(
-        "SELECT count(*) FROM entities WHERE kg = ? AND display_name <> name"
+        """
+        SELECT count(*)
+        FROM entities
+        WHERE kg = ? AND NOT name_unique
+        """
     )
     res.quarantined = Counter(
         dict(
@@ -486,35 +502,65 @@ def convert_kg(
 
 
 # ------------------------------------------------------------------------------------------ 4. finish
+#: The temp table ``named``: ``new_entities`` with ``display_name`` and ``name_unique``. Each
+#: entity takes the first of these forms that no other entity of the KG shares: the name; the name
+#: with its context (street or place); the name with its category word (``category_nouns``:
+#: category -> singular English label); the name with both ("Café Central (Rua B, cafe)"). An
+#: entity for which no form is unique, or whose chosen form equals another entity's display name,
+#: keeps its plain name and gets ``name_unique = false``. Never coordinates or ids.
 DISAMBIGUATE_SQL = """
 CREATE OR REPLACE TEMP TABLE named AS
-WITH lvl1 AS (
-    SELECT *, count(*) OVER (PARTITION BY name) AS n_name FROM new_entities
+WITH forms AS (
+    SELECT
+        e.*,
+        c.noun,
+        count(*) OVER (PARTITION BY e.name) AS n_name,
+        count(*) OVER (PARTITION BY e.name, e.context) AS n_context,
+        count(*) OVER (PARTITION BY e.name, c.noun) AS n_noun,
+        count(*) OVER (PARTITION BY e.name, e.context, c.noun) AS n_both
+    FROM new_entities e
+    JOIN category_nouns c USING (category)
 ),
-lvl2 AS (
-    SELECT *, CASE WHEN n_name > 1 AND context IS NOT NULL THEN name || ' (' || context || ')' ELSE name END AS dn2
-    FROM lvl1
+chosen AS (
+    SELECT
+        * EXCLUDE (noun, n_name, n_context, n_noun, n_both),
+        CASE
+            WHEN n_name = 1 THEN name
+            WHEN context IS NOT NULL AND n_context = 1 THEN name || ' (' || context || ')'
+            WHEN n_noun = 1 THEN name || ' (' || noun || ')'
+            WHEN context IS NOT NULL AND n_both = 1
+                THEN name || ' (' || context || ', ' || noun || ')'
+        END AS form
+    FROM forms
 ),
-lvl3 AS (
-    SELECT *, count(*) OVER (PARTITION BY dn2) AS n_dn2 FROM lvl2
-),
-lvl4 AS (
-    SELECT *,
-        CASE WHEN n_name > 1 AND (context IS NULL OR n_dn2 > 1)
-             THEN name || ' (' || coalesce(context || ', ', '') || printf('%.4f, %.4f', lat, lon) || ')'
-             ELSE dn2 END AS dn3
-    FROM lvl3
+clashes AS (
+    SELECT
+        *,
+        form IS NOT NULL AND count(*) OVER (PARTITION BY coalesce(form, name)) = 1 AS resolved
+    FROM chosen
 )
-SELECT * EXCLUDE (n_name, dn2, n_dn2, dn3),
-       CASE WHEN count(*) OVER (PARTITION BY dn3) > 1 THEN dn3 || ' #' || split_part(entity_id, ':', 2) ELSE dn3 END AS display_name
-FROM lvl4
+SELECT
+    * EXCLUDE (form, resolved),
+    CASE WHEN resolved THEN form ELSE name END AS display_name,
+    resolved AS name_unique
+FROM clashes
 """
 
 
 def _finish(
     con: duckdb.DuckDBPyConnection, kg: str, prof: profiles.Profile, snapshot_id: str
 ) -> None:
-    con.execute(DISAMBIGUATE_SQL)
+    categories = [
+        r[0] for r in con.execute("SELECT DISTINCT category FROM new_entities").fetchall()
+    ]
+    nouns = pa.table(
+        {
+            "category": pa.array(categories, pa.string()),
+            "noun": pa.array([category_label(c, plural=False) for c in categories], pa.string()),
+        }
+    )
+    with registered(con, category_nouns=nouns):
+        con.execute(DISAMBIGUATE_SQL)
     links = ", ".join("'" + p.replace("'", "''") + "'" for p in prof.cited_links)
     aliases = ", ".join(f"'{k}'" for k in profiles.ALIAS_KEYS)
     con.execute(
@@ -547,10 +593,15 @@ def _finish(
             con.execute(f"DELETE FROM {table} WHERE kg = ?", [kg])
         con.execute("DELETE FROM quarantine WHERE kg = ? AND stage <> 'kg_build'", [kg])
         con.execute(
-            """INSERT INTO entities
-            SELECT entity_id, ?, iri, name, display_name, category, types, ST_GeomFromWKB(wkb), geom_kind,
-                   lon, lat, h3, image_url, wikidata, valid_from, valid_to, attributes::JSON, ?
-            FROM named ORDER BY entity_id""",
+            """
+            INSERT INTO entities
+            SELECT
+                entity_id, ?, iri, name, display_name, name_unique, category, types,
+                ST_GeomFromWKB(wkb), geom_kind, lon, lat, h3, image_url, wikidata, valid_from,
+                valid_to, attributes::JSON, ?
+            FROM named
+            ORDER BY entity_id
+            """,
             [kg, snapshot_id],
         )
         con.execute(

@@ -2,7 +2,11 @@
 
 Each role type is a SQL predicate over an ``entities`` row aliased ``e`` (the question pool adds the
 strata columns). Category role types bind a *category* (``pharmacy``), rendered in the plural
-("pharmacies"), and require at least ``MIN_CATEGORY_MEMBERS`` members in the KG.
+("pharmacies"), and require at least ``MIN_CATEGORY_MEMBERS`` members in the KG; their predicate
+selects every member, whatever its name. Entity role types bind one entity whose display name is
+rendered into the question, so :func:`predicate` adds ``name_unique``: an entity whose name stays
+ambiguous within its KG (docs/questions.md, "Display names") is never bound where its name must
+identify it.
 """
 
 from __future__ import annotations
@@ -85,11 +89,15 @@ def is_category(role_type: str) -> bool:
 
 
 def predicate(role_type: str, alias: str = "e") -> str:
-    """The SQL predicate of ``role_type`` over a row aliased ``alias``."""
+    """The SQL predicate of ``role_type`` over a row aliased ``alias``: for an entity role type,
+    only entities with a unique display name; for a category role type, every member of the
+    category."""
     try:
         sql = ROLE_TYPES[role_type]
     except KeyError:
         raise KeyError(f"unknown role type {role_type!r}") from None
+    if not is_category(role_type):
+        sql = f"({sql}) AND e.name_unique"
     return sql.replace("e.", f"{alias}.")
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import shutil
 import sys
 from pathlib import Path
@@ -86,15 +87,23 @@ def test_all_17_languages_materialize_from_the_build(query):
     """
     assert query(methods) == [("unreviewed", "unreviewed")]
     first_french_distance = """
-        SELECT l.text
+        SELECT e.variant_id, l.text
         FROM questions_localized l
         JOIN questions_en e USING (question_id)
         WHERE l.lang = 'fra' AND e.sub_template_id = 'A01.1'
         ORDER BY l.question_id
         LIMIT 1
     """
-    ((fr,),) = query(first_french_distance)
-    assert fr and fr.strip().endswith("?") and "distance" in fr.lower()
+    ((variant, fr),) = query(first_french_distance)
+    # the bundled French draft of its variant ("Quelle est la distance entre {entity_A} et
+    # {entity_B} ?", "Combien de kilomètres séparent ..."), with both names filled in
+    from mgqa_platform.multilingual.memory import TM_DIR
+
+    draft = json.loads((TM_DIR / "fra.json").read_text(encoding="utf-8"))["variants"][variant][
+        "text"
+    ]
+    pattern = re.escape(draft).replace(r"\{entity_A\}", ".+").replace(r"\{entity_B\}", ".+")
+    assert re.fullmatch(pattern, fr) and "{" not in fr, (variant, fr)
     # an entity with a label in the language is named by it (the sample has Finnish-, Swedish- and
     # Arabic-named places, and a few French, German, Russian, Japanese and Chinese labels)
     labelled = """

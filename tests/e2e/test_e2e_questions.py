@@ -105,3 +105,40 @@ def test_false_premises_multimodal_and_small_split(built, query):
     assert all(c == min(200, big[(k, s)]) for k, s, c in cells) and len(cells) == len(big)
     report = (built / "reports" / "question_distribution.md").read_text()
     assert "Table 2 layout" in report and "False-premise questions" in report
+
+
+def test_question_texts_name_entities_without_coordinates_or_ids(query):
+    """No text shows a coordinate pair or a KG id, and every entity bound by an entity role has a
+    display name unique within its KG (docs/questions.md, "Display names")."""
+    from mgqa_dagster.data_quality.questions import LEAKED_LOCATION
+
+    leaked = """
+        SELECT count(*)
+        FROM questions_en
+        WHERE regexp_matches(text, ?)
+    """
+    assert query(leaked, LEAKED_LOCATION) == [(0,)]
+    bound = """
+        SELECT count(*), count(*) FILTER (WHERE NOT e.name_unique)
+        FROM (
+            SELECT bindings, unnest(json_keys(bindings)) AS role
+            FROM questions_en
+        ) b
+        JOIN entities e ON e.entity_id = json_extract_string(b.bindings, '$.' || b.role)
+        WHERE b.role LIKE 'entity%'
+    """
+    n, ambiguous = query(bound)[0]
+    assert n > 10_000 and ambiguous == 0
+    # the sample has ambiguous entities, and they are still cited as evidence (category members
+    # counted, listed or ranked)
+    cited = """
+        SELECT count(DISTINCT e.entity_id)
+        FROM (
+            SELECT unnest(json_keys(entity_subjects)) AS entity_id
+            FROM questions_en
+        ) c
+        JOIN entities e USING (entity_id)
+        WHERE NOT e.name_unique
+    """
+    assert query("SELECT count(*) FROM entities WHERE NOT name_unique")[0][0] > 0
+    assert query(cited)[0][0] > 0

@@ -38,7 +38,7 @@ from mgqa_platform.questions.catalog import SubTemplate
 from mgqa_platform.questions.executor import Executor, Outcome, Pool, bound_join
 from mgqa_platform.questions.executors.containment import seeded_int_sql
 from mgqa_platform.questions.executors.distance import bbox_cols, contains_sql, inside_sql
-from mgqa_platform.questions.executors.grid import no_coords_in_name, point_sample
+from mgqa_platform.questions.executors.grid import point_sample
 from mgqa_platform.questions.executors.ordering import AREA_KM2_SQL, aeqd, elongation, to_local
 
 GEOD = Geod(ellps="WGS84")
@@ -165,15 +165,12 @@ def scale_shift_km(geom: BaseGeometry, size1_km: float, size2_km: float) -> tupl
 
 # ---------------------------------------------------------------------------------------------- SQL helpers
 def anchor_where(sub: SubTemplate) -> str:
-    """Pool filter for the anchor polygon: no coordinates in the name; for the ``polygon`` role of a
-    sub-template that also binds an entity_B, only polygons outside the region categories (G02.2)."""
+    """Pool filter for the anchor polygon: for the ``polygon`` role of a sub-template that also
+    binds an entity_B, only polygons outside the region categories (G02.2); no filter otherwise."""
     a = sub.entity_roles[0]
-    extra = (
-        f" AND p.category NOT IN {roles.sql_in(roles.REGION_CATEGORIES)}"
-        if sub.roles[a] == "polygon" and len(sub.entity_roles) > 1
-        else ""
-    )
-    return no_coords_in_name() + extra
+    if sub.roles[a] == "polygon" and len(sub.entity_roles) > 1:
+        return f"p.category NOT IN {roles.sql_in(roles.REGION_CATEGORIES)}"
+    return "TRUE"
 
 
 def _shape_gold_sql(sub: SubTemplate) -> str:
@@ -210,7 +207,7 @@ class Centroid(Executor):
         return (
             f"WITH s AS (SELECT s.stratum, s.entity_id, s.geometry, {bbox_cols('s.geometry')} FROM ({sample}) s) "
             f"SELECT s.stratum, s.entity_id AS {a}, p.entity_id AS {b} FROM s JOIN pool p ON {inside_sql('s', 'p')} "
-            f"AND p.entity_id <> s.entity_id AND {roles.predicate(sub.roles[b], 'p')} AND {no_coords_in_name()} "
+            f"AND p.entity_id <> s.entity_id AND {roles.predicate(sub.roles[b], 'p')} "
             f"WHERE {contains_sql('s', 'p')} QUALIFY row_number() OVER (PARTITION BY s.entity_id "
             f"ORDER BY {pool.order_key(f'{sub.id}|{b}', 's.entity_id', 'p.entity_id')}) <= {POINTS_PER_POLYGON}"
         )
@@ -310,7 +307,7 @@ class ScaleShift(Executor):
         fit = f"list_filter([{', '.join(f'CAST({v!r} AS {typ})' for v in values)}], v -> s.area >= {k} * v * v)"
         return (
             f"WITH s AS (SELECT s.stratum, s.entity_id, {AREA_KM2_SQL.format(g='s.geometry')} AS area "
-            f"FROM ({pool.sample(sub.roles[a], f'{sub.id}|{a}', where=no_coords_in_name())}) s), "
+            f"FROM ({pool.sample(sub.roles[a], f'{sub.id}|{a}')}) s), "
             f"f AS (SELECT s.stratum, s.entity_id, {fit} AS fit FROM s) "
             f"SELECT stratum, entity_id AS {a}, fit[1 + CAST({seeded_int_sql(pool, sub.id + '|value_2', 'entity_id')} % len(fit) AS INTEGER)] "
             "AS value_2 FROM f WHERE len(fit) > 0"

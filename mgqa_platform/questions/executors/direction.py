@@ -11,8 +11,8 @@ Side of a route (J02) and position along a line (J03) use a local azimuthal-equi
 (pyproj ``+proj=aeqd``, WGS84, metres) centred on the route's start / the line's representative point.
 
 Candidates are found in SQL with equirectangular approximations (x = cos(lat) * dlon, y = dlat) so that the
-exact geodesic tests in ``finish`` keep most of them; display names spelling out coordinates are never bound
-(:data:`grid.COORDS_IN_NAME`), since they would give the direction away.
+exact geodesic tests in ``finish`` keep most of them. Bound entities have a unique display name,
+which never spells out coordinates (:func:`mgqa_platform.questions.roles.predicate`).
 """
 
 from __future__ import annotations
@@ -38,7 +38,6 @@ from mgqa_platform.questions.executors.distance import (
 from mgqa_platform.questions.executors.grid import (
     cell_pairs,
     lonlat,
-    no_coords_in_name,
     points_gold_sql,
 )
 from mgqa_platform.questions.executors.transform import MIN_POLAR_KM
@@ -228,7 +227,7 @@ class SideOfRoute(Executor):
             f"m AS (SELECT p.stratum, p.entity_id AS {a}, bc.{b}, bc.{c}, ({vx} * bc.ux + {vy} * bc.uy) / (bc.len * bc.len) AS t, "
             f"(bc.ux * {vy} - bc.uy * {vx}) / bc.len AS off, {min_off_deg} AS min_off, {want_left} AS want_left FROM bc JOIN pool p "
             f"ON p.lon BETWEEN bc.x0 - bc.len / 4 / bc.k AND bc.x1 + bc.len / 4 / bc.k AND p.lat BETWEEN bc.y0 - bc.len / 4 AND bc.y1 + bc.len / 4 "
-            f"WHERE bc.len > 0 AND {roles.predicate(sub.roles[a], 'p')} AND {no_coords_in_name()} AND p.entity_id <> bc.{b} AND p.entity_id <> bc.{c}) "
+            f"WHERE bc.len > 0 AND {roles.predicate(sub.roles[a], 'p')} AND p.entity_id <> bc.{b} AND p.entity_id <> bc.{c}) "
             f"SELECT stratum, {a}, {b}, {c} FROM m WHERE t BETWEEN 0.05 AND 0.95 AND abs(off) > 1.2 * min_off "
             f"QUALIFY row_number() OVER (PARTITION BY {b}, {c} ORDER BY ((off > 0) = want_left) DESC, "
             f"{pool.order_key(f'{sub.id}|{a}', b, c, a)}) = 1"
@@ -275,9 +274,7 @@ class AlongLine(Executor):
         )
         m = off_km / 110.0
         long_enough = f"ST_Length(ST_Affine(p.geometry, cos(radians(p.lat)), 0, 0, 1, 0, 0)) * {KM_PER_DEG} >= {3 * sep_km}"
-        line = pool.sample(
-            sub.roles[c], f"{sub.id}|{c}", where=f"{no_coords_in_name()} AND {long_enough}"
-        )
+        line = pool.sample(sub.roles[c], f"{sub.id}|{c}", where=long_enough)
         sql = (
             f"WITH l AS (SELECT s.entity_id, s.geometry, ST_Length(ST_Affine(s.geometry, cos(radians(s.lat)), 0, 0, 1, 0, 0)) * {KM_PER_DEG} AS km, "
             f"ST_XMin(s.geometry) - {m} / cos(radians(s.lat)) AS x0, "
@@ -285,7 +282,7 @@ class AlongLine(Executor):
             f"WHERE ST_GeometryType(s.geometry) = 'LINESTRING'), "
             f"near AS (SELECT l.entity_id AS line_id, p.entity_id, p.stratum, p.lon, p.lat, l.km * ST_LineLocatePoint(l.geometry, ST_Point(p.lon, p.lat)) AS pos, row_number() OVER (PARTITION BY l.entity_id "
             f"ORDER BY {pool.order_key(f'{sub.id}|pt', 'l.entity_id', 'p.entity_id')}) AS r FROM l JOIN pool p "
-            f"ON p.lon BETWEEN l.x0 AND l.x1 AND p.lat BETWEEN l.y0 AND l.y1 WHERE {roles.predicate(sub.roles[a], 'p')} AND {no_coords_in_name()} "
+            f"ON p.lon BETWEEN l.x0 AND l.x1 AND p.lat BETWEEN l.y0 AND l.y1 WHERE {roles.predicate(sub.roles[a], 'p')} "
             f"AND ST_Distance(l.geometry, ST_Point(p.lon, p.lat)) * 110.5 * cos(radians(p.lat)) <= {off_km}), "
             f"pairs AS (SELECT x.stratum, x.entity_id AS {a}, y.entity_id AS {b}, x.line_id AS {c} FROM near x JOIN near y "
             f"ON x.line_id = y.line_id AND x.entity_id <> y.entity_id AND x.r <= 20 AND y.r <= 20 WHERE abs(x.pos - y.pos) >= 1.5 * {sep_km}) "

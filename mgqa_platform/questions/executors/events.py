@@ -36,7 +36,6 @@ from mgqa_platform.questions.executor import Executor, Outcome, Pool, bound_join
 from mgqa_platform.questions.executors.containment import KM_PER_DEG_MIN, approx_km_sql
 from mgqa_platform.questions.executors.direction import aeqd_xy, cap_per_stratum
 from mgqa_platform.questions.executors.distance import frame_to_km_sql, nearest_point_sql
-from mgqa_platform.questions.executors.grid import no_coords_in_name
 from mgqa_platform.questions.executors.topology import boxes_meet_sql
 
 POINT_TYPES = {
@@ -152,8 +151,6 @@ def _pairs_sql(
     pool: Pool,
     ent_role: str,
     holds: str,
-    ent_where: str = "TRUE",
-    ev_where: str = "TRUE",
 ) -> str:
     """Candidates: per event (first entity role) one seeded entity of ``ent_role`` whose box meets the event's
     box grown by its reach and for which ``holds`` (SQL over aliases ev, en) is true; capped per stratum.
@@ -163,11 +160,11 @@ def _pairs_sql(
     cell = f"CAST(floor(p.lat / {SAMPLE_CELL_DEG}) AS BIGINT) AS gy, CAST(floor(p.lon / {SAMPLE_CELL_DEG}) AS BIGINT) AS gx"
     return cap_per_stratum(
         f"WITH en AS (SELECT p.entity_id, {cell}, {box_sql('p.geometry', 'p.lat', 0)} FROM pool p WHERE {roles.predicate(sub.roles[ent_role], 'p')} "
-        f"AND {_category_pred(sub, 'p')} AND ({ent_where})), "
+        f"AND {_category_pred(sub, 'p')}), "
         f"cells AS (SELECT DISTINCT gy + dy AS gy, gx + dx AS gx FROM en, range(-1, 2) a(dy), range(-1, 2) b(dx)), "
         f"ev AS (SELECT p.entity_id, p.stratum, {box_sql('p.geometry', 'p.lat', r)} FROM pool p "
         f"LEFT JOIN cells c ON c.gy = CAST(floor(p.lat / {SAMPLE_CELL_DEG}) AS BIGINT) AND c.gx = CAST(floor(p.lon / {SAMPLE_CELL_DEG}) AS BIGINT) "
-        f"WHERE {roles.predicate(sub.roles[ev_role], 'p')} AND ({ev_where}) AND (c.gy IS NOT NULL OR p.geom_kind <> 'point') "
+        f"WHERE {roles.predicate(sub.roles[ev_role], 'p')} AND (c.gy IS NOT NULL OR p.geom_kind <> 'point') "
         f"QUALIFY row_number() OVER (PARTITION BY p.stratum ORDER BY {pool.order_key(f'{sub.id}|events', 'p.entity_id')}) <= {EVENTS_PER_STRATUM_FACTOR * pool.per_stratum}), "
         f"near AS (SELECT ev.stratum, ev.entity_id AS ev_id, en.entity_id AS en_id FROM ev JOIN en ON {boxes_meet_sql('ev', 'en')} "
         f"WHERE ev.entity_id <> en.entity_id "
@@ -200,10 +197,7 @@ class EventDistance(Executor):
             else "NOT ST_Contains(ev.geometry, ST_Point(en.lon, en.lat))"
         )  # inside: distance 0
         wide = dataclasses.replace(sub, conventions={**sub.conventions, "impact_radius_km": radius})
-        # names that spell out coordinates ("UNNAMED (1988) (34.6065, -119.7153)") would give the distance away
-        return _pairs_sql(
-            wide, pool, b, near, ent_where=no_coords_in_name(), ev_where=no_coords_in_name()
-        )
+        return _pairs_sql(wide, pool, b, near)
 
     def gold_sql(self, sub: SubTemplate) -> str:
         ev_role, b = sub.entity_roles[:2]

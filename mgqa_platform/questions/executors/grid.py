@@ -22,9 +22,6 @@ from mgqa_platform.questions.executor import Executor, Outcome, Pool
 
 H3_COLUMN_RES = (3, 5, 7, 9)  #: resolutions of the cells in ``entities.h3``, in list order
 EARTH_RADIUS_KM = 6371.0088  #: mean radius used only to size S2 cells for candidate search
-#: display names disambiguated with coordinates ("Rua X (-30.0514, -51.1671)", "Y (Street, 60.1690, 24.9392)")
-#: would give the answer away
-COORDS_IN_NAME = r"-?[0-9]+\.[0-9]+, -?[0-9]+\.[0-9]+"
 
 
 # ---------------------------------------------------------------- grid arithmetic (pure)
@@ -108,15 +105,10 @@ def _array(values: Sequence[Any]) -> str:
     return "[" + ", ".join(str(int(v)) for v in values) + "]"
 
 
-def no_coords_in_name(alias: str = "p") -> str:
-    """SQL predicate: the entity's display name does not spell out coordinates."""
-    return f"NOT regexp_matches({alias}.display_name, '{COORDS_IN_NAME}')"
-
-
 def point_sample(sub: SubTemplate, pool: Pool) -> str:
     """Candidates for one-entity sub-templates: seeded pool sample of the anchor role, per stratum."""
     a = sub.entity_roles[0]
-    return f"SELECT s.stratum, s.entity_id AS {a} FROM ({pool.sample(sub.roles[a], f'{sub.id}|{a}', where=no_coords_in_name())}) AS s"
+    return f"SELECT s.stratum, s.entity_id AS {a} FROM ({pool.sample(sub.roles[a], f'{sub.id}|{a}')}) AS s"
 
 
 def cell_pairs(
@@ -139,11 +131,11 @@ def cell_pairs(
     return f"""
         WITH bc AS (
             SELECT p.entity_id, p.lon, p.lat, unnest(p.h3) AS cell FROM pool p
-            WHERE {roles.predicate(sub.roles[b], "p")} AND {no_coords_in_name()}),
+            WHERE {roles.predicate(sub.roles[b], "p")}),
         dense AS (SELECT cell FROM bc GROUP BY cell HAVING count(DISTINCT [lon, lat]) >= 2),
         x AS (
             SELECT p.entity_id, p.stratum, p.lon, p.lat, p.h3, {pick} AS i FROM pool p
-            WHERE {roles.predicate(sub.roles[a], "p")} AND {no_coords_in_name()}),
+            WHERE {roles.predicate(sub.roles[a], "p")}),
         y AS (SELECT x.entity_id, x.stratum, x.lon, x.lat, x.h3[{_array(columns)}[x.i]] AS cell{par} FROM x),
         s AS (
             SELECT y.*, row_number() OVER (PARTITION BY y.stratum ORDER BY {pool.order_key(f"{sub.id}|{a}", "y.entity_id")}) AS rn

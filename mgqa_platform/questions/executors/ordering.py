@@ -51,7 +51,6 @@ from mgqa_platform.questions.executors.distance import (
     inside_sql,
     members_sql,
 )
-from mgqa_platform.questions.executors.grid import no_coords_in_name
 from mgqa_platform.questions.executors.topology import big_categories_sql
 
 GEOD = Geod(ellps="WGS84")
@@ -221,7 +220,7 @@ def region_members_candidates(
     spread = f" CROSS JOIN (SELECT unnest([{values}]) AS {expand}) w" if values else ""
     return (
         f"WITH b AS (SELECT s.stratum, s.entity_id, s.geometry, {bbox_cols('s.geometry')} "
-        f"FROM ({pool.sample(sub.roles[b], f'{sub.id}|{b}', where=no_coords_in_name())}) s), "
+        f"FROM ({pool.sample(sub.roles[b], f'{sub.id}|{b}')}) s), "
         f"m AS (SELECT b.stratum, b.entity_id AS {b}, p.category AS {cat} FROM b JOIN pool p ON {inside_sql('b', 'p')} "
         f"AND p.entity_id <> b.entity_id AND {roles.predicate(sub.roles[cat], 'p')} AND ({member_where}) "
         f"WHERE {contains_sql('b', 'p')} GROUP BY ALL HAVING count(*) BETWEEN {int(min_members)} AND {MAX_MEMBERS}), "
@@ -469,9 +468,9 @@ class Compound(Executor):
         az = bearing_sql("ac.clon", "ac.clat", "m.lon", "m.lat")
         return (
             f"WITH a0 AS (SELECT *, {seeded_choice_sql(pool, sub.parameters['value'], sub.id + '|value', 'entity_id')} AS value "
-            f"FROM ({pool.sample(sub.roles[b], f'{sub.id}|{b}', self.anchors(pool), no_coords_in_name())})), "
+            f"FROM ({pool.sample(sub.roles[b], f'{sub.id}|{b}', self.anchors(pool))})), "
             f"a AS (SELECT a0.stratum, a0.entity_id, a0.lon, a0.lat, a0.value, {box_columns_sql('a0', 'a0.value')} FROM a0), "
-            f"c AS (SELECT p.entity_id, p.lon, p.lat FROM pool p WHERE {roles.predicate(sub.roles[c], 'p')} AND {no_coords_in_name()}), "
+            f"c AS (SELECT p.entity_id, p.lon, p.lat FROM pool p WHERE {roles.predicate(sub.roles[c], 'p')}), "
             "ac AS (SELECT a.*, c.entity_id AS ec, c.lon AS clon, c.lat AS clat FROM a JOIN c ON "
             f"{in_box_sql('a', 'c')} AND c.entity_id <> a.entity_id WHERE {approx_km_sql('a', 'c')} <= 0.9 * a.value "
             f"QUALIFY row_number() OVER (PARTITION BY a.entity_id ORDER BY {pool.order_key(f'{sub.id}|{c}', 'a.entity_id', 'c.entity_id')}) = 1), "
