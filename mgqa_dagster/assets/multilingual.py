@@ -17,7 +17,7 @@ from mgqa_dagster.resources.llm import LLMResource, PostEditEnsembleResource
 from mgqa_dagster.resources.paths import PathsResource
 from mgqa_dagster.resources.translator import TranslatorResource
 from mgqa_dagster.resources.warehouse import WarehouseResource
-from mgqa_platform.multilingual import stage
+from mgqa_platform.multilingual import annotations, stage
 from mgqa_platform.multilingual.ensemble import describe as describe_member
 from mgqa_platform.multilingual.judge import LLMJudge, OfflineJudge
 from mgqa_platform.multilingual.languages import CODES, language
@@ -110,7 +110,7 @@ def template_translations_resolved(
     client = llm.get_client()
     judge = LLMJudge(client, seed=config.judge_seed) if client else OfflineJudge()
     with warehouse.get_connection() as con:
-        r = stage.resolve_language(con, lang, stage.annotation_file(directory, lang), judge)
+        r = stage.resolve_language(con, lang, annotations.annotation_file(directory, lang), judge)
         report_path = None
         if r["report"]:
             report_path = paths.reports_dir / "post_edit" / f"{lang}.md"

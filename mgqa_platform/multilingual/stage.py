@@ -95,17 +95,6 @@ def translate_language(
 
 
 # ---------------------------------------------------------------- 2. post-edit resolution
-def annotation_file(directory: str | Path | None, lang: str) -> Path | None:
-    """``<directory>/<lang>.csv`` or ``.jsonl`` when it exists (None: no human post-edit for this language yet)."""
-    if not directory:
-        return None
-    for ext in ("csv", "jsonl"):
-        p = Path(directory) / f"{lang}.{ext}"
-        if p.exists():
-            return p
-    return None
-
-
 def resolve_language(
     con: duckdb.DuckDBPyConnection, lang: str, annotations: Path | None, judge: Any
 ) -> dict[str, Any]:
