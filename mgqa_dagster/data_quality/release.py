@@ -14,6 +14,7 @@ from mgqa_dagster.data_quality import gx_runner as gx
 from mgqa_dagster.data_quality.checks import Check, result
 from mgqa_platform.multilingual.languages import CODES
 from mgqa_platform.release import card
+from mgqa_platform.warehouse import registered
 
 
 def _files_match_warehouse(con, lang, *, root: Path):
@@ -40,14 +41,20 @@ def _files_match_warehouse(con, lang, *, root: Path):
                 )
             )
             continue
-        con.register("_released", pq.read_table(path, columns=["question_id", "text"]))
-        df = con.execute(
-            f"SELECT coalesce(f.question_id, w.question_id) AS question_id, ? AS split, f.question_id IS NOT NULL AS in_file, "
-            f"w.question_id IS NOT NULL AS in_warehouse FROM _released f FULL OUTER JOIN ({sql}) w "
-            f"ON f.question_id = w.question_id AND f.text = w.text",
-            [split, lang],
-        ).df()
-        con.unregister("_released")
+        released = pq.read_table(path, columns=["question_id", "text"])
+        with registered(con, _released=released):
+            df = con.execute(
+                f"""
+                SELECT coalesce(f.question_id, w.question_id) AS question_id,
+                       ? AS split,
+                       f.question_id IS NOT NULL AS in_file,
+                       w.question_id IS NOT NULL AS in_warehouse
+                FROM _released f
+                FULL OUTER JOIN ({sql}) w
+                  ON f.question_id = w.question_id AND f.text = w.text
+                """,
+                [split, lang],
+            ).df()
         frames.append(df)
     df = pd.concat(frames, ignore_index=True)
     exps = gx.in_set("in_file", [True]) + gx.in_set("in_warehouse", [True])

@@ -52,14 +52,13 @@ def _replace(
             con.execute(f"DELETE FROM {table} WHERE lang = ?", [lang])
         return 0
     types = types or {}
-    con.register(
-        "_slice",
-        pa.table({c: pa.array([r[c] for r in rows], types.get(c, pa.string())) for c in rows[0]}),
-    )
-    try:
+    with registered(
+        con,
+        _slice=pa.table(
+            {c: pa.array([r[c] for r in rows], types.get(c, pa.string())) for c in rows[0]}
+        ),
+    ):
         return replace_partition(con, table, "lang", lang, "BY NAME SELECT * FROM _slice")
-    finally:
-        con.unregister("_slice")
 
 
 # ---------------------------------------------------------------- 1. machine translation
@@ -363,8 +362,7 @@ def postedit_language(
             "postedit_edits": [json.dumps(r["applied"], ensure_ascii=False) for r in results],
         }
     )
-    con.register("_edited", edited)
-    try:
+    with registered(con, _edited=edited):
         n = replace_partition(
             con,
             "questions_postedited",
@@ -382,8 +380,6 @@ def postedit_language(
             """,
             [lang],
         )
-    finally:
-        con.unregister("_edited")
     _replace(con, "ensemble_edit_log", lang, log, {"applied": pa.bool_()})
     summary = ensemble.stats(results)
     described = {name: ensemble.describe(m) for name, m in zip(names, members, strict=True)}

@@ -93,8 +93,7 @@ def execute_sub_template(
         _draw_parameters(sub, pool, row)
         rows.append(row)
     t = pa.table({c: arrow_column([r[c] for r in rows]) for c in cols})
-    con.register("t", t)
-    try:
+    with registered(con, t=t):
         cur = con.execute(f"SELECT * FROM ({executor.gold_sql(sub)}) AS q")
         rnames = [d[0] for d in cur.description]
         results = {}
@@ -105,8 +104,6 @@ def execute_sub_template(
                     f"{executor.name}: gold_sql returned several rows for row_id {d['row_id']}"
                 )
             results[d["row_id"]] = d
-    finally:
-        con.unregister("t")
     out = []
     for row, c in zip(rows, cand, strict=True):
         stratum = c["stratum"]
@@ -402,13 +399,10 @@ def write_templates(con: duckdb.DuckDBPyConnection, catalog: Catalog) -> int:
     rows = template_rows(catalog)
     cols = list(rows[0])
     table = pa.table({c: [r[c] for r in rows] for c in cols})
-    con.register("_t", table)
-    try:
+    with registered(con, _t=table):
         with transaction(con):
             con.execute("DELETE FROM templates")
             con.execute(
                 f"INSERT INTO templates ({', '.join(cols)}) SELECT {', '.join(cols)} FROM _t"
             )
-    finally:
-        con.unregister("_t")
     return len(rows)
