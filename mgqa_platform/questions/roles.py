@@ -104,11 +104,17 @@ def predicate(role_type: str, alias: str = "e") -> str:
 BINDABLE_TABLE = "bindable_categories"
 
 
+def bindable_sql(alias: str) -> str:
+    """SQL: the category of the row aliased ``alias`` is a bindable lexicon category (candidate SQL
+    only: it reads the temp table :data:`BINDABLE_TABLE`)."""
+    return f"{alias}.category IN (SELECT category FROM {BINDABLE_TABLE})"
+
+
 def candidate_predicate(role_type: str, alias: str = "p") -> str:
     """:func:`predicate` for candidate SQL: a category role type also requires a bindable lexicon
     category (``mgqa_platform.lexicon``), read from the temp table :data:`BINDABLE_TABLE`. Gold SQL
     uses :func:`predicate`, so a gold never depends on the lexicon."""
     sql = predicate(role_type, alias)
     if is_category(role_type):
-        sql = f"({sql}) AND {alias}.category IN (SELECT category FROM {BINDABLE_TABLE})"
+        sql = f"({sql}) AND {bindable_sql(alias)}"
     return sql

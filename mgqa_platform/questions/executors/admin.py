@@ -238,11 +238,6 @@ def _collections_sql(sub: SubTemplate) -> str:
     return f"(SELECT * FROM (VALUES {vals}) AS v(name, category))"
 
 
-def _bindable_sql(alias: str) -> str:
-    """SQL: the category of ``alias`` is a bindable lexicon category (candidate SQL only)."""
-    return f"{alias}.category IN (SELECT category FROM {roles.BINDABLE_TABLE})"
-
-
 class CollectionCount(Executor):
     """E03: how many entities of a collection of categories have their representative point in entity_A?
 
@@ -276,7 +271,7 @@ class CollectionCount(Executor):
         picks = ", ".join(f"cl[i + {j}] AS {c}" for j, c in enumerate(cats))
         return (
             f"{head}cl AS (SELECT h.stratum, h.entity_id, list(h.category ORDER BY {pool.order_key(sub.id, 'h.entity_id', 'h.category')}) "
-            f"AS cl FROM hit h SEMI JOIN big USING (category) WHERE {_bindable_sql('h')} GROUP BY ALL) "
+            f"AS cl FROM hit h SEMI JOIN big USING (category) WHERE {roles.bindable_sql('h')} GROUP BY ALL) "
             f"SELECT stratum, entity_id AS {a}, {picks} FROM cl, range(1, 6) r(i) WHERE len(cl) >= i + {k - 1}"
         )
 
