@@ -175,6 +175,7 @@ def test_checks_partitions_jobs_sensors():
             "gold_validates",
             "no_duplicate_question_gold",
             "no_coordinates_or_ids_in_text",
+            "category_words_in_lexicon",
             "query_and_gold_triples",
             "gold_replays",
             "templates_yield_questions",

@@ -548,7 +548,7 @@ def test_compound_matches_pyproj(con):
 # ------------------------------------------------------------------------------------------------- generate
 @pytest.fixture
 def f_world(con):
-    """Two blocks in two strata with cafes, buildings and roads inside, plus loose points for F04."""
+    """Two blocks in two strata with cafes, apartment buildings and roads inside, plus loose points for F04."""
     rng = random.Random(5)
     n = 0
     for k, (stratum, lon, lat) in enumerate(
@@ -561,7 +561,7 @@ def f_world(con):
         for category, kind, count in (
             ("cafe", "p", 6),
             ("restaurant", "p", 5),
-            ("building", "a", 4),
+            ("apartments", "a", 4),  # a bindable polygon category (building is too vague)
             ("road", "l", 5),
         ):
             for _ in range(count):

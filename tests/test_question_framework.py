@@ -13,8 +13,7 @@ from pathlib import Path
 import pytest
 from pyproj import Geod
 
-from mgqa_platform import lineage
-from mgqa_platform.questions import roles
+from mgqa_platform import lexicon, lineage
 from mgqa_platform.questions.catalog import CATALOG_DIR, CatalogError, load_catalog, placeholders
 from mgqa_platform.questions.generate import generate, replay, write_questions, write_templates
 from tests import question_world as world
@@ -80,16 +79,16 @@ def test_catalog_placeholders_and_category_labels():
         "value",
         "entity_B",
     ]
-    assert roles.category_label("pharmacy") == "pharmacies"
-    assert roles.category_label("place_of_worship") == "places of worship"
-    assert roles.category_label("bus_stop") == "bus stops"
-    assert roles.category_label("church", plural=False) == "church"
-    # OSM values that are not countable nouns get a head noun
-    assert roles.category_label("convenience") == "convenience shops"
-    assert roles.category_label("jewelry") == "jewelry shops"
-    assert roles.category_label("supermarket") == "supermarkets"
-    assert roles.category_label("fuel") == "fuel stations"
-    assert roles.category_label("atm") == "ATMs"
+    assert lexicon.label("pharmacy") == "pharmacies"
+    assert lexicon.label("place_of_worship") == "places of worship"
+    assert lexicon.label("bus_stop") == "bus stops"
+    assert lexicon.noun("church") == "church"
+    # OSM values that are not countable nouns read as a person names the place
+    assert lexicon.label("convenience") == "convenience stores"
+    assert lexicon.label("jewelry") == "jewelry shops"
+    assert lexicon.label("supermarket") == "supermarkets"
+    assert lexicon.label("fuel") == "fuel stations"
+    assert lexicon.label("atm") == "ATMs"
 
 
 def test_generation_is_seeded_capped_and_verified(small_world):

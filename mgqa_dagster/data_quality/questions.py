@@ -14,7 +14,8 @@ import pandas as pd
 
 from mgqa_dagster.data_quality import gx_runner as gx
 from mgqa_dagster.data_quality.checks import Check, result
-from mgqa_platform.questions import formats
+from mgqa_platform import lexicon
+from mgqa_platform.questions import formats, roles
 from mgqa_platform.questions.catalog import SFIDS, default_catalog
 from mgqa_platform.questions.generate import replay
 from mgqa_platform.questions.multimodal import IMAGE_PHRASE
@@ -97,6 +98,37 @@ def _no_leaked_locations(con, _):
         [LEAKED_LOCATION],
     ).df()
     return result(gx.run_suite(df, "questions_no_leaked_location", gx.in_set("text_clean", [True])))
+
+
+def _bindable_categories(sub_template_id: str, bindings: str) -> bool:
+    """Every category role of the row's sub-template is bound to a bindable lexicon category (so the
+    plural rendered into the text is a reviewed lexicon word); False for a missing binding."""
+    sub = default_catalog().sub_template(sub_template_id)
+    values = json.loads(bindings)
+    return all(
+        lexicon.bindable(values.get(role, ""))
+        for role, rtype in sub.roles.items()
+        if roles.is_category(rtype)
+    )
+
+
+def _category_words(con, _):
+    df = con.execute(
+        """
+        SELECT question_id, sub_template_id, CAST(bindings AS VARCHAR) AS bindings
+        FROM questions_en
+        """
+    ).df()
+    df["categories_bindable"] = [
+        _bindable_categories(r.sub_template_id, r.bindings) for r in df.itertuples()
+    ]
+    return result(
+        gx.run_suite(
+            df[["question_id", "categories_bindable"]],
+            "questions_category_words",
+            gx.in_set("categories_bindable", [True]),
+        )
+    )
 
 
 def _provenance(con, _):
@@ -262,6 +294,13 @@ QUESTION_CHECKS = (
         "no question text shows a coordinate pair in parentheses or a KG id (#node/, #way/, "
         "#relation/, #road.)",
         _no_leaked_locations,
+    ),
+    Check(
+        "category_words_in_lexicon",
+        True,
+        "every category role is bound to a bindable category of the lexicon "
+        "(mgqa_platform/data/category_lexicon.csv), so its rendered plural is a reviewed word",
+        _category_words,
     ),
     Check(
         "query_and_gold_triples",

@@ -37,10 +37,9 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import shapely
 
-from mgqa_platform import geometry
+from mgqa_platform import geometry, lexicon
 from mgqa_platform.kg import profiles
 from mgqa_platform.kg.rdf_stream import parse_file
-from mgqa_platform.questions.roles import category_label
 from mgqa_platform.warehouse import registered, transaction
 
 H3_RESOLUTIONS = (3, 5, 7, 9)
@@ -505,7 +504,7 @@ def convert_kg(
 #: The temp table ``named``: ``new_entities`` with ``display_name`` and ``name_unique``. Each
 #: entity takes the first of these forms that no other entity of the KG shares: the name; the name
 #: with its context (street or place); the name with its category word (``category_nouns``:
-#: category -> singular English label); the name with both ("Café Central (Rua B, cafe)"). An
+#: category -> the lexicon's English singular); the name with both ("Café Central (Rua B, cafe)"). An
 #: entity for which no form is unique, or whose chosen form equals another entity's display name,
 #: keeps its plain name and gets ``name_unique = false``. Never coordinates or ids.
 DISAMBIGUATE_SQL = """
@@ -556,7 +555,7 @@ def _finish(
     nouns = pa.table(
         {
             "category": pa.array(categories, pa.string()),
-            "noun": pa.array([category_label(c, plural=False) for c in categories], pa.string()),
+            "noun": pa.array([lexicon.noun(c) for c in categories], pa.string()),
         }
     )
     with registered(con, category_nouns=nouns):

@@ -158,10 +158,3 @@ def name_language(tag_key: str) -> str | None:
     if len(sub) == 3 and sub in ISO639_3:
         return sub
     return None
-
-
-@functools.cache
-def key_for_value(value: str) -> str | None:
-    """The main key of a bare class value (``'cafe'`` -> ``'amenity'``), by key priority; None if unknown."""
-    keys = {fc.key for fc in map_features().values() if fc.value == value}
-    return next((k for k in MAIN_KEYS if k in keys), None)

@@ -34,6 +34,7 @@ from typing import Any
 from babel.dates import format_date
 from babel.numbers import format_decimal
 
+from mgqa_platform import lexicon
 from mgqa_platform.multilingual.languages import SOURCE, language
 from mgqa_platform.multilingual.memory import TranslationMemory
 from mgqa_platform.multilingual.placeholders import placeholders
@@ -131,7 +132,7 @@ def localize(
             if slot in sub.roles and roles.is_category(sub.roles[slot]):
                 text = tm.category(bindings[slot])
                 if text is None:
-                    text = roles.category_label(bindings[slot], plural=True)
+                    text = lexicon.label(bindings[slot])
                     fallbacks.append(f"category:{slot}")
                 fill[slot] = fill_marked[slot] = text
             elif slot in sub.roles:

@@ -15,6 +15,7 @@ from typing import Any
 import duckdb
 import pyarrow as pa
 
+from mgqa_platform import lexicon
 from mgqa_platform.questions import roles
 from mgqa_platform.questions.catalog import SubTemplate
 from mgqa_platform.questions.executor import Outcome
@@ -57,7 +58,17 @@ class Execution:
 
 def create_pool(con: duckdb.DuckDBPyConnection, kg: str) -> None:
     """(Re)create the temp table ``pool``: entities of ``kg`` that have a stratum, with strata
-    columns."""
+    columns; and the temp table ``bindable_categories(category)`` of the lexicon's bindable
+    categories, which candidate SQL reads (:func:`roles.candidate_predicate`)."""
+    bindable = pa.table({"category": pa.array(lexicon.bindable_categories(), pa.string())})
+    with registered(con, _bindable=bindable):
+        con.execute(
+            f"""
+            CREATE OR REPLACE TEMP TABLE {roles.BINDABLE_TABLE} AS
+            SELECT category
+            FROM _bindable
+            """
+        )
     con.execute(
         f"""
         CREATE OR REPLACE TEMP TABLE pool AS
@@ -93,11 +104,11 @@ def render(
     marked: bool,
 ) -> str:
     """A variant's ``text`` filled with an execution's values: entity names (wrapped in ``{...}``
-    when ``marked``), plural category labels, parameters and the executor's extras."""
+    when ``marked``), plural category labels (the lexicon's), parameters and the executor's extras."""
     fill: dict[str, str] = {}
     for role, rtype in sub.roles.items():
         if roles.is_category(rtype):
-            fill[role] = roles.category_label(values[role], plural=True)
+            fill[role] = lexicon.label(values[role])
         else:
             fill[role] = "{" + names[values[role]] + "}" if marked else names[values[role]]
     for p in sub.parameters:

@@ -122,7 +122,7 @@ class Pool:
         k = k or self.per_stratum
         return (
             f"SELECT stratum, category, count(*) AS members, row_number() OVER (PARTITION BY stratum ORDER BY "
-            f"{self.order_key(salt, 'category')}) AS rn FROM pool p WHERE {roles.predicate(role_type, 'p')} "
+            f"{self.order_key(salt, 'category')}) AS rn FROM pool p WHERE {roles.candidate_predicate(role_type, 'p')} "
             f"GROUP BY stratum, category HAVING count(*) >= {int(min_members)} QUALIFY rn <= {int(k)}"
         )
 

@@ -1,17 +1,16 @@
 """Role types: which entities (or categories) may fill a template placeholder.
 
 Each role type is a SQL predicate over an ``entities`` row aliased ``e`` (the question pool adds the
-strata columns). Category role types bind a *category* (``pharmacy``), rendered in the plural
-("pharmacies"), and require at least ``MIN_CATEGORY_MEMBERS`` members in the KG; their predicate
-selects every member, whatever its name. Entity role types bind one entity whose display name is
+strata columns). Category role types bind a *category* (``pharmacy``), rendered with its lexicon plural
+("pharmacies", ``mgqa_platform.lexicon``), and require at least ``MIN_CATEGORY_MEMBERS`` members in
+the KG; their predicate selects every member, whatever its name, and candidates bind only bindable
+lexicon categories (:func:`candidate_predicate`). Entity role types bind one entity whose display name is
 rendered into the question, so :func:`predicate` adds ``name_unique``: an entity whose name stays
 ambiguous within its KG (docs/questions.md, "Display names") is never bound where its name must
 identify it.
 """
 
 from __future__ import annotations
-
-from mgqa_platform.kg.osm_features import key_for_value
 
 SETTLEMENT_CATEGORIES = (
     "city",
@@ -101,81 +100,21 @@ def predicate(role_type: str, alias: str = "e") -> str:
     return sql.replace("e.", f"{alias}.")
 
 
-# OSM values that are not countable nouns on their own (amenity=fuel, amenity=police ...)
-NOUN_FOR = {
-    "fuel": "fuel station",
-    "police": "police station",
-    "parking": "car park",
-    "drinking_water": "drinking-water point",
-    "social_facility": "social facility",
-    "townhall": "town hall",
-    "atm": "ATM",
-    # plural OSM values and mass nouns: amenity=doctors/showers/toilets, man_made=works/water_works, landuse=commercial
-    "doctors": "doctor's practice",
-    "showers": "public shower",
-    "toilets": "public toilet",
-    "works": "factory",
-    "water_works": "water treatment works",
-    "commercial": "commercial area",
-    "man_made": "man-made structure",
-}
-# shop=* values that already name a kind of shop; every other shop value reads "<value> shop" (shop=clothes)
-SHOP_NOUNS = {
-    "supermarket",
-    "bakery",
-    "butcher",
-    "kiosk",
-    "mall",
-    "florist",
-    "hairdresser",
-    "greengrocer",
-    "chemist",
-    "department_store",
-    "optician",
-    "boutique",
-    "tailor",
-    "pawnbroker",
-    "laundry",
-    "dry_cleaning",
-}
+#: Temp table of the bindable lexicon categories, created with the ``pool`` (questions/execution.py).
+BINDABLE_TABLE = "bindable_categories"
 
 
-def category_noun(category: str) -> str:
-    """The singular English noun of a normalized category: ``fuel`` -> ``fuel station``, ``clothes`` (a shop=*
-    value) -> ``clothes shop``, ``place_of_worship`` -> ``place of worship``."""
-    if category in NOUN_FOR:
-        return NOUN_FOR[category]
-    words = category.replace("_", " ").strip()
-    if (
-        key_for_value(category) == "shop"
-        and category not in SHOP_NOUNS
-        and not words.endswith(("shop", "store"))
-    ):
-        return words + " shop"
-    return words
+def bindable_sql(alias: str) -> str:
+    """SQL: the category of the row aliased ``alias`` is a bindable lexicon category (candidate SQL
+    only: it reads the temp table :data:`BINDABLE_TABLE`)."""
+    return f"{alias}.category IN (SELECT category FROM {BINDABLE_TABLE})"
 
 
-def category_label(category: str, plural: bool = True) -> str:
-    """English label of a normalized category: ``place_of_worship`` -> ``places of worship``,
-    ``convenience`` -> ``convenience shops``, ``pharmacy`` -> ``pharmacies``."""
-    words = category_noun(category)
-    if not plural:
-        return words
-    head, sep, tail = words.partition(" of ")
-    return _plural(head) + (sep + tail if sep else "")
-
-
-def _plural(words: str) -> str:
-    parts = words.split(" ")
-    last = parts[-1]
-    if last.isupper():  # acronyms: ATMs
-        last += "s"
-    elif last == "works":  # works, water treatment works: the same in the plural
-        pass
-    elif last.endswith(("s", "x", "z", "ch", "sh")):
-        last += "es"
-    elif last.endswith("y") and last[-2:-1] not in tuple("aeiou"):
-        last = last[:-1] + "ies"
-    else:
-        last += "s"
-    return " ".join([*parts[:-1], last])
+def candidate_predicate(role_type: str, alias: str = "p") -> str:
+    """:func:`predicate` for candidate SQL: a category role type also requires a bindable lexicon
+    category (``mgqa_platform.lexicon``), read from the temp table :data:`BINDABLE_TABLE`. Gold SQL
+    uses :func:`predicate`, so a gold never depends on the lexicon."""
+    sql = predicate(role_type, alias)
+    if is_category(role_type):
+        sql = f"({sql}) AND {bindable_sql(alias)}"
+    return sql

@@ -271,7 +271,7 @@ class CollectionCount(Executor):
         picks = ", ".join(f"cl[i + {j}] AS {c}" for j, c in enumerate(cats))
         return (
             f"{head}cl AS (SELECT h.stratum, h.entity_id, list(h.category ORDER BY {pool.order_key(sub.id, 'h.entity_id', 'h.category')}) "
-            "AS cl FROM hit h SEMI JOIN big USING (category) GROUP BY ALL) "
+            f"AS cl FROM hit h SEMI JOIN big USING (category) WHERE {roles.bindable_sql('h')} GROUP BY ALL) "
             f"SELECT stratum, entity_id AS {a}, {picks} FROM cl, range(1, 6) r(i) WHERE len(cl) >= i + {k - 1}"
         )
 
@@ -353,7 +353,7 @@ class RankedContainment(Executor):
             f"WITH r AS (SELECT p.entity_id, p.stratum, p.geometry, {bbox_sql('p.geometry')} FROM pool p WHERE {roles.predicate(sub.roles[a], 'p')}), "
             f"pr AS (SELECT ra.stratum, ra.entity_id AS ea, rc.entity_id AS ec, rc.geometry AS gc, rc.x0, rc.x1, rc.y0, rc.y1 FROM r ra JOIN r rc "
             f"ON {boxes_meet_sql('ra', 'rc')} AND ra.entity_id <> rc.entity_id WHERE ST_Intersects(ra.geometry, rc.geometry)), "
-            f"m AS (SELECT p.category, p.lon, p.lat FROM pool p WHERE {roles.predicate(sub.roles[cat], 'p')}), "
+            f"m AS (SELECT p.category, p.lon, p.lat FROM pool p WHERE {roles.candidate_predicate(sub.roles[cat], 'p')}), "
             "h AS (SELECT pr.stratum, pr.ea, pr.ec, m.category FROM pr JOIN m ON m.lon BETWEEN pr.x0 AND pr.x1 AND m.lat BETWEEN pr.y0 AND pr.y1 "
             "WHERE ST_Intersects(pr.gc, ST_Point(m.lon, m.lat)) GROUP BY ALL) "
             f"SELECT stratum, ea AS {a}, category AS {cat}, ec AS {c} FROM h QUALIFY row_number() OVER (PARTITION BY stratum "

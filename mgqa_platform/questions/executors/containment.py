@@ -127,12 +127,12 @@ class _RadiusMembers(Executor):
             2.0 * float(max(values)) / KM_PER_DEG_MIN
         )  # degrees; anchors need a member in their grid cell
         key = lambda x: f"(floor({x}.lat / {cell}) * 100000 + floor({x}.lon / {cell}))"  # noqa: E731
-        has_members = f"{key('p')} IN (SELECT DISTINCT {key('q')} FROM pool q WHERE {roles.predicate(sub.roles[cat], 'q')})"
+        has_members = f"{key('p')} IN (SELECT DISTINCT {key('q')} FROM pool q WHERE {roles.candidate_predicate(sub.roles[cat], 'q')})"
         return (
             f"WITH a0 AS (SELECT *, {seeded_choice_sql(pool, values, sub.id + '|value', 'entity_id')} AS value, "
             f"FROM ({pool.sample(sub.roles[anchor], f'{sub.id}|{anchor}', where=has_members)})), "
             f"a AS (SELECT a0.*, {box_columns_sql('a0', f'a0.value * {self.reach_factor}')} FROM a0), "
-            f"m AS (SELECT p.entity_id, p.category, p.lon, p.lat FROM pool p WHERE {roles.predicate(sub.roles[cat], 'p')}), "
+            f"m AS (SELECT p.entity_id, p.category, p.lon, p.lat FROM pool p WHERE {roles.candidate_predicate(sub.roles[cat], 'p')}), "
             f"big AS (SELECT category FROM m GROUP BY category HAVING count(*) >= {roles.MIN_CATEGORY_MEMBERS}), "
             f"near AS (SELECT a.stratum, a.entity_id AS anchor, a.value, {want} AS want, m.category, "
             f"count_if({approx_km_sql('a', 'm')} <= a.value) AS n FROM a JOIN m ON {in_box_sql('a', 'm')} "

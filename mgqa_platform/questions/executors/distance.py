@@ -516,7 +516,7 @@ class AggregateDistance(Executor):
         return (
             f"WITH b AS (SELECT s.*, {bbox_cols('s.geometry')} FROM ({pool.sample(sub.roles[b], f'{sub.id}|{b}')}) s), "
             f"m AS (SELECT b.stratum, b.entity_id AS {b}, p.category AS {cat} FROM b JOIN pool p ON {inside_sql('b', 'p')} "
-            f"AND {contains_sql('b', 'p')} WHERE {roles.predicate(sub.roles[cat], 'p')} GROUP BY ALL HAVING count(*) BETWEEN {roles.MIN_CATEGORY_MEMBERS} AND {MAX_MEMBERS}), "
+            f"AND {contains_sql('b', 'p')} WHERE {roles.candidate_predicate(sub.roles[cat], 'p')} GROUP BY ALL HAVING count(*) BETWEEN {roles.MIN_CATEGORY_MEMBERS} AND {MAX_MEMBERS}), "
             f"mc AS (SELECT * FROM m QUALIFY row_number() OVER (PARTITION BY {b} ORDER BY {pool.order_key(f'{sub.id}|{cat}', b, cat)}) <= 4) "
             f"SELECT mc.*{aggs} FROM mc"
         )
@@ -566,8 +566,8 @@ class MinTotalDistance(Executor):
             f"WITH b AS (SELECT s.*, {bbox_cols('s.geometry')} FROM ({pool.sample(sub.roles[b], f'{sub.id}|{b}')}) s), "
             f"m AS (SELECT b.stratum, b.entity_id AS b_id, p.category, p.geom_kind, p.valid_from FROM b JOIN pool p "
             f"ON {inside_sql('b', 'p')} AND {contains_sql('b', 'p')}), "
-            f"ma AS (SELECT stratum, b_id, category FROM m p WHERE {roles.predicate(sub.roles[ca], 'p')} GROUP BY ALL HAVING count(*) BETWEEN {roles.MIN_CATEGORY_MEMBERS} AND {MAX_MEMBERS}), "
-            f"mc AS (SELECT stratum, b_id, category FROM m p WHERE {roles.predicate(sub.roles[cc], 'p')} GROUP BY ALL HAVING count(*) BETWEEN {roles.MIN_CATEGORY_MEMBERS} AND {MAX_MEMBERS}) "
+            f"ma AS (SELECT stratum, b_id, category FROM m p WHERE {roles.candidate_predicate(sub.roles[ca], 'p')} GROUP BY ALL HAVING count(*) BETWEEN {roles.MIN_CATEGORY_MEMBERS} AND {MAX_MEMBERS}), "
+            f"mc AS (SELECT stratum, b_id, category FROM m p WHERE {roles.candidate_predicate(sub.roles[cc], 'p')} GROUP BY ALL HAVING count(*) BETWEEN {roles.MIN_CATEGORY_MEMBERS} AND {MAX_MEMBERS}) "
             f"SELECT ma.stratum, ma.b_id AS {b}, ma.category AS {ca}, mc.category AS {cc} FROM ma JOIN mc ON mc.b_id = ma.b_id "
             f"AND mc.category <> ma.category QUALIFY row_number() OVER (PARTITION BY ma.b_id ORDER BY "
             f"{pool.order_key(f'{sub.id}|cats', 'ma.b_id', 'ma.category', 'mc.category')}) <= 6"
@@ -634,7 +634,7 @@ class KthNearestDistance(Executor):
         cat, b, c = self._roles(sub)
         return (
             f"WITH bc AS ({local_tuples(sub, pool, 5)}), "
-            f"cc AS (SELECT p.h3[2] AS cell, p.category, count(*) AS n FROM pool p WHERE {roles.predicate(sub.roles[cat], 'p')} GROUP BY ALL), "
+            f"cc AS (SELECT p.h3[2] AS cell, p.category, count(*) AS n FROM pool p WHERE {roles.candidate_predicate(sub.roles[cat], 'p')} GROUP BY ALL), "
             f"cats AS (SELECT bc.{b}, cc.category FROM bc JOIN pool e ON e.entity_id = bc.{b} JOIN cc ON cc.cell = e.h3[2] "
             f"WHERE cc.n - CASE WHEN cc.category = e.category AND {roles.predicate(sub.roles[cat], 'e')} THEN 1 ELSE 0 END "
             f">= {roles.MIN_CATEGORY_MEMBERS}) "  # members other than B itself

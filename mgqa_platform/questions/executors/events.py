@@ -242,7 +242,7 @@ class Affected(Executor):
         ev_role, cat = sub.entity_roles[0], self._cat(sub)
         r = reach_km(sub)
         return cap_per_stratum(
-            f"WITH cats AS (SELECT p.category FROM pool p WHERE {roles.predicate(sub.roles[cat], 'p')} AND {_category_pred(sub, 'p')} "
+            f"WITH cats AS (SELECT p.category FROM pool p WHERE {roles.candidate_predicate(sub.roles[cat], 'p')} AND {_category_pred(sub, 'p')} "
             f"GROUP BY 1 HAVING count(*) >= {roles.MIN_CATEGORY_MEMBERS}), "
             f"ev AS (SELECT p.entity_id, p.stratum, {box_sql('p.geometry', 'p.lat', r)} FROM pool p WHERE {roles.predicate(sub.roles[ev_role], 'p')}), "
             f"en AS (SELECT p.entity_id, p.category, {box_sql('p.geometry', 'p.lat', 0)} FROM pool p SEMI JOIN cats USING (category) "

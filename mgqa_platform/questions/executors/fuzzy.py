@@ -227,7 +227,7 @@ class RoughlyClosest(Executor):
     def candidates(self, sub: SubTemplate, pool: Pool) -> str:
         cat, b = self._roles(sub)
         i = {3: 1, 5: 2, 7: 3, 9: 4}[sub.conventions["candidate_h3_res"][0]]
-        pred = roles.predicate(sub.roles[cat], "p")
+        pred = roles.candidate_predicate(sub.roles[cat], "p")
         return (
             f"WITH big AS (SELECT category FROM pool p WHERE {pred} GROUP BY category HAVING count(*) >= {roles.MIN_CATEGORY_MEMBERS}), "
             f"cc AS (SELECT p.h3[{i}] AS cell, p.category, count(*) AS n FROM pool p WHERE {pred} AND p.category IN (SELECT category FROM big) GROUP BY ALL), "

@@ -141,7 +141,7 @@ def anchor_category_candidates_sql(
         else ""
     )
     return (
-        f"WITH big AS (SELECT category FROM pool p WHERE {roles.predicate(cat_type, 'p')} {filt} GROUP BY category "
+        f"WITH big AS (SELECT category FROM pool p WHERE {roles.candidate_predicate(cat_type, 'p')} {filt} GROUP BY category "
         f"HAVING count(*) >= {roles.MIN_CATEGORY_MEMBERS}), "
         f"m AS (SELECT p.entity_id, p.category, p.lon, p.lat, {bbox_sql('p.geometry')} FROM pool p "
         f"WHERE {roles.predicate(cat_type, 'p')} AND p.category IN (SELECT category FROM big)), "

@@ -85,7 +85,7 @@ def boxes_meet_sql(a: str, b: str) -> str:
 def big_categories_sql(role_type: str) -> str:
     """SQL: categories of ``role_type`` with at least ``roles.MIN_CATEGORY_MEMBERS`` members in the pool."""
     return (
-        f"SELECT category FROM pool p WHERE {roles.predicate(role_type, 'p')} GROUP BY category "
+        f"SELECT category FROM pool p WHERE {roles.candidate_predicate(role_type, 'p')} GROUP BY category "
         f"HAVING count(*) >= {roles.MIN_CATEGORY_MEMBERS}"
     )
 
