@@ -253,12 +253,13 @@ def latin_part(name: str) -> str | None:
 
 def latin_alternative(name: str, labels: Iterable[tuple[str, str, bool]]) -> str | None:
     """A Latin-script name for an entity whose ``name`` has letters of another script: its first
-    Latin label (``labels``: (ISO 639-3 language, label, is_alias); language labels before aliases,
-    English first, then by language and label), else :func:`latin_part` of the name."""
+    Latin label that is no placeholder or code (``labels``: (ISO 639-3 language, label, is_alias);
+    language labels before aliases, English first, then by language and label), else
+    :func:`latin_part` of the name."""
     latin = [
         (is_alias, lang != "eng", lang, label.strip())
         for lang, label, is_alias in labels
-        if label.strip() and _script(label) == "latin" and not placeholder(label)
+        if _script(label) == "latin" and not (placeholder(label) or code_like(label))
     ]
     if latin:
         return min(latin)[3]
