@@ -30,8 +30,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-#: Rule name -> what it checks. ``RENAMING`` rules change the display name's base, ``EXCLUDING``
-#: rules keep it but make the entity unbindable as an entity role.
+#: Rule name -> what it checks (the values of ``entities.name_rule``).
 RULES: dict[str, str] = {
     "event_name": "an earthquake or fire: named by what it is (magnitude and UTC time; name and "
     "year), never by its source title",
@@ -46,8 +45,6 @@ RULES: dict[str, str] = {
     "display name always carries the category word",
     "ambiguous": "no form of the name (with category word, street, locality) is unique in the KG",
 }
-RENAMING = ("event_name", "other_script", "place_name_on_poi")
-EXCLUDING = ("placeholder", "code_like", "category_word", "ambiguous")
 
 PLACEHOLDERS = frozenset(
     {
