@@ -23,6 +23,44 @@ from mgqa_platform.settings import PACKAGE_DATA
 LEXICON_CSV = PACKAGE_DATA / "category_lexicon.csv"
 COLUMNS = ("category", "singular", "plural", "bindable", "note")
 
+#: Category groups that role types and conversion share: settlements (points), roads (lines),
+#: regions (polygons that partition space).
+SETTLEMENT_CATEGORIES = (
+    "city",
+    "town",
+    "village",
+    "hamlet",
+    "suburb",
+    "neighbourhood",
+    "quarter",
+    "locality",
+    "isolated_dwelling",
+    "place",
+)
+
+ROAD_CATEGORIES = (
+    "road",
+    "highway",
+    "primary",
+    "secondary",
+    "tertiary",
+    "residential",
+    "trunk",
+    "motorway",
+    "street",
+)
+
+REGION_CATEGORIES = (
+    "administrative_region",
+    "boundary",
+    "county",
+    "city_block",
+    "place",
+    "suburb",
+    "neighbourhood",
+    "island",
+)
+
 
 @dataclass(frozen=True)
 class Entry:

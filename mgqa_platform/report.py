@@ -20,13 +20,17 @@ def _rows(con, sql: str, params=None) -> list[tuple]:
 
 
 def summary(con: duckdb.DuckDBPyConnection, release_dir: Path, top: int = 8) -> str:
-    """Entities per KG (with how many keep an ambiguous name and are never bound as an entity role),
+    """Entities per KG (with how many a name rule excluded or left ambiguous: never bound as an
+    entity role),
     top categories per KG, entities per country (when strata exist), quarantine by reason; the
     languages section also names the release written in ``release_dir``."""
     out: list[str] = []
     if not _table_exists(con, "entities"):
         return "(empty warehouse)"
-    out.append("Entities per KG (ambiguous names: never bound where the name must identify them)")
+    out.append(
+        "Entities per KG (unusable names: excluded by a name rule or ambiguous, never bound where "
+        "the name must identify them)"
+    )
     for kg, n, ambiguous, snap in _rows(
         con,
         """
@@ -36,7 +40,7 @@ def summary(con: duckdb.DuckDBPyConnection, release_dir: Path, top: int = 8) -> 
         ORDER BY 1
         """,
     ):
-        out.append(f"  {kg:<10} {n:>8,}   ambiguous names {ambiguous:>6,}   from {snap}")
+        out.append(f"  {kg:<10} {n:>8,}   unusable names {ambiguous:>6,}   from {snap}")
     out.append("")
     out.append(f"Top {top} categories per KG")
     for kg, cats in _rows(

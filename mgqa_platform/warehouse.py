@@ -102,6 +102,7 @@ CREATE TABLE IF NOT EXISTS entities (
     name          VARCHAR NOT NULL,
     display_name  VARCHAR NOT NULL,
     name_unique   BOOLEAN NOT NULL,      -- display_name identifies the entity within its KG
+    name_rule     VARCHAR,               -- the name rule that renamed or excluded it (kg/names.py)
     category      VARCHAR NOT NULL,
     types         VARCHAR[] NOT NULL,
     geometry      GEOMETRY NOT NULL,

@@ -37,6 +37,7 @@ def add(
     display_name: str | None = None,
     name_unique: bool = True,
     image_url: str | None = None,
+    name_rule: str | None = None,
 ) -> None:
     kg, local = entity_id.split(":", 1)
     g = geometry.parse_wkt(wkt)
@@ -44,7 +45,7 @@ def add(
     cells = [geometry.point_cell(lon, lat, r) for r in (3, 5, 7, 9)]
     iri = f"http://example.org/{kg}/{local}"
     con.execute(
-        "INSERT INTO entities VALUES (?, ?, ?, ?, ?, ?, ?, ?, ST_GeomFromText(?), ?, ?, ?, ?, ?, NULL, ?, ?, ?, ?)",
+        "INSERT INTO entities VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ST_GeomFromText(?), ?, ?, ?, ?, ?, NULL, ?, ?, ?, ?)",
         [
             entity_id,
             kg,
@@ -52,6 +53,7 @@ def add(
             name,
             display_name or name,
             name_unique,
+            name_rule,
             category,
             [category],
             g.wkt,

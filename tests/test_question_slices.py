@@ -102,7 +102,12 @@ def test_multimodal_twin_names_the_image_and_keeps_the_gold(con):
 def test_small_split_and_distribution(con):
     for i in range(8):
         world.add(
-            con, f"worldkg:{i}", f"Loja {i}", "shop", f"POINT({-51.2 - i / 100} {-30.0 - i / 100})"
+            con,
+            f"worldkg:{i}",
+            f"Loja {i}",
+            "shop",
+            f"POINT({-51.2 - i / 100} {-30.0 - i / 100})",
+            name_rule="other_script" if i == 0 else None,
         )
         world.add(
             con,
@@ -127,6 +132,16 @@ def test_small_split_and_distribution(con):
     assert r["countries_per_income"] == {"UMC": 1, "HIC": 1} and r["small_total"] == 10
     text = distribution.markdown(r)
     assert "| UMC |" in text and "| A | " in text and "(5)" in text and "distance" in text
+    naming_loja_0 = con.execute(
+        """
+        SELECT count(*)
+        FROM questions_en
+        WHERE bindings LIKE '%"worldkg:0"%'
+        """
+    ).fetchone()[0]
+    assert naming_loja_0 > 0
+    assert r["names_by_rule"] == [("worldkg", "other_script", 1, 0, naming_loja_0)]
+    assert f"| worldkg | other_script | 1 | 0 | {naming_loja_0} |" in text
 
 
 def test_lineage_of_a_false_premise_question(parks):

@@ -22,7 +22,7 @@ def _entities(con):
     for eid, lon, lat in POINTS:
         cells = [h3.latlng_to_cell(lat, lon, r) for r in (3, 5, 7, 9)]
         con.execute(
-            """INSERT INTO entities VALUES (?, 't', ?, ?, ?, true, 'cafe', ['Cafe'], ST_Point(?, ?), 'point', ?, ?, ?,
+            """INSERT INTO entities VALUES (?, 't', ?, ?, ?, true, NULL, 'cafe', ['Cafe'], ST_Point(?, ?), 'point', ?, ?, ?,
                NULL, NULL, NULL, NULL, NULL, 's')""",
             [eid, eid, eid, eid, lon, lat, lon, lat, cells],
         )

@@ -4,11 +4,12 @@ import dagster as dg
 
 from mgqa_dagster.assets.kg_build import kg_native, kg_partitions
 from mgqa_dagster.data_quality import entities as entity_checks
-from mgqa_dagster.resources.sources import ConversionResource
+from mgqa_dagster.resources.sources import ConversionResource, StrataInputsResource
 from mgqa_dagster.resources.warehouse import WarehouseResource
 from mgqa_platform import CODE_VERSION
 from mgqa_platform.kg import native
 from mgqa_platform.kg.convert import convert_kg
+from mgqa_platform.strata.countries import country_names
 
 ENTITIES = dg.AssetKey("entities")
 _spec = dict(
@@ -48,7 +49,10 @@ _spec = dict(
     code_version=CODE_VERSION,
 )
 def kg_entities(
-    context: dg.AssetExecutionContext, conversion: ConversionResource, warehouse: WarehouseResource
+    context: dg.AssetExecutionContext,
+    conversion: ConversionResource,
+    strata_inputs: StrataInputsResource,
+    warehouse: WarehouseResource,
 ):
     kg = context.partition_key
     with warehouse.get_connection() as con:
@@ -58,7 +62,12 @@ def kg_entities(
                 f"no native file recorded for KG {kg!r}: materialize kg_native[{kg}] first"
             )
         res = convert_kg(
-            con, kg, src["path"], src["snapshot_id"], parse_workers=conversion.parse_workers
+            con,
+            kg,
+            src["path"],
+            src["snapshot_id"],
+            parse_workers=conversion.parse_workers,
+            country_names=country_names(strata_inputs.countries_path),
         )
         native.mark_converted(con, kg, context.run_id)
         build_quarantine = dict(
@@ -84,6 +93,7 @@ def kg_entities(
                 "entities_by_geom_kind": dg.MetadataValue.json(meta["entities_by_geom_kind"]),
                 "names_disambiguated": res.disambiguated_names,
                 "names_ambiguous": res.ambiguous_names,
+                "names_by_rule": dg.MetadataValue.json(meta["names_by_rule"]),
                 "triples_staged": res.triples_staged,
             },
         )

@@ -29,6 +29,9 @@ REPLAYS_PER_SUB_TEMPLATE = 2
 #: ("#node/5148502368", "#road.U101.174"). Either would hand over the answer of a distance,
 #: direction or proximity question (docs/questions.md, "Display names").
 LEAKED_LOCATION = r"\([^()]*-?\d+\.\d+, -?\d+\.\d+[^()]*\)|#node/|#way/|#relation/|#road\."
+#: A placeholder where a name should be (mgqa_platform/kg/names.py, rule ``placeholder``): "POINT"
+#: in capitals, "UNNAMED (1985)", "unnamed road", "fixme", "no name", "n/a", "#node/" ids above.
+PLACEHOLDER_NAME = r"\bPOINT\b|(?i:\bunnamed\b|\bfixme\b|\bno name\b|\bn/a\b)"
 
 
 def _catalog_complete(con, _):
@@ -92,10 +95,12 @@ def _no_duplicates(con, _):
 def _no_leaked_locations(con, _):
     df = con.execute(
         """
-        SELECT question_id, NOT regexp_matches(text, ?) AS text_clean
+        SELECT
+            question_id,
+            NOT (regexp_matches(text, ?) OR regexp_matches(text, ?)) AS text_clean
         FROM questions_en
         """,
-        [LEAKED_LOCATION],
+        [LEAKED_LOCATION, PLACEHOLDER_NAME],
     ).df()
     return result(gx.run_suite(df, "questions_no_leaked_location", gx.in_set("text_clean", [True])))
 
@@ -291,8 +296,8 @@ QUESTION_CHECKS = (
     Check(
         "no_coordinates_or_ids_in_text",
         True,
-        "no question text shows a coordinate pair in parentheses or a KG id (#node/, #way/, "
-        "#relation/, #road.)",
+        "no question text shows a coordinate pair in parentheses, a KG id (#node/, #way/, "
+        "#relation/, #road.) or a placeholder name (POINT, UNNAMED, fixme, no name, n/a)",
         _no_leaked_locations,
     ),
     Check(

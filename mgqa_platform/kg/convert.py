@@ -12,10 +12,11 @@ The route is the same for the three KGs (docs/data_model.md):
 3. **geometry** in Python, vectorized with shapely over Arrow batches: WKT parsed and validated (the
    rare bad ones through :func:`mgqa_platform.geometry.parse_wkt`, which repairs or rejects them),
    representative point, H3 cells. Batches are written to Parquet, so memory stays bounded;
-4. **finish** in SQL: disambiguate display names within the KG (:data:`DISAMBIGUATE_SQL`: the
-   name, then with its context, its category word, or both; never coordinates or ids), attach
-   labels and source triples, and replace the KG's partition of every output table in one
-   transaction.
+4. **finish**: the name rules (:mod:`names`, in Python over the KG's entities) give each entity
+   the base of its display name and a ``name_rule``; SQL disambiguates display names within the KG
+   (:data:`DISAMBIGUATE_SQL`: the base, then with its category word, street, locality; never
+   coordinates or ids), attaches labels (with the accepted names as aliases) and source triples,
+   and replaces the KG's partition of every output table in one transaction.
 
 Re-running on the same file gives the same rows in the same order.
 """
@@ -27,6 +28,7 @@ import re
 import shutil
 import tempfile
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -38,9 +40,9 @@ import pyarrow.parquet as pq
 import shapely
 
 from mgqa_platform import geometry, lexicon
-from mgqa_platform.kg import profiles
+from mgqa_platform.kg import names, profiles
 from mgqa_platform.kg.rdf_stream import parse_file
-from mgqa_platform.warehouse import registered, transaction
+from mgqa_platform.warehouse import fetch_dicts, registered, transaction
 
 H3_RESOLUTIONS = (3, 5, 7, 9)
 BATCH_ROWS = 50_000
@@ -51,7 +53,8 @@ ENTITY_ARROW = pa.schema(
         ("iri", pa.string()),
         ("subject", pa.string()),
         ("name", pa.string()),
-        ("context", pa.string()),
+        ("street", pa.string()),
+        ("locality", pa.string()),
         ("category", pa.string()),
         ("types", pa.list_(pa.string())),
         ("wkb", pa.binary()),
@@ -93,8 +96,9 @@ class ConversionResult:
     quarantined: Counter = field(default_factory=Counter)
     categories: Counter = field(default_factory=Counter)
     geom_kinds: Counter = field(default_factory=Counter)
-    disambiguated_names: int = 0  # display name = name with its context and/or category word
-    ambiguous_names: int = 0  # no form is unique: name_unique is false, never bound by entity roles
+    disambiguated_names: int = 0  # display name differs from the name (a rule, a disambiguator)
+    ambiguous_names: int = 0  # name_unique is false (excluded or ambiguous): never an entity role
+    names_by_rule: dict = field(default_factory=dict)  # rule -> {"entities": n, "excluded": n}
 
     def metadata(self) -> dict:
         return {
@@ -108,6 +112,7 @@ class ConversionResult:
             "entities_by_geom_kind": dict(sorted(self.geom_kinds.items())),
             "names_disambiguated": self.disambiguated_names,
             "names_ambiguous": self.ambiguous_names,
+            "names_by_rule": self.names_by_rule,
         }
 
 
@@ -215,7 +220,8 @@ def _wide_sql(prof: profiles.Profile, kg: str) -> str:
         SELECT s,
             list_sort(list_distinct(list(v) FILTER (WHERE k = '@type'))) AS types,
             {one("name")} AS label, {one("name:en")} AS name_en,
-            coalesce({", ".join(one(k) for k in profiles.CONTEXT_KEYS)}) AS context,
+            {one(profiles.STREET_KEY)} AS street,
+            coalesce({", ".join(one(k) for k in profiles.LOCALITY_KEYS)}) AS locality,
             {one("image")} AS image, {one("wikimedia_commons")} AS commons, {one("wikidata")} AS wikidata,
             {", ".join(f"{one(k)} AS {col}" for k, (col, _) in zip(profiles.ATTRIBUTE_KEYS, _ATTR_COLUMNS, strict=True))},
             min(v) FILTER (WHERE k = '@instant') AS instant_min, max(v) FILTER (WHERE k = '@instant') AS instant_max,
@@ -311,7 +317,8 @@ _PASSTHROUGH = [
     "iri",
     "s",
     "name",
-    "context",
+    "street",
+    "locality",
     "category",
     "types",
     "image_url",
@@ -391,12 +398,16 @@ def convert_kg(
     snapshot_id: str,
     scratch_dir: str | Path | None = None,
     parse_workers: int = 0,
+    country_names: Iterable[str] = (),
 ) -> ConversionResult:
     """Convert the native file of ``kg`` into the warehouse tables (replacing the KG's partition).
 
     ``con`` must be a warehouse connection (spatial loaded, schema ensured). Intermediate files go to
     a temporary folder under ``scratch_dir`` (default: the system temp dir), removed afterwards.
     N-Triples files are parsed by ``parse_workers`` processes (0: the CPU count, at most 4).
+    ``country_names``: country names a POI must not wear bare (Natural Earth's, from
+    :func:`mgqa_platform.strata.countries.country_names`), besides the KG's own settlements and
+    regions.
     """
     path = Path(path)
     if not path.is_file():
@@ -448,10 +459,19 @@ def convert_kg(
                 """,
                 [str(quarantine.close())],
             )
-            _finish(con, kg, prof, snapshot_id)
+            _finish(con, kg, prof, snapshot_id, names.keys(country_names))
     finally:
         quarantine.writer.close()
-        for t in ("stage", "ents", "facts", "geom", "cat", "new_entities", "new_quarantine"):
+        for t in (
+            "stage",
+            "ents",
+            "facts",
+            "geom",
+            "cat",
+            "new_entities",
+            "new_quarantine",
+            "label_facts",
+        ):
             con.execute(f"DROP TABLE IF EXISTS {t}")
         shutil.rmtree(scratch, ignore_errors=True)
 
@@ -475,6 +495,19 @@ def convert_kg(
         WHERE kg = ? AND NOT name_unique
         """
     )
+    res.names_by_rule = {
+        rule: {"entities": n, "excluded": x}
+        for rule, n, x in con.execute(
+            """
+            SELECT name_rule, count(*), count(*) FILTER (WHERE NOT name_unique)
+            FROM entities
+            WHERE kg = ? AND name_rule IS NOT NULL
+            GROUP BY name_rule
+            ORDER BY name_rule
+            """,
+            [kg],
+        ).fetchall()
+    }
     res.quarantined = Counter(
         dict(
             con.execute(
@@ -501,67 +534,206 @@ def convert_kg(
 
 
 # ------------------------------------------------------------------------------------------ 4. finish
-#: The temp table ``named``: ``new_entities`` with ``display_name`` and ``name_unique``. Each
-#: entity takes the first of these forms that no other entity of the KG shares: the name; the name
-#: with its context (street or place); the name with its category word (``category_nouns``:
-#: category -> the lexicon's English singular); the name with both ("Café Central (Rua B, cafe)"). An
-#: entity for which no form is unique, or whose chosen form equals another entity's display name,
-#: keeps its plain name and gets ``name_unique = false``. Never coordinates or ids.
+#: Categories whose members are places (settlements, regions, countries): a POI that bears one of
+#: their names is named with its category word (:mod:`mgqa_platform.kg.names`).
+PLACE_CATEGORIES = frozenset(
+    (*lexicon.SETTLEMENT_CATEGORIES, *lexicon.REGION_CATEGORIES, "country", "state")
+)
+
+#: The temp table ``named``: ``new_entities`` with ``display_name``, ``name_unique`` and
+#: ``name_rule``. The name rules (``name_rules``: entity -> ``base``, ``name_rule``, ``excluded``,
+#: ``with_category``; :func:`mgqa_platform.kg.names.name_entities`) give each entity the base of its
+#: display name. Its candidate forms, in this order: the base; the base with its category word
+#: (``category_nouns``: category -> singular English noun); with its street; with its locality
+#: (suburb, ``is_in``, city); with category word and street; with category word and locality. An
+#: entity with ``with_category`` only has the forms that carry the category word; an excluded
+#: entity has none. Each entity takes its first form that no other entity of the KG has among its
+#: candidates (compared without case and accents); an entity with none keeps its base, gets
+#: ``name_unique = false`` and, when no rule applied, the rule ``ambiguous``. Never coordinates or
+#: ids.
 DISAMBIGUATE_SQL = """
 CREATE OR REPLACE TEMP TABLE named AS
-WITH forms AS (
+WITH ruled AS (
     SELECT
         e.*,
-        c.noun,
-        count(*) OVER (PARTITION BY e.name) AS n_name,
-        count(*) OVER (PARTITION BY e.name, e.context) AS n_context,
-        count(*) OVER (PARTITION BY e.name, c.noun) AS n_noun,
-        count(*) OVER (PARTITION BY e.name, e.context, c.noun) AS n_both
+        r.base,
+        r.name_rule,
+        r.excluded,
+        r.with_category,
+        c.noun
     FROM new_entities e
+    JOIN name_rules r USING (entity_id)
     JOIN category_nouns c USING (category)
+),
+candidates AS (
+    SELECT
+        entity_id,
+        f.rank,
+        f.form,
+        lower(strip_accents(f.form)) AS form_key
+    FROM (
+        SELECT
+            entity_id,
+            unnest([
+                {'rank': 1, 'form': CASE WHEN NOT with_category THEN base END},
+                {'rank': 2, 'form': base || ' (' || noun || ')'},
+                {'rank': 3, 'form': CASE WHEN NOT with_category THEN base || ' (' || street || ')' END},
+                {'rank': 4, 'form': CASE WHEN NOT with_category THEN base || ' (' || locality || ')' END},
+                {'rank': 5, 'form': base || ' (' || noun || ', ' || street || ')'},
+                {'rank': 6, 'form': base || ' (' || noun || ', ' || locality || ')'}
+            ]) AS f
+        FROM ruled
+        WHERE NOT excluded
+    )
+    WHERE f.form IS NOT NULL
+),
+shared AS (
+    SELECT
+        form_key,
+        count(DISTINCT entity_id) AS n
+    FROM candidates
+    GROUP BY form_key
 ),
 chosen AS (
     SELECT
-        * EXCLUDE (noun, n_name, n_context, n_noun, n_both),
-        CASE
-            WHEN n_name = 1 THEN name
-            WHEN context IS NOT NULL AND n_context = 1 THEN name || ' (' || context || ')'
-            WHEN n_noun = 1 THEN name || ' (' || noun || ')'
-            WHEN context IS NOT NULL AND n_both = 1
-                THEN name || ' (' || context || ', ' || noun || ')'
-        END AS form
-    FROM forms
-),
-clashes AS (
-    SELECT
-        *,
-        form IS NOT NULL AND count(*) OVER (PARTITION BY coalesce(form, name)) = 1 AS resolved
-    FROM chosen
+        c.entity_id,
+        arg_min(c.form, c.rank) AS form
+    FROM candidates c
+    JOIN shared s USING (form_key)
+    WHERE s.n = 1
+    GROUP BY c.entity_id
 )
 SELECT
-    * EXCLUDE (form, resolved),
-    CASE WHEN resolved THEN form ELSE name END AS display_name,
-    resolved AS name_unique
-FROM clashes
+    r.* EXCLUDE (base, name_rule, excluded, with_category, noun),
+    coalesce(ch.form, r.base) AS display_name,
+    ch.form IS NOT NULL AS name_unique,
+    CASE WHEN ch.form IS NULL THEN coalesce(r.name_rule, 'ambiguous') ELSE r.name_rule END
+        AS name_rule
+FROM ruled r
+LEFT JOIN chosen ch USING (entity_id)
 """
 
 
+def _category_nouns(categories: list[str]) -> dict[str, str]:
+    """Category -> singular English noun: the one place conversion names categories."""
+    return {c: lexicon.noun(c) for c in categories}
+
+
+def _label_facts(con: duckdb.DuckDBPyConnection, prof: profiles.Profile) -> None:
+    """The temp table ``label_facts(entity_id, lang, label, is_alias)``: the labels of
+    ``new_entities`` in ``facts`` (language tags, the KG label, the alias keys)."""
+    aliases = ", ".join(f"'{k}'" for k in profiles.ALIAS_KEYS)
+    con.execute(
+        f"""CREATE OR REPLACE TEMP TABLE label_facts AS
+        WITH l AS (
+            SELECT f.s, nl.lang, f.v AS label, false AS is_alias FROM facts f JOIN lk_name_langs nl ON nl.tag = f.k
+            UNION ALL SELECT s, '{prof.label_lang}', v, false FROM facts WHERE k = 'name'
+            UNION ALL SELECT s, 'und', trim(a), true FROM (SELECT s, unnest(string_split(v, ';')) AS a FROM facts WHERE k IN ({aliases}))
+        )
+        SELECT DISTINCT n.entity_id, l.lang, trim(l.label) AS label, l.is_alias
+        FROM l JOIN new_entities n ON n.subject = l.s WHERE trim(l.label) <> ''"""
+    )
+
+
+def _name_rules(
+    con: duckdb.DuckDBPyConnection, nouns: dict[str, str], country_names: frozenset[str]
+) -> tuple[pa.Table, pa.Table]:
+    """The name rules over ``new_entities`` and ``label_facts``: the Arrow tables ``name_rules``
+    (entity_id, base, name_rule, excluded, with_category) and ``name_aliases`` (entity_id, label)."""
+    labels: dict[str, list[tuple[str, str, bool]]] = {}
+    for eid, lang, label, is_alias in con.execute(
+        """
+        SELECT entity_id, lang, label, is_alias
+        FROM label_facts
+        ORDER BY ALL
+        """
+    ).fetchall():
+        labels.setdefault(eid, []).append((lang, label, is_alias))
+    rows = fetch_dicts(
+        con,
+        """
+        SELECT entity_id, name, category, valid_from, attributes
+        FROM new_entities
+        ORDER BY entity_id
+        """,
+    )
+    entities = [
+        names.Entity(
+            r["entity_id"],
+            r["name"],
+            r["category"],
+            r["valid_from"],
+            json.loads(r["attributes"]) if r["attributes"] else {},
+            tuple(labels.get(r["entity_id"], ())),
+        )
+        for r in rows
+    ]
+    words = names.category_words(nouns.values(), nouns)
+    out = names.name_entities(entities, words, country_names, PLACE_CATEGORIES)
+    rules = pa.table(
+        {
+            "entity_id": pa.array([n.entity_id for n in out], pa.string()),
+            "base": pa.array([n.base for n in out], pa.string()),
+            "name_rule": pa.array([n.rule for n in out], pa.string()),
+            "excluded": pa.array([n.excluded for n in out], pa.bool_()),
+            "with_category": pa.array([n.with_category for n in out], pa.bool_()),
+        }
+    )
+    pairs = [(n.entity_id, a) for n in out for a in n.aliases]
+    aliases = pa.table(
+        {
+            "entity_id": pa.array([p[0] for p in pairs], pa.string()),
+            "label": pa.array([p[1] for p in pairs], pa.string()),
+        }
+    )
+    return rules, aliases
+
+
 def _finish(
-    con: duckdb.DuckDBPyConnection, kg: str, prof: profiles.Profile, snapshot_id: str
+    con: duckdb.DuckDBPyConnection,
+    kg: str,
+    prof: profiles.Profile,
+    snapshot_id: str,
+    country_names: frozenset[str],
 ) -> None:
     categories = [
         r[0] for r in con.execute("SELECT DISTINCT category FROM new_entities").fetchall()
     ]
-    nouns = pa.table(
+    nouns = _category_nouns(categories)
+    _label_facts(con, prof)
+    rules, name_aliases = _name_rules(con, nouns, country_names)
+    noun_table = pa.table(
         {
-            "category": pa.array(categories, pa.string()),
-            "noun": pa.array([lexicon.noun(c) for c in categories], pa.string()),
+            "category": pa.array(list(nouns), pa.string()),
+            "noun": pa.array(list(nouns.values()), pa.string()),
         }
     )
-    with registered(con, category_nouns=nouns):
+    with registered(con, category_nouns=noun_table, name_rules=rules):
         con.execute(DISAMBIGUATE_SQL)
+    # every accepted name that is not the display name is an alias (scoring accepts it)
+    with registered(con, name_aliases=name_aliases):
+        con.execute(
+            """
+            CREATE OR REPLACE TEMP TABLE new_labels AS
+            SELECT DISTINCT *
+            FROM (
+                SELECT *
+                FROM label_facts
+                UNION ALL
+                SELECT a.entity_id, 'eng', a.label, true
+                FROM name_aliases a
+                JOIN named n USING (entity_id)
+                WHERE a.label <> n.display_name
+                    AND NOT EXISTS (
+                        SELECT 1
+                        FROM label_facts l
+                        WHERE l.entity_id = a.entity_id AND l.label = a.label
+                    )
+            )
+            ORDER BY ALL
+            """
+        )
     links = ", ".join("'" + p.replace("'", "''") + "'" for p in prof.cited_links)
-    aliases = ", ".join(f"'{k}'" for k in profiles.ALIAS_KEYS)
     con.execute(
         f"""CREATE OR REPLACE TEMP TABLE new_triples AS
         WITH hop1 AS (
@@ -574,17 +746,6 @@ def _finish(
         SELECT src.entity_id, t.s, t.p, t.o FROM src JOIN stage t ON t.s = src.node
         ORDER BY src.entity_id, t.s, t.p, t.o"""
     )
-    con.execute(
-        f"""CREATE OR REPLACE TEMP TABLE new_labels AS
-        WITH l AS (
-            SELECT f.s, nl.lang, f.v AS label, false AS is_alias FROM facts f JOIN lk_name_langs nl ON nl.tag = f.k
-            UNION ALL SELECT s, '{prof.label_lang}', v, false FROM facts WHERE k = 'name'
-            UNION ALL SELECT s, 'und', trim(a), true FROM (SELECT s, unnest(string_split(v, ';')) AS a FROM facts WHERE k IN ({aliases}))
-        )
-        SELECT DISTINCT n.entity_id, l.lang, trim(l.label) AS label, l.is_alias
-        FROM l JOIN named n ON n.subject = l.s WHERE trim(l.label) <> ''
-        ORDER BY ALL"""
-    )
     for t in ("stage", "facts"):  # everything below reads only the new_* tables: free memory early
         con.execute(f"DROP TABLE IF EXISTS {t}")
     with transaction(con):
@@ -595,7 +756,7 @@ def _finish(
             """
             INSERT INTO entities
             SELECT
-                entity_id, ?, iri, name, display_name, name_unique, category, types,
+                entity_id, ?, iri, name, display_name, name_unique, name_rule, category, types,
                 ST_GeomFromWKB(wkb), geom_kind, lon, lat, h3, image_url, wikidata, valid_from,
                 valid_to, attributes::JSON, ?
             FROM named
@@ -614,5 +775,5 @@ def _finish(
             "INSERT INTO quarantine SELECT ?, stage, reason, detail, source, payload FROM new_quarantine ORDER BY ALL",
             [kg],
         )
-    for t in ("named", "new_triples", "new_labels"):
+    for t in ("named", "new_triples", "new_labels", "label_facts"):
         con.execute(f"DROP TABLE IF EXISTS {t}")

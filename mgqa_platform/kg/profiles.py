@@ -39,7 +39,9 @@ ALIAS_KEYS = (
     "loc_name",
     "reg_name",
 )
-CONTEXT_KEYS = ("addr:street", "addr:suburb", "is_in", "addr:city")
+STREET_KEY = "addr:street"
+LOCALITY_KEYS = ("addr:suburb", "is_in", "addr:city")  # the first present is the locality
+CONTEXT_KEYS = (STREET_KEY, *LOCALITY_KEYS)
 ATTRIBUTE_KEYS = {
     "population": "population",
     "ele": "elevation_m",

@@ -3,7 +3,9 @@
 * questions and countries per strata cell (income tier x density tier), with row and column totals (Table 2);
 * questions per (KG, SFID) cell (Table 7), with the small split's count in the same cell;
 * questions per answer format (Fig. 6);
-* false-premise and multimodal counts and shares.
+* false-premise and multimodal counts and shares;
+* names by rule (mgqa_platform/kg/names.py): per KG and rule, the entities it renamed or excluded
+  and the English questions that name one of them.
 
 ``report`` returns the numbers (for asset metadata and checks); ``markdown`` renders them.
 """
@@ -64,6 +66,35 @@ def report(con: duckdb.DuckDBPyConnection) -> dict:
         ORDER BY 1
     """)
     small_cells = {(k, s): n for k, s, n in small}
+    questions_by_rule = {
+        (k, rule): n
+        for k, rule, n in q("""
+            WITH bound AS (
+                SELECT DISTINCT
+                    question_id,
+                    json_extract_string(bindings, '$."' || role || '"') AS entity_id
+                FROM (
+                    SELECT question_id, bindings, unnest(json_keys(bindings)) AS role
+                    FROM questions_en
+                )
+            )
+            SELECT e.kg, e.name_rule, count(DISTINCT b.question_id)
+            FROM bound b
+            JOIN entities e USING (entity_id)
+            WHERE e.name_rule IS NOT NULL
+            GROUP BY 1, 2
+        """)
+    }
+    names_by_rule = [
+        (k, rule, n, excluded, questions_by_rule.get((k, rule), 0))
+        for k, rule, n, excluded in q("""
+            SELECT kg, name_rule, count(*), count(*) FILTER (WHERE NOT name_unique)
+            FROM entities
+            WHERE name_rule IS NOT NULL
+            GROUP BY 1, 2
+            ORDER BY 1, 2
+        """)
+    ]
     return {
         "total": total,
         "strata": {(i, d): n for i, d, n in cells},
@@ -76,6 +107,7 @@ def report(con: duckdb.DuckDBPyConnection) -> dict:
         "false_premise": flags[0],
         "multimodal": flags[1],
         "per_kg": dict(per_kg),
+        "names_by_rule": names_by_rule,
     }
 
 
@@ -117,4 +149,20 @@ def markdown(r: dict) -> str:
     out += md.table(["answer format", "questions"], formats, "lr")
     fp, mm = _pct(r["false_premise"], total), _pct(r["multimodal"], total)
     out += ["", f"False-premise questions: {fp}. Multimodal slice: {mm}."]
+
+    out += ["", "### Names by rule (docs/questions.md, Display names)", ""]
+    header = [
+        "KG",
+        "rule",
+        "entities",
+        "excluded from entity roles",
+        "English questions naming one",
+    ]
+    rows = [[k, rule, f"{n:,}", f"{x:,}", f"{qn:,}"] for k, rule, n, x, qn in r["names_by_rule"]]
+    out += md.table(header, rows, "llrrr")
+    out += [
+        "",
+        "Questions a rule cost cannot be counted within one build (the generator binds other "
+        "entities instead); docs/questions.md gives a build before and after the rules.",
+    ]
     return "\n".join(out)

@@ -8,6 +8,7 @@ triples.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -95,6 +96,16 @@ def _fmt_param(v: Any) -> str:
     return str(v)
 
 
+#: An inserted name that starts a sentence with the article (events: "the magnitude 4.9 earthquake
+#: of ..."), in the plain or the marked ("{the ...}") text.
+_SENTENCE_THE = re.compile(r"(^|[.?!]\s+)(\{?)the ")
+
+
+def _capitalise_sentence_the(text: str) -> str:
+    """``text`` with "the" capitalised where an inserted name puts it at a sentence start."""
+    return _SENTENCE_THE.sub(lambda m: f"{m[1]}{m[2]}The ", text)
+
+
 def render(
     text: str,
     sub: SubTemplate,
@@ -104,7 +115,8 @@ def render(
     marked: bool,
 ) -> str:
     """A variant's ``text`` filled with an execution's values: entity names (wrapped in ``{...}``
-    when ``marked``), plural category labels (the lexicon's), parameters and the executor's extras."""
+    when ``marked``), plural category labels (the lexicon's), parameters and the executor's extras; a name that
+    starts a sentence with "the" gets a capital "The"."""
     fill: dict[str, str] = {}
     for role, rtype in sub.roles.items():
         if roles.is_category(rtype):
@@ -115,7 +127,7 @@ def render(
         fill[p] = _fmt_param(values[p])
     for x in sub.extras:
         fill[x] = str(extras[x])
-    return text.format(**fill)
+    return _capitalise_sentence_the(text.format(**fill))
 
 
 def entity_info(con: duckdb.DuckDBPyConnection, ids: list[str]) -> dict[str, dict]:

@@ -12,39 +12,7 @@ identify it.
 
 from __future__ import annotations
 
-SETTLEMENT_CATEGORIES = (
-    "city",
-    "town",
-    "village",
-    "hamlet",
-    "suburb",
-    "neighbourhood",
-    "quarter",
-    "locality",
-    "isolated_dwelling",
-    "place",
-)
-ROAD_CATEGORIES = (
-    "road",
-    "highway",
-    "primary",
-    "secondary",
-    "tertiary",
-    "residential",
-    "trunk",
-    "motorway",
-    "street",
-)
-REGION_CATEGORIES = (
-    "administrative_region",
-    "boundary",
-    "county",
-    "city_block",
-    "place",
-    "suburb",
-    "neighbourhood",
-    "island",
-)
+from mgqa_platform.lexicon import REGION_CATEGORIES, ROAD_CATEGORIES, SETTLEMENT_CATEGORIES
 
 
 def sql_in(values) -> str:

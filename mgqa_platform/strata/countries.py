@@ -467,3 +467,11 @@ def assign_countries(
         "methods": {m: int(methods.get(m, 0)) for m in METHODS},
         "top_iso3": dict(top),
     }
+
+
+def country_names(path: str | Path = NATURAL_EARTH_SAMPLE) -> list[str]:
+    """Every name of every country of a Natural Earth admin-0 file: ``ADMIN`` and the ``NAME*``
+    fields (the English name, the long name and the names in each language), sorted."""
+    gdf = gpd.read_file(path, ignore_geometry=True)
+    cols = [c for c in gdf.columns if c == "ADMIN" or (c.startswith("NAME") and c != "NAME_LEN")]
+    return sorted({v.strip() for c in cols for v in gdf[c] if isinstance(v, str) and v.strip()})

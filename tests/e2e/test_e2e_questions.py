@@ -108,9 +108,11 @@ def test_false_premises_multimodal_and_small_split(built, query):
 
 
 def test_question_texts_name_entities_without_coordinates_or_ids(query):
-    """No text shows a coordinate pair or a KG id, and every entity bound by an entity role has a
-    display name unique within its KG (docs/questions.md, "Display names")."""
-    from mgqa_dagster.data_quality.questions import LEAKED_LOCATION
+    """No text shows a coordinate pair, a KG id, a placeholder or an earthquake's source title, every
+    name rule occurs in the sample, and every entity bound by an entity role has a display name
+    unique within its KG (docs/questions.md, "Display names")."""
+    from mgqa_dagster.data_quality.questions import LEAKED_LOCATION, PLACEHOLDER_NAME
+    from mgqa_platform.kg.names import RULES
 
     leaked = """
         SELECT count(*)
@@ -118,6 +120,14 @@ def test_question_texts_name_entities_without_coordinates_or_ids(query):
         WHERE regexp_matches(text, ?)
     """
     assert query(leaked, LEAKED_LOCATION) == [(0,)]
+    assert query(leaked, PLACEHOLDER_NAME) == [(0,)]
+    assert query(leaked, r"M -?\d+(\.\d+)? - \d+ ?km") == [(0,)]  # "M 4.9 - 26km N of Tarakan"
+    rules = """
+        SELECT DISTINCT name_rule
+        FROM entities
+        WHERE name_rule IS NOT NULL
+    """
+    assert {r[0] for r in query(rules)} == set(RULES)
     bound = """
         SELECT count(*), count(*) FILTER (WHERE NOT e.name_unique)
         FROM (

@@ -1,0 +1,438 @@
+"""Name rules: which entity names an English question may show, and what to show instead.
+
+Pure functions over names, labels and a few entity fields (no DuckDB, no files). :mod:`mgqa_platform.kg.convert` applies :func:`name_entities` to every
+entity of a KG before it disambiguates display names; docs/questions.md ("Display names") states
+the rules for readers of the benchmark.
+
+Each rule is a named function, listed in :data:`RULES` with what it checks. An entity takes the
+first rule that applies, in this order:
+
+1. ``event_name`` (renames): an earthquake is named by its magnitude and UTC time, a fire by its
+   name and year (:func:`event_name`); never by a title that states the position;
+2. ``other_script`` (renames): a name with letters outside the Latin script is replaced by a Latin
+   alternative, a Latin label of the entity (``name:fr`` ...) or the Latin part of a bilingual name
+   (:func:`latin_alternative`); ``other_script_kept`` when there is none (the name stays, counted);
+3. ``placeholder``, ``code_like``, ``category_word`` (exclude): the entity keeps its name as display
+   name but is never bound where its name must identify it (it stays a category member);
+4. ``place_name_on_poi`` (renames): a POI named like a settlement, region or country always shows
+   its category word ("Helsinki (tram stop)").
+
+``ambiguous`` is set later, by the disambiguation in SQL, for a name without a rule whose every
+form is shared.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+import unicodedata
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+#: Rule name -> what it checks (the values of ``entities.name_rule``).
+RULES: dict[str, str] = {
+    "event_name": "an earthquake or fire: named by what it is (magnitude and UTC time; name and "
+    "year), never by its source title",
+    "other_script": "letters outside the Latin script, replaced by a Latin label of the entity or "
+    "the Latin part of a bilingual name",
+    "other_script_kept": "letters outside the Latin script and no Latin alternative: kept as the "
+    "local name",
+    "placeholder": "a placeholder instead of a name (POINT, UNNAMED, unknown, n/a, ?, yes ...)",
+    "code_like": "a code or number with no word (S166, U101, CS20, A-12, 1940)",
+    "category_word": "the name is a category word (Kiosk, Borehole, Kiosque, Shopping ...)",
+    "place_name_on_poi": "the name of a settlement, region or country on another feature: the "
+    "display name always carries the category word",
+    "ambiguous": "no form of the name (with category word, street, locality) is unique in the KG",
+}
+
+PLACEHOLDERS = frozenset(
+    {
+        "point",
+        "unnamed",
+        "no name",
+        "noname",
+        "nameless",
+        "untitled",
+        "unknown",
+        "undefined",
+        "none",
+        "null",
+        "n/a",
+        "n a",
+        "yes",
+        "fixme",
+        "todo",
+        "tbd",
+        "inconnu",
+        "sans nom",
+        "sem nome",
+        "desconhecido",
+        "sin nombre",
+        "desconocido",
+        "nimeton",
+        "tuntematon",
+    }
+)
+#: Placeholder heads that may carry a suffix: "UNNAMED (1985)", "unnamed road", "Unknown 2".
+PLACEHOLDER_PREFIX = re.compile(r"^(unnamed|no name|unknown|untitled|nameless)\b")
+
+#: Category words of other languages and English synonyms of OSM categories, reviewed in the
+#: sample's OSM extracts (names that only say what the feature is). The KG's own category nouns
+#: are added by :func:`category_words`.
+REVIEWED_CATEGORY_WORDS = frozenset(
+    {
+        # English synonyms and generic words
+        "borehole",
+        "pump",
+        "hand pump",
+        "tap",
+        "water tap",
+        "well",
+        "shallow well",
+        "toilet",
+        "manhole",
+        "shop",
+        "store",
+        "church",
+        "mosque",
+        "chapel",
+        "garage",
+        "graveyard",
+        "cemetery",
+        "hangar",
+        # French
+        "kiosque",
+        "boutique",
+        "epicerie",
+        "pharmacie",
+        "mosquee",
+        "eglise",
+        "boulangerie",
+        "gendarmerie",
+        "cimetiere",
+        "marche",
+        "cuisine",
+        "ecole",
+        # Portuguese ("shopping": a shopping centre in Brazil)
+        "shopping",
+        "padaria",
+        "farmacia",
+        "igreja",
+        "escola",
+        "lanchonete",
+        # Malagasy (shop, eatery)
+        "tranombarotra",
+        "fivarotana",
+        "hotely",
+        # Finnish
+        "kioski",
+        "apteekki",
+        "kirkko",
+    }
+)
+
+MONTHS = (
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+)
+EARTHQUAKE_CATEGORIES = frozenset({"earthquake"})
+FIRE_CATEGORIES = frozenset({"wildfire"})
+_FIRE_TITLE = re.compile(r"^(?P<name>.*?)\s*\((?P<year>\d{4})\)\s*$")
+
+
+# ---------------------------------------------------------------------------------------- keys
+def key(text: str) -> str:
+    """Matching key of a name: accents removed, case folded, ``-``, ``_``, ``/`` and ``.`` read as
+    spaces, whitespace collapsed."""
+    decomposed = unicodedata.normalize("NFKD", text)
+    bare = "".join(ch for ch in decomposed if not unicodedata.combining(ch)).casefold()
+    return " ".join(re.sub(r"[-_/.]", " ", bare).split())
+
+
+# ---------------------------------------------------------------------------------------- rules
+def placeholder(name: str) -> bool:
+    """The name stands for no name: "POINT", "unnamed (1985)", "n/a", "?", "yes" ... (any case)."""
+    k = key(name)
+    if not any(ch.isalnum() for ch in name):
+        return True
+    return k in PLACEHOLDERS or bool(PLACEHOLDER_PREFIX.match(k))
+
+
+def _has_word(name: str) -> bool:
+    """A run of at least three letters, or one letter of a script written without spaces (CJK,
+    kana, hangul)."""
+    run = 0
+    for ch in name:
+        if ch.isalpha():
+            if unicodedata.name(ch, "").startswith(("CJK", "HIRAGANA", "KATAKANA", "HANGUL")):
+                return True
+            run += 1
+            if run >= 3:
+                return True
+        else:
+            run = 0
+    return False
+
+
+def code_like(name: str) -> bool:
+    """A code or a number, no word: no letter at all ("1940", "07"), or a digit and no run of
+    three letters ("S166", "U101", "CS20", "A-12", "PK206"). A name with a word besides its code
+    is a name ("Route 66", "Beco 2", "7-Eleven"); letters alone are too ("BP", "H&M")."""
+    if not any(ch.isalpha() for ch in name):
+        return True
+    return any(ch.isdigit() for ch in name) and not _has_word(name)
+
+
+def category_words(nouns: Iterable[str], categories: Iterable[str]) -> frozenset[str]:
+    """Keys of every word that only names a category: the English nouns of the KG's categories
+    (``nouns``), the categories' own values ("toilets", "water well") and
+    :data:`REVIEWED_CATEGORY_WORDS`."""
+    words = {key(w) for w in (*nouns, *categories)}
+    return frozenset(words | REVIEWED_CATEGORY_WORDS)
+
+
+def category_word(name: str, words: frozenset[str]) -> bool:
+    """The name is (case- and accent-insensitively) one of ``words`` (:func:`category_words`)."""
+    return key(name) in words
+
+
+def _latin_letter(ch: str) -> bool:
+    return ord(ch) < 0x250 or unicodedata.name(ch, "").startswith("LATIN")
+
+
+def _script(token: str) -> str:
+    """``latin``, ``other`` (a letter of another script) or ``neutral`` (digits, punctuation,
+    modifier letters, symbols)."""
+    letters = [ch for ch in token if unicodedata.category(ch) in ("Lu", "Ll", "Lt", "Lo")]
+    if any(not _latin_letter(ch) for ch in letters):
+        return "other"
+    return "latin" if letters else "neutral"
+
+
+def other_script(name: str) -> bool:
+    """The name has a letter outside the Latin script (Arabic, Han, Cyrillic ...)."""
+    return _script(name) == "other"
+
+
+def latin_part(name: str) -> str | None:
+    """The longest run of words in the Latin script of a mixed-script name, trimmed of the
+    separators around it: "Route Nationale 9 / طريق وطني ٩" -> "Route Nationale 9"; None when it
+    has none."""
+    runs: list[list[str]] = [[]]
+    for token in name.split():
+        if _script(token) == "other":
+            runs.append([])
+        else:
+            runs[-1].append(token)
+    best = None
+    for run in runs:
+        while run and _script(run[-1]) == "neutral" and not any(c.isdigit() for c in run[-1]):
+            run.pop()
+        while run and _script(run[0]) == "neutral" and not any(c.isdigit() for c in run[0]):
+            run.pop(0)
+        if any(_script(t) == "latin" for t in run):
+            text = " ".join(run)
+            if best is None or len(text) > len(best):
+                best = text
+    return best
+
+
+def latin_alternative(name: str, labels: Iterable[tuple[str, str, bool]]) -> str | None:
+    """A Latin-script name for an entity whose ``name`` has letters of another script: its first
+    Latin label that is no placeholder or code (``labels``: (ISO 639-3 language, label, is_alias);
+    language labels before aliases, English first, then by language and label), else
+    :func:`latin_part` of the name."""
+    latin = [
+        (is_alias, lang != "eng", lang, label.strip())
+        for lang, label, is_alias in labels
+        if _script(label) == "latin" and not (placeholder(label) or code_like(label))
+    ]
+    if latin:
+        return min(latin)[3]
+    return latin_part(name)
+
+
+# ---------------------------------------------------------------------------------------- events
+def _instant(valid_from: str) -> dt.datetime | None:
+    try:
+        t = dt.datetime.fromisoformat(valid_from.strip())
+    except ValueError:
+        return None
+    return t.astimezone(dt.UTC) if t.tzinfo else t.replace(tzinfo=dt.UTC)
+
+
+def _magnitude(value: object) -> str | None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return repr(float(value))
+
+
+def earthquake_name(magnitude: object, valid_from: str, seconds: bool = False) -> str | None:
+    """ "the magnitude 4.9 earthquake of 3 December 2015 at 08:14 UTC" (``seconds``: 08:14:35),
+    from the magnitude observation and ``valid_from`` (ISO 8601; UTC when no offset). Without a
+    magnitude: "the earthquake of ..."; a ``valid_from`` without a time gives the day only. None
+    when the time does not parse."""
+    t = _instant(valid_from)
+    if t is None:
+        return None
+    what = f"magnitude {m} earthquake" if (m := _magnitude(magnitude)) else "earthquake"
+    day = f"{t.day} {MONTHS[t.month - 1]} {t.year}"
+    if "T" not in valid_from and " " not in valid_from.strip():  # a date only
+        return f"the {what} of {day}"
+    return f"the {what} of {day} at {t.strftime('%H:%M:%S' if seconds else '%H:%M')} UTC"
+
+
+def _title_word(word: str) -> str:
+    """An upper-case word of a fire title in title case, except vowel-less abbreviations (VMP)."""
+    if not any(c in "AEIOUY" for c in word.upper()):
+        return word
+    return word.title()
+
+
+def fire_name(name: str, valid_from: str | None) -> str | None:
+    """ "the Spanish Fire of 1994" from the MTBS title "SPANISH (1994)": the name part in title case
+    when written in capitals, tokens with digits (incident ids) dropped, "Fire" added unless
+    present, the year from the title or ``valid_from``. None when the name part is a placeholder
+    or empty."""
+    m = _FIRE_TITLE.match(name.strip())
+    base, year = (m["name"], m["year"]) if m else (name.strip(), (valid_from or "")[:4])
+    words = [w for w in base.split() if not any(c.isdigit() for c in w)]
+    if not words or placeholder(" ".join(words)):
+        return None
+    if base.isupper():
+        words = [_title_word(w) for w in words]
+    if words[-1].casefold() != "fire":
+        words.append("Fire")
+    of_year = f" of {year}" if year.isdigit() else ""
+    return f"the {' '.join(words)}{of_year}"
+
+
+def event_name(
+    category: str, name: str, valid_from: str | None, attributes: Mapping, seconds: bool = False
+) -> str | None:
+    """The display base of an event entity (:func:`earthquake_name`, :func:`fire_name`), or None
+    when the entity is no earthquake or fire, or has no usable name."""
+    if not valid_from:
+        return None
+    if category in EARTHQUAKE_CATEGORIES:
+        return earthquake_name(attributes.get("magnitude"), valid_from, seconds)
+    if category in FIRE_CATEGORIES:
+        return fire_name(name, valid_from)
+    return None
+
+
+def without_article(text: str) -> str:
+    """``text`` without a leading "the " (the alias of an event name)."""
+    return text[4:] if text.startswith("the ") else text
+
+
+# ---------------------------------------------------------------------------------------- places
+def keys(names: Iterable[str]) -> frozenset[str]:
+    """:func:`key` of every name (e.g. the country names of
+    :func:`mgqa_platform.strata.countries.country_names`)."""
+    return frozenset(key(n) for n in names)
+
+
+# ---------------------------------------------------------------------------------------- driver
+@dataclass(frozen=True)
+class Entity:
+    """What the rules read of one entity. ``labels``: (ISO 639-3 language, label, is_alias)."""
+
+    entity_id: str
+    name: str
+    category: str
+    valid_from: str | None = None
+    attributes: Mapping | None = None
+    labels: tuple[tuple[str, str, bool], ...] = ()
+
+
+@dataclass(frozen=True)
+class Naming:
+    """The outcome of the rules for one entity: ``base`` (the display name before disambiguation),
+    ``rule`` (None: the name as is), ``excluded`` (never bound as an entity role), ``with_category``
+    (every display form carries the category word) and extra ``aliases`` for scoring."""
+
+    entity_id: str
+    base: str
+    rule: str | None = None
+    excluded: bool = False
+    with_category: bool = False
+    aliases: tuple[str, ...] = ()
+
+
+def _base(e: Entity, seconds: bool) -> tuple[str, str | None, tuple[str, ...]]:
+    """(base, renaming rule, aliases) before the excluding rules."""
+    named = event_name(e.category, e.name, e.valid_from, e.attributes or {}, seconds)
+    if named:
+        bare = without_article(named)
+        aliases = [bare]
+        if e.category in FIRE_CATEGORIES and " of " in bare:  # "Spanish Fire (1994)"
+            fire, year = bare.rsplit(" of ", 1)
+            aliases.append(f"{fire} ({year})")
+        return named, "event_name", tuple(aliases)
+    if other_script(e.name):
+        alt = latin_alternative(e.name, e.labels)
+        if alt:
+            return alt, "other_script", (alt,)
+        return e.name, "other_script_kept", ()
+    return e.name, None, ()
+
+
+def name_entity(
+    e: Entity,
+    words: frozenset[str],
+    place_names: frozenset[str],
+    place_categories: frozenset[str],
+    seconds: bool = False,
+) -> Naming:
+    """The rules applied to one entity, in the module's order. ``words``: :func:`category_words`;
+    ``place_names``: keys of the names of settlements, regions and countries; ``place_categories``:
+    the categories that are such places (their members keep their own names); ``seconds``: event
+    times to the second."""
+    base, rule, aliases = _base(e, seconds)
+    if rule == "event_name":
+        return Naming(e.entity_id, base, rule, aliases=aliases)
+    excluding = (
+        ("placeholder", placeholder(base)),
+        ("code_like", code_like(base)),
+        ("category_word", category_word(base, words)),
+    )
+    for name, applies in excluding:
+        if applies:
+            return Naming(e.entity_id, base, name, excluded=True, aliases=aliases)
+    if e.category not in place_categories and key(base) in place_names:
+        return Naming(e.entity_id, base, "place_name_on_poi", with_category=True, aliases=aliases)
+    return Naming(e.entity_id, base, rule, aliases=aliases)
+
+
+def name_entities(
+    entities: list[Entity],
+    words: frozenset[str],
+    country_names: frozenset[str],
+    place_categories: frozenset[str],
+) -> list[Naming]:
+    """:func:`name_entity` over every entity of one KG. Place names are the KG's own settlements
+    and regions (``place_categories``) plus ``country_names`` (keys). Earthquakes whose minute-level
+    name another earthquake shares are named to the second."""
+    place_names = country_names | {
+        key(_base(e, False)[0]) for e in entities if e.category in place_categories
+    }
+    first = [name_entity(e, words, place_names, place_categories) for e in entities]
+    events = Counter(n.base for n in first if n.rule == "event_name")
+    return [
+        name_entity(e, words, place_names, place_categories, seconds=True)
+        if n.rule == "event_name" and e.category in EARTHQUAKE_CATEGORIES and events[n.base] > 1
+        else n
+        for e, n in zip(entities, first, strict=True)
+    ]
