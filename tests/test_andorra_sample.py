@@ -2,8 +2,9 @@
 
 The Andorra boundary relations (``ISO3166-1=AD``, admin_level 2; ``ISO3166-2=AD-*``, admin_level 7) are cut
 from the bundled PBF with their member ways and nodes, built into OSMH3KG triples and converted into
-entities, the path every OSM snapshot takes. The areas are checked against pyproj's geodesic area, which
-shares no code with the executors' DuckDB measure.
+entities, the path every OSM snapshot takes. Geometries are EPSG:4326, lon/lat. Areas are in km2: the
+executors' DuckDB measure (EPSG:6933 equal-area) is checked against pyproj's WGS84 geodesic area, which
+shares no code with it.
 """
 
 from __future__ import annotations
@@ -45,7 +46,8 @@ def _is_andorra_boundary(tags: dict[str, str]) -> bool:
 
 
 def cut_andorra_boundaries(src: Path, dst: Path) -> None:
-    """Write to ``dst`` the Andorra boundary relations of ``src`` with their member ways and nodes."""
+    """Write to ``dst`` the Andorra boundary relations of ``src`` with their member ways and nodes
+    (untagged, locations copied as they are: EPSG:4326 lon/lat)."""
     rels = [
         mutable.Relation(
             id=r.id,
