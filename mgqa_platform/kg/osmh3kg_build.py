@@ -16,7 +16,9 @@ Geometries are EPSG:4326, lon/lat. Linear features (roads, railways, waterways, 
 ways) are LINESTRINGs; closed area ways and multipolygon/boundary relations are assembled into
 MULTIPOLYGONs by libosmium. Relations that cannot be assembled (members missing from the snapshot, as
 in clipped extracts) and relation types without an area semantics are skipped *with a reason* in the
-build report, which the asset writes to ``quarantine``.
+build report, which the asset writes to ``quarantine``. An unclosed way whose main key is ``boundary``
+(a stretch of a country or parish border such as "France - Andorra") is a piece of an area's outline,
+not a feature of its own: it is skipped as ``boundary_segment``; the area is its relation.
 """
 
 from __future__ import annotations
@@ -77,6 +79,11 @@ class _TripleSink:
 
 def _is_linear(tags: dict[str, str]) -> bool:
     return tags.get("area") != "yes" and any(k in tags for k in LINEAR_KEYS)
+
+
+def _is_boundary_segment(tags: dict[str, str]) -> bool:
+    """True when ``boundary`` is the element's main key (the first of MAIN_KEYS it carries)."""
+    return next(k for k in osm_features.MAIN_KEYS if k in tags) == "boundary"
 
 
 def build_osmh3kg(
@@ -149,6 +156,13 @@ def build_osmh3kg(
                 elif obj.is_way():
                     if obj.is_closed() and not _is_linear(tags):
                         continue  # emitted as an area below
+                    if not obj.is_closed() and _is_boundary_segment(tags):
+                        report.skip(
+                            "boundary_segment",
+                            f"way/{obj.id}",
+                            "unclosed boundary way: a piece of an area's outline, not a feature",
+                        )
+                        continue
                     try:
                         emit(f"way/{obj.id}", tags, wkt.create_linestring(obj))
                     except (osmium.InvalidLocationError, RuntimeError) as e:

@@ -12,10 +12,11 @@ from mgqa_platform import lineage, warehouse
 pytestmark = pytest.mark.e2e
 
 #: Bounding boxes (min lon, min lat, max lon, max lat; degrees, EPSG:4326) of the regions that give
-#: the sample its four income tiers: Helsinki, Porto Alegre, Djibouti, and Malawi (with Liberia and
-#: Madagascar elsewhere).
+#: the sample its four income tiers: Helsinki and Andorra, Porto Alegre, Djibouti, and Malawi (with
+#: Liberia and Madagascar elsewhere).
 REGIONS = {
     "helsinki": (24.8, 60.1, 25.1, 60.3),
+    "andorra": (1.41, 42.42, 1.79, 42.66),
     "porto_alegre": (-51.3, -30.2, -51.1, -29.9),
     "djibouti": (41.7, 10.9, 43.5, 12.8),
     "malawi": (32.6, -17.2, 36.0, -9.3),
@@ -75,7 +76,11 @@ def test_strata_on_the_sample(built, query):
         FROM entity_strata
         WHERE entity_id LIKE ? AND iso3 = ? AND income_tier = ?
     """
-    for eid_like, iso3, tier in [("worldkg:%", "FIN", "HIC"), ("osmh3kg:way/%", "BRA", "UMC")]:
+    for eid_like, iso3, tier in [
+        ("worldkg:%", "FIN", "HIC"),
+        ("osmh3kg:way/%", "BRA", "UMC"),
+        ("osmh3kg:relation/%", "AND", "HIC"),  # Andorra's parishes and the country itself
+    ]:
         assert query(placed, eid_like, iso3, tier)[0][0] > 0, (eid_like, iso3, tier)
     # density: a proxy surface, labelled as such, with increasing cut points
     ((is_proxy, label, p33, p67),) = query("SELECT is_proxy, label, p33, p67 FROM density_breaks")
