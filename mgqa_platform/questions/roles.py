@@ -2,8 +2,10 @@
 
 Each role type is a SQL predicate over an ``entities`` row aliased ``e`` (the question pool adds the
 strata columns). Category role types bind a *category* (``pharmacy``), rendered in the plural
-("pharmacies"), and require at least ``MIN_CATEGORY_MEMBERS`` members in the KG; their predicate
-selects every member, whatever its name. Entity role types bind one entity whose display name is
+("pharmacies"), and require at least ``MIN_CATEGORY_MEMBERS`` members in the KG. Their geometry kind
+says which categories they may bind (``entities.category_kind``, the kind most of the category's
+entities have in the KG), not which members count: the predicate selects every member, whatever its
+name and its own geometry kind (docs/questions.md, "Categories and geometry kinds"). Entity role types bind one entity whose display name is
 rendered into the question, so :func:`predicate` adds ``name_unique``: an entity whose name stays
 ambiguous within its KG (docs/questions.md, "Display names") is never bound where its name must
 identify it.
@@ -73,12 +75,13 @@ ROLE_TYPES: dict[str, str] = {
     "event": "e.valid_from IS NOT NULL",
     "event_point": "e.valid_from IS NOT NULL AND e.geom_kind = 'point'",
     "event_area": "e.valid_from IS NOT NULL AND e.geom_kind = 'polygon'",
-    # category roles: bind a category of the given geometry kind
-    "category_poi": "e.geom_kind = 'point' AND e.valid_from IS NULL",
-    "category_line": "e.geom_kind = 'line' AND e.valid_from IS NULL",
-    "category_polygon": "e.geom_kind = 'polygon' AND e.valid_from IS NULL",
+    # category roles: bind a category whose entities are mostly of the given geometry kind
+    # (entities.category_kind); the members are all its entities, whatever their own geom_kind
+    "category_poi": "e.category_kind = 'point' AND e.valid_from IS NULL",
+    "category_line": "e.category_kind = 'line' AND e.valid_from IS NULL",
+    "category_polygon": "e.category_kind = 'polygon' AND e.valid_from IS NULL",
     "category_feature": "e.valid_from IS NULL",
-    "category_event_point": "e.valid_from IS NOT NULL AND e.geom_kind = 'point'",
+    "category_event_point": "e.category_kind = 'point' AND e.valid_from IS NOT NULL",
 }
 
 MIN_CATEGORY_MEMBERS = 3
@@ -86,6 +89,20 @@ MIN_CATEGORY_MEMBERS = 3
 
 def is_category(role_type: str) -> bool:
     return role_type.startswith("category_")
+
+
+def all_members_sql(kind: str, alias: str = "e") -> str:
+    """SQL: true when every entity of the category of the row aliased ``alias`` (same KG, same
+    event/non-event side) has ``geom_kind = kind``: the guard of rankings by area or length, which
+    must not rank members that have none."""
+    return f"""NOT EXISTS (
+        SELECT 1
+        FROM entities o
+        WHERE o.kg = {alias}.kg
+            AND o.category = {alias}.category
+            AND (o.valid_from IS NULL) = ({alias}.valid_from IS NULL)
+            AND o.geom_kind <> '{kind}'
+    )"""
 
 
 def predicate(role_type: str, alias: str = "e") -> str:

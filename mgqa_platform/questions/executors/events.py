@@ -8,7 +8,8 @@ Events are entities with ``valid_from``: ``event_point`` (an epicentre / ignitio
 * Areas: km2 in the equal-area EPSG:6933 (``ST_Transform(g, 'EPSG:4326', 'EPSG:6933', always_xy := true)``:
   the input is read lon/lat); the tests cross-check them with ``pyproj.Geod.geometry_area_perimeter``.
 * "Affects" (:func:`affects_sql`): a footprint affects a polygon when their intersection has at least
-  ``min_overlap_km2`` (EPSG:6933) and a point when it contains the point; a point event affects a point within
+  ``min_overlap_km2`` (EPSG:6933) and a point when it contains the point (a member of a polygon category
+  mapped as a point or a line: when it contains the member's representative point); a point event affects a point within
   ``impact_radius_km`` (geodesic) and a polygon that contains it or lies within that radius (nearest point of
   the polygon searched in the local equirectangular frame of SFID A, then the WGS84 geodesic length).
 * Distances: point to point WGS84 geodesic (``ST_Distance_Spheroid`` on (lat, lon)); point to footprint in a
@@ -110,7 +111,8 @@ def affects_sql(
     pt_ev, pt_ent = f"ST_Point({ev}.lon, {ev}.lat)", f"ST_Point({ent}.lon, {ent}.lat)"
     if not _is_point(ev_type) and not _is_point(ent_type):
         inter = f"ST_Intersection({ev}.geometry, {ent}.geometry)"
-        return f"(ST_Intersects({ev}.geometry, {ent}.geometry) AND {area_km2_sql(inter)} >= {float(min_km2)})"
+        overlap = f"ST_Intersects({ev}.geometry, {ent}.geometry) AND {area_km2_sql(inter)} >= {float(min_km2)}"
+        return f"(CASE WHEN {ent}.geom_kind = 'polygon' THEN {overlap} ELSE ST_Contains({ev}.geometry, {pt_ent}) END)"
     if not _is_point(ev_type):
         return f"ST_Contains({ev}.geometry, {pt_ent})"
     if _is_point(ent_type):

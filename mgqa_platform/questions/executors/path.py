@@ -182,9 +182,11 @@ def point_route_m(lon: float, lat: float, route: shapely.Geometry) -> float:
 
 def boundary_route_m(poly: shapely.Geometry, route: shapely.Geometry) -> float:
     """Distance in metres between the boundary of ``poly`` and ``route`` (lon/lat), in the tangent plane centred
-    on the polygon's representative point."""
+    on the polygon's representative point. A member mapped as a point or a line is measured from its whole
+    geometry (it has no area to leave out)."""
     c = poly.representative_point()
-    return float(to_local_m(poly.boundary, c.x, c.y).distance(to_local_m(route, c.x, c.y)))
+    edge = poly.boundary if poly.geom_type in ("Polygon", "MultiPolygon") else poly
+    return float(to_local_m(edge, c.x, c.y).distance(to_local_m(route, c.x, c.y)))
 
 
 def near_threshold(value: float, threshold: float, band: float = BAND) -> bool:
