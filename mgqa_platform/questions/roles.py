@@ -91,20 +91,6 @@ def is_category(role_type: str) -> bool:
     return role_type.startswith("category_")
 
 
-def all_members_sql(kind: str, alias: str = "e") -> str:
-    """SQL: true when every entity of the category of the row aliased ``alias`` (same KG, same
-    event/non-event side) has ``geom_kind = kind``: the guard of rankings by area or length, which
-    must not rank members that have none."""
-    return f"""NOT EXISTS (
-        SELECT 1
-        FROM entities o
-        WHERE o.kg = {alias}.kg
-            AND o.category = {alias}.category
-            AND (o.valid_from IS NULL) = ({alias}.valid_from IS NULL)
-            AND o.geom_kind <> '{kind}'
-    )"""
-
-
 def predicate(role_type: str, alias: str = "e") -> str:
     """The SQL predicate of ``role_type`` over a row aliased ``alias``: for an entity role type,
     only entities with a unique display name; for a category role type, every member of the
