@@ -290,3 +290,26 @@ def test_collection_count_counts_polygon_members(con):
     add(con, "h9", "Hospital 9", "hospital", "polygon", at(30, 225))  # outside
     out = run(con, "E03.1", category_A="school", category_B="hospital", entity_A=f"{KG}:region")
     assert out.gold == {"value": 6}
+
+
+# ---------------------------------------------------------------------------------------------- I02
+def test_event_area_affects_members_by_what_they_are_mapped_as(con):
+    """I02.1: a fire footprint affects the neighbourhoods it overlaps (polygons, by overlap area) and the
+    one mapped as a point inside it (by its point); members outside are not affected."""
+    fire = box(ANCHOR[0] - 0.02, ANCHOR[1] - 0.02, ANCHOR[0] + 0.02, ANCHOR[1] + 0.02)
+    world.add(
+        con,
+        f"{KG}:fire",
+        "Fire",
+        "wildfire",
+        fire.wkt,
+        valid_from="2020-01-01",
+        valid_to="2020-01-05",
+    )
+    for i in range(2):
+        add(con, f"n{i}", f"Bairro {i}", "neighbourhood", "polygon", at(0.5 + i, 90))
+    add(con, "n2", "Bairro 2", "neighbourhood", "polygon", at(30, 90))  # outside
+    add(con, "n9", "Bairro 9", "neighbourhood", "point", at(1, 0))
+    add(con, "n8", "Bairro 8", "neighbourhood", "point", at(30, 0))  # outside
+    out = run(con, "I02.1", event_A=f"{KG}:fire", category_A="neighbourhood")
+    assert out.gold["entity_ids"] == [f"{KG}:n0", f"{KG}:n1", f"{KG}:n9"]
