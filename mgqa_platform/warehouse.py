@@ -115,7 +115,8 @@ CREATE TABLE IF NOT EXISTS entities (
     valid_from    VARCHAR,
     valid_to      VARCHAR,
     attributes    JSON,
-    snapshot_id   VARCHAR NOT NULL
+    snapshot_id   VARCHAR NOT NULL,
+    category_kind VARCHAR                -- geom_kind most entities of this category have in the KG
 );
 CREATE TABLE IF NOT EXISTS entity_labels (
     entity_id VARCHAR NOT NULL,

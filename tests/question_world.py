@@ -2,7 +2,8 @@
 
 ``add(con, "worldkg:1", "Cafe A", "cafe", "POINT(-51.22 -30.03)")`` inserts one entity the way the
 conversion stage would (geometry kind, representative point and H3 cells from mgqa_platform.geometry),
-its stratum row, an English label and three source triples (type, label, WKT).
+its stratum row, an English label and three source triples (type, label, WKT), and recomputes the
+KG's ``category_kind`` column as conversion does.
 Coordinates are WKT in EPSG:4326, (lon lat) order.
 """
 
@@ -13,6 +14,7 @@ import json
 import duckdb
 
 from mgqa_platform import geometry
+from mgqa_platform.kg.convert import assign_category_kinds
 from mgqa_platform.questions.execution import create_pool
 from mgqa_platform.questions.executor import Pool
 
@@ -45,7 +47,7 @@ def add(
     cells = [geometry.point_cell(lon, lat, r) for r in (3, 5, 7, 9)]
     iri = f"http://example.org/{kg}/{local}"
     con.execute(
-        "INSERT INTO entities VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ST_GeomFromText(?), ?, ?, ?, ?, ?, NULL, ?, ?, ?, ?)",
+        "INSERT INTO entities VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ST_GeomFromText(?), ?, ?, ?, ?, ?, NULL, ?, ?, ?, ?, NULL)",
         [
             entity_id,
             kg,
@@ -68,6 +70,7 @@ def add(
             f"{kg}-test",
         ],
     )
+    assign_category_kinds(con, kg)
     income, density = stratum.split("/") if stratum else (None, None)
     con.execute(
         "INSERT INTO entity_strata VALUES (?, ?, ?, ?, ?, NULL, ?, NULL)",

@@ -148,7 +148,7 @@ def build_warehouse(path: Path, langs: tuple[str, ...] = ("eng", "fra")) -> Path
         )
         for eid, name, cat, wkt, kind, lon, lat in ENTITIES:
             con.execute(
-                "INSERT INTO entities VALUES (?, 'worldkg', ?, ?, ?, true, NULL, ?, ['wkgs:X'], ST_GeomFromText(?), ?, ?, ?, [], NULL, NULL, NULL, NULL, NULL, ?)",
+                "INSERT INTO entities VALUES (?, 'worldkg', ?, ?, ?, true, NULL, ?, ['wkgs:X'], ST_GeomFromText(?), ?, ?, ?, [], NULL, NULL, NULL, NULL, NULL, ?, NULL)",
                 [
                     eid,
                     f"http://www.worldkg.org/resource/{eid[8:]}",

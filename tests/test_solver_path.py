@@ -79,3 +79,25 @@ def test_pass_by_polygons_not_traversed():
         ),  # the route runs along its edge: passed by, not entered
     ]
     assert run("D03.3", "path.pass_by", "set", "park", polys) == ["worldkg:2", "worldkg:5"]
+
+
+def test_pass_by_members_of_other_kinds():
+    """A point category's polygon member counts by its nearest point, not its representative point; a
+    polygon category's point member by its point (issue 15: a category means all its members)."""
+    stations = [
+        ent(
+            2, box(0.005, 0.0008, 0.006, 0.003), "BusStation"
+        ),  # edge 88.5 m away, centre 210 m away
+        ent(3, "POINT (0.003 0.0008)", "BusStation"),  # 88.5 m
+        ent(4, box(0.007, 0.001, 0.008, 0.003), "BusStation"),  # edge 110.6 m away
+    ]
+    assert run("D03.1", "path.pass_by", "set", "bus_station", stations) == [
+        "worldkg:2",
+        "worldkg:3",
+    ]
+    parks = [
+        ent(2, box(0, 0.0005, 0.001, 0.001), "Park"),  # boundary 55 m from the route
+        ent(3, "POINT (0.003 0.0008)", "Park"),  # a park mapped as a point 88.5 m away
+        ent(4, "POINT (0.003 0.0012)", "Park"),  # 133 m away
+    ]
+    assert run("D03.3", "path.pass_by", "set", "park", parks) == ["worldkg:2", "worldkg:3"]

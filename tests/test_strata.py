@@ -23,7 +23,7 @@ def _entities(con):
         cells = [h3.latlng_to_cell(lat, lon, r) for r in (3, 5, 7, 9)]
         con.execute(
             """INSERT INTO entities VALUES (?, 't', ?, ?, ?, true, NULL, 'cafe', ['Cafe'], ST_Point(?, ?), 'point', ?, ?, ?,
-               NULL, NULL, NULL, NULL, NULL, 's')""",
+               NULL, NULL, NULL, NULL, NULL, 's', NULL)""",
             [eid, eid, eid, eid, lon, lat, lon, lat, cells],
         )
 

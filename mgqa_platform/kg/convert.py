@@ -758,12 +758,13 @@ def _finish(
             SELECT
                 entity_id, ?, iri, name, display_name, name_unique, name_rule, category, types,
                 ST_GeomFromWKB(wkb), geom_kind, lon, lat, h3, image_url, wikidata, valid_from,
-                valid_to, attributes::JSON, ?
+                valid_to, attributes::JSON, ?, NULL
             FROM named
             ORDER BY entity_id
             """,
             [kg, snapshot_id],
         )
+        assign_category_kinds(con, kg)
         con.execute(
             "INSERT INTO entity_labels SELECT entity_id, ?, lang, label, is_alias FROM new_labels",
             [kg],
@@ -777,3 +778,33 @@ def _finish(
         )
     for t in ("named", "new_triples", "new_labels", "label_facts"):
         con.execute(f"DROP TABLE IF EXISTS {t}")
+
+
+#: ``entities.category_kind`` of one KG: the geometry kind (point, line, polygon) that most entities
+#: of the row's category have in that KG; ties go to the alphabetically first kind. Category role
+#: types bind a category by this kind while counting every member (questions/roles.py).
+CATEGORY_KIND_SQL = """
+UPDATE entities
+SET category_kind = k.kind
+FROM (
+    SELECT category, arg_max(geom_kind, [n, -rank]) AS kind
+    FROM (
+        SELECT
+            category,
+            geom_kind,
+            count(*) AS n,
+            dense_rank() OVER (PARTITION BY category ORDER BY geom_kind) AS rank
+        FROM entities
+        WHERE kg = $kg
+        GROUP BY category, geom_kind
+    )
+    GROUP BY category
+) k
+WHERE entities.kg = $kg
+    AND entities.category = k.category
+"""
+
+
+def assign_category_kinds(con: duckdb.DuckDBPyConnection, kg: str) -> None:
+    """Set ``entities.category_kind`` for every entity of ``kg`` (:data:`CATEGORY_KIND_SQL`)."""
+    con.execute(CATEGORY_KIND_SQL, {"kg": kg})

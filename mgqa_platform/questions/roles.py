@@ -2,9 +2,11 @@
 
 Each role type is a SQL predicate over an ``entities`` row aliased ``e`` (the question pool adds the
 strata columns). Category role types bind a *category* (``pharmacy``), rendered with its lexicon plural
-("pharmacies", ``mgqa_platform.lexicon``), and require at least ``MIN_CATEGORY_MEMBERS`` members in
-the KG; their predicate selects every member, whatever its name, and candidates bind only bindable
-lexicon categories (:func:`candidate_predicate`). Entity role types bind one entity whose display name is
+("pharmacies", ``mgqa_platform.lexicon``), and require at least ``MIN_CATEGORY_MEMBERS`` members in the KG. Their geometry kind
+says which categories they may bind (``entities.category_kind``, the kind most of the category's
+entities have in the KG), not which members count: the predicate selects every member, whatever its
+name and its own geometry kind (docs/questions.md, "Categories and geometry kinds"). Candidates bind only bindable lexicon
+categories (:func:`candidate_predicate`). Entity role types bind one entity whose display name is
 rendered into the question, so :func:`predicate` adds ``name_unique``: an entity whose name stays
 ambiguous within its KG (docs/questions.md, "Display names") is never bound where its name must
 identify it.
@@ -40,12 +42,13 @@ ROLE_TYPES: dict[str, str] = {
     "event": "e.valid_from IS NOT NULL",
     "event_point": "e.valid_from IS NOT NULL AND e.geom_kind = 'point'",
     "event_area": "e.valid_from IS NOT NULL AND e.geom_kind = 'polygon'",
-    # category roles: bind a category of the given geometry kind
-    "category_poi": "e.geom_kind = 'point' AND e.valid_from IS NULL",
-    "category_line": "e.geom_kind = 'line' AND e.valid_from IS NULL",
-    "category_polygon": "e.geom_kind = 'polygon' AND e.valid_from IS NULL",
+    # category roles: bind a category whose entities are mostly of the given geometry kind
+    # (entities.category_kind); the members are all its entities, whatever their own geom_kind
+    "category_poi": "e.category_kind = 'point' AND e.valid_from IS NULL",
+    "category_line": "e.category_kind = 'line' AND e.valid_from IS NULL",
+    "category_polygon": "e.category_kind = 'polygon' AND e.valid_from IS NULL",
     "category_feature": "e.valid_from IS NULL",
-    "category_event_point": "e.valid_from IS NOT NULL AND e.geom_kind = 'point'",
+    "category_event_point": "e.category_kind = 'point' AND e.valid_from IS NOT NULL",
 }
 
 MIN_CATEGORY_MEMBERS = 3

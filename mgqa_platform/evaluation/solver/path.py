@@ -10,8 +10,10 @@ of a threshold are never asked.
 
 * traverse (polygon): len(route ∩ P) - len(route ∩ ∂P) >= ``min_inside_m``;
 * traverse (line): the lines intersect and share less than ``max_shared_m`` of collinear length;
-* pass by (point): distance to the route <= ``buffer_m``;
-* pass by (polygon): boundary-to-route distance <= ``buffer_m`` and not traversed.
+* pass by (point categories): distance from the member's geometry (a point member's point, the nearest point
+  of a line or polygon member) to the route <= ``buffer_m``;
+* pass by (polygon categories): boundary-to-route distance <= ``buffer_m`` and not traversed; a point or line
+  member by its whole geometry.
 
 Candidates are the cited evidence entities (:meth:`Facts.others`); the generator cites the selected members
 only, so a member it missed cannot be recovered from the record.
@@ -55,10 +57,12 @@ def point_route_m(lonlat: tuple[float, float], route: BaseGeometry) -> float:
     return float(Point(0.0, 0.0).distance(project(route, aeqd(*lonlat))))
 
 
-def boundary_route_m(poly: BaseGeometry, route: BaseGeometry) -> float:
-    """Metres between the boundary of ``poly`` and ``route`` (AEQD centred on the polygon's representative point)."""
-    t = aeqd(*representative_lonlat(poly))
-    return float(project(poly.boundary, t).distance(project(route, t)))
+def geometry_route_m(g: BaseGeometry, route: BaseGeometry, boundary: bool = False) -> float:
+    """Metres between ``g`` (with ``boundary``: the boundary of a polygon ``g``) and ``route`` (AEQD centred on
+    ``g``'s representative point); 0 when they meet."""
+    t = aeqd(*representative_lonlat(g))
+    edge = g.boundary if boundary and g.geom_type in ("Polygon", "MultiPolygon") else g
+    return float(project(edge, t).distance(project(route, t)))
 
 
 def _answer(p: Problem, chosen: list[Entity]) -> dict:
@@ -111,12 +115,14 @@ def pass_by(p: Problem) -> dict:
     chosen = []
     for e in cands:
         g = cited_geometry(e)
-        if _category_kind(p) == "category_poi":
+        if g.geom_type in ("Point", "MultiPoint"):
             d = point_route_m(e.lonlat, route)
+        elif _category_kind(p) == "category_poi":
+            d = geometry_route_m(g, route)
         else:
             if inside_length_m(route, g) >= min_inside:
                 continue  # traversed, not passed by
-            d = boundary_route_m(g, route)
+            d = geometry_route_m(g, route, boundary=True)
         if d <= buffer_m:
             chosen.append(e)
     return _answer(p, chosen)

@@ -132,9 +132,10 @@ class Membership(Executor):
 
 # ---------------------------------------------------------------------------------------------- E02
 class Components(Executor):
-    """E02.1/E02.2: how many polygons of a category lie (almost) entirely inside entity_B, i.e. with
-    area(C ∩ B) / area(C) >= ``contain_share`` (EPSG:6933). A member within :data:`SHARE_BAND` below the share
-    discards the tuple. Evidence: the counted members."""
+    """E02.1/E02.2: how many members of a category lie (almost) entirely inside entity_B: a polygon C
+    with area(C ∩ B) / area(C) >= ``contain_share`` (EPSG:6933), a point or line member whose geometry
+    B covers (share 1, else 0). A member within :data:`SHARE_BAND` below the share discards the tuple.
+    Evidence: the counted members."""
 
     name = "admin.components"
     evidence = ("geometry", "topology")
@@ -157,10 +158,11 @@ class Components(Executor):
         return (
             f"WITH g AS (SELECT t.row_id, t.kg, t.{cat} AS category, e.entity_id AS bid, e.geometry, {bbox_sql('e.geometry')} "
             f"{bound_join(e=b)}), "
-            f"c AS (SELECT e.entity_id, e.kg, e.category, e.display_name, e.geometry, {bbox_sql('e.geometry')} FROM entities e "
+            f"c AS (SELECT e.entity_id, e.kg, e.category, e.display_name, e.geometry, e.geom_kind, {bbox_sql('e.geometry')} FROM entities e "
             f"WHERE {roles.predicate(sub.roles[cat], 'e')} AND e.category IN (SELECT {cat} FROM t)), "
             "x AS (SELECT g.row_id, c.entity_id, c.display_name, "
-            f"{area_m2_sql('ST_Intersection(c.geometry, g.geometry)')} / nullif({area_m2_sql('c.geometry')}, 0) AS share "
+            f"CASE WHEN c.geom_kind = 'polygon' THEN {area_m2_sql('ST_Intersection(c.geometry, g.geometry)')} / nullif({area_m2_sql('c.geometry')}, 0) "
+            "ELSE CAST(ST_Covers(g.geometry, c.geometry) AS DOUBLE) END AS share "
             f"FROM g JOIN c ON c.kg = g.kg AND c.category = g.category AND c.entity_id <> g.bid AND {boxes_meet_sql('g', 'c')} "
             "WHERE ST_Intersects(c.geometry, g.geometry))"
         )
@@ -239,7 +241,8 @@ def _collections_sql(sub: SubTemplate) -> str:
 
 
 class CollectionCount(Executor):
-    """E03: how many entities of a collection of categories have their representative point in entity_A?
+    """E03: how many entities of a collection of categories (every non-event member, whatever its
+    geometry kind) have their representative point in entity_A?
 
     The collection is the union of the bound category roles (E03.1/E03.2, pairwise distinct) or of the
     categories listed for the ``collection_of_entity`` parameter (E03.3). Each entity counts once; 0 is a valid
@@ -250,13 +253,19 @@ class CollectionCount(Executor):
     def _cats(self, sub: SubTemplate) -> list[str]:
         return [r for r, t in sub.roles.items() if roles.is_category(t)]
 
+    def _binds(self, sub: SubTemplate, alias: str) -> str:
+        """SQL over alias ``alias``: its category may be bound (the first category role's predicate;
+        any category for E03.3, whose collections are listed in the catalog)."""
+        cats = self._cats(sub)
+        return roles.predicate(sub.roles[cats[0]], alias) if cats else "TRUE"
+
     def candidates(self, sub: SubTemplate, pool: Pool) -> str:
         a, cats = sub.entity_roles[0], self._cats(sub)
         head = (
             f"WITH a AS (SELECT s.stratum, s.entity_id, s.geometry, {bbox_sql('s.geometry')} FROM "
             f"({pool.sample(sub.roles[a], f'{sub.id}|{a}')}) s), "
-            "m AS (SELECT p.category, p.lon, p.lat FROM pool p WHERE p.geom_kind = 'point' AND p.valid_from IS NULL), "
-            "big AS (SELECT category FROM m GROUP BY category HAVING count(*) >= "
+            f"m AS (SELECT p.category, p.category_kind, p.valid_from, p.lon, p.lat FROM pool p WHERE {roles.predicate('category_feature', 'p')}), "
+            f"big AS (SELECT category FROM m WHERE {self._binds(sub, 'm')} GROUP BY category HAVING count(*) >= "
             f"{roles.MIN_CATEGORY_MEMBERS}), "
             "hit AS (SELECT a.stratum, a.entity_id, m.category, count(*) AS n FROM a JOIN m ON m.lon BETWEEN a.x0 AND a.x1 "
             "AND m.lat BETWEEN a.y0 AND a.y1 WHERE ST_Intersects(a.geometry, ST_Point(m.lon, m.lat)) GROUP BY ALL), "
@@ -286,7 +295,7 @@ class CollectionCount(Executor):
             f"WITH w AS (SELECT DISTINCT row_id, category FROM ({wanted})), "
             f"g AS (SELECT t.row_id, t.kg, g.geometry, {bbox_sql('g.geometry')} {bound_join(g=a)}), "
             "x AS (SELECT DISTINCT g.row_id, e.entity_id FROM g JOIN w ON w.row_id = g.row_id JOIN entities e ON e.kg = g.kg "
-            "AND e.category = w.category AND e.geom_kind = 'point' AND e.valid_from IS NULL AND e.lon BETWEEN g.x0 AND g.x1 "
+            f"AND e.category = w.category AND {roles.predicate('category_feature', 'e')} AND e.lon BETWEEN g.x0 AND g.x1 "
             "AND e.lat BETWEEN g.y0 AND g.y1 WHERE ST_Intersects(g.geometry, ST_Point(e.lon, e.lat))) "
             "SELECT t.row_id, (SELECT count(*) FROM w WHERE w.row_id = t.row_id) AS n_categories, "
             "list(x.entity_id ORDER BY x.entity_id) FILTER (WHERE x.entity_id IS NOT NULL) AS members "
@@ -337,7 +346,9 @@ class RankedContainment(Executor):
     """E05: does entity_A fully contain the longest/shortest (lines, geodesic length) or largest/smallest
     (polygons, EPSG:6933 area) member of category_B whose representative point lies in entity_C?
 
-    The ranked member must beat the runner-up by more than ``tie_tolerance_rel``; its outside share (length
+    Every member must have the measure (a line for length, a polygon for area): a member mapped with
+    another geometry kind discards the tuple (``member_without_measure``), candidates avoid such
+    (category, entity_C) pairs. The ranked member must beat the runner-up by more than ``tie_tolerance_rel``; its outside share (length
     or area outside entity_A) is triaged as in E04. Evidence: the ranked member."""
 
     name = "admin.ranked_containment"
@@ -353,9 +364,9 @@ class RankedContainment(Executor):
             f"WITH r AS (SELECT p.entity_id, p.stratum, p.geometry, {bbox_sql('p.geometry')} FROM pool p WHERE {roles.predicate(sub.roles[a], 'p')}), "
             f"pr AS (SELECT ra.stratum, ra.entity_id AS ea, rc.entity_id AS ec, rc.geometry AS gc, rc.x0, rc.x1, rc.y0, rc.y1 FROM r ra JOIN r rc "
             f"ON {boxes_meet_sql('ra', 'rc')} AND ra.entity_id <> rc.entity_id WHERE ST_Intersects(ra.geometry, rc.geometry)), "
-            f"m AS (SELECT p.category, p.lon, p.lat FROM pool p WHERE {roles.candidate_predicate(sub.roles[cat], 'p')}), "
+            f"m AS (SELECT p.category, p.geom_kind, p.lon, p.lat FROM pool p WHERE {roles.candidate_predicate(sub.roles[cat], 'p')}), "
             "h AS (SELECT pr.stratum, pr.ea, pr.ec, m.category FROM pr JOIN m ON m.lon BETWEEN pr.x0 AND pr.x1 AND m.lat BETWEEN pr.y0 AND pr.y1 "
-            "WHERE ST_Intersects(pr.gc, ST_Point(m.lon, m.lat)) GROUP BY ALL) "
+            f"WHERE ST_Intersects(pr.gc, ST_Point(m.lon, m.lat)) GROUP BY ALL HAVING bool_and(m.geom_kind = '{self._kind(sub)}')) "
             f"SELECT stratum, ea AS {a}, category AS {cat}, ec AS {c} FROM h QUALIFY row_number() OVER (PARTITION BY stratum "
             f"ORDER BY {pool.order_key(sub.id, 'ea', 'ec', 'category')}) <= {pool.per_stratum}"
         )
@@ -365,7 +376,7 @@ class RankedContainment(Executor):
         return (
             f"WITH g AS (SELECT t.row_id, t.kg, t.{cat} AS category, g.geometry, {bbox_sql('g.geometry')} FROM t "
             f"JOIN entities g ON g.entity_id = t.{c}), "
-            "x AS (SELECT g.row_id, e.entity_id, e.geometry FROM g JOIN entities e ON e.kg = g.kg AND e.category = g.category "
+            "x AS (SELECT g.row_id, e.entity_id, e.geometry, e.geom_kind FROM g JOIN entities e ON e.kg = g.kg AND e.category = g.category "
             f"AND {roles.predicate(sub.roles[cat], 'e')} AND e.lon BETWEEN g.x0 AND g.x1 AND e.lat BETWEEN g.y0 AND g.y1 "
             "WHERE ST_Intersects(g.geometry, ST_Point(e.lon, e.lat)))"
         )
@@ -387,10 +398,10 @@ class RankedContainment(Executor):
         return (
             f"{self.members_sql(sub)}, "
             f"n AS (SELECT row_id, count(*) AS n FROM x GROUP BY row_id), "
-            f"y AS (SELECT x.row_id, x.entity_id, {measure} AS measure, CASE WHEN n.n <= {MAX_MEMBERS} THEN "
+            f"y AS (SELECT x.row_id, x.entity_id, x.geom_kind, {measure} AS measure, CASE WHEN n.n <= {MAX_MEMBERS} THEN "
             f"{share_outside_sql('x.geometry', 'ga.geometry', kind)} END AS share_out FROM x JOIN n USING (row_id) "
             f"JOIN t ON t.row_id = x.row_id JOIN entities ga ON ga.entity_id = t.{a}) "
-            f"SELECT t.row_id, t.{rank} AS rank_type, list(struct_pack(id := y.entity_id, measure := y.measure, share_out := y.share_out) "
+            f"SELECT t.row_id, t.{rank} AS rank_type, list(struct_pack(id := y.entity_id, kind := y.geom_kind, measure := y.measure, share_out := y.share_out) "
             "ORDER BY y.entity_id) FILTER (WHERE y.entity_id IS NOT NULL) AS members FROM t LEFT JOIN y ON y.row_id = t.row_id "
             f"GROUP BY t.row_id, t.{rank}"
         )
@@ -401,6 +412,8 @@ class RankedContainment(Executor):
             return Outcome.discard("no_member")
         if len(members) > MAX_MEMBERS:
             return Outcome.discard("too_many_members")
+        if any(m["kind"] != self._kind(sub) for m in members):
+            return Outcome.discard("member_without_measure")
         top = row["rank_type"] in ("longest", "largest")
         ranked = sorted(members, key=lambda m: (-m["measure"] if top else m["measure"], m["id"]))
         best = ranked[0]

@@ -564,7 +564,7 @@ class MinTotalDistance(Executor):
         (b,) = sub.entity_roles[:1]
         return (
             f"WITH b AS (SELECT s.*, {bbox_cols('s.geometry')} FROM ({pool.sample(sub.roles[b], f'{sub.id}|{b}')}) s), "
-            f"m AS (SELECT b.stratum, b.entity_id AS b_id, p.category, p.geom_kind, p.valid_from FROM b JOIN pool p "
+            f"m AS (SELECT b.stratum, b.entity_id AS b_id, p.category, p.geom_kind, p.category_kind, p.valid_from FROM b JOIN pool p "
             f"ON {inside_sql('b', 'p')} AND {contains_sql('b', 'p')}), "
             f"ma AS (SELECT stratum, b_id, category FROM m p WHERE {roles.candidate_predicate(sub.roles[ca], 'p')} GROUP BY ALL HAVING count(*) BETWEEN {roles.MIN_CATEGORY_MEMBERS} AND {MAX_MEMBERS}), "
             f"mc AS (SELECT stratum, b_id, category FROM m p WHERE {roles.candidate_predicate(sub.roles[cc], 'p')} GROUP BY ALL HAVING count(*) BETWEEN {roles.MIN_CATEGORY_MEMBERS} AND {MAX_MEMBERS}) "

@@ -7,8 +7,9 @@ Events are entities with ``valid_from``: ``event_point`` (an epicentre / ignitio
   month keeps that precision.
 * Areas: km2 in the equal-area EPSG:6933 (``ST_Transform(g, 'EPSG:4326', 'EPSG:6933', always_xy := true)``:
   the input is read lon/lat); the tests cross-check them with ``pyproj.Geod.geometry_area_perimeter``.
-* "Affects" (:func:`affects_sql`): a footprint affects a polygon when their intersection has at least
-  ``min_overlap_km2`` (EPSG:6933) and a point when it contains the point; a point event affects a point within
+* "Affects" (:func:`affects_sql`, by the entity's own geometry kind, so members of a category are judged by
+  what each is mapped as): a footprint affects a polygon when their intersection has at least
+  ``min_overlap_km2`` (EPSG:6933) and a point or line when it contains its representative point; a point event affects a point within
   ``impact_radius_km`` (geodesic) and a polygon that contains it or lies within that radius (nearest point of
   the polygon searched in the local equirectangular frame of SFID A, then the WGS84 geodesic length).
 * Distances: point to point WGS84 geodesic (``ST_Distance_Spheroid`` on (lat, lon)); point to footprint in a
@@ -103,29 +104,32 @@ def reach_km(sub: SubTemplate) -> float:
     return float(sub.conventions.get("impact_radius_km", 0.0))
 
 
-def affects_sql(
-    ev_type: str, ent_type: str, ev: str, ent: str, radius_km: float, min_km2: float
-) -> str:
-    """SQL boolean: the event (alias ``ev``, columns geometry/lon/lat) affects the entity ``ent`` (module docstring)."""
+def affects_sql(ev_type: str, ev: str, ent: str, radius_km: float, min_km2: float) -> str:
+    """SQL boolean: the event (alias ``ev``, columns geometry/lon/lat) affects the entity ``ent`` (module
+    docstring). The rule follows the entity's own ``geom_kind``, so that every member of a category is
+    judged by what it is mapped as."""
     pt_ev, pt_ent = f"ST_Point({ev}.lon, {ev}.lat)", f"ST_Point({ent}.lon, {ent}.lat)"
-    if not _is_point(ev_type) and not _is_point(ent_type):
-        inter = f"ST_Intersection({ev}.geometry, {ent}.geometry)"
-        return f"(ST_Intersects({ev}.geometry, {ent}.geometry) AND {area_km2_sql(inter)} >= {float(min_km2)})"
+    polygon = f"{ent}.geom_kind = 'polygon'"
     if not _is_point(ev_type):
-        return f"ST_Contains({ev}.geometry, {pt_ent})"
-    if _is_point(ent_type):
-        return f"({geodesic_km_sql(ev, ent)} <= {float(radius_km)})"
+        inter = f"ST_Intersection({ev}.geometry, {ent}.geometry)"
+        overlap = f"ST_Intersects({ev}.geometry, {ent}.geometry) AND {area_km2_sql(inter)} >= {float(min_km2)}"
+        return f"(CASE WHEN {polygon} THEN {overlap} ELSE ST_Contains({ev}.geometry, {pt_ent}) END)"
     km = frame_to_km_sql(
         f"{ev}.lon", f"{ev}.lat", nearest_point_sql(f"{ev}.lon", f"{ev}.lat", f"{ent}.geometry")
     )[2]
-    return f"(ST_Contains({ent}.geometry, {pt_ev}) OR {km} <= {float(radius_km)})"
+    near_polygon = f"ST_Contains({ent}.geometry, {pt_ev}) OR {km} <= {float(radius_km)}"
+    return (
+        f"(CASE WHEN {polygon} THEN {near_polygon} "
+        f"ELSE {geodesic_km_sql(ev, ent)} <= {float(radius_km)} END)"
+    )
 
 
-def _sub_affects(sub: SubTemplate, ent_role: str, ev: str = "ev", ent: str = "en") -> str:
+def _sub_affects(sub: SubTemplate) -> str:
+    """:func:`affects_sql` of the event (first entity role, alias ``ev``) and the entity aliased ``en``."""
     ev_role = sub.entity_roles[0]
     c = sub.conventions
     min_km2 = c.get("min_overlap_km2", c.get("min_area_km2", 0.0))
-    return affects_sql(sub.roles[ev_role], sub.roles[ent_role], ev, ent, reach_km(sub), min_km2)
+    return affects_sql(sub.roles[ev_role], "ev", "en", reach_km(sub), min_km2)
 
 
 def _category_pred(sub: SubTemplate, alias: str) -> str:
@@ -249,7 +253,7 @@ class Affected(Executor):
             f"WHERE {roles.predicate(sub.roles[cat], 'p')}), "
             f"near AS (SELECT ev.stratum, ev.entity_id AS ev_id, en.entity_id AS en_id, en.category FROM ev JOIN en ON {boxes_meet_sql('ev', 'en')}), "
             f"hit AS (SELECT n.stratum, n.ev_id, n.category FROM near n JOIN pool ev ON ev.entity_id = n.ev_id JOIN pool en ON en.entity_id = n.en_id "
-            f"WHERE {_sub_affects(sub, cat)} GROUP BY ALL HAVING count(*) <= {MAX_MEMBERS}) "
+            f"WHERE {_sub_affects(sub)} GROUP BY ALL HAVING count(*) <= {MAX_MEMBERS}) "
             f"SELECT stratum, ev_id AS {ev_role}, category AS {cat} FROM hit "
             f"QUALIFY row_number() OVER (PARTITION BY ev_id ORDER BY {pool.order_key(f'{sub.id}|{cat}', 'ev_id', 'category')}) = 1",
             pool,
@@ -266,7 +270,7 @@ class Affected(Executor):
             f"mb AS (SELECT m.entity_id, m.kg, m.category, {box_sql('m.geometry', 'm.lat', 0)} FROM entities m "
             f"WHERE m.kg IN (SELECT kg FROM t) AND m.category IN (SELECT {cat} FROM t) AND {roles.predicate(sub.roles[cat], 'm')}), "
             f"hit AS (SELECT ev.row_id, en.entity_id, en.display_name FROM ev JOIN mb ON mb.kg = ev.kg AND mb.category = ev.category "
-            f"AND {boxes_meet_sql('ev', 'mb')} JOIN entities en ON en.entity_id = mb.entity_id WHERE {_sub_affects(sub, cat)}) "
+            f"AND {boxes_meet_sql('ev', 'mb')} JOIN entities en ON en.entity_id = mb.entity_id WHERE {_sub_affects(sub)}) "
         )
 
     def gold_sql(self, sub: SubTemplate) -> str:
@@ -299,7 +303,7 @@ class _PairPremise(Executor):
     def premise_sql(self, sub: SubTemplate) -> str | None:
         if len(sub.entity_roles) < 2:  # I04: nothing presupposed
             return None
-        return f"SELECT t.row_id, coalesce({_sub_affects(sub, sub.entity_roles[1])}, FALSE) AS holds {self._join(sub)}"
+        return f"SELECT t.row_id, coalesce({_sub_affects(sub)}, FALSE) AS holds {self._join(sub)}"
 
 
 class HitDate(_PairPremise):
@@ -311,10 +315,10 @@ class HitDate(_PairPremise):
     evidence = ("geometry", "time")
 
     def candidates(self, sub: SubTemplate, pool: Pool) -> str:
-        return _pairs_sql(sub, pool, sub.entity_roles[1], _sub_affects(sub, sub.entity_roles[1]))
+        return _pairs_sql(sub, pool, sub.entity_roles[1], _sub_affects(sub))
 
     def gold_sql(self, sub: SubTemplate) -> str:
-        return f"SELECT t.row_id, ev.valid_from, {_sub_affects(sub, sub.entity_roles[1])} AS hit {self._join(sub)}"
+        return f"SELECT t.row_id, ev.valid_from, {_sub_affects(sub)} AS hit {self._join(sub)}"
 
     def finish(self, sub: SubTemplate, row: Mapping[str, Any]) -> Outcome:
         if not row["hit"]:
@@ -339,7 +343,7 @@ class AffectedArea(_PairPremise):
         ev_role = sub.entity_roles[0]
         if len(sub.entity_roles) == 1:
             return f"SELECT s.stratum, s.entity_id AS {ev_role} FROM ({pool.sample(sub.roles[ev_role], f'{sub.id}|{ev_role}')}) s"
-        return _pairs_sql(sub, pool, sub.entity_roles[1], _sub_affects(sub, sub.entity_roles[1]))
+        return _pairs_sql(sub, pool, sub.entity_roles[1], _sub_affects(sub))
 
     def gold_sql(self, sub: SubTemplate) -> str:
         ev_role = sub.entity_roles[0]

@@ -196,6 +196,17 @@ MEASURES_SQL = {
 }
 
 
+#: The geometry kind a member needs for a size or shape measure: rankings by these measures never
+#: rank a member mapped with another kind (a point has no area, a polygon no length).
+MEASURE_KINDS = {
+    "area": "polygon",
+    "perimeter": "polygon",
+    "compactness": "polygon",
+    "elongation": "polygon",
+    "length": "line",
+}
+
+
 def measure_sql(name: str, alias: str) -> str:
     """SQL for measure ``name`` (see :data:`MEASURES_SQL`) of the entities row aliased ``alias``."""
     return MEASURES_SQL[name].format(g=f"{alias}.geometry", a=f"{alias}.attributes")
@@ -208,22 +219,26 @@ def region_members_candidates(
     min_members: int,
     member_where: str = "TRUE",
     expand: str | None = None,
+    kind: str | None = None,
 ) -> str:
     """Candidates (stratum, region, category[, expanded parameter]): regions of the anchor role sampled per
     stratum (names without coordinates), joined with the pool members of the category role whose
     representative point lies inside; up to :data:`PER_REGION` seeded categories per region having
     ``min_members`` .. :data:`MAX_MEMBERS` members there (and >= ``roles.MIN_CATEGORY_MEMBERS`` in the KG).
     ``member_where`` filters members (alias ``p``); ``expand`` names a parameter whose every value becomes
-    its own candidate."""
+    its own candidate; with ``kind``, a (region, category) pair qualifies only when every member there has
+    that geometry kind."""
     cat, b = category_role(sub), sub.entity_roles[0]
     values = ", ".join(f"'{v}'" for v in sub.parameters.get(expand, [])) if expand else ""
     spread = f" CROSS JOIN (SELECT unnest([{values}]) AS {expand}) w" if values else ""
+    same_kind = f"bool_and(p.geom_kind = '{kind}')" if kind else "TRUE"
     return (
         f"WITH b AS (SELECT s.stratum, s.entity_id, s.geometry, {bbox_cols('s.geometry')} "
         f"FROM ({pool.sample(sub.roles[b], f'{sub.id}|{b}')}) s), "
         f"m AS (SELECT b.stratum, b.entity_id AS {b}, p.category AS {cat} FROM b JOIN pool p ON {inside_sql('b', 'p')} "
         f"AND p.entity_id <> b.entity_id AND {roles.candidate_predicate(sub.roles[cat], 'p')} AND ({member_where}) "
-        f"WHERE {contains_sql('b', 'p')} GROUP BY ALL HAVING count(*) BETWEEN {int(min_members)} AND {MAX_MEMBERS}), "
+        f"WHERE {contains_sql('b', 'p')} GROUP BY ALL HAVING count(*) BETWEEN {int(min_members)} AND {MAX_MEMBERS} "
+        f"AND {same_kind}), "
         f"big AS ({big_categories_sql(sub.roles[cat])}), "
         f"k AS (SELECT m.* FROM m SEMI JOIN big ON big.category = m.{cat} QUALIFY row_number() OVER (PARTITION BY m.{b} "
         f"ORDER BY {pool.order_key(f'{sub.id}|{cat}', f'm.{b}', f'm.{cat}')}) <= {PER_REGION}) "
@@ -239,6 +254,7 @@ def region_members_gold_sql(
     entities of the category role inside B (B excluded), ordered by id; ``member_where`` filters alias ``m``."""
     cat, b = category_role(sub), sub.entity_roles[0]
     extra = "".join(f", {n} := {measure_sql(n, 'e')}" for n in measures)
+    extra += ", kind := e.geom_kind"
     pred = f"{roles.predicate(sub.roles[cat], 'm')} AND m.entity_id <> g.b_id AND ({member_where})"
     return (
         f"WITH g AS (SELECT t.row_id, t.kg, t.{cat}, t.{b} AS b_id, e.geometry, e.lon AS b_lon, e.lat AS b_lat, "
@@ -282,6 +298,11 @@ class _RegionRanking(Executor):
         """SQL (over gold columns) for the number of members the premise needs."""
         return str(self.min_members)
 
+    def member_kind(self, sub: SubTemplate) -> str | None:
+        """The geometry kind every member needs for the sub-template's measures (:data:`MEASURE_KINDS`)."""
+        kinds = {MEASURE_KINDS.get(m) for m in self.measures(sub)} - {None}
+        return kinds.pop() if kinds else None
+
     def candidates(self, sub: SubTemplate, pool: Pool) -> str:
         return region_members_candidates(
             sub,
@@ -289,6 +310,7 @@ class _RegionRanking(Executor):
             min_members=self.min_members,
             member_where=self.member_where(sub, "p"),
             expand=self.expand,
+            kind=self.member_kind(sub),
         )
 
     def gold_sql(self, sub: SubTemplate) -> str:
@@ -340,10 +362,13 @@ class Extreme(_RegionRanking):
 def member_values(
     sub: SubTemplate, members: Sequence[Mapping[str, Any]], measure: str
 ) -> tuple[list | None, str | None]:
-    """([(value, member)], None) for ``measure`` of every member, or (None, reason) when one is undefined or,
-    for a size measure, not positive."""
+    """([(value, member)], None) for ``measure`` of every member, or (None, reason) when one is mapped with
+    a geometry kind that lacks the measure (:data:`MEASURE_KINDS`), undefined or, for a size measure, not
+    positive."""
     out = []
     for m in members:
+        if MEASURE_KINDS.get(measure, m["kind"]) != m["kind"]:
+            return None, "member_without_measure"
         v = (
             member_elongation(m["elongation"], float(m["lon"]), float(m["lat"]))
             if measure == "elongation"

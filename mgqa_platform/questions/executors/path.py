@@ -10,9 +10,12 @@ with a geodesic / azimuthal-equidistant distance to well under 0.1 %.
 - traverse (polygon): the part of the route inside the polygon's interior, len(route ∩ P) - len(route ∩ ∂P),
   is at least ``min_inside_m``; running along the boundary does not count.
 - traverse (line): the two lines intersect and share less than ``max_shared_m`` of collinear length.
-- pass by (point): distance from the point to the route is at most ``buffer_m``.
-- pass by (polygon): distance from the polygon's boundary to the route is at most ``buffer_m`` and the route
-  does not traverse it.
+- traverse, members without the extent to traverse (a point, or a line of a polygon category): never
+  traversed; one within ``unmeasured_margin_m`` of the route (planar lower bound) makes the tuple ambiguous.
+- pass by (point categories): distance from the member's geometry (a point, or the nearest point of a line or
+  polygon) to the route is at most ``buffer_m``.
+- pass by (polygon categories): distance from the polygon's boundary (a point or line member: its geometry)
+  to the route is at most ``buffer_m`` and the route does not traverse it.
 
 Values within a relative band of a threshold (:data:`BAND`) make the whole tuple ambiguous: it is discarded.
 """
@@ -180,11 +183,20 @@ def point_route_m(lon: float, lat: float, route: shapely.Geometry) -> float:
     return float(shapely.Point(0, 0).distance(to_local_m(route, lon, lat)))
 
 
+def geometry_route_m(geom: shapely.Geometry, route: shapely.Geometry) -> float:
+    """Distance in metres between the nearest points of ``geom`` and ``route`` (lon/lat; 0 when they meet), in
+    the tangent plane centred on ``geom``'s representative point."""
+    c = geom.representative_point()
+    return float(to_local_m(geom, c.x, c.y).distance(to_local_m(route, c.x, c.y)))
+
+
 def boundary_route_m(poly: shapely.Geometry, route: shapely.Geometry) -> float:
     """Distance in metres between the boundary of ``poly`` and ``route`` (lon/lat), in the tangent plane centred
-    on the polygon's representative point."""
+    on the polygon's representative point. A member mapped as a point or a line is measured from its whole
+    geometry (it has no area to leave out)."""
     c = poly.representative_point()
-    return float(to_local_m(poly.boundary, c.x, c.y).distance(to_local_m(route, c.x, c.y)))
+    edge = poly.boundary if poly.geom_type in ("Polygon", "MultiPolygon") else poly
+    return float(to_local_m(edge, c.x, c.y).distance(to_local_m(route, c.x, c.y)))
 
 
 def near_threshold(value: float, threshold: float, band: float = BAND) -> bool:
@@ -221,8 +233,11 @@ class Traverse(Executor):
     """D01 (set) / D02 (count): which / how many members of a category the route entity traverses.
 
     Polygon categories: inside length (geodesic, boundary excluded) >= ``min_inside_m``. Line categories:
-    the lines intersect with shared collinear length < ``max_shared_m``. A member within :data:`BAND` of the
-    threshold discards the tuple (``member_near_threshold``). Evidence: the traversed members."""
+    the lines intersect with shared collinear length < ``max_shared_m`` (a polygon member: the route's length
+    inside it). A member within :data:`BAND` of the threshold discards the tuple (``member_near_threshold``).
+    Members without the extent to be traversed (:meth:`_unmeasured`) are never traversed; one of them within
+    ``unmeasured_margin_m`` of the route discards the tuple (``unmeasured_member_on_route``): a reader could
+    not tell whether the route crosses it. Evidence: the traversed members."""
 
     name = "path.traverse"
     evidence = ("geometry", "topology", "type")  # members' rdf:type states their category
@@ -263,31 +278,49 @@ class Traverse(Executor):
             return f"{metres} < {float(c['max_shared_m']) * (1 + band)}"
         return f"{metres} >= {float(c['min_inside_m']) * (1 - band)}"
 
+    def _unmeasured(self, sub: SubTemplate) -> str:
+        """SQL list of the member geometry kinds that cannot be traversed: points (line categories), points
+        and lines (polygon categories)."""
+        return "('point')" if self._lines(sub) else "('point', 'line')"
+
     def members_sql(self, sub: SubTemplate) -> str:
-        b = _route(sub)
+        b, cat = _route(sub), category_role(sub)
+        margin = float(sub.conventions["unmeasured_margin_m"])
+        dlat = margin / M_PER_DEG_MIN
+        dlon = f"({dlat} / greatest(cos(radians(least(greatest(abs(b.y0), abs(b.y1)) + {dlat}, 89.0))), 0.01))"
+        near = f"{lower_bound_m_sql('e.geometry', 'b.tg', 'e.lat')} <= {margin}"
         return (
             f"{category_members_sql(sub, b, [b])}, "
             f"x AS (SELECT m.row_id, m.entity_id, m.display_name, {self._measure_sql(sub)} AS metres "
-            "FROM m JOIN b ON b.row_id = m.row_id)"
+            f"FROM m JOIN b ON b.row_id = m.row_id WHERE m.geom_kind NOT IN {self._unmeasured(sub)}), "
+            f"u AS (SELECT b.row_id, count(*) AS n FROM b JOIN entities e ON e.kg = b.kg AND e.category = b.{cat} "
+            f"AND {roles.predicate(sub.roles[cat], 'e')} AND e.geom_kind IN {self._unmeasured(sub)} "
+            f"AND e.entity_id <> b.{b} AND ST_XMax(e.geometry) >= b.x0 - {dlon} AND ST_XMin(e.geometry) <= b.x1 + {dlon} "
+            f"AND ST_YMax(e.geometry) >= b.y0 - {dlat} AND ST_YMin(e.geometry) <= b.y1 + {dlat} WHERE {near} GROUP BY b.row_id)"
         )
 
     def gold_sql(self, sub: SubTemplate) -> str:
         return (
-            f"{self.members_sql(sub)} SELECT t.row_id, list(struct_pack(id := x.entity_id, name := x.display_name, "
+            f"{self.members_sql(sub)} SELECT t.row_id, coalesce(any_value(u.n), 0) AS unmeasured_near, "
+            "list(struct_pack(id := x.entity_id, name := x.display_name, "
             "metres := x.metres) ORDER BY x.entity_id) FILTER (WHERE x.entity_id IS NOT NULL) AS members "
-            "FROM t LEFT JOIN x ON x.row_id = t.row_id GROUP BY t.row_id"
+            "FROM t LEFT JOIN x ON x.row_id = t.row_id LEFT JOIN u ON u.row_id = t.row_id GROUP BY t.row_id"
         )
 
     def premise_sql(self, sub: SubTemplate) -> str:
-        """``row_id, holds``: some member is traversed, counting members within the ambiguity band (so ``holds``
-        is false only when the premise is certainly false)."""
+        """``row_id, holds``: some member is traversed, counting members within the ambiguity band and
+        members without extent near the route (so ``holds`` is false only when the premise is certainly
+        false)."""
         cond = self._holds_sql(sub, "x.metres", BAND)
         return (
-            f"{self.members_sql(sub)} SELECT t.row_id, coalesce(bool_or({cond}), FALSE) AS holds "
-            "FROM t LEFT JOIN x ON x.row_id = t.row_id GROUP BY t.row_id"
+            f"{self.members_sql(sub)} SELECT t.row_id, coalesce(bool_or({cond}), FALSE) "
+            "OR coalesce(any_value(u.n), 0) > 0 AS holds "
+            "FROM t LEFT JOIN x ON x.row_id = t.row_id LEFT JOIN u ON u.row_id = t.row_id GROUP BY t.row_id"
         )
 
     def finish(self, sub: SubTemplate, row: Mapping[str, Any]) -> Outcome:
+        if row["unmeasured_near"]:
+            return Outcome.discard("unmeasured_member_on_route")
         members = row["members"] or []
         c = sub.conventions
         limit = float(c["max_shared_m"] if self._lines(sub) else c["min_inside_m"])
@@ -304,9 +337,11 @@ class Traverse(Executor):
 class PassBy(Executor):
     """D03 (set) / D04 (count): which / how many members of a category the route passes by.
 
-    Points: distance to the route <= ``buffer_m``. Polygons: boundary-to-route distance <= ``buffer_m`` and
-    inside length < ``min_inside_m`` (not traversed). gold_sql returns the route WKT and the members in its
-    bbox grown by the buffer (plus the band); ``finish`` measures in local tangent planes. A member within
+    Point categories: distance from the member's geometry to the route <= ``buffer_m`` (a point member by its
+    point, a line or polygon member by its nearest point). Polygon categories: boundary-to-route distance
+    <= ``buffer_m`` and inside length < ``min_inside_m`` (not traversed); a point or line member by its
+    geometry. gold_sql returns the route WKT and the members in its bbox grown by the buffer (plus the band);
+    ``finish`` measures in local tangent planes. A member within
     :data:`BAND` of a threshold discards the tuple. Evidence: the members passed by."""
 
     name = "path.pass_by"
@@ -337,11 +372,11 @@ class PassBy(Executor):
     def members_sql(self, sub: SubTemplate) -> str:
         b, cat = _route(sub), category_role(sub)
         inside = inside_length_m_sql("r.geometry", "e.geometry") if not self._points(sub) else "0.0"
-        geom = "NULL" if self._points(sub) else "ST_AsText(e.geometry)"
+        geom = "CASE WHEN e.geom_kind = 'point' THEN NULL ELSE ST_AsText(e.geometry) END"
         box = (
-            "e.lon BETWEEN r.x0 AND r.x1 AND e.lat BETWEEN r.y0 AND r.y1"
-            if self._points(sub)
-            else "ST_XMax(e.geometry) >= r.x0 AND ST_XMin(e.geometry) <= r.x1 AND ST_YMax(e.geometry) >= r.y0 AND ST_YMin(e.geometry) <= r.y1"
+            "CASE WHEN e.geom_kind = 'point' THEN e.lon BETWEEN r.x0 AND r.x1 AND e.lat BETWEEN r.y0 AND r.y1 "
+            "ELSE ST_XMax(e.geometry) >= r.x0 AND ST_XMin(e.geometry) <= r.x1 AND ST_YMax(e.geometry) >= r.y0 "
+            "AND ST_YMin(e.geometry) <= r.y1 END"
         )
         return (
             f"WITH r AS (SELECT t.row_id, t.kg, t.{cat} AS category, g.entity_id AS rid, g.geometry, "
@@ -380,8 +415,10 @@ class PassBy(Executor):
         min_inside = float(sub.conventions.get("min_inside_m", 0.0))
         chosen = []
         for m in row["members"] or []:
-            if self._points(sub):
+            if m["wkt"] is None:
                 d = point_route_m(m["lon"], m["lat"], route)
+            elif self._points(sub):
+                d = geometry_route_m(shapely_wkt.loads(m["wkt"]), route)
             else:
                 if near_threshold(float(m["inside_m"]), min_inside):
                     return Outcome.discard("member_near_threshold")

@@ -343,16 +343,17 @@ def _category_role(sub: SubTemplate) -> str:
 
 
 def category_members_sql(sub: SubTemplate, target: str, exclude: list[str]) -> str:
-    """Gold SQL prefix (``WITH ... m AS (...)``): relation ``m(row_id, entity_id, display_name, geometry)`` of
+    """Gold SQL prefix (``WITH ... m AS (...)``): relation ``m(row_id, entity_id, display_name, geometry,
+    geom_kind)`` of
     the KG entities of the category role that intersect the entity bound to ``target``, excluding the entities
     bound to ``exclude``; a bbox join (plain columns) comes before ``ST_Intersects``."""
     cat = _category_role(sub)
     not_in = " AND ".join(f"e.entity_id <> b.{r}" for r in exclude)
     return (
         f"WITH b AS (SELECT t.*, g.geometry AS tg, {bbox_sql('g.geometry')} {bound_join(g=target)}), "
-        f"e AS (SELECT e.entity_id, e.kg, e.category, e.display_name, e.geometry, {bbox_sql('e.geometry')} FROM entities e "
+        f"e AS (SELECT e.entity_id, e.kg, e.category, e.display_name, e.geometry, e.geom_kind, {bbox_sql('e.geometry')} FROM entities e "
         f"WHERE {roles.predicate(sub.roles[cat], 'e')} AND e.kg IN (SELECT kg FROM t) AND e.category IN (SELECT {cat} FROM t)), "
-        f"m AS (SELECT b.row_id, e.entity_id, e.display_name, e.geometry FROM b JOIN e ON e.kg = b.kg AND e.category = b.{cat} "
+        f"m AS (SELECT b.row_id, e.entity_id, e.display_name, e.geometry, e.geom_kind FROM b JOIN e ON e.kg = b.kg AND e.category = b.{cat} "
         f"AND {boxes_meet_sql('b', 'e')} AND {not_in} WHERE ST_Intersects(e.geometry, b.tg))"
     )
 
