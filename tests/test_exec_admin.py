@@ -349,3 +349,36 @@ def test_generate_and_replay_sfid_e(kwg, osm):
     assert {q["tid"] for q in gen.questions} >= {"E01", "E02", "E03", "E04", "E05"}
     for q in gen.questions:
         assert replay(kwg, CATALOG, q) == json.loads(q["gold"])
+
+
+def test_components_count_direct_subdivisions_only(con):
+    """E02.1 on an Andorra-like hierarchy: a country (admin_level 2) tiled by two parishes (7), one of
+    which holds a municipality (8). The country is made up of 2 regions, not 3; the parish of 1."""
+    st = "HIC/high"
+    levels = {
+        "C": (box(1.0, 42.0, 2.0, 43.0), 2),
+        "P1": (box(1.0, 42.0, 1.5, 43.0), 7),
+        "P2": (box(1.5, 42.0, 2.0, 43.0), 7),
+        "M1": (box(1.1, 42.1, 1.3, 42.3), 8),
+    }
+    for n, (w, level) in levels.items():
+        world.add(
+            con,
+            f"{OKG}:relation/{n}",
+            f"Region {n}",
+            "administrative_region",
+            w,
+            stratum=st,
+            iso3="AND",
+            attributes={"admin_level": level},
+        )
+    out, row = run(
+        con, "E02.1", OKG, category_A="administrative_region", entity_B=f"{OKG}:relation/C"
+    )
+    assert len(row["members"]) == 3  # all three lie inside the country ...
+    assert out.gold == {"value": 2}  # ... but only the parishes make it up
+    assert set(out.evidence) == {f"{OKG}:relation/P1", f"{OKG}:relation/P2"}
+    out, _ = run(
+        con, "E02.1", OKG, category_A="administrative_region", entity_B=f"{OKG}:relation/P1"
+    )
+    assert out.gold == {"value": 1} and out.evidence == (f"{OKG}:relation/M1",)

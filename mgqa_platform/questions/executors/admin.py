@@ -131,11 +131,33 @@ class Membership(Executor):
 
 
 # ---------------------------------------------------------------------------------------------- E02
+#: SQL over alias ``e``: the entity's OSM ``admin_level`` as an integer (NULL when absent or not a number)
+ADMIN_LEVEL_SQL = "TRY_CAST(json_extract_string(e.attributes, '$.admin_level') AS INTEGER)"
+
+
+def direct_subdivisions(members: list[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+    """The members that make up a region directly: when some members carry an admin level deeper than
+    the region's own (``level`` > ``b_level``, or any level when the region has none), only those at the
+    shallowest such level and those without a level; otherwise every member. Members at the region's own
+    level or above (a duplicate outline) are never parts of it when levels are known."""
+    deeper = [
+        m["level"]
+        for m in members
+        if m["level"] is not None and (m["b_level"] is None or m["level"] > m["b_level"])
+    ]
+    if not deeper:
+        return list(members)
+    first = min(deeper)
+    return [m for m in members if m["level"] is None or m["level"] == first]
+
+
 class Components(Executor):
     """E02.1/E02.2: how many members of a category lie (almost) entirely inside entity_B: a polygon C
     with area(C ∩ B) / area(C) >= ``contain_share`` (EPSG:6933), a point or line member whose geometry
     B covers (share 1, else 0). A member within :data:`SHARE_BAND` below the share discards the tuple.
-    Evidence: the counted members."""
+    Members that carry an OSM ``admin_level`` count only at the first level below entity_B's (Andorra
+    is made up of its 7 parishes, level 7, not also of the 2 municipalities, level 8, inside them):
+    :func:`direct_subdivisions`. Evidence: the counted members."""
 
     name = "admin.components"
     evidence = ("geometry", "topology")
@@ -156,11 +178,12 @@ class Components(Executor):
     def members_sql(self, sub: SubTemplate) -> str:
         b, cat = sub.entity_roles[0], category_role(sub)
         return (
-            f"WITH g AS (SELECT t.row_id, t.kg, t.{cat} AS category, e.entity_id AS bid, e.geometry, {bbox_sql('e.geometry')} "
-            f"{bound_join(e=b)}), "
-            f"c AS (SELECT e.entity_id, e.kg, e.category, e.display_name, e.geometry, e.geom_kind, {bbox_sql('e.geometry')} FROM entities e "
+            f"WITH g AS (SELECT t.row_id, t.kg, t.{cat} AS category, e.entity_id AS bid, e.geometry, {bbox_sql('e.geometry')}, "
+            f"{ADMIN_LEVEL_SQL} AS b_level {bound_join(e=b)}), "
+            f"c AS (SELECT e.entity_id, e.kg, e.category, e.display_name, e.geometry, e.geom_kind, {bbox_sql('e.geometry')}, "
+            f"{ADMIN_LEVEL_SQL} AS level FROM entities e "
             f"WHERE {roles.predicate(sub.roles[cat], 'e')} AND e.category IN (SELECT {cat} FROM t)), "
-            "x AS (SELECT g.row_id, c.entity_id, c.display_name, "
+            "x AS (SELECT g.row_id, c.entity_id, c.display_name, c.level, g.b_level, "
             f"CASE WHEN c.geom_kind = 'polygon' THEN {area_m2_sql('ST_Intersection(c.geometry, g.geometry)')} / nullif({area_m2_sql('c.geometry')}, 0) "
             "ELSE CAST(ST_Covers(g.geometry, c.geometry) AS DOUBLE) END AS share "
             f"FROM g JOIN c ON c.kg = g.kg AND c.category = g.category AND c.entity_id <> g.bid AND {boxes_meet_sql('g', 'c')} "
@@ -170,7 +193,8 @@ class Components(Executor):
     def gold_sql(self, sub: SubTemplate) -> str:
         return (
             f"{self.members_sql(sub)} SELECT t.row_id, list(struct_pack(id := x.entity_id, name := x.display_name, "
-            "share := x.share) ORDER BY x.entity_id) FILTER (WHERE x.entity_id IS NOT NULL) AS members "
+            "share := x.share, level := x.level, b_level := x.b_level) ORDER BY x.entity_id) "
+            "FILTER (WHERE x.entity_id IS NOT NULL) AS members "
             "FROM t LEFT JOIN x ON x.row_id = t.row_id GROUP BY t.row_id"
         )
 
@@ -187,10 +211,10 @@ class Components(Executor):
         members = [m for m in row["members"] or [] if m["share"] is not None]
         if any(need - SHARE_BAND <= m["share"] < need for m in members):
             return Outcome.discard("member_share_ambiguous")
-        inside = [m["id"] for m in members if m["share"] >= need]
+        inside = direct_subdivisions([m for m in members if m["share"] >= need])
         if not inside:
             return Outcome.discard("no_component")
-        return Outcome(formats.count(len(inside)), evidence=tuple(inside))
+        return Outcome(formats.count(len(inside)), evidence=tuple(m["id"] for m in inside))
 
 
 class Parts(Executor):
