@@ -24,7 +24,7 @@ _spec = dict(
     specs=[
         dg.AssetSpec(
             ENTITIES,
-            description="One row per entity per KG (docs/data_model.md): canonical and display names, category, valid EPSG:4326 geometry, representative point, H3 cells.",
+            description="One row per entity per KG (docs/data_model.md): canonical and display names, category, valid EPSG:4326 geometry, representative point, H3 cells; road pieces merged into whole roads (their parts in entity_parts).",
             **_spec,
         ),
         dg.AssetSpec(
@@ -84,6 +84,8 @@ def kg_entities(
                 "entities_by_geom_kind": dg.MetadataValue.json(meta["entities_by_geom_kind"]),
                 "names_disambiguated": res.disambiguated_names,
                 "names_ambiguous": res.ambiguous_names,
+                "road_parts_merged": res.road_parts_merged,
+                "roads_merged": res.roads_merged,
                 "triples_staged": res.triples_staged,
             },
         )
