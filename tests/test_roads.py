@@ -33,16 +33,16 @@ def line(*pts) -> str:
     return "LINESTRING(" + ", ".join(f"{X0 + x * U} {Y0 + y * U}" for x, y in pts) + ")"
 
 
-def way(i: int, name: str, wkt: str, ref: str | None = None, highway: str = "residential"):
+def way(i: int, name: str, wkt: str, ref: str | None = None, tags: tuple = ()):
     s, g = f"way/{i}", f"geo/way/{i}"
     out = [
-        (s, "rdf:type", highway),
-        (s, "highway", highway),
+        (s, "rdf:type", "residential"),
+        (s, "highway", "residential"),
         (s, "name", name),
         (s, "geo:hasGeometry", g),
         (g, "geo:asWKT", wkt),
     ]
-    return out + ([(s, "ref", ref)] if ref else [])
+    return out + ([(s, "ref", ref)] if ref else []) + [(s, k, v) for k, v in tags]
 
 
 WAYS = {
@@ -54,11 +54,17 @@ WAYS = {
     6: ("Estrada Velha", line((0, 50), (30, 50)), "RS-118"),
     7: ("Estrada Nova", line((30, 50), (40, 50)), "RS-118"),  # other name, same ref, touching
     8: ("rua  a", line((20, 5), (20, 9)), None),  # same name once normalized, touching way 2
+    # a bilingual name on one piece, its French part as name:fr on the next: one road
+    10: ("Avenue X", line((0, 100), (15, 100)), None),
+    11: ("Avenue X شارع", line((15, 100), (25, 100)), None, (("name:fr", "Avenue X"),)),
+    # named after the same person (name:etymology:wikidata is no name): two roads
+    12: ("Rua C", line((0, 150), (10, 150)), None, (("name:etymology:wikidata", "Q1"),)),
+    13: ("Rua D", line((10, 150), (20, 150)), None, (("name:etymology:wikidata", "Q1"),)),
 }
 
 
 def osmh3kg_file(path, ways=WAYS):
-    triples = [t for i, (n, w, r) in ways.items() for t in way(i, n, w, r)]
+    triples = [t for i, (n, w, r, *tags) in ways.items() for t in way(i, n, w, r, *tags)]
     triples += [
         ("node/9", "rdf:type", "bench"),
         ("node/9", "amenity", "bench"),
@@ -122,13 +128,17 @@ def test_touching_same_name_pieces_become_one_road(osm):
             ("osmh3kg:road/way/1", 1),
             ("osmh3kg:road/way/1", 2),
             ("osmh3kg:road/way/1", 8),
+            ("osmh3kg:road/way/10", 10),
+            ("osmh3kg:road/way/10", 11),
             ("osmh3kg:road/way/6", 6),
             ("osmh3kg:road/way/6", 7),
         ]
     ]
-    assert (res.road_parts_merged, res.roads_merged) == (5, 2)
-    assert res.metadata()["roads_merged"] == 2
-    assert res.entities == len(ents) == 6
+    assert (res.road_parts_merged, res.roads_merged) == (7, 3)
+    assert res.metadata()["roads_merged"] == 3
+    assert ents["osmh3kg:road/way/10"]["name"] == "Avenue X"  # the longer piece's name
+    assert {"osmh3kg:way/12", "osmh3kg:way/13"} <= set(ents)
+    assert res.entities == len(ents) == 9
 
 
 def test_merged_geometry_length_point_and_cells(osm):

@@ -4,9 +4,11 @@ A KG stores a road in pieces: OSM ways (WorldKG, OSMH3KG) or KnowWhereGraph segm
 (``road.<code>.<n>``). Conversion merges two line entities of a road category
 (:data:`mgqa_platform.questions.roles.ROAD_CATEGORIES`) when both hold:
 
-* **same road identity**: the same normalized name (:func:`identity`: case-folded, whitespace
-  collapsed), or the same normalized ``ref`` (the OSM ``ref`` tag; in KnowWhereGraph the road code
-  of the segment id, :func:`kwg_code`);
+* **same road identity**: a common normalized name (:func:`identity`: case-folded, whitespace
+  collapsed) among each piece's names (its entity name, its ``name`` label and its ``name:<lang>``
+  labels, e.g. a bilingual ``name`` on one piece and the same ``name:fr`` on the next), or the same
+  normalized ``ref`` (the OSM ``ref`` tag; in KnowWhereGraph the road code of the segment id,
+  :func:`kwg_code`);
 * **connected**: their geometries come within :data:`TOLERANCE_M` metres of each other (they share an
   endpoint, touch or cross).
 
@@ -72,7 +74,8 @@ ROAD_FACTS_ARROW = pa.schema(
 @dataclass(frozen=True)
 class Part:
     """One road piece: entity id, subject, name, ``ref`` (or None), category, types, geometry
-    (shapely, EPSG:4326, x = lon, y = lat) and attributes (JSON text or None)."""
+    (shapely, EPSG:4326, x = lon, y = lat), attributes (JSON text or None) and its other names
+    (``name`` and ``name:<lang>`` labels)."""
 
     entity_id: str
     subject: str
@@ -82,6 +85,11 @@ class Part:
     types: tuple[str, ...]
     geom: shapely.Geometry
     attributes: str | None = None
+    other_names: tuple[str, ...] = ()
+
+    def identities(self) -> set[str]:
+        """The normalized forms of all the piece's names."""
+        return {n for n in map(identity, (self.name, *self.other_names)) if n}
 
 
 @dataclass(frozen=True)
@@ -120,7 +128,7 @@ def geodesic_length_m(g: shapely.Geometry) -> float:
 
 def components(parts: list[Part], tolerance_m: float = TOLERANCE_M) -> list[list[int]]:
     """Connected components (lists of indices into ``parts``, each of two or more, sorted) of the
-    relation "same identity (name or ref) and at most ``tolerance_m`` metres apart"."""
+    relation "a common name or the same ref, and at most ``tolerance_m`` metres apart"."""
     if len(parts) < 2:
         return []
     parent = list(range(len(parts)))
@@ -131,13 +139,13 @@ def components(parts: list[Part], tolerance_m: float = TOLERANCE_M) -> list[list
             i = parent[i]
         return i
 
-    names = [identity(p.name) for p in parts]
+    names = [p.identities() for p in parts]
     refs = [identity(p.ref) for p in parts]
     geoms = np.array([p.geom for p in parts], dtype=object)
     tree = shapely.STRtree(geoms)
     left, right = tree.query(geoms, predicate="dwithin", distance=tolerance_m / METRES_PER_DEGREE)
     for i, j in zip(left.tolist(), right.tolist(), strict=True):
-        same = names[i] == names[j] or (refs[i] is not None and refs[i] == refs[j])
+        same = bool(names[i] & names[j]) or (refs[i] is not None and refs[i] == refs[j])
         if i < j and same:
             parent[root(j)] = root(i)
     groups: dict[int, list[int]] = defaultdict(list)
@@ -232,7 +240,8 @@ SELECT
     e.entity_id,
     e.subject,
     e.name,
-    r.ref,
+    f.ref,
+    f.names,
     e.category,
     e.types,
     e.wkb,
@@ -241,11 +250,14 @@ FROM new_entities e
 LEFT JOIN (
     SELECT
         s,
-        min(v) AS ref
+        min(v) FILTER (WHERE k = 'ref') AS ref,
+        list(v ORDER BY k, v) FILTER (WHERE k <> 'ref') AS names
     FROM facts
     WHERE k = 'ref'
+        OR k = 'name'
+        OR regexp_full_match(k, 'name:[a-z]{{2,3}}')
     GROUP BY s
-) r ON r.s = e.subject
+) f ON f.s = e.subject
 WHERE e.geom_kind = 'line'
     AND e.category IN {sql_in(ROAD_CATEGORIES)}
 ORDER BY e.entity_id
@@ -253,14 +265,17 @@ ORDER BY e.entity_id
 
 
 def read_parts(con: duckdb.DuckDBPyConnection, kg: str) -> list[Part]:
-    """The road pieces of the conversion temp table ``new_entities`` (with ``facts`` for ``ref``;
-    KnowWhereGraph: the road code of the segment id)."""
+    """The road pieces of the conversion temp table ``new_entities`` (with ``facts`` for ``ref`` and
+    the ``name`` / ``name:<lang>`` labels; KnowWhereGraph: ``ref`` is the road code of the segment id)."""
     out = []
-    for eid, subject, name, ref, category, types, wkb, attrs in con.execute(_PARTS_SQL).fetchall():
+    for eid, subject, name, ref, names, category, types, wkb, attrs in con.execute(
+        _PARTS_SQL
+    ).fetchall():
         if kg == "kwg":
             ref = kwg_code(eid.split(":", 1)[1])
         geom = shapely.from_wkb(wkb)
-        out.append(Part(eid, subject, name, ref, category, tuple(types or ()), geom, attrs))
+        others = tuple(names or ())
+        out.append(Part(eid, subject, name, ref, category, tuple(types or ()), geom, attrs, others))
     return out
 
 
