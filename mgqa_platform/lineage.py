@@ -24,6 +24,17 @@ def describe(con: duckdb.DuckDBPyConnection, some_id: str, max_triples: int = 40
         ).fetchone()[0]
     ):
         return describe_question(con, some_id, max_triples)
+    road = con.execute(
+        """
+        SELECT entity_id
+        FROM entity_parts
+        WHERE part_entity_id = ?
+        """,
+        [some_id],
+    ).fetchone()
+    if road:
+        header = f"{some_id} is a piece of the whole road {road[0]} (merged at KG conversion)"
+        return header + "\n" + describe_entity(con, road[0], max_triples)
     try:
         return describe_entity(con, some_id, max_triples)
     except KeyError:
@@ -101,6 +112,24 @@ def describe_question(
     return "\n".join(lines)
 
 
+def _parts_lines(con: duckdb.DuckDBPyConnection, entity_id: str) -> list[str]:
+    """The pieces a whole road was merged from (``entity_parts``), none for any other entity."""
+    parts = con.execute(
+        """
+        SELECT part_entity_id, part_subject
+        FROM entity_parts
+        WHERE entity_id = ?
+        ORDER BY part_entity_id
+        """,
+        [entity_id],
+    ).fetchall()
+    if not parts:
+        return []
+    return [f"road parts ({len(parts)}), merged at conversion; their triples are cited above"] + [
+        f"  {pid}  (subject {subject})" for pid, subject in parts
+    ]
+
+
 def describe_entity(con: duckdb.DuckDBPyConnection, entity_id: str, max_triples: int = 40) -> str:
     """Entity -> its source triples -> native KG file (path, hash, build and conversion runs) -> OSM snapshot.
 
@@ -131,6 +160,7 @@ def describe_entity(con: duckdb.DuckDBPyConnection, entity_id: str, max_triples:
     lines += [f"  <{s}> <{p}> {o!r}" for s, p, o in triples]
     if total > max_triples:
         lines.append(f"  ... {total - max_triples} more")
+    lines += _parts_lines(con, entity_id)
     f = con.execute("SELECT * FROM kg_files WHERE kg = ?", [e["kg"]])
     frow = f.fetchone()
     if frow:

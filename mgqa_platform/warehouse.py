@@ -132,6 +132,12 @@ CREATE TABLE IF NOT EXISTS entity_triples (
     p         VARCHAR NOT NULL,
     o         VARCHAR NOT NULL
 );
+CREATE TABLE IF NOT EXISTS entity_parts (
+    kg             VARCHAR NOT NULL,
+    entity_id      VARCHAR NOT NULL,   -- a whole road ('<kg>:road/<smallest part local id>')
+    part_entity_id VARCHAR NOT NULL,   -- the id the piece had as an entity (an OSM way, a KWG segment)
+    part_subject   VARCHAR NOT NULL    -- the piece's subject in the native KG
+);
 CREATE TABLE IF NOT EXISTS quarantine (
     kg        VARCHAR NOT NULL,
     stage     VARCHAR NOT NULL,    -- 'kg_build' | 'parse' | 'entity'

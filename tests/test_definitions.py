@@ -165,6 +165,7 @@ def test_checks_partitions_jobs_sensors():
             "known_categories",
             "entity_count_in_range",
             "display_names_unique",
+            "road_parts_resolve",
             "countries_valid",
             "tercile_breaks_increasing",
             "density_tiers_valid",

@@ -25,7 +25,7 @@ _spec = dict(
     specs=[
         dg.AssetSpec(
             ENTITIES,
-            description="One row per entity per KG (docs/data_model.md): canonical and display names, category, valid EPSG:4326 geometry, representative point, H3 cells.",
+            description="One row per entity per KG (docs/data_model.md): canonical and display names, category, valid EPSG:4326 geometry, representative point, H3 cells; road pieces merged into whole roads (their parts in entity_parts).",
             **_spec,
         ),
         dg.AssetSpec(
@@ -94,6 +94,8 @@ def kg_entities(
                 "names_disambiguated": res.disambiguated_names,
                 "names_ambiguous": res.ambiguous_names,
                 "names_by_rule": dg.MetadataValue.json(meta["names_by_rule"]),
+                "road_parts_merged": res.road_parts_merged,
+                "roads_merged": res.roads_merged,
                 "triples_staged": res.triples_staged,
             },
         )

@@ -108,6 +108,27 @@ def _display_names_unique(con, kg):
     )
 
 
+def _road_parts_resolve(con, kg):
+    df = con.execute(
+        """
+        SELECT
+            p.part_entity_id,
+            r.entity_id IS NOT NULL AND r.geom_kind = 'line' AS road_exists,
+            q.entity_id IS NULL AS part_not_an_entity
+        FROM entity_parts p
+        LEFT JOIN entities r ON r.kg = p.kg AND r.entity_id = p.entity_id
+        LEFT JOIN entities q ON q.kg = p.kg AND q.entity_id = p.part_entity_id
+        WHERE p.kg = ?
+        """,
+        [kg],
+    ).df()
+    exps = gx.unique_ids("part_entity_id") + gx.in_set("road_exists", [True])
+    exps += gx.in_set("part_not_an_entity", [True])
+    return _result(
+        gx.run_suite(df, f"entities_road_parts_{kg}", exps), extra={"road_parts": len(df)}
+    )
+
+
 ENTITY_CHECKS: tuple[Check, ...] = (
     Check("unique_entity_ids", True, "entity_id is unique and not null within the KG", _unique_ids),
     Check(
@@ -122,6 +143,12 @@ ENTITY_CHECKS: tuple[Check, ...] = (
         True,
         "category is one the platform knows (map features, OSM keys, KWG classes)",
         _known_categories,
+    ),
+    Check(
+        "road_parts_resolve",
+        True,
+        "every road part (entity_parts) belongs to one existing line entity and is no entity itself",
+        _road_parts_resolve,
     ),
     Check(
         "entity_count_in_range",

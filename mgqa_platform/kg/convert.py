@@ -40,7 +40,7 @@ import pyarrow.parquet as pq
 import shapely
 
 from mgqa_platform import geometry, lexicon
-from mgqa_platform.kg import names, profiles
+from mgqa_platform.kg import names, profiles, roads
 from mgqa_platform.kg.rdf_stream import parse_file
 from mgqa_platform.warehouse import fetch_dicts, registered, transaction
 
@@ -99,6 +99,8 @@ class ConversionResult:
     disambiguated_names: int = 0  # display name differs from the name (a rule, a disambiguator)
     ambiguous_names: int = 0  # name_unique is false (excluded or ambiguous): never an entity role
     names_by_rule: dict = field(default_factory=dict)  # rule -> {"entities": n, "excluded": n}
+    road_parts_merged: int = 0  # road pieces that became parts of a whole road (entity_parts rows)
+    roads_merged: int = 0  # whole roads made of two or more pieces
 
     def metadata(self) -> dict:
         return {
@@ -113,6 +115,8 @@ class ConversionResult:
             "names_disambiguated": self.disambiguated_names,
             "names_ambiguous": self.ambiguous_names,
             "names_by_rule": self.names_by_rule,
+            "road_parts_merged": self.road_parts_merged,
+            "roads_merged": self.roads_merged,
         }
 
 
@@ -350,7 +354,6 @@ def _build_batch(rows: pa.Table, quarantine: list[dict]) -> pa.Table:
             quarantine.append(_qrow("entity", e[0], e[1], subjects[keep[j]], wkts[j]))
     idx = pa.array([keep[j] for j in good], pa.int64())
     garr = np.array([geoms[j] for j in good], dtype=object)
-    lon, lat = _rep_points(garr) if len(garr) else (np.array([]), np.array([]))
     kept = rows.take(idx)
     attr_cols = {col: kept.column(col).to_pylist() for col, _ in _ATTR_COLUMNS}
     main_key, main_value = (
@@ -371,7 +374,16 @@ def _build_batch(rows: pa.Table, quarantine: list[dict]) -> pa.Table:
     cols = {name: kept.column(name) for name in _PASSTHROUGH}
     cols["subject"] = cols.pop("s")
     cols["types"] = pc.fill_null(cols["types"], pa.scalar([], pa.list_(pa.string())))
-    cols.update(
+    cols.update(geometry_columns(garr), attributes=pa.array(attributes, pa.string()))
+    return pa.table({name: cols[name] for name in ENTITY_ARROW.names}).cast(ENTITY_ARROW)
+
+
+def geometry_columns(garr: np.ndarray) -> dict[str, pa.Array]:
+    """The geometry columns of entity rows (``wkb``, ``geom_kind``, ``lon``, ``lat``, ``h3``) for an
+    array of valid shapely geometries in EPSG:4326 (x = lon, y = lat): the representative point of
+    :func:`_rep_points` and its H3 cells at :data:`H3_RESOLUTIONS`."""
+    lon, lat = _rep_points(garr) if len(garr) else (np.array([]), np.array([]))
+    return dict(
         wkb=pa.array(shapely.to_wkb(garr) if len(garr) else [], pa.binary()),
         geom_kind=pa.array(
             [_KIND[t] for t in shapely.get_type_id(garr)] if len(garr) else [], pa.string()
@@ -385,9 +397,7 @@ def _build_batch(rows: pa.Table, quarantine: list[dict]) -> pa.Table:
             ],
             pa.list_(pa.string()),
         ),
-        attributes=pa.array(attributes, pa.string()),
     )
-    return pa.table({name: cols[name] for name in ENTITY_ARROW.names}).cast(ENTITY_ARROW)
 
 
 # ------------------------------------------------------------------------------------------ driver
@@ -459,6 +469,7 @@ def convert_kg(
                 """,
                 [str(quarantine.close())],
             )
+            roads.merge_roads(con, kg, geometry_columns)
             _finish(con, kg, prof, snapshot_id, names.keys(country_names))
     finally:
         quarantine.writer.close()
@@ -471,6 +482,8 @@ def convert_kg(
             "new_entities",
             "new_quarantine",
             "label_facts",
+            "new_parts",
+            "new_road_triples",
         ):
             con.execute(f"DROP TABLE IF EXISTS {t}")
         shutil.rmtree(scratch, ignore_errors=True)
@@ -481,6 +494,8 @@ def convert_kg(
     res.entities = count("SELECT count(*) FROM entities WHERE kg = ?")
     res.labels = count("SELECT count(*) FROM entity_labels WHERE kg = ?")
     res.entity_triples = count("SELECT count(*) FROM entity_triples WHERE kg = ?")
+    res.road_parts_merged = count("SELECT count(*) FROM entity_parts WHERE kg = ?")
+    res.roads_merged = count("SELECT count(DISTINCT entity_id) FROM entity_parts WHERE kg = ?")
     res.disambiguated_names = count(
         """
         SELECT count(*)
@@ -621,7 +636,8 @@ def _category_nouns(categories: list[str]) -> dict[str, str]:
 
 def _label_facts(con: duckdb.DuckDBPyConnection, prof: profiles.Profile) -> None:
     """The temp table ``label_facts(entity_id, lang, label, is_alias)``: the labels of
-    ``new_entities`` in ``facts`` (language tags, the KG label, the alias keys)."""
+    ``new_entities`` in ``facts`` (language tags, the KG label, the alias keys); a whole road also
+    takes its other parts' labels, as aliases (``new_parts``, :mod:`mgqa_platform.kg.roads`)."""
     aliases = ", ".join(f"'{k}'" for k in profiles.ALIAS_KEYS)
     con.execute(
         f"""CREATE OR REPLACE TEMP TABLE label_facts AS
@@ -630,8 +646,17 @@ def _label_facts(con: duckdb.DuckDBPyConnection, prof: profiles.Profile) -> None
             UNION ALL SELECT s, '{prof.label_lang}', v, false FROM facts WHERE k = 'name'
             UNION ALL SELECT s, 'und', trim(a), true FROM (SELECT s, unnest(string_split(v, ';')) AS a FROM facts WHERE k IN ({aliases}))
         )
-        SELECT DISTINCT n.entity_id, l.lang, trim(l.label) AS label, l.is_alias
-        FROM l JOIN new_entities n ON n.subject = l.s WHERE trim(l.label) <> ''"""
+        SELECT DISTINCT n.entity_id, l.lang, trim(l.label) AS label, l.is_alias OR n.is_part AS is_alias
+        FROM l
+        JOIN (
+            SELECT entity_id, subject, false AS is_part FROM new_entities
+            UNION ALL
+            SELECT p.entity_id, p.part_subject, true
+            FROM new_parts p
+            JOIN new_entities n USING (entity_id)
+            WHERE p.part_subject <> n.subject
+        ) n ON n.subject = l.s
+        WHERE trim(l.label) <> ''"""
     )
 
 
@@ -736,20 +761,24 @@ def _finish(
     links = ", ".join("'" + p.replace("'", "''") + "'" for p in prof.cited_links)
     con.execute(
         f"""CREATE OR REPLACE TEMP TABLE new_triples AS
-        WITH hop1 AS (
-            SELECT n.entity_id, t.o AS node FROM named n JOIN stage t ON t.s = n.subject WHERE t.p IN ({links})
+        WITH own AS (
+            SELECT entity_id, subject FROM named UNION SELECT entity_id, part_subject FROM new_parts
+        ),
+        hop1 AS (
+            SELECT n.entity_id, t.o AS node FROM own n JOIN stage t ON t.s = n.subject WHERE t.p IN ({links})
         ),
         hop2 AS (
             SELECT h.entity_id, t.o AS node FROM hop1 h JOIN stage t ON t.s = h.node WHERE t.p IN ({links})
         ),
-        src AS (SELECT entity_id, subject AS node FROM named UNION SELECT * FROM hop1 UNION SELECT * FROM hop2)
+        src AS (SELECT entity_id, subject AS node FROM own UNION SELECT * FROM hop1 UNION SELECT * FROM hop2)
         SELECT src.entity_id, t.s, t.p, t.o FROM src JOIN stage t ON t.s = src.node
-        ORDER BY src.entity_id, t.s, t.p, t.o"""
+        UNION ALL SELECT entity_id, s, p, o FROM new_road_triples
+        ORDER BY ALL"""
     )
     for t in ("stage", "facts"):  # everything below reads only the new_* tables: free memory early
         con.execute(f"DROP TABLE IF EXISTS {t}")
     with transaction(con):
-        for table in ("entities", "entity_labels", "entity_triples"):
+        for table in ("entities", "entity_labels", "entity_triples", "entity_parts"):
             con.execute(f"DELETE FROM {table} WHERE kg = ?", [kg])
         con.execute("DELETE FROM quarantine WHERE kg = ? AND stage <> 'kg_build'", [kg])
         con.execute(
@@ -771,6 +800,10 @@ def _finish(
         )
         con.execute(
             "INSERT INTO entity_triples SELECT entity_id, ?, s, p, o FROM new_triples", [kg]
+        )
+        con.execute(
+            "INSERT INTO entity_parts SELECT ?, entity_id, part_entity_id, part_subject FROM new_parts",
+            [kg],
         )
         con.execute(
             "INSERT INTO quarantine SELECT ?, stage, reason, detail, source, payload FROM new_quarantine ORDER BY ALL",

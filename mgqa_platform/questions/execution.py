@@ -17,6 +17,7 @@ import duckdb
 import pyarrow as pa
 
 from mgqa_platform import lexicon
+from mgqa_platform.kg.roads import ROAD_IRI_PREFIX
 from mgqa_platform.questions import roles
 from mgqa_platform.questions.catalog import SubTemplate
 from mgqa_platform.questions.executor import Outcome
@@ -166,9 +167,10 @@ def entity_info(con: duckdb.DuckDBPyConnection, ids: list[str]) -> dict[str, dic
 def triple_subject(entity_id: str, iri: str) -> str:
     """The subject under which an entity's source triples are stored in ``entity_triples``: its IRI,
     except in OSMH3KG, whose native triples use bare OSM ids (``node/42``, ``way/7``), i.e. the
-    entity id's local part."""
+    entity id's local part. A whole road (``urn:mgqa:road:...``, :mod:`mgqa_platform.kg.roads`)
+    states its name and merged geometry under its IRI in every KG."""
     kg, local = entity_id.split(":", 1)
-    return local if kg == "osmh3kg" else iri
+    return local if kg == "osmh3kg" and not iri.startswith(ROAD_IRI_PREFIX) else iri
 
 
 def entity_subjects(e: Execution, info: Mapping[str, dict]) -> dict[str, str]:
