@@ -296,3 +296,34 @@ def test_a_sentence_that_starts_with_an_event_name_starts_with_the():
     marked = render(text, sub, values, shown, extras, marked=True)
     assert plain.startswith("The magnitude 4.9 earthquake") and "the magnitude" not in plain
     assert marked.startswith("{The magnitude 4.9 earthquake")
+
+
+@pytest.mark.parametrize(
+    ("sign", "expected"),
+    [
+        ("U101", ("US Route 101", "US 101")),
+        ("S154", ("State Route 154", "SR 154")),
+        ("S1", ("State Route 1", "SR 1")),
+        ("I5", ("Interstate 5", "I-5")),
+        ("I-405", ("Interstate 405", "I-405")),
+        ("CS20", None),
+        ("S166A", None),
+        ("Route 66", None),
+    ],
+)
+def test_route_signs(sign, expected):
+    assert names.route_sign_name(sign) == expected
+
+
+def test_route_signs_only_for_roads_of_a_kg_that_signs_them():
+    words = names.category_words([], [])
+    road = names.Entity("kwg:road.U101.1", "U101", "road")
+    cafe = names.Entity("kwg:x", "S1", "cafe")
+    signed = names.name_entity(road, words, frozenset(), frozenset(), route_signs=True)
+    assert (signed.base, signed.rule, signed.excluded) == ("US Route 101", "route_sign", False)
+    assert "US 101" in signed.aliases
+    # a KG that does not sign its roads (OSM), or a feature that is no road: the code stays a code
+    plain = names.name_entity(road, words, frozenset(), frozenset(), route_signs=False)
+    assert (plain.rule, plain.excluded) == ("code_like", True)
+    other = names.name_entity(cafe, words, frozenset(), frozenset(), route_signs=True)
+    assert (other.rule, other.excluded) == ("code_like", True)

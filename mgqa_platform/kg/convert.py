@@ -661,9 +661,13 @@ def _label_facts(con: duckdb.DuckDBPyConnection, prof: profiles.Profile) -> None
 
 
 def _name_rules(
-    con: duckdb.DuckDBPyConnection, nouns: dict[str, str], country_names: frozenset[str]
+    con: duckdb.DuckDBPyConnection,
+    nouns: dict[str, str],
+    country_names: frozenset[str],
+    route_signs: bool,
 ) -> tuple[pa.Table, pa.Table]:
-    """The name rules over ``new_entities`` and ``label_facts``: the Arrow tables ``name_rules``
+    """The name rules over ``new_entities`` and ``label_facts`` (``route_signs``: the profile's,
+    :attr:`profiles.Profile.route_signs`): the Arrow tables ``name_rules``
     (entity_id, base, name_rule, excluded, with_category) and ``name_aliases`` (entity_id, label)."""
     labels: dict[str, list[tuple[str, str, bool]]] = {}
     for eid, lang, label, is_alias in con.execute(
@@ -694,7 +698,7 @@ def _name_rules(
         for r in rows
     ]
     words = names.category_words(nouns.values(), nouns)
-    out = names.name_entities(entities, words, country_names, PLACE_CATEGORIES)
+    out = names.name_entities(entities, words, country_names, PLACE_CATEGORIES, route_signs)
     rules = pa.table(
         {
             "entity_id": pa.array([n.entity_id for n in out], pa.string()),
@@ -726,7 +730,7 @@ def _finish(
     ]
     nouns = _category_nouns(categories)
     _label_facts(con, prof)
-    rules, name_aliases = _name_rules(con, nouns, country_names)
+    rules, name_aliases = _name_rules(con, nouns, country_names, prof.route_signs)
     noun_table = pa.table(
         {
             "category": pa.array(list(nouns), pa.string()),

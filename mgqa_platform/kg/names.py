@@ -9,12 +9,15 @@ first rule that applies, in this order:
 
 1. ``event_name`` (renames): an earthquake is named by its magnitude and UTC time, a fire by its
    name and year (:func:`event_name`); never by a title that states the position;
-2. ``other_script`` (renames): a name with letters outside the Latin script is replaced by a Latin
+2. ``route_sign`` (renames, for a KG whose road labels are US route signs, KnowWhereGraph's): a
+   road named "U101" is "US Route 101", "S154" "State Route 154", "I5" "Interstate 5"
+   (:func:`route_sign_name`); other codes ("CS20") stay codes;
+3. ``other_script`` (renames): a name with letters outside the Latin script is replaced by a Latin
    alternative, a Latin label of the entity (``name:fr`` ...) or the Latin part of a bilingual name
    (:func:`latin_alternative`); ``other_script_kept`` when there is none (the name stays, counted);
-3. ``placeholder``, ``code_like``, ``category_word`` (exclude): the entity keeps its name as display
+4. ``placeholder``, ``code_like``, ``category_word`` (exclude): the entity keeps its name as display
    name but is never bound where its name must identify it (it stays a category member);
-4. ``place_name_on_poi`` (renames): a POI named like a settlement, region or country always shows
+5. ``place_name_on_poi`` (renames): a POI named like a settlement, region or country always shows
    its category word ("Helsinki (tram stop)").
 
 ``ambiguous`` is set later, by the disambiguation in SQL, for a name without a rule whose every
@@ -30,10 +33,14 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
+from mgqa_platform.lexicon import ROAD_CATEGORIES
+
 #: Rule name -> what it checks (the values of ``entities.name_rule``).
 RULES: dict[str, str] = {
     "event_name": "an earthquake or fire: named by what it is (magnitude and UTC time; name and "
     "year), never by its source title",
+    "route_sign": 'a US route sign as a road\'s name (U101, S154, I5): named as signed, "US Route 101", '
+    '"State Route 154", "Interstate 5"',
     "other_script": "letters outside the Latin script, replaced by a Latin label of the entity or "
     "the Latin part of a bilingual name",
     "other_script_kept": "letters outside the Latin script and no Latin alternative: kept as the "
@@ -146,6 +153,10 @@ MONTHS = (
     "November",
     "December",
 )
+#: A US route sign as KnowWhereGraph labels its road segments: I (Interstate), U (US Route), S (State
+#: Route) and the route number
+ROUTE_SIGN = re.compile(r"^(?P<kind>[IUS])-?\s*(?P<number>\d{1,4})$")
+ROUTE_KINDS = {"I": ("Interstate", "I-"), "U": ("US Route", "US "), "S": ("State Route", "SR ")}
 EARTHQUAKE_CATEGORIES = frozenset({"earthquake"})
 FIRE_CATEGORIES = frozenset({"wildfire"})
 _FIRE_TITLE = re.compile(r"^(?P<name>.*?)\s*\((?P<year>\d{4})\)\s*$")
@@ -263,6 +274,17 @@ def latin_alternative(name: str, labels: Iterable[tuple[str, str, bool]]) -> str
     return latin_part(name)
 
 
+def route_sign_name(name: str) -> tuple[str, str] | None:
+    """(name, short form) of a US route sign: "U101" -> ("US Route 101", "US 101"), "S154" ->
+    ("State Route 154", "SR 154"), "I5" -> ("Interstate 5", "I-5"); None for anything else ("CS20")."""
+    m = ROUTE_SIGN.match(name.strip())
+    if not m:
+        return None
+    long, short = ROUTE_KINDS[m["kind"]]
+    number = str(int(m["number"]))
+    return f"{long} {number}", f"{short}{number}"
+
+
 # ---------------------------------------------------------------------------------------- events
 def _instant(valid_from: str) -> dt.datetime | None:
     try:
@@ -371,8 +393,9 @@ class Naming:
     aliases: tuple[str, ...] = ()
 
 
-def _base(e: Entity, seconds: bool) -> tuple[str, str | None, tuple[str, ...]]:
-    """(base, renaming rule, aliases) before the excluding rules."""
+def _base(e: Entity, seconds: bool, route_signs: bool) -> tuple[str, str | None, tuple[str, ...]]:
+    """(base, renaming rule, aliases) before the excluding rules. ``route_signs``: the KG labels its
+    roads with US route signs (:func:`route_sign_name`)."""
     named = event_name(e.category, e.name, e.valid_from, e.attributes or {}, seconds)
     if named:
         bare = without_article(named)
@@ -381,6 +404,8 @@ def _base(e: Entity, seconds: bool) -> tuple[str, str | None, tuple[str, ...]]:
             fire, year = bare.rsplit(" of ", 1)
             aliases.append(f"{fire} ({year})")
         return named, "event_name", tuple(aliases)
+    if route_signs and e.category in ROAD_CATEGORIES and (signed := route_sign_name(e.name)):
+        return signed[0], "route_sign", signed
     if other_script(e.name):
         alt = latin_alternative(e.name, e.labels)
         if alt:
@@ -395,12 +420,13 @@ def name_entity(
     place_names: frozenset[str],
     place_categories: frozenset[str],
     seconds: bool = False,
+    route_signs: bool = False,
 ) -> Naming:
     """The rules applied to one entity, in the module's order. ``words``: :func:`category_words`;
     ``place_names``: keys of the names of settlements, regions and countries; ``place_categories``:
     the categories that are such places (their members keep their own names); ``seconds``: event
-    times to the second."""
-    base, rule, aliases = _base(e, seconds)
+    times to the second; ``route_signs``: the KG names roads by US route signs."""
+    base, rule, aliases = _base(e, seconds, route_signs)
     if rule == "event_name":
         return Naming(e.entity_id, base, rule, aliases=aliases)
     excluding = (
@@ -421,17 +447,20 @@ def name_entities(
     words: frozenset[str],
     country_names: frozenset[str],
     place_categories: frozenset[str],
+    route_signs: bool = False,
 ) -> list[Naming]:
     """:func:`name_entity` over every entity of one KG. Place names are the KG's own settlements
     and regions (``place_categories``) plus ``country_names`` (keys). Earthquakes whose minute-level
     name another earthquake shares are named to the second."""
     place_names = country_names | {
-        key(_base(e, False)[0]) for e in entities if e.category in place_categories
+        key(_base(e, False, route_signs)[0]) for e in entities if e.category in place_categories
     }
-    first = [name_entity(e, words, place_names, place_categories) for e in entities]
+    first = [
+        name_entity(e, words, place_names, place_categories, False, route_signs) for e in entities
+    ]
     events = Counter(n.base for n in first if n.rule == "event_name")
     return [
-        name_entity(e, words, place_names, place_categories, seconds=True)
+        name_entity(e, words, place_names, place_categories, True, route_signs)
         if n.rule == "event_name" and e.category in EARTHQUAKE_CATEGORIES and events[n.base] > 1
         else n
         for e, n in zip(entities, first, strict=True)

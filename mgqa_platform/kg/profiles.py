@@ -62,6 +62,7 @@ class Profile:
     iri_sql: str  # expression over s
     label_lang: str  # language of the 'name' fact
     cited_links: tuple[str, ...]  # predicates whose objects' triples are cited as source triples
+    route_signs: bool = False  # road labels are US route signs (U101, S154, I5): kg/names.py
 
 
 @functools.cache
@@ -236,6 +237,7 @@ KWG = Profile(
         _T + "hasBeginning",
         _T + "hasEnd",
     ),
+    route_signs=True,
 )
 
 PROFILES: dict[str, Profile] = {p.kg: p for p in (WORLDKG, KWG, OSMH3KG)}
