@@ -249,6 +249,13 @@ def test_components_tolerance_and_identity():
         part(4, "Side Street", "LINESTRING(-0.01 0.005, 0.01 0.005)"),  # crosses, other name
     ]
     assert roads.components(parts) == [[0, 1]]
+    signed = [
+        part(1, "S1", "LINESTRING(0 0, 0 0.01)", ref="S1"),
+        part(2, "S1", "LINESTRING(1 0, 1 0.01)", ref="S1"),  # 111 km away: the same route
+        part(3, "S2", "LINESTRING(2 0, 2 0.01)", ref="S2"),
+    ]
+    assert roads.components(signed) == []
+    assert roads.components(signed, route_signs=True) == [[0, 1]]
     assert roads.identity("  Rua   São  JOÃO ") == roads.identity("rua são joão")
     assert roads.identity(" ") is None
     assert roads.kwg_code("road.U101.174") == "U101" and roads.kwg_code("school.3") is None
@@ -284,14 +291,12 @@ def test_kwg_segments_merge_by_road_code(con, tmp_path):
     )
     res = convert_kg(con, "kwg", ttl, "s")
     ents = entities(con)
-    assert set(ents) == {
-        "kwg:road/road.S1.1",
-        "kwg:road.S1.3",
-        "kwg:road/road.S2.1",
-        "kwg:road.U101.1",
-    }
+    # KnowWhereGraph names roads by route signs: S1's third segment, 1 degree away, is still S1
+    assert set(ents) == {"kwg:road/road.S1.1", "kwg:road/road.S2.1", "kwg:road.U101.1"}
     assert ents["kwg:road/road.S1.1"]["name"] == "S1"  # the longer share of length
-    assert (res.road_parts_merged, res.roads_merged) == (4, 2)
+    assert ents["kwg:road/road.S1.1"]["display_name"] == "State Route 1"
+    assert ents["kwg:road.U101.1"]["display_name"] == "US Route 101"
+    assert (res.road_parts_merged, res.roads_merged) == (5, 2)
 
     def own(road: str) -> set[tuple[str, str]]:
         return {

@@ -469,7 +469,7 @@ def convert_kg(
                 """,
                 [str(quarantine.close())],
             )
-            roads.merge_roads(con, kg, geometry_columns)
+            roads.merge_roads(con, kg, geometry_columns, prof.route_signs)
             _finish(con, kg, prof, snapshot_id, names.keys(country_names))
     finally:
         quarantine.writer.close()

@@ -2,7 +2,7 @@
 
 A KG stores a road in pieces: OSM ways (WorldKG, OSMH3KG) or KnowWhereGraph segments
 (``road.<code>.<n>``). Conversion merges two line entities of a road category
-(:data:`mgqa_platform.questions.roles.ROAD_CATEGORIES`) when both hold:
+(:data:`mgqa_platform.lexicon.ROAD_CATEGORIES`) when both hold:
 
 * **same road identity**: a common normalized name (:func:`identity`: case-folded, whitespace
   collapsed) among each piece's names (its entity name, its ``name`` label and its ``name:<lang>``
@@ -13,7 +13,10 @@ A KG stores a road in pieces: OSM ways (WorldKG, OSMH3KG) or KnowWhereGraph segm
   endpoint, touch or cross).
 
 Each connected component of two or more pieces becomes one road; a piece with no such neighbour
-stays the entity it was, so two same-name roads far apart stay two roads. A road:
+stays the entity it was, so two same-name roads far apart stay two roads. In a KG that names its
+roads by US route signs (:attr:`mgqa_platform.kg.profiles.Profile.route_signs`, KnowWhereGraph)
+the pieces of one route are one road whether they connect or not: a route sign names one road
+("State Route 166"), and gaps between the crawled segments are gaps in the data. A road:
 
 * ``entity_id`` ``<kg>:road/<smallest part local id>`` (sorted as strings), stable across runs;
 * ``iri`` ``urn:mgqa:road:<entity_id>``: the road is not a resource of the KG; its derived statements
@@ -44,7 +47,7 @@ import pyarrow as pa
 import shapely
 from pyproj import Geod
 
-from mgqa_platform.questions.roles import ROAD_CATEGORIES, sql_in
+from mgqa_platform.lexicon import ROAD_CATEGORIES
 from mgqa_platform.warehouse import registered
 
 #: Two pieces are connected when their geometries are at most this many metres apart. Tested in
@@ -126,9 +129,12 @@ def geodesic_length_m(g: shapely.Geometry) -> float:
     return float(_GEOD.geometry_length(g))
 
 
-def components(parts: list[Part], tolerance_m: float = TOLERANCE_M) -> list[list[int]]:
+def components(
+    parts: list[Part], tolerance_m: float = TOLERANCE_M, route_signs: bool = False
+) -> list[list[int]]:
     """Connected components (lists of indices into ``parts``, each of two or more, sorted) of the
-    relation "a common name or the same ref, and at most ``tolerance_m`` metres apart"."""
+    relation "a common name or the same ref, and at most ``tolerance_m`` metres apart"; with
+    ``route_signs``, pieces with the same ref are one road at any distance."""
     if len(parts) < 2:
         return []
     parent = list(range(len(parts)))
@@ -148,6 +154,11 @@ def components(parts: list[Part], tolerance_m: float = TOLERANCE_M) -> list[list
         same = bool(names[i] & names[j]) or (refs[i] is not None and refs[i] == refs[j])
         if i < j and same:
             parent[root(j)] = root(i)
+    if route_signs:
+        first_of_ref: dict[str, int] = {}
+        for i, ref in enumerate(refs):
+            if ref is not None:
+                parent[root(i)] = root(first_of_ref.setdefault(ref, i))
     groups: dict[int, list[int]] = defaultdict(list)
     for i in range(len(parts)):
         groups[root(i)].append(i)
@@ -259,7 +270,7 @@ LEFT JOIN (
     GROUP BY s
 ) f ON f.s = e.subject
 WHERE e.geom_kind = 'line'
-    AND e.category IN {sql_in(ROAD_CATEGORIES)}
+    AND e.category IN ({", ".join(f"'{c}'" for c in ROAD_CATEGORIES)})
 ORDER BY e.entity_id
 """
 
@@ -283,15 +294,18 @@ def merge_roads(
     con: duckdb.DuckDBPyConnection,
     kg: str,
     geometry_columns: Callable[[np.ndarray], dict[str, pa.Array]],
+    route_signs: bool = False,
 ) -> None:
     """Replace, in the conversion temp table ``new_entities``, each connected road's pieces by one
     road row; create the temp tables ``new_parts`` (road -> parts) and ``new_road_triples`` (the
     roads' derived statements). Needs the conversion temp tables ``facts`` and ``stage``.
 
     ``geometry_columns`` computes the geometry columns of entity rows from shapely geometries
-    (:func:`mgqa_platform.kg.convert.geometry_columns`)."""
+    (:func:`mgqa_platform.kg.convert.geometry_columns`); ``route_signs``: the KG names roads by
+    route signs, whose pieces are one road at any distance (:func:`components`)."""
     parts = read_parts(con, kg)
-    roads = [assemble(kg, [parts[i] for i in group]) for group in components(parts)]
+    groups = components(parts, route_signs=route_signs)
+    roads = [assemble(kg, [parts[i] for i in group]) for group in groups]
     roads.sort(key=lambda r: r.entity_id)
     part_rows = [(r.entity_id, p.entity_id, p.subject) for r in roads for p in r.parts]
     new_parts = pa.Table.from_pylist(
