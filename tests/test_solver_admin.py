@@ -70,6 +70,17 @@ def test_components_count_share_threshold():
     assert rec.value() == 2
 
 
+def test_components_count_point_and_line_members_that_the_region_covers():
+    rec = Record("E02.2", "count", "admin.components")
+    rec.record["bindings"]["category_A"] = "museum"
+    rec.add(box(0, 0, 1, 1), "entity_B")
+    rec.add(box(0.1, 0.1, 0.2, 0.2))  # a polygon member inside
+    rec.add("POINT (0.5 0.5)")  # a point member inside
+    rec.add("LINESTRING (0.3 0.3, 0.4 0.4)")  # a line member inside
+    rec.add("POINT (1.5 0.5)")  # outside: not counted
+    assert rec.value() == 3
+
+
 def test_parts_counts_polygons():
     rec = Record("E02.3", "count", "admin.parts")
     rec.add(

@@ -104,13 +104,17 @@ def membership(p: Problem) -> dict:
 # ---------------------------------------------------------------------------------------------- E02
 @solves("admin.components")
 def components(p: Problem) -> dict:
-    """E02.1/E02.2: cited polygons C with area(C n B) / area(C) >= contain_share (EPSG:6933)."""
+    """E02.1/E02.2: cited members C inside B: a polygon with area(C n B) / area(C) >= contain_share
+    (EPSG:6933), a point or line member that B covers (the catalog's ``member_kinds``)."""
     b = p.facts.bound(p.sub.entity_roles[0])
     gb = geometry_of(b)
     need = float(p.conventions["contain_share"])
     n = 0
     for c in p.facts.others():
         gc = geometry_of(c)
+        if not is_polygonal(gc):
+            n += bool(gb.covers(gc))
+            continue
         whole = area_m2(gc)
         if whole > 0 and area_m2(gc.intersection(gb)) / whole >= need:
             n += 1
