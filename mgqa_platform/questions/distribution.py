@@ -3,7 +3,9 @@
 * questions and countries per strata cell (income tier x density tier), with row and column totals (Table 2);
 * questions per (KG, SFID) cell (Table 7), with the small split's count in the same cell;
 * questions per answer format (Fig. 6);
-* false-premise and multimodal counts and shares.
+* false-premise and multimodal counts and shares;
+* discarded executions by reason (``question_discards``), and why B03 is absent when the population raster is
+  the GeoNames proxy surface (the density tiers are then labelled as proxy).
 
 ``report`` returns the numbers (for asset metadata and checks); ``markdown`` renders them.
 """
@@ -63,6 +65,18 @@ def report(con: duckdb.DuckDBPyConnection) -> dict:
         GROUP BY 1
         ORDER BY 1
     """)
+    discards = q("""
+        SELECT reason, sum(n)::BIGINT
+        FROM question_discards
+        GROUP BY 1
+        ORDER BY 2 DESC, 1
+    """)
+    raster = q("""
+        SELECT label, is_proxy
+        FROM density_breaks
+        ORDER BY raster
+        LIMIT 1
+    """)
     small_cells = {(k, s): n for k, s, n in small}
     return {
         "total": total,
@@ -76,6 +90,8 @@ def report(con: duckdb.DuckDBPyConnection) -> dict:
         "false_premise": flags[0],
         "multimodal": flags[1],
         "per_kg": dict(per_kg),
+        "discards": dict(discards),
+        "population_raster": {"label": raster[0][0], "is_proxy": raster[0][1]} if raster else None,
     }
 
 
@@ -117,4 +133,16 @@ def markdown(r: dict) -> str:
     out += md.table(["answer format", "questions"], formats, "lr")
     fp, mm = _pct(r["false_premise"], total), _pct(r["multimodal"], total)
     out += ["", f"False-premise questions: {fp}. Multimodal slice: {mm}."]
+    raster = r["population_raster"]
+    if raster and raster["is_proxy"]:
+        out += [
+            "",
+            f"Density tiers from a PROXY surface ({raster['label']}), not WorldPop. B03 (population within "
+            "a radius) is not generated: a people count needs a real population raster "
+            "(discard reason `no_population_raster`; configure `MGQA_POPULATION_RASTER`).",
+        ]
+    out += ["", "### Discarded executions by reason", ""]
+    out += md.table(
+        ["reason", "executions"], [(k, f"{n:,}") for k, n in r["discards"].items()], "lr"
+    )
     return "\n".join(out)
