@@ -169,6 +169,20 @@ def test_wikidata_only_and_shared_images_make_no_twin(con):
         if reason.startswith("multimodal:"):
             lost[reason] += n
     assert set(lost) == {"multimodal:wikidata_only", "multimodal:shared_image"}
+    # the blocking check passes on these twins and fails on a twin that links a Wikidata item page
+    from mgqa_dagster.data_quality.questions import QUESTION_CHECKS
+
+    check = {c.name: c for c in QUESTION_CHECKS}["multimodal_slice_valid"]
+    write_questions(con, gen)
+    assert check.run(con, None).passed is True
+    con.execute(
+        """
+        UPDATE questions_en
+        SET image_url = 'https://www.wikidata.org/wiki/Q42#P18'
+        WHERE question_id = (SELECT min(question_id) FROM questions_en WHERE multimodal)
+        """
+    )
+    assert check.run(con, None).passed is False
 
 
 def test_small_split_and_distribution(con):
