@@ -33,9 +33,9 @@ def test_cap_keeps_at_most_sixty_percent_of_one_value():
     kept, dropped = triviality.capped(list(range(12)), key, order=lambda i: f"{(7 * i) % 12:02d}")
     assert len(dropped) == 7 and sorted(i for i in kept if i < 10) == [0, 2, 7]
     assert sum(1 for i in kept if golds[i] == formats.count(1)) / len(kept) == 0.6
-    # a sub-template whose golds are all one value keeps none of it; a value held once is never cut
+    # a sub-template whose golds are all one value keeps none of it, even a single question (100%)
     assert triviality.capped(list(range(4)), lambda i: "yes", str) == ([], [0, 1, 2, 3])
-    assert triviality.capped([0], lambda i: "yes", str) == ([0], [])
+    assert triviality.capped([0], lambda i: "yes", str) == ([], [0])
     balanced = [formats.boolean(True)] * 3 + [formats.boolean(False)] * 2
     kept, dropped = triviality.capped(list(range(5)), triviality.cap_key("boolean", balanced), str)
     assert kept == [0, 1, 2, 3, 4] and dropped == []
@@ -50,7 +50,11 @@ def test_most_common_value_of_a_tolerance_format_is_capped():
     kept, _ = triviality.capped(list(range(10)), key, str)
     assert len(kept) == 2  # one 1.0 and the 3.5: 1 <= 1.5 * 1
     distinct = [formats.distance_km(v) for v in (1.0, 7.0, 30.0)]
-    assert triviality.most_common(distinct) is None
+    assert (
+        triviality.most_common(distinct) is None
+        and triviality.cap_key("distance", distinct) is None
+    )
+    assert triviality.cap_key("set", golds) is None  # entity answers: nothing to cap
 
 
 def cafes(con) -> None:
@@ -98,3 +102,31 @@ def test_summary_and_distribution_report_show_every_discard_reason(con, tmp_path
     assert "B03 (population within a radius) is not generated" in text
     lines = report.summary(con, tmp_path)
     assert f"trivial {trivial}" in lines and "no_population_raster 5" in lines
+
+
+def test_the_cap_over_all_kgs_leaves_no_value_above_sixty_percent(con):
+    """C01.1-like booleans across two KGs: whatever each pool holds, no gold value of a sub-template keeps more
+    than 60% of its generated questions, and every surplus question is counted ``trivial``."""
+    for kg in ("worldkg", "osmh3kg"):
+        for i in range(6):
+            world.add(
+                con,
+                f"{kg}:{i}",
+                f"Loja {kg} {i}",
+                "shop",
+                f"POINT({-51.2 - i / 50} {-30.0 - i / 70})",
+            )
+    gen = generate(
+        con,
+        load_catalog(),
+        ["worldkg", "osmh3kg"],
+        only={"J01"},
+        false_premises=False,
+        multimodal_slice=False,
+    )
+    by_sub: dict[str, list[str]] = {}
+    for q in gen.questions:
+        by_sub.setdefault(q["sub_template_id"], []).append(q["gold"])
+    assert by_sub and sum(n for k, n in gen.discards.items() if k[3] == "trivial") > 0
+    for golds in by_sub.values():
+        assert max(golds.count(g) for g in golds) <= 0.6 * len(golds)

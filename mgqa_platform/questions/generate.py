@@ -283,8 +283,10 @@ def covered_centre(con: duckdb.DuckDBPyConnection, kg: str) -> tuple[float, floa
 def _non_trivial(
     sub: SubTemplate, execs: list[Execution], centre: tuple[float, float] | None
 ) -> tuple[list[Execution], Counter]:
-    """The executions of one (sub-template, KG) whose gold no constant predictor hits (questions/triviality.py),
-    and the dropped ones counted ``(stratum, "trivial")``."""
+    """The executions of one (sub-template, KG) whose gold no fixed constant hits, with the most common gold
+    value capped in this pool already when the pool holds other values too, so that the cells fill from a
+    balanced pool (questions/triviality.py); the dropped ones counted ``(stratum, "trivial")``. The cap over
+    all KGs (:func:`_cap_gold_values`) still decides the sub-template's final shares."""
     constants = triviality.fixed_predictors(sub.answer_format, centre)
     kept, dropped = [], Counter()
     for e in execs:
@@ -292,6 +294,14 @@ def _non_trivial(
             dropped[(e.stratum, triviality.REASON)] += 1
         else:
             kept.append(e)
+    key = triviality.cap_key(sub.answer_format, [e.outcome.gold for e in kept])
+    if (
+        key is not None and len({key(i) for i in range(len(kept))}) > 1
+    ):  # one value: the final cap decides
+        idx, surplus = triviality.capped(list(range(len(kept))), key, lambda i: kept[i].order)
+        for i in surplus:
+            dropped[(kept[i].stratum, triviality.REASON)] += 1
+        kept = [kept[i] for i in idx]
     return kept, dropped
 
 
@@ -304,6 +314,8 @@ def _cap_gold_values(questions: list[dict], discards: Counter, seed: int) -> lis
     dropped_ids: set[str] = set()
     for sub_id, group in sorted(by_sub.items()):
         key = triviality.cap_key(group[0]["answer_format"], [json.loads(q["gold"]) for q in group])
+        if key is None:
+            continue
         _, dropped = triviality.capped(
             list(range(len(group))),
             value=key,

@@ -67,15 +67,16 @@ def fixed_predictors(fmt: str, centre: tuple[float, float] | None = None) -> lis
     return out
 
 
-def cap_key(fmt: str, golds: Sequence[dict]) -> Callable[[int], Hashable]:
+def cap_key(fmt: str, golds: Sequence[dict]) -> Callable[[int], Hashable] | None:
     """The value the cap counts for the ``i``-th of a sub-template's ``golds``: the gold itself for
     :data:`CAPPED_FORMATS`; for :data:`PREDICTED_FORMATS` ``"most_common"`` when the most common gold hits it
-    within tolerance, else its own index (never grouped); every other format: its index."""
+    within tolerance, else its own index (never grouped). None when there is nothing to cap: every other
+    format, and a tolerance format whose golds are all distinct."""
     if fmt in CAPPED_FORMATS:
         return lambda i: gold_key(golds[i])
     mode = most_common(golds) if fmt in PREDICTED_FORMATS else None
     if mode is None:
-        return lambda i: i
+        return None
     hits = {i for i, g in enumerate(golds) if is_trivial(fmt, g, [mode])}
     return lambda i: "most_common" if i in hits else i
 
@@ -90,16 +91,14 @@ def capped(
 ) -> tuple[list[T], list[T]]:
     """``(kept, dropped)``: ``items`` (the questions of one sub-template) with the most common ``value`` cut
     down to at most :data:`MAX_SHARE` of what is kept. The kept ones of that value are the first in
-    ``order`` (a seeded key); every other item is kept. One value alone (no other value) is dropped whole; a
-    value held by a single item is never cut."""
+    ``order`` (a seeded key); every other item is kept. One value alone (no other value, even a single
+    item) is dropped whole."""
     by_value: dict[Hashable, list[T]] = defaultdict(list)
     for it in items:
         by_value[value(it)].append(it)
     if not by_value:
         return [], []
     top = max(by_value, key=lambda v: (len(by_value[v]), str(v)))
-    if len(by_value[top]) < 2:
-        return list(items), []
     others = len(items) - len(by_value[top])
     allowed = math.floor(MAX_SHARE / (1.0 - MAX_SHARE) * others + 1e-9)
     group = sorted(by_value[top], key=order)
