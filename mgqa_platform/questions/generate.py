@@ -186,11 +186,14 @@ def generate(
     false_premises: bool = True,
     multimodal_slice: bool = True,
     memory_limit: str = MEMORY_LIMIT,
+    non_trivial: bool = True,
 ) -> Generation:
     """Instantiate every sub-template that has an executor (or those in ``only``) for each KG, then derive
     the false-premise questions (questions/false_premise.py) and the multimodal slice (questions/multimodal.py).
 
-    ``only`` filters by SFID, TID or sub-template id. Rows come back sorted by ``question_id``. DuckDB's
+    ``only`` filters by SFID, TID or sub-template id. ``non_trivial`` applies the rules of
+    questions/triviality.py (the platform always does; an executor test on a hand-made world of a few
+    entities, whose golds are naturally alike, switches them off to see every tuple). Rows come back sorted by ``question_id``. DuckDB's
     memory limit is raised to ``memory_limit`` for the duration, then set back to the platform's connection
     budget (``warehouse.CONNECTION_CONFIG``).
     """
@@ -207,13 +210,24 @@ def generate(
             only,
             false_premises,
             multimodal_slice,
+            non_trivial,
         )
     finally:  # back to the platform's connection budget (DuckDB reports limits rounded, so no read-back)
         con.execute(f"SET memory_limit = '{CONNECTION_CONFIG['memory_limit']}'")
 
 
 def _generate(
-    con, catalog, kgs, seed, run_id, code_version, cap, only, false_premises, multimodal_slice
+    con,
+    catalog,
+    kgs,
+    seed,
+    run_id,
+    code_version,
+    cap,
+    only,
+    false_premises,
+    multimodal_slice,
+    non_trivial,
 ) -> Generation:
     gen = Generation()
     seen: set[tuple[str, str]] = (
@@ -231,8 +245,9 @@ def _generate(
                 ):
                     continue
                 execs, dis = execute_sub_template(con, sub, pool)
-                execs, trivial = _non_trivial(sub, execs, centre)
-                dis.update(trivial)
+                if non_trivial:
+                    execs, trivial = _non_trivial(sub, execs, centre)
+                    dis.update(trivial)
                 for (stratum, reason), n in dis.items():
                     gen.discards[(kg, sub.id, stratum, reason)] += n
                 per_stratum: dict[str, list[Execution]] = defaultdict(list)
@@ -243,7 +258,8 @@ def _generate(
         gen.questions += _instantiate(
             con, by_cell, gen.discards, seen, kg, seed, run_id, code_version, cap
         )
-    gen.questions = _cap_gold_values(gen.questions, gen.discards, seed)
+    if non_trivial:
+        gen.questions = _cap_gold_values(gen.questions, gen.discards, seed)
     if false_premises:  # derived from the kept true questions only: no orphan premise
         fp, failed = false_premise.perturb(
             con,
