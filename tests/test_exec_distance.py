@@ -483,7 +483,8 @@ def test_a09_boundary_distance_inside_polygon(world):
 
 # ---------------------------------------------------------------- generation end to end
 def test_generate_sfid_a_covers_every_template_and_replays(world):
-    gen = generate(world, CAT, [KG], only={"A"})
+    # every tuple of the hand-made world: its few distances are alike, which the triviality cap would drop
+    gen = generate(world, CAT, [KG], only={"A"}, non_trivial=False)
     qs = gen.questions
     assert {q["tid"] for q in qs} == {f"A{i:02d}" for i in range(1, 10)}
     assert {q["sub_template_id"] for q in qs} >= {

@@ -42,13 +42,18 @@ def test_cap_keeps_at_most_sixty_percent_of_one_value():
 
 
 def test_most_common_value_of_a_tolerance_format_is_capped():
-    """Ratios that are 1.0 in nine questions of ten (K05.2 on the sample): the most common value's hits are
-    cut to 60%; with every value distinct there is no most common value to cap."""
-    golds = [formats.ratio(1.0)] * 9 + [formats.ratio(3.5)]
+    """Perimeter ratios within 5% of 1.0 in nine questions of ten, all distinct (K05.2 on the sample): the
+    constant 1.0 is right for all nine, and its hits are cut to 60%; distances far apart have no such
+    constant."""
+    golds = [
+        formats.ratio(v) for v in (1.0, 1.003716, 1.000002, 1.016523, 1.04, 1.0, 1.001, 1.002, 1.0)
+    ]
+    golds.append(formats.ratio(3.5))
+    assert triviality.best_constant("ratio", golds) == {"value": 1.0}
     key = triviality.cap_key("ratio", golds)
     assert [key(i) for i in range(10)].count("most_common") == 9
     kept, _ = triviality.capped(list(range(10)), key, str)
-    assert len(kept) == 2  # one 1.0 and the 3.5: 1 <= 1.5 * 1
+    assert len(kept) == 2  # one near 1.0 and the 3.5: 1 <= 1.5 * 1
     distinct = [formats.distance_km(v) for v in (1.0, 7.0, 30.0)]
     assert (
         triviality.most_common(distinct) is None
@@ -58,11 +63,14 @@ def test_most_common_value_of_a_tolerance_format_is_capped():
 
 
 def cafes(con) -> None:
-    """Two cafes 0.2 km apart, two others about 11 and 19 km away."""
+    """Two cafes 0.2 km apart, and others 11 to 60 km away in several directions."""
     world.add(con, "worldkg:1", "Cafe Um", "cafe", "POINT(-51.2200 -30.0300)")
     world.add(con, "worldkg:2", "Cafe Dois", "cafe", "POINT(-51.2180 -30.0300)")
-    world.add(con, "worldkg:3", "Cafe Tres", "cafe", "POINT(-51.1000 -30.0300)")
-    world.add(con, "worldkg:4", "Cafe Quatro", "cafe", "POINT(-51.2200 -30.2000)")
+    for i, (lon, lat) in enumerate(
+        [(-51.10, -30.03), (-51.22, -30.20), (-51.60, -29.80), (-50.90, -30.45), (-51.45, -30.50)],
+        3,
+    ):
+        world.add(con, f"worldkg:{i}", f"Cafe {i}", "cafe", f"POINT({lon} {lat})")
 
 
 def test_generation_drops_a_trivially_zero_distance_and_keeps_the_others(con):
@@ -82,7 +90,7 @@ def test_generation_drops_a_trivially_zero_distance_and_keeps_the_others(con):
         {"worldkg:1", "worldkg:2"} == set(json.loads(q["bindings"]).values()) for q in gen.questions
     )
     assert gen.discards[("worldkg", "A01.1", "UMC/high", "trivial")] >= 1
-    assert covered_centre(con, "worldkg") == pytest.approx((-51.16, -30.115))
+    assert covered_centre(con, "worldkg") == pytest.approx((-51.25, -30.15))
 
 
 def test_summary_and_distribution_report_show_every_discard_reason(con, tmp_path):

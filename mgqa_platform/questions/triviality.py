@@ -10,7 +10,8 @@ scorer's own rule (:func:`mgqa_platform.questions.formats.score`, E = 1):
 * **Most common value, capped.** No single gold value of a boolean, count or predefined-option sub-template
   (:data:`CAPPED_FORMATS`; count 0 and count 1 included) may hold more than :data:`MAX_SHARE` of the
   sub-template's questions; for the formats of :data:`PREDICTED_FORMATS` the same cap applies to the
-  questions the sub-template's most common gold value hits within tolerance. The surplus is dropped in a
+  questions the sub-template's most common gold value hits within tolerance (for distance, area and ratio:
+  the constant that is right for the most golds, K05.2's perimeter ratios of about 1.0). The surplus is dropped in a
   seeded order. A value held by one question only is never capped.
 """
 
@@ -22,6 +23,8 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Hashable, Sequence
 from typing import TypeVar
 
+import numpy as np
+
 from mgqa_platform.questions import formats
 
 #: Discard reason of both rules (counted in ``question_discards``).
@@ -31,6 +34,8 @@ MAX_SHARE = 0.6
 CAPPED_FORMATS = frozenset({"boolean", "count", "predefined"})
 #: Formats whose golds are tested against constant predictors (zero, centre, most common value).
 PREDICTED_FORMATS = frozenset({"distance", "area", "ratio", "point", "polar", "bbox", "date"})
+#: Formats with one number as the answer: their best constant is searched over the golds' tolerances.
+NUMERIC_FORMATS = frozenset({"distance", "area", "ratio"})
 ZERO = {
     "distance": {"value": 0.0, "unit": "km"},
     "area": {"value": 0.0, "unit": "km2"},
@@ -67,14 +72,36 @@ def fixed_predictors(fmt: str, centre: tuple[float, float] | None = None) -> lis
     return out
 
 
+def best_constant(fmt: str, golds: Sequence[dict]) -> dict | None:
+    """For a numeric format (:data:`NUMERIC_FORMATS`), the gold value that, answered to every question, is
+    right for the most golds within their tolerances (``formats.tolerance``; ties: the smaller value): the
+    lazy model's best constant. None when it is right for one gold only."""
+    if not golds:
+        return None
+    values = np.array([g["value"] for g in golds], dtype=float)
+    taus = np.array([formats.tolerance(fmt, g) for g in golds], dtype=float)
+    hits = np.concatenate(  # candidate rows in chunks: memory stays O(chunk x n) for large pools
+        [
+            (np.abs(values[i : i + 1024, None] - values[None, :]) < taus[None, :]).sum(axis=1)
+            for i in range(0, len(values), 1024)
+        ]
+    )
+    best = int(np.lexsort((values, -hits))[0])
+    return dict(golds[best]) if hits[best] >= 2 else None
+
+
 def cap_key(fmt: str, golds: Sequence[dict]) -> Callable[[int], Hashable] | None:
     """The value the cap counts for the ``i``-th of a sub-template's ``golds``: the gold itself for
-    :data:`CAPPED_FORMATS`; for :data:`PREDICTED_FORMATS` ``"most_common"`` when the most common gold hits it
-    within tolerance, else its own index (never grouped). None when there is nothing to cap: every other
-    format, and a tolerance format whose golds are all distinct."""
+    :data:`CAPPED_FORMATS`; for :data:`PREDICTED_FORMATS` ``"most_common"`` when the most common gold (for
+    numeric formats the best constant, :func:`best_constant`) hits it under the scorer, else its own index
+    (never grouped). None when there is nothing to cap: every other format, and a tolerance format where no
+    constant is right for two golds."""
     if fmt in CAPPED_FORMATS:
         return lambda i: gold_key(golds[i])
-    mode = most_common(golds) if fmt in PREDICTED_FORMATS else None
+    if fmt in NUMERIC_FORMATS:
+        mode = best_constant(fmt, golds)
+    else:
+        mode = most_common(golds) if fmt in PREDICTED_FORMATS else None
     if mode is None:
         return None
     hits = {i for i, g in enumerate(golds) if is_trivial(fmt, g, [mode])}
