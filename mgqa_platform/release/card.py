@@ -184,10 +184,16 @@ def _files_section(langs_info: Sequence[Mapping[str, Any]]) -> list[str]:
 
 def _images_section(langs_info: Sequence[Mapping[str, Any]]) -> list[str]:
     n = max((int(info["multimodal"]) for info in langs_info), default=0)
+    count = (
+        f"The multimodal questions ({n} per language)"
+        if n
+        else "This release has no multimodal question (no salient entity of its inputs links an image file). "
+        "Multimodal questions"
+    )
     return [
         "## Images",
         "",
-        f"The multimodal questions ({n} per language) name an entity through an image: their `image_url` is the "
+        f"{count} name an entity through an image: their `image_url` is the "
         "address of an image file (a Wikimedia Commons `Special:FilePath` link or a direct image link), never a "
         "page that names the entity. The image files are not part of this release and must be fetched before a "
         "multimodal evaluation: on a machine with a network, `mgqa images fetch --release-dir <this folder>` (MGQA "
