@@ -5,6 +5,8 @@
     mgqa lineage ID            print where a question's gold answer (or an entity) comes from
     mgqa evaluate ...          score a system (gold, majority, reference_solver, a predictions file, or a model
                                run against an OpenAI-compatible endpoint) and write its report
+    mgqa images fetch          download the multimodal questions' images, with licence, author and sha256,
+                               into the release (needs a network; docs/release.md)
 
 ``build`` runs the same Dagster assets the UI runs, in process, against the Dagster instance in
 ``$DAGSTER_HOME`` (default ``$MGQA_HOME/dagster``), so its runs show up in ``dagster dev``. It imports
@@ -221,6 +223,20 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_images_fetch(args: argparse.Namespace) -> int:
+    from mgqa_platform.release import images
+
+    release = Path(args.release_dir) if args.release_dir else _paths().release_path
+    if not (release / "data").is_dir():
+        print(f"mgqa: no release at {release}; run `mgqa build` first", file=sys.stderr)
+        return 2
+    stats = images.ImageFetcher(args.api_url, timeout_s=args.timeout).fetch(release)
+    print(f"images fetched: {stats['fetched']}; manifest {stats['manifest']}")
+    for url, reason in stats["failed"]:
+        print(f"  failed: {url}: {reason}", file=sys.stderr)
+    return 1 if stats["failed"] else 0
+
+
 def main(argv: list[str] | None = None) -> int:
     from mgqa_platform import settings
     from mgqa_platform.evaluation.tiers import TIERS
@@ -285,6 +301,20 @@ def main(argv: list[str] | None = None) -> int:
         "--run-dir", help="--run: where predictions.jsonl goes (default $MGQA_HOME/runs/...)"
     )
     ev.set_defaults(fn=cmd_evaluate)
+    im = sub.add_parser("images", help="the images of the multimodal questions")
+    im_sub = im.add_subparsers(dest="images_cmd", required=True)
+    fetch = im_sub.add_parser(
+        "fetch",
+        help="download every released image with its licence, author and sha256 into the release",
+    )
+    fetch.add_argument("--release-dir", help="release folder (default: the configured release)")
+    fetch.add_argument(
+        "--api-url",
+        default="https://commons.wikimedia.org/w/api.php",
+        help="MediaWiki API endpoint that describes the Commons files",
+    )
+    fetch.add_argument("--timeout", type=float, default=60.0, help="seconds per request")
+    fetch.set_defaults(fn=cmd_images_fetch)
     args = ap.parse_args(argv)
     return args.fn(args)
 

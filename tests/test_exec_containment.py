@@ -148,10 +148,12 @@ def write_raster(
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def register_raster(con, path: Path, sha: str) -> None:
+def register_raster(con, path: Path, sha: str, is_proxy: bool = False) -> None:
+    """Record ``path`` as the density tiers' population raster: a real one, or the proxy surface."""
     con.execute("DELETE FROM density_breaks")
     con.execute(
-        "INSERT INTO density_breaks VALUES (?, ?, TRUE, 'test raster', 0, 1, 1)", [str(path), sha]
+        "INSERT INTO density_breaks VALUES (?, ?, ?, 'test raster', 0, 1, 1)",
+        [str(path), sha, is_proxy],
     )
 
 
@@ -255,9 +257,25 @@ def test_generate_b_replays_every_question(b_world):
     gen = generate(b_world, catalog, ["worldkg"], only={"B"}, seed=11)
     tids = {q["tid"] for q in gen.questions}
     assert tids == {"B01", "B02", "B03"}
+    assert not any(reason == "no_population_raster" for *_, reason in gen.discards)
     assert {q["stratum"] for q in gen.questions} == {"UMC/high", "HIC/high"}
     for q in gen.questions:
         assert replay(b_world, catalog, q) == json.loads(q["gold"]), q["text"]
         assert q["executor"].startswith("containment.")
     again = generate(b_world, catalog, ["worldkg"], only={"B"}, seed=11)
     assert again.questions == gen.questions
+
+
+def test_b03_needs_a_real_population_raster(b_world, tmp_path):
+    """The same raster recorded as the proxy surface: B03 yields nothing and every candidate is counted as
+    ``no_population_raster``; B01 and B02 are unaffected. Recorded as a real raster, B03 comes back."""
+    catalog = load_catalog()
+    (path, sha) = b_world.execute("SELECT raster, raster_sha256 FROM density_breaks").fetchone()
+    register_raster(b_world, Path(path), sha, is_proxy=True)
+    proxy = generate(b_world, catalog, ["worldkg"], only={"B"}, seed=11)
+    assert {q["tid"] for q in proxy.questions} == {"B01", "B02"}
+    skipped = {k: n for k, n in proxy.discards.items() if k[3] == "no_population_raster"}
+    assert skipped and {k[1][:3] for k in skipped} == {"B03"}
+    register_raster(b_world, Path(path), sha, is_proxy=False)
+    real = generate(b_world, catalog, ["worldkg"], only={"B03"}, seed=11)
+    assert real.questions and {q["tid"] for q in real.questions} == {"B03"}

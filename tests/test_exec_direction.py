@@ -298,7 +298,9 @@ def test_along_line_world(river):
 
 # ---------------------------------------------------------------- generate / replay
 def test_generate_and_replay_J(ring, river):
-    gen = generate(ring, CATALOG, ["worldkg", "osmh3kg"], only={"J"})
+    # every tuple of the ring and the river: their few sides and directions are alike, which the
+    # triviality cap would drop
+    gen = generate(ring, CATALOG, ["worldkg", "osmh3kg"], only={"J"}, non_trivial=False)
     tids = {q["tid"] for q in gen.questions}
     assert {"J01", "J02", "J03", "J04"} <= tids
     for q in gen.questions:

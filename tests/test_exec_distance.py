@@ -483,7 +483,8 @@ def test_a09_boundary_distance_inside_polygon(world):
 
 # ---------------------------------------------------------------- generation end to end
 def test_generate_sfid_a_covers_every_template_and_replays(world):
-    gen = generate(world, CAT, [KG], only={"A"})
+    # every tuple of the hand-made world: its few distances are alike, which the triviality cap would drop
+    gen = generate(world, CAT, [KG], only={"A"}, non_trivial=False)
     qs = gen.questions
     assert {q["tid"] for q in qs} == {f"A{i:02d}" for i in range(1, 10)}
     assert {q["sub_template_id"] for q in qs} >= {
@@ -505,5 +506,5 @@ def test_generate_sfid_a_covers_every_template_and_replays(world):
         assert "{" not in q["text"] and q["text"].endswith("?")
         if q["tid"] == "A03":
             assert json.loads(q["parameters"])["time_period"] in q["text"]
-    again = generate(world, CAT, [KG], only={"A"})
+    again = generate(world, CAT, [KG], only={"A"}, non_trivial=False)
     assert json.dumps(again.questions, sort_keys=True) == json.dumps(qs, sort_keys=True)

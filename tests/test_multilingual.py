@@ -242,6 +242,20 @@ def test_multimodal_twin_keeps_the_image_phrase_in_every_language():
     )
     assert "{le lieu montré sur l'image}" in row["text_marked"]
     assert set(instantiate.IMAGE_PHRASES) == set(TARGETS)
+    # where the phrase starts the sentence it is capitalised, in the text and the marked text
+    de = "{entity_B}: wie viele {category_A} liegen im Umkreis von {value} km? Ist {entity_B} nah?"
+    (row,), _ = instantiate.localize(
+        [q],
+        "deu",
+        {vid: (de, "unreviewed")},
+        memory.TranslationMemory("deu", "draft", {}),
+        {},
+        {"worldkg:1": "Kamppi"},
+        cat,
+    )
+    assert row["text"].startswith("Der im Bild gezeigte Ort: wie viele")
+    assert row["text"].endswith("Ist der im Bild gezeigte Ort nah?")
+    assert row["text_marked"].startswith("{Der im Bild gezeigte Ort}")
 
 
 def test_english_slice_copies_questions_en():

@@ -19,15 +19,16 @@ from mgqa_platform.questions.generate import generate, replay, write_questions, 
 from tests import question_world as world
 
 GEOD = Geod(ellps="WGS84")
-# (entity id, name, lon, lat, stratum) — POIs in two strata
+# (entity id, name, lon, lat, stratum) — POIs in two strata; the Helsinki distances (6-17 km) are far from the
+# Porto Alegre ones, so no single distance value dominates the sample (questions/triviality.py)
 POIS = [
     ("worldkg:1", "Cafe Azul", -51.2200, -30.0300, "UMC/high"),
     ("worldkg:2", "Padaria Sol", -51.2100, -30.0350, "UMC/high"),
     ("worldkg:3", "Farmacia Lua", -51.2050, -30.0250, "UMC/high"),
     ("worldkg:4", "Mercado Mar", -51.1000, -30.1000, "UMC/high"),
     ("worldkg:5", "Kahvila", 24.9400, 60.1700, "HIC/high"),
-    ("worldkg:6", "Apteekki", 24.9500, 60.1650, "HIC/high"),
-    ("worldkg:7", "Kirjasto", 24.9300, 60.1750, "HIC/high"),
+    ("worldkg:6", "Apteekki", 25.0500, 60.2000, "HIC/high"),
+    ("worldkg:7", "Kirjasto", 24.8000, 60.2500, "HIC/high"),
 ]
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections import Counter
 
 import pytest
 
@@ -75,10 +76,20 @@ def test_no_replacement_is_counted(con):
 
 
 def test_multimodal_twin_names_the_image_and_keeps_the_gold(con):
-    world.add(con, "worldkg:1", "Museu Azul", "museum", "POINT(-51.22 -30.03)")
+    """A museum whose Commons tag names a file: its twins link the file (Special:FilePath), never the name;
+    the image phrase starting a sentence is capitalised."""
+    world.add(
+        con,
+        "worldkg:1",
+        "Museu Azul",
+        "museum",
+        "POINT(-51.22 -30.03)",
+        image_url="https://commons.wikimedia.org/wiki/File%3AMuseu%20Azul%20(fachada).jpg",
+    )
     con.execute("UPDATE entities SET wikidata = 'Q42' WHERE entity_id = 'worldkg:1'")
     world.add(con, "worldkg:2", "Padaria", "bakery", "POINT(-51.21 -30.04)")
-    world.add(con, "worldkg:3", "Mercado", "marketplace", "POINT(-51.20 -30.02)")
+    world.add(con, "worldkg:3", "Mercado", "marketplace", "POINT(-51.10 -30.02)")
+    world.add(con, "worldkg:5", "Escola", "school", "POINT(-51.22 -30.20)")
     catalog = load_catalog()
     gen = generate(con, catalog, ["worldkg"], only={"A01.1"}, false_premises=False)
     twins = [q for q in gen.questions if q["multimodal"]]
@@ -87,16 +98,91 @@ def test_multimodal_twin_names_the_image_and_keeps_the_gold(con):
         "Museu Azul" in q["text"] for q in originals.values() if "worldkg:1" in q["bindings"]
     )
     for q in twins:
-        assert multimodal.IMAGE_PHRASE in q["text"] and "Museu Azul" not in q["text"]
-        assert q["image_url"] == "https://www.wikidata.org/wiki/Q42#P18"
+        assert multimodal.IMAGE_PHRASE in q["text"].lower() and "Museu Azul" not in q["text"]
+        assert q["image_url"] == (
+            "https://commons.wikimedia.org/wiki/Special:FilePath/Museu_Azul_%28fachada%29.jpg"
+        )
         # the role shown as the image, stored
         assert json.loads(q["bindings"])[q["image_role"]] == "worldkg:1"
         assert replay(con, catalog, q) == json.loads(q["gold"])
+        assert not q["text"].startswith(multimodal.IMAGE_PHRASE)
     assert all(q["image_role"] is None for q in originals.values())
-    assert multimodal.image_link("https://commons.wikimedia.org/wiki/File:X.jpg", "Q1").startswith(
-        "https://commons"
+
+
+def test_image_file_urls():
+    url = multimodal.image_file_url
+    assert url("File:Torre Nova.JPG") == (
+        "https://commons.wikimedia.org/wiki/Special:FilePath/Torre_Nova.JPG"
     )
-    assert multimodal.image_link(None, "not-a-qid") is None
+    assert url("https://commons.wikimedia.org/wiki/File:Torre_Nova.png").endswith("/Torre_Nova.png")
+    assert url("https://example.org/photos/torre.jpeg") == "https://example.org/photos/torre.jpeg"
+    for page in (
+        "https://commons.wikimedia.org/wiki/Category%3ATorre%20Nova",  # a category, not a file
+        "https://commons.wikimedia.org/wiki/File:Torre_Nova.pdf",  # a file, not an image
+        "https://www.wikidata.org/wiki/Q42#P18",
+        "https://www.flickr.com/photos/someone/123",
+        None,
+    ):
+        assert url(page) is None, page
+
+
+def test_sentence_case_capitalises_only_at_a_sentence_start():
+    p = multimodal.IMAGE_PHRASE
+    text = f"{{{p}}} is north of {p}. {p} is old? ¿{p}"
+    assert multimodal.sentence_case(text, p) == (
+        "{The place shown in the image} is north of the place shown in the image. "
+        "The place shown in the image is old? ¿The place shown in the image"
+    )
+    assert multimodal.sentence_case("画像に写っている場所はどこ", "画像に写っている場所") == (
+        "画像に写っている場所はどこ"
+    )
+
+
+def test_wikidata_only_and_shared_images_make_no_twin(con):
+    """A museum with only a Wikidata id, and a cathedral and its crypt sharing one Commons file: no twin,
+    each lost twin counted by reason; a museum with its own file still gets its twins."""
+    shared = "https://commons.wikimedia.org/wiki/File%3ASe%20Catedral.jpg"
+    world.add(con, "worldkg:1", "Museu Azul", "museum", "POINT(-51.22 -30.03)")
+    con.execute("UPDATE entities SET wikidata = 'Q42' WHERE entity_id = 'worldkg:1'")
+    world.add(con, "worldkg:2", "Catedral", "cathedral", "POINT(-51.21 -30.04)", image_url=shared)
+    world.add(con, "worldkg:3", "Cripta", "crypt", "POINT(-51.2101 -30.0401)", image_url=shared)
+    world.add(
+        con,
+        "worldkg:4",
+        "Museu Verde",
+        "museum",
+        "POINT(-51.20 -30.02)",
+        image_url="File:Museu Verde.jpg",
+    )
+    world.add(con, "worldkg:5", "Escola", "school", "POINT(-51.22 -30.20)")
+    world.add(con, "worldkg:6", "Mercado", "marketplace", "POINT(-51.05 -30.02)")
+    images, refused = multimodal.salient_images(con)
+    assert images == {
+        "worldkg:4": "https://commons.wikimedia.org/wiki/Special:FilePath/Museu_Verde.jpg"
+    }
+    assert refused == {"worldkg:1": "wikidata_only", "worldkg:2": "shared_image"}
+    gen = generate(con, load_catalog(), ["worldkg"], only={"A01.1"}, false_premises=False)
+    twins = [q for q in gen.questions if q["multimodal"]]
+    assert twins and {q["image_url"] for q in twins} == set(images.values())
+    lost = Counter()
+    for (_, _, _, reason), n in gen.discards.items():
+        if reason.startswith("multimodal:"):
+            lost[reason] += n
+    assert set(lost) == {"multimodal:wikidata_only", "multimodal:shared_image"}
+    # the blocking check passes on these twins and fails on a twin that links a Wikidata item page
+    from mgqa_dagster.data_quality.questions import QUESTION_CHECKS
+
+    check = {c.name: c for c in QUESTION_CHECKS}["multimodal_slice_valid"]
+    write_questions(con, gen)
+    assert check.run(con, None).passed is True
+    con.execute(
+        """
+        UPDATE questions_en
+        SET image_url = 'https://www.wikidata.org/wiki/Q42#P18'
+        WHERE question_id = (SELECT min(question_id) FROM questions_en WHERE multimodal)
+        """
+    )
+    assert check.run(con, None).passed is False
 
 
 def test_small_split_and_distribution(con):

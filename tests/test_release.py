@@ -324,6 +324,9 @@ def test_card_front_matter_and_body(built):
         "MultiGlobeQA",
         "CC BY 4.0",
         "3 entities (1 line, 1 point, 1 polygon)",
+        "The multimodal questions (1 per language)",
+        "must be fetched before a multimodal evaluation",
+        "`mgqa images fetch --release-dir <this folder>`",
     ):
         assert needle in body, needle
     assert str(built["root"]) not in text and "/wh/" not in text  # no absolute paths

@@ -18,7 +18,7 @@ from mgqa_platform import lexicon
 from mgqa_platform.questions import formats, roles
 from mgqa_platform.questions.catalog import SFIDS, default_catalog
 from mgqa_platform.questions.generate import replay
-from mgqa_platform.questions.multimodal import IMAGE_PHRASE
+from mgqa_platform.questions.multimodal import COMMONS_FILE_PATH, IMAGE_EXTENSIONS, IMAGE_PHRASE
 from mgqa_platform.questions.multimodal import KGS as MULTIMODAL_KGS
 from mgqa_platform.questions.splits import SMALL_PER_CELL
 
@@ -223,10 +223,16 @@ def _false_premise_share(con, _):
     )
 
 
+IMAGE_EXTENSION_RE = "|".join(e.lstrip(".") for e in IMAGE_EXTENSIONS)
+
+
 def _multimodal_rows(con, _):
     df = con.execute(
         f"""
-        SELECT question_id, kg, image_url, contains(text, '{IMAGE_PHRASE}') AS names_the_image,
+        SELECT question_id, kg, image_url, contains(lower(text), '{IMAGE_PHRASE}') AS names_the_image,
+               image_url LIKE '{COMMONS_FILE_PATH}%'
+                   OR regexp_matches(lower(image_url), '^https?://.+\\.({IMAGE_EXTENSION_RE})$')
+                   AS image_file,
                NOT false_premise AS true_premise,
                coalesce(json_exists(bindings, '$.' || image_role), FALSE) AS image_role_bound
         FROM questions_en
@@ -237,6 +243,7 @@ def _multimodal_rows(con, _):
         gx.not_null("image_url")
         + gx.in_set("kg", MULTIMODAL_KGS)
         + gx.in_set("names_the_image", [True])
+        + gx.in_set("image_file", [True])
         + gx.in_set("true_premise", [True])
     )
     exps += gx.in_set("image_role_bound", [True])
@@ -340,7 +347,7 @@ QUESTION_CHECKS = (
     Check(
         "multimodal_slice_valid",
         True,
-        "multimodal rows: WorldKG/OSMH3KG, an image link, "
+        "multimodal rows: WorldKG/OSMH3KG, an image file link (Commons Special:FilePath or a direct image), "
         "the entity named by the image phrase and its role stored, true premise",
         _multimodal_rows,
     ),

@@ -11,8 +11,8 @@ For one language other than English and one English question record (``questions
 * numbers are formatted for the language's CLDR locale with ``babel`` (``1 234,5`` in French); time periods
   ``YYYY-MM-DD to YYYY-MM-DD`` use the memory's ``time_range`` pattern with locale-formatted dates, ``Month YYYY``
   a localized month name;
-* the multimodal slice's image phrase is translated (:data:`IMAGE_PHRASES`) and stands for the role
-  the English twin shows as an image (``image_role``);
+* the multimodal slice's image phrase is translated (:data:`IMAGE_PHRASES`), capitalised where it starts a
+  sentence, and stands for the role the English twin shows as an image (``image_role``);
 * ``text_marked`` wraps entity names in ``{...}`` for the post-edit ensemble, as in English.
 
 The result is a lean row (:data:`~mgqa_platform.questions.schema.LOCALIZED_SCHEMA`): everything else
@@ -41,6 +41,7 @@ from mgqa_platform.multilingual.placeholders import placeholders
 from mgqa_platform.questions import roles
 from mgqa_platform.questions.catalog import Catalog
 from mgqa_platform.questions.executors.distance import MONTHS  # words of English dates
+from mgqa_platform.questions.multimodal import sentence_case
 
 #: "the place shown in the image" (the multimodal slice's stand-in for an entity name), per language.
 IMAGE_PHRASES = {
@@ -150,12 +151,16 @@ def localize(
             else:
                 raise KeyError(f"{q['question_id']}: template slot {slot!r} has no value")
         used.update(f.split(":")[0] for f in fallbacks)
+        text, text_marked = template.format(**fill), template.format(**fill_marked)
+        if q["image_role"]:
+            text = sentence_case(text, IMAGE_PHRASES[lang])
+            text_marked = sentence_case(text_marked, IMAGE_PHRASES[lang])
         out.append(
             {
                 "lang": lang,
                 "question_id": q["question_id"],
-                "text": template.format(**fill),
-                "text_marked": template.format(**fill_marked),
+                "text": text,
+                "text_marked": text_marked,
                 "template_text": template,
                 "template_status": status,
                 "fallbacks": json.dumps(fallbacks),

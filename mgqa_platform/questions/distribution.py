@@ -6,6 +6,8 @@
 * false-premise and multimodal counts and shares;
 * names by rule (mgqa_platform/kg/names.py): per KG and rule, the entities it renamed or excluded
   and the English questions that name one of them.
+* discarded executions by reason (``question_discards``), and why B03 is absent when the population raster is
+  the GeoNames proxy surface (the density tiers are then labelled as proxy).
 
 ``report`` returns the numbers (for asset metadata and checks); ``markdown`` renders them.
 """
@@ -65,6 +67,18 @@ def report(con: duckdb.DuckDBPyConnection) -> dict:
         GROUP BY 1
         ORDER BY 1
     """)
+    discards = q("""
+        SELECT reason, sum(n)::BIGINT
+        FROM question_discards
+        GROUP BY 1
+        ORDER BY 2 DESC, 1
+    """)
+    raster = q("""
+        SELECT label, is_proxy
+        FROM density_breaks
+        ORDER BY raster
+        LIMIT 1
+    """)
     small_cells = {(k, s): n for k, s, n in small}
     questions_by_rule = {
         (k, rule): n
@@ -108,6 +122,8 @@ def report(con: duckdb.DuckDBPyConnection) -> dict:
         "multimodal": flags[1],
         "per_kg": dict(per_kg),
         "names_by_rule": names_by_rule,
+        "discards": dict(discards),
+        "population_raster": {"label": raster[0][0], "is_proxy": raster[0][1]} if raster else None,
     }
 
 
@@ -165,4 +181,16 @@ def markdown(r: dict) -> str:
         "Questions a rule cost cannot be counted within one build (the generator binds other "
         "entities instead); docs/questions.md gives a build before and after the rules.",
     ]
+    raster = r["population_raster"]
+    if raster and raster["is_proxy"]:
+        out += [
+            "",
+            f"Density tiers from a PROXY surface ({raster['label']}), not WorldPop. B03 (population within "
+            "a radius) is not generated: a people count needs a real population raster "
+            "(discard reason `no_population_raster`; configure `MGQA_POPULATION_RASTER`).",
+        ]
+    out += ["", "### Discarded executions by reason", ""]
+    out += md.table(
+        ["reason", "executions"], [(k, f"{n:,}") for k, n in r["discards"].items()], "lr"
+    )
     return "\n".join(out)

@@ -2,10 +2,13 @@
 
 For every sub-template with a built executor and every KG, one batch of SQL proposes candidate tuples
 for all strata, one batch of SQL computes their raw results, and the executor's pure ``finish`` turns
-each into a typed gold answer or a counted discard reason. Per (template, KG, stratum) cell the
+each into a typed gold answer or a counted discard reason; golds a constant predictor hits are dropped as
+``trivial`` (questions/triviality.py). Per (template, KG, stratum) cell the
 generator then keeps at most :data:`CAP` tuples (round-robin over the template's sub-templates, each in
 seeded order), drops duplicate (question, gold) pairs, draws one English variant per tuple with a seeded
-RNG, renders the text, and cites the gold triples. Same inputs and seed -> byte-identical rows.
+RNG, renders the text, and cites the gold triples. Over all KGs, the most common gold value of a
+sub-template keeps at most 60% of its questions (surplus ``trivial``); false premises and the
+multimodal slice are derived from the kept questions. Same inputs and seed -> byte-identical rows.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from typing import Any
 import duckdb
 import pyarrow as pa
 
-from mgqa_platform.questions import false_premise, formats, multimodal
+from mgqa_platform.questions import false_premise, formats, multimodal, triviality
 from mgqa_platform.questions.catalog import Catalog, SubTemplate, catalog_rows
 from mgqa_platform.questions.execution import (
     LANG,
@@ -183,11 +186,14 @@ def generate(
     false_premises: bool = True,
     multimodal_slice: bool = True,
     memory_limit: str = MEMORY_LIMIT,
+    non_trivial: bool = True,
 ) -> Generation:
     """Instantiate every sub-template that has an executor (or those in ``only``) for each KG, then derive
     the false-premise questions (questions/false_premise.py) and the multimodal slice (questions/multimodal.py).
 
-    ``only`` filters by SFID, TID or sub-template id. Rows come back sorted by ``question_id``. DuckDB's
+    ``only`` filters by SFID, TID or sub-template id. ``non_trivial`` applies the rules of
+    questions/triviality.py (the platform always does; an executor test on a hand-made world of a few
+    entities, whose golds are naturally alike, switches them off to see every tuple). Rows come back sorted by ``question_id``. DuckDB's
     memory limit is raised to ``memory_limit`` for the duration, then set back to the platform's connection
     budget (``warehouse.CONNECTION_CONFIG``).
     """
@@ -204,13 +210,24 @@ def generate(
             only,
             false_premises,
             multimodal_slice,
+            non_trivial,
         )
     finally:  # back to the platform's connection budget (DuckDB reports limits rounded, so no read-back)
         con.execute(f"SET memory_limit = '{CONNECTION_CONFIG['memory_limit']}'")
 
 
 def _generate(
-    con, catalog, kgs, seed, run_id, code_version, cap, only, false_premises, multimodal_slice
+    con,
+    catalog,
+    kgs,
+    seed,
+    run_id,
+    code_version,
+    cap,
+    only,
+    false_premises,
+    multimodal_slice,
+    non_trivial,
 ) -> Generation:
     gen = Generation()
     seen: set[tuple[str, str]] = (
@@ -219,6 +236,7 @@ def _generate(
     for kg in kgs:
         create_pool(con, kg)
         pool = Pool(kg, seed)
+        centre = covered_centre(con, kg)
         by_cell: dict[tuple[str, str], list[list[Execution]]] = defaultdict(list)
         for tpl in catalog.templates:
             for sub in tpl.sub_templates:
@@ -227,6 +245,9 @@ def _generate(
                 ):
                     continue
                 execs, dis = execute_sub_template(con, sub, pool)
+                if non_trivial:
+                    execs, trivial = _non_trivial(sub, execs, centre)
+                    dis.update(trivial)
                 for (stratum, reason), n in dis.items():
                     gen.discards[(kg, sub.id, stratum, reason)] += n
                 per_stratum: dict[str, list[Execution]] = defaultdict(list)
@@ -237,7 +258,9 @@ def _generate(
         gen.questions += _instantiate(
             con, by_cell, gen.discards, seen, kg, seed, run_id, code_version, cap
         )
-    if false_premises:
+    if non_trivial:
+        gen.questions = _cap_gold_values(gen.questions, gen.discards, seed)
+    if false_premises:  # derived from the kept true questions only: no orphan premise
         fp, failed = false_premise.perturb(
             con,
             catalog,
@@ -252,9 +275,75 @@ def _generate(
             gen.discards[(kg, sub_id, stratum, f"false_premise:{reason}")] += n
         gen.questions += fp
     if multimodal_slice:
-        gen.questions += multimodal.twins(con, gen.questions, seen)
+        mm, lost = multimodal.twins(con, gen.questions, seen)
+        gen.discards.update(lost)
+        gen.questions += mm
     gen.questions.sort(key=lambda q: q["question_id"])
     return gen
+
+
+def covered_centre(con: duckdb.DuckDBPyConnection, kg: str) -> tuple[float, float] | None:
+    """Centre ``(lon, lat)`` (WGS84 degrees) of the bounding box of ``kg``'s entity points: the "centre of
+    the covered area" a lazy model answers for point questions. None for a KG without entities."""
+    row = con.execute(
+        """
+        SELECT (min(lon) + max(lon)) / 2, (min(lat) + max(lat)) / 2
+        FROM entities
+        WHERE kg = ?
+        """,
+        [kg],
+    ).fetchone()
+    return None if row is None or row[0] is None else (float(row[0]), float(row[1]))
+
+
+def _non_trivial(
+    sub: SubTemplate, execs: list[Execution], centre: tuple[float, float] | None
+) -> tuple[list[Execution], Counter]:
+    """The executions of one (sub-template, KG) whose gold no fixed constant hits, with the most common gold
+    value capped in this pool already when the pool holds other values too, so that the cells fill from a
+    balanced pool (questions/triviality.py); the dropped ones counted ``(stratum, "trivial")``. The cap over
+    all KGs (:func:`_cap_gold_values`) still decides the sub-template's final shares."""
+    constants = triviality.fixed_predictors(sub.answer_format, centre)
+    kept, dropped = [], Counter()
+    for e in execs:
+        if triviality.is_trivial(sub.answer_format, e.outcome.gold, constants):
+            dropped[(e.stratum, triviality.REASON)] += 1
+        else:
+            kept.append(e)
+    key = triviality.cap_key(sub.answer_format, [e.outcome.gold for e in kept])
+    if (
+        key is not None and len({key(i) for i in range(len(kept))}) > 1
+    ):  # one value: the final cap decides
+        idx, surplus = triviality.capped(list(range(len(kept))), key, lambda i: kept[i].order)
+        for i in surplus:
+            dropped[(kept[i].stratum, triviality.REASON)] += 1
+        kept = [kept[i] for i in idx]
+    return kept, dropped
+
+
+def _cap_gold_values(questions: list[dict], discards: Counter, seed: int) -> list[dict]:
+    """Cap the most common gold value of each sub-template at ``triviality.MAX_SHARE`` of its true questions
+    over all KGs (:func:`triviality.cap_key`); the surplus (seeded order) is counted as ``trivial``."""
+    by_sub: dict[str, list[dict]] = defaultdict(list)
+    for q in questions:
+        by_sub[q["sub_template_id"]].append(q)
+    dropped_ids: set[str] = set()
+    for sub_id, group in sorted(by_sub.items()):
+        key = triviality.cap_key(group[0]["answer_format"], [json.loads(q["gold"]) for q in group])
+        if key is None:
+            continue
+        _, dropped = triviality.capped(
+            list(range(len(group))),
+            value=key,
+            order=lambda i, group=group: stable_hash(
+                seed, triviality.REASON, group[i]["question_id"]
+            ),
+        )
+        for i in dropped:
+            q = group[i]
+            discards[(q["kg"], sub_id, q["stratum"], triviality.REASON)] += 1
+            dropped_ids.add(q["question_id"])
+    return [q for q in questions if q["question_id"] not in dropped_ids]
 
 
 def _instantiate(con, by_cell, discards, seen, kg, seed, run_id, code_version, cap) -> list[dict]:

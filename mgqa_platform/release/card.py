@@ -182,6 +182,28 @@ def _files_section(langs_info: Sequence[Mapping[str, Any]]) -> list[str]:
     ]
 
 
+def _images_section(langs_info: Sequence[Mapping[str, Any]]) -> list[str]:
+    n = max((int(info["multimodal"]) for info in langs_info), default=0)
+    count = (
+        f"The multimodal questions ({n} per language)"
+        if n
+        else "This release has no multimodal question (no salient entity of its inputs links an image file). "
+        "Multimodal questions"
+    )
+    return [
+        "## Images",
+        "",
+        f"{count} name an entity through an image: their `image_url` is the "
+        "address of an image file (a Wikimedia Commons `Special:FilePath` link or a direct image link), never a "
+        "page that names the entity. The image files are not part of this release and must be fetched before a "
+        "multimodal evaluation: on a machine with a network, `mgqa images fetch --release-dir <this folder>` (MGQA "
+        "platform) downloads each file into `images/`, records its licence, author, credit and sha256 in "
+        "`images/images.jsonl`, and rewrites `SHA256SUMS` to list them. Each image keeps its own licence "
+        "(mostly Creative Commons on Wikimedia Commons): check it before redistributing the files.",
+        "",
+    ]
+
+
 def _sites_section(sites: Mapping[str, Any] | None) -> list[str]:
     out = ["## Entity sites", ""]
     if not sites:
@@ -297,6 +319,7 @@ def dataset_card(
         "query, bound entities, their source triples, the knowledge-graph file and its hash, and the pipeline run "
         "that built it.",
         "",
+        *_images_section(langs_info),
         *_sites_section(sites),
         *_snapshots_section(snapshots),
         *_attribution_section(langs_info, attribution),

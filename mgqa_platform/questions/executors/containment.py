@@ -317,9 +317,10 @@ class PopulationWithinRadius(Executor):
 
     gold_sql returns the anchor lon/lat, the radius and the raster path + recorded sha256; ``finish`` reads
     the raster and cites its pixels around the anchor (:func:`pixel_facts`: centre and value of every
-    non-empty pixel of the circle's window). Discards: missing raster, sha256 mismatch (the raster changed since the warehouse was built),
-    a radius under :data:`MIN_RADIUS_PIXELS` pixel heights, zero population. ``is_proxy`` is returned for the
-    lineage reader (the sample's raster is a GeoNames proxy, not WorldPop)."""
+    non-empty pixel of the circle's window). Discards: ``no_population_raster`` when the density tiers come
+    from the GeoNames proxy surface (``density_breaks.is_proxy``: a people count needs a real population
+    raster such as WorldPop), missing raster, sha256 mismatch (the raster changed since the warehouse was
+    built), a radius under :data:`MIN_RADIUS_PIXELS` pixel heights, zero population."""
 
     name = "containment.population_within"
 
@@ -339,6 +340,8 @@ class PopulationWithinRadius(Executor):
 
     def finish(self, sub: SubTemplate, row: Mapping[str, Any]) -> Outcome:
         path, radius = row["raster"], float(row["radius_km"])
+        if row["is_proxy"]:
+            return Outcome.discard("no_population_raster")
         if not path or not os.path.exists(path):
             return Outcome.discard("population_raster_missing")
         if file_sha256(path) != row["raster_sha256"]:
