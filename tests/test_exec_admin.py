@@ -382,3 +382,26 @@ def test_components_count_direct_subdivisions_only(con):
         con, "E02.1", OKG, category_A="administrative_region", entity_B=f"{OKG}:relation/P1"
     )
     assert out.gold == {"value": 1} and out.evidence == (f"{OKG}:relation/M1",)
+
+
+def test_ranked_containment_never_ranks_entity_c_itself(con):
+    """E05.2 over administrative regions: Ordino-like C holds no other region, so "the smallest
+    administrative region in C" does not exist (C is not in itself): the tuple is discarded; with a
+    municipality inside C, that municipality is ranked."""
+    st = "HIC/high"
+    for n, w in {"A": box(1.0, 42.0, 1.5, 43.0), "C": box(1.5, 42.0, 2.0, 43.0)}.items():
+        world.add(con, f"{OKG}:relation/{n}", f"Parish {n}", "administrative_region", w, stratum=st)
+    values = dict(
+        entity_A=f"{OKG}:relation/A",
+        category_B="administrative_region",
+        entity_C=f"{OKG}:relation/C",
+        rank_type="smallest",
+    )
+    out, row = run(con, "E05.2", OKG, **values)
+    assert not row["members"] and out.gold is None
+    world.add(
+        con, f"{OKG}:relation/M", "Town M", "administrative_region", box(1.6, 42.1, 1.7, 42.2)
+    )
+    out, row = run(con, "E05.2", OKG, **values)
+    assert [m["id"] for m in row["members"]] == [f"{OKG}:relation/M"]
+    assert out.gold == {"value": False} and out.evidence == (f"{OKG}:relation/M",)

@@ -368,7 +368,8 @@ class FullContainment(Executor):
 # ---------------------------------------------------------------------------------------------- E05
 class RankedContainment(Executor):
     """E05: does entity_A fully contain the longest/shortest (lines, geodesic length) or largest/smallest
-    (polygons, EPSG:6933 area) member of category_B whose representative point lies in entity_C?
+    (polygons, EPSG:6933 area) member of category_B whose representative point lies in entity_C
+    (entity_C itself is no member: a region is not "in" itself)?
 
     Every member must have the measure (a line for length, a polygon for area): a member mapped with
     another geometry kind discards the tuple (``member_without_measure``), candidates avoid such
@@ -398,10 +399,10 @@ class RankedContainment(Executor):
     def members_sql(self, sub: SubTemplate) -> str:
         c, cat = sub.entity_roles[1], category_role(sub)
         return (
-            f"WITH g AS (SELECT t.row_id, t.kg, t.{cat} AS category, g.geometry, {bbox_sql('g.geometry')} FROM t "
+            f"WITH g AS (SELECT t.row_id, t.kg, t.{cat} AS category, g.entity_id AS c_id, g.geometry, {bbox_sql('g.geometry')} FROM t "
             f"JOIN entities g ON g.entity_id = t.{c}), "
             "x AS (SELECT g.row_id, e.entity_id, e.geometry, e.geom_kind FROM g JOIN entities e ON e.kg = g.kg AND e.category = g.category "
-            f"AND {roles.predicate(sub.roles[cat], 'e')} AND e.lon BETWEEN g.x0 AND g.x1 AND e.lat BETWEEN g.y0 AND g.y1 "
+            f"AND e.entity_id <> g.c_id AND {roles.predicate(sub.roles[cat], 'e')} AND e.lon BETWEEN g.x0 AND g.x1 AND e.lat BETWEEN g.y0 AND g.y1 "
             "WHERE ST_Intersects(g.geometry, ST_Point(e.lon, e.lat)))"
         )
 
