@@ -5,7 +5,10 @@ geodesic azimuths on WGS84 (``pyproj.Geod.inv``), degrees clockwise from true no
 A compass is a list of ``n`` equal, half-open sectors [offset + i*w, offset + (i+1)*w) (w = 360/n) named by
 ``sector_labels`` (or the answer options ``formats.OPTION_SETS[options]``) and rotated by
 ``sector_offset_deg`` (-45 for N/E/S/W centred on the axes, 0 for quadrants, -22.5 for the 8-point rose);
-azimuths within ``sector_margin_deg`` of a sector edge are ambiguous and discarded.
+azimuths within ``sector_margin_deg`` of a sector edge are ambiguous and discarded. J01 asks a direction word
+without naming a compass, so it decides under every reading of ``conventions.readings.direction``
+(:mod:`mgqa_platform.questions.readings`) and keeps only golds they agree on; J04's answer options name its
+compass.
 
 Side of a route (J02) and position along a line (J03) use a local azimuthal-equidistant projection
 (pyproj ``+proj=aeqd``, WGS84, metres) centred on the route's start / the line's representative point.
