@@ -78,6 +78,7 @@ def write_tiny_pbf(path: Path, *, incomplete_relation: bool = True) -> Path:
                     "highway": "primary",
                     "name": "Avenida Ipiranga",
                     "name:en": "Ipiranga Avenue",
+                    "oneway": "yes",
                 },
             )
         )

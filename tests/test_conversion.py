@@ -124,6 +124,8 @@ def test_osmh3kg_from_pbf(con, tiny_pbf, tmp_path):
         and road["name"] == "Ipiranga Avenue"
     )
     assert road["iri"] == "https://www.openstreetmap.org/way/100"
+    # J03 needs a road's direction of travel: the oneway tag is kept as an attribute
+    assert json.loads(road["attributes"]) == {"oneway": "yes", "osm_highway": "primary"}
     park = ents["osmh3kg:way/101"]
     assert park["geom_kind"] == "polygon" and park["category"] == "park"
     # the representative point lies inside the polygon (checked with shapely, independently of DuckDB)

@@ -204,20 +204,48 @@ def test_scanline_raster_matches_brute_force(wkt):
             assert c == pytest.approx(bc, abs=1e-6)
 
 
-def test_scale_shift_gold(con):
-    world.add(con, "osmh3kg:way/1", "Cee", "city_block", C_SHAPE)
-    world.add(con, "osmh3kg:way/2", "Ell", "city_block", L_SHAPE)
+def brute_raster_at(g, size: float, half_cell: bool) -> tuple[tuple[float, float] | None, int]:
+    """:func:`brute_raster` on the grid whose corners sit at multiples of ``size`` (+ size / 2 if ``half_cell``)."""
+    d = size / 2.0 if half_cell else 0.0
+    c, n = brute_raster(shapely.transform(g, lambda xy: xy - (d, d)), size)
+    return (None if c is None else (c[0] + d, c[1] + d)), n
+
+
+def brute_shift_km(wkt: str, v1: float, v2: float, half_cell: bool) -> float:
     g = shapely.transform(
-        shapely_wkt.loads(C_SHAPE), lambda xy: np.column_stack(TO.transform(xy[:, 0], xy[:, 1]))
+        shapely_wkt.loads(wkt), lambda xy: np.column_stack(TO.transform(xy[:, 0], xy[:, 1]))
     )
-    for v1, v2 in ((1, 10), (2, 50)):
-        out = run(con, "G03.1", entity_A="osmh3kg:way/1", value_1=v1, value_2=v2)
-        (c1, _), (c2, n2) = brute_raster(g, v1 * 1000.0), brute_raster(g, v2 * 1000.0)
-        assert n2 >= 3
-        assert out.gold["value"] == pytest.approx(
-            km(FROM.transform(*c1), FROM.transform(*c2)), abs=1e-3
-        )
-        assert out.gold["value"] > 0
+    (c1, _), (c2, n2) = (
+        brute_raster_at(g, v1 * 1000.0, half_cell),
+        brute_raster_at(g, v2 * 1000.0, half_cell),
+    )
+    assert n2 >= 3
+    return km(FROM.transform(*c1), FROM.transform(*c2))
+
+
+# off the round coordinates, so that no row of cell centres runs along an edge on either grid
+C_OFF = "POLYGON((0.1234 0.2345, 3.1234 0.2345, 3.1234 0.7345, 0.6234 0.7345, 0.6234 2.7345, 3.1234 2.7345, 3.1234 3.2345, 0.1234 3.2345, 0.1234 0.2345))"
+SQUARE = "POLYGON((0.1234 0.2345, 1.1234 0.2345, 1.1234 1.2345, 0.1234 1.2345, 0.1234 0.2345))"
+
+
+def test_scale_shift_gold(con):
+    """The shift is kept only when grids moved by half a cell give it within tolerance (0.5 km here)."""
+    world.add(con, "osmh3kg:way/1", "Cee", "city_block", C_OFF)
+    world.add(con, "osmh3kg:way/2", "Ell", "city_block", L_SHAPE)
+    world.add(con, "osmh3kg:way/3", "Square", "city_block", SQUARE)
+    kept = dependent = 0
+    for eid, wkt in (("osmh3kg:way/1", C_OFF), ("osmh3kg:way/3", SQUARE)):
+        for v1, v2 in ((1, 10), (2, 50), (1, 20)):
+            out = run(con, "G03.1", entity_A=eid, value_1=v1, value_2=v2)
+            at_origin, at_half = (brute_shift_km(wkt, v1, v2, h) for h in (False, True))
+            assert at_origin > 0.5
+            if abs(at_origin - at_half) <= max(0.5, 0.05 * at_origin):
+                kept += 1
+                assert out.gold["value"] == pytest.approx(at_origin, abs=1e-3)
+            else:
+                dependent += 1
+                assert out.reason == "reading_dependent"
+    assert kept and dependent
     assert (
         run(con, "G03.1", entity_A="osmh3kg:way/2", value_1=1, value_2=50).reason == "too_few_cells"
     )
@@ -279,6 +307,15 @@ def g_world(con):
             f"District {k}",
             "city_block",
             f"POLYGON(({lon - 1} {lat - 1}, {lon - 0.5} {lat - 1}, {lon - 0.5} {lat - 0.7}, {lon - 1} {lat - 0.5}, {lon - 1} {lat - 1}))",
+            stratum=stratum,
+        )
+        e = 0.15  # a square estate: its scale shift hardly depends on where the grids are anchored
+        world.add(
+            con,
+            f"osmh3kg:way/{k}98",
+            f"Estate {k}",
+            "park",
+            f"POLYGON(({lon + 1} {lat + 1}, {lon + 1 + e} {lat + 1}, {lon + 1 + e} {lat + 1 + e}, {lon + 1} {lat + 1 + e}, {lon + 1} {lat + 1}))",
             stratum=stratum,
         )
     return con

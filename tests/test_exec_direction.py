@@ -12,7 +12,7 @@ import math
 
 import pyarrow as pa
 import pytest
-from pyproj import Transformer
+from pyproj import Geod, Transformer
 
 from mgqa_platform.questions.catalog import load_catalog
 from mgqa_platform.questions.executors import EXECUTORS
@@ -21,6 +21,7 @@ from mgqa_platform.questions.generate import execute_sub_template, generate, rep
 from tests import question_world as world
 
 CATALOG = load_catalog()
+GEOD = Geod(ellps="WGS84")
 ORIGIN = (-51.0, -30.0)  # lon, lat
 R_KM = 6371.0088
 
@@ -66,6 +67,33 @@ ROSE8 = {
     "NW": [(292.5, 337.5)],
 }
 ROSE4 = {"N": [(315, 360), (0, 45)], "E": [(45, 135)], "S": [(135, 225)], "W": [(225, 315)]}
+OCTANT_WORDS = dict(
+    zip(
+        ["north", "northeast", "east", "southeast", "south", "southwest", "west", "northwest"],
+        ROSE8.values(),
+        strict=True,
+    )
+)
+HALF_PLANES = {  # a direction word as half-planes: its components along the axes are positive
+    "north": [(270, 360), (0, 90)],
+    "east": [(0, 180)],
+    "south": [(90, 270)],
+    "west": [(180, 360)],
+    "northeast": [(0, 90)],
+    "southeast": [(90, 180)],
+    "southwest": [(180, 270)],
+    "northwest": [(270, 360)],
+}
+
+
+def word_holds(table: dict, word: str, az: float) -> bool:
+    return any(lo <= az < hi for lo, hi in table[word])
+
+
+def reading_answers(word: str, az: float) -> set[bool]:
+    """Is the azimuth ``word`` under the 90-degree, 8-sector and half-plane readings, from the hand tables."""
+    ninety = CARDINAL4_WORDS if word in CARDINAL4_WORDS else QUADRANTS
+    return {word_holds(t, word, az) for t in (ninety, OCTANT_WORDS, HALF_PLANES)}
 
 
 def in_table(table: dict, az: float) -> str:
@@ -92,6 +120,14 @@ VILLAGES = {
     for i in range(5)
 }
 
+# villages on the 45-degree diagonals, 9 km out: pairs whose bearing lies mid-quadrant (J01.2 yes)
+DIAGONAL_VILLAGES = {
+    f"worldkg:d{i}": offset(
+        9 * math.sin(math.radians(45 + 90 * i)), 9 * math.cos(math.radians(45 + 90 * i))
+    )
+    for i in range(4)
+}
+
 
 @pytest.fixture
 def ring(con):
@@ -102,6 +138,8 @@ def ring(con):
         world.add(con, eid, f"Shop {eid[-1]}", "convenience", wkt_point(p))
     for eid, p in VILLAGES.items():
         world.add(con, eid, f"Village {eid[-1]}", "village", wkt_point(p))
+    for eid, p in DIAGONAL_VILLAGES.items():
+        world.add(con, eid, f"Hamlet {eid[-1]}", "village", wkt_point(p))
     return con
 
 
@@ -159,9 +197,15 @@ def test_sectors_against_spherical_bearings(ring, sub_id, table, word_param):
     answers = set()
     for e in execs:
         a, b = pos[e.values["entity_A"]], pos[e.values["entity_B"]]
-        if word_param:  # J01: is A <word> of B -> bearing from B to A
-            expected = in_table(table, bearing(b, a)) == e.values["cardinal_direction"]
-            assert e.outcome.gold == {"value": expected}
+        if (
+            word_param
+        ):  # J01: is A <word> of B -> bearing from B to A; kept only when the readings agree
+            assert reading_answers(e.values["cardinal_direction"], bearing(b, a)) == {
+                e.outcome.gold["value"]
+            }
+            assert in_table(table, bearing(b, a)) == e.values["cardinal_direction"] or (
+                e.outcome.gold["value"] is False
+            )
         else:  # J04: direction travelling from A to B
             assert e.outcome.gold["value"] == in_table(table, bearing(a, b))
         answers.add(str(e.outcome.gold["value"]))
@@ -174,22 +218,38 @@ def test_cardinal_balanced_words_and_edge_discard(ring):
     golds = [e.outcome.gold["value"] for e in execs]
     assert True in golds and False in golds
     ex = EXECUTORS["direction.cardinal"]
-    # A exactly north-east of B (azimuth ~45 deg): within the 2-degree margin of the north/east edge
-    a = offset(1, 1)
-    row = {
-        "entity_A_lon": a[0],
-        "entity_A_lat": a[1],
-        "entity_B_lon": ORIGIN[0],
-        "entity_B_lat": ORIGIN[1],
-        "intersects": False,
-        "cardinal_direction": "north",
-    }
-    assert ex.finish(sub, row).reason == "near_sector_edge"
-    assert ex.finish(sub, {**row, "intersects": True}).reason == "entities_intersect"
-    a = offset(0.2, 1)
-    assert ex.finish(sub, {**row, "entity_A_lon": a[0], "entity_A_lat": a[1]}).gold == {
-        "value": True
-    }
+
+    def ask(word: str, az: float, sub_id: str = "J01.1"):
+        """finish on A 2 km from B (ORIGIN) at azimuth ``az``, cross-checked with pyproj Geod.inv."""
+        lon, lat, _ = GEOD.fwd(ORIGIN[0], ORIGIN[1], az, 2000.0)
+        assert GEOD.inv(ORIGIN[0], ORIGIN[1], lon, lat)[0] % 360 == pytest.approx(az, abs=1e-6)
+        row = {
+            "entity_A_lon": lon,
+            "entity_A_lat": lat,
+            "entity_B_lon": ORIGIN[0],
+            "entity_B_lat": ORIGIN[1],
+            "intersects": False,
+            "cardinal_direction": word,
+        }
+        return ex.finish(CATALOG.sub_template(sub_id), row)
+
+    # A north-east of B (azimuth 45 deg): on the north/east edge as a cone, east of the north octant
+    assert ask("north", 45.0).reason == "reading_dependent"
+    assert ask("north", 45.0).gold is None
+    assert ask("north", 21.0).reason == "near_sector_edge"  # all say yes, 1.5 deg inside the octant
+    assert ask("north", 10.0).gold == {"value": True}
+    assert ask("north", 80.0).reason == "reading_dependent"  # north only as a half-plane
+    assert ask("north", 95.0).gold == {"value": False}
+    assert ask("north", 91.0).reason == "near_sector_edge"
+    assert ask("north", 200.0).gold == {"value": False}
+    # the issue's example: bearing 78.9 deg is northeast as a quadrant, east on 8 sectors
+    assert ask("northeast", 78.9, "J01.2").reason == "reading_dependent"
+    assert ask("northeast", 40.0, "J01.2").gold == {"value": True}
+    assert ask("northeast", 100.0, "J01.2").gold == {"value": False}
+    assert ask("southwest", 300.0, "J01.2").gold == {"value": False}
+    row = {"entity_A_lon": 0.0, "entity_A_lat": 1.0, "entity_B_lon": 0.0, "entity_B_lat": 0.0}
+    intersecting = {**row, "intersects": True, "cardinal_direction": "north"}
+    assert ex.finish(sub, intersecting).reason == "entities_intersect"
 
 
 # ---------------------------------------------------------------- J02 side of route
@@ -228,13 +288,24 @@ def test_side_of_route_world_against_bearing_difference(ring):
 # ---------------------------------------------------------------- J03 along a line
 LINE = "LINESTRING(-51.0 -30.0, -50.99 -30.0, -50.98 -30.0)"  # digitised west -> east, ~1.9 km
 LINE_REV = "LINESTRING(-50.98 -30.0, -50.99 -30.0, -51.0 -30.0)"
+LINE_TWO_WAY = "LINESTRING(-51.0 -30.0001, -50.99 -30.0001, -50.98 -30.0001)"  # no oneway tag
 P1, P2, P3 = (-50.998, -30.001), (-50.985, -29.999), (-50.99, -30.02)  # P3 is ~2.2 km south
 
 
 @pytest.fixture
 def river(con):
-    world.add(con, "osmh3kg:way/1", "River Road", "road", LINE)
-    world.add(con, "osmh3kg:way/2", "Back Road", "road", LINE_REV)
+    oneway = {"oneway": "yes", "osm_highway": "residential"}
+    world.add(con, "osmh3kg:way/1", "River Road", "road", LINE, attributes=oneway)
+    world.add(con, "osmh3kg:way/2", "Back Road", "road", LINE_REV, attributes=oneway)
+    world.add(con, "osmh3kg:way/3", "Two Way Road", "road", LINE_TWO_WAY)
+    merged = {
+        **oneway,
+        "road_parts": 2,
+    }  # line-merged from two ways: its direction is not the tag's
+    world.add(con, "osmh3kg:road/4", "Merged Road", "road", LINE_TWO_WAY, attributes=merged)
+    world.add(
+        con, "osmh3kg:way/5", "Blue Creek", "stream", LINE, attributes={"osm_waterway": "stream"}
+    )
     for i, p in enumerate((P1, P2, P3), 1):
         world.add(con, f"osmh3kg:node/{i}", f"Shop {i}", "cafe", wkt_point(p))
     return con
@@ -287,6 +358,14 @@ def test_along_line_world(river):
         ex.finish(sub, run(ex.gold_sql(sub), entity_B="osmh3kg:node/3")).reason
         == "too_far_from_line"
     )
+    # the digitised direction decides only along a oneway road or a flowing waterway
+    assert (
+        ex.finish(sub, run(ex.gold_sql(sub), entity_C="osmh3kg:way/5")).gold["value"] == "upstream"
+    )
+    for undirected in ("osmh3kg:way/3", "osmh3kg:road/4"):
+        assert (
+            ex.finish(sub, run(ex.gold_sql(sub), entity_C=undirected)).reason == "reading_dependent"
+        )
     assert run(ex.premise_sql(sub))["holds"] is True
     assert run(ex.premise_sql(sub), entity_B="osmh3kg:node/3")["holds"] is False
     execs, _ = execute_sub_template(river, sub, world.pool(river, "osmh3kg"))
@@ -294,6 +373,11 @@ def test_along_line_world(river):
         {e.values["entity_A"], e.values["entity_B"]} == {"osmh3kg:node/1", "osmh3kg:node/2"}
         for e in execs
     )
+    assert {e.values["entity_C"] for e in execs} <= {
+        "osmh3kg:way/1",
+        "osmh3kg:way/2",
+        "osmh3kg:way/5",
+    }
 
 
 # ---------------------------------------------------------------- generate / replay

@@ -122,7 +122,7 @@ def test_the_cap_over_all_kgs_leaves_no_value_above_sixty_percent(con):
                 f"{kg}:{i}",
                 f"Loja {kg} {i}",
                 "shop",
-                f"POINT({-51.2 - i / 50} {-30.0 - i / 70})",
+                f"POINT({-51.2 - i / 2000} {-30.0 - i / 70})",  # a column: every pair nearly north-south
             )
     gen = generate(
         con,

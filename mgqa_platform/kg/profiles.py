@@ -47,6 +47,7 @@ ATTRIBUTE_KEYS = {
     "ele": "elevation_m",
     "admin_level": "admin_level",
     "capital": "capital",
+    "oneway": "oneway",  # J03: a road's digitised direction is its direction of travel
 }
 
 

@@ -16,13 +16,16 @@ One YAML file per spatial function (``mgqa_platform/data/templates/<SFID>.yaml``
             parameters: {value: [1, 2, 5]}            # placeholder -> values, one drawn per tuple (seeded)
             extras: [time_period]     # placeholders the executor fills from the data
             conventions: {distance: geodesic_wgs84, unit: km}
+                                      # conventions.readings: {direction: [quadrant, sector8]}: the readings the
+                                      # gold must agree under (questions/readings.py names them)
             premise: "entity_A lies within entity_B"  # what a false-premise perturbation breaks (optional)
             perturb_role: entity_B    # the binding a false-premise perturbation replaces (with premise)
             variants:                 # 1-5 English wordings; ids are positions: A01.1.v1, A01.1.v2, ...
               - "What is the distance between {entity_A} and {entity_B}?"
 
 Variants are append-only: a variant's id is its position, and question ids hash the variant id.
-Loading validates the whole catalog and fails with every problem listed at once.
+Loading validates the whole catalog (including the reading names of ``conventions.readings``) and fails
+with every problem listed at once.
 """
 
 from __future__ import annotations
@@ -37,7 +40,7 @@ from pathlib import Path
 
 import yaml
 
-from mgqa_platform.questions import roles
+from mgqa_platform.questions import readings, roles
 from mgqa_platform.questions.formats import FORMATS
 from mgqa_platform.settings import PACKAGE_DATA
 
@@ -116,6 +119,31 @@ def placeholders(text: str) -> list[str]:
     return [name for _, name, _, _ in string.Formatter().parse(text) if name]
 
 
+def reading_problems(declared: object) -> list[str]:
+    """Problems of a sub-template's ``conventions.readings`` (None when it has none): a mapping from a
+    dimension of :data:`readings.READINGS` to a non-empty list of that dimension's readings, no repeats."""
+    if declared is None:
+        return []
+    if not isinstance(declared, dict):
+        return [f"readings must map a dimension to a list of readings, not {declared!r}"]
+    out = []
+    for dim, names in declared.items():
+        known = readings.READINGS.get(dim)
+        if known is None:
+            out.append(
+                f"unknown reading dimension {dim!r} (known: {', '.join(sorted(readings.READINGS))})"
+            )
+        elif not isinstance(names, list) or not names or len(set(names)) != len(names):
+            out.append(f"readings.{dim} must be a non-empty list without repeats, not {names!r}")
+        else:
+            out.extend(
+                f"readings.{dim}: unknown reading {n!r} (known: {', '.join(known)})"
+                for n in names
+                if n not in known
+            )
+    return out
+
+
 def _sub_template(raw: dict, tpl: dict, sfid: str, problems: list[str]) -> SubTemplate:
     sid = str(raw.get("id", "?"))
     where = f"{sfid}.yaml {sid}"
@@ -148,6 +176,9 @@ def _sub_template(raw: dict, tpl: dict, sfid: str, problems: list[str]) -> SubTe
         problems.append(
             f"{where}: perturb_role {perturb!r} must name a role of a sub-template that has a premise"
         )
+    problems.extend(
+        f"{where}: {p}" for p in reading_problems((raw.get("conventions") or {}).get("readings"))
+    )
     fmt = str(raw.get("answer_format") or tpl.get("answer_format"))
     if fmt not in FORMATS:
         problems.append(f"{where}: unknown answer format {fmt!r}")

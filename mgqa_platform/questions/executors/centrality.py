@@ -12,7 +12,8 @@ Coordinates are EPSG:4326 with x = longitude, y = latitude; answers are WGS84 lo
   representative point (largest part of a multipolygon), tolerance ``min(precision_m, sqrt(area) / 100)``.
 * scale shift (G03): rasterise in EPSG:6933 on a grid with edges at integer multiples of the cell size
   (cell member when its centre lies inside the polygon), mean of member centres, back to WGS84; the answer
-  is the geodesic km between the centroids at the two cell sizes. Rasterisation is a scanline: per grid row
+  is the geodesic km between the centroids at the two cell sizes. The question leaves the grid origin
+  unstated, so the gold must hold (within tolerance) on grids shifted by half a cell as well. Rasterisation is a scanline: per grid row
   the row's centre line is intersected with the polygon and the centres inside each interval are counted
   and summed in closed form.
 
@@ -33,7 +34,7 @@ from pyproj import Geod, Transformer
 from shapely import wkt as shapely_wkt
 from shapely.geometry.base import BaseGeometry
 
-from mgqa_platform.questions import formats, roles
+from mgqa_platform.questions import formats, readings, roles
 from mgqa_platform.questions.catalog import SubTemplate
 from mgqa_platform.questions.executor import Executor, Outcome, Pool, bound_join
 from mgqa_platform.questions.executors.containment import seeded_int_sql
@@ -151,12 +152,26 @@ def raster_centroid(geom_xy: BaseGeometry, size_m: float) -> tuple[tuple[float, 
     return (sx / n, sy / n), n
 
 
-def scale_shift_km(geom: BaseGeometry, size1_km: float, size2_km: float) -> tuple[float, int, int]:
+def anchored_raster_centroid(
+    geom_xy: BaseGeometry, size_m: float, origin: str
+) -> tuple[tuple[float, float] | None, int]:
+    """:func:`raster_centroid` of ``geom_xy`` (projected metres) on the grid of side ``size_m`` whose cell
+    corners sit at (x0 + i size, y0 + j size), (x0, y0) given by grid-origin reading ``origin``
+    (:func:`mgqa_platform.questions.readings.grid_origin_m`)."""
+    x0, y0 = readings.grid_origin_m(origin, size_m)
+    c, n = raster_centroid(shapely.transform(geom_xy, lambda xy: xy - (x0, y0)), size_m)
+    return (None if c is None else (c[0] + x0, c[1] + y0)), n
+
+
+def scale_shift_km(
+    geom: BaseGeometry, size1_km: float, size2_km: float, origin: str = "projection_origin"
+) -> tuple[float, int, int]:
     """(geodesic km between the raster centroids of lon/lat ``geom`` at the two cell sizes, cells at size1,
-    cells at size2); raises ValueError('too_few_cells' when a grid has no cell / 'raster_too_large')."""
+    cells at size2), both grids in EPSG:6933 anchored by grid-origin reading ``origin``; raises
+    ValueError('too_few_cells' when a grid has no cell / 'raster_too_large')."""
     g = project(geom, _TO_6933)
-    c1, n1 = raster_centroid(g, size1_km * 1000.0)
-    c2, n2 = raster_centroid(g, size2_km * 1000.0)
+    c1, n1 = anchored_raster_centroid(g, size1_km * 1000.0, origin)
+    c2, n2 = anchored_raster_centroid(g, size2_km * 1000.0, origin)
     if c1 is None or c2 is None:
         raise ValueError("too_few_cells")
     (lon1, lat1), (lon2, lat2) = (_FROM_6933.transform(*c) for c in (c1, c2))
@@ -295,6 +310,9 @@ class ScaleShift(Executor):
     """G03: geodesic km between the raster centroids of polygon A at cell sizes ``value_1`` and ``value_2`` km
     (see the module docstring). Candidates: polygons with an EPSG:6933 area of at least ``min_cells`` cells of
     the smallest ``value_2``; ``value_2`` is drawn (seeded) among the sizes the area can hold min_cells times.
+    The question does not say where the grids are anchored: the shift is computed under every grid-origin
+    reading of ``readings.grid_origin``; the gold is the first one's, kept only when every other lies within
+    its scoring tolerance (else ``reading_dependent``).
     Discards: fewer than ``min_cells`` cells on either grid, too many grid rows, a shift that rounds to 0 m."""
 
     name = "centrality.scale_shift"
@@ -320,14 +338,19 @@ class ScaleShift(Executor):
         reason = _shape_problem(row)
         if reason:
             return Outcome.discard(reason)
+        geom, v1, v2 = shapely_wkt.loads(row["wkt"]), float(row["value_1"]), float(row["value_2"])
         try:
-            km, n1, n2 = scale_shift_km(
-                shapely_wkt.loads(row["wkt"]), float(row["value_1"]), float(row["value_2"])
-            )
+            runs = [
+                scale_shift_km(geom, v1, v2, r) for r in sub.conventions["readings"]["grid_origin"]
+            ]
         except ValueError as exc:
             return Outcome.discard(str(exc))
-        if min(n1, n2) < int(sub.conventions["min_cells"]):
+        if min(min(n1, n2) for _, n1, n2 in runs) < int(sub.conventions["min_cells"]):
             return Outcome.discard("too_few_cells")
+        km = runs[0][0]
         if km < 0.0005:
             return Outcome.discard("zero_shift")
-        return Outcome(formats.distance_km(km))
+        gold = formats.distance_km(km)
+        if max(abs(k - km) for k, _, _ in runs) > formats.tolerance("distance", gold):
+            return Outcome.discard(readings.READING_DEPENDENT)
+        return Outcome(gold)

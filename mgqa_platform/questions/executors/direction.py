@@ -5,7 +5,10 @@ geodesic azimuths on WGS84 (``pyproj.Geod.inv``), degrees clockwise from true no
 A compass is a list of ``n`` equal, half-open sectors [offset + i*w, offset + (i+1)*w) (w = 360/n) named by
 ``sector_labels`` (or the answer options ``formats.OPTION_SETS[options]``) and rotated by
 ``sector_offset_deg`` (-45 for N/E/S/W centred on the axes, 0 for quadrants, -22.5 for the 8-point rose);
-azimuths within ``sector_margin_deg`` of a sector edge are ambiguous and discarded.
+azimuths within ``sector_margin_deg`` of a sector edge are ambiguous and discarded. J01 asks a direction word
+without naming a compass, so it decides under every reading of ``conventions.readings.direction``
+(:mod:`mgqa_platform.questions.readings`) and keeps only golds they agree on; J04's answer options name its
+compass.
 
 Side of a route (J02) and position along a line (J03) use a local azimuthal-equidistant projection
 (pyproj ``+proj=aeqd``, WGS84, metres) centred on the route's start / the line's representative point.
@@ -26,7 +29,7 @@ from pyproj import Geod
 from shapely import wkt as shapely_wkt
 from shapely.geometry import LineString, Point
 
-from mgqa_platform.questions import formats, roles
+from mgqa_platform.questions import formats, readings, roles
 from mgqa_platform.questions.catalog import SubTemplate
 from mgqa_platform.questions.executor import Executor, Outcome, Pool
 from mgqa_platform.questions.executors.containment import seeded_int_sql
@@ -106,6 +109,24 @@ def positions_along(
 
 
 # ---------------------------------------------------------------- SQL helpers
+#: OSM waterway values whose ways are digitised in the direction of flow (downstream)
+FLOWING_WATERWAYS = ("river", "stream", "drain", "ditch")
+#: OSM ``oneway`` values meaning "only in the digitised direction" (``-1``, against it, is not taken)
+ONEWAY_YES = ("yes", "true", "1")
+
+
+def directed_line_sql(alias: str) -> str:
+    """SQL boolean over entity ``alias``: a line whose digitised direction is the direction of flow or
+    travel: a flowing OSM waterway (:data:`FLOWING_WATERWAYS`), or a road tagged ``oneway=yes`` that is
+    one OSM way (a merged road, attribute ``road_parts``, is line-merged without keeping direction)."""
+    attr = f"{alias}.attributes"
+    return (
+        f"(coalesce(json_extract_string({attr}, '$.osm_waterway') IN {roles.sql_in(FLOWING_WATERWAYS)}, FALSE) "
+        f"OR (coalesce(json_extract_string({attr}, '$.oneway') IN {roles.sql_in(ONEWAY_YES)}, FALSE) "
+        f"AND json_extract({attr}, '$.road_parts') IS NULL))"
+    )
+
+
 def _azimuth_sql(o: str, t: str) -> str:
     """SQL: approximate azimuth (degrees in [0, 360)) from alias ``o`` to alias ``t`` in the equirectangular frame at their mean latitude."""
     dx = f"((((({t}.lon - {o}.lon + 540) % 360) + 360) % 360 - 180) * cos(radians(({o}.lat + {t}.lat) / 2)))"
@@ -131,9 +152,12 @@ def cap_per_stratum(sql: str, pool: Pool, salt: str, key: str) -> str:
 
 # ---------------------------------------------------------------- J01 cardinal relation
 class Cardinal(Executor):
-    """J01: is A in the named sector (``cardinal_direction``) as seen from B? Boolean.
+    """J01: is A in the named direction (``cardinal_direction``) as seen from B? Boolean.
 
-    Candidates: ``grid.cell_pairs`` (A, B sharing a stored H3 cell at the resolutions of ``candidate_h3_res``)
+    The gold is decided under every direction reading the sub-template lists (``readings.direction``,
+    :mod:`mgqa_platform.questions.readings`): kept only when all agree (else ``reading_dependent``) and the
+    azimuth lies at least ``sector_margin_deg`` from the word's arc edge under each (else
+    ``near_sector_edge``). Candidates: ``grid.cell_pairs`` (A, B sharing a stored H3 cell at the resolutions of ``candidate_h3_res``)
     with the direction word supplied per tuple: the sector of the approximate azimuth B -> A for half of
     the tuples (seeded), another sector for the rest, so yes and no are balanced. The gold query re-reads
     both points and whether the geometries intersect (region pairs must be disjoint)."""
@@ -168,10 +192,14 @@ class Cardinal(Executor):
         az, km = azimuth_deg(lonlat(row, b), lonlat(row, a))
         if km < MIN_POLAR_KM:
             return Outcome.discard("points_too_close")
-        label, edge = sector(az, _labels(sub), float(sub.conventions["sector_offset_deg"]))
-        if edge < float(sub.conventions["sector_margin_deg"]):
+        word, checked = row["cardinal_direction"], sub.conventions["readings"]["direction"]
+        verdicts = readings.direction_verdicts(az, word, checked)
+        if len(verdicts) > 1:
+            return Outcome.discard(readings.READING_DEPENDENT)
+        margin = float(sub.conventions["sector_margin_deg"])
+        if min(readings.edge_distance_deg(az, word, r) for r in checked) < margin:
             return Outcome.discard("near_sector_edge")
-        return Outcome(formats.boolean(label == row["cardinal_direction"]))
+        return Outcome(formats.boolean(verdicts.pop()))
 
 
 # ---------------------------------------------------------------- J04 bearing
@@ -256,6 +284,9 @@ class SideOfRoute(Executor):
 class AlongLine(Executor):
     """J03: is A upstream (smaller linear position) or downstream of B along line C's digitised direction?
 
+    Only along lines whose digitised direction means something (:func:`directed_line_sql`): elsewhere the
+    answer flips with the mapper's drawing order, so other lines are not candidates and a replay on one
+    discards ``reading_dependent``.
     Candidates: lines at least 3 x ``min_separation_m`` long (equirectangular) sampled per stratum; points of the anchor's role type in the line's bbox (grown by
     ``max_offset_m``) whose lon/lat distance to the line is small enough (a superset filter); per line one
     seeded pair whose approximate positions (``ST_LineLocatePoint`` x the line's equirectangular length) are at
@@ -274,7 +305,9 @@ class AlongLine(Executor):
         )
         m = off_km / 110.0
         long_enough = f"ST_Length(ST_Affine(p.geometry, cos(radians(p.lat)), 0, 0, 1, 0, 0)) * {KM_PER_DEG} >= {3 * sep_km}"
-        line = pool.sample(sub.roles[c], f"{sub.id}|{c}", where=long_enough)
+        line = pool.sample(
+            sub.roles[c], f"{sub.id}|{c}", where=f"{long_enough} AND {directed_line_sql('p')}"
+        )
         sql = (
             f"WITH l AS (SELECT s.entity_id, s.geometry, ST_Length(ST_Affine(s.geometry, cos(radians(s.lat)), 0, 0, 1, 0, 0)) * {KM_PER_DEG} AS km, "
             f"ST_XMin(s.geometry) - {m} / cos(radians(s.lat)) AS x0, "
@@ -292,7 +325,10 @@ class AlongLine(Executor):
 
     def gold_sql(self, sub: SubTemplate) -> str:
         c = sub.entity_roles[2]
-        return f"SELECT q.*, ST_AsText(l.geometry) AS line_wkt FROM ({points_gold_sql(sub)}) q JOIN entities l ON l.entity_id = q.{c}"
+        return f"""
+            SELECT q.*, ST_AsText(l.geometry) AS line_wkt, {directed_line_sql("l")} AS directed
+            FROM ({points_gold_sql(sub)}) q
+            JOIN entities l ON l.entity_id = q.{c}"""
 
     def premise_sql(self, sub: SubTemplate) -> str:
         a, b, c = sub.entity_roles[:3]
@@ -310,6 +346,8 @@ class AlongLine(Executor):
     def finish(self, sub: SubTemplate, row: Mapping[str, Any]) -> Outcome:
         a, b, c = sub.entity_roles[:3]
         conv = sub.conventions
+        if not row["directed"]:
+            return Outcome.discard(readings.READING_DEPENDENT)
         pos = positions_along(row["line_wkt"], lonlat(row, c), [lonlat(row, a), lonlat(row, b)])
         if pos is None:
             return Outcome.discard("not_single_linestring")
