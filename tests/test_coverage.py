@@ -18,6 +18,7 @@ from mgqa_platform import snapshots
 from mgqa_platform.questions import coverage, false_premise
 from mgqa_platform.questions.catalog import load_catalog
 from mgqa_platform.questions.generate import execute_sub_template, generate
+from mgqa_platform.settings import SAMPLE_DIR
 from tests import question_world as world
 
 GEOD = Geod(ellps="WGS84")
@@ -201,3 +202,20 @@ def test_entity_hull_fallback_and_declared_coverage(two_clusters):
     for lon, lat in con.execute("SELECT lon, lat FROM entities").fetchall():
         assert hull.covers(Point(lon, lat))
     assert not hull.covers(Point(*CENTRE).buffer(0.2))
+
+
+def test_sample_coverage_file_declares_every_part():
+    """The committed coverage of the sample PBF: one valid polygon per merged part (scripts/coverage.py);
+    Andorra is its country relation (465.5 km2 geodesic, data/sample/osm/SOURCE_andorra.txt)."""
+    pbf = SAMPLE_DIR / "osm" / "mgqa-sample.osm.pbf"
+    assert snapshots.coverage_path(pbf).name == "mgqa-sample.coverage.geojson"
+    parts = {p.part: p for p in snapshots.read_coverage(pbf)}
+    assert len(parts) == 9 and all(p.geometry.is_valid for p in parts.values())
+    andorra = parts["andorra-latest.osm.pbf"]
+    assert andorra.method == "country_polygon"
+    assert abs(GEOD.geometry_area_perimeter(andorra.geometry)[0]) / 1e6 == pytest.approx(
+        465.5, abs=0.1
+    )
+    helsinki = parts["Helsinki.osm.pbf"].geometry
+    assert helsinki.covers(Point(24.9445, 60.1718)) and not helsinki.covers(Point(24.9445, 60.25))
+    assert snapshots.read_coverage(SAMPLE_DIR / "osm" / "absent.osm.pbf") == []
