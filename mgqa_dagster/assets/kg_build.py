@@ -77,7 +77,9 @@ def _build_kwg(
     kinds={"rdf", "parquet", "osm"},
     description=(
         "Each KG in its native format, built as the real KG is made: WorldKG Turtle and OSMH3KG Parquet "
-        "from the latest OSM snapshot, KnowWhereGraph from its crawl. Skipped elements go to quarantine."
+        "from the latest OSM snapshot, KnowWhereGraph from its crawl. Skipped elements go to quarantine; "
+        "the area the snapshot holds completely (the coverage file beside the PBF, the KWG crawl "
+        "region) goes to the coverage table."
     ),
 )
 def kg_native(
