@@ -138,6 +138,14 @@ CREATE TABLE IF NOT EXISTS entity_parts (
     part_entity_id VARCHAR NOT NULL,   -- the id the piece had as an entity (an OSM way, a KWG segment)
     part_subject   VARCHAR NOT NULL    -- the piece's subject in the native KG
 );
+CREATE TABLE IF NOT EXISTS coverage (
+    kg            VARCHAR NOT NULL,
+    snapshot_id   VARCHAR NOT NULL,      -- the native KG file it describes (kg_files.snapshot_id)
+    part          VARCHAR NOT NULL,      -- source part (file) or 'entities' for the hull fallback
+    method        VARCHAR NOT NULL,      -- 'header_bbox' | 'data_bbox' | 'country_polygon' | 'crawl_region' | 'entity_hull'
+    complete_for  VARCHAR NOT NULL,      -- which features the part holds completely inside the area
+    geometry      GEOMETRY NOT NULL      -- EPSG:4326, lon/lat
+);
 CREATE TABLE IF NOT EXISTS quarantine (
     kg        VARCHAR NOT NULL,
     stage     VARCHAR NOT NULL,    -- 'kg_build' | 'parse' | 'entity'

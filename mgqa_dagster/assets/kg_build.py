@@ -10,7 +10,7 @@ from mgqa_dagster.resources.sources import InputsResource, KwgSourceResource
 from mgqa_dagster.resources.warehouse import WarehouseResource
 from mgqa_platform import snapshots
 from mgqa_platform.kg import native
-from mgqa_platform.kg.kwg_crawl import build_kwg_crawl
+from mgqa_platform.kg.kwg_crawl import build_kwg_crawl, read_county_polygon
 from mgqa_platform.kg.osmh3kg_build import build_osmh3kg
 from mgqa_platform.kg.sparql import DEFAULT_KWG_QUERIES, SparqlCrawler
 from mgqa_platform.kg.worldkg_build import BuildReport, build_worldkg
@@ -33,6 +33,15 @@ def _build_osm_kg(
         h3_res=inputs.osmh3kg_h3_resolution,
         max_cells=inputs.osmh3kg_max_cells_per_feature,
     )
+
+
+def _kwg_coverage(inputs: InputsResource, kwg: KwgSourceResource) -> list[snapshots.CoveragePart]:
+    """The bundled crawl covers its crawl region, Santa Barbara County; a live crawl declares none
+    (conversion falls back to the hull of its entities)."""
+    if kwg.mode == "sparql":
+        return []
+    county = read_county_polygon(Path(inputs.kwg_dir) / "SB_County.shp")
+    return [snapshots.CoveragePart("SB_County.shp", "crawl_region", "all features", county)]
 
 
 def _build_kwg(
@@ -68,7 +77,9 @@ def _build_kwg(
     kinds={"rdf", "parquet", "osm"},
     description=(
         "Each KG in its native format, built as the real KG is made: WorldKG Turtle and OSMH3KG Parquet "
-        "from the latest OSM snapshot, KnowWhereGraph from its crawl. Skipped elements go to quarantine."
+        "from the latest OSM snapshot, KnowWhereGraph from its crawl. Skipped elements go to quarantine; "
+        "the area the snapshot holds completely (the coverage file beside the PBF, the KWG crawl "
+        "region) goes to the coverage table."
     ),
 )
 def kg_native(
@@ -82,6 +93,7 @@ def kg_native(
     source_id = None
     if kg == "kwg":
         path, report = _build_kwg(inputs, kwg, paths)
+        coverage = _kwg_coverage(inputs, kwg)
     else:
         source_id = context.run.tags.get(
             "mgqa/osm_snapshot"
@@ -89,8 +101,10 @@ def kg_native(
         with warehouse.get_connection() as con:
             snap = snapshots.resolve_osm_snapshot(con, source_id, inputs.watched_pbfs())
         path, report = _build_osm_kg(kg, snap, inputs, paths)
+        coverage = snapshots.read_coverage(snap.path)
     with warehouse.get_connection() as con:
         info = native.record(con, kg, path, source_id, report, context.run_id)
+        snapshots.record_coverage(con, kg, info["snapshot_id"], coverage)
     meta = {
         "kg": kg,
         "snapshot_id": info["snapshot_id"],
@@ -99,6 +113,9 @@ def kg_native(
         "sha256": info["sha256"],
         "bytes": info["bytes"],
         "skipped_total": len(report.skipped),
+        "coverage_parts": dg.MetadataValue.json(
+            [f"{c.part} ({c.method}; {c.complete_for})" for c in coverage]
+        ),
         "build_counts": dg.MetadataValue.json(dict(sorted(report.counts.items()))),
     }
     return dg.MaterializeResult(metadata=meta, data_version=dg.DataVersion(info["sha256"]))

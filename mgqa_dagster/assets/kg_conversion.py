@@ -6,7 +6,7 @@ from mgqa_dagster.assets.kg_build import kg_native, kg_partitions
 from mgqa_dagster.data_quality import entities as entity_checks
 from mgqa_dagster.resources.sources import ConversionResource, StrataInputsResource
 from mgqa_dagster.resources.warehouse import WarehouseResource
-from mgqa_platform import CODE_VERSION
+from mgqa_platform import CODE_VERSION, snapshots
 from mgqa_platform.kg import native
 from mgqa_platform.kg.convert import convert_kg
 from mgqa_platform.strata.countries import country_names
@@ -70,6 +70,7 @@ def kg_entities(
             country_names=country_names(strata_inputs.countries_path),
         )
         native.mark_converted(con, kg, context.run_id)
+        coverage_method = snapshots.ensure_coverage(con, kg, src["snapshot_id"])
         build_quarantine = dict(
             con.execute(
                 "SELECT reason, count(*) FROM quarantine WHERE kg = ? AND stage = 'kg_build' GROUP BY 1 ORDER BY 1",
@@ -94,6 +95,7 @@ def kg_entities(
                 "names_disambiguated": res.disambiguated_names,
                 "names_ambiguous": res.ambiguous_names,
                 "names_by_rule": dg.MetadataValue.json(meta["names_by_rule"]),
+                "coverage": coverage_method,
                 "road_parts_merged": res.road_parts_merged,
                 "roads_merged": res.roads_merged,
                 "triples_staged": res.triples_staged,

@@ -23,8 +23,9 @@ from typing import Any
 
 import duckdb
 import pyarrow as pa
+from shapely.geometry.base import BaseGeometry
 
-from mgqa_platform.questions import formats, roles
+from mgqa_platform.questions import coverage, formats, roles
 from mgqa_platform.questions.catalog import Catalog, SubTemplate
 from mgqa_platform.questions.execution import (
     LANG,
@@ -143,20 +144,28 @@ def _perturb_batch(con, subs, batch, kgs, seed, seen, failures, run_id, code_ver
             continue
         create_pool(con, kg)
         pool = Pool(kg, seed)
+        area = coverage.kg_coverage(con, kg)
         by_sub: dict[str, list[dict]] = defaultdict(list)
         for q in mine:
             by_sub[q["sub_template_id"]].append(q)
         made: list[tuple[Execution, dict, dict]] = []  # execution, question, perturbation
         for sub_id in sorted(by_sub):
-            made += _perturb_sub(con, subs[sub_id], pool, by_sub[sub_id], failures)
+            made += _perturb_sub(con, subs[sub_id], pool, by_sub[sub_id], failures, area)
         out += _rows(con, made, seen, failures, kg, run_id, code_version)
     return out
 
 
 def _perturb_sub(
-    con, sub: SubTemplate, pool: Pool, questions: list[dict], failures: Counter
+    con,
+    sub: SubTemplate,
+    pool: Pool,
+    questions: list[dict],
+    failures: Counter,
+    area: BaseGeometry | None = None,
 ) -> list[tuple[Execution, dict, dict]]:
-    """Try up to TRIES replacements per question; keep the first whose premise is false."""
+    """Try up to TRIES replacements per question; keep the first whose premise is false and whose
+    support (the sub-template's ``premise_support`` or ``support``) lies inside ``area``, the KG's
+    coverage (questions/coverage.py): a premise is false only where the KG holds every feature."""
     replacements = _replacement_pool(con, sub, pool)
     role = sub.perturb_role
     trials: list[tuple[dict, dict]] = []  # (question, t row)
@@ -173,10 +182,15 @@ def _perturb_sub(
         return []
     executor = EXECUTORS[sub.executor]
     results = _premise_rows(con, sub, [t for _, t in trials])
+    inside = coverage.covered(con, area, sub, [(t, ()) for _, t in trials], premise=True)
     done: dict[str, tuple[Execution, dict, dict]] = {}
-    for q, t in trials:
+    beyond: set[str] = set()
+    for (q, t), ok in zip(trials, inside, strict=True):
         res = results.get(t["row_id"])
         if q["question_id"] in done or res is None or executor.premise_holds(sub, res):
+            continue
+        if not ok:
+            beyond.add(q["question_id"])
             continue
         values = {k: v for k, v in t.items() if k != "row_id"}
         ex = Execution(
@@ -197,7 +211,8 @@ def _perturb_sub(
         done[q["question_id"]] = (ex, q, perturbation)
     for q in questions:
         if q["question_id"] not in done:
-            failures[(pool.kg, sub.id, q["stratum"], "premise_still_holds")] += 1
+            reason = coverage.REASON if q["question_id"] in beyond else "premise_still_holds"
+            failures[(pool.kg, sub.id, q["stratum"], reason)] += 1
     return [done[k] for k in sorted(done)]
 
 

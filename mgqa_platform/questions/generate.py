@@ -2,7 +2,8 @@
 
 For every sub-template with a built executor and every KG, one batch of SQL proposes candidate tuples
 for all strata, one batch of SQL computes their raw results, and the executor's pure ``finish`` turns
-each into a typed gold answer or a counted discard reason; golds a constant predictor hits are dropped as
+each into a typed gold answer or a counted discard reason; tuples whose support area reaches past the KG's
+coverage are dropped as ``beyond_coverage`` (questions/coverage.py), golds a constant predictor hits as
 ``trivial`` (questions/triviality.py). Per (template, KG, stratum) cell the
 generator then keeps at most :data:`CAP` tuples (round-robin over the template's sub-templates, each in
 seeded order), drops duplicate (question, gold) pairs, draws one English variant per tuple with a seeded
@@ -23,7 +24,7 @@ from typing import Any
 import duckdb
 import pyarrow as pa
 
-from mgqa_platform.questions import false_premise, formats, multimodal, triviality
+from mgqa_platform.questions import coverage, false_premise, formats, multimodal, triviality
 from mgqa_platform.questions.catalog import Catalog, SubTemplate, catalog_rows
 from mgqa_platform.questions.execution import (
     LANG,
@@ -237,6 +238,7 @@ def _generate(
         create_pool(con, kg)
         pool = Pool(kg, seed)
         centre = covered_centre(con, kg)
+        area = coverage.kg_coverage(con, kg)
         by_cell: dict[tuple[str, str], list[list[Execution]]] = defaultdict(list)
         for tpl in catalog.templates:
             for sub in tpl.sub_templates:
@@ -245,6 +247,8 @@ def _generate(
                 ):
                     continue
                 execs, dis = execute_sub_template(con, sub, pool)
+                execs, beyond = coverage.keep_covered(con, area, sub, execs)
+                dis.update(beyond)
                 if non_trivial:
                     execs, trivial = _non_trivial(sub, execs, centre)
                     dis.update(trivial)
