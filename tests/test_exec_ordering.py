@@ -393,23 +393,22 @@ def test_rank_position_by_length(con):
 
 
 def test_region_premise(block):
-    assert (
-        run(
-            block, "F01.1", "premise", category_A="cafe", entity_B=BLOCK, cardinal_direction="north"
-        )["holds"]
-        is True
-    )
-    assert (
-        run(
+    """The premise a refusal rests on is "some member exists": the lone pharmacy is still the answer to
+    "which of the pharmacies lies furthest north"; only a category with no member in the block fails."""
+
+    def holds(category: str) -> bool:
+        return run(
             block,
             "F01.1",
             "premise",
-            category_A="pharmacy",
+            category_A=category,
             entity_B=BLOCK,
             cardinal_direction="north",
         )["holds"]
-        is False
-    )
+
+    assert holds("cafe") is True
+    assert holds("pharmacy") is True
+    assert holds("bank") is False
 
 
 # ------------------------------------------------------------------------------------------------- F04

@@ -295,8 +295,9 @@ class _RegionRanking(Executor):
         return []
 
     def needed_sql(self, sub: SubTemplate) -> str:
-        """SQL (over gold columns) for the number of members the premise needs."""
-        return str(self.min_members)
+        """SQL (over gold columns) for the number of members the premise needs: one, since a single
+        member is still the answer to "which of the X lies furthest north" (only none leaves a refusal)."""
+        return "1"
 
     def member_kind(self, sub: SubTemplate) -> str | None:
         """The geometry kind every member needs for the sub-template's measures (:data:`MEASURE_KINDS`)."""
