@@ -465,6 +465,11 @@ def test_compound_hand_world(con):
         else:
             assert out.reason == "empty_set", d
     assert run(con, "F04.1", "premise", cardinal_direction="east", **vals)["holds"] is True
+    # no member in the south quadrant from C, but two within 90 degrees of south (bearings ~98 and ~118):
+    # "south of C" read as a half-plane has members, so the premise holds; nothing lies west in any reading
+    assert expected["south"] == [] and expected["west"] == []
+    assert run(con, "F04.1", "premise", cardinal_direction="south", **vals)["holds"] is True
+    assert run(con, "F04.1", "premise", cardinal_direction="west", **vals)["holds"] is False
     assert (
         run(
             con,

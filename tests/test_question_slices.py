@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 
+import h3
 import pytest
 from pyproj import Geod
 from shapely import wkt as shapely_wkt
@@ -351,3 +352,42 @@ def test_a_zero_count_is_no_false_premise(con):
     assert fp == [] and set(failed) == {
         (q["kg"], "C03.1", q["stratum"], "answerable") for q in true
     }
+
+
+def test_an_entity_is_replaced_by_the_nearest_one_that_breaks_the_premise(con):
+    """H02.1 "which H3 cell holds both Loja A and Loja B?": Loja B is replaced by the point nearest to it
+    whose cell differs from Loja A's at the question's resolution, not by one far away."""
+    points = {
+        "osmh3kg:node/1": (-51.2300, -30.0300),
+        "osmh3kg:node/2": (-51.2304, -30.0302),
+        "osmh3kg:node/3": (-51.2100, -30.0200),
+        "osmh3kg:node/4": (-51.6000, -30.2000),
+        "osmh3kg:node/5": (-51.6003, -30.2002),
+    }
+    for i, (eid, (lon, lat)) in enumerate(points.items(), 1):
+        world.add(con, eid, f"Loja {i}", "shop", f"POINT({lon} {lat})")
+    catalog = load_catalog()
+    true = true_questions(con, catalog, "H02.1")
+    assert true
+    fp, failed = false_premise.perturb(
+        con, catalog, true, ["osmh3kg"], seed=1, seen=set(), share=0.9
+    )
+    assert fp, failed
+    geod = Geod(ellps="WGS84")
+    for q in fp:
+        pert, bindings = json.loads(q["perturbation"]), json.loads(q["bindings"])
+        res = json.loads(q["parameters"])["resolution"]
+        a, b = points[bindings["entity_A"]], points[pert["original"]]
+        cell_a = h3.latlng_to_cell(a[1], a[0], res)
+        by_distance = sorted(
+            (geod.inv(*b, *p)[2] / 1000, eid)
+            for eid, p in points.items()
+            if eid not in (bindings["entity_A"], pert["original"])
+        )
+        km, nearest = next(
+            (km, eid)
+            for km, eid in by_distance
+            if h3.latlng_to_cell(points[eid][1], points[eid][0], res) != cell_a
+        )
+        assert (pert["replacement"], pert["premise_kind"]) == (nearest, "presupposed_relation")
+        assert pert["replacement_km"] == pytest.approx(km, abs=0.001)

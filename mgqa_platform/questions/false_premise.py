@@ -10,7 +10,7 @@ stays defined, a hidden cap) are never perturbed; the questions the draw picks t
 For a seeded share of the eligible true questions, the binding of ``perturb_role`` is replaced by one of the
 :data:`NEAREST` candidates of the same role type in the KG nearest to the original (an entity: nearest to the
 original's representative point; a category: nearest member to the anchor entity's representative point),
-so that distance does not give the perturbation away. The premise query runs once per sub-template for all
+none farther than :data:`MAX_REPLACEMENT_KM`, so that distance does not give the perturbation away. The premise query runs once per sub-template for all
 trials, and the nearest replacement for which the premise is **false** makes a false-premise question. Its
 gold is :data:`formats.REJECTION`, its ``query`` is the premise query bound to that tuple (re-running it shows
 the premise failing), and ``perturbation`` records the role, the original and the replacement binding, the
@@ -52,7 +52,8 @@ from mgqa_platform.questions.executors import EXECUTORS
 from mgqa_platform.warehouse import registered
 
 SHARE = 0.078
-NEAREST = 10  # replacements tried per question, nearest first (none false: premise_still_holds)
+NEAREST = 30  # replacements tried per question, nearest first (none false: premise_still_holds)
+MAX_REPLACEMENT_KM = 100.0  # farther candidates are never tried (none nearer: no_replacement)
 EARTH_RADIUS_KM = 6371.0088  # mean radius, for ranking candidates by great-circle distance
 WGS84 = Geod(ellps="WGS84")
 PLACEHOLDER_RE = re.compile(r"\{(\w+)\}|\b((?:entity|category|event)_[A-Z])\b")
@@ -107,7 +108,9 @@ def nearest_replacements(
     """Question id -> up to ``k`` replacement bindings for ``sub.perturb_role``, nearest first.
 
     Candidates are the rows of the temp table ``pool`` of the role type (categories: bindable ones with at
-    least ``roles.MIN_CATEGORY_MEMBERS`` members), other than the question's own bindings. An entity is
+    least ``roles.MIN_CATEGORY_MEMBERS`` members, other than the anchor's own category, since "the
+    regions in region B" is a question about coverage, not a false premise), other than the question's own
+    bindings, within :data:`MAX_REPLACEMENT_KM`. An entity is
     ranked by the distance of its representative point from the anchor's (:func:`anchor_role`), a category
     by its member nearest to the anchor. Each item is ``{"value", "lon", "lat", "anchor_lon",
     "anchor_lat"}``: the replacement, the point measured (WGS84 lon/lat degrees) and the anchor's point.
@@ -130,6 +133,7 @@ def nearest_replacements(
             FROM a
             CROSS JOIN pool p
             WHERE {roles.candidate_predicate(rtype, "p")}
+              AND p.category <> a.category
               AND p.category IN (
                 SELECT category
                 FROM pool p
@@ -149,12 +153,13 @@ def nearest_replacements(
             """
     sql = f"""
         WITH a AS (
-            SELECT q.question_id, e.lon, e.lat
+            SELECT q.question_id, e.lon, e.lat, e.category
             FROM _anchors q
             JOIN entities e ON e.entity_id = q.anchor
         ), d AS ({members})
         SELECT question_id, value, lon, lat, anchor_lon, anchor_lat
         FROM d
+        WHERE km <= {MAX_REPLACEMENT_KM}
         QUALIFY row_number() OVER (PARTITION BY question_id ORDER BY km, value) <= {k + len(sub.roles)}
         ORDER BY question_id, km, value
         """
@@ -177,14 +182,17 @@ def geodesic_km(lon1: float, lat1: float, lon2: float, lat2: float) -> float:
 
 def why(sub: SubTemplate, values: Mapping[str, Any], names: Mapping[str, str]) -> str:
     """The broken premise in words: the catalog's premise with the perturbed tuple's names, categories
-    (plural labels) and parameters filled in, e.g. "it is false that Rua A traverses at least one park"."""
+    (plural labels, the singular noun after "one") and parameters filled in, e.g. "it is false that Rua A
+    traverses at least one park"."""
 
     def fill(m: re.Match) -> str:
         key = m.group(1) or m.group(2)
-        if key in sub.roles:
-            v = values[key]
-            return lexicon.label(v) if roles.is_category(sub.roles[key]) else names[v]
-        return str(values[key]) if key in values else m.group(0)
+        if key not in sub.roles:
+            return str(values[key]) if key in values else m.group(0)
+        v = values[key]
+        if not roles.is_category(sub.roles[key]):
+            return names[v]
+        return lexicon.noun(v) if m.string[: m.start()].endswith("one ") else lexicon.label(v)
 
     return "it is false that " + PLACEHOLDER_RE.sub(fill, sub.premise)
 
