@@ -144,50 +144,62 @@ def test_nearest_member_disc_crossing_the_edge(two_clusters):
 
 @pytest.fixture
 def museum_world(con):
-    """A cafe anchor at CENTRE with a nearby cafe; museums (the replacement category) 200 km north."""
+    """A cafe anchor at CENTRE, a second cafe 2 km north-east of it; museums (the replacement
+    category) 30 km north: none lies within 10 km of the anchor."""
     world.add(con, "worldkg:1", "Cafe Anchor", "cafe", f"POINT({CENTRE[0]} {CENTRE[1]})")
     x, y = at(*CENTRE, 2.0, 45)
     world.add(con, "worldkg:2", "Cafe Near", "cafe", f"POINT({x} {y})")
     for i in range(3):
-        x, y = at(*CENTRE, 200.0 + i, 0)
+        x, y = at(*CENTRE, 30.0 + i, 0)
         world.add(con, f"worldkg:{10 + i}", f"Museum {i}", "museum", f"POINT({x} {y})")
     return con
 
 
-def _l04_question() -> dict:
-    sub = CATALOG.sub_template("L04.1")
+def _f04_question() -> dict:
+    sub = CATALOG.sub_template("F04.1")
     return {
         "question_id": "qtest",
         "kg": "worldkg",
         "sub_template_id": sub.id,
         "variant_id": sub.variants[0].id,
         "stratum": "UMC/high",
-        "bindings": json.dumps({"category_A": "cafe", "entity_B": "worldkg:1"}),
-        "parameters": "{}",
+        "bindings": json.dumps(
+            {"category_A": "cafe", "entity_B": "worldkg:1", "entity_C": "worldkg:2"}
+        ),
+        "parameters": json.dumps({"value": 10, "cardinal_direction": "north"}),
     }
 
 
 @pytest.mark.parametrize(
-    ("bounds", "made"),
+    ("half_width_deg", "made"),
     [
-        ((WEST - 1, SOUTH - 1, EAST + 1, NORTH + 1), True),  # the 50 km search disc lies inside
         (
-            (WEST, SOUTH, EAST, NORTH),
-            False,
-        ),  # it reaches past the box: no museum may be "absent" there
+            1.0,
+            True,
+        ),  # the 10 km disc around the anchor lies inside (the box edges are > 90 km away)
+        (0.05, False),  # the box edges are about 5 km away: no museum may be "absent" beyond them
     ],
 )
-def test_false_premise_needs_its_search_disc_in_coverage(museum_world, bounds, made):
+def test_false_premise_needs_its_support_in_coverage(museum_world, half_width_deg, made):
+    lon, lat = CENTRE
+    bounds = (
+        lon - half_width_deg,
+        lat - half_width_deg,
+        lon + half_width_deg,
+        lat + half_width_deg,
+    )
     declare_box(museum_world, bounds=bounds)
+    west_km = GEOD.inv(lon, lat, bounds[0], lat)[2] / 1000.0
+    assert (west_km > 10.0) == made
     rows, failures = false_premise.perturb(
-        museum_world, CATALOG, [_l04_question()], ["worldkg"], seed=3, seen=set(), share=0.5
+        museum_world, CATALOG, [_f04_question()], ["worldkg"], seed=3, seen=set(), share=0.5
     )
     if made:
         assert len(rows) == 1 and json.loads(rows[0]["perturbation"])["replacement"] == "museum"
         assert not failures
     else:
         assert rows == []
-        assert failures == Counter({("worldkg", "L04.1", "UMC/high", "beyond_coverage"): 1})
+        assert failures == Counter({("worldkg", "F04.1", "UMC/high", "beyond_coverage"): 1})
 
 
 def test_entity_hull_fallback_and_declared_coverage(two_clusters):

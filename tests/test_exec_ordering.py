@@ -393,23 +393,22 @@ def test_rank_position_by_length(con):
 
 
 def test_region_premise(block):
-    assert (
-        run(
-            block, "F01.1", "premise", category_A="cafe", entity_B=BLOCK, cardinal_direction="north"
-        )["holds"]
-        is True
-    )
-    assert (
-        run(
+    """The premise a refusal rests on is "some member exists": the lone pharmacy is still the answer to
+    "which of the pharmacies lies furthest north"; only a category with no member in the block fails."""
+
+    def holds(category: str) -> bool:
+        return run(
             block,
             "F01.1",
             "premise",
-            category_A="pharmacy",
+            category_A=category,
             entity_B=BLOCK,
             cardinal_direction="north",
         )["holds"]
-        is False
-    )
+
+    assert holds("cafe") is True
+    assert holds("pharmacy") is True
+    assert holds("bank") is False
 
 
 # ------------------------------------------------------------------------------------------------- F04
@@ -466,6 +465,11 @@ def test_compound_hand_world(con):
         else:
             assert out.reason == "empty_set", d
     assert run(con, "F04.1", "premise", cardinal_direction="east", **vals)["holds"] is True
+    # no member in the south quadrant from C, but two within 90 degrees of south (bearings ~98 and ~118):
+    # "south of C" read as a half-plane has members, so the premise holds; nothing lies west in any reading
+    assert expected["south"] == [] and expected["west"] == []
+    assert run(con, "F04.1", "premise", cardinal_direction="south", **vals)["holds"] is True
+    assert run(con, "F04.1", "premise", cardinal_direction="west", **vals)["holds"] is False
     assert (
         run(
             con,

@@ -178,6 +178,15 @@ def test_pass_by_near_buffer_is_discarded(tiny):
 def test_pass_by_premise(tiny):
     assert premise(tiny, "D03.1", category_A="cafe", entity_B=eid("ROAD")) is True
     assert premise(tiny, "D03.1", category_A="cafe", entity_B=eid("R3")) is False
+    # a kiosk 250 m off the road is not passed (buffer 100 m), yet a wider reading of "pass by" could name
+    # it: the premise holds up to 3 buffers, so no false premise rests on it; at 350 m it is false
+    world.add(tiny, eid("K1"), "Kiosk K1", "kiosk", north(-51.004, 250.0))
+    out, _ = run(tiny, "D03.1", category_A="kiosk", entity_B=eid("ROAD"))
+    assert out.gold is None
+    assert premise(tiny, "D03.1", category_A="kiosk", entity_B=eid("ROAD")) is True
+    tiny.execute(f"DELETE FROM entities WHERE entity_id = '{eid('K1')}'")
+    world.add(tiny, eid("K2"), "Kiosk K2", "kiosk", north(-51.004, 350.0))
+    assert premise(tiny, "D03.1", category_A="kiosk", entity_B=eid("ROAD")) is False
 
 
 # ---------------------------------------------------------------------------------------------- generate

@@ -14,6 +14,7 @@ import pytest
 from pyproj import Geod
 
 from mgqa_platform import lexicon, lineage
+from mgqa_platform.questions import false_premise
 from mgqa_platform.questions.catalog import CATALOG_DIR, CatalogError, load_catalog, placeholders
 from mgqa_platform.questions.generate import generate, replay, write_questions, write_templates
 from tests import question_world as world
@@ -72,6 +73,28 @@ def test_catalog_rejects_inconsistent_files_listing_every_problem(tmp_path):
         "missing catalog file N.yaml",
     ):
         assert expected in msg
+
+
+def test_catalog_requires_a_known_premise_kind_with_every_premise(tmp_path):
+    d = _one_template_catalog(tmp_path)
+    c = d / "C.yaml"
+    c.write_text(c.read_text().replace("premise_kind: answerable", "premise_kind: zero_count"))
+    g = d / "G.yaml"
+    g.write_text(g.read_text().replace("        premise_kind: answerable\n", "", 1))
+    with pytest.raises(CatalogError) as exc:
+        load_catalog(d)
+    msg = str(exc.value)
+    assert "C.yaml C03.1: a premise needs a premise_kind" in msg and "'zero_count'" in msg
+    assert "G.yaml G02.1: a premise needs a premise_kind and the reverse; premise_kind None" in msg
+
+
+def test_every_perturbed_premise_is_refusable():
+    """Only refusable kinds make false premises; zero counts, defined distances and hidden caps do not."""
+    catalog = load_catalog()
+    made = {s.id for s in false_premise.eligible(catalog)}
+    assert made and all(catalog.sub_template(i).refusable for i in made)
+    assert {"D01.1", "F01.1", "F03.1", "H02.1", "I02.1", "I03.1"} <= made
+    assert not made & {"A09.1", "C03.1", "E02.2", "G02.1", "I05.1", "J03.1", "L04.1"}
 
 
 def test_catalog_placeholders_and_category_labels():

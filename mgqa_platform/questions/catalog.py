@@ -19,6 +19,7 @@ One YAML file per spatial function (``mgqa_platform/data/templates/<SFID>.yaml``
                                       # conventions.readings: {direction: [quadrant, sector8]}: the readings the
                                       # gold must agree under (questions/readings.py names them)
             premise: "entity_A lies within entity_B"  # what a false-premise perturbation breaks (optional)
+            premise_kind: presupposed_relation  # with premise: one of PREMISE_KINDS
             perturb_role: entity_B    # the binding a false-premise perturbation replaces (with premise)
             variants:                 # 1-5 English wordings; ids are positions: A01.1.v1, A01.1.v2, ...
               - "What is the distance between {entity_A} and {entity_B}?"
@@ -48,6 +49,17 @@ CATALOG_DIR = PACKAGE_DATA / "templates"
 SFIDS = tuple("ABCDEFGHIJKLMN")
 TID_RE = re.compile(r"^[A-N]\d{2}$")
 
+# What a sub-template's premise presupposes, so what a false-premise perturbation of it breaks. Only the
+# refusable kinds make false premises: with the premise false, no answer but a refusal is correct.
+PREMISE_KINDS = {
+    "presupposed_member": "asks which or what member qualifies; with none, nothing can be named",
+    "presupposed_rank": "asks for a rank or a pair the members cannot fill (the 3rd of two, a pair of one)",
+    "presupposed_relation": "asks for a value of a relation between the bindings that does not hold",
+    "answerable": "a false premise still has an answer (a count of 0, a boolean, a defined distance, "
+    "a hidden cap); never perturbed",
+}
+REFUSABLE_KINDS = frozenset(PREMISE_KINDS) - {"answerable"}
+
 
 class CatalogError(ValueError):
     """The catalog files are inconsistent; the message lists every problem found."""
@@ -73,6 +85,12 @@ class SubTemplate:
     premise: str | None
     variants: tuple[Variant, ...]
     perturb_role: str | None = None
+    premise_kind: str | None = None
+
+    @property
+    def refusable(self) -> bool:
+        """Whether a false premise of this sub-template leaves a refusal as the only correct answer."""
+        return self.premise_kind in REFUSABLE_KINDS
 
     @property
     def entity_roles(self) -> list[str]:
@@ -179,6 +197,12 @@ def _sub_template(raw: dict, tpl: dict, sfid: str, problems: list[str]) -> SubTe
     problems.extend(
         f"{where}: {p}" for p in reading_problems((raw.get("conventions") or {}).get("readings"))
     )
+    kind = raw.get("premise_kind")
+    if bool(kind) != bool(raw.get("premise")) or (kind and kind not in PREMISE_KINDS):
+        problems.append(
+            f"{where}: a premise needs a premise_kind and the reverse; premise_kind {kind!r} "
+            f"(known: {', '.join(PREMISE_KINDS)})"
+        )
     fmt = str(raw.get("answer_format") or tpl.get("answer_format"))
     if fmt not in FORMATS:
         problems.append(f"{where}: unknown answer format {fmt!r}")
@@ -195,6 +219,7 @@ def _sub_template(raw: dict, tpl: dict, sfid: str, problems: list[str]) -> SubTe
         premise=raw.get("premise"),
         variants=tuple(Variant(f"{sid}.v{i}", str(t)) for i, t in enumerate(texts, 1)),
         perturb_role=perturb,
+        premise_kind=kind,
     )
 
 

@@ -1,30 +1,41 @@
 """False-premise questions (paper §3.4): satisfiable tuples perturbed so that the template's premise is false.
 
-A sub-template takes part when its catalog entry has a ``premise`` and a ``perturb_role`` and its executor
-implements ``premise_sql`` / ``premise_holds``. For a seeded share of its true questions, the binding of
-``perturb_role`` is replaced by another entity (or category) of the same role type from the same KG and
-stratum, tried in seeded order; the premise query then runs once for the whole batch, and the first
-replacement for which the premise is **false** makes a false-premise question. Its gold is
-:data:`formats.REJECTION`, its ``query`` is the premise query bound to that tuple (re-running it shows the
-premise failing), and ``perturbation`` records the role, the original and the replacement binding.
+A sub-template takes part when its catalog entry has a ``premise`` of a refusable ``premise_kind``
+(:data:`catalog.REFUSABLE_KINDS`: with the premise false, a refusal is the only correct answer under every
+reading), a ``perturb_role``, and its executor implements ``premise_sql`` / ``premise_holds``. Sub-templates
+whose premise kind is ``answerable`` (a count that becomes 0, a boolean that becomes false, a distance that
+stays defined, a hidden cap) are never perturbed; the questions the draw picks there are counted as
+``answerable``.
+
+For a seeded share of the eligible true questions, the binding of ``perturb_role`` is replaced by one of the
+:data:`NEAREST` candidates of the same role type in the KG nearest to the original (an entity: nearest to the
+original's representative point; a category: nearest member to the anchor entity's representative point),
+none farther than :data:`MAX_REPLACEMENT_KM`, so that distance does not give the perturbation away. The premise query runs once per sub-template for all
+trials, and the nearest replacement for which the premise is **false** makes a false-premise question. Its
+gold is :data:`formats.REJECTION`, its ``query`` is the premise query bound to that tuple (re-running it shows
+the premise failing), and ``perturbation`` records the role, the original and the replacement binding, the
+premise kind, why the premise is false and the replacement distance.
 
 The share is :data:`SHARE` of the whole English set (the paper has 3,589 of 46,060 = 7.8 %), drawn from the
-sub-templates where a premise exists: a seeded ``SHARE / (1 - SHARE) * N_true / N_eligible`` of their questions
-is perturbed, and a second round over the questions not picked yet tops up the perturbations whose premise
-stayed true. When the eligible questions are too few, the share falls short (reported as asset metadata).
+eligible sub-templates: a seeded ``SHARE / (1 - SHARE) * N_true / N_eligible`` of their questions is
+perturbed, and later rounds over the questions not picked yet top up the perturbations whose premise stayed
+true. When the eligible questions are too few, the share falls short (reported as asset metadata).
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping
 from typing import Any
 
 import duckdb
 import pyarrow as pa
+from pyproj import Geod
 from shapely.geometry.base import BaseGeometry
 
+from mgqa_platform import lexicon
 from mgqa_platform.questions import coverage, formats, roles
 from mgqa_platform.questions.catalog import Catalog, SubTemplate
 from mgqa_platform.questions.execution import (
@@ -39,13 +50,17 @@ from mgqa_platform.questions.execution import (
 )
 from mgqa_platform.questions.executor import Outcome, Pool, replay_sql, stable_hash, t_columns
 from mgqa_platform.questions.executors import EXECUTORS
+from mgqa_platform.warehouse import registered
 
 SHARE = 0.078
-TRIES = 4  # replacements tried per question before giving up (counted as premise_still_holds)
-REPLACEMENTS_PER_STRATUM = 60
+NEAREST = 30  # replacements tried per question, nearest first (none false: premise_still_holds)
+MAX_REPLACEMENT_KM = 100.0  # farther candidates are never tried (none nearer: no_replacement)
+EARTH_RADIUS_KM = 6371.0088  # mean radius, for ranking candidates by great-circle distance
+WGS84 = Geod(ellps="WGS84")
+PLACEHOLDER_RE = re.compile(r"\{(\w+)\}|\b((?:entity|category|event)_[A-Z])\b")
 
 
-def eligible(catalog: Catalog) -> list[SubTemplate]:
+def perturbable(catalog: Catalog) -> list[SubTemplate]:
     """Sub-templates with a premise, a perturb role and an executor that can test the premise."""
     return [
         s
@@ -57,6 +72,11 @@ def eligible(catalog: Catalog) -> list[SubTemplate]:
     ]
 
 
+def eligible(catalog: Catalog) -> list[SubTemplate]:
+    """The perturbable sub-templates whose premise kind is refusable: they make false premises."""
+    return [s for s in perturbable(catalog) if s.refusable]
+
+
 def _selected(questions: list[dict], rate: float, seed: int) -> list[dict]:
     """A seeded ``rate`` share of ``questions``: those whose hash falls below the rate."""
     return [
@@ -66,20 +86,116 @@ def _selected(questions: list[dict], rate: float, seed: int) -> list[dict]:
     ]
 
 
-def _replacement_pool(
-    con: duckdb.DuckDBPyConnection, sub: SubTemplate, pool: Pool
-) -> dict[str, list[str]]:
-    """Seeded replacement bindings per stratum for ``sub.perturb_role`` (entity ids or category names)."""
+def _haversine_km_sql(a: str, b: str) -> str:
+    """SQL: great-circle km between the lon/lat columns of aliases ``a`` and ``b`` (WGS84 degrees, sphere of
+    :data:`EARTH_RADIUS_KM`); used to rank candidates, cheaper than the spheroid and ordered alike."""
+    return (
+        f"(2 * {EARTH_RADIUS_KM} * asin(sqrt(pow(sin(radians({b}.lat - {a}.lat) / 2), 2) "
+        f"+ cos(radians({a}.lat)) * cos(radians({b}.lat)) * pow(sin(radians({b}.lon - {a}.lon) / 2), 2))))"
+    )
+
+
+def anchor_role(sub: SubTemplate) -> str:
+    """The binding a replacement must lie near: the perturbed entity itself, or for a category role the
+    first entity role (the region, road or place the category is asked about)."""
+    if roles.is_category(sub.roles[sub.perturb_role]):
+        return sub.entity_roles[0]
+    return sub.perturb_role
+
+
+def nearest_replacements(
+    con: duckdb.DuckDBPyConnection, sub: SubTemplate, questions: list[dict], k: int = NEAREST
+) -> dict[str, list[dict]]:
+    """Question id -> up to ``k`` replacement bindings for ``sub.perturb_role``, nearest first.
+
+    Candidates are the rows of the temp table ``pool`` of the role type (categories: bindable ones with at
+    least ``roles.MIN_CATEGORY_MEMBERS`` members, other than the anchor's own category, since "the
+    regions in region B" is a question about coverage, not a false premise), other than the question's own
+    bindings, within :data:`MAX_REPLACEMENT_KM`. An entity is
+    ranked by the distance of its representative point from the anchor's (:func:`anchor_role`), a category
+    by its member nearest to the anchor. Each item is ``{"value", "lon", "lat", "anchor_lon",
+    "anchor_lat"}``: the replacement, the point measured (WGS84 lon/lat degrees) and the anchor's point.
+    """
     rtype = sub.roles[sub.perturb_role]
-    salt = f"{sub.id}|perturb"
+    anchor = anchor_role(sub)
+    bound = {q["question_id"]: set(json.loads(q["bindings"]).values()) for q in questions}
+    anchors = pa.table(
+        {
+            "question_id": pa.array(list(bound), pa.string()),
+            "anchor": pa.array([json.loads(q["bindings"])[anchor] for q in questions], pa.string()),
+        }
+    )
+    km = _haversine_km_sql("a", "p")
     if roles.is_category(rtype):
-        sql = f"SELECT stratum, category AS v, rn FROM ({pool.sample_categories(rtype, salt, REPLACEMENTS_PER_STRATUM)})"
+        members = f"""
+            SELECT a.question_id, p.category AS value, arg_min(p.lon, {km}) AS lon,
+                   arg_min(p.lat, {km}) AS lat, min({km}) AS km, a.lon AS anchor_lon,
+                   a.lat AS anchor_lat
+            FROM a
+            CROSS JOIN pool p
+            WHERE {roles.candidate_predicate(rtype, "p")}
+              AND p.category <> a.category
+              AND p.category IN (
+                SELECT category
+                FROM pool p
+                WHERE {roles.candidate_predicate(rtype, "p")}
+                GROUP BY category
+                HAVING count(*) >= {roles.MIN_CATEGORY_MEMBERS}
+              )
+            GROUP BY a.question_id, p.category, a.lon, a.lat
+            """
     else:
-        sql = f"SELECT stratum, entity_id AS v, rn FROM ({pool.sample(rtype, salt, REPLACEMENTS_PER_STRATUM)})"
-    out: dict[str, list[str]] = defaultdict(list)
-    for stratum, v, _ in con.execute(sql + " ORDER BY stratum, rn").fetchall():
-        out[stratum].append(v)
+        members = f"""
+            SELECT a.question_id, p.entity_id AS value, p.lon, p.lat, {km} AS km,
+                   a.lon AS anchor_lon, a.lat AS anchor_lat
+            FROM a
+            CROSS JOIN pool p
+            WHERE {roles.predicate(rtype, "p")}
+            """
+    sql = f"""
+        WITH a AS (
+            SELECT q.question_id, e.lon, e.lat, e.category
+            FROM _anchors q
+            JOIN entities e ON e.entity_id = q.anchor
+        ), d AS ({members})
+        SELECT question_id, value, lon, lat, anchor_lon, anchor_lat
+        FROM d
+        WHERE km <= {MAX_REPLACEMENT_KM}
+        QUALIFY row_number() OVER (PARTITION BY question_id ORDER BY km, value) <= {k + len(sub.roles)}
+        ORDER BY question_id, km, value
+        """
+    out: dict[str, list[dict]] = defaultdict(list)
+    with registered(con, _anchors=anchors):
+        cur = con.execute(sql)
+        names = [d[0] for d in cur.description]
+        for row in cur.fetchall():
+            item = dict(zip(names, row, strict=True))
+            qid = item.pop("question_id")
+            if item["value"] not in bound[qid] and len(out[qid]) < k:
+                out[qid].append(item)
     return out
+
+
+def geodesic_km(lon1: float, lat1: float, lon2: float, lat2: float) -> float:
+    """WGS84 geodesic distance in km between two lon/lat points (degrees)."""
+    return WGS84.inv(lon1, lat1, lon2, lat2)[2] / 1000.0
+
+
+def why(sub: SubTemplate, values: Mapping[str, Any], names: Mapping[str, str]) -> str:
+    """The broken premise in words: the catalog's premise with the perturbed tuple's names, categories
+    (plural labels, the singular noun after "one") and parameters filled in, e.g. "it is false that Rua A
+    traverses at least one park"."""
+
+    def fill(m: re.Match) -> str:
+        key = m.group(1) or m.group(2)
+        if key not in sub.roles:
+            return str(values[key]) if key in values else m.group(0)
+        v = values[key]
+        if not roles.is_category(sub.roles[key]):
+            return names[v]
+        return lexicon.noun(v) if m.string[: m.start()].endswith("one ") else lexicon.label(v)
+
+    return "it is false that " + PLACEHOLDER_RE.sub(fill, sub.premise)
 
 
 def _premise_rows(con, sub: SubTemplate, rows: list[dict]) -> dict[int, dict]:
@@ -112,11 +228,15 @@ def perturb(
     ``seen`` holds the (text, gold) pairs already used and is updated.
     """
     subs = {s.id: s for s in eligible(catalog)}
+    answerable = {s.id for s in perturbable(catalog)} - set(subs)
     pool_questions = [q for q in questions if q["sub_template_id"] in subs]
-    if not pool_questions:
-        return [], Counter()
-    target = round(share / (1 - share) * len(questions))
     failures: Counter = Counter()
+    target = round(share / (1 - share) * len(questions))
+    skipped = [q for q in questions if q["sub_template_id"] in answerable]
+    for q in _selected(skipped, min(1.0, target / max(1, len(pool_questions))), seed):
+        failures[(q["kg"], q["sub_template_id"], q["stratum"], "answerable")] += 1
+    if not pool_questions:
+        return [], failures
     out: list[dict] = []
     picked: set[str] = set()
     for round_ in (
@@ -163,29 +283,33 @@ def _perturb_sub(
     failures: Counter,
     area: BaseGeometry | None = None,
 ) -> list[tuple[Execution, dict, dict]]:
-    """Try up to TRIES replacements per question; keep the first whose premise is false and whose
-    support (the sub-template's ``premise_support`` or ``support``) lies inside ``area``, the KG's
-    coverage (questions/coverage.py): a premise is false only where the KG holds every feature."""
-    replacements = _replacement_pool(con, sub, pool)
+    """Try the :data:`NEAREST` replacements per question, nearest first; keep the first whose premise is
+    false and whose support (the sub-template's ``premise_support`` or ``support``) lies inside
+    ``area``, the KG's coverage (questions/coverage.py): a premise is false only where the KG holds
+    every feature."""
+    replacements = nearest_replacements(con, sub, questions)
     role = sub.perturb_role
-    trials: list[tuple[dict, dict]] = []  # (question, t row)
+    trials: list[tuple[dict, dict, dict]] = []  # (question, t row, candidate)
     for q in questions:
         bindings, params = json.loads(q["bindings"]), json.loads(q["parameters"])
-        candidates = [v for v in replacements.get(q["stratum"], []) if v not in bindings.values()]
-        start = int(stable_hash(pool.seed, q["question_id"], "start"), 16) % max(1, len(candidates))
-        for v in (candidates[start:] + candidates[:start])[:TRIES]:
-            values = {"kg": pool.kg, **bindings, **{p: params[p] for p in sub.parameters}, role: v}
-            trials.append((q, {"row_id": len(trials), **values}))
+        for cand in replacements.get(q["question_id"], []):
+            values = {
+                "kg": pool.kg,
+                **bindings,
+                **{p: params[p] for p in sub.parameters},
+                role: cand["value"],
+            }
+            trials.append((q, {"row_id": len(trials), **values}, cand))
     if not trials:
         for q in questions:
             failures[(pool.kg, sub.id, q["stratum"], "no_replacement")] += 1
         return []
     executor = EXECUTORS[sub.executor]
-    results = _premise_rows(con, sub, [t for _, t in trials])
-    inside = coverage.covered(con, area, sub, [(t, ()) for _, t in trials], premise=True)
+    results = _premise_rows(con, sub, [t for _, t, _ in trials])
+    inside = coverage.covered(con, area, sub, [(t, ()) for _, t, _ in trials], premise=True)
     done: dict[str, tuple[Execution, dict, dict]] = {}
     beyond: set[str] = set()
-    for (q, t), ok in zip(trials, inside, strict=True):
+    for (q, t, cand), ok in zip(trials, inside, strict=True):
         res = results.get(t["row_id"])
         if q["question_id"] in done or res is None or executor.premise_holds(sub, res):
             continue
@@ -206,6 +330,11 @@ def _perturb_sub(
             "original": json.loads(q["bindings"])[role],
             "replacement": t[role],
             "premise": sub.premise,
+            "premise_kind": sub.premise_kind,
+            "anchor_role": anchor_role(sub),
+            "replacement_km": round(
+                geodesic_km(cand["anchor_lon"], cand["anchor_lat"], cand["lon"], cand["lat"]), 3
+            ),
             "derived_from": q["question_id"],
         }
         done[q["question_id"]] = (ex, q, perturbation)
@@ -235,6 +364,7 @@ def _rows(con, made, seen, failures, kg, run_id, code_version) -> list[dict]:
             failures[(kg, sub.id, e.stratum, "duplicate_question")] += 1
             continue
         seen.add(key)
+        pert = {**pert, "why": why(sub, e.values, names)}
         keep.append((e, q, pert, variant, names, text))
     triples = gold_triples(con, [k[0] for k in keep])
     rows = []

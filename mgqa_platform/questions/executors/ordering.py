@@ -295,8 +295,9 @@ class _RegionRanking(Executor):
         return []
 
     def needed_sql(self, sub: SubTemplate) -> str:
-        """SQL (over gold columns) for the number of members the premise needs."""
-        return str(self.min_members)
+        """SQL (over gold columns) for the number of members the premise needs: one, since a single
+        member is still the answer to "which of the X lies furthest north" (only none leaves a refusal)."""
+        return "1"
 
     def member_kind(self, sub: SubTemplate) -> str | None:
         """The geometry kind every member needs for the sub-template's measures (:data:`MEASURE_KINDS`)."""
@@ -530,13 +531,19 @@ class Compound(Executor):
         )
 
     def premise_sql(self, sub: SubTemplate) -> str:
-        """Premise: at least one member within ``value`` km of B lies in the direction sector from C (spherical
-        bearing, no margins)."""
-        test = in_sector_sql("x.brg", "q.cardinal_direction", sub.parameters["cardinal_direction"])
-        return (
-            f"SELECT q.row_id, coalesce(len(list_filter(q.members, x -> x.km <= q.value AND {test})), 0) > 0 AS holds "
-            f"FROM ({self.gold_sql(sub)}) AS q"
+        """Premise: at least one member within ``value`` km of B lies in the direction from C under its widest
+        reading, the half-plane within 90 degrees of the word's bearing (:data:`BEARINGS`; spherical bearing
+        from C, degrees): a false premise is then false under the quadrant and 8-sector readings as well."""
+        cases = " ".join(
+            f"WHEN '{d}' THEN {BEARINGS[d]}" for d in sub.parameters["cardinal_direction"]
         )
+        off = f"abs(((x.brg - (CASE q.cardinal_direction {cases} END)) % 360 + 540) % 360 - 180)"
+        return f"""
+            SELECT q.row_id,
+                   coalesce(len(list_filter(q.members, x -> x.km <= q.value AND {off} <= 90)), 0) > 0
+                   AS holds
+            FROM ({self.gold_sql(sub)}) AS q
+            """
 
     def finish(self, sub: SubTemplate, row: Mapping[str, Any]) -> Outcome:
         radius = float(row["value"])

@@ -39,6 +39,8 @@ from mgqa_platform.questions.executors.topology import (
 )
 
 BAND = 0.05  #: relative band around a threshold (buffer, min inside length, max shared length): ambiguous
+#: D03 false premise: no member within this many buffers ("pass by" read widely)
+PREMISE_REACH = 3.0
 M_PER_DEG_MIN = (
     110_000.0  #: a little under the shortest degree of latitude: bbox margins err on the large side
 )
@@ -369,8 +371,10 @@ class PassBy(Executor):
             per_anchor=2,
         )
 
-    def members_sql(self, sub: SubTemplate) -> str:
+    def members_sql(self, sub: SubTemplate, margin_m: float | None = None) -> str:
+        """Members of the category in the route's bbox grown by ``margin_m`` (default: buffer plus band)."""
         b, cat = _route(sub), category_role(sub)
+        margin_m = self._margin(sub) if margin_m is None else margin_m
         inside = inside_length_m_sql("r.geometry", "e.geometry") if not self._points(sub) else "0.0"
         geom = "CASE WHEN e.geom_kind = 'point' THEN NULL ELSE ST_AsText(e.geometry) END"
         box = (
@@ -380,7 +384,7 @@ class PassBy(Executor):
         )
         return (
             f"WITH r AS (SELECT t.row_id, t.kg, t.{cat} AS category, g.entity_id AS rid, g.geometry, "
-            f"{grown_bbox_sql('g.geometry', self._margin(sub))} {bound_join(g=b)}), "
+            f"{grown_bbox_sql('g.geometry', margin_m)} {bound_join(g=b)}), "
             f"x AS (SELECT r.row_id, e.entity_id, e.display_name, e.lon, e.lat, {geom} AS wkt, {inside} AS inside_m "
             f"FROM r JOIN entities e ON e.kg = r.kg AND e.category = r.category AND {roles.predicate(sub.roles[cat], 'e')} "
             f"AND e.entity_id <> r.rid AND {box})"
@@ -395,15 +399,17 @@ class PassBy(Executor):
         )
 
     def premise_sql(self, sub: SubTemplate) -> str:
-        """``row_id, holds``: some member may lie within the buffer (:func:`lower_bound_m_sql` <= buffer plus
-        band), so ``holds`` is false only when no member can be within the buffer."""
+        """``row_id, holds``: some member may lie within :data:`PREMISE_REACH` times the buffer
+        (:func:`lower_bound_m_sql`, metres), so ``holds`` is false only when no member can be within that
+        reach: no wider reading of "pass by" than that names a member."""
+        reach = float(sub.conventions["buffer_m"]) * PREMISE_REACH
         lower = lower_bound_m_sql("e.geometry", "r.geometry", "e.lat")
-        members = self.members_sql(sub).replace(
+        members = self.members_sql(sub, reach).replace(
             "x AS (SELECT r.row_id, e.entity_id,",
             f"x AS (SELECT r.row_id, {lower} AS lower_m, e.entity_id,",
         )
         return (
-            f"{members} SELECT t.row_id, coalesce(bool_or(x.lower_m <= {self._margin(sub)}), FALSE) AS holds "
+            f"{members} SELECT t.row_id, coalesce(bool_or(x.lower_m <= {reach}), FALSE) AS holds "
             "FROM t LEFT JOIN x ON x.row_id = t.row_id GROUP BY t.row_id"
         )
 
