@@ -180,6 +180,7 @@ def test_checks_partitions_jobs_sensors():
             "query_and_gold_triples",
             "gold_replays",
             "templates_yield_questions",
+            "questions_valid",
             "false_premises_are_false",
             "false_premise_share",
             "multimodal_slice_valid",

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import random
+from collections import Counter, defaultdict
 
 import dagster as dg
 import pandas as pd
@@ -15,9 +16,9 @@ import pandas as pd
 from mgqa_dagster.data_quality import gx_runner as gx
 from mgqa_dagster.data_quality.checks import Check, result
 from mgqa_platform import lexicon
-from mgqa_platform.questions import formats, roles
+from mgqa_platform.questions import coverage, formats, readings, roles, triviality
 from mgqa_platform.questions.catalog import SFIDS, default_catalog
-from mgqa_platform.questions.generate import replay
+from mgqa_platform.questions.generate import covered_centre, replay
 from mgqa_platform.questions.multimodal import COMMONS_FILE_PATH, IMAGE_EXTENSIONS, IMAGE_PHRASE
 from mgqa_platform.questions.multimodal import KGS as MULTIMODAL_KGS
 from mgqa_platform.questions.splits import SMALL_PER_CELL
@@ -279,6 +280,94 @@ def _every_implemented_template_yields(con, _):
     )
 
 
+# ------------------------------------------------------------------ the validity gate (issue 16)
+def _values(q: dict) -> dict:
+    """The executor values of a stored question: its KG, bindings and parameters."""
+    return {"kg": q["kg"], **json.loads(q["bindings"]), **json.loads(q["parameters"] or "{}")}
+
+
+def _evidence(q: dict) -> tuple[str, ...]:
+    """The cited entities beyond the bindings (``entity_subjects`` minus the bound ids)."""
+    bound = set(json.loads(q["bindings"]).values())
+    return tuple(sorted(set(json.loads(q["entity_subjects"] or "{}")) - bound))
+
+
+def validity_problems(con, catalog) -> list[dict]:
+    """The questions of ``questions_en`` that fail a validity rule, re-verified from the stored
+    records (docs/questions.md): ``beyond_coverage`` (the support of the answer, or of a false
+    premise, leaves the KG's coverage), ``trivial`` (zero or the covered centre hits the gold, or one
+    gold value holds more than triviality.MAX_SHARE of a boolean, count or predefined sub-template),
+    ``reading_dependent`` (a sub-template with listed readings whose stored query no longer gives the
+    gold under all of them) and ``premise_not_refusable`` (a false premise of an answerable kind, or
+    without its kind and reason). Rows: question_id, sub_template_id, rule."""
+    rows = _rows(con, "NOT multimodal")
+    areas = {kg: coverage.kg_coverage(con, kg) for kg in sorted({q["kg"] for q in rows})}
+    centres = {kg: covered_centre(con, kg) for kg in areas}
+    by_sub: dict[str, list[dict]] = defaultdict(list)
+    for q in rows:
+        by_sub[q["sub_template_id"]].append(q)
+    out = []
+
+    def bad(q: dict, rule: str) -> None:
+        out.append(
+            {"question_id": q["question_id"], "sub_template_id": q["sub_template_id"], "rule": rule}
+        )
+
+    for sid, qs in sorted(by_sub.items()):
+        sub = catalog.sub_template(sid)
+        for premise in (False, True):
+            for kg, area in areas.items():
+                mine = [q for q in qs if q["kg"] == kg and bool(q["false_premise"]) == premise]
+                flags = coverage.covered(
+                    con, area, sub, [(_values(q), _evidence(q)) for q in mine], premise=premise
+                )
+                for q, ok in zip(mine, flags, strict=True):
+                    if not ok:
+                        bad(q, coverage.REASON)
+        true_qs = [q for q in qs if not q["false_premise"]]
+        for q in true_qs:
+            constants = triviality.fixed_predictors(sub.answer_format, centres[q["kg"]])
+            if triviality.is_trivial(sub.answer_format, json.loads(q["gold"]), constants):
+                bad(q, triviality.REASON)
+        if sub.answer_format in triviality.CAPPED_FORMATS and len(true_qs) > 1:
+            top, n = Counter(q["gold"] for q in true_qs).most_common(1)[0]
+            if n / len(true_qs) > triviality.MAX_SHARE:
+                for q in true_qs:
+                    if q["gold"] == top:
+                        bad(q, triviality.REASON)
+        if sub.conventions.get("readings"):
+            for q in true_qs:
+                try:
+                    same = replay(con, catalog, q) == json.loads(q["gold"])
+                except RuntimeError:  # the execution is now discarded (reading_dependent ...)
+                    same = False
+                if not same:
+                    bad(q, readings.READING_DEPENDENT)
+        for q in qs:
+            if q["false_premise"]:
+                p = json.loads(q["perturbation"] or "{}")
+                if not (
+                    sub.refusable and p.get("premise_kind") == sub.premise_kind and p.get("why")
+                ):
+                    bad(q, "premise_not_refusable")
+    return out
+
+
+def _questions_valid(con, _):
+    problems = validity_problems(con, default_catalog())
+    df = pd.DataFrame(problems, columns=["question_id", "sub_template_id", "rule"])
+    n = con.execute("SELECT count(*) FROM questions_en WHERE NOT multimodal").fetchone()[0]
+    outcome = gx.run_suite(df, "questions_valid", gx.row_count_between(0, 0))
+    return result(
+        outcome,
+        extra={
+            "questions": int(n),
+            "invalid_by_rule": dg.MetadataValue.json(dict(Counter(df["rule"]).most_common())),
+            "first_invalid": dg.MetadataValue.json(problems[:20]),
+        },
+    )
+
+
 TEMPLATE_CHECKS = (
     Check(
         "catalog_complete",
@@ -331,6 +420,15 @@ QUESTION_CHECKS = (
         False,
         "every template with an executor yields at least one question on these inputs",
         _every_implemented_template_yields,
+    ),
+    Check(
+        "questions_valid",
+        True,
+        "re-verified from the stored records: every answer's support and every false premise's lies "
+        "inside the KG's coverage, no gold is hit by zero or the covered centre, no gold value holds "
+        "more than 60% of a boolean, count or predefined sub-template, golds of sub-templates with "
+        "listed readings replay, and every false premise is of a refusable kind with its reason",
+        _questions_valid,
     ),
     Check(
         "false_premises_are_false",
