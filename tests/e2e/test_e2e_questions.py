@@ -13,7 +13,10 @@ pytestmark = pytest.mark.e2e
 
 #: Templates the sample cannot populate (docs/questions.md says which data is missing). None since
 #: Andorra's nested country and parish polygons give E05 its two intersecting regions.
-NOT_ON_SAMPLE: set[str] = set()
+#: Templates the sample cannot populate, with why (docs/questions.md, "What the sample cannot populate"):
+#: B03 needs a real population raster (the sample has the proxy surface only); G03's golds all move
+#: with the grid origin or are trivial on the sample's small polygons.
+NOT_ON_SAMPLE: set[str] = {"B03", "G03"}
 
 
 def test_questions_on_the_sample(built, query):
@@ -95,7 +98,14 @@ def test_false_premises_multimodal_and_small_split(built, query):
         FROM questions_en
         WHERE multimodal AND (image_url IS NULL OR kg = 'kwg')
     """
-    assert mm > 0 and query(no_image) == [(0,)]
+    # the sample links no image file of a salient entity (only Wikidata items, whose image needs a
+    # network): the slice may be empty, but then every lost twin is counted with its reason
+    lost = """
+        SELECT coalesce(sum(n), 0)
+        FROM question_discards
+        WHERE reason LIKE 'multimodal:%'
+    """
+    assert (mm > 0 or query(lost)[0][0] > 0) and query(no_image) == [(0,)]
     cells = query("SELECT kg, sfid, count(*) FROM split_small GROUP BY 1, 2")
     assert cells and max(c[2] for c in cells) <= 200
     big = {
