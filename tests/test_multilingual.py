@@ -197,6 +197,17 @@ def test_localize_fills_labels_categories_numbers_and_records_fallbacks():
         "category": 1,
         "label": 1,
     }
+    # an event's English display name falls back without its English article
+    (row,), _ = instantiate.localize(
+        [_record(variant_id=sub.variants[0].id)],
+        "fra",
+        templates,
+        tm,
+        {},
+        {"worldkg:1": "the Spanish Fire of 1994"},
+        cat,
+    )
+    assert row["text"].endswith("de Spanish Fire of 1994 ?") and " the " not in row["text"]
     # English is not re-rendered: its slice copies questions_en (stage.localize_language)
     with pytest.raises(ValueError, match="English"):
         instantiate.localize(

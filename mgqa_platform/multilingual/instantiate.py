@@ -5,7 +5,8 @@ For one language other than English and one English question record (``questions
 * the template is the resolved translation of the record's ``variant_id`` (``template_translations_resolved``);
 * entity slots take the entity's label in that language (``entity_labels`` with the language's ISO 639-3 code,
   not an alias; the smallest label when there are several), else the English question's display name (the
-  canonical English label, else the KG label, disambiguated): a fallback is recorded per role;
+  canonical English label, else the KG label, disambiguated) without a leading English "the" (event names:
+  "the Spanish Fire of 1994"): a fallback is recorded per role;
 * category slots take the translation memory's plural label, else the English one (recorded);
 * word parameters (north, nearest, closer to...) take the memory's term, else English (recorded);
 * numbers are formatted for the language's CLDR locale with ``babel`` (``1 234,5`` in French); time periods
@@ -35,6 +36,7 @@ from babel.dates import format_date
 from babel.numbers import format_decimal
 
 from mgqa_platform import lexicon
+from mgqa_platform.kg.names import without_article
 from mgqa_platform.multilingual.languages import SOURCE, language
 from mgqa_platform.multilingual.memory import TranslationMemory
 from mgqa_platform.multilingual.placeholders import placeholders
@@ -142,8 +144,8 @@ def localize(
                     name = IMAGE_PHRASES[lang]
                 elif eid in labels:
                     name = labels[eid]
-                else:
-                    name = display[eid]
+                else:  # the English display name, without its English article ("the X Fire of 1996")
+                    name = without_article(display[eid])
                     fallbacks.append(f"label:{slot}")
                 fill[slot], fill_marked[slot] = name, "{" + name + "}"
             elif slot in params:
