@@ -23,6 +23,22 @@ from mgqa_platform.settings import PACKAGE_DATA
 LEXICON_CSV = PACKAGE_DATA / "category_lexicon.csv"
 COLUMNS = ("category", "singular", "plural", "bindable", "note")
 
+#: English month names, January first: the one list event names and time periods use.
+MONTHS = (
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+)
+
 #: Category groups that role types and conversion share: settlements (points), roads (lines),
 #: regions (polygons that partition space).
 SETTLEMENT_CATEGORIES = (

@@ -33,7 +33,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from mgqa_platform.lexicon import ROAD_CATEGORIES
+from mgqa_platform.lexicon import MONTHS, ROAD_CATEGORIES
 
 #: Rule name -> what it checks (the values of ``entities.name_rule``).
 RULES: dict[str, str] = {
@@ -139,20 +139,6 @@ REVIEWED_CATEGORY_WORDS = frozenset(
     }
 )
 
-MONTHS = (
-    "January",
-    "February",
-    "March",
-    "April",
-    "May",
-    "June",
-    "July",
-    "August",
-    "September",
-    "October",
-    "November",
-    "December",
-)
 #: A US route sign as KnowWhereGraph labels its road segments: I (Interstate), U (US Route), S (State
 #: Route) and the route number
 ROUTE_SIGN = re.compile(r"^(?P<kind>[IUS])-?\s*(?P<number>\d{1,4})$")

@@ -37,12 +37,12 @@ from babel.numbers import format_decimal
 
 from mgqa_platform import lexicon
 from mgqa_platform.kg.names import without_article
+from mgqa_platform.lexicon import MONTHS
 from mgqa_platform.multilingual.languages import SOURCE, language
 from mgqa_platform.multilingual.memory import TranslationMemory
 from mgqa_platform.multilingual.placeholders import placeholders
 from mgqa_platform.questions import roles
 from mgqa_platform.questions.catalog import Catalog
-from mgqa_platform.questions.executors.distance import MONTHS  # words of English dates
 from mgqa_platform.questions.multimodal import sentence_case
 
 #: "the place shown in the image" (the multimodal slice's stand-in for an entity name), per language.

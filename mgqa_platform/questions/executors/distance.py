@@ -27,6 +27,7 @@ import math
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
+from mgqa_platform.lexicon import MONTHS
 from mgqa_platform.questions import formats, roles
 from mgqa_platform.questions.catalog import SubTemplate
 from mgqa_platform.questions.executor import Executor, Outcome, Pool, bound_join, geodesic_km_sql
@@ -45,20 +46,6 @@ MAX_MEMBERS = 150
 KTH_WINDOW_DEG = 0.5
 KTH_TRUST_KM = 50.0
 DIRECTIONS = ("north", "south", "east", "west")
-MONTHS = (
-    "January",
-    "February",
-    "March",
-    "April",
-    "May",
-    "June",
-    "July",
-    "August",
-    "September",
-    "October",
-    "November",
-    "December",
-)
 H3_RES_INDEX = {3: 1, 5: 2, 7: 3, 9: 4}  #: H3 resolution -> 1-based index into ``entities.h3``
 
 
