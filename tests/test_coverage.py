@@ -12,11 +12,12 @@ from collections import Counter
 
 import pytest
 from pyproj import Geod
-from shapely.geometry import Point, box
+from shapely.geometry import LineString, Point, box
 
 from mgqa_platform import snapshots
 from mgqa_platform.questions import coverage, false_premise
 from mgqa_platform.questions.catalog import load_catalog
+from mgqa_platform.questions.executors import path
 from mgqa_platform.questions.generate import execute_sub_template, generate
 from mgqa_platform.settings import SAMPLE_DIR
 from tests import question_world as world
@@ -65,6 +66,55 @@ def test_rules_of_the_catalog_parse_and_name_roles():
     )
     with pytest.raises(coverage.SupportRuleError):
         coverage.parse_rule("disc(entity_B)")
+    with pytest.raises(coverage.SupportRuleError):
+        coverage.parse_rule("corridor(entity_B)")
+
+
+def test_path_and_ranked_containment_rules():
+    """D01-D04 declare a corridor around the route, D03's false premise one of PREMISE_REACH buffers
+    (the reach of its premise query), E05 the region its member is ranked in."""
+    for sub in CATALOG.sub_templates:
+        rule, premise = coverage.rule_for(sub), coverage.rule_for(sub, premise=True)
+        if sub.id.startswith("D"):
+            size = "unmeasured_margin_m" if sub.id < "D03" else "buffer_m"
+            assert rule == coverage.SupportRule("corridor", "entity_B", size)
+            if sub.id.startswith("D03"):
+                reach = float(sub.conventions["buffer_m"]) * path.PREMISE_REACH
+                assert premise == coverage.SupportRule("corridor", "entity_B", f"{reach:g}")
+            else:
+                assert premise == rule
+        if sub.id.startswith("E05"):
+            assert rule == coverage.SupportRule("region", "entity_C")
+
+
+def _off_line(lon: float, lat: float, metres: float, az: float) -> Point:
+    x, y, _ = GEOD.fwd(lon, lat, az, metres)
+    return Point(x, y)
+
+
+@pytest.mark.parametrize("lat", [-30.05, 60.17])
+@pytest.mark.parametrize("buffer_m", [50.0, 300.0])
+def test_corridor_against_geodesic_distances(lat, buffer_m):
+    """Points at 0.99 buffer from the line (across its middle, beyond each end, around a bend) lie in
+    the corridor, points at 1.01 buffer do not. The line runs 5 km east along a parallel, then 3 km
+    north; distances are pyproj WGS84 geodesics from the nearest point of the lon/lat line."""
+    lon0 = -51.3
+    east, _, _ = GEOD.fwd(lon0, lat, 90.0, 5000.0)
+    line = LineString([(lon0, lat), (east, lat), _off_line(east, lat, 3000.0, 0.0).coords[0]])
+    top = line.coords[-1]
+    mid = ((lon0 + east) / 2.0, lat)
+    probes = [
+        (mid, 0.0),
+        (mid, 180.0),
+        ((lon0, lat), 270.0),
+        (top, 0.0),
+        (top, 90.0),
+        ((east, lat), 135.0),
+    ]
+    area = coverage.corridor(line, buffer_m)
+    for (lon, lat_p), az in probes:
+        assert area.covers(_off_line(lon, lat_p, buffer_m * 0.99, az))
+        assert not area.covers(_off_line(lon, lat_p, buffer_m * 1.01, az))
 
 
 @pytest.fixture
@@ -200,6 +250,35 @@ def test_false_premise_needs_its_support_in_coverage(museum_world, half_width_de
     else:
         assert rows == []
         assert failures == Counter({("worldkg", "F04.1", "UMC/high", "beyond_coverage"): 1})
+
+
+@pytest.fixture
+def roads_world(con):
+    """Two 4 km east-west roads (osmh3kg, the KG of SFID D) with a cafe 60 m north of each: one through
+    CENTRE, one 0.07 km east of the box's west edge (its 100 m buffer crosses the edge); a third cafe 5 km
+    south of CENTRE (a category needs three members to be asked)."""
+    for n, (lon0, lat0) in enumerate((CENTRE, (WEST + 0.0007, CENTRE[1] + 0.1))):
+        end = at(lon0, lat0, 4.0, 90)
+        road = f"LINESTRING({lon0} {lat0}, {end[0]} {lat0})"
+        world.add(con, f"osmh3kg:way/{10 + n}", f"Road {n}", "road", road)
+        cafe = at(lon0 + 0.01, lat0, 0.06, 0)
+        world.add(con, f"osmh3kg:node/{20 + n}", f"Cafe {n}", "cafe", f"POINT({cafe[0]} {cafe[1]})")
+    far = at(*CENTRE, 5.0, 180)
+    world.add(con, "osmh3kg:node/29", "Cafe far", "cafe", f"POINT({far[0]} {far[1]})")
+    declare_box(con, kg="osmh3kg")
+    return con
+
+
+def test_d03_corridor_crossing_the_edge_is_discarded(roads_world):
+    con, sub = roads_world, CATALOG.sub_template("D03.1")
+    assert 0.0 < km_to_west_edge(WEST + 0.0007, CENTRE[1] + 0.1) < 0.1
+    execs, _ = execute_sub_template(con, sub, world.pool(con, "osmh3kg"))
+    by_road = {e.values["entity_B"]: e for e in execs}
+    assert set(by_road) == {"osmh3kg:way/10", "osmh3kg:way/11"}
+    area = coverage.kg_coverage(con, "osmh3kg")
+    kept, dropped = coverage.keep_covered(con, area, sub, execs)
+    assert kept == [by_road["osmh3kg:way/10"]]
+    assert dropped == Counter({(by_road["osmh3kg:way/11"].stratum, "beyond_coverage"): 1})
 
 
 def test_entity_hull_fallback_and_declared_coverage(two_clusters):

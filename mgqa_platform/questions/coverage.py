@@ -11,8 +11,11 @@ its catalog conventions as a *support rule*:
 * ``nearest(<role>)``: the geodesic disc around ``<role>``'s point through the farthest evidence member
   (the members the answer depends on, e.g. the ranked neighbours of A08): every entity nearer than those
   lies in it (A08, L04);
-* ``region(<role>)``: the whole geometry of the entity bound to ``<role>`` (A06, A07, E03, F01-F03, I02.1,
-  I02.3).
+* ``region(<role>)``: the whole geometry of the entity bound to ``<role>`` (A06, A07, E03, E05, F01-F03,
+  I02.1, I02.3);
+* ``corridor(<role>, <buffer>)``: every point within ``<buffer>`` metres of the whole geometry of the
+  entity bound to ``<role>`` (a road or line; D01-D04); ``<buffer>`` is resolved like a disc radius but
+  in metres (:func:`corridor`).
 
 ``premise_support`` (optional, same grammar) is the rule applied to a false premise (the premise query has
 no evidence members: L04 asks for its whole search disc). The check is shapely ``covers`` in lon/lat
@@ -33,8 +36,11 @@ from dataclasses import dataclass
 from typing import Any
 
 import duckdb
+import numpy as np
 import pyarrow as pa
+import pyproj
 import shapely
+import shapely.ops
 from pyproj import Geod
 from shapely.geometry import Point, Polygon
 from shapely.geometry.base import BaseGeometry
@@ -47,7 +53,16 @@ DISC_VERTICES = 72
 #: growth of the coverage polygon before the test, degrees (about 0.1 m): absorbs WKT rounding only
 EDGE_TOLERANCE_DEG = 1e-6
 GEOD = Geod(ellps="WGS84")
-_RULE_RE = re.compile(r"^(disc|nearest|region)\(\s*(\w+)\s*(?:,\s*([\w.]+)\s*)?\)$")
+LONLAT = pyproj.CRS.from_epsg(4326)
+#: shapely buffer arcs: segments per quarter circle, and the outward factor that keeps their chords outside
+CORRIDOR_QUAD_SEGS = 16
+CORRIDOR_CHORD_FACTOR = 1.0 / math.cos(math.pi / (4 * CORRIDOR_QUAD_SEGS))
+#: spacing, degrees, at which a line is densified before projection (its lon/lat segments stay straight)
+CORRIDOR_STEP_DEG = 0.005
+#: WGS84 semi-minor axis, metres: the smallest sphere radius, for the projection's scale bound
+WGS84_B_M = 6_356_752.3
+_RULE_RE = re.compile(r"^(disc|nearest|region|corridor)\(\s*(\w+)\s*(?:,\s*([\w.]+)\s*)?\)$")
+_SIZED = ("disc", "corridor")
 
 
 class SupportRuleError(ValueError):
@@ -56,8 +71,9 @@ class SupportRuleError(ValueError):
 
 @dataclass(frozen=True)
 class SupportRule:
-    """A parsed support rule: ``kind`` in disc | nearest | region, the role of the centre or region, and
-    for a disc the radius (a parameter or convention name, or a number of km as text)."""
+    """A parsed support rule: ``kind`` in disc | nearest | region | corridor, the role of the centre,
+    region or line, and for a disc the radius in km, for a corridor the buffer in metres (a parameter
+    or convention name, or a number as text)."""
 
     kind: str
     role: str
@@ -65,11 +81,13 @@ class SupportRule:
 
 
 def parse_rule(text: str) -> SupportRule:
-    """Parse ``disc(entity_B, value)``, ``nearest(entity_B)`` or ``region(entity_A)``."""
+    """Parse ``disc(entity_B, value)``, ``nearest(entity_B)``, ``region(entity_A)`` or
+    ``corridor(entity_B, buffer_m)``."""
     m = _RULE_RE.match(text.strip())
-    if m is None or (m.group(1) == "disc") != (m.group(3) is not None):
+    if m is None or (m.group(1) in _SIZED) != (m.group(3) is not None):
         raise SupportRuleError(
-            f"bad support rule {text!r}: expected disc(role, radius), nearest(role) or region(role)"
+            f"bad support rule {text!r}: expected disc(role, radius), nearest(role), region(role)"
+            " or corridor(role, buffer)"
         )
     return SupportRule(m.group(1), m.group(2), m.group(3))
 
@@ -92,7 +110,34 @@ def geodesic_disc(lon: float, lat: float, radius_km: float, n: int = DISC_VERTIC
     return Polygon(zip(lons, lats, strict=True))
 
 
-def _radius_km(rule: SupportRule, sub: SubTemplate, values: Mapping[str, Any]) -> float:
+def corridor(geom: BaseGeometry, buffer_m: float) -> BaseGeometry:
+    """Polygon (lon/lat degrees, EPSG:4326) containing every point within ``buffer_m`` metres (WGS84
+    geodesic) of ``geom`` (lon/lat; its segments read as straight in lon/lat, as the D executors read
+    them).
+
+    ``geom`` is densified to :data:`CORRIDOR_STEP_DEG`, projected to an azimuthal equidistant CRS
+    centred on its bounding-box centre, buffered there and projected back. The projection keeps
+    distances along its radii and stretches them across by at most c / sin(c) at angular distance c
+    from the centre, so the buffer distance is multiplied by that factor at the farthest reach (the
+    farthest vertex plus the buffer, on the smallest WGS84 sphere) and by
+    :data:`CORRIDOR_CHORD_FACTOR` for the chords of the buffer's arcs: the polygon errs on the large
+    side, by under 0.2 % of the buffer for lines up to a few hundred km."""
+    x0, y0, x1, y1 = geom.bounds
+    lon0, lat0 = (x0 + x1) / 2.0, (y0 + y1) / 2.0
+    crs = pyproj.CRS.from_proj4(f"+proj=aeqd +lat_0={lat0} +lon_0={lon0} +ellps=WGS84 +units=m")
+    to_local = pyproj.Transformer.from_crs(LONLAT, crs, always_xy=True).transform
+    to_lonlat = pyproj.Transformer.from_crs(crs, LONLAT, always_xy=True).transform
+    local = shapely.ops.transform(to_local, shapely.segmentize(geom, CORRIDOR_STEP_DEG))
+    coords = shapely.get_coordinates(local)
+    reach = (float(np.hypot(coords[:, 0], coords[:, 1]).max()) + buffer_m) / WGS84_B_M
+    stretch = reach / math.sin(reach) if reach > 0 else 1.0
+    grown = local.buffer(buffer_m * stretch * CORRIDOR_CHORD_FACTOR, quad_segs=CORRIDOR_QUAD_SEGS)
+    return shapely.ops.transform(to_lonlat, grown)
+
+
+def _size(rule: SupportRule, sub: SubTemplate, values: Mapping[str, Any]) -> float:
+    """A disc's radius (km) or a corridor's buffer (m): a tuple value, a convention of ``sub`` or a
+    number."""
     name = rule.radius or ""
     if name in values:
         return float(values[name])
@@ -112,15 +157,18 @@ def support_geometry(
     """The area (lon/lat, EPSG:4326) one tuple's answer depends on.
 
     ``values`` are the tuple's bindings and parameters; ``evidence`` the member ids the answer depends on;
-    ``points`` maps entity ids to representative points (lon, lat); ``shapes`` maps the region ids to
-    their geometries. A ``nearest`` rule with no evidence member is the centre point itself.
+    ``points`` maps entity ids to representative points (lon, lat); ``shapes`` maps the region and
+    corridor ids to their geometries. A ``nearest`` rule with no evidence member is the centre point
+    itself.
     """
     eid = values[rule.role]
     if rule.kind == "region":
         return shapes[eid]
+    if rule.kind == "corridor":
+        return corridor(shapes[eid], _size(rule, sub, values))
     lon, lat = points[eid]
     if rule.kind == "disc":
-        return geodesic_disc(lon, lat, _radius_km(rule, sub, values))
+        return geodesic_disc(lon, lat, _size(rule, sub, values))
     members = [points[m] for m in evidence if m != eid and m in points]
     if not members:
         return Point(lon, lat)
@@ -188,7 +236,7 @@ def covered(
     anchors = {v[rule.role] for v, _ in tuples}
     members = {m for _, ev in tuples for m in ev} if rule.kind == "nearest" else set()
     points, shapes = _entity_geometry(
-        con, anchors | members, anchors if rule.kind == "region" else set()
+        con, anchors | members, anchors if rule.kind in ("region", "corridor") else set()
     )
     return [
         bool(area.covers(support_geometry(rule, sub, v, ev, points, shapes))) for v, ev in tuples
