@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 
 import pytest
-from pyproj import Transformer
+from pyproj import Geod, Transformer
 
 from mgqa_platform.evaluation.solver.ordering import in_sector
 from tests.solver_records import Record, box
@@ -158,6 +158,23 @@ def test_compound_radius_and_sector():
     assert rec.ids() == [north]
     rec.record["parameters"] = {"value": 10, "cardinal_direction": "east"}
     assert rec.ids() == [east]
+
+
+def test_compound_kept_under_every_reading():
+    """The set the executor keeps for "north of C" with members at bearings 10 and 200 degrees from C
+    (north under every reading, and under none): the solver's quadrant test gives the same set."""
+    geod = Geod(ellps="WGS84")
+    rec = category_record(
+        "F04.1", "set", "ordering.compound", {"value": 2, "cardinal_direction": "north"}
+    )
+    rec.add("POINT (24.94 60.17)", "entity_B")
+    c = geod.fwd(24.94, 60.17, 270, 300)[:2]
+    rec.add(f"POINT ({c[0]} {c[1]})", "entity_C")
+    ids = []
+    for az in (10, 200):
+        x, y, _ = geod.fwd(*c, az, 600)
+        ids.append(rec.add(f"POINT ({x} {y})"))
+    assert rec.ids() == ids[:1]
 
 
 @pytest.mark.parametrize(

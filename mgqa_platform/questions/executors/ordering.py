@@ -17,7 +17,8 @@ Measures (SQL, per member geometry, never clipped to B):
 * population: ``attributes.population`` as recorded in the KG.
 
 F04 (compound filter) measures geodesic km between representative points and the forward geodesic azimuth
-at C towards each member (pyproj ``Geod.inv``); the SQL candidates and ``premise_sql`` use the spherical
+at C towards each member (pyproj ``Geod.inv``), read as a direction word under every direction reading the
+sub-template lists (``questions/readings.py``); the SQL candidates and ``premise_sql`` use the spherical
 initial bearing, which differs from the ellipsoidal one by far less than the 2-degree sector margin.
 """
 
@@ -34,7 +35,7 @@ from pyproj import Geod, Transformer
 from shapely import wkt as shapely_wkt
 from shapely.geometry.base import BaseGeometry
 
-from mgqa_platform.questions import formats, roles
+from mgqa_platform.questions import formats, readings, roles
 from mgqa_platform.questions.catalog import SubTemplate
 from mgqa_platform.questions.executor import Executor, Outcome, Pool, bound_join, geodesic_km_sql
 from mgqa_platform.questions.executors.containment import (
@@ -62,28 +63,6 @@ MAX_TIED = 3  #: F01: more tied extremes than this make the question unhelpful -
 MAX_SET = 15  #: F04: largest answer set kept
 RANK_WORDS = {"first": 1, "second": 2, "third": 3, "fourth": 4}
 MAXIMISE = {"largest", "highest", "longest", "most"}  #: rank words that sort descending
-#: F01.3: bearing (degrees clockwise from north) of each diagonal direction
-BEARINGS = {
-    "north": 0.0,
-    "northeast": 45.0,
-    "east": 90.0,
-    "southeast": 135.0,
-    "south": 180.0,
-    "southwest": 225.0,
-    "west": 270.0,
-    "northwest": 315.0,
-}
-#: F04: azimuth sector [lo, hi) (degrees, wrapping at 360) of each direction word
-SECTORS = {
-    "north": (315.0, 45.0),
-    "east": (45.0, 135.0),
-    "south": (135.0, 225.0),
-    "west": (225.0, 315.0),
-    "northeast": (0.0, 90.0),
-    "southeast": (90.0, 180.0),
-    "southwest": (180.0, 270.0),
-    "northwest": (270.0, 360.0),
-}
 
 
 # ---------------------------------------------------------------------------------------------- geometry (pure)
@@ -128,8 +107,16 @@ def directional_score(direction: str, lon: float, lat: float, origin: tuple[floa
     if direction in cardinal:
         return cardinal[direction]
     x, y = aeqd(*origin).transform(lon, lat)
-    az = math.radians(BEARINGS[direction])
+    az = math.radians(readings.WORD_BEARINGS[direction])
     return x * math.sin(az) + y * math.cos(az)
+
+
+def degree_score(direction: str, lon: float, lat: float) -> float:
+    """How far (lon, lat) reaches towards ``direction`` on a plain longitude/latitude map: degrees along
+    the word's bearing with one degree of longitude drawn as long as one of latitude (F01.3's second
+    reading; "furthest northeast" = largest longitude + latitude)."""
+    az = math.radians(readings.WORD_BEARINGS[direction])
+    return lon * math.sin(az) + lat * math.cos(az)
 
 
 def extreme_members(
@@ -139,19 +126,6 @@ def extreme_members(
     scored = sorted(((score(m), m["id"], m) for m in members), key=lambda s: (-s[0], s[1]))
     best = scored[0][0]
     return [m for s, _, m in scored if best - s <= tol]
-
-
-def in_sector(az: float, direction: str) -> bool:
-    """Azimuth ``az`` (degrees, any range) lies in the [lo, hi) sector of ``direction`` (see :data:`SECTORS`)."""
-    lo, hi = SECTORS[direction]
-    a = az % 360.0
-    return lo <= a < hi if lo < hi else (a >= lo or a < hi)
-
-
-def near_edge(az: float, directions: Sequence[str], margin: float) -> bool:
-    """Azimuth ``az`` lies within ``margin`` degrees of an edge of the sectors of ``directions``."""
-    edges = {e % 360.0 for d in directions for e in SECTORS[d]}
-    return any(min(abs(az - e) % 360.0, 360.0 - abs(az - e) % 360.0) <= margin for e in edges)
 
 
 # ---------------------------------------------------------------------------------------------- SQL helpers
@@ -165,22 +139,17 @@ def bearing_sql(lon1: str, lat1: str, lon2: str, lat2: str) -> str:
     return f"((degrees(atan2(sin({dl}) * cos({p2}), cos({p1}) * sin({p2}) - sin({p1}) * cos({p2}) * cos({dl}))) + 360) % 360)"
 
 
-def sector_test_sql(az: str, direction: str) -> str:
-    """SQL boolean: azimuth expression ``az`` (degrees in [0, 360)) lies in the sector of the literal ``direction``."""
-    lo, hi = SECTORS[direction]
-    return f"({az} >= {lo} AND {az} < {hi})" if lo < hi else f"({az} >= {lo} OR {az} < {hi})"
+def word_case_sql(word_col: str, values: Mapping[str, float]) -> str:
+    """SQL: the number ``values`` gives the direction word in the VARCHAR column ``word_col``."""
+    cases = " ".join(f"WHEN '{w}' THEN {v!r}" for w, v in values.items())
+    return f"(CASE {word_col} {cases} END)"
 
 
-def sector_word_sql(az: str, directions: Sequence[str]) -> str:
-    """SQL: the word of ``directions`` whose sector holds azimuth ``az`` (NULL when none does)."""
-    cases = " ".join(f"WHEN {sector_test_sql(az, d)} THEN '{d}'" for d in directions)
-    return f"CASE {cases} END"
-
-
-def in_sector_sql(az: str, direction_col: str, directions: Sequence[str]) -> str:
-    """SQL boolean: azimuth ``az`` lies in the sector named by the VARCHAR column ``direction_col``."""
-    cases = " ".join(f"WHEN '{d}' THEN {sector_test_sql(az, d)}" for d in directions)
-    return f"(CASE {direction_col} {cases} ELSE FALSE END)"
+def offset_sql(az: str, word_col: str, words: Sequence[str]) -> str:
+    """SQL: degrees in [0, 180] between azimuth expression ``az`` (degrees clockwise from north) and the
+    centre bearing of the direction word in ``word_col`` (one of ``words``)."""
+    centre = word_case_sql(word_col, {w: readings.WORD_BEARINGS[w] for w in words})
+    return f"abs(((({az}) - {centre}) % 360 + 540) % 360 - 180)"
 
 
 AREA_KM2_SQL = "(ST_Area(ST_Transform({g}, 'EPSG:4326', 'EPSG:6933', always_xy := true)) / 1e6)"
@@ -267,6 +236,10 @@ def region_members_gold_sql(
     )
 
 
+def _ids(members: Sequence[Mapping[str, Any]]) -> set[str]:
+    return {m["id"] for m in members}
+
+
 def _names(members: Sequence[Mapping[str, Any]]) -> tuple[list[str], list[str]]:
     return [m["id"] for m in members], [m["name"] for m in members]
 
@@ -334,8 +307,11 @@ class Extreme(_RegionRanking):
     Cardinal words compare the representative point's latitude/longitude (ties within
     ``conventions.tie_tolerance_deg``); diagonal words project members into the azimuthal-equidistant frame
     centred on B's representative point and maximise the dot product with the bearing's unit vector (ties
-    within ``conventions.tie_tolerance_m``). Tied members are all accepted; more than :data:`MAX_TIED` ->
-    discarded. Candidates: every direction of the sub-template for each (region, category)."""
+    within ``conventions.tie_tolerance_m``). A diagonal word is also read on a plain longitude/latitude map
+    (:func:`degree_score`, ties within ``tie_tolerance_deg``); when the two readings pick different members
+    the question is discarded ``reading_dependent``. Tied members are all accepted; more than
+    :data:`MAX_TIED` -> discarded. Candidates: every direction of the sub-template for each (region,
+    category)."""
 
     name = "ordering.extreme"
     expand = "cardinal_direction"
@@ -353,6 +329,14 @@ class Extreme(_RegionRanking):
             lambda m: directional_score(direction, float(m["lon"]), float(m["lat"]), origin),
             tol,
         )
+        if diagonal and _ids(best) != _ids(
+            extreme_members(
+                members,
+                lambda m: degree_score(direction, float(m["lon"]), float(m["lat"])),
+                float(sub.conventions["tie_tolerance_deg"]),
+            )
+        ):
+            return Outcome.discard(readings.READING_DEPENDENT)
         if len(best) > MAX_TIED:
             return Outcome.discard("too_many_tied")
         if len(best) == len(members):
@@ -468,16 +452,32 @@ class RankPosition(_RegionRanking):
 
 
 # ---------------------------------------------------------------------------------------------- F04
-class Compound(Executor):
-    """F04: the members of ``category_A`` within ``value`` km (geodesic, representative points) of B and in
-    the ``cardinal_direction`` sector of the forward geodesic azimuth at C towards the member.
+def checked_readings(sub: SubTemplate) -> list[str]:
+    """The direction readings (``conventions.readings.direction``) F04's member set must agree under."""
+    return list(sub.conventions["readings"]["direction"])
 
-    B and C are never members; C must lie within ``value`` km of B. Discards: a member within
-    ``BOUNDARY_BAND`` of the radius (``member_near_radius``), a member within ``conventions.sector_margin_deg``
-    of a sector edge (``member_near_sector_edge``), an empty or too large (> :data:`MAX_SET`) answer.
-    Evidence: every member within the radius. Candidates: per stratum, anchors B with a seeded radius, one C
-    within 0.9 radius, and one seeded (category, direction) giving 1..:data:`MAX_SET` members (estimated
-    with equirectangular km and spherical bearings)."""
+
+def arc_half_widths(word: str, checked: Sequence[str]) -> list[float]:
+    """Half-widths in degrees of ``word``'s arc under each reading of ``checked``: a bearing within the
+    smallest of them from the word's centre is the word under every reading, one beyond the largest under
+    none, one in between is reading-dependent."""
+    return [readings.half_width_deg(word, r) for r in checked]
+
+
+class Compound(Executor):
+    """F04: the members of ``category_A`` within ``value`` km (geodesic, representative points) of B whose
+    forward geodesic azimuth at C (degrees clockwise from true north) is ``cardinal_direction``.
+
+    The direction is decided under every reading of ``conventions.readings.direction``
+    (:mod:`mgqa_platform.questions.readings`): a member within the radius on which they disagree makes the
+    member set reading-dependent (``reading_dependent``). B and C are never members; C must lie within
+    ``value`` km of B. Other discards: a member within ``BOUNDARY_BAND`` of the radius
+    (``member_near_radius``), a member within ``conventions.sector_margin_deg`` of the word's arc edge under
+    a reading (``member_near_sector_edge``), an empty or too large (> :data:`MAX_SET`) answer. Evidence:
+    every member within the radius. Candidates: per stratum, anchors B with a seeded radius, one C within
+    0.9 radius, and one seeded (category, direction) giving 1..:data:`MAX_SET` members inside the word's
+    narrowest arc and none between it and the widest (estimated with equirectangular km and spherical
+    bearings)."""
 
     name = "ordering.compound"
     evidence = ("geometry", "type")
@@ -491,7 +491,11 @@ class Compound(Executor):
         cat = category_role(sub)
         b, c = sub.entity_roles[:2]
         words = sub.parameters["cardinal_direction"]
-        az = bearing_sql("ac.clon", "ac.clat", "m.lon", "m.lat")
+        off = offset_sql(bearing_sql("ac.clon", "ac.clat", "m.lon", "m.lat"), "w.dir", words)
+        core, wide = (
+            word_case_sql("w.dir", {w: f(arc_half_widths(w, checked_readings(sub))) for w in words})
+            for f in (min, max)
+        )
         return (
             f"WITH a0 AS (SELECT *, {seeded_choice_sql(pool, sub.parameters['value'], sub.id + '|value', 'entity_id')} AS value "
             f"FROM ({pool.sample(sub.roles[b], f'{sub.id}|{b}', self.anchors(pool))})), "
@@ -502,9 +506,13 @@ class Compound(Executor):
             f"QUALIFY row_number() OVER (PARTITION BY a.entity_id ORDER BY {pool.order_key(f'{sub.id}|{c}', 'a.entity_id', 'c.entity_id')}) = 1), "
             f"m AS (SELECT p.entity_id, p.category, p.lon, p.lat FROM pool p WHERE {roles.candidate_predicate(sub.roles[cat], 'p')}), "
             f"big AS ({big_categories_sql(sub.roles[cat])}), "
-            f"hits AS (SELECT ac.stratum, ac.entity_id AS eb, ac.ec, ac.value, m.category, {sector_word_sql(az, words)} AS dir, "
-            f"count(*) AS n FROM ac JOIN m ON {in_box_sql('ac', 'm')} AND m.entity_id <> ac.entity_id AND m.entity_id <> ac.ec "
-            f"WHERE {approx_km_sql('ac', 'm')} <= ac.value GROUP BY ALL HAVING n BETWEEN 1 AND {MAX_SET} AND dir IS NOT NULL) "
+            f"w AS (SELECT unnest([{', '.join(repr(w) for w in words)}]) AS dir), "
+            f"hits AS (SELECT ac.stratum, ac.entity_id AS eb, ac.ec, ac.value, m.category, w.dir, "
+            f"count(*) FILTER (WHERE {off} < {core}) AS n, "
+            f"count(*) FILTER (WHERE {off} >= {core} AND {off} <= {wide}) AS n_split "
+            f"FROM ac JOIN m ON {in_box_sql('ac', 'm')} AND m.entity_id <> ac.entity_id AND m.entity_id <> ac.ec "
+            f"CROSS JOIN w WHERE {approx_km_sql('ac', 'm')} <= ac.value GROUP BY ALL "
+            f"HAVING n BETWEEN 1 AND {MAX_SET} AND n_split = 0) "
             f"SELECT stratum, eb AS {b}, ec AS {c}, category AS {cat}, value, dir AS cardinal_direction FROM hits "
             "SEMI JOIN big USING (category) "
             f"QUALIFY row_number() OVER (PARTITION BY eb ORDER BY {pool.order_key(sub.id, 'eb', 'category', 'dir')}) = 1"
@@ -532,12 +540,9 @@ class Compound(Executor):
 
     def premise_sql(self, sub: SubTemplate) -> str:
         """Premise: at least one member within ``value`` km of B lies in the direction from C under its widest
-        reading, the half-plane within 90 degrees of the word's bearing (:data:`BEARINGS`; spherical bearing
+        reading, the half-plane within 90 degrees of the word's bearing (``readings.WORD_BEARINGS``; spherical bearing
         from C, degrees): a false premise is then false under the quadrant and 8-sector readings as well."""
-        cases = " ".join(
-            f"WHEN '{d}' THEN {BEARINGS[d]}" for d in sub.parameters["cardinal_direction"]
-        )
-        off = f"abs(((x.brg - (CASE q.cardinal_direction {cases} END)) % 360 + 540) % 360 - 180)"
+        off = offset_sql("x.brg", "q.cardinal_direction", sub.parameters["cardinal_direction"])
         return f"""
             SELECT q.row_id,
                    coalesce(len(list_filter(q.members, x -> x.km <= q.value AND {off} <= 90)), 0) > 0
@@ -554,7 +559,7 @@ class Compound(Executor):
         inside, ambiguous = members_in_radius(row["members"], radius)
         if ambiguous:
             return Outcome.discard("member_near_radius")
-        direction, words = row["cardinal_direction"], sub.parameters["cardinal_direction"]
+        direction, checked = row["cardinal_direction"], checked_readings(sub)
         margin = float(sub.conventions["sector_margin_deg"])
         chosen = []
         for m in inside:
@@ -563,9 +568,12 @@ class Compound(Executor):
             )
             if dist <= 0:
                 return Outcome.discard("member_at_entity_c")
-            if near_edge(az % 360.0, words, margin):
+            verdicts = readings.direction_verdicts(az % 360.0, direction, checked)
+            if len(verdicts) > 1:
+                return Outcome.discard(readings.READING_DEPENDENT)
+            if min(readings.edge_distance_deg(az % 360.0, direction, r) for r in checked) < margin:
                 return Outcome.discard("member_near_sector_edge")
-            if in_sector(az, direction):
+            if verdicts.pop():
                 chosen.append(m)
         if not chosen:
             return Outcome.discard("empty_set")
