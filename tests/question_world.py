@@ -15,6 +15,7 @@ import duckdb
 
 from mgqa_platform import geometry
 from mgqa_platform.kg.convert import assign_category_kinds
+from mgqa_platform.questions import roles
 from mgqa_platform.questions.execution import create_pool
 from mgqa_platform.questions.executor import Pool
 
@@ -92,6 +93,22 @@ def pool(
     """Create the ``pool`` view for ``kg`` and return the matching :class:`Pool`."""
     create_pool(con, kg)
     return Pool(kg, seed, per_stratum)
+
+
+def bindable(con: duckdb.DuckDBPyConnection, role_type: str) -> dict[str, int]:
+    """Category -> members, over the current ``pool`` view, of the categories a ``role_type`` role
+    may bind (:func:`roles.candidate_predicate`, at least ``roles.MIN_CATEGORY_MEMBERS`` members)."""
+    rows = con.execute(
+        f"""
+        SELECT category, count(*) AS members
+        FROM pool p
+        WHERE {roles.candidate_predicate(role_type, "p")}
+        GROUP BY category
+        HAVING count(*) >= {roles.MIN_CATEGORY_MEMBERS}
+        ORDER BY category
+        """
+    ).fetchall()
+    return dict(rows)
 
 
 def run(

@@ -107,12 +107,8 @@ def test_ambiguous_entities_are_never_bound_as_entity_roles(town):
 
 def test_ambiguous_entities_still_count_as_category_members(town):
     con, _ = town
-    pool = world.pool(con)
-    members = dict(
-        con.execute(
-            f"SELECT category, members FROM ({pool.sample_categories('category_poi', 's')})"
-        ).fetchall()
-    )
+    world.pool(con)
+    members = world.bindable(con, "category_poi")
     assert members["cafe"] == 7  # Café Lua twice among them
     # B01.1 (how many cafes within 5 km of Padaria Única?) counts and cites both Café Lua
     outcome = world.run(

@@ -170,13 +170,9 @@ def mixed(con):
     return con
 
 
-def test_sample_categories_skips_non_bindable_classes(mixed):
-    pool = world.pool(mixed)
-    got = dict(
-        mixed.execute(
-            f"SELECT category, members FROM ({pool.sample_categories('category_poi', 's')})"
-        ).fetchall()
-    )
+def test_category_roles_skip_non_bindable_classes(mixed):
+    world.pool(mixed)
+    got = world.bindable(mixed, "category_poi")
     assert got == {"cafe": 4, "bus_stop": 3}  # amenity has 12 members and is never sampled
 
 

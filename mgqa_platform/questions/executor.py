@@ -110,22 +110,6 @@ class Pool:
             f"FROM pool p WHERE {roles.predicate(role_type, 'p')} AND ({where}) QUALIFY rn <= {int(k)}"
         )
 
-    def sample_categories(
-        self,
-        role_type: str,
-        salt: str,
-        k: int | None = None,
-        min_members: int = roles.MIN_CATEGORY_MEMBERS,
-    ) -> str:
-        """SQL: up to ``k`` categories per stratum (columns ``stratum, category, members, rn``), each with at
-        least ``min_members`` entities of ``role_type`` in the stratum; seeded order."""
-        k = k or self.per_stratum
-        return (
-            f"SELECT stratum, category, count(*) AS members, row_number() OVER (PARTITION BY stratum ORDER BY "
-            f"{self.order_key(salt, 'category')}) AS rn FROM pool p WHERE {roles.candidate_predicate(role_type, 'p')} "
-            f"GROUP BY stratum, category HAVING count(*) >= {int(min_members)} QUALIFY rn <= {int(k)}"
-        )
-
 
 def geodesic_km_sql(a: str, b: str) -> str:
     """SQL for the WGS84 geodesic distance in km between the representative points of aliases ``a`` and ``b``.
