@@ -62,8 +62,8 @@ def town(con, tmp_path):
     ttl.write_text(
         PREFIXES
         + "".join(
-            wkg_node(i, name, point(i), cls, key, value, street(st) if st else "")
-            for i, (name, (cls, key, value), st) in ENTITIES.items()
+            wkg_node(i, name, point(i), cls, street(st) if st else "")
+            for i, (name, (cls, _key, _value), st) in ENTITIES.items()
         ),
         encoding="utf-8",
     )

@@ -102,17 +102,17 @@ def _city(extra: str) -> str:
 
 #: entity number -> (name, (rdf class, main key, value), extra triples)
 TOWN = {
-    1: ("S166", ("Road", "highway", "primary"), ""),
-    2: ("Route 66", ("Road", "highway", "primary"), ""),
+    1: ("S166", ("Primary", "highway", "primary"), ""),
+    2: ("Route 66", ("Primary", "highway", "primary"), ""),
     3: ("POINT", ("Information", "tourism", "information"), ""),
-    4: ("Kiosque", ("Kiosk", "shop", "kiosk"), ""),
-    5: ("Kiosk", ("Kiosk", "shop", "kiosk"), ""),
+    4: ("Kiosque", ("ShopKiosk", "shop", "kiosk"), ""),
+    5: ("Kiosk", ("ShopKiosk", "shop", "kiosk"), ""),
     6: (
         "Route Nationale الطريق الوطني رقم 1",
-        ("Road", "highway", "primary"),
+        ("Primary", "highway", "primary"),
         ' ;\n    wkgs:nameFr "Route Nationale 1"',
     ),
-    7: ("Ali Sabieh - Djibouti جيبوتي-علي صبيح", ("Road", "highway", "primary"), ""),
+    7: ("Ali Sabieh - Djibouti جيبوتي-علي صبيح", ("Primary", "highway", "primary"), ""),
     8: ("老高", ("FitnessCentre", "leisure", "fitness_centre"), ""),
     9: ("Helsinki", ("City", "place", "city"), ""),
     10: ("Helsinki", ("TramStop", "railway", "tram_stop"), ""),
@@ -122,7 +122,7 @@ TOWN = {
     14: ("Brasil", ("Cafe", "amenity", "cafe"), ""),
     15: ("Farmácia Popular", ("Pharmacy", "amenity", "pharmacy"), _city("Porto Alegre")),
     16: ("Farmácia Popular", ("Pharmacy", "amenity", "pharmacy"), _city("São Paulo")),
-    17: ("Rue Marchand شارع التجاري", ("Road", "highway", "primary"), ""),
+    17: ("Rue Marchand شارع التجاري", ("Primary", "highway", "primary"), ""),
     18: ("Rue Marchand شارع التجاري", ("Cafe", "amenity", "cafe"), ""),
 }
 #: entity number -> (display name, name_unique, name_rule)
@@ -159,8 +159,8 @@ def town(con, tmp_path):
     ttl.write_text(
         PREFIXES
         + "".join(
-            wkg_node(i, name, _wkt(i, value), cls, key, value, extra)
-            for i, (name, (cls, key, value), extra) in TOWN.items()
+            wkg_node(i, name, _wkt(i, value), cls, extra)
+            for i, (name, (cls, _key, value), extra) in TOWN.items()
         ),
         encoding="utf-8",
     )

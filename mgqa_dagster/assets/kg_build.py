@@ -35,6 +35,18 @@ def _build_osm_kg(
     )
 
 
+def _worldkg_dump(inputs: InputsResource) -> tuple[Path, BuildReport]:
+    """The real WorldKG dump of ``InputsResource.worldkg_dump``, registered as it is (no copy)."""
+    path = Path(inputs.worldkg_dump)
+    if not path.is_file():
+        raise FileNotFoundError(
+            f"MGQA_WORLDKG_DUMP={inputs.worldkg_dump!r}: no such file (a WorldKG Turtle dump)"
+        )
+    report = BuildReport()
+    report.add("dump_files")
+    return path, report
+
+
 def _kwg_coverage(inputs: InputsResource, kwg: KwgSourceResource) -> list[snapshots.CoveragePart]:
     """The bundled crawl covers its crawl region, Santa Barbara County; a live crawl declares none
     (conversion falls back to the hull of its entities)."""
@@ -77,7 +89,8 @@ def _build_kwg(
     kinds={"rdf", "parquet", "osm"},
     description=(
         "Each KG in its native format, built as the real KG is made: WorldKG Turtle and OSMH3KG Parquet "
-        "from the latest OSM snapshot, KnowWhereGraph from its crawl. Skipped elements go to quarantine; "
+        "from the latest OSM snapshot (or a real WorldKG dump, MGQA_WORLDKG_DUMP), KnowWhereGraph from "
+        "its crawl. Skipped elements go to quarantine; "
         "the area the snapshot holds completely (the coverage file beside the PBF, the KWG crawl "
         "region) goes to the coverage table."
     ),
@@ -94,6 +107,9 @@ def kg_native(
     if kg == "kwg":
         path, report = _build_kwg(inputs, kwg, paths)
         coverage = _kwg_coverage(inputs, kwg)
+    elif kg == "worldkg" and inputs.worldkg_dump:
+        path, report = _worldkg_dump(inputs)
+        coverage = []  # a dump declares none: conversion falls back to the hull of its entities
     else:
         source_id = context.run.tags.get(
             "mgqa/osm_snapshot"

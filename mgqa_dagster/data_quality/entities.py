@@ -18,10 +18,12 @@ from mgqa_platform.kg import osm_features, profiles
 
 
 def known_categories() -> set[str]:
-    """Every category KG conversion can produce: map-feature categories, bare OSM keys, KWG classes."""
+    """Every category KG conversion can produce: map-feature categories, bare OSM keys, KWG classes,
+    and the categories of the WorldKG class table (bare keys that are no OSM main key among them)."""
     cats = {fc.category for fc in osm_features.map_features().values()}
     cats |= {k for k in osm_features.MAIN_KEYS}
     cats |= set(profiles.kwg_categories().values())
+    cats |= {r["category"] for r in profiles.worldkg_classes()}
     return cats
 
 

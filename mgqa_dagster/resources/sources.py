@@ -15,9 +15,11 @@ from mgqa_platform.settings import SAMPLE_DIR
 
 class InputsResource(EnvConfigurableResource):
     """Where the raw inputs are. Defaults: the bundled sample (``data/sample``). Native KG files are
-    written under ``PathsResource.kg_dir``."""
+    written under ``PathsResource.kg_dir``. ``worldkg_dump``: a real WorldKG Turtle dump to read as the
+    WorldKG native file instead of building one from the OSM snapshot (empty: build)."""
 
     osm_watch_dir: Annotated[str, dg.EnvVar("MGQA_OSM_WATCH_DIR")] = str(SAMPLE_DIR / "osm")
+    worldkg_dump: Annotated[str, dg.EnvVar("MGQA_WORLDKG_DUMP")] = ""
     kwg_dir: str = str(SAMPLE_DIR / "kwg")
     earthquakes_csv: str = str(SAMPLE_DIR / "usgs" / "earthquakes_2015-12.csv")
     osmh3kg_h3_resolution: int = 9

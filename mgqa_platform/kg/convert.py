@@ -83,6 +83,7 @@ REJECT_DETAILS = {
     "duplicate_id": "the subject is defined more than once: several different values for one property",
     "missing_name": "entity has no name / rdfs:label",
     "unknown_category": "no known class or OSM main map-feature tag",
+    "no_worldkg_class": "WorldKG gives the node no class: none of its (key, value) pairs is in its class table",
 }
 
 
@@ -212,6 +213,12 @@ def _wide_sql(prof: profiles.Profile, kg: str) -> str:
     def one(k: str) -> str:
         return f"min(v) FILTER (WHERE k = '{k}')"
 
+    no_class = (
+        f"WHEN coalesce(len(w.types), 0) = 0 THEN '{prof.no_class_reason}'"
+        if prof.no_class_reason
+        else ""
+    )
+
     return f"""
     WITH dups AS (
         SELECT s, max(n) AS n_values FROM (
@@ -242,6 +249,7 @@ def _wide_sql(prof: profiles.Profile, kg: str) -> str:
         c.category, c.main_key, c.main_value, g.wkt,
         CASE WHEN g.s IS NULL THEN 'missing_geometry'
              WHEN coalesce(d.n_values, 1) > 1 OR g.n_wkt > 1 THEN 'duplicate_id'
+             {no_class}
              WHEN trim(coalesce(w.name_en, w.label, '')) = '' THEN 'missing_name'
              WHEN c.category IS NULL THEN 'unknown_category' END AS reject
     FROM wide w LEFT JOIN cat c USING (s) LEFT JOIN geo g USING (s) LEFT JOIN dups d USING (s)

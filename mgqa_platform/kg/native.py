@@ -1,6 +1,7 @@
 """Native KG files: build one KG in its own format and record it in ``kg_files``.
 
-* ``worldkg``: Turtle from the OSM snapshot's tagged nodes (:mod:`worldkg_build`);
+* ``worldkg``: Turtle from the OSM snapshot's nodes with two or more tags (:mod:`worldkg_build`), or a
+  real WorldKG dump registered as it is;
 * ``osmh3kg``: Parquet triples from all OSM geometries (:mod:`osmh3kg_build`);
 * ``kwg``: a KnowWhereGraph crawl file, from the bundled query results (:mod:`kwg_crawl`) or a live
   SPARQL endpoint (:mod:`sparql`).

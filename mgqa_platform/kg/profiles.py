@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 import pyarrow as pa
 
-from mgqa_platform.kg import osm_features, vocab
+from mgqa_platform.kg import osm_features, vocab, worldkg_build
 from mgqa_platform.settings import PACKAGE_DATA
 
 ALIAS_KEYS = (
@@ -64,6 +64,7 @@ class Profile:
     label_lang: str  # language of the 'name' fact
     cited_links: tuple[str, ...]  # predicates whose objects' triples are cited as source triples
     route_signs: bool = False  # road labels are US route signs (U101, S154, I5): kg/names.py
+    no_class_reason: str | None = None  # an entity without any @type: rejected with this reason
 
 
 @functools.cache
@@ -73,28 +74,47 @@ def kwg_categories() -> dict[str, str]:
 
 
 @functools.cache
+def worldkg_classes() -> list[dict[str, str]]:
+    """Our mapping table ``worldkg_class_categories.csv``: WorldKG class -> the OSM (key, value) it
+    stands for and our category (scripts/worldkg_class_categories.py, docs/kg_fidelity_worldkg.md)."""
+    with open(PACKAGE_DATA / "worldkg_class_categories.csv", newline="", encoding="utf-8") as f:
+        return list(csv.DictReader(f))
+
+
+def _worldkg_props() -> dict[str, str]:
+    """WorldKG property local name -> OSM key: every key of WorldKG's key list by the builder's naming
+    rule (where two keys share a name, the one without ``:``, then the first), then the keys the
+    profiles read, for dumps made with a longer key list."""
+    props: dict[str, str] = {}
+    for k in sorted(worldkg_build.key_list(), key=lambda k: (":" in k, k)):
+        props.setdefault(worldkg_build.property_name(k), k)
+    ours = (*ALIAS_KEYS, *CONTEXT_KEYS, *ATTRIBUTE_KEYS, "image", "wikimedia_commons")
+    names = (f"name:{two}" for two in osm_features.ISO639_1_TO_3)
+    for k in (*ours, *names):
+        props.setdefault(worldkg_build.property_name(k), k)
+    return props
+
+
+def _worldkg_class_priorities() -> list[int]:
+    """Priority of each row of :func:`worldkg_classes` (lower wins when an entity has several classes):
+    its key's rank in ``MAIN_KEYS``, other keys after them alphabetically; ties by class name."""
+    keys = sorted({r["key"] for r in worldkg_classes()})
+    rank = {k: i for i, k in enumerate(osm_features.MAIN_KEYS)}
+    rank.update({k: len(rank) + i for i, k in enumerate(k for k in keys if k not in rank)})
+    order = sorted(worldkg_classes(), key=lambda r: (rank[r["key"]], r["worldkg_class"]))
+    position = {r["worldkg_class"]: i for i, r in enumerate(order)}
+    return [position[r["worldkg_class"]] for r in worldkg_classes()]
+
+
+@functools.cache
 def lookup_tables() -> dict[str, pa.Table]:
     """The lookup tables the profile SQL joins with, built from the package data tables."""
     mf = list(osm_features.map_features().values())
-    wkg_props: dict[str, str] = {}
-    for k in (
-        *osm_features.MAIN_KEYS,
-        *ALIAS_KEYS,
-        *CONTEXT_KEYS,
-        *ATTRIBUTE_KEYS,
-        "image",
-        "wikidata",
-        "wikimedia_commons",
-    ):
-        prop = osm_features.tag_property(k)
-        if prop:
-            wkg_props[prop] = k
-    wkg_props["isIn"] = "is_in"
+    wkg_props = _worldkg_props()
     name_langs: dict[str, str] = {}
     for two, three in osm_features.ISO639_1_TO_3.items():
         name_langs[f"name:{two}"] = three
         name_langs[f"name:{three}"] = three
-        wkg_props[osm_features.tag_property(f"name:{two}")] = f"name:{two}"
     value_keys = {}
     for fc in sorted(mf, key=lambda fc: osm_features.MAIN_KEYS.index(fc.key)):
         value_keys.setdefault(fc.value, fc.key)
@@ -116,6 +136,13 @@ def lookup_tables() -> dict[str, pa.Table]:
         "lk_value_keys": pa.table({"value": list(value_keys), "key": list(value_keys.values())}),
         "lk_name_langs": pa.table({"tag": list(name_langs), "lang": list(name_langs.values())}),
         "lk_wkg_props": pa.table({"prop": list(wkg_props), "key": list(wkg_props.values())}),
+        "lk_wkg_classes": pa.table(
+            {
+                **{c: [r[c] for r in worldkg_classes()] for c in ("worldkg_class", "key", "value")},
+                "category": [r["category"] for r in worldkg_classes()],
+                "priority": _worldkg_class_priorities(),
+            }
+        ),
         "lk_kwg_classes": pa.table(
             {
                 "cls": list(kwg_categories()),
@@ -142,30 +169,68 @@ def _q(s: str) -> str:
 
 
 # ---------------------------------------------------------------------------------------------- WorldKG
+_WKG_ENTITY = f"""
+    SELECT DISTINCT s
+    FROM stage
+    WHERE s LIKE {_q(vocab.WKG + "%")}
+        AND (p = {_q(vocab.RDFS_LABEL)}
+            OR p LIKE {_q(vocab.WKGS + "%")}
+            OR (p = {_q(vocab.RDF_TYPE)} AND o LIKE {_q(vocab.WKGS + "%")}))
+"""
+_WKG_FACTS = f"""
+    SELECT
+        t.s,
+        CASE
+            WHEN t.p = {_q(vocab.RDF_TYPE)} THEN '@type'
+            WHEN t.p = {_q(vocab.RDFS_LABEL)} THEN 'name'
+            ELSE coalesce(w.key, substr(t.p, {len(vocab.WKGS) + 1}))
+        END AS k,
+        CASE
+            WHEN t.p = {_q(vocab.RDF_TYPE)} THEN substr(t.o, {len(vocab.WKGS) + 1})
+            WHEN t.p = {_q(vocab.WKGS + "wikidata")} AND t.o LIKE {_q(vocab.WIKIDATA_PAGE + "%")}
+                THEN substr(t.o, {len(vocab.WIKIDATA_PAGE) + 1})
+            ELSE t.o
+        END AS v
+    FROM stage t
+    SEMI JOIN ents USING (s)
+    LEFT JOIN lk_wkg_props w ON t.p = {_q(vocab.WKGS)} || w.prop
+    WHERE (t.p = {_q(vocab.RDF_TYPE)} AND t.o LIKE {_q(vocab.WKGS + "%")})
+        OR t.p = {_q(vocab.RDFS_LABEL)}
+        OR t.p LIKE {_q(vocab.WKGS + "%")}
+"""
 WORLDKG = Profile(
     kg="worldkg",
-    entities_sql=f"SELECT DISTINCT s FROM stage WHERE p = {_q(vocab.RDF_TYPE)} AND o LIKE {_q(vocab.WKGS + '%')} AND s LIKE {_q(vocab.WKG + '%')}",
-    facts_sql=f"""
-        SELECT t.s,
-               CASE WHEN t.p = {_q(vocab.RDF_TYPE)} THEN '@type'
-                    WHEN t.p = {_q(vocab.RDFS_LABEL)} THEN 'name'
-                    ELSE coalesce(w.key, substr(t.p, {len(vocab.WKGS) + 1})) END AS k,
-               CASE WHEN t.p = {_q(vocab.RDF_TYPE)} THEN substr(t.o, {len(vocab.WKGS) + 1}) ELSE t.o END AS v
-        FROM stage t SEMI JOIN ents USING (s)
-        LEFT JOIN lk_wkg_props w ON t.p = {_q(vocab.WKGS)} || w.prop
-        WHERE t.p IN ({_q(vocab.RDF_TYPE)}, {_q(vocab.RDFS_LABEL)}) OR t.p LIKE {_q(vocab.WKGS + "%")}""",
-    # WorldKG keeps the key tag (wkgs:amenity "cafe"); recover it from the value class when absent
+    entities_sql=_WKG_ENTITY,
+    facts_sql=_WKG_FACTS,
+    # the class's key tag is consumed as the type in WorldKG: recover it from our class table
     derived_facts_sql="""
-        SELECT f.s, mf.key, mf.value FROM facts f JOIN lk_map_features mf ON mf.value_class = f.v
-        WHERE f.k = '@type' AND NOT EXISTS (SELECT 1 FROM facts g WHERE g.s = f.s AND g.k = mf.key)""",
+        SELECT f.s, c.key, arg_min(c.value, c.priority)
+        FROM facts f
+        JOIN lk_wkg_classes c ON c.worldkg_class = f.v
+        WHERE f.k = '@type'
+            AND NOT EXISTS (SELECT 1 FROM facts g WHERE g.s = f.s AND g.k = c.key)
+        GROUP BY f.s, c.key
+    """,
     geometry_sql=f"""
         SELECT gl.s, w.o AS wkt FROM stage gl JOIN stage w ON w.s = gl.o AND w.p = {_q(vocab.GEO_AS_WKT)}
         WHERE gl.p = {_q(vocab.WKGS + "spatialObject")}""",
-    category_sql=_OSM_CATEGORY,
+    # our category through our own class table; of several classes, the key first in MAIN_KEYS wins
+    category_sql="""
+        SELECT
+            f.s,
+            arg_min(c.category, c.priority) AS category,
+            arg_min(c.key, c.priority) AS main_key,
+            arg_min(c.value, c.priority) AS main_value
+        FROM facts f
+        JOIN lk_wkg_classes c ON c.worldkg_class = f.v
+        WHERE f.k = '@type'
+        GROUP BY f.s
+    """,
     local_id_sql=f"substr(s, {len(vocab.WKG) + 1})",
     iri_sql="s",
     label_lang="und",
     cited_links=(vocab.WKGS + "spatialObject",),
+    no_class_reason="no_worldkg_class",
 )
 
 # ---------------------------------------------------------------------------------------------- OSMH3KG

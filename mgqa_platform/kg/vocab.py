@@ -17,6 +17,8 @@ CRS84 = "http://www.opengis.net/def/crs/OGC/1.3/CRS84"
 # WorldKG
 WKG = "http://www.worldkg.org/resource/"
 WKGS = "http://www.worldkg.org/schema/"
+OSM_NODE = "https://www.openstreetmap.org/node/"  # object of wkgs:osmLink (an IRI)
+WIKIDATA_PAGE = "http://www.wikidata.org/wiki/"  # object of wkgs:wikidata (an IRI): page + Q-id
 WKG_PREFIXES = {
     "rdf": "http://www.w3.org/1999/02/22-rdf-syntax-ns#",
     "rdfs": RDFS,

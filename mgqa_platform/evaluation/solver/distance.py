@@ -74,7 +74,8 @@ def _snake(s: str) -> str:
 
 @lru_cache(maxsize=1)
 def _class_categories() -> dict[str, set[str]]:
-    """Type local name -> categories, from the package's public OSM map-features and KWG class tables."""
+    """Type local name -> categories, from the package's public OSM map-features, KWG class and WorldKG
+    class tables."""
     out: dict[str, set[str]] = {}
     with open(PACKAGE_DATA / "osm_map_features.csv", newline="", encoding="utf-8") as f:
         for r in csv.DictReader(f):
@@ -83,6 +84,9 @@ def _class_categories() -> dict[str, set[str]]:
     with open(PACKAGE_DATA / "kwg_categories.csv", newline="", encoding="utf-8") as f:
         for r in csv.DictReader(f):
             out.setdefault(r["kwg_class"], set()).add(r["category"])
+    with open(PACKAGE_DATA / "worldkg_class_categories.csv", newline="", encoding="utf-8") as f:
+        for r in csv.DictReader(f):
+            out.setdefault(r["worldkg_class"], set()).add(r["category"])
     return out
 
 
