@@ -315,7 +315,9 @@ def test_published_table_reads_as_our_build(con, built, tmp_path):
 
 
 def test_main_key_from_the_files_own_subclass_rows(con, tmp_path):
-    """A value under two keys takes the first in MAIN_KEYS order (shop before craft)."""
+    """A value under two keys takes the first in MAIN_KEYS order (shop before craft), among the keys
+    no other type of the entity needs as its only key (tram_stop needs railway: platform is not
+    railway=platform, which would give the stop two railway values)."""
     rows = [
         ("7", "rdf:type", "bakery"),
         ("bakery", "rdfs:subClassOf", "craft"),
@@ -328,6 +330,15 @@ def test_main_key_from_the_files_own_subclass_rows(con, tmp_path):
         ("8", "name", "Uni"),
         ("8", "geo:hasGeometry", "geo8"),
         ("geo8", "geo:asWKT", "POINT (1.53 42.52)"),
+        ("9", "rdf:type", "platform"),
+        ("9", "rdf:type", "tram_stop"),
+        ("platform", "rdfs:subClassOf", "highway"),
+        ("platform", "rdfs:subClassOf", "public_transport"),
+        ("platform", "rdfs:subClassOf", "railway"),
+        ("tram_stop", "rdfs:subClassOf", "railway"),
+        ("9", "name", "Lasipalatsi"),
+        ("9", "geo:hasGeometry", "geo9"),
+        ("geo9", "geo:asWKT", "POINT (1.54 42.53)"),
     ]
     p = tmp_path / "kg.parquet"
     cols = list(zip(*rows, strict=True))
@@ -347,10 +358,12 @@ def test_main_key_from_the_files_own_subclass_rows(con, tmp_path):
         r["entity_id"]: r
         for r in fetch_dicts(con, "SELECT entity_id, category, attributes FROM entities")
     }
-    assert set(got) == {"osmh3kg:7", "osmh3kg:8"}
+    assert set(got) == {"osmh3kg:7", "osmh3kg:8", "osmh3kg:9"}
     assert got["osmh3kg:7"]["category"] == "bakery"
     assert json.loads(got["osmh3kg:7"]["attributes"])["osm_shop"] == "bakery"
     assert got["osmh3kg:8"]["category"] == "university"
+    assert got["osmh3kg:9"]["category"] == "tram_stop"
+    assert json.loads(got["osmh3kg:9"]["attributes"])["osm_railway"] == "tram_stop"
 
 
 def test_table_errors_and_fingerprint(con, tmp_path):

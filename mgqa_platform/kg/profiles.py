@@ -178,19 +178,34 @@ OSMH3KG = Profile(
     facts_sql=f"""
         SELECT t.s, CASE WHEN t.p = {_q(vocab.OSMH3_TYPE)} THEN '@type' ELSE t.p END AS k, t.o AS v
         FROM stage t SEMI JOIN ents USING (s) WHERE t.p <> {_q(vocab.OSMH3_HAS_GEOMETRY)}""",
-    # the main tag is only a type: its key comes from the file's own "value rdfs:subClassOf key" rows;
-    # a value under two keys (bakery: shop, craft) takes the first in MAIN_KEYS order
+    # the main tag is only a type: its key comes from the file's own "value rdfs:subClassOf key" rows.
+    # A value under several keys (platform: highway, public_transport, railway) takes the first in
+    # MAIN_KEYS order among the keys no other type of the entity needs as its only key; one value per
+    # key (the first by value), the others stay types only.
     derived_facts_sql=f"""
-        SELECT d.s, d.k, d.v
-        FROM (
-            SELECT f.s, f.v, first(sc.o ORDER BY coalesce(mk.priority, 1000), sc.o) AS k
+        WITH cand AS (
+            SELECT f.s, f.v, sc.o AS k, coalesce(mk.priority, 1000) AS priority
             FROM facts f
             JOIN stage sc ON sc.s = f.v AND sc.p = {_q(vocab.OSMH3_SUBCLASS)}
             LEFT JOIN lk_main_keys mk ON mk.key = sc.o
             WHERE f.k = '@type'
-            GROUP BY f.s, f.v
-        ) d
-        WHERE NOT EXISTS (SELECT 1 FROM facts g WHERE g.s = d.s AND g.k = d.k)""",
+        ),
+        sole AS (
+            SELECT s, v, min(k) AS k
+            FROM cand
+            GROUP BY s, v
+            HAVING count(*) = 1
+        ),
+        pick AS (
+            SELECT c.s, c.v, first(c.k ORDER BY c.priority, c.k) AS k
+            FROM cand c
+            WHERE NOT EXISTS (SELECT 1 FROM sole o WHERE o.s = c.s AND o.k = c.k AND o.v <> c.v)
+            GROUP BY c.s, c.v
+        )
+        SELECT s, k, v
+        FROM pick d
+        WHERE NOT EXISTS (SELECT 1 FROM facts g WHERE g.s = d.s AND g.k = d.k)
+        QUALIFY row_number() OVER (PARTITION BY s, k ORDER BY v) = 1""",
     geometry_sql=f"""
         SELECT gl.s, w.o AS wkt FROM stage gl JOIN stage w ON w.s = gl.o AND w.p = {_q(vocab.OSMH3_AS_WKT)}
         WHERE gl.p = {_q(vocab.OSMH3_HAS_GEOMETRY)}""",
