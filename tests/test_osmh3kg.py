@@ -384,3 +384,38 @@ def test_table_errors_and_fingerprint(con, tmp_path):
     assert info == {"snapshot_id": f"t-{sha[:12]}", "sha256": sha, "bytes": size}
     (folder / "part-00000-x-c000.csv").write_text("subject,predicate,object,date\n2,name,b,x\n")
     assert osmh3kg_table.fingerprint(folder)[0] != sha
+
+
+def test_kg_native_registers_a_real_table_then_converts(built, tmp_path):
+    """MGQA_OSMH3KG_TABLE: the Dagster assets register the table (no build) and convert it."""
+    import dagster as dg
+
+    from mgqa_dagster import definitions
+    from mgqa_dagster.resources.paths import PathsResource
+    from mgqa_dagster.resources.sources import InputsResource
+    from mgqa_platform import warehouse
+
+    table = tmp_path / "kg_data"
+    write_csv_parts(published(pq.read_table(built[0]).to_pylist()), table)
+    resources = definitions.build_resources(
+        paths=PathsResource(home=str(tmp_path), warehouse=str(tmp_path / "wh.duckdb")),
+        inputs=InputsResource(osmh3kg_table=str(table)),
+    )
+    selection = dg.AssetSelection.assets("kg_native") | dg.AssetSelection.groups("kg_conversion")
+    result = dg.materialize(
+        definitions.ALL_ASSETS, selection=selection, partition_key="osmh3kg", resources=resources
+    )
+    assert result.success
+    meta = result.asset_materializations_for_node("kg_native")[0].metadata
+    sha, _ = osmh3kg_table.fingerprint(table)
+    assert meta["path"].value == str(table) and meta["sha256"].text == sha
+    assert not (tmp_path / "kg").exists() or not any((tmp_path / "kg").rglob("*.parquet"))
+    with warehouse.session(tmp_path / "wh.duckdb", read_only=True) as con:
+        names = {
+            r[0] for r in con.execute("SELECT name FROM entities WHERE kg = 'osmh3kg'").fetchall()
+        }
+        (method,) = con.execute(
+            "SELECT DISTINCT method FROM coverage WHERE kg = 'osmh3kg'"
+        ).fetchone()
+    assert {"Uni, B6", "B Street", "Park"} <= names
+    assert method == "entity_hull"
