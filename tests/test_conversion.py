@@ -101,7 +101,7 @@ def test_worldkg_from_pbf(con, tiny_pbf, tmp_path):
 
 def test_osmh3kg_from_pbf(con, tiny_pbf, tmp_path):
     pq_path = tmp_path / "o.parquet"
-    build_osmh3kg(tiny_pbf, pq_path)
+    build_osmh3kg(tiny_pbf, pq_path, fallback_date="2026-11-01")
     convert_kg(con, "osmh3kg", pq_path, "snap-2")
     ents = {
         r["entity_id"]: r
@@ -215,10 +215,18 @@ def test_duplicate_ids_are_quarantined(con, tmp_path):
 def test_osmh3kg_null_rows_and_missing_columns(con, tmp_path):
     t = pa.table(
         {
-            "subject": ["node/1", "node/1", "node/1", "geo/node/1", None, "node/2"],
-            "predicate": ["rdf:type", "name", "geo:hasGeometry", "geo:asWKT", "name", ""],
-            "object": ["cafe", "Kaffe", "geo/node/1", "POINT(24.9 60.2)", "x", "y"],
-            "date": [""] * 6,
+            "subject": ["node/1", "cafe", "node/1", "node/1", "geo/node/1", None, "node/2"],
+            "predicate": [
+                "rdf:type",
+                "rdfs:subClassOf",
+                "name",
+                "geo:hasGeometry",
+                "geo:asWKT",
+                "name",
+                "",
+            ],
+            "object": ["cafe", "amenity", "Kaffe", "geo/node/1", "POINT(24.9 60.2)", "x", "y"],
+            "date": [""] * 7,
         }
     )
     p = tmp_path / "o.parquet"
@@ -233,6 +241,9 @@ def test_osmh3kg_null_rows_and_missing_columns(con, tmp_path):
         ]
         == 2
     )
+    # rows without a date are staged all the same, and counted in one quarantine row
+    (undated,) = rows(con, "SELECT detail FROM quarantine WHERE reason = 'missing_date'")
+    assert undated["detail"].startswith("5 rows have no snapshot date")
     bad = tmp_path / "bad.parquet"
     pq.write_table(pa.table({"s": ["a"], "p": ["b"]}), bad)
     with pytest.raises(ValueError, match="lacks column"):

@@ -66,32 +66,34 @@ def test_turtle_literal_roundtrip(raw):
 
 def test_osmh3kg_triples(tiny_pbf, tmp_path):
     out = tmp_path / "osmh3kg.parquet"
-    report = build_osmh3kg(tiny_pbf, out, date="2026-11-01", h3_res=9)
+    report = build_osmh3kg(tiny_pbf, out, fallback_date="2026-11-01", h3_res=9)
     rows = pq.read_table(out).to_pylist()
     triples = {(r["subject"], r["predicate"], r["object"]) for r in rows}
     assert {r["date"] for r in rows} == {"2026-11-01"}
-    # typed subjects, raw-key predicates, subclass links
+    # typed subjects, raw-key predicates, subclass links; the main tag is only a type
     assert ("node/1", "rdf:type", "cafe") in triples and (
         "cafe",
         "rdfs:subClassOf",
         "amenity",
     ) in triples
+    assert ("node/1", "amenity", "cafe") not in triples
     assert ("node/1", "name:en", "Central Cafe") in triples
-    assert ("way/100", "highway", "primary") in triples
-    assert ("way/100", "geo:hasGeometry", "geo/way/100") in triples
+    assert ("way/100", "rdf:type", "primary") in triples
+    assert ("way/100", "geo:hasGeometry", "geoway/100") in triples
     wkts = {s: o for s, p, o in triples if p == "geo:asWKT"}
-    assert shapely.from_wkt(wkts["geo/way/100"]).geom_type == "LineString"
-    assert shapely.from_wkt(wkts["geo/way/101"]).geom_type == "MultiPolygon"
-    assert shapely.from_wkt(wkts["geo/relation/200"]).geom_type == "MultiPolygon"
-    # H3: the cafe's cell, computed independently with h3-py (lat, lng order!)
+    assert shapely.from_wkt(wkts["geoway/100"]).geom_type == "LineString"
+    assert shapely.from_wkt(wkts["geoway/101"]).geom_type == "MultiPolygon"
+    assert shapely.from_wkt(wkts["georelation/200"]).geom_type == "MultiPolygon"
+    # H3: the cafe's cell, computed independently with h3-py (lat, lng order!), a bare index
     cell = h3.latlng_to_cell(CAFE[1][1], CAFE[1][0], 9)
-    assert ("h3:" + cell, "geo:sfContains", "node/1") in triples
-    # a line crosses several cells -> sfIntersects links, and adjacency among linked cells
-    road_cells = {s[3:] for s, p, o in triples if o == "way/100" and p == "geo:sfIntersects"}
+    assert {(cell, p, "node/1") for p in ("geo:sfIntersects", "geo:sfContains")} <= triples
+    assert (cell, "geo:hasGeometry", "geoH3" + cell) in triples
+    # a line crosses several cells -> sfIntersects links, and adjacency among grid cells, both ways
+    road_cells = {s for s, p, o in triples if o == "way/100" and p == "geo:sfIntersects"}
     assert len(road_cells) > 3
-    for s, p, o in triples:
-        if p == "h3:adjacentTo":
-            assert h3.are_neighbor_cells(s[3:], o[3:])
+    adjacent = {(s, o) for s, p, o in triples if p == "hcf:isAdjacentTo"}
+    assert adjacent and all(h3.are_neighbor_cells(a, b) for a, b in adjacent)
+    assert all((b, a) in adjacent for a, b in adjacent)
     # the boundary relation lacks its member way; the route relation has no area semantics
     reasons = {(x["source"], x["reason"]) for x in report.skipped}
     assert ("relation/201", "relation_incomplete") in reasons
@@ -124,7 +126,7 @@ def test_boundary_ways_are_outlines_not_features(tmp_path):
     finally:
         w.close()
     out = tmp_path / "border.parquet"
-    report = build_osmh3kg(pbf, out)
+    report = build_osmh3kg(pbf, out, fallback_date="2026-11-01")
     subjects = {r["subject"] for r in pq.read_table(out).to_pylist()}
     assert {(x["source"], x["reason"]) for x in report.skipped} == {
         ("way/10", "boundary_segment"),
@@ -137,7 +139,7 @@ def test_boundary_ways_are_outlines_not_features(tmp_path):
         for r in pq.read_table(out).to_pylist()
         if r["predicate"] == vocab.OSMH3_AS_WKT
     }
-    parish = shapely.from_wkt(wkts["geo/relation/20"])
+    parish = shapely.from_wkt(wkts["georelation/20"])
     assert parish.geom_type == "MultiPolygon" and parish.area == pytest.approx(0.02 * 0.02)
 
 
@@ -149,7 +151,7 @@ def test_truncated_pbf_is_a_clear_error(tiny_pbf, tmp_path):
         build_worldkg(bad, tmp_path / "x.ttl")
     assert not (tmp_path / "x.ttl").exists()  # nothing half-written
     with pytest.raises(OsmSnapshotError):
-        build_osmh3kg(bad, tmp_path / "x.parquet")
+        build_osmh3kg(bad, tmp_path / "x.parquet", fallback_date="2026-11-01")
     assert not (tmp_path / "x.parquet").exists()
 
 

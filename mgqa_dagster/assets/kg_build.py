@@ -9,7 +9,7 @@ from mgqa_dagster.resources.paths import PathsResource
 from mgqa_dagster.resources.sources import InputsResource, KwgSourceResource
 from mgqa_dagster.resources.warehouse import WarehouseResource
 from mgqa_platform import snapshots
-from mgqa_platform.kg import native
+from mgqa_platform.kg import native, osmh3kg_table
 from mgqa_platform.kg.kwg_crawl import build_kwg_crawl, read_county_polygon
 from mgqa_platform.kg.osmh3kg_build import build_osmh3kg
 from mgqa_platform.kg.sparql import DEFAULT_KWG_QUERIES, SparqlCrawler
@@ -25,13 +25,11 @@ def _build_osm_kg(
     out = native.native_path(paths.kg_dir(kg), kg, snap.snapshot_id)
     if kg == "worldkg":
         return out, build_worldkg(snap.path, out)
-    date = (snap.osm_timestamp or "")[:10]
     return out, build_osmh3kg(
         snap.path,
         out,
-        date=date,
+        fallback_date=inputs.osmh3kg_snapshot_date or None,
         h3_res=inputs.osmh3kg_h3_resolution,
-        max_cells=inputs.osmh3kg_max_cells_per_feature,
     )
 
 
@@ -44,6 +42,14 @@ def _worldkg_dump(inputs: InputsResource) -> tuple[Path, BuildReport]:
         )
     report = BuildReport()
     report.add("dump_files")
+    return path, report
+
+
+def _osmh3kg_table(inputs: InputsResource) -> tuple[Path, BuildReport]:
+    """A real OSMH3KG table registered as it is (``MGQA_OSMH3KG_TABLE``): nothing is built."""
+    path = Path(inputs.osmh3kg_table)
+    report = BuildReport()
+    report.add("table_files", len(osmh3kg_table.table_files(path).files))
     return path, report
 
 
@@ -89,8 +95,8 @@ def _build_kwg(
     kinds={"rdf", "parquet", "osm"},
     description=(
         "Each KG in its native format, built as the real KG is made: WorldKG Turtle and OSMH3KG Parquet "
-        "from the latest OSM snapshot (or a real WorldKG dump, MGQA_WORLDKG_DUMP), KnowWhereGraph from "
-        "its crawl. Skipped elements go to quarantine; "
+        "from the latest OSM snapshot (or a real WorldKG dump, MGQA_WORLDKG_DUMP, and a real OSMH3KG "
+        "table, MGQA_OSMH3KG_TABLE), KnowWhereGraph from its crawl. Skipped elements go to quarantine; "
         "the area the snapshot holds completely (the coverage file beside the PBF, the KWG crawl "
         "region) goes to the coverage table."
     ),
@@ -110,6 +116,9 @@ def kg_native(
     elif kg == "worldkg" and inputs.worldkg_dump:
         path, report = _worldkg_dump(inputs)
         coverage = []  # a dump declares none: conversion falls back to the hull of its entities
+    elif kg == "osmh3kg" and inputs.osmh3kg_table:
+        path, report = _osmh3kg_table(inputs)
+        coverage = []  # a real table declares none: conversion falls back to its entities' hull
     else:
         source_id = context.run.tags.get(
             "mgqa/osm_snapshot"

@@ -15,15 +15,25 @@ from mgqa_platform.settings import SAMPLE_DIR
 
 class InputsResource(EnvConfigurableResource):
     """Where the raw inputs are. Defaults: the bundled sample (``data/sample``). Native KG files are
-    written under ``PathsResource.kg_dir``. ``worldkg_dump``: a real WorldKG Turtle dump to read as the
-    WorldKG native file instead of building one from the OSM snapshot (empty: build)."""
+    written under ``PathsResource.kg_dir``.
+
+    WorldKG: ``worldkg_dump`` (``MGQA_WORLDKG_DUMP``) is a real WorldKG Turtle dump to read as the
+    WorldKG native file instead of building one from the OSM snapshot (empty: build).
+
+    OSMH3KG: ``osmh3kg_table`` (``MGQA_OSMH3KG_TABLE``) points at a real OSMH3KG table (Parquet file or
+    folder, Delta folder, CSV parts) that is registered instead of a build; empty = build from the OSM
+    snapshot at grid level ``osmh3kg_h3_resolution``. ``osmh3kg_snapshot_date``
+    (``MGQA_OSMH3KG_SNAPSHOT_DATE``) is the date on every row when the PBF header has no replication
+    timestamp (default: the bundled sample's, 2021-06-22, its Andorra extract's timestamp; empty = such a
+    PBF is an error)."""
 
     osm_watch_dir: Annotated[str, dg.EnvVar("MGQA_OSM_WATCH_DIR")] = str(SAMPLE_DIR / "osm")
     worldkg_dump: Annotated[str, dg.EnvVar("MGQA_WORLDKG_DUMP")] = ""
     kwg_dir: str = str(SAMPLE_DIR / "kwg")
     earthquakes_csv: str = str(SAMPLE_DIR / "usgs" / "earthquakes_2015-12.csv")
     osmh3kg_h3_resolution: int = 9
-    osmh3kg_max_cells_per_feature: int = 500
+    osmh3kg_snapshot_date: Annotated[str, dg.EnvVar("MGQA_OSMH3KG_SNAPSHOT_DATE")] = "2021-06-22"
+    osmh3kg_table: Annotated[str, dg.EnvVar("MGQA_OSMH3KG_TABLE")] = ""
 
     def watched_pbfs(self) -> list[Path]:
         """The OSM snapshots in the watched folder (``*.osm.pbf``), sorted by name."""

@@ -3,7 +3,7 @@
 The route is the same for the three KGs (docs/data_model.md):
 
 1. **stage** the triples into DuckDB, streaming: RDF is parsed by pyoxigraph (:mod:`rdf_stream`, worker
-   processes for large N-Triples) into Parquet parts; OSMH3KG Parquet is read by DuckDB directly.
+   processes for large N-Triples) into Parquet parts; an OSMH3KG table (Parquet, CSV parts, Delta) is read by DuckDB directly.
    Unparseable statements and null rows -> quarantine (stage ``parse``);
 2. **facts**: the KG's profile (:mod:`profiles`) maps its triples onto one shared vocabulary
    ``facts(s, k, v)``, then one SQL query pivots them into a wide row per entity with its category,
@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import duckdb
+import h3
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -40,7 +41,7 @@ import pyarrow.parquet as pq
 import shapely
 
 from mgqa_platform import geometry, lexicon
-from mgqa_platform.kg import names, profiles, roads
+from mgqa_platform.kg import names, osmh3kg_table, profiles, roads
 from mgqa_platform.kg.rdf_stream import parse_file
 from mgqa_platform.warehouse import fetch_dicts, registered, transaction
 
@@ -131,38 +132,8 @@ def _stage(
 ) -> int:
     """Load the native file into TEMP table ``stage(s, p, o)``; return the number of triples.
     RDF is parsed by ``parse_workers`` processes (0: the CPU count, at most 4)."""
-    if path.suffix == ".parquet":
-        try:
-            cols = {
-                r[0]
-                for r in con.execute(
-                    "DESCRIBE SELECT * FROM read_parquet(?)", [str(path)]
-                ).fetchall()
-            }
-        except duckdb.Error as e:
-            raise ValueError(
-                f"{path}: not a readable OSMH3KG Parquet file ({str(e).splitlines()[0]})"
-            ) from e
-        missing = {"subject", "predicate", "object"} - cols
-        if missing:
-            raise ValueError(f"{path}: OSMH3KG Parquet lacks column(s) {sorted(missing)}")
-        bad = "subject IS NULL OR predicate IS NULL OR object IS NULL OR trim(subject) = '' OR trim(predicate) = ''"
-        for row in con.execute(
-            f"SELECT subject, predicate, object FROM read_parquet(?) WHERE {bad}", [str(path)]
-        ).fetchall():
-            quarantine.append(
-                _qrow(
-                    "parse",
-                    "malformed_triple",
-                    "null or empty subject/predicate/object",
-                    path.name,
-                    json.dumps(row, ensure_ascii=False),
-                )
-            )
-        con.execute(
-            f"CREATE OR REPLACE TEMP TABLE stage AS SELECT subject AS s, predicate AS p, object AS o FROM read_parquet(?) WHERE NOT ({bad})",
-            [str(path)],
-        )
+    if osmh3kg_table.is_table(path):
+        _stage_osmh3kg(con, path, quarantine)
     else:
         parts, _, bad_statements = parse_file(path, scratch / "parsed", workers=parse_workers)
         for b in bad_statements:
@@ -172,6 +143,69 @@ def _stage(
             [[str(p) for p in parts]],
         )
     return int(con.execute("SELECT count(*) FROM stage").fetchone()[0])
+
+
+def _stage_osmh3kg(con: duckdb.DuckDBPyConnection, path: Path, quarantine: _QuarantineSink) -> None:
+    """Stage an OSMH3KG table (:mod:`osmh3kg_table`: Parquet, CSV parts or Delta) and list its H3
+    cells in TEMP table ``h3_cells(s)``: subjects that :func:`h3.is_valid_cell` accepts.
+
+    Rows with a null or empty subject, predicate or object are quarantined one by one; rows without a
+    snapshot date are staged (the date is no fact of an entity) and counted in one quarantine row."""
+    osmh3kg_table.create_view(con, path, "osmh3kg_src")
+    bad = """
+        subject IS NULL OR predicate IS NULL OR object IS NULL
+        OR trim(subject) = '' OR trim(predicate) = ''"""
+    for row in con.execute(
+        f"""
+        SELECT subject, predicate, object
+        FROM osmh3kg_src
+        WHERE {bad}"""
+    ).fetchall():
+        quarantine.append(
+            _qrow(
+                "parse",
+                "malformed_triple",
+                "null or empty subject/predicate/object",
+                path.name,
+                json.dumps(row, ensure_ascii=False),
+            )
+        )
+    undated = con.execute(
+        f"""
+        SELECT count(*)
+        FROM osmh3kg_src
+        WHERE NOT ({bad})
+          AND coalesce(trim(date), '') = ''"""
+    ).fetchone()[0]
+    if undated:
+        quarantine.append(
+            _qrow(
+                "parse",
+                "missing_date",
+                f"{undated} rows have no snapshot date (staged all the same)",
+                path.name,
+            )
+        )
+    con.execute(
+        f"""
+        CREATE OR REPLACE TEMP TABLE stage AS
+        SELECT subject AS s, predicate AS p, object AS o
+        FROM osmh3kg_src
+        WHERE NOT ({bad})"""
+    )
+    hexes = [
+        r[0]
+        for r in con.execute(
+            """
+            SELECT DISTINCT s
+            FROM stage
+            WHERE regexp_full_match(s, '[0-9a-f]{15}')"""
+        ).fetchall()
+    ]
+    con.execute("CREATE OR REPLACE TEMP TABLE h3_cells (s VARCHAR)")
+    cells = [h for h in hexes if h3.is_valid_cell(h)]
+    if cells:
+        con.executemany("INSERT INTO h3_cells VALUES (?)", [[c] for c in cells])
 
 
 class _QuarantineSink(list):
@@ -428,7 +462,7 @@ def convert_kg(
     regions.
     """
     path = Path(path)
-    if not path.is_file():
+    if not (path.is_file() or (kg == "osmh3kg" and path.is_dir())):
         raise FileNotFoundError(
             f"{path}: native file of KG {kg!r} not found; materialize kg_native[{kg}] first"
         )

@@ -2,7 +2,8 @@
 
 * ``worldkg``: Turtle from the OSM snapshot's nodes with two or more tags (:mod:`worldkg_build`), or a
   real WorldKG dump registered as it is;
-* ``osmh3kg``: Parquet triples from all OSM geometries (:mod:`osmh3kg_build`);
+* ``osmh3kg``: Parquet triples from the OSM snapshot's features (:mod:`osmh3kg_build`), or a real
+  OSMH3KG table registered as it is (a folder: content hash over its data files, :mod:`osmh3kg_table`);
 * ``kwg``: a KnowWhereGraph crawl file, from the bundled query results (:mod:`kwg_crawl`) or a live
   SPARQL endpoint (:mod:`sparql`).
 """
@@ -15,6 +16,7 @@ from pathlib import Path
 import duckdb
 
 from mgqa_platform.files import sha256_file, snapshot_id_for
+from mgqa_platform.kg import osmh3kg_table
 from mgqa_platform.kg.worldkg_build import BuildReport
 from mgqa_platform.warehouse import fetch_dicts, transaction
 
@@ -35,7 +37,8 @@ def record(
     run_id: str,
 ) -> dict:
     """Register the built file as the KG's current native file and replace its build quarantine rows."""
-    sha = sha256_file(path)
+    sha, size = osmh3kg_table.fingerprint(path) if path.is_dir() else (sha256_file(path), None)
+    size = path.stat().st_size if size is None else size
     snapshot_id = snapshot_id_for(path, sha)
     with transaction(con):
         con.execute(
@@ -46,7 +49,7 @@ def record(
                 source_snapshot_id,
                 str(path),
                 sha,
-                path.stat().st_size,
+                size,
                 json.dumps(report.counts, sort_keys=True),
                 run_id,
             ],
@@ -57,7 +60,7 @@ def record(
                 "INSERT INTO quarantine VALUES (?, 'kg_build', ?, ?, ?, ?)",
                 [[kg, s["reason"], s["detail"], s["source"], s["payload"]] for s in report.skipped],
             )
-    return {"snapshot_id": snapshot_id, "sha256": sha, "bytes": path.stat().st_size}
+    return {"snapshot_id": snapshot_id, "sha256": sha, "bytes": size}
 
 
 def current(con: duckdb.DuckDBPyConnection, kg: str) -> dict | None:

@@ -115,9 +115,6 @@ def lookup_tables() -> dict[str, pa.Table]:
     for two, three in osm_features.ISO639_1_TO_3.items():
         name_langs[f"name:{two}"] = three
         name_langs[f"name:{three}"] = three
-    value_keys = {}
-    for fc in sorted(mf, key=lambda fc: osm_features.MAIN_KEYS.index(fc.key)):
-        value_keys.setdefault(fc.value, fc.key)
     return {
         "lk_map_features": pa.table(
             {
@@ -133,7 +130,6 @@ def lookup_tables() -> dict[str, pa.Table]:
                 "priority": list(range(len(osm_features.MAIN_KEYS))),
             }
         ),
-        "lk_value_keys": pa.table({"value": list(value_keys), "key": list(value_keys.values())}),
         "lk_name_langs": pa.table({"tag": list(name_langs), "lang": list(name_langs.values())}),
         "lk_wkg_props": pa.table({"prop": list(wkg_props), "key": list(wkg_props.values())}),
         "lk_wkg_classes": pa.table(
@@ -234,21 +230,53 @@ WORLDKG = Profile(
 )
 
 # ---------------------------------------------------------------------------------------------- OSMH3KG
+# Reads both forms: ours (typed ``node/<id>`` subjects) and the published one (bare ids). Entities are
+# the subjects of rdf:type or geo:hasGeometry that are not H3 cells (TEMP table ``h3_cells``, made when
+# the table is staged); geometry nodes and class values are subjects of neither predicate.
 OSMH3KG = Profile(
     kg="osmh3kg",
-    entities_sql=f"SELECT DISTINCT s FROM stage WHERE p = {_q(vocab.OSMH3_TYPE)} AND s NOT LIKE {_q(vocab.H3_SUBJECT_PREFIX + '%')} AND s NOT LIKE 'geo/%'",
+    entities_sql=f"""
+        SELECT DISTINCT t.s
+        FROM stage t
+        WHERE t.p IN ({_q(vocab.OSMH3_TYPE)}, {_q(vocab.OSMH3_HAS_GEOMETRY)})
+          AND NOT EXISTS (SELECT 1 FROM h3_cells c WHERE c.s = t.s)""",
     facts_sql=f"""
         SELECT t.s, CASE WHEN t.p = {_q(vocab.OSMH3_TYPE)} THEN '@type' ELSE t.p END AS k, t.o AS v
         FROM stage t SEMI JOIN ents USING (s) WHERE t.p <> {_q(vocab.OSMH3_HAS_GEOMETRY)}""",
-    # the raw key tag may be absent from a hand-made file: recover it from rdf:type (value subClassOf key)
-    derived_facts_sql="""
-        SELECT f.s, vk.key, f.v FROM facts f JOIN lk_value_keys vk ON vk.value = f.v
-        WHERE f.k = '@type' AND NOT EXISTS (SELECT 1 FROM facts g WHERE g.s = f.s AND g.k = vk.key)""",
+    # the main tag is only a type: its key comes from the file's own "value rdfs:subClassOf key" rows.
+    # A value under several keys (platform: highway, public_transport, railway) takes the first in
+    # MAIN_KEYS order among the keys no other type of the entity needs as its only key; one value per
+    # key (the first by value), the others stay types only.
+    derived_facts_sql=f"""
+        WITH cand AS (
+            SELECT f.s, f.v, sc.o AS k, coalesce(mk.priority, 1000) AS priority
+            FROM facts f
+            JOIN stage sc ON sc.s = f.v AND sc.p = {_q(vocab.OSMH3_SUBCLASS)}
+            LEFT JOIN lk_main_keys mk ON mk.key = sc.o
+            WHERE f.k = '@type'
+        ),
+        sole AS (
+            SELECT s, v, min(k) AS k
+            FROM cand
+            GROUP BY s, v
+            HAVING count(*) = 1
+        ),
+        pick AS (
+            SELECT c.s, c.v, first(c.k ORDER BY c.priority, c.k) AS k
+            FROM cand c
+            WHERE NOT EXISTS (SELECT 1 FROM sole o WHERE o.s = c.s AND o.k = c.k AND o.v <> c.v)
+            GROUP BY c.s, c.v
+        )
+        SELECT s, k, v
+        FROM pick d
+        WHERE NOT EXISTS (SELECT 1 FROM facts g WHERE g.s = d.s AND g.k = d.k)
+        QUALIFY row_number() OVER (PARTITION BY s, k ORDER BY v) = 1""",
     geometry_sql=f"""
         SELECT gl.s, w.o AS wkt FROM stage gl JOIN stage w ON w.s = gl.o AND w.p = {_q(vocab.OSMH3_AS_WKT)}
         WHERE gl.p = {_q(vocab.OSMH3_HAS_GEOMETRY)}""",
     category_sql=_OSM_CATEGORY,
     local_id_sql="s",
+    # a typed subject names its OSM element; a published bare id does not say node, way or relation
     iri_sql="CASE WHEN regexp_full_match(s, '(node|way|relation)/[0-9]+') THEN 'https://www.openstreetmap.org/' || s ELSE s END",
     label_lang="und",
     cited_links=(vocab.OSMH3_HAS_GEOMETRY,),

@@ -45,14 +45,22 @@ KWG_PREFIXES = {
     "kwg-ont": KWG_ONT,
 }
 
-# OSMH3KG: predicates are written as CURIE-like strings in the Parquet table, exactly as the
-# native store does; subjects are OSM element paths ``node/<id>``, ``way/<id>``, ``relation/<id>``.
+# OSMH3KG (MartinBoeckling/stkg_construction): CURIE-like strings in a ``subject, predicate, object,
+# date`` table, as the published KG writes them. Subjects: OSM features (ours ``node/<id>``; published
+# bare ids), bare H3 cell indexes, geometry nodes ``geo<feature>`` / ``geoH3<cell>``, class values.
 OSMH3_TYPE = "rdf:type"
 OSMH3_SUBCLASS = "rdfs:subClassOf"
 OSMH3_HAS_GEOMETRY = "geo:hasGeometry"
 OSMH3_AS_WKT = "geo:asWKT"
-OSMH3_SF_CONTAINS = "geo:sfContains"
 OSMH3_SF_INTERSECTS = "geo:sfIntersects"
-OSMH3_ADJACENT = "h3:adjacentTo"
-OSMH3_RESOLUTION = "h3:resolution"
-H3_SUBJECT_PREFIX = "h3:"
+OSMH3_SF_CONTAINS = "geo:sfContains"
+OSMH3_SF_WITHIN = "geo:sfWithin"
+OSMH3_SF_OVERLAPS = "geo:sfOverlaps"
+OSMH3_SF_CROSSES = "geo:sfCrosses"
+OSMH3_SF_TOUCHES = "geo:sfTouches"
+OSMH3_SF_EQUALS = "geo:sfEquals"
+OSMH3_EH_COVERS = "geo:ehCovers"
+OSMH3_EH_COVERED_BY = "geo:ehCoveredBy"
+OSMH3_ADJACENT = "hcf:isAdjacentTo"
+OSMH3_GEOMETRY_PREFIX = "geo"  # geometry node of a feature: "geo" + subject
+OSMH3_CELL_GEOMETRY_PREFIX = "geoH3"  # geometry node of a cell: "geoH3" + cell index
