@@ -2,8 +2,9 @@
 
 * ``worldkg``: Turtle from the OSM snapshot's tagged nodes (:mod:`worldkg_build`);
 * ``osmh3kg``: Parquet triples from all OSM geometries (:mod:`osmh3kg_build`);
-* ``kwg``: a KnowWhereGraph crawl file, from the bundled query results (:mod:`kwg_crawl`) or a live
-  SPARQL endpoint (:mod:`sparql`).
+* ``kwg``: a KnowWhereGraph crawl file from a live SPARQL endpoint (:mod:`sparql`), or in bundled
+  mode the KWG-shaped fixture of the bundled query results (:mod:`kwg_fixture`) with the USGS
+  catalog's own event graph (:mod:`usgs_events`).
 """
 
 from __future__ import annotations
