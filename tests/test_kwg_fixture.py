@@ -25,6 +25,7 @@ from mgqa_platform.kg.kwg_fixture import (
 
 KWG_DIR = Path("data/sample/kwg")
 K, R, G = vocab.KWG_ONT, vocab.KWGR, vocab.GEO
+S_IS_FOI = vocab.SOSA + "isFeatureOfInterestOf"
 
 #: every kwg-ont: term the fixture may use: each one is in the real KnowWhereGraph
 #: (docs/kg_fidelity_kwg.md gives the source of each)
@@ -341,3 +342,84 @@ def test_bad_rows_are_reported_not_fatal(tmp_path):
 def test_iri_ref_escapes_forbidden_characters():
     assert iri_ref("http://x.org/a b<c>") == "<http://x.org/a%20b%3Cc%3E>"
     assert iri_ref("http://x.org/Cañada%20X") == "<http://x.org/Cañada%20X>"
+
+
+def _triples_from(store: pyoxigraph.Store, subject: str, hops: int = 3) -> list[list[str]]:
+    """The triples of ``subject`` and of the IRIs it reaches within ``hops`` (no S2 cells)."""
+    out, todo, seen = [], [subject], set()
+    for _ in range(hops):
+        nxt = []
+        for s in todo:
+            if s in seen or s.startswith(vocab.KWG_S2_CELL):
+                continue
+            seen.add(s)
+            for q in store.quads_for_pattern(pyoxigraph.NamedNode(s), None, None):
+                out.append([s, q.predicate.value, q.object.value])
+                if isinstance(q.object, pyoxigraph.NamedNode):
+                    nxt.append(q.object.value)
+        todo = nxt
+    return out
+
+
+def test_solver_facts_read_the_real_shapes(kwg_store):
+    """The reference solver's reading of gold triples: a hospital's name and default geometry,
+    a USGS event's time and magnitude, a KnowWhereGraph magnitude property."""
+    from mgqa_platform.evaluation.facts import Facts
+
+    hosp = R + "hospital.MARIANMEDICALCENTER"
+    (event,) = [
+        r["e"]
+        for r in _rows(
+            kwg_store,
+            f"SELECT ?e WHERE {{ ?e a <{vocab.MGQA_ONT}Earthquake> ; <{vocab.RDFS_LABEL}> ?l "
+            f'FILTER(STRSTARTS(?l, "M 4.9 - 26km N of Tarakan")) }}',
+        )
+    ]
+    triples = _triples_from(kwg_store, hosp) + _triples_from(kwg_store, event)
+    triples.append([R + "Earthquake.x", S_IS_FOI, R + "c.x"])
+    triples += [
+        [R + "c.x", vocab.SOSA + "hasMember", R + "o.x"],
+        [R + "o.x", vocab.SOSA + "observedProperty", R + "EarthquakeObservableProperty.mag"],
+        [R + "o.x", vocab.SOSA + "hasSimpleResult", "3.3"],
+    ]
+    facts = Facts(
+        triples,
+        {"kwg:h": hosp, "kwg:e": event, "kwg:x": R + "Earthquake.x"},
+        {"entity_A": "kwg:h", "entity_B": "kwg:e"},
+    )
+    h = facts.bound("entity_A")
+    assert h.name == "MARIAN MEDICAL CENTER"
+    assert h.lonlat == (-120.41313, 34.9512)
+    e = facts.bound("entity_B")
+    assert e.dates == ["2015-12-22"] and e.number("magnitude") == 4.9
+    assert facts.entities["kwg:x"].number("magnitude") == 3.3
+
+
+def test_gold_citation_classes():
+    """Labels and default geometries of KnowWhereGraph hospitals are cited; links to S2 cells
+    are not cited as topology."""
+    import duckdb
+
+    from mgqa_platform.questions.execution import PREDICATE_CLASSES
+
+    cell = R + "s2.level13.9288978710273196032"
+    rows = [
+        (K + "hospitalName", "X"),
+        (vocab.GEO_HAS_DEFAULT_GEOMETRY, R + "g"),
+        (K + "sfWithin", cell),
+        (K + "sfWithin", COUNTY_IRI),
+        (K + "sfContains", cell),
+        (vocab.TIME_HAS_TIME, R + "t"),
+    ]
+    con = duckdb.connect()
+    con.execute("CREATE TABLE t (p VARCHAR, o VARCHAR)")
+    con.executemany("INSERT INTO t VALUES (?, ?)", rows)
+
+    def cited(cls: str) -> set[tuple[str, str]]:
+        sql = f"SELECT p, o FROM t WHERE {PREDICATE_CLASSES[cls]}"
+        return set(con.execute(sql).fetchall())
+
+    assert cited("label") == {(K + "hospitalName", "X")}
+    assert cited("geometry") == {(vocab.GEO_HAS_DEFAULT_GEOMETRY, R + "g")}
+    assert cited("topology") == {(K + "sfWithin", COUNTY_IRI)}
+    assert cited("time") == {(vocab.TIME_HAS_TIME, R + "t")}
