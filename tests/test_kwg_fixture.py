@@ -365,6 +365,7 @@ def test_solver_facts_read_the_real_shapes(kwg_store):
     """The reference solver's reading of gold triples: a hospital's name and default geometry,
     a USGS event's time and magnitude, a KnowWhereGraph magnitude property."""
     from mgqa_platform.evaluation.facts import Facts
+    from mgqa_platform.evaluation.solver.distance import in_category
 
     hosp = R + "hospital.MARIANMEDICALCENTER"
     (event,) = [
@@ -393,6 +394,9 @@ def test_solver_facts_read_the_real_shapes(kwg_store):
     e = facts.bound("entity_B")
     assert e.dates == ["2015-12-22"] and e.number("magnitude") == 4.9
     assert facts.entities["kwg:x"].number("magnitude") == 3.3
+    # the solver's category test reads the class table's CURIEs by local name
+    assert in_category(h, "hospital") and in_category(e, "earthquake")
+    assert not in_category(e, "hospital")
 
 
 def test_gold_citation_classes():
