@@ -376,7 +376,9 @@ def test_solver_facts_read_the_real_shapes(kwg_store):
             f'FILTER(STRSTARTS(?l, "M 4.9 - 26km N of Tarakan")) }}',
         )
     ]
+    road = vocab.MGQA_KWG + "roadSegment.U101.2"
     triples = _triples_from(kwg_store, hosp) + _triples_from(kwg_store, event)
+    triples += _triples_from(kwg_store, road) + [[road, vocab.RDFS_LABEL, "a segment label"]]
     triples.append([R + "Earthquake.x", S_IS_FOI, R + "c.x"])
     triples += [
         [R + "c.x", vocab.SOSA + "hasMember", R + "o.x"],
@@ -385,7 +387,7 @@ def test_solver_facts_read_the_real_shapes(kwg_store):
     ]
     facts = Facts(
         triples,
-        {"kwg:h": hosp, "kwg:e": event, "kwg:x": R + "Earthquake.x"},
+        {"kwg:h": hosp, "kwg:e": event, "kwg:x": R + "Earthquake.x", "kwg:r": road},
         {"entity_A": "kwg:h", "entity_B": "kwg:e"},
     )
     h = facts.bound("entity_A")
@@ -394,6 +396,7 @@ def test_solver_facts_read_the_real_shapes(kwg_store):
     e = facts.bound("entity_B")
     assert e.dates == ["2015-12-22"] and e.number("magnitude") == 4.9
     assert facts.entities["kwg:x"].number("magnitude") == 3.3
+    assert facts.entities["kwg:r"].name == "U101"  # the sign before a label, as the converter
     # the solver's category test reads the class table's CURIEs by local name
     assert in_category(h, "hospital") and in_category(e, "earthquake")
     assert not in_category(e, "hospital")

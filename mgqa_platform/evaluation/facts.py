@@ -4,7 +4,8 @@ The reference solver (:mod:`mgqa_platform.evaluation.solver`) may use nothing bu
 template, bindings, parameters) and its cited ``gold_triples``. This module turns those ``[s, p, o]`` triples,
 in any of the three KGs' native vocabularies, into :class:`Entity` objects:
 
-* labels: ``rdfs:label``, OSM ``name`` / ``name:en``, WorldKG ``nameEn``, KWG ``hospitalName``;
+* labels: ``rdfs:label``, OSM ``name`` / ``name:en``, WorldKG ``nameEn``, KWG ``hasRoadSign`` and
+  ``hospitalName``;
 * geometry: ``geo:hasGeometry`` / ``geo:hasDefaultGeometry`` / ``wkgs:spatialObject`` -> node ->
   ``geo:asWKT`` (a CRS IRI prefix allowed), parsed by :func:`mgqa_platform.geometry.parse_wkt` into
   shapely in EPSG:4326, **x = longitude, y = latitude**;
@@ -49,8 +50,9 @@ def local_name(iri: str) -> str:
     return iri.split(":", 1)[1] if iri.startswith(("geo:", "rdf:", "rdfs:", "wkgs:")) else iri
 
 
-#: preference order of the English label (KnowWhereGraph hospitals: ``kwg-ont:hospitalName``)
-LABEL_PREDICATES = ("name:en", "nameEn", "label", "name", "hospitalName")
+#: preference order of the English label; KnowWhereGraph: a road segment's ``kwg-ont:hasRoadSign``
+#: before its label (the converter's name rule), a hospital's ``kwg-ont:hospitalName``
+LABEL_PREDICATES = ("name:en", "nameEn", "hasRoadSign", "label", "name", "hospitalName")
 GEOMETRY_LINKS = {"hasGeometry", "hasDefaultGeometry", "spatialObject"}
 TIME_LINKS = {"hasTemporalScope", "hasTime"}
 INSTANT_VALUES = {"inXSDDate", "inXSDDateTime", "inXSDDateTimeStamp"}
@@ -76,7 +78,8 @@ class Entity:
 
     @property
     def name(self) -> str | None:
-        """The English label: ``name:en`` > ``nameEn`` > ``rdfs:label`` > ``name``."""
+        """The English label, by :data:`LABEL_PREDICATES`: ``name:en`` > ``nameEn`` > ``hasRoadSign`` >
+        ``rdfs:label`` > ``name`` > ``hospitalName``."""
         for p in LABEL_PREDICATES:
             if self.labels.get(p):
                 return sorted(self.labels[p])[0]
