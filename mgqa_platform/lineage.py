@@ -11,6 +11,8 @@ import json
 
 import duckdb
 
+from mgqa_platform.kg import vocab
+
 
 def describe(con: duckdb.DuckDBPyConnection, some_id: str, max_triples: int = 40) -> str:
     """Lineage of a question id (``q...``) or an entity id (``worldkg:123``). Raises ``KeyError`` if unknown."""
@@ -149,6 +151,11 @@ def describe_entity(con: duckdb.DuckDBPyConnection, entity_id: str, max_triples:
         f"  iri       {e['iri']}",
         f"  point     lon {e['lon']:.6f}, lat {e['lat']:.6f} (EPSG:4326)",
     ]
+    if str(e["iri"]).startswith(vocab.USGS_EVENT):
+        lines.append(
+            "  source    USGS ComCat earthquake catalog (public domain), an event source of its own "
+            "carried in the kwg partition; not KnowWhereGraph data"
+        )
     triples = con.execute(
         "SELECT s, p, o FROM entity_triples WHERE entity_id = ? ORDER BY s, p, o LIMIT ?",
         [entity_id, max_triples],

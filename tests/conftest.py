@@ -11,7 +11,8 @@ import pytest
 from osmium.osm import mutable
 
 from mgqa_platform import warehouse
-from mgqa_platform.kg.kwg_crawl import build_kwg_crawl
+from mgqa_platform.kg.kwg_fixture import build_kwg_fixture
+from mgqa_platform.kg.usgs_events import build_usgs_events
 from mgqa_platform.kg.worldkg_build import BuildReport
 from mgqa_platform.settings import SAMPLE_DIR
 
@@ -159,17 +160,25 @@ def con(spatial_db):
 
 
 @pytest.fixture(scope="session")
-def kwg_crawl(tmp_path_factory) -> tuple[Path, BuildReport]:
-    """The KnowWhereGraph crawl file built from the bundled sample (data/sample/kwg and the USGS
-    earthquake export) and its build report, built once for the session; tests only read it."""
-    out = tmp_path_factory.mktemp("kwg") / "kwg-crawl.ttl"
-    quakes = SAMPLE_DIR / "usgs" / "earthquakes_2015-12.csv"
-    return out, build_kwg_crawl(SAMPLE_DIR / "kwg", quakes, out)
+def kwg_fixture(tmp_path_factory) -> tuple[Path, BuildReport]:
+    """The KnowWhereGraph-shaped fixture built from the bundled query results (data/sample/kwg)
+    and its build report, built once for the session; tests only read it."""
+    out = tmp_path_factory.mktemp("kwg") / "kwg-fixture.ttl"
+    return out, build_kwg_fixture(SAMPLE_DIR / "kwg", out)
 
 
 @pytest.fixture(scope="session")
-def kwg_store(kwg_crawl) -> pyoxigraph.Store:
-    """An in-memory RDF store loaded with the ``kwg_crawl`` file; tests only query it."""
+def usgs_events(tmp_path_factory) -> tuple[Path, BuildReport]:
+    """The USGS event graph built from the bundled ComCat export and its build report."""
+    out = tmp_path_factory.mktemp("usgs") / "usgs-events.ttl"
+    return out, build_usgs_events(SAMPLE_DIR / "usgs" / "earthquakes_2015-12.csv", out)
+
+
+@pytest.fixture(scope="session")
+def kwg_store(kwg_fixture, usgs_events) -> pyoxigraph.Store:
+    """An in-memory RDF store loaded with the KWG fixture and the USGS events (what the bundled
+    build's native file holds); tests only query it."""
     store = pyoxigraph.Store()
-    store.bulk_load(path=str(kwg_crawl[0]), format=pyoxigraph.RdfFormat.TURTLE)
+    for path, _ in (kwg_fixture, usgs_events):
+        store.bulk_load(path=str(path), format=pyoxigraph.RdfFormat.TURTLE)
     return store

@@ -277,39 +277,86 @@ def test_reconversion_replaces_the_partition_with_identical_rows(con, tiny_pbf, 
     assert first == second and len(first["entities"]) == 4
 
 
-def test_kwg_time_and_observations(con, tmp_path):
-    ttl = tmp_path / "kwg.ttl"
-    ttl.write_text(
-        """@prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .
+KWG_SHAPES = """@prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .
 @prefix geo: <http://www.opengis.net/ont/geosparql#> .
 @prefix time: <http://www.w3.org/2006/time#> .
 @prefix sosa: <http://www.w3.org/ns/sosa/> .
 @prefix xsd: <http://www.w3.org/2001/XMLSchema#> .
 @prefix kwgr: <http://stko-kwg.geog.ucsb.edu/lod/resource/> .
 @prefix kwg-ont: <http://stko-kwg.geog.ucsb.edu/lod/ontology/> .
-<http://stko-kwg.geog.ucsb.edu/lod/resource/earthquake.ci1> a kwg-ont:Earthquake ; rdfs:label "M 2.5 - 10km N of Somewhere" ;
-  geo:hasGeometry kwgr:g1 ; kwg-ont:hasTemporalScope kwgr:t1 ; sosa:isFeatureOfInterestOf kwgr:c1 .
+@prefix usgs: <http://gnis-ld.org/lod/usgs/ontology/> .
+@prefix mgqa: <urn:mgqa:ontology:> .
+kwgr:Earthquake.ci1 a kwg-ont:Earthquake ; rdfs:label "M 2.5 - 10km N of Somewhere" ;
+  geo:hasGeometry kwgr:g1 ; sosa:isFeatureOfInterestOf kwgr:c1 ; kwg-ont:sfWithin kwgr:s2.level13.1 .
 kwgr:g1 geo:asWKT "<http://www.opengis.net/def/crs/OGC/1.3/CRS84> POINT(-119.7 34.4)"^^geo:wktLiteral .
+kwgr:c1 a sosa:ObservationCollection ; sosa:phenomenonTime kwgr:t1 ; sosa:hasMember kwgr:o1, kwgr:o2 .
 kwgr:t1 a time:Instant ; time:inXSDDateTime "2015-12-01T10:00:00Z"^^xsd:dateTime .
-kwgr:c1 sosa:hasMember kwgr:o1 .
-kwgr:o1 sosa:observedProperty kwg-ont:magnitude ; sosa:hasSimpleResult "2.5"^^xsd:decimal .
-<http://stko-kwg.geog.ucsb.edu/lod/resource/mtbsfire.X.FIRE.2001> a kwg-ont:MTBSFire ; rdfs:label "FIRE (2001)" ;
-  geo:hasGeometry kwgr:g2 ; kwg-ont:hasTemporalScope kwgr:t2 .
+kwgr:o1 sosa:observedProperty kwgr:EarthquakeObservableProperty.mag ; sosa:hasSimpleResult "2.5"^^xsd:decimal .
+kwgr:o2 sosa:observedProperty kwgr:EarthquakeObservableProperty.depth ; sosa:hasSimpleResult "7.1"^^xsd:decimal .
+kwgr:EarthquakeObservableProperty.mag a kwg-ont:EarthquakeObservableProperty, sosa:ObservableProperty ;
+  rdfs:label "mag" .
+kwgr:s2.level13.1 a kwg-ont:S2Cell_Level13 ; kwg-ont:cellID 1 ; geo:hasGeometry kwgr:gc1 ;
+  kwg-ont:sfContains kwgr:Earthquake.ci1, kwgr:hospital.X .
+kwgr:gc1 geo:asWKT "POLYGON((-119.71 34.39, -119.69 34.39, -119.69 34.41, -119.71 34.41, -119.71 34.39))"^^geo:wktLiteral .
+kwgr:mtbsfire.X.FIRE.2001 a kwg-ont:MTBSFire ; rdfs:label "FIRE" ;
+  geo:hasGeometry kwgr:g2 ; kwg-ont:hasTemporalScope kwgr:t2 ; kwg-ont:sfOverlaps kwgr:s2.level13.1 .
 kwgr:g2 geo:asWKT "POLYGON((-120 34, -119.9 34, -119.9 34.1, -120 34))"^^geo:wktLiteral .
-kwgr:t2 time:hasBeginning kwgr:b2 ; time:hasEnd kwgr:e2 .
+kwgr:t2 a time:Interval ; time:hasBeginning kwgr:b2 ; time:hasEnd kwgr:e2 .
 kwgr:b2 time:inXSDDate "2001-07-01"^^xsd:date .
 kwgr:e2 time:inXSDDate "2001-07-09"^^xsd:date .
-""",
-        encoding="utf-8",
-    )
+kwgr:hospital.X a kwg-ont:Hospital ; kwg-ont:hospitalName "X HOSPITAL" ;
+  kwg-ont:helipadAvailability kwgr:yes ; kwg-ont:noHospitalBeds "12.0" ;
+  geo:hasDefaultGeometry kwgr:g3 ; kwg-ont:sfWithin kwgr:s2.level13.1 .
+kwgr:g3 geo:asWKT "POINT (-119.70 34.40)"^^geo:wktLiteral .
+<http://gnis-ld.org/lod/gnis/feature/7> a usgs:School ; rdfs:label "A School" ; geo:hasGeometry kwgr:g4 .
+kwgr:g4 geo:asWKT "POINT (-119.71 34.41)"^^geo:wktLiteral .
+<urn:mgqa:kwg:roadSegment.U101.1> a kwg-ont:RoadSegment ; kwg-ont:hasRoadSign "U101" ;
+  geo:hasGeometry kwgr:g5 .
+kwgr:g5 geo:asWKT "LINESTRING (-119.8 34.4, -119.79 34.41)"^^geo:wktLiteral .
+kwgr:administrativeRegion.USA.06 a kwg-ont:AdministrativeRegion_1 ; rdfs:label "California" ;
+  geo:hasGeometry kwgr:g6 .
+kwgr:g6 geo:asWKT "POLYGON((-124 32, -114 32, -114 42, -124 42, -124 32))"^^geo:wktLiteral .
+kwgr:administrativeRegion.USA.06083 a kwg-ont:AdministrativeRegion_2 ; rdfs:label "Santa Barbara County" ;
+  kwg-ont:administrativePartOf kwgr:administrativeRegion.USA.06 ; geo:hasGeometry kwgr:g7 .
+kwgr:g7 geo:asWKT "POLYGON((-120.6 34.3, -119.4 34.3, -119.4 35.1, -120.6 35.1, -120.6 34.3))"^^geo:wktLiteral .
+kwgr:Earth.North_America.United_States.USA.5.42_1 a kwg-ont:AdministrativeRegion_3 ;
+  rdfs:label "Santa Barbara" ; geo:hasGeometry kwgr:g7 .
+<https://earthquake.usgs.gov/earthquakes/eventpage/ci2> a mgqa:Earthquake ; rdfs:label "M 3.1 - Ojai" ;
+  geo:hasGeometry <urn:mgqa:usgs:ci2:geometry> ; time:hasTime <urn:mgqa:usgs:ci2:time> ;
+  sosa:isFeatureOfInterestOf <urn:mgqa:usgs:ci2:observations> .
+<urn:mgqa:usgs:ci2:geometry> geo:asWKT "POINT(-119.2 34.5)"^^geo:wktLiteral .
+<urn:mgqa:usgs:ci2:time> a time:Instant ; time:inXSDDateTime "2015-12-02T08:00:00Z"^^xsd:dateTime .
+<urn:mgqa:usgs:ci2:observations> a sosa:ObservationCollection ;
+  sosa:phenomenonTime <urn:mgqa:usgs:ci2:time> ; sosa:hasMember <urn:mgqa:usgs:ci2:magnitude> .
+<urn:mgqa:usgs:ci2:magnitude> sosa:observedProperty mgqa:magnitude ; sosa:hasSimpleResult "3.1"^^xsd:decimal .
+mgqa:magnitude a sosa:ObservableProperty ; rdfs:label "earthquake magnitude" .
+"""
+
+
+def test_kwg_shapes(con, tmp_path):
+    """The real KnowWhereGraph shapes (and the USGS events) become entities; S2 cells, observable
+    properties and collections never do."""
+    ttl = tmp_path / "kwg.ttl"
+    ttl.write_text(KWG_SHAPES, encoding="utf-8")
     convert_kg(con, "kwg", ttl, "s")
     ents = {r["entity_id"]: r for r in rows(con, "SELECT * FROM entities")}
-    quake = ents["kwg:earthquake.ci1"]
-    assert (
-        quake["category"] == "earthquake"
-        and quake["valid_from"] == quake["valid_to"] == "2015-12-01T10:00:00Z"
-    )
-    assert json.loads(quake["attributes"]) == {"magnitude": 2.5}
+    assert set(ents) == {
+        "kwg:Earthquake.ci1",
+        "kwg:mtbsfire.X.FIRE.2001",
+        "kwg:hospital.X",
+        "kwg:gnis.7",
+        "kwg:roadSegment.U101.1",
+        "kwg:administrativeRegion.USA.06",
+        "kwg:administrativeRegion.USA.06083",
+        "kwg:Earth.North_America.United_States.USA.5.42_1",
+        "kwg:usgs.ci2",
+    }
+    assert rows(con, "SELECT * FROM quarantine WHERE kg = 'kwg'") == []
+    quake = ents["kwg:Earthquake.ci1"]
+    assert quake["category"] == "earthquake"
+    # time from the observation collection's phenomenonTime
+    assert quake["valid_from"] == quake["valid_to"] == "2015-12-01T10:00:00Z"
+    assert json.loads(quake["attributes"]) == {"magnitude": 2.5, "depthKm": 7.1}
     assert (quake["lon"], quake["lat"]) == (-119.7, 34.4)
     fire = ents["kwg:mtbsfire.X.FIRE.2001"]
     assert (fire["category"], fire["valid_from"], fire["valid_to"], fire["geom_kind"]) == (
@@ -318,15 +365,42 @@ kwgr:e2 time:inXSDDate "2001-07-09"^^xsd:date .
         "2001-07-09",
         "polygon",
     )
+    hosp = ents["kwg:hospital.X"]
+    assert (hosp["category"], hosp["name"], hosp["geom_kind"]) == (
+        "hospital",
+        "X HOSPITAL",
+        "point",
+    )
+    assert json.loads(hosp["attributes"]) == {"bedCount": 12, "helipad": "yes"}
+    assert (ents["kwg:gnis.7"]["category"], ents["kwg:gnis.7"]["name"]) == ("school", "A School")
+    assert ents["kwg:roadSegment.U101.1"]["category"] == "road"
+    levels = {
+        eid: json.loads(ents[eid]["attributes"])["admin_level"]
+        for eid in ents
+        if ents[eid]["category"] == "administrative_region"
+    }
+    assert levels == {
+        "kwg:administrativeRegion.USA.06": 4,
+        "kwg:administrativeRegion.USA.06083": 6,
+        "kwg:Earth.North_America.United_States.USA.5.42_1": 6,
+    }
+    usgs = ents["kwg:usgs.ci2"]
+    assert usgs["iri"] == "https://earthquake.usgs.gov/earthquakes/eventpage/ci2"
+    assert (usgs["category"], usgs["valid_from"]) == ("earthquake", "2015-12-02T08:00:00Z")
+    assert json.loads(usgs["attributes"]) == {"magnitude": 3.1}
     cited = {
         r["s"]
-        for r in rows(con, "SELECT s FROM entity_triples WHERE entity_id = 'kwg:earthquake.ci1'")
+        for r in rows(con, "SELECT s FROM entity_triples WHERE entity_id = 'kwg:Earthquake.ci1'")
     }
-    # the observation is two hops away (collection -> member) and still cited
-    assert {
-        "http://stko-kwg.geog.ucsb.edu/lod/resource/o1",
-        "http://stko-kwg.geog.ucsb.edu/lod/resource/t1",
-    } <= cited
+    # the observations are two hops away (collection -> member) and still cited; so is the time
+    # the collection points to
+    kwgr = "http://stko-kwg.geog.ucsb.edu/lod/resource/"
+    assert {kwgr + "o1", kwgr + "o2", kwgr + "c1", kwgr + "t1"} <= cited
+    hosp_cited = {
+        (r["p"], r["o"])
+        for r in rows(con, "SELECT p, o FROM entity_triples WHERE entity_id = 'kwg:hospital.X'")
+    }
+    assert ("http://www.opengis.net/ont/geosparql#asWKT", "POINT (-119.70 34.40)") in hosp_cited
 
 
 def test_parallel_parse_matches_single_process_and_numbers_bad_lines(tmp_path):

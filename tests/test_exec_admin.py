@@ -154,6 +154,24 @@ def test_membership_geometry_fallback(kwg):
     assert near.reason == "near_boundary"
 
 
+def test_membership_ignores_s2_cells(kwg):
+    """A KnowWhereGraph feature linked only to its S2 grid cell has no part-of edge: geometry
+    decides (the cell is no region of the KG)."""
+    cell = "http://stko-kwg.geog.ucsb.edu/lod/resource/s2.level13.9288978710273196032"
+    world.add(
+        kwg, "kwg:S6", "School S6", "school", "POINT(-120.0 34.8)", stratum="HIC/high", iso3="USA"
+    )
+    edge(kwg, "kwg:S6", SF_WITHIN, cell)
+    yes, row = run(kwg, "E01.2", "kwg", entity_A="kwg:S6", entity_B="kwg:county")
+    assert yes.gold == {"value": True}
+    assert row["n_edges"] == 0
+    edge(kwg, "kwg:S3", SF_WITHIN, cell)  # and an S2 link beside a real edge changes nothing
+    edge(kwg, "kwg:S3", SF_WITHIN, iri("kwg:county"))
+    via_edge, row = run(kwg, "E01.2", "kwg", entity_A="kwg:S3", entity_B="kwg:state")
+    assert via_edge.gold == {"value": True}
+    assert row["n_edges"] == 2  # S3 -> county -> state, the cell not counted
+
+
 def test_parts_of_multipolygon(kwg):
     out, row = run(kwg, "E02.3", "kwg", entity_B="kwg:county")
     assert out.gold == {"value": len(shapely_wkt.loads(COUNTY).geoms)} == {"value": 2}

@@ -205,17 +205,34 @@ EVENTS = """@prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .
 @prefix xsd: <http://www.w3.org/2001/XMLSchema#> .
 @prefix kwgr: <http://stko-kwg.geog.ucsb.edu/lod/resource/> .
 @prefix kwg-ont: <http://stko-kwg.geog.ucsb.edu/lod/ontology/> .
+@prefix mgqa: <urn:mgqa:ontology:> .
+@prefix usgsev: <https://earthquake.usgs.gov/earthquakes/eventpage/> .
 """
 
 
 def _quake(i: int, title: str, when: str, magnitude: str) -> str:
-    return f"""kwgr:earthquake.q{i} a kwg-ont:Earthquake ; rdfs:label "{title}" ;
+    """A KnowWhereGraph earthquake: time scope and magnitude observation."""
+    return f"""kwgr:Earthquake.q{i} a kwg-ont:Earthquake ; rdfs:label "{title}" ;
   geo:hasGeometry kwgr:gq{i} ; kwg-ont:hasTemporalScope kwgr:tq{i} ;
   sosa:isFeatureOfInterestOf kwgr:cq{i} .
 kwgr:gq{i} geo:asWKT "POINT(-119.{i} 34.4)"^^geo:wktLiteral .
 kwgr:tq{i} time:inXSDDateTime "{when}"^^xsd:dateTime .
 kwgr:cq{i} sosa:hasMember kwgr:oq{i} .
-kwgr:oq{i} sosa:observedProperty kwg-ont:magnitude ; sosa:hasSimpleResult "{magnitude}"^^xsd:decimal .
+kwgr:oq{i} sosa:observedProperty kwgr:EarthquakeObservableProperty.mag ;
+  sosa:hasSimpleResult "{magnitude}"^^xsd:decimal .
+"""
+
+
+def _usgs_quake(i: int, title: str, when: str, magnitude: str) -> str:
+    """A USGS catalog event (mgqa/kg/usgs_events.py): time:hasTime, our magnitude property."""
+    node = f"<urn:mgqa:usgs:q{i}:"
+    return f"""usgsev:q{i} a mgqa:Earthquake ; rdfs:label "{title}" ;
+  geo:hasGeometry {node}geometry> ; time:hasTime {node}time> ;
+  sosa:isFeatureOfInterestOf {node}observations> .
+{node}geometry> geo:asWKT "POINT(-119.{i} 34.4)"^^geo:wktLiteral .
+{node}time> time:inXSDDateTime "{when}"^^xsd:dateTime .
+{node}observations> sosa:hasMember {node}magnitude> .
+{node}magnitude> sosa:observedProperty mgqa:magnitude ; sosa:hasSimpleResult "{magnitude}"^^xsd:decimal .
 """
 
 
@@ -234,8 +251,8 @@ def events(con, tmp_path):
         EVENTS
         + _quake(1, "M 4.9 - 26km N of Tarakan, Indonesia", "2015-12-03T08:14:35Z", "4.9")
         + _quake(2, "M 1.2 - 5km W of Isla Vista, CA", "2015-12-04T10:00:05Z", "1.2")
-        + _quake(3, "M 1.2 - 9km W of Isla Vista, CA", "2015-12-04T10:00:50Z", "1.2")
-        + _fire(1, "SPANISH (1994)", "1994-09-08")
+        + _usgs_quake(3, "M 1.2 - 9km W of Isla Vista, CA", "2015-12-04T10:00:50Z", "1.2")
+        + _fire(1, "SPANISH", "1994-09-08")
         + _fire(2, "UNNAMED (1985)", "1985-09-12"),
         encoding="utf-8",
     )
@@ -251,18 +268,18 @@ def test_events_are_named_by_what_they_are(events):
         )
     }
     assert got == {
-        "kwg:earthquake.q1": (
+        "kwg:Earthquake.q1": (
             "the magnitude 4.9 earthquake of 3 December 2015 at 08:14 UTC",
             True,
             "event_name",
         ),
         # the same magnitude in the same minute: named to the second
-        "kwg:earthquake.q2": (
+        "kwg:Earthquake.q2": (
             "the magnitude 1.2 earthquake of 4 December 2015 at 10:00:05 UTC",
             True,
             "event_name",
         ),
-        "kwg:earthquake.q3": (
+        "kwg:usgs.q3": (
             "the magnitude 1.2 earthquake of 4 December 2015 at 10:00:50 UTC",
             True,
             "event_name",

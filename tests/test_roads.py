@@ -258,44 +258,53 @@ def test_components_tolerance_and_identity():
     assert roads.components(signed, route_signs=True) == [[0, 1]]
     assert roads.identity("  Rua   São  JOÃO ") == roads.identity("rua são joão")
     assert roads.identity(" ") is None
-    assert roads.kwg_code("road.U101.174") == "U101" and roads.kwg_code("school.3") is None
 
 
 KWG_PREFIXES = """@prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .
 @prefix geo: <http://www.opengis.net/ont/geosparql#> .
 @prefix kwgr: <http://stko-kwg.geog.ucsb.edu/lod/resource/> .
 @prefix kwg-ont: <http://stko-kwg.geog.ucsb.edu/lod/ontology/> .
+@prefix seg: <urn:mgqa:kwg:> .
 """
 
 
-def kwg_segment(code: str, n: int, label: str, wkt: str, within: bool = True) -> str:
-    s = f"kwgr:road.{code}.{n}"
-    extra = " ; kwg-ont:sfWithin kwgr:county" if within else ""
+def kwg_segment(code: str, n: int, wkt: str, label: str | None = None, within: bool = True) -> str:
+    """A KnowWhereGraph road segment: its sign, an optional label, its line, an S2 cell link, and
+    the direct ``sfWithin`` link to the county when ``within``."""
+    s = f"seg:roadSegment.{code}.{n}"
+    extra = f' ; rdfs:label "{label}"' if label else ""
+    extra += " ; kwg-ont:sfWithin kwgr:county" if within else ""
     return (
-        f'{s} a kwg-ont:Road ; rdfs:label "{label}" ; geo:hasGeometry kwgr:g.{code}.{n}{extra} .\n'
+        f'{s} a kwg-ont:RoadSegment ; kwg-ont:hasRoadSign "{code}" ; '
+        f"kwg-ont:sfCrosses kwgr:s2.level13.{n} ; geo:hasGeometry kwgr:g.{code}.{n}{extra} .\n"
         f'kwgr:g.{code}.{n} geo:asWKT "{wkt}"^^geo:wktLiteral .\n'
     )
 
 
-def test_kwg_segments_merge_by_road_code(con, tmp_path):
+def test_kwg_segments_merge_by_road_sign(con, tmp_path):
     ttl = tmp_path / "kwg.ttl"
     ttl.write_text(
         KWG_PREFIXES
-        + kwg_segment("S1", 1, "S1", "LINESTRING(-120 34, -120 34.015)")
-        + kwg_segment("S1", 2, "State Route 1", "LINESTRING(-120 34.015, -120 34.02)")
-        + kwg_segment("S1", 3, "S1", "LINESTRING(-119 34, -119 34.01)")
-        + kwg_segment("S2", 1, "S2", "LINESTRING(-118 34, -118 34.01)")
-        + kwg_segment("S2", 2, "S2", "LINESTRING(-118 34.01, -118 34.02)", within=False)
-        + kwg_segment("U101", 1, "U101", "LINESTRING(-120.01 34.005, -119.99 34.005)"),
+        + kwg_segment("S1", 1, "LINESTRING(-120 34, -120 34.015)")
+        + kwg_segment("S1", 2, "LINESTRING(-120 34.015, -120 34.02)", label="State Route 1")
+        + kwg_segment("S1", 3, "LINESTRING(-119 34, -119 34.01)")
+        + kwg_segment("S2", 1, "LINESTRING(-118 34, -118 34.01)")
+        + kwg_segment("S2", 2, "LINESTRING(-118 34.01, -118 34.02)", within=False)
+        + kwg_segment("U101", 1, "LINESTRING(-120.01 34.005, -119.99 34.005)"),
         encoding="utf-8",
     )
     res = convert_kg(con, "kwg", ttl, "s")
     ents = entities(con)
     # KnowWhereGraph names roads by route signs: S1's third segment, 1 degree away, is still S1
-    assert set(ents) == {"kwg:road/road.S1.1", "kwg:road/road.S2.1", "kwg:road.U101.1"}
-    assert ents["kwg:road/road.S1.1"]["name"] == "S1"  # the longer share of length
-    assert ents["kwg:road/road.S1.1"]["display_name"] == "State Route 1"
-    assert ents["kwg:road.U101.1"]["display_name"] == "US Route 101"
+    assert set(ents) == {
+        "kwg:road/roadSegment.S1.1",
+        "kwg:road/roadSegment.S2.1",
+        "kwg:roadSegment.U101.1",
+    }
+    # a segment is named by its sign even where it has a label
+    assert ents["kwg:road/roadSegment.S1.1"]["name"] == "S1"
+    assert ents["kwg:road/roadSegment.S1.1"]["display_name"] == "State Route 1"
+    assert ents["kwg:roadSegment.U101.1"]["display_name"] == "US Route 101"
     assert (res.road_parts_merged, res.roads_merged) == (5, 2)
 
     def own(road: str) -> set[tuple[str, str]]:
@@ -306,13 +315,15 @@ def test_kwg_segments_merge_by_road_code(con, tmp_path):
             )
         }
 
-    s1, s2 = own("kwg:road/road.S1.1"), own("kwg:road/road.S2.1")
-    road_type = ("22-rdf-syntax-ns#type", "http://stko-kwg.geog.ucsb.edu/lod/ontology/Road")
+    s1, s2 = own("kwg:road/roadSegment.S1.1"), own("kwg:road/roadSegment.S2.1")
+    road_type = ("22-rdf-syntax-ns#type", "http://stko-kwg.geog.ucsb.edu/lod/ontology/RoadSegment")
     assert road_type in s1 and road_type in s2
     county = "http://stko-kwg.geog.ucsb.edu/lod/resource/county"
     # both parts of S1 lie within the county, so the road does; one part of S2 does not
     assert ("sfWithin", county) in s1
     assert not any(p == "sfWithin" for p, _ in s2)
+    # the segments' links to S2 cells are not restated for the road
+    assert not any(p == "sfCrosses" for p, _ in s1 | s2)
 
 
 def test_road_parts_check(osm):

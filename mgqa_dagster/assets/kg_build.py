@@ -1,5 +1,6 @@
 """KG builds: each KG in its native format (WorldKG Turtle, OSMH3KG Parquet, KnowWhereGraph crawl)."""
 
+import shutil
 from pathlib import Path
 
 import dagster as dg
@@ -9,10 +10,12 @@ from mgqa_dagster.resources.paths import PathsResource
 from mgqa_dagster.resources.sources import InputsResource, KwgSourceResource
 from mgqa_dagster.resources.warehouse import WarehouseResource
 from mgqa_platform import snapshots
+from mgqa_platform.files import atomic_path
 from mgqa_platform.kg import native, osmh3kg_table
-from mgqa_platform.kg.kwg_crawl import build_kwg_crawl, read_county_polygon
+from mgqa_platform.kg.kwg_fixture import build_kwg_fixture, read_county_polygon
 from mgqa_platform.kg.osmh3kg_build import build_osmh3kg
 from mgqa_platform.kg.sparql import DEFAULT_KWG_QUERIES, SparqlCrawler
+from mgqa_platform.kg.usgs_events import build_usgs_events
 from mgqa_platform.kg.worldkg_build import BuildReport, build_worldkg
 from mgqa_platform.settings import KGS
 
@@ -79,8 +82,26 @@ def _build_kwg(
             if isinstance(v, int):
                 report.add(k, v)
         return out, report
-    out = native.native_path(paths.kg_dir("kwg"), "kwg", "bundled")
-    return out, build_kwg_crawl(Path(inputs.kwg_dir), Path(inputs.earthquakes_csv), out)
+    return _build_bundled_kwg(inputs, paths.kg_dir("kwg"))
+
+
+def _build_bundled_kwg(inputs: InputsResource, kg_dir: Path) -> tuple[Path, BuildReport]:
+    """Bundled mode: the KWG-shaped fixture of the bundled query results and the USGS catalog's
+    own event graph, both Turtle with the same prefixes, concatenated into the one native file
+    (Turtle allows a prefix to be declared again with the same IRI). Build counts and skipped
+    rows of both go into one report."""
+    fixture, events = kg_dir / "kwg-fixture.ttl", kg_dir / "usgs-events.ttl"
+    report = build_kwg_fixture(Path(inputs.kwg_dir), fixture)
+    usgs = build_usgs_events(Path(inputs.earthquakes_csv), events)
+    for key, n in usgs.counts.items():
+        report.add(f"usgs_{key}", n)
+    report.skipped += usgs.skipped
+    out = native.native_path(kg_dir, "kwg", "bundled")
+    with atomic_path(out) as tmp, open(tmp, "wb") as dst:
+        for part in (fixture, events):
+            with open(part, "rb") as src:
+                shutil.copyfileobj(src, dst)
+    return out, report
 
 
 @dg.asset(

@@ -4,14 +4,18 @@ The reference solver (:mod:`mgqa_platform.evaluation.solver`) may use nothing bu
 template, bindings, parameters) and its cited ``gold_triples``. This module turns those ``[s, p, o]`` triples,
 in any of the three KGs' native vocabularies, into :class:`Entity` objects:
 
-* labels: ``rdfs:label``, OSM ``name`` / ``name:en``, WorldKG ``nameEn``;
-* geometry: ``geo:hasGeometry`` / ``wkgs:spatialObject`` -> node -> ``geo:asWKT`` (a CRS IRI prefix allowed),
-  parsed by :func:`mgqa_platform.geometry.parse_wkt` into shapely in EPSG:4326, **x = longitude, y = latitude**;
+* labels: ``rdfs:label``, OSM ``name`` / ``name:en``, WorldKG ``nameEn``, KWG ``hasRoadSign`` and
+  ``hospitalName``;
+* geometry: ``geo:hasGeometry`` / ``geo:hasDefaultGeometry`` / ``wkgs:spatialObject`` -> node ->
+  ``geo:asWKT`` (a CRS IRI prefix allowed), parsed by :func:`mgqa_platform.geometry.parse_wkt` into
+  shapely in EPSG:4326, **x = longitude, y = latitude**;
 * types: ``rdf:type`` objects, local names;
-* time: ``kwg-ont:hasTemporalScope`` -> ``time:Instant`` (``inXSDDate``/``inXSDDateTime``) or ``time:Interval``
-  (``hasBeginning``/``hasEnd`` -> instants), as ISO date strings;
+* time: ``kwg-ont:hasTemporalScope`` or ``time:hasTime`` -> ``time:Instant``
+  (``inXSDDate``/``inXSDDateTime``) or ``time:Interval`` (``hasBeginning``/``hasEnd`` -> instants), as
+  ISO date strings;
 * observations: ``sosa:isFeatureOfInterestOf`` -> collection -> ``sosa:hasMember`` -> observation with
-  ``sosa:observedProperty`` (local name, e.g. ``magnitude``) and ``sosa:hasSimpleResult``, kept as attributes;
+  ``sosa:observedProperty`` (the attribute of :data:`mgqa_platform.kg.vocab.KWG_OBSERVED_ATTRIBUTES`, e.g.
+  ``magnitude``, else its local name) and ``sosa:hasSimpleResult``, kept as attributes;
 * attributes: any other literal, keyed by the predicate's local name (``population``, ``ele``...).
 
 ``entity_subjects`` (entity id -> triple subject) in the record ties bindings to subjects.
@@ -30,6 +34,7 @@ from typing import Any
 from shapely.geometry.base import BaseGeometry
 
 from mgqa_platform import geometry as geo
+from mgqa_platform.kg import vocab
 
 _LOCAL = re.compile(r"[#/]([^#/]*)$")
 
@@ -45,9 +50,11 @@ def local_name(iri: str) -> str:
     return iri.split(":", 1)[1] if iri.startswith(("geo:", "rdf:", "rdfs:", "wkgs:")) else iri
 
 
-LABEL_PREDICATES = ("name:en", "nameEn", "label", "name")  #: preference order of the English label
-GEOMETRY_LINKS = {"hasGeometry", "spatialObject"}
-TIME_LINKS = {"hasTemporalScope"}
+#: preference order of the English label; KnowWhereGraph: a road segment's ``kwg-ont:hasRoadSign``
+#: before its label (the converter's name rule), a hospital's ``kwg-ont:hospitalName``
+LABEL_PREDICATES = ("name:en", "nameEn", "hasRoadSign", "label", "name", "hospitalName")
+GEOMETRY_LINKS = {"hasGeometry", "hasDefaultGeometry", "spatialObject"}
+TIME_LINKS = {"hasTemporalScope", "hasTime"}
 INSTANT_VALUES = {"inXSDDate", "inXSDDateTime", "inXSDDateTimeStamp"}
 
 
@@ -71,7 +78,8 @@ class Entity:
 
     @property
     def name(self) -> str | None:
-        """The English label: ``name:en`` > ``nameEn`` > ``rdfs:label`` > ``name``."""
+        """The English label, by :data:`LABEL_PREDICATES`: ``name:en`` > ``nameEn`` > ``hasRoadSign`` >
+        ``rdfs:label`` > ``name`` > ``hospitalName``."""
         for p in LABEL_PREDICATES:
             if self.labels.get(p):
                 return sorted(self.labels[p])[0]
@@ -205,14 +213,17 @@ def _times(node: str, by_s: Mapping[str, list[tuple[str, str]]]) -> list[str]:
 def _observations(
     collection: str, by_s: Mapping[str, list[tuple[str, str]]]
 ) -> list[tuple[str, str]]:
-    """(observed property local name, simple result) of every member observation of a SOSA collection."""
+    """(attribute, simple result) of every member observation of a SOSA collection; the attribute
+    is :data:`vocab.KWG_OBSERVED_ATTRIBUTES` of the observed property, else its local name."""
     out = []
     for p, member in by_s.get(collection, []):
         if local_name(p) != "hasMember":
             continue
         facts = {local_name(mp): mo for mp, mo in by_s.get(member, [])}
         if "observedProperty" in facts and "hasSimpleResult" in facts:
-            out.append((local_name(facts["observedProperty"]), facts["hasSimpleResult"]))
+            prop = facts["observedProperty"]
+            attr = vocab.KWG_OBSERVED_ATTRIBUTES.get(prop.strip("<>")) or local_name(prop)
+            out.append((attr, facts["hasSimpleResult"]))
     return sorted(out)
 
 

@@ -4,8 +4,9 @@
   real WorldKG dump registered as it is;
 * ``osmh3kg``: Parquet triples from the OSM snapshot's features (:mod:`osmh3kg_build`), or a real
   OSMH3KG table registered as it is (a folder: content hash over its data files, :mod:`osmh3kg_table`);
-* ``kwg``: a KnowWhereGraph crawl file, from the bundled query results (:mod:`kwg_crawl`) or a live
-  SPARQL endpoint (:mod:`sparql`).
+* ``kwg``: a KnowWhereGraph crawl file from a live SPARQL endpoint (:mod:`sparql`), or in bundled
+  mode the KWG-shaped fixture of the bundled query results (:mod:`kwg_fixture`) with the USGS
+  catalog's own event graph (:mod:`usgs_events`).
 """
 
 from __future__ import annotations

@@ -6,13 +6,17 @@ vocabulary below, ``v`` a string value. From there, conversion is the same for t
 =================  ================================================================================
 key                meaning
 =================  ================================================================================
-``@type``          a source class (WorldKG ``Cafe``, OSMH3KG ``cafe``, KnowWhereGraph ``Earthquake``)
-``name``           the KG's own label (OSM ``name`` / ``rdfs:label``)
+``@type``          a source class (WorldKG ``Cafe``, OSMH3KG ``cafe``, KnowWhereGraph ``MTBSFire``)
+``name``           the KG's own label (OSM ``name`` / ``rdfs:label``; KnowWhereGraph: a road segment's
+                   ``kwg-ont:hasRoadSign``, else ``rdfs:label``, else ``kwg-ont:hospitalName``)
+``ref``            OSM ``ref``; KnowWhereGraph: a road segment's ``kwg-ont:hasRoadSign``
 ``name:xx``        a label in language ``xx`` (OSM language subtag)
 ``alt_name`` ...   aliases (:data:`ALIAS_KEYS`), ``;``-separated
 ``amenity`` ...    OSM main-key tags (category), plus ``addr:*``, ``image``, ``wikidata``, ``population`` ...
 ``@instant``       KnowWhereGraph ``time:Instant`` value; ``@begin`` / ``@end`` for intervals
-``obs:<prop>``     KnowWhereGraph SOSA observation result of property ``<prop>`` (e.g. ``obs:magnitude``)
+``obs:<attr>``     KnowWhereGraph SOSA observation result, ``<attr>`` from
+                   :data:`vocab.KWG_OBSERVED_ATTRIBUTES` (e.g. ``obs:magnitude``), else the
+                   property's local name; also ``obs:bedCount`` / ``obs:helipad`` of a hospital
 =================  ================================================================================
 
 Nothing here touches the warehouse; :mod:`mgqa_platform.kg.convert` runs the SQL on its staging tables
@@ -69,8 +73,33 @@ class Profile:
 
 @functools.cache
 def kwg_categories() -> dict[str, str]:
+    """KnowWhereGraph class IRI -> category, from ``kwg_categories.csv`` (classes written as
+    CURIEs of :data:`vocab.KWG_PREFIXES`: ``kwg-ont:``, ``usgs:``, ``mgqa:``), in file order."""
     with open(PACKAGE_DATA / "kwg_categories.csv", newline="", encoding="utf-8") as f:
-        return {r["kwg_class"]: r["category"] for r in csv.DictReader(f)}
+        rows = list(csv.DictReader(f))
+    out = {}
+    for r in rows:
+        prefix, local = r["class"].split(":", 1)
+        out[vocab.KWG_PREFIXES[prefix] + local] = r["category"]
+    return out
+
+
+KWG_ADMIN_LEVELS = {
+    "AdministrativeRegion_1": (4, 2),
+    "AdministrativeRegion_2": (6, 4),
+    "AdministrativeRegion_3": (7, 6),
+}
+"""KnowWhereGraph admin class -> (OSM ``admin_level`` in the current graph, in the older graph).
+
+The current graph (``administrativeRegion.USA.<FIPS>`` IRIs): level 1 a US state (OSM 4), level 2
+a county (OSM 6), level 3 a county subdivision (OSM 7). The older graph (``Earth.North_America...``
+IRIs, before mid-2024) counted from the country: level 1 a country (OSM 2), level 2 a state (4),
+level 3 a county (6)."""
+KWG_LEGACY_REGION_PREFIX = vocab.KWGR + "Earth."
+"""IRI prefix of the older graph's administrative regions."""
+KWG_NON_ENTITY_CLASSES = ("S2Cell_Level%", "%ObservableProperty", "%ObservationCollection")
+"""``kwg-ont:`` class local-name patterns of nodes that are never entities (S2 cells, observable
+properties, observation collections)."""
 
 
 @functools.cache
@@ -144,6 +173,19 @@ def lookup_tables() -> dict[str, pa.Table]:
                 "cls": list(kwg_categories()),
                 "category": list(kwg_categories().values()),
                 "priority": list(range(len(kwg_categories()))),
+            }
+        ),
+        "lk_kwg_admin_levels": pa.table(
+            {
+                "cls": list(KWG_ADMIN_LEVELS),
+                "level": [str(v[0]) for v in KWG_ADMIN_LEVELS.values()],
+                "legacy_level": [str(v[1]) for v in KWG_ADMIN_LEVELS.values()],
+            }
+        ),
+        "lk_kwg_observed": pa.table(
+            {
+                "prop": list(vocab.KWG_OBSERVED_ATTRIBUTES),
+                "attr": list(vocab.KWG_OBSERVED_ATTRIBUTES.values()),
             }
         ),
     }
@@ -284,50 +326,95 @@ OSMH3KG = Profile(
 
 # ---------------------------------------------------------------------------------------------- KnowWhereGraph
 _T, _S, _K = vocab.TIME, vocab.SOSA, vocab.KWG_ONT
+_KWG_CLASS_NAMESPACES = (_K, vocab.USGS_ONT, vocab.MGQA_ONT)
+_KWG_TYPED = " OR ".join(f"t.o LIKE {_q(ns + '%')}" for ns in _KWG_CLASS_NAMESPACES)
+_KWG_NOT_ENTITY = " OR ".join(f"t.o LIKE {_q(_K + c)}" for c in KWG_NON_ENTITY_CLASSES)
+_KWG_TIME_LINKS = f"{_q(_K + 'hasTemporalScope')}, {_q(vocab.TIME_HAS_TIME)}"
+_KWG_INSTANT = f"{_q(_T + 'inXSDDate')}, {_q(_T + 'inXSDDateTime')}"
+#: name sources in order of preference: a road's sign, the label, a hospital's name
+_KWG_NAME_PREDICATES = (_K + "hasRoadSign", vocab.RDFS_LABEL, _K + "hospitalName")
+_KWG_NAME_RANK = " ".join(f"WHEN {_q(p)} THEN {i}" for i, p in enumerate(_KWG_NAME_PREDICATES))
+#: temporal-scope nodes of an entity: its own (hasTemporalScope, time:hasTime) and its observation
+#: collections' sosa:phenomenonTime
+_KWG_SCOPES = f"""
+    SELECT t.s, t.o AS scope FROM stage t SEMI JOIN ents USING (s) WHERE t.p IN ({_KWG_TIME_LINKS})
+    UNION
+    SELECT foi.s, pt.o FROM stage foi SEMI JOIN ents USING (s)
+    JOIN stage pt ON pt.s = foi.o AND pt.p = {_q(_S + "phenomenonTime")}
+    WHERE foi.p = {_q(_S + "isFeatureOfInterestOf")}"""
 KWG = Profile(
     kg="kwg",
-    entities_sql=f"SELECT DISTINCT s FROM stage WHERE p = {_q(vocab.RDF_TYPE)} AND o LIKE {_q(_K + '%')}",
+    entities_sql=f"""
+        SELECT DISTINCT t.s FROM stage t
+        WHERE t.p = {_q(vocab.RDF_TYPE)} AND ({_KWG_TYPED})
+        EXCEPT
+        SELECT t.s FROM stage t WHERE t.p = {_q(vocab.RDF_TYPE)} AND ({_KWG_NOT_ENTITY})""",
     facts_sql=f"""
-        SELECT t.s, '@type' AS k, substr(t.o, {len(_K) + 1}) AS v FROM stage t SEMI JOIN ents USING (s)
-        WHERE t.p = {_q(vocab.RDF_TYPE)} AND t.o LIKE {_q(_K + "%")}
+        WITH scopes AS ({_KWG_SCOPES}),
+        names AS (
+            SELECT t.s, t.o, CASE t.p {_KWG_NAME_RANK} END AS rank
+            FROM stage t SEMI JOIN ents USING (s)
+            WHERE t.p IN ({", ".join(_q(p) for p in _KWG_NAME_PREDICATES)})
+        ),
+        best_names AS (SELECT s, o, rank, min(rank) OVER (PARTITION BY s) AS best FROM names)
+        SELECT t.s, '@type' AS k, regexp_extract(t.o, '([^/#:]+)$', 1) AS v
+        FROM stage t SEMI JOIN ents USING (s)
+        WHERE t.p = {_q(vocab.RDF_TYPE)} AND ({_KWG_TYPED})
         UNION ALL
-        SELECT t.s, 'name', t.o FROM stage t SEMI JOIN ents USING (s) WHERE t.p = {_q(vocab.RDFS_LABEL)}
+        SELECT n.s, 'name', n.o FROM best_names n WHERE n.rank = n.best
         UNION ALL
-        SELECT ts.s, '@instant', x.o FROM stage ts SEMI JOIN ents USING (s)
-        JOIN stage x ON x.s = ts.o AND x.p IN ({_q(_T + "inXSDDate")}, {_q(_T + "inXSDDateTime")})
-        WHERE ts.p = {_q(_K + "hasTemporalScope")}
+        SELECT sc.s, '@instant', x.o FROM scopes sc
+        JOIN stage x ON x.s = sc.scope AND x.p IN ({_KWG_INSTANT})
         UNION ALL
-        SELECT ts.s, CASE WHEN b.p = {_q(_T + "hasBeginning")} THEN '@begin' ELSE '@end' END, x.o
-        FROM stage ts SEMI JOIN ents USING (s)
-        JOIN stage b ON b.s = ts.o AND b.p IN ({_q(_T + "hasBeginning")}, {_q(_T + "hasEnd")})
-        JOIN stage x ON x.s = b.o AND x.p IN ({_q(_T + "inXSDDate")}, {_q(_T + "inXSDDateTime")})
-        WHERE ts.p = {_q(_K + "hasTemporalScope")}
+        SELECT sc.s, CASE WHEN b.p = {_q(_T + "hasBeginning")} THEN '@begin' ELSE '@end' END, x.o
+        FROM scopes sc
+        JOIN stage b ON b.s = sc.scope AND b.p IN ({_q(_T + "hasBeginning")}, {_q(_T + "hasEnd")})
+        JOIN stage x ON x.s = b.o AND x.p IN ({_KWG_INSTANT})
         UNION ALL
-        SELECT foi.s, 'obs:' || regexp_extract(prop.o, '([^/#]+)$', 1), res.o
+        SELECT foi.s, 'obs:' || coalesce(lk.attr, regexp_extract(prop.o, '([^/#:]+)$', 1)), res.o
         FROM stage foi SEMI JOIN ents USING (s)
         JOIN stage mem ON mem.s = foi.o AND mem.p = {_q(_S + "hasMember")}
         JOIN stage prop ON prop.s = mem.o AND prop.p = {_q(_S + "observedProperty")}
         JOIN stage res ON res.s = mem.o AND res.p = {_q(_S + "hasSimpleResult")}
-        WHERE foi.p = {_q(_S + "isFeatureOfInterestOf")}""",
-    derived_facts_sql="""
-        SELECT s, 'admin_level', regexp_extract(v, 'AdministrativeRegion_([0-9])', 1) FROM facts
-        WHERE k = '@type' AND regexp_full_match(v, 'AdministrativeRegion_[0-9]')""",
+        LEFT JOIN lk_kwg_observed lk ON lk.prop = prop.o
+        WHERE foi.p = {_q(_S + "isFeatureOfInterestOf")}
+        UNION ALL
+        SELECT t.s, 'ref', t.o FROM stage t SEMI JOIN ents USING (s)
+        WHERE t.p = {_q(_K + "hasRoadSign")}
+        UNION ALL
+        SELECT t.s, 'obs:bedCount', t.o FROM stage t SEMI JOIN ents USING (s)
+        WHERE t.p = {_q(_K + "noHospitalBeds")}
+        UNION ALL
+        SELECT t.s, 'obs:helipad', regexp_extract(t.o, '([^/#]+)$', 1) FROM stage t SEMI JOIN ents USING (s)
+        WHERE t.p = {_q(_K + "helipadAvailability")}""",
+    derived_facts_sql=f"""
+        SELECT f.s, 'admin_level',
+               CASE WHEN f.s LIKE {_q(KWG_LEGACY_REGION_PREFIX + "%")} THEN a.legacy_level
+                    ELSE a.level END
+        FROM facts f JOIN lk_kwg_admin_levels a ON a.cls = f.v
+        WHERE f.k = '@type'""",
     geometry_sql=f"""
         SELECT gl.s, w.o AS wkt FROM stage gl JOIN stage w ON w.s = gl.o AND w.p = {_q(vocab.GEO_AS_WKT)}
-        WHERE gl.p = {_q(vocab.GEO_HAS_GEOMETRY)}""",
-    category_sql="""
-        SELECT f.s, arg_min(kc.category, kc.priority) AS category, NULL AS main_key, NULL AS main_value
-        FROM facts f JOIN lk_kwg_classes kc ON kc.cls = f.v WHERE f.k = '@type' GROUP BY f.s""",
+        WHERE gl.p IN ({_q(vocab.GEO_HAS_GEOMETRY)}, {_q(vocab.GEO_HAS_DEFAULT_GEOMETRY)})""",
+    category_sql=f"""
+        SELECT t.s, arg_min(kc.category, kc.priority) AS category, NULL AS main_key, NULL AS main_value
+        FROM stage t SEMI JOIN ents USING (s) JOIN lk_kwg_classes kc ON kc.cls = t.o
+        WHERE t.p = {_q(vocab.RDF_TYPE)} GROUP BY t.s""",
     local_id_sql=f"""CASE WHEN s LIKE {_q(vocab.KWGR + "%")} THEN substr(s, {len(vocab.KWGR) + 1})
                          WHEN s LIKE {_q(vocab.GNIS + "%")} THEN 'gnis.' || substr(s, {len(vocab.GNIS) + 1})
+                         WHEN s LIKE {_q(vocab.USGS_EVENT + "%")} THEN 'usgs.' || substr(s, {len(vocab.USGS_EVENT) + 1})
+                         WHEN s LIKE {_q(vocab.MGQA_KWG + "%")} THEN substr(s, {len(vocab.MGQA_KWG) + 1})
                          ELSE url_encode(s) END""",
     iri_sql="s",
     label_lang="eng",
     cited_links=(
         vocab.GEO_HAS_GEOMETRY,
+        vocab.GEO_HAS_DEFAULT_GEOMETRY,
         _K + "hasTemporalScope",
+        vocab.TIME_HAS_TIME,
         _S + "isFeatureOfInterestOf",
         _S + "hasMember",
+        _S + "phenomenonTime",
         _T + "hasBeginning",
         _T + "hasEnd",
     ),

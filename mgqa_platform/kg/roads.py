@@ -1,14 +1,14 @@
 """Whole roads: the pieces of one road in a KG become one road entity (a step of KG conversion).
 
-A KG stores a road in pieces: OSM ways (WorldKG, OSMH3KG) or KnowWhereGraph segments
-(``road.<code>.<n>``). Conversion merges two line entities of a road category
+A KG stores a road in pieces: OSM ways (WorldKG, OSMH3KG) or KnowWhereGraph road segments
+(``kwg-ont:RoadSegment``). Conversion merges two line entities of a road category
 (:data:`mgqa_platform.lexicon.ROAD_CATEGORIES`) when both hold:
 
 * **same road identity**: a common normalized name (:func:`identity`: case-folded, whitespace
   collapsed) among each piece's names (its entity name, its ``name`` label and its ``name:<lang>``
   labels, e.g. a bilingual ``name`` on one piece and the same ``name:fr`` on the next), or the same
-  normalized ``ref`` (the OSM ``ref`` tag; in KnowWhereGraph the road code of the segment id,
-  :func:`kwg_code`);
+  normalized ``ref`` (the OSM ``ref`` tag; in KnowWhereGraph the segment's ``kwg-ont:hasRoadSign``,
+  :data:`mgqa_platform.kg.profiles.KWG`);
 * **connected**: their geometries come within :data:`TOLERANCE_M` metres of each other (they share an
   endpoint, touch or cross).
 
@@ -36,7 +36,6 @@ The parts stop being entities. ``new_parts(entity_id, part_entity_id, part_subje
 from __future__ import annotations
 
 import json
-import re
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -60,7 +59,6 @@ RDFS_LABEL = "http://www.w3.org/2000/01/rdf-schema#label"
 GEO_AS_WKT = "http://www.opengis.net/ont/geosparql#asWKT"
 DCT_HAS_PART = "http://purl.org/dc/terms/hasPart"
 _GEOD = Geod(ellps="WGS84")
-_KWG_SEGMENT = re.compile(r"road\.(.+)\.[0-9]+")
 
 PARTS_ARROW = pa.schema(
     [
@@ -116,12 +114,6 @@ def identity(text: str | None) -> str | None:
         return None
     norm = " ".join(text.split()).casefold()
     return norm or None
-
-
-def kwg_code(local_id: str) -> str | None:
-    """The road code of a KnowWhereGraph segment id: ``road.U101.174`` -> ``U101``; None otherwise."""
-    m = _KWG_SEGMENT.fullmatch(local_id)
-    return m.group(1) if m else None
 
 
 def geodesic_length_m(g: shapely.Geometry) -> float:
@@ -275,15 +267,13 @@ ORDER BY e.entity_id
 """
 
 
-def read_parts(con: duckdb.DuckDBPyConnection, kg: str) -> list[Part]:
+def read_parts(con: duckdb.DuckDBPyConnection) -> list[Part]:
     """The road pieces of the conversion temp table ``new_entities`` (with ``facts`` for ``ref`` and
-    the ``name`` / ``name:<lang>`` labels; KnowWhereGraph: ``ref`` is the road code of the segment id)."""
+    the ``name`` / ``name:<lang>`` labels)."""
     out = []
     for eid, subject, name, ref, names, category, types, wkb, attrs in con.execute(
         _PARTS_SQL
     ).fetchall():
-        if kg == "kwg":
-            ref = kwg_code(eid.split(":", 1)[1])
         geom = shapely.from_wkb(wkb)
         others = tuple(names or ())
         out.append(Part(eid, subject, name, ref, category, tuple(types or ()), geom, attrs, others))
@@ -303,7 +293,7 @@ def merge_roads(
     ``geometry_columns`` computes the geometry columns of entity rows from shapely geometries
     (:func:`mgqa_platform.kg.convert.geometry_columns`); ``route_signs``: the KG names roads by
     route signs, whose pieces are one road at any distance (:func:`components`)."""
-    parts = read_parts(con, kg)
+    parts = read_parts(con)
     groups = components(parts, route_signs=route_signs)
     roads = [assemble(kg, [parts[i] for i in group]) for group in groups]
     roads.sort(key=lambda r: r.entity_id)
@@ -378,7 +368,6 @@ __all__ = [
     "components",
     "geodesic_length_m",
     "identity",
-    "kwg_code",
     "merge_roads",
     "road_triples",
 ]

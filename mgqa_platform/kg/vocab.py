@@ -29,11 +29,24 @@ WKG_PREFIXES = {
     "wkgs": WKGS,
 }
 
-# KnowWhereGraph
+# KnowWhereGraph (docs/kg_fidelity_kwg.md)
 KWGR = "http://stko-kwg.geog.ucsb.edu/lod/resource/"
 KWG_ONT = "http://stko-kwg.geog.ucsb.edu/lod/ontology/"
+USGS_ONT = "http://gnis-ld.org/lod/usgs/ontology/"
 GNIS = "http://gnis-ld.org/lod/gnis/feature/"
 GNIS_GEOM = "http://gnis-ld.org/geometry/point/"
+GEO_HAS_DEFAULT_GEOMETRY = GEO + "hasDefaultGeometry"
+KWG_S2_CELL = KWGR + "s2.level"
+"""IRI prefix of KnowWhereGraph's S2 cells (``kwgr:s2.level13.<id>``): grid cells, never regions."""
+TIME_HAS_TIME = TIME + "hasTime"
+MGQA_ONT = "urn:mgqa:ontology:"
+"""Our own classes and properties, for what the real KnowWhereGraph lacks (docs/decisions.md)."""
+MGQA_KWG = "urn:mgqa:kwg:"
+"""Our IRIs of KWG-shaped resources whose real KWG IRI the bundled query results do not give."""
+USGS_EVENT = "https://earthquake.usgs.gov/earthquakes/eventpage/"
+"""USGS ComCat event pages: the IRI of an event of the USGS catalog is its page."""
+MGQA_USGS = "urn:mgqa:usgs:"
+"""Our IRIs of the nodes (geometry, time, observations) of a USGS catalog event."""
 KWG_PREFIXES = {
     "rdf": "http://www.w3.org/1999/02/22-rdf-syntax-ns#",
     "rdfs": RDFS,
@@ -43,7 +56,22 @@ KWG_PREFIXES = {
     "sosa": SOSA,
     "kwgr": KWGR,
     "kwg-ont": KWG_ONT,
+    "usgs": USGS_ONT,
+    "mgqa": MGQA_ONT,
 }
+KWG_OBSERVED_ATTRIBUTES = {
+    KWGR + "EarthquakeObservableProperty.mag": "magnitude",
+    KWGR + "earthquakeObservableProperty.mag": "magnitude",
+    KWGR + "EarthquakeObservableProperty.depth": "depthKm",
+    KWGR + "earthquakeObservableProperty.depth": "depthKm",
+    KWGR + "mtbsFireObservableProperty.NumberOfAcresBurned": "acresBurned",
+    KWGR + "nifcFireObservableProperty.calculatedAcres": "acresBurned",
+    MGQA_ONT + "magnitude": "magnitude",
+    MGQA_ONT + "depthKm": "depthKm",
+}
+"""Observed-property IRI -> the entity attribute its ``sosa:hasSimpleResult`` becomes (magnitude;
+depth in km below sea level, positive down; burned area in acres). Other properties keep their
+IRI's local name."""
 
 # OSMH3KG (MartinBoeckling/stkg_construction): CURIE-like strings in a ``subject, predicate, object,
 # date`` table, as the published KG writes them. Subjects: OSM features (ours ``node/<id>``; published

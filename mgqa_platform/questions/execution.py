@@ -17,6 +17,7 @@ import duckdb
 import pyarrow as pa
 
 from mgqa_platform import lexicon
+from mgqa_platform.kg import vocab
 from mgqa_platform.kg.roads import ROAD_IRI_PREFIX
 from mgqa_platform.questions import roles
 from mgqa_platform.questions.catalog import SubTemplate
@@ -29,8 +30,14 @@ LANG = "eng"
 
 # Predicate classes for gold triples (SQL over entity_triples.p). Labels are always cited.
 PREDICATE_CLASSES = {
-    "label": "p LIKE '%rdf-schema#label' OR p IN ('name', 'name:en') OR p LIKE '%/nameEn'",
-    "geometry": "p LIKE '%asWKT' OR p LIKE '%hasGeometry' OR p LIKE '%spatialObject'",
+    "label": (
+        "p LIKE '%rdf-schema#label' OR p IN ('name', 'name:en') OR p LIKE '%/nameEn' "
+        "OR p LIKE '%/hospitalName' OR p LIKE '%/hasRoadSign'"
+    ),
+    "geometry": (
+        "p LIKE '%asWKT' OR p LIKE '%hasGeometry' OR p LIKE '%hasDefaultGeometry' "
+        "OR p LIKE '%spatialObject'"
+    ),
     "type": "p LIKE '%rdf-syntax-ns#type' OR p = 'rdf:type'",
     "time": "p LIKE '%hasTemporalScope' OR p LIKE '%/2006/time#%'",
     "observation": "p LIKE '%/ns/sosa/%'",
@@ -39,9 +46,10 @@ PREDICATE_CLASSES = {
         "'http://www.worldkg.org/schema/population', 'http://www.worldkg.org/schema/ele', "
         "'http://www.worldkg.org/schema/adminLevel', 'http://www.worldkg.org/schema/capital')"
     ),
+    # KnowWhereGraph's links to its S2 grid cells are not cited (docs/kg_fidelity_kwg.md)
     "topology": (
-        "p LIKE '%sfWithin' OR p LIKE '%sfContains' OR p LIKE '%sfOverlaps' OR p LIKE '%sfTouches' "
-        "OR p LIKE '%administrativePartOf'"
+        "(p LIKE '%sfWithin' OR p LIKE '%sfContains' OR p LIKE '%sfOverlaps' OR p LIKE '%sfTouches' "
+        f"OR p LIKE '%administrativePartOf') AND o NOT LIKE '{vocab.KWG_S2_CELL}%'"
     ),
 }
 

@@ -82,8 +82,8 @@ def _class_categories() -> dict[str, set[str]]:
             for t in (r["value"], r["value_class"]):
                 out.setdefault(t, set()).add(r["category"])
     with open(PACKAGE_DATA / "kwg_categories.csv", newline="", encoding="utf-8") as f:
-        for r in csv.DictReader(f):
-            out.setdefault(r["kwg_class"], set()).add(r["category"])
+        for r in csv.DictReader(f):  # classes are CURIEs (kwg-ont:MTBSFire, usgs:School)
+            out.setdefault(r["class"].split(":", 1)[1], set()).add(r["category"])
     with open(PACKAGE_DATA / "worldkg_class_categories.csv", newline="", encoding="utf-8") as f:
         for r in csv.DictReader(f):
             out.setdefault(r["worldkg_class"], set()).add(r["category"])

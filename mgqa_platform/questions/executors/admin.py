@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from mgqa_platform.kg import vocab
 from mgqa_platform.questions import formats, roles
 from mgqa_platform.questions.catalog import SubTemplate
 from mgqa_platform.questions.executor import Executor, Outcome, Pool, bound_join
@@ -28,7 +29,11 @@ from mgqa_platform.questions.executors.path import (
 from mgqa_platform.questions.executors.topology import bbox_sql, boxes_meet_sql, pair_candidates_sql
 
 MAX_DEPTH = 8  #: longest chain of part-of edges followed
-PART_OF = "(x.p LIKE '%/administrativePartOf' OR x.p LIKE '%/sfWithin')"
+#: part-of edges; a KnowWhereGraph S2 cell is a grid cell, not a region (docs/kg_fidelity_kwg.md)
+PART_OF = (
+    "((x.p LIKE '%/administrativePartOf' OR x.p LIKE '%/sfWithin') "
+    f"AND x.o NOT LIKE '{vocab.KWG_S2_CELL}%')"
+)
 SHARE_BAND = (
     0.05  #: contained-share values within this (absolute) band below contain_share are ambiguous
 )
