@@ -5,6 +5,7 @@ from pathlib import Path
 import dagster as dg
 
 from mgqa_dagster.assets.intake import kwg_query_results, osm_snapshot, usgs_earthquakes
+from mgqa_dagster.data_quality import kwg_shacl
 from mgqa_dagster.resources.paths import PathsResource
 from mgqa_dagster.resources.sources import InputsResource, KwgSourceResource
 from mgqa_dagster.resources.warehouse import WarehouseResource
@@ -17,6 +18,7 @@ from mgqa_platform.kg.worldkg_build import BuildReport, build_worldkg
 from mgqa_platform.settings import KGS
 
 kg_partitions = dg.StaticPartitionsDefinition(list(KGS))
+KG_NATIVE = dg.AssetKey("kg_native")
 
 
 def _build_osm_kg(
@@ -75,6 +77,7 @@ def _build_kwg(
     deps=[kwg_query_results, usgs_earthquakes],
     group_name="kg_build",
     kinds={"rdf", "parquet", "osm"},
+    check_specs=[kwg_shacl.check_spec(KG_NATIVE)],
     description=(
         "Each KG in its native format, built as the real KG is made: WorldKG Turtle and OSMH3KG Parquet "
         "from the latest OSM snapshot, KnowWhereGraph from its crawl. Skipped elements go to quarantine; "
@@ -118,7 +121,11 @@ def kg_native(
         ),
         "build_counts": dg.MetadataValue.json(dict(sorted(report.counts.items()))),
     }
-    return dg.MaterializeResult(metadata=meta, data_version=dg.DataVersion(info["sha256"]))
+    return dg.MaterializeResult(
+        metadata=meta,
+        data_version=dg.DataVersion(info["sha256"]),
+        check_results=[kwg_shacl.check_result(KG_NATIVE, kg, path)],
+    )
 
 
 __all__ = ["kg_native", "kg_partitions", "osm_snapshot"]
