@@ -10,12 +10,18 @@ import pytest
 from fake_sparql import KWG_SHAPED, kwg_shaped_store, serving
 
 from mgqa_platform.kg import vocab
-from mgqa_platform.kg.kwg_store import crawl_store, load_store, store_fetcher
+from mgqa_platform.kg.kwg_store import (
+    crawl_store,
+    load_store,
+    select_results_to_ntriples,
+    store_fetcher,
+)
 from mgqa_platform.kg.sparql import (
     DEFAULT_KWG_REGION,
     KWG_QUERY_PREFIXES,
     SparqlCrawler,
     SparqlError,
+    as_select,
     crawl_queries,
     kwg_queries,
 )
@@ -178,13 +184,13 @@ def test_local_store_and_http_crawler_give_the_same_crawl(crawl, tmp_path):
 
 
 def test_every_query_runs_as_select_too():
-    """The WHERE part stands alone: each query's pattern answers a SELECT on the store."""
+    """The WHERE part stands alone: the SELECT form answers the same triples as the CONSTRUCT."""
     store = kwg_shaped_store()
     for q in kwg_queries(DEFAULT_KWG_REGION):
-        where = q[q.index("WHERE") :]
-        select = q[: q.index("CONSTRUCT")] + "SELECT ?s ?p ?o " + where
-        rows = list(store.query(select))
-        assert rows and all(r["s"] is not None and r["p"] is not None for r in rows)
+        rows = [(r["s"], r["p"], r["o"]) for r in store.query(as_select(q))]
+        assert rows and {pyoxigraph.Triple(*r) for r in rows} == set(store.query(q))
+    with pytest.raises(ValueError, match="kwg_queries"):
+        as_select("CONSTRUCT { ?a ?b ?c } WHERE { ?a ?b ?c }")
 
 
 def test_store_fetcher_rejects_non_graph_queries_and_bad_pages(tmp_path):
@@ -197,3 +203,39 @@ def test_store_fetcher_rejects_non_graph_queries_and_bad_pages(tmp_path):
         )
     with pytest.raises(ValueError, match="extension"):
         crawl_store(tmp_path / "graph.unknown", DEFAULT_KWG_REGION, tmp_path / "x.nt")
+
+
+@pytest.mark.parametrize("fmt", ["srj", "srx", "tsv"])
+def test_saved_select_results_give_the_crawl_bytes(crawl, tmp_path, fmt):
+    """The SELECT form of every query, saved as a KWG web UI would, converts to the crawl file."""
+    store = kwg_shaped_store()
+    formats = pyoxigraph.QueryResultsFormat
+    paths = []
+    for i, q in enumerate(kwg_queries(DEFAULT_KWG_REGION)):
+        path = tmp_path / f"q{i}.{fmt}"
+        path.write_bytes(store.query(as_select(q)).serialize(format=formats.from_extension(fmt)))
+        paths.append(path)
+    out = tmp_path / "from_select.nt"
+    stats = select_results_to_ntriples(paths, out)
+    assert out.read_bytes() == crawl[0].read_bytes()
+    assert stats == {"files": 6, "solutions": 92, "triples": 90, "duplicates": 2}
+
+
+def test_bad_select_results_are_clear_errors(tmp_path):
+    csv = tmp_path / "r.csv"
+    csv.write_text("s,p,o\nhttp://a,http://b,c\n")
+    with pytest.raises(ValueError, match="CSV loses"):
+        select_results_to_ntriples([csv], tmp_path / "x.nt")
+    wrong_vars = tmp_path / "v.tsv"
+    wrong_vars.write_text('?fire\t?name\n<http://a>\t"x"\n')
+    with pytest.raises(ValueError, match="variables s, p, o"):
+        select_results_to_ntriples([wrong_vars], tmp_path / "x.nt")
+    unbound = tmp_path / "u.tsv"
+    unbound.write_text('?s\t?p\t?o\n<http://a>\t<http://b>\t"c"\n<http://a>\t\t"c"\n')
+    with pytest.raises(ValueError, match="solution 1 leaves"):
+        select_results_to_ntriples([unbound], tmp_path / "x.nt")
+    literal_subject = tmp_path / "l.tsv"
+    literal_subject.write_text('?s\t?p\t?o\n"a"\t<http://b>\t"c"\n')
+    with pytest.raises(ValueError, match="solution 0 is no RDF triple"):
+        select_results_to_ntriples([literal_subject], tmp_path / "x.nt")
+    assert not (tmp_path / "x.nt").exists()

@@ -204,3 +204,18 @@ def test_kg_native_asset_crawls_a_live_endpoint_then_converts(endpoint, tmp_path
     assert {"SHERPA", "Santa Barbara County", "California"} <= names
     assert ("earthquake", "M 3.1 - 8km NW of Goleta, CA") in rows
     assert not names & {"OUTSIDE", "Ventura County", "VENTURA COUNTY MEDICAL CENTER"}
+
+
+def test_kwg_region_setting_chooses_the_crawled_region(endpoint, tmp_path):
+    """`MGQA_KWG_REGION` (KwgSourceResource.region) is the region the live crawl asks for."""
+    from mgqa_dagster.assets.kg_build import _build_kwg
+    from mgqa_dagster.resources.paths import PathsResource
+    from mgqa_dagster.resources.sources import InputsResource, KwgSourceResource
+
+    ventura = vocab.KWGR + "administrativeRegion.USA.06111"
+    kwg = KwgSourceResource(mode="sparql", endpoint=endpoint.url, region=ventura)
+    out, report = _build_kwg(InputsResource(), kwg, PathsResource(home=str(tmp_path)))
+    text = out.read_text()
+    assert "VENTURA COUNTY MEDICAL CENTER" in text and "OUTSIDE" in text
+    assert "Santa Barbara County" not in text and "GOLETA" not in text
+    assert report.counts["queries"] == 6

@@ -13,7 +13,7 @@ from mgqa_platform import snapshots
 from mgqa_platform.kg import native
 from mgqa_platform.kg.kwg_crawl import build_kwg_crawl, read_county_polygon
 from mgqa_platform.kg.osmh3kg_build import build_osmh3kg
-from mgqa_platform.kg.sparql import DEFAULT_KWG_QUERIES, SparqlCrawler
+from mgqa_platform.kg.sparql import SparqlCrawler, kwg_queries
 from mgqa_platform.kg.worldkg_build import BuildReport, build_worldkg
 from mgqa_platform.settings import KGS
 
@@ -57,7 +57,7 @@ def _build_kwg(
         out = paths.kg_dir("kwg") / "kwg-sparql-crawl.nt"
         stats = SparqlCrawler(
             kwg.endpoint, page_size=kwg.page_size, token_env=kwg.token_env or None
-        ).crawl(DEFAULT_KWG_QUERIES, out)
+        ).crawl(kwg_queries(kwg.region), out)
         report = BuildReport()
         for k, v in stats.items():
             if isinstance(v, int):

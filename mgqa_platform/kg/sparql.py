@@ -464,6 +464,17 @@ def kwg_queries(region_iri: str) -> list[str]:
     return [region, hazard, *place_queries, observations]
 
 
+def as_select(query: str) -> str:
+    """The SELECT form of a :func:`kwg_queries` CONSTRUCT: ``SELECT ?s ?p ?o`` over the same WHERE
+    clause and ORDER BY, for endpoints or web UIs that export SELECT results (SPARQL JSON, XML,
+    TSV) rather than RDF; :func:`mgqa_platform.kg.kwg_store.select_results_to_ntriples` turns the
+    saved results into the crawl file."""
+    head, sep, where = query.partition("CONSTRUCT { ?s ?p ?o }\nWHERE")
+    if not sep:
+        raise ValueError("not a kwg_queries() query: no 'CONSTRUCT { ?s ?p ?o } WHERE'")
+    return f"{head}SELECT ?s ?p ?o\nWHERE{where}"
+
+
 DEFAULT_KWG_REGION = vocab.KWGR + "administrativeRegion.USA.06083"
 """Santa Barbara County, California: the region of the bundled sample crawl."""
 
@@ -479,6 +490,7 @@ __all__ = [
     "PageFetcher",
     "SparqlCrawler",
     "SparqlError",
+    "as_select",
     "check_queries",
     "crawl_queries",
     "kwg_queries",
