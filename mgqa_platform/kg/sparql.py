@@ -295,8 +295,13 @@ USGS_ONT = "http://gnis-ld.org/lod/usgs/ontology/"
 KWG_QUERY_PREFIXES = {**vocab.KWG_PREFIXES, "usgs": USGS_ONT}
 _SPARQL_PREFIXES = "".join(f"PREFIX {p}: <{iri}>\n" for p, iri in KWG_QUERY_PREFIXES.items())
 
-HAZARD_CLASSES = ("kwg-ont:MTBSFire", "kwg-ont:NIFCFire", "kwg-ont:Wildfire")
-HAZARD_CLASSES += ("kwg-ont:PrescribedFire", "kwg-ont:Earthquake")
+HAZARD_CLASSES = (
+    "kwg-ont:MTBSFire",
+    "kwg-ont:NIFCFire",
+    "kwg-ont:Wildfire",
+    "kwg-ont:PrescribedFire",
+    "kwg-ont:Earthquake",
+)
 """Hazard classes selected by name as well as through ``rdfs:subClassOf* kwg-ont:Hazard``: a store
 without the KWG ontology (no hierarchy triples) still yields them."""
 
@@ -406,14 +411,14 @@ def kwg_queries(region_iri: str) -> list[str]:
     r = f"<{region_iri}>"
     geometry = (_GEOMETRY_LINKS, _GEOMETRY_PREDICATES)
     hazards = _hazards_in(r)
-    places = {
-        "hospitals": (
+    places = [  # (classes, predicates besides the feature links): hospitals, GNIS, roads
+        (
             ("kwg-ont:Hospital",),
             ("kwg-ont:hospitalName", "kwg-ont:helipadAvailability", "kwg-ont:noHospitalBeds"),
         ),
-        "gnis": (("usgs:School", "usgs:Park", "usgs:Airport"), ()),
-        "roads": (("kwg-ont:RoadSegment",), ("kwg-ont:hasRoadSign",)),
-    }
+        (("usgs:School", "usgs:Park", "usgs:Airport"), ()),
+        (("kwg-ont:RoadSegment",), ("kwg-ont:hasRoadSign",)),
+    ]
     feature_links = ("rdf:type", "rdfs:label", "geo:hasGeometry", "geo:hasDefaultGeometry")
     region = _resource_triples(
         f"{{ VALUES ?f {{ {r} }} }} UNION {{ {r} kwg-ont:administrativePartOf ?f }}",
@@ -429,9 +434,9 @@ def kwg_queries(region_iri: str) -> list[str]:
     )
     place_queries = [
         _resource_triples(_features_in(r, classes), [("", (*feature_links, *extra)), geometry])
-        for classes, extra in places.values()
+        for classes, extra in places
     ]
-    all_places = tuple(c for classes, _ in places.values() for c in classes)
+    all_places = tuple(c for classes, _ in places for c in classes)
     collection = "sosa:isFeatureOfInterestOf/sosa:hasMember?"
     observations = _resource_triples(
         f"""{{
