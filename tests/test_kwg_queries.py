@@ -201,8 +201,9 @@ def test_store_fetcher_rejects_non_graph_queries_and_bad_pages(tmp_path):
         crawl_queries(
             ["CONSTRUCT {} WHERE {}"], tmp_path / "x.nt", lambda q: b"<a> <b> .", page_size=5
         )
-    with pytest.raises(ValueError, match="extension"):
-        crawl_store(tmp_path / "graph.unknown", DEFAULT_KWG_REGION, tmp_path / "x.nt")
+    for name in ("graph.unknown", "graph.nq"):
+        with pytest.raises(ValueError, match="not an RDF graph format"):
+            crawl_store(tmp_path / name, DEFAULT_KWG_REGION, tmp_path / "x.nt")
 
 
 @pytest.mark.parametrize("fmt", ["srj", "srx", "tsv"])

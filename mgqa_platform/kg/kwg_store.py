@@ -35,12 +35,16 @@ def store_fetcher(store: pyoxigraph.Store) -> PageFetcher:
 
 
 def load_store(graph_path: Path) -> pyoxigraph.Store:
-    """An in-memory store holding the RDF file ``graph_path`` (format from its extension:
-    ``.ttl``, ``.nt``, ``.nq``, ``.trig``, ``.rdf``, ...). Raises ``ValueError`` for an unknown
-    extension and the parser's ``SyntaxError`` for a malformed file."""
+    """An in-memory store whose default graph holds the RDF graph file ``graph_path`` (format from
+    its extension: ``.ttl``, ``.nt``, ``.n3``, ``.rdf``). Raises ``ValueError`` for an unknown
+    extension or a dataset format (``.nq``, ``.trig``: the queries read the default graph only) and
+    the parser's ``SyntaxError`` for a malformed file."""
     fmt = pyoxigraph.RdfFormat.from_extension(graph_path.suffix.lstrip("."))
-    if fmt is None:
-        raise ValueError(f"{graph_path}: unknown RDF file extension {graph_path.suffix!r}")
+    if fmt is None or fmt.supports_datasets:
+        raise ValueError(
+            f"{graph_path}: extension {graph_path.suffix!r} is not an RDF graph format "
+            "(Turtle .ttl, N-Triples .nt, N3 .n3, RDF/XML .rdf)"
+        )
     store = pyoxigraph.Store()
     store.bulk_load(path=str(graph_path), format=fmt)
     return store
