@@ -166,6 +166,7 @@ def test_checks_partitions_jobs_sensors():
             "entity_count_in_range",
             "display_names_unique",
             "road_parts_resolve",
+            "kwg_shacl",
             "countries_valid",
             "tercile_breaks_increasing",
             "density_tiers_valid",

@@ -4,8 +4,10 @@ import shutil
 from pathlib import Path
 
 import dagster as dg
+import pyoxigraph
 
 from mgqa_dagster.assets.intake import kwg_query_results, osm_snapshot, usgs_earthquakes
+from mgqa_dagster.data_quality import kwg_shacl
 from mgqa_dagster.resources.paths import PathsResource
 from mgqa_dagster.resources.sources import InputsResource, KwgSourceResource
 from mgqa_dagster.resources.warehouse import WarehouseResource
@@ -13,13 +15,15 @@ from mgqa_platform import snapshots
 from mgqa_platform.files import atomic_path
 from mgqa_platform.kg import native, osmh3kg_table
 from mgqa_platform.kg.kwg_fixture import build_kwg_fixture, read_county_polygon
+from mgqa_platform.kg.kwg_store import crawl_store
 from mgqa_platform.kg.osmh3kg_build import build_osmh3kg
-from mgqa_platform.kg.sparql import DEFAULT_KWG_QUERIES, SparqlCrawler
+from mgqa_platform.kg.sparql import DEFAULT_KWG_REGION, SparqlCrawler, kwg_queries
 from mgqa_platform.kg.usgs_events import build_usgs_events
 from mgqa_platform.kg.worldkg_build import BuildReport, build_worldkg
 from mgqa_platform.settings import KGS
 
 kg_partitions = dg.StaticPartitionsDefinition(list(KGS))
+KG_NATIVE = dg.AssetKey("kg_native")
 
 
 def _build_osm_kg(
@@ -76,7 +80,7 @@ def _build_kwg(
         out = paths.kg_dir("kwg") / "kwg-sparql-crawl.nt"
         stats = SparqlCrawler(
             kwg.endpoint, page_size=kwg.page_size, token_env=kwg.token_env or None
-        ).crawl(DEFAULT_KWG_QUERIES, out)
+        ).crawl(kwg_queries(kwg.region), out)
         report = BuildReport()
         for k, v in stats.items():
             if isinstance(v, int):
@@ -86,21 +90,31 @@ def _build_kwg(
 
 
 def _build_bundled_kwg(inputs: InputsResource, kg_dir: Path) -> tuple[Path, BuildReport]:
-    """Bundled mode: the KWG-shaped fixture of the bundled query results and the USGS catalog's
-    own event graph, both Turtle with the same prefixes, concatenated into the one native file
-    (Turtle allows a prefix to be declared again with the same IRI). Build counts and skipped
-    rows of both go into one report."""
+    """Bundled mode, built as a live crawl is: the bundled query results become a KWG-shaped graph
+    (:func:`build_kwg_fixture`), which is loaded into a local pyoxigraph store and crawled with the very
+    queries a live endpoint gets (:func:`crawl_store`, Santa Barbara County). The USGS catalog's own
+    event graph (not KWG data: :func:`build_usgs_events`) follows the crawl in the one native
+    N-Triples file. Build counts and skipped rows of the three steps go into one report."""
     fixture, events = kg_dir / "kwg-fixture.ttl", kg_dir / "usgs-events.ttl"
+    crawl = kg_dir / "kwg-fixture-crawl.nt"
     report = build_kwg_fixture(Path(inputs.kwg_dir), fixture)
+    for key, n in crawl_store(fixture, DEFAULT_KWG_REGION, crawl).items():
+        if isinstance(n, int):
+            report.add(f"crawl_{key}", n)
     usgs = build_usgs_events(Path(inputs.earthquakes_csv), events)
     for key, n in usgs.counts.items():
         report.add(f"usgs_{key}", n)
     report.skipped += usgs.skipped
     out = native.native_path(kg_dir, "kwg", "bundled")
     with atomic_path(out) as tmp, open(tmp, "wb") as dst:
-        for part in (fixture, events):
-            with open(part, "rb") as src:
-                shutil.copyfileobj(src, dst)
+        with open(crawl, "rb") as src:
+            shutil.copyfileobj(src, dst)
+        dst.write(
+            pyoxigraph.serialize(
+                pyoxigraph.parse(path=events, format=pyoxigraph.RdfFormat.TURTLE),
+                format=pyoxigraph.RdfFormat.N_TRIPLES,
+            )
+        )
     return out, report
 
 
@@ -114,6 +128,7 @@ def _build_bundled_kwg(inputs: InputsResource, kg_dir: Path) -> tuple[Path, Buil
     deps=[kwg_query_results, usgs_earthquakes],
     group_name="kg_build",
     kinds={"rdf", "parquet", "osm"},
+    check_specs=[kwg_shacl.check_spec(KG_NATIVE)],
     description=(
         "Each KG in its native format, built as the real KG is made: WorldKG Turtle and OSMH3KG Parquet "
         "from the latest OSM snapshot (or a real WorldKG dump, MGQA_WORLDKG_DUMP, and a real OSMH3KG "
@@ -164,7 +179,11 @@ def kg_native(
         ),
         "build_counts": dg.MetadataValue.json(dict(sorted(report.counts.items()))),
     }
-    return dg.MaterializeResult(metadata=meta, data_version=dg.DataVersion(info["sha256"]))
+    return dg.MaterializeResult(
+        metadata=meta,
+        data_version=dg.DataVersion(info["sha256"]),
+        check_results=[kwg_shacl.check_result(KG_NATIVE, kg, path)],
+    )
 
 
 __all__ = ["kg_native", "kg_partitions", "osm_snapshot"]

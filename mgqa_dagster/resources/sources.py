@@ -10,6 +10,7 @@ from typing import Annotated, Literal
 import dagster as dg
 
 from mgqa_dagster.resources.env import EnvConfigurableResource
+from mgqa_platform.kg.sparql import DEFAULT_KWG_REGION
 from mgqa_platform.settings import SAMPLE_DIR
 
 
@@ -44,11 +45,14 @@ class KwgSourceResource(EnvConfigurableResource):
     """KnowWhereGraph input: ``bundled`` builds the crawl file from the bundled query results;
     ``sparql`` crawls a live endpoint (``MGQA_KWG_ENDPOINT``). For an endpoint that needs a bearer token,
     ``token_env`` names the environment variable holding it (``MGQA_KWG_TOKEN_ENV``); the token is read at
-    request time and never stored or logged. Empty = no authentication."""
+    request time and never stored or logged. Empty = no authentication. ``region`` is the KWG
+    administrative region a ``sparql`` crawl fetches (``MGQA_KWG_REGION``, full IRI; default Santa
+    Barbara County, the region of the bundled sample)."""
 
     mode: Annotated[Literal["bundled", "sparql"], dg.EnvVar("MGQA_KWG_MODE")] = "bundled"
     endpoint: Annotated[str, dg.EnvVar("MGQA_KWG_ENDPOINT")] = ""
     token_env: Annotated[str, dg.EnvVar("MGQA_KWG_TOKEN_ENV")] = ""
+    region: Annotated[str, dg.EnvVar("MGQA_KWG_REGION")] = DEFAULT_KWG_REGION
     page_size: int = 10_000
 
 

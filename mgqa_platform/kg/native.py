@@ -21,7 +21,7 @@ from mgqa_platform.kg import osmh3kg_table
 from mgqa_platform.kg.worldkg_build import BuildReport
 from mgqa_platform.warehouse import fetch_dicts, transaction
 
-EXTENSIONS = {"worldkg": ".ttl", "osmh3kg": ".parquet", "kwg": ".ttl"}
+EXTENSIONS = {"worldkg": ".ttl", "osmh3kg": ".parquet", "kwg": ".nt"}
 
 
 def native_path(kg_dir: str | Path, kg: str, source_id: str) -> Path:

@@ -1,8 +1,12 @@
 """Paged SPARQL CONSTRUCT crawler for a KnowWhereGraph-like endpoint, writing N-Triples.
 
 Each query is fetched page by page: ``LIMIT <page_size> OFFSET <k * page_size>`` is appended to the
-query text and POSTed as an ``application/x-www-form-urlencoded`` body ``query=...`` with
-``Accept: application/n-triples`` (SPARQL 1.1 Protocol, "query via URL-encoded POST").
+query text and handed to a *page fetcher*, a function ``paged query text -> N-Triples bytes``.
+:class:`SparqlCrawler` fetches over HTTP: it POSTs an ``application/x-www-form-urlencoded`` body
+``query=...`` with ``Accept: application/n-triples`` (SPARQL 1.1 Protocol, "query via URL-encoded
+POST"). :func:`mgqa_platform.kg.kwg_store.crawl_store` runs the same queries in process against a
+pyoxigraph store. Both go through :func:`crawl_queries`, so paging, the stopping rule, validation
+and the output bytes are the same whatever answers the queries.
 
 **Queries must order their solutions deterministically.** LIMIT/OFFSET page over the *solution
 sequence*, which SPARQL leaves unordered unless the query says otherwise, so without an order two
@@ -21,7 +25,8 @@ templates, but with a one-triple-per-solution template it means the endpoint cap
 ``page_size`` (e.g. a server-side row limit), and the page size should be lowered.
 
 Every page is parsed with pyoxigraph as N-Triples before it is accepted; the accepted triples are
-written re-serialized (canonical N-Triples, one triple per line) in page order, atomically.
+written re-serialized (canonical N-Triples, one triple per line) in page order, each triple once,
+atomically.
 """
 
 from __future__ import annotations
@@ -154,65 +159,109 @@ class SparqlCrawler:
         )
 
     def crawl(self, queries: list[str], out_nt: Path) -> dict:
-        """Run every CONSTRUCT query in ``queries`` to completion and write all triples to ``out_nt``.
+        """Run every CONSTRUCT query in ``queries`` against the endpoint into ``out_nt``.
 
-        ``out_nt`` is replaced atomically only when every page of every query succeeded. Returns
-        stats: ``queries``, ``pages`` (requests that returned a page, including final empty ones),
-        ``triples`` (lines written; a triple returned by two pages or queries is written twice),
-        ``retries``, ``short_pages_then_more`` (see module docstring) and ``per_query`` (a list of
-        ``{"pages", "triples"}``). Raises :class:`SparqlError` on failure, ``ValueError`` for a
-        query that already ends in LIMIT/OFFSET.
+        See :func:`crawl_queries` for the output, the stats returned and the errors raised; HTTP
+        retries are counted in ``stats["retries"]``. Raises :class:`SparqlError` when a request
+        fails for good.
         """
-        for q in queries:
-            if _TRAILING_LIMIT.search(q.strip()):
-                raise ValueError(
-                    "queries must not end with their own LIMIT/OFFSET; the crawler appends them"
-                )
+        check_queries(queries)
         headers, token = self._request_headers()
-        stats: dict = {
-            "queries": len(queries),
-            "pages": 0,
-            "triples": 0,
-            "retries": 0,
-            "short_pages_then_more": 0,
-            "per_query": [],
-        }
-        with (
-            atomic_path(out_nt) as tmp,
-            open(tmp, "wb") as out,
-            httpx.Client(timeout=self.timeout_s) as client,
-        ):
-            for qi, query in enumerate(queries):
-                q_pages = q_triples = 0
-                previous_short = False
-                while True:
-                    if q_pages >= self.max_pages:
-                        raise SparqlError(
-                            f"query {qi}: more than {self.max_pages} pages; is the endpoint ignoring OFFSET?"
-                        )
-                    paged = f"{query.rstrip()}\nLIMIT {self.page_size} OFFSET {q_pages * self.page_size}"
-                    body = self._fetch_page(client, paged, headers, token, stats)
-                    try:
-                        triples = list(
-                            pyoxigraph.parse(body, format=pyoxigraph.RdfFormat.N_TRIPLES)
-                        )
-                    except (SyntaxError, ValueError) as e:
-                        raise SparqlError(
-                            f"query {qi} page {q_pages}: response is not valid N-Triples ({e}); first bytes: "
-                            f"{_redact(body[:200].decode('utf-8', 'replace'), token)}"
-                        ) from None
-                    q_pages += 1
-                    if not triples:
-                        break
-                    if previous_short:
-                        stats["short_pages_then_more"] += 1
-                    previous_short = len(triples) < self.page_size
-                    pyoxigraph.serialize(triples, out, format=pyoxigraph.RdfFormat.N_TRIPLES)
-                    q_triples += len(triples)
-                stats["pages"] += q_pages
-                stats["triples"] += q_triples
-                stats["per_query"].append({"pages": q_pages, "triples": q_triples})
+        retries = {"retries": 0}
+        with httpx.Client(timeout=self.timeout_s) as client:
+            stats = crawl_queries(
+                queries,
+                out_nt,
+                lambda q: self._fetch_page(client, q, headers, token, retries),
+                page_size=self.page_size,
+                max_pages=self.max_pages,
+                redact=lambda text: _redact(text, token),
+            )
+        stats["retries"] = retries["retries"]
         return stats
+
+
+PageFetcher = Callable[[str], bytes]
+"""Answers one paged CONSTRUCT query (the full query text) with its triples as N-Triples bytes."""
+
+
+def check_queries(queries: list[str]) -> None:
+    """Raise ``ValueError`` for a query that already ends in LIMIT/OFFSET (the crawler appends them)."""
+    for q in queries:
+        if _TRAILING_LIMIT.search(q.strip()):
+            raise ValueError(
+                "queries must not end with their own LIMIT/OFFSET; the crawler appends them"
+            )
+
+
+def crawl_queries(
+    queries: list[str],
+    out_nt: Path,
+    fetch: PageFetcher,
+    *,
+    page_size: int,
+    max_pages: int = 100_000,
+    redact: Callable[[str], str] = str,
+) -> dict:
+    """Run every CONSTRUCT query in ``queries`` to completion through ``fetch`` into ``out_nt``.
+
+    Pages are requested as described in the module docstring (stopping rule included) and parsed as
+    N-Triples; the accepted triples are written canonically, in page order, each once: the file is
+    an RDF graph, so a triple that an earlier page or query already returned (a time instant shared
+    by two hazards, say) is not written again but counted in ``duplicates``. ``out_nt`` is replaced
+    atomically only when every page of every query succeeded. Returns stats: ``queries``,
+    ``pages`` (requests that returned a page, including final empty ones), ``triples`` (lines
+    written), ``duplicates``, ``retries`` (0 here; the HTTP crawler fills it in),
+    ``short_pages_then_more`` (see module docstring) and ``per_query`` (a list of
+    ``{"pages", "triples"}``, the triples a query returned, repeats included). Raises :class:`SparqlError` for a page that is not valid
+    N-Triples or a query with more than ``max_pages`` pages, ``ValueError`` for a query that
+    already ends in LIMIT/OFFSET. ``redact`` cleans response text quoted in error messages.
+    """
+    if page_size < 1:
+        raise ValueError("page_size must be >= 1")
+    check_queries(queries)
+    stats: dict = {
+        "queries": len(queries),
+        "pages": 0,
+        "triples": 0,
+        "duplicates": 0,
+        "retries": 0,
+        "short_pages_then_more": 0,
+        "per_query": [],
+    }
+    seen: set[pyoxigraph.Triple] = set()
+    with atomic_path(out_nt) as tmp, open(tmp, "wb") as out:
+        for qi, query in enumerate(queries):
+            q_pages = q_triples = 0
+            previous_short = False
+            while True:
+                if q_pages >= max_pages:
+                    raise SparqlError(
+                        f"query {qi}: more than {max_pages} pages; is the endpoint ignoring OFFSET?"
+                    )
+                body = fetch(f"{query.rstrip()}\nLIMIT {page_size} OFFSET {q_pages * page_size}")
+                try:
+                    triples = list(pyoxigraph.parse(body, format=pyoxigraph.RdfFormat.N_TRIPLES))
+                except (SyntaxError, ValueError) as e:
+                    raise SparqlError(
+                        f"query {qi} page {q_pages}: response is not valid N-Triples ({e}); first bytes: "
+                        f"{redact(body[:200].decode('utf-8', 'replace'))}"
+                    ) from None
+                q_pages += 1
+                if not triples:
+                    break
+                if previous_short:
+                    stats["short_pages_then_more"] += 1
+                previous_short = len(triples) < page_size
+                new = [t for t in dict.fromkeys(triples) if t not in seen]
+                seen.update(new)
+                pyoxigraph.serialize(new, out, format=pyoxigraph.RdfFormat.N_TRIPLES)
+                q_triples += len(triples)
+                stats["triples"] += len(new)
+                stats["duplicates"] += len(triples) - len(new)
+            stats["pages"] += q_pages
+            stats["per_query"].append({"pages": q_pages, "triples": q_triples})
+    return stats
 
 
 def _redact(text: str, token: str | None) -> str:
@@ -240,92 +289,202 @@ def _retry_after_s(value: str | None) -> float | None:
     return max(seconds, 0.0)
 
 
-_SPARQL_PREFIXES = "".join(f"PREFIX {p}: <{iri}>\n" for p, iri in vocab.KWG_PREFIXES.items())
+USGS_ONT = "http://gnis-ld.org/lod/usgs/ontology/"
+"""The ``usgs:`` namespace of the GNIS-LD feature classes (``usgs:School``, ``usgs:Park``, ...)."""
+
+KWG_QUERY_PREFIXES = {**vocab.KWG_PREFIXES, "usgs": USGS_ONT}
+_SPARQL_PREFIXES = "".join(f"PREFIX {p}: <{iri}>\n" for p, iri in KWG_QUERY_PREFIXES.items())
+
+HAZARD_CLASSES = (
+    "kwg-ont:MTBSFire",
+    "kwg-ont:NIFCFire",
+    "kwg-ont:Wildfire",
+    "kwg-ont:PrescribedFire",
+    "kwg-ont:Earthquake",
+)
+"""Hazard classes selected by name as well as through ``rdfs:subClassOf* kwg-ont:Hazard``: a store
+without the KWG ontology (no hierarchy triples) still yields them."""
+
+_GEOMETRY_LINKS = "geo:hasGeometry|geo:hasDefaultGeometry"
+_GEOMETRY_PREDICATES = ("rdf:type", "geo:asWKT")
+_TIME_PREDICATES = (
+    "rdf:type",
+    "time:inXSDDate",
+    "time:inXSDDateTime",
+    "time:hasBeginning",
+    "time:hasEnd",
+)
+
+
+_FEATURE_LINKS = "kwg-ont:sfWithin|kwg-ont:sfOverlaps|kwg-ont:sfCrosses"
+"""How a feature meets a region or an S2 cell: a point or area lies within it or overlaps it, a road
+segment crosses it."""
+
+
+def _linked_to(region: str) -> str:
+    """Graph pattern: feature ``?f`` lies in ``region`` directly or through one of its S2 cells, a
+    cell the region contains or one on its border (which it overlaps: a coastal point's cell is
+    such a cell; conversion's coverage rules decide what lies outside the region)."""
+    return f"""{{ ?f {_FEATURE_LINKS} {region} }}
+      UNION
+      {{ {region} kwg-ont:sfContains|kwg-ont:sfOverlaps ?cell . ?f {_FEATURE_LINKS} ?cell }}"""
+
+
+def _hazards_in(region: str) -> str:
+    """Graph pattern binding ``?f`` to every hazard in ``region`` (class hierarchy or class name)."""
+    classes = " ".join(HAZARD_CLASSES)
+    return f"""{_linked_to(region)}
+      {{ ?f a ?cls . ?cls rdfs:subClassOf* kwg-ont:Hazard }}
+      UNION
+      {{ VALUES ?cls {{ {classes} }} ?f a ?cls }}"""
+
+
+def _features_in(region: str, classes: tuple[str, ...]) -> str:
+    """Graph pattern binding ``?f`` to every instance of ``classes`` in ``region``."""
+    return f"""{_linked_to(region)}
+      VALUES ?cls {{ {" ".join(classes)} }}
+      ?f a ?cls ."""
+
+
+def _resource_triples(selection: str, arms: list[tuple[str, tuple[str, ...]]]) -> str:
+    """CONSTRUCT the triples ``?s ?p ?o`` of the resources reached from the features ``selection``
+    binds to ``?f``, one triple per solution.
+
+    Each arm is (path from ``?f`` to ``?s``, predicates kept for that ``?s``); the path ``""`` is
+    the feature itself. The triples are emitted exactly as the graph holds them (no renaming).
+    Every arm repeats the selection as a sub-select, so that the engine looks the arm's triples up
+    from bound features (bottom-up evaluation would otherwise scan every feature of the graph),
+    and filters predicates with ``FILTER(?p IN (...))`` after a subject lookup. DISTINCT plus the
+    ORDER BY over ``?s ?p ?o`` (with the object's lexical form, language and datatype to break ties
+    between literals that compare equal) give the total order paging needs.
+    """
+    features = f"""{{
+          SELECT DISTINCT ?f
+          WHERE {{
+      {selection}
+          }}
+        }}"""
+    parts = []
+    for path, predicates in arms:
+        keep = f"FILTER(?p IN ({', '.join(predicates)}))"
+        if path:
+            parts.append(
+                f"{{\n        {features}\n        ?f {path} ?s .\n        ?s ?p ?o .\n        {keep}\n      }}"
+            )
+        else:
+            parts.append(
+                f"{{\n        {features}\n        ?f ?p ?o .\n        {keep}\n        BIND(?f AS ?s)\n      }}"
+            )
+    union = "\n      UNION\n      ".join(parts)
+    return f"""{_SPARQL_PREFIXES}CONSTRUCT {{ ?s ?p ?o }}
+WHERE {{
+  {{
+    SELECT DISTINCT ?s ?p ?o
+    WHERE {{
+      {union}
+    }}
+  }}
+}}
+ORDER BY ?s ?p ?o STR(?o) LANG(?o) DATATYPE(?o)"""
 
 
 def kwg_queries(region_iri: str) -> list[str]:
-    """CONSTRUCT queries fetching, for one KnowWhereGraph region, the shapes of the crawl file.
+    """CONSTRUCT queries fetching, for one KnowWhereGraph region, the real KWG shapes it holds.
 
-    ``region_iri`` is a KWG administrative region (e.g. ``kwgr:administrativeRegion.USA.06083``).
-    The queries return, in this order:
+    ``region_iri`` is a KWG administrative region (e.g. ``kwgr:administrativeRegion.USA.06083``,
+    written as a full IRI). "In the region" means ``kwg-ont:sfWithin``/``sfOverlaps`` the region,
+    or ``sfWithin``/``sfOverlaps`` an S2 cell that the region ``kwg-ont:sfContains``. Every query
+    emits triples as the graph holds them, a whitelist of predicates per resource, one triple per
+    solution (see docs/kg_fidelity_kwg_crawl.md). In this order:
 
-    1. the region, its parent region and the region's geometry;
-    2. hazards (``kwg-ont:MTBSFire``, ``kwg-ont:Earthquake``) ``kwg-ont:sfWithin`` the region, with
-       label, geometry (WKT) and temporal scope (``time:inXSDDate`` / ``time:inXSDDateTime``);
-    3. the SOSA observations (magnitude, depth, bed count, ...) of features within the region;
-    4. hospitals within the region. Besides the crawl-file predicates (``rdfs:label``,
-       ``kwg-ont:hasHelipad``, ``geo:hasGeometry``), this also accepts the predicates that the
-       public KWG examples query on the live graph (``kwg-ont:hospitalName``,
-       ``kwg-ont:helipadAvailability``, ``geo:hasDefaultGeometry``, ``kwg-ont:noHospitalBeds``,
-       membership via an S2 cell the region ``kwg-ont:sfContains``) and maps them to the crawl shape.
+    1. the region and its parent (``administrativePartOf``): types, label, ``hasFIPS``,
+       ``administrativePartOf``, geometry links, and their geometries (type, ``geo:asWKT``);
+    2. hazards (``rdfs:subClassOf* kwg-ont:Hazard`` or one of :data:`HAZARD_CLASSES`): types,
+       label, geometry links, ``kwg-ont:hasTemporalScope``; their geometries; their temporal
+       entities and, for a ``time:Interval``, its beginning/end instants;
+    3. hospitals (``kwg-ont:Hospital``): ``hospitalName``, ``helipadAvailability``,
+       ``noHospitalBeds``, label, geometry;
+    4. GNIS features (``usgs:School``, ``usgs:Park``, ``usgs:Airport``): label, geometry;
+    5. road segments (``kwg-ont:RoadSegment``): ``hasRoadSign``, label, geometry;
+    6. the SOSA observations of the features of queries 2-5: the feature's
+       ``sosa:isFeatureOfInterestOf``, the collections and their member observations
+       (``hasMember``, ``observedProperty``, ``hasSimpleResult``, ``phenomenonTime``,
+       ``hasFeatureOfInterest``), the observed properties (type, label) and the phenomenon times.
 
-    Each ends with an ORDER BY over all its variables, as :class:`SparqlCrawler` requires.
+    Spatial links (to the region or to S2 cells) and the cells themselves are not emitted:
+    conversion recomputes containment from the geometries. Each query ends with an ORDER BY over
+    all its variables, as :func:`crawl_queries` requires.
     """
     r = f"<{region_iri}>"
-    region = f"""{_SPARQL_PREFIXES}CONSTRUCT {{
-  ?region a ?cls ; rdfs:label ?label ; kwg-ont:administrativePartOf ?parent ; geo:hasGeometry ?g .
-  ?g a geo:Geometry ; geo:asWKT ?wkt .
-  ?parent a ?pcls ; rdfs:label ?plabel .
-}} WHERE {{
-  VALUES ?region {{ {r} }}
-  ?region a ?cls .
-  OPTIONAL {{ ?region rdfs:label ?label }}
-  OPTIONAL {{ ?region geo:hasGeometry ?g . ?g geo:asWKT ?wkt }}
-  OPTIONAL {{
-    ?region kwg-ont:administrativePartOf ?parent .
-    OPTIONAL {{ ?parent a ?pcls }}
-    OPTIONAL {{ ?parent rdfs:label ?plabel }}
-  }}
-}}
-ORDER BY ?region ?cls ?label ?g ?wkt ?parent ?pcls ?plabel"""
-    hazards = f"""{_SPARQL_PREFIXES}CONSTRUCT {{
-  ?h a ?cls ; rdfs:label ?label ; geo:hasGeometry ?g ; kwg-ont:hasTemporalScope ?t ; kwg-ont:sfWithin {r} .
-  ?g a geo:Geometry ; geo:asWKT ?wkt .
-  ?t a time:Instant ; time:inXSDDate ?d ; time:inXSDDateTime ?dt .
-}} WHERE {{
-  VALUES ?cls {{ kwg-ont:MTBSFire kwg-ont:Earthquake }}
-  ?h a ?cls ; kwg-ont:sfWithin {r} ; geo:hasGeometry ?g .
-  ?g geo:asWKT ?wkt .
-  OPTIONAL {{ ?h rdfs:label ?label }}
-  OPTIONAL {{
-    ?h kwg-ont:hasTemporalScope ?t .
-    OPTIONAL {{ ?t time:inXSDDate ?d }}
-    OPTIONAL {{ ?t time:inXSDDateTime ?dt }}
-  }}
-}}
-ORDER BY ?cls ?h ?g ?wkt ?label ?t ?d ?dt"""
-    observations = f"""{_SPARQL_PREFIXES}CONSTRUCT {{
-  ?f sosa:isFeatureOfInterestOf ?c .
-  ?c a sosa:ObservationCollection ; sosa:hasMember ?o .
-  ?o a sosa:Observation ; sosa:observedProperty ?p ; sosa:hasSimpleResult ?v .
-}} WHERE {{
-  ?f kwg-ont:sfWithin {r} ; sosa:isFeatureOfInterestOf ?c .
-  ?c sosa:hasMember ?o .
-  ?o sosa:observedProperty ?p ; sosa:hasSimpleResult ?v .
-}}
-ORDER BY ?f ?c ?o ?p ?v"""
-    hospitals = f"""{_SPARQL_PREFIXES}CONSTRUCT {{
-  ?h a kwg-ont:Hospital ; rdfs:label ?name ; kwg-ont:hasHelipad ?heli ; geo:hasGeometry ?g ;
-     kwg-ont:sfWithin {r} ; sosa:isFeatureOfInterestOf ?coll .
-  ?g a geo:Geometry ; geo:asWKT ?wkt .
-  ?coll a sosa:ObservationCollection ; sosa:hasMember ?obs .
-  ?obs a sosa:Observation ; sosa:observedProperty kwg-ont:bedCount ; sosa:hasSimpleResult ?beds .
-}} WHERE {{
-  ?h a kwg-ont:Hospital .
-  {{ ?h kwg-ont:sfWithin {r} }} UNION {{ {r} kwg-ont:sfContains ?cell . ?h kwg-ont:sfWithin ?cell }}
-  {{ ?h geo:hasGeometry ?g }} UNION {{ ?h geo:hasDefaultGeometry ?g }}
-  ?g geo:asWKT ?wkt .
-  OPTIONAL {{ {{ ?h rdfs:label ?name }} UNION {{ ?h kwg-ont:hospitalName ?name }} }}
-  OPTIONAL {{ {{ ?h kwg-ont:hasHelipad ?heli }} UNION {{ ?h kwg-ont:helipadAvailability ?heli }} }}
-  OPTIONAL {{
-    ?h kwg-ont:noHospitalBeds ?rawBeds .
-    BIND(STRDT(STR(?rawBeds), xsd:decimal) AS ?beds)
-    BIND(IRI(CONCAT(STR(kwgr:), "observationCollection.hospital.", STRAFTER(STR(?h), "/hospital."))) AS ?coll)
-    BIND(IRI(CONCAT(STR(kwgr:), "observation.hospital.", STRAFTER(STR(?h), "/hospital."), ".bedCount")) AS ?obs)
-  }}
-}}
-ORDER BY ?h ?cell ?g ?wkt ?name ?heli ?rawBeds"""
-    return [region, hazards, observations, hospitals]
+    geometry = (_GEOMETRY_LINKS, _GEOMETRY_PREDICATES)
+    hazards = _hazards_in(r)
+    places = [  # (classes, predicates besides the feature links): hospitals, GNIS, roads
+        (
+            ("kwg-ont:Hospital",),
+            ("kwg-ont:hospitalName", "kwg-ont:helipadAvailability", "kwg-ont:noHospitalBeds"),
+        ),
+        (("usgs:School", "usgs:Park", "usgs:Airport"), ()),
+        (("kwg-ont:RoadSegment",), ("kwg-ont:hasRoadSign",)),
+    ]
+    feature_links = ("rdf:type", "rdfs:label", "geo:hasGeometry", "geo:hasDefaultGeometry")
+    region = _resource_triples(
+        f"{{ VALUES ?f {{ {r} }} }} UNION {{ {r} kwg-ont:administrativePartOf ?f }}",
+        [("", (*feature_links, "kwg-ont:hasFIPS", "kwg-ont:administrativePartOf")), geometry],
+    )
+    hazard = _resource_triples(
+        hazards,
+        [
+            ("", (*feature_links, "kwg-ont:hasTemporalScope")),
+            geometry,
+            ("kwg-ont:hasTemporalScope/(time:hasBeginning|time:hasEnd)?", _TIME_PREDICATES),
+        ],
+    )
+    place_queries = [
+        _resource_triples(_features_in(r, classes), [("", (*feature_links, *extra)), geometry])
+        for classes, extra in places
+    ]
+    all_places = tuple(c for classes, _ in places for c in classes)
+    collection = "sosa:isFeatureOfInterestOf/sosa:hasMember?"
+    observations = _resource_triples(
+        f"""{{
+      {hazards}
+      }}
+      UNION
+      {{
+      {_features_in(r, all_places)}
+      }}""",
+        [
+            ("", ("sosa:isFeatureOfInterestOf",)),
+            (
+                collection,
+                (
+                    "rdf:type",
+                    "sosa:hasMember",
+                    "sosa:observedProperty",
+                    "sosa:hasSimpleResult",
+                    "sosa:phenomenonTime",
+                    "sosa:hasFeatureOfInterest",
+                ),
+            ),
+            (f"{collection}/sosa:observedProperty", ("rdf:type", "rdfs:label")),
+            (
+                f"{collection}/sosa:phenomenonTime/(time:hasBeginning|time:hasEnd)?",
+                _TIME_PREDICATES,
+            ),
+        ],
+    )
+    return [region, hazard, *place_queries, observations]
+
+
+def as_select(query: str) -> str:
+    """The SELECT form of a :func:`kwg_queries` CONSTRUCT: ``SELECT ?s ?p ?o`` over the same WHERE
+    clause and ORDER BY, for endpoints or web UIs that export SELECT results (SPARQL JSON, XML,
+    TSV) rather than RDF; :func:`mgqa_platform.kg.kwg_store.select_results_to_ntriples` turns the
+    saved results into the crawl file."""
+    head, sep, where = query.partition("CONSTRUCT { ?s ?p ?o }\nWHERE")
+    if not sep:
+        raise ValueError("not a kwg_queries() query: no 'CONSTRUCT { ?s ?p ?o } WHERE'")
+    return f"{head}SELECT ?s ?p ?o\nWHERE{where}"
 
 
 DEFAULT_KWG_REGION = vocab.KWGR + "administrativeRegion.USA.06083"
@@ -338,7 +497,13 @@ DEFAULT_KWG_QUERIES: list[str] = kwg_queries(DEFAULT_KWG_REGION)
 __all__ = [
     "DEFAULT_KWG_QUERIES",
     "DEFAULT_KWG_REGION",
+    "HAZARD_CLASSES",
+    "KWG_QUERY_PREFIXES",
+    "PageFetcher",
     "SparqlCrawler",
     "SparqlError",
+    "as_select",
+    "check_queries",
+    "crawl_queries",
     "kwg_queries",
 ]
