@@ -28,7 +28,7 @@ K, R, G = vocab.KWG_ONT, vocab.KWGR, vocab.GEO
 S_IS_FOI = vocab.SOSA + "isFeatureOfInterestOf"
 
 #: every kwg-ont: term the fixture may use: each one is in the real KnowWhereGraph
-#: (docs/kg_fidelity_kwg.md gives the source of each)
+#: (docs/kg_fidelity.md (KnowWhereGraph) gives the source of each)
 REAL_KWG_TERMS = {
     "AdministrativeRegion_1",
     "AdministrativeRegion_2",

@@ -1,7 +1,7 @@
 """Bundled KnowWhereGraph query results -> a KnowWhereGraph-shaped fixture graph (Turtle).
 
 The fixture holds what the live KnowWhereGraph holds for the bundled Santa Barbara County query
-results, in KnowWhereGraph's own vocabulary (docs/kg_fidelity_kwg.md), so that the crawl queries
+results, in KnowWhereGraph's own vocabulary (docs/kg_fidelity.md (KnowWhereGraph)), so that the crawl queries
 meant for the live endpoint can be run against it. Inputs (``data/sample/kwg/SOURCE.txt``):
 ``fires.csv``, ``hospitals.csv``, ``schools.csv``, ``parks.csv``, ``airports.csv``, ``roads.csv``
 (KnowWhereGraph query results with KnowWhereGraph / GNIS-LD IRIs and WKT geometries) and

@@ -1,6 +1,6 @@
 """OSM PBF -> OSMH3KG triples in the published form (``subject, predicate, object, date``; all strings).
 
-The published OSMH3KG (MartinBoeckling/stkg_construction; docs/kg_fidelity_osmh3kg.md) is built from
+The published OSMH3KG (MartinBoeckling/stkg_construction; docs/kg_fidelity.md (OSMH3KG)) is built from
 the features GDAL's OSM driver emits and one H3 grid level. Per feature, here a way::
 
     way/42            rdf:type          residential        (a (key, value) pair of the main-tag table)

@@ -105,7 +105,7 @@ properties, observation collections)."""
 @functools.cache
 def worldkg_classes() -> list[dict[str, str]]:
     """Our mapping table ``worldkg_class_categories.csv``: WorldKG class -> the OSM (key, value) it
-    stands for and our category (scripts/worldkg_class_categories.py, docs/kg_fidelity_worldkg.md)."""
+    stands for and our category (scripts/worldkg_class_categories.py, docs/kg_fidelity.md (WorldKG))."""
     with open(PACKAGE_DATA / "worldkg_class_categories.csv", newline="", encoding="utf-8") as f:
         return list(csv.DictReader(f))
 

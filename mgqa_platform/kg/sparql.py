@@ -395,7 +395,7 @@ def kwg_queries(region_iri: str) -> list[str]:
     written as a full IRI). "In the region" means ``kwg-ont:sfWithin``/``sfOverlaps`` the region,
     or ``sfWithin``/``sfOverlaps`` an S2 cell that the region ``kwg-ont:sfContains``. Every query
     emits triples as the graph holds them, a whitelist of predicates per resource, one triple per
-    solution (see docs/kg_fidelity_kwg_crawl.md). In this order:
+    solution (see docs/kg_fidelity.md (KnowWhereGraph: the crawl queries)). In this order:
 
     1. the region and its parent (``administrativePartOf``): types, label, ``hasFIPS``,
        ``administrativePartOf``, geometry links, and their geometries (type, ``geo:asWKT``);

@@ -29,7 +29,7 @@ WKG_PREFIXES = {
     "wkgs": WKGS,
 }
 
-# KnowWhereGraph (docs/kg_fidelity_kwg.md)
+# KnowWhereGraph (docs/kg_fidelity.md (KnowWhereGraph))
 KWGR = "http://stko-kwg.geog.ucsb.edu/lod/resource/"
 KWG_ONT = "http://stko-kwg.geog.ucsb.edu/lod/ontology/"
 USGS_ONT = "http://gnis-ld.org/lod/usgs/ontology/"

@@ -1,4 +1,4 @@
-"""OSM PBF -> WorldKG Turtle, as WorldKG's own creation code writes it (docs/kg_fidelity_worldkg.md).
+"""OSM PBF -> WorldKG Turtle, as WorldKG's own creation code writes it (docs/kg_fidelity.md (WorldKG)).
 
 Every OSM node with at least two tags becomes one entity, whether or not it gets a class::
 

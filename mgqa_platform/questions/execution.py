@@ -46,7 +46,7 @@ PREDICATE_CLASSES = {
         "'http://www.worldkg.org/schema/population', 'http://www.worldkg.org/schema/ele', "
         "'http://www.worldkg.org/schema/adminLevel', 'http://www.worldkg.org/schema/capital')"
     ),
-    # KnowWhereGraph's links to its S2 grid cells are not cited (docs/kg_fidelity_kwg.md)
+    # KnowWhereGraph's links to its S2 grid cells are not cited (docs/kg_fidelity.md (KnowWhereGraph))
     "topology": (
         "(p LIKE '%sfWithin' OR p LIKE '%sfContains' OR p LIKE '%sfOverlaps' OR p LIKE '%sfTouches' "
         f"OR p LIKE '%administrativePartOf') AND o NOT LIKE '{vocab.KWG_S2_CELL}%'"

@@ -29,7 +29,7 @@ from mgqa_platform.questions.executors.path import (
 from mgqa_platform.questions.executors.topology import bbox_sql, boxes_meet_sql, pair_candidates_sql
 
 MAX_DEPTH = 8  #: longest chain of part-of edges followed
-#: part-of edges; a KnowWhereGraph S2 cell is a grid cell, not a region (docs/kg_fidelity_kwg.md)
+#: part-of edges; a KnowWhereGraph S2 cell is a grid cell, not a region (docs/kg_fidelity.md (KnowWhereGraph))
 PART_OF = (
     "((x.p LIKE '%/administrativePartOf' OR x.p LIKE '%/sfWithin') "
     f"AND x.o NOT LIKE '{vocab.KWG_S2_CELL}%')"
