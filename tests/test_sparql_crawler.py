@@ -219,3 +219,54 @@ def test_kwg_region_setting_chooses_the_crawled_region(endpoint, tmp_path):
     assert "VENTURA COUNTY MEDICAL CENTER" in text and "OUTSIDE" in text
     assert "Santa Barbara County" not in text and "GOLETA" not in text
     assert report.counts["queries"] == 6
+
+
+def test_a_crawl_file_made_elsewhere_is_registered_as_it_is(endpoint, tmp_path):
+    """`MGQA_KWG_MODE=file`: a crawl file (here the live crawl's own output) is registered without a
+    copy, declares no coverage, and converts to the same entities as the crawl itself; a missing file
+    is a clear error naming the variable."""
+    import dagster as dg
+
+    from mgqa_dagster import definitions
+    from mgqa_dagster.assets.kg_build import _build_kwg
+    from mgqa_dagster.resources.paths import PathsResource
+    from mgqa_dagster.resources.sources import InputsResource, KwgSourceResource
+    from mgqa_platform import warehouse
+
+    live = KwgSourceResource(mode="sparql", endpoint=endpoint.url, page_size=500)
+    crawl, _ = _build_kwg(InputsResource(), live, PathsResource(home=str(tmp_path / "live")))
+    selection = dg.AssetSelection.assets("kg_native") | dg.AssetSelection.groups("kg_conversion")
+    entities = []
+    for name, kwg in (
+        ("live", live),
+        ("file", KwgSourceResource(mode="file", crawl_file=str(crawl))),
+    ):
+        home = tmp_path / name
+        resources = definitions.build_resources(
+            paths=PathsResource(home=str(home), warehouse=str(home / "wh.duckdb")), kwg=kwg
+        )
+        result = dg.materialize(
+            definitions.ALL_ASSETS, selection=selection, partition_key="kwg", resources=resources
+        )
+        assert result.success
+        with warehouse.session(home / "wh.duckdb", read_only=True) as con:
+            entities.append(
+                con.execute(
+                    "SELECT entity_id, category, name, ST_AsText(geometry) FROM entities ORDER BY 1"
+                ).fetchall()
+            )
+            if name == "file":
+                assert con.execute("SELECT path FROM kg_files WHERE kg = 'kwg'").fetchall() == [
+                    (str(crawl),)
+                ]
+                # no declared coverage: conversion fell back to the hull of the entities
+                assert con.execute("SELECT method FROM coverage WHERE kg = 'kwg'").fetchall() == [
+                    ("entity_hull",)
+                ]
+    assert entities[0] == entities[1] and len(entities[0]) > 5
+    with pytest.raises(FileNotFoundError, match="MGQA_KWG_CRAWL_FILE"):
+        _build_kwg(
+            InputsResource(),
+            KwgSourceResource(mode="file", crawl_file=str(tmp_path / "missing.nt")),
+            PathsResource(home=str(tmp_path)),
+        )

@@ -61,9 +61,9 @@ def _osmh3kg_table(inputs: InputsResource) -> tuple[Path, BuildReport]:
 
 
 def _kwg_coverage(inputs: InputsResource, kwg: KwgSourceResource) -> list[snapshots.CoveragePart]:
-    """The bundled crawl covers its crawl region, Santa Barbara County; a live crawl declares none
-    (conversion falls back to the hull of its entities)."""
-    if kwg.mode == "sparql":
+    """The bundled crawl covers its crawl region, Santa Barbara County; a live crawl or a registered
+    crawl file declares none (conversion falls back to the hull of its entities)."""
+    if kwg.mode != "bundled":
         return []
     county = read_county_polygon(Path(inputs.kwg_dir) / "SB_County.shp")
     return [snapshots.CoveragePart("SB_County.shp", "crawl_region", "all features", county)]
@@ -86,7 +86,22 @@ def _build_kwg(
             if isinstance(v, int):
                 report.add(k, v)
         return out, report
+    if kwg.mode == "file":
+        return _kwg_crawl_file(kwg)
     return _build_bundled_kwg(inputs, paths.kg_dir("kwg"))
+
+
+def _kwg_crawl_file(kwg: KwgSourceResource) -> tuple[Path, BuildReport]:
+    """A KnowWhereGraph crawl made elsewhere (``MGQA_KWG_CRAWL_FILE``), registered as it is (no copy)."""
+    path = Path(kwg.crawl_file)
+    if not path.is_file() or path.suffix.lower() not in (".nt", ".ttl"):
+        raise FileNotFoundError(
+            f"MGQA_KWG_CRAWL_FILE={kwg.crawl_file!r}: no such .nt or .ttl file (MGQA_KWG_MODE=file "
+            "registers a KnowWhereGraph crawl file)"
+        )
+    report = BuildReport()
+    report.add("crawl_files")
+    return path, report
 
 
 def _build_bundled_kwg(inputs: InputsResource, kg_dir: Path) -> tuple[Path, BuildReport]:

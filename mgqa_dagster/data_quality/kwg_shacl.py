@@ -4,9 +4,9 @@ The crawl file is validated with pyshacl against our GeoSPARQL and SOSA shapes
 (:mod:`mgqa_platform.kg.shacl`). Severity ERROR when a shape that real KnowWhereGraph data satisfies
 fails; WARN when only the shapes real KWG data fails too (feature of interest and time on each
 observation, which KWG attaches to the observation collection) report results. The metadata names
-each failing shape with its count and its reason. Not blocking: conversion does not rely on these
-constraints, and its own entity checks guard what goes downstream (docs/data_quality.md). Other
-partitions are not RDF crawls: the check passes there with ``applies: false``.
+each failing shape with its count and its reason. Blocking: an ERROR (a crawl that breaks a shape
+real KWG data keeps) stops conversion; a WARN does not (docs/data_quality.md). Other partitions are
+not RDF crawls: the check passes there with ``applies: false``.
 """
 
 from __future__ import annotations
@@ -26,8 +26,8 @@ DESCRIPTION = (
 
 
 def check_spec(asset_key: dg.AssetKey) -> dg.AssetCheckSpec:
-    """The non-blocking check spec declared on ``asset_key``."""
-    return dg.AssetCheckSpec(CHECK_NAME, asset=asset_key, blocking=False, description=DESCRIPTION)
+    """The blocking check spec declared on ``asset_key`` (only an ERROR result blocks)."""
+    return dg.AssetCheckSpec(CHECK_NAME, asset=asset_key, blocking=True, description=DESCRIPTION)
 
 
 def check_result(asset_key: dg.AssetKey, kg: str, path: Path) -> dg.AssetCheckResult:

@@ -47,9 +47,12 @@ class KwgSourceResource(EnvConfigurableResource):
     ``token_env`` names the environment variable holding it (``MGQA_KWG_TOKEN_ENV``); the token is read at
     request time and never stored or logged. Empty = no authentication. ``region`` is the KWG
     administrative region a ``sparql`` crawl fetches (``MGQA_KWG_REGION``, full IRI; default Santa
-    Barbara County, the region of the bundled sample)."""
+    Barbara County, the region of the bundled sample). ``file`` registers a crawl made elsewhere as it
+    is: ``crawl_file`` (``MGQA_KWG_CRAWL_FILE``), an N-Triples or Turtle file such as a crawl of the
+    live endpoint or ``kwg_store.select_results_to_ntriples`` of saved query results."""
 
-    mode: Annotated[Literal["bundled", "sparql"], dg.EnvVar("MGQA_KWG_MODE")] = "bundled"
+    mode: Annotated[Literal["bundled", "sparql", "file"], dg.EnvVar("MGQA_KWG_MODE")] = "bundled"
+    crawl_file: Annotated[str, dg.EnvVar("MGQA_KWG_CRAWL_FILE")] = ""
     endpoint: Annotated[str, dg.EnvVar("MGQA_KWG_ENDPOINT")] = ""
     token_env: Annotated[str, dg.EnvVar("MGQA_KWG_TOKEN_ENV")] = ""
     region: Annotated[str, dg.EnvVar("MGQA_KWG_REGION")] = DEFAULT_KWG_REGION

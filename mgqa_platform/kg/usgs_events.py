@@ -17,8 +17,12 @@ Shapes written (input row order; the two observable properties declared once, fi
     <urn:mgqa:usgs:ID:observations> a sosa:ObservationCollection ;
         sosa:hasFeatureOfInterest <eventpage/ID> ; sosa:phenomenonTime <urn:mgqa:usgs:ID:time> ;
         sosa:hasMember <urn:mgqa:usgs:ID:magnitude>, <urn:mgqa:usgs:ID:depth> .
-    <urn:mgqa:usgs:ID:magnitude> a sosa:Observation ; sosa:observedProperty mgqa:magnitude ;
+    <urn:mgqa:usgs:ID:magnitude> a sosa:Observation ; sosa:hasFeatureOfInterest <eventpage/ID> ;
+        sosa:phenomenonTime <urn:mgqa:usgs:ID:time> ; sosa:observedProperty mgqa:magnitude ;
         sosa:hasSimpleResult "<mag>"^^xsd:decimal .          # and the same for depth (km)
+
+Each observation also names its feature of interest and its time, which KnowWhereGraph puts on the
+collection only: this graph is ours, so it satisfies every SOSA shape of the ``kwg_shacl`` check.
 
 Coordinates are longitude/latitude degrees (CRS84, the WKT default), longitude first; depth is in
 km below sea level, positive down, as ComCat gives it. Rows that cannot be represented are
@@ -148,6 +152,8 @@ def event_turtle(row: dict[str, str]) -> tuple[str, int]:
             iri_ref(node + suffix),
             [
                 ("a", "sosa:Observation"),
+                ("sosa:hasFeatureOfInterest", event),
+                ("sosa:phenomenonTime", iri_ref(node + "time")),
                 ("sosa:observedProperty", f"mgqa:{prop}"),
                 ("sosa:hasSimpleResult", f"{turtle_literal(value)}^^xsd:decimal"),
             ],
