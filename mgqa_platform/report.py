@@ -203,9 +203,10 @@ def detector_rates(
 
 
 def _worst(found: list[detectors.Rate], n: int = 3) -> str:
-    """The ``n`` detectors with the highest rates, e.g. ``category_frame 26.1%, latin_km 14.7%``."""
-    worst = sorted(found, key=lambda r: -r.rate)[:n]
-    return ", ".join(f"{r.detector.name} {r.rate:.1%}" for r in worst)
+    """The ``n`` detectors with the highest non-zero rates (``category_frame 26.1%, latin_km 14.7%``), or
+    ``none`` when no detector flags anything."""
+    worst = sorted((r for r in found if r.flagged), key=lambda r: -r.rate)[:n]
+    return ", ".join(f"{r.detector.name} {r.rate:.1%}" for r in worst) or "none"
 
 
 def _languages_section(con: duckdb.DuckDBPyConnection, release_dir: Path) -> list[str]:

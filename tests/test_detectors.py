@@ -200,6 +200,24 @@ CASES = [
         "Vào tháng 12 năm 2015, {trận động đất} xảy ra cách {Huế} bao xa?",
     ),
 ]
+# English left in a non-Latin-script language (never inside a name; "km" has its own detector).
+LATIN = [
+    (
+        "ell",
+        "Πόσα convenience stores υπάρχουν στη {Λάρισα};",
+        "Πόσα μίνι μάρκετ υπάρχουν στη {Larisa};",
+    ),
+    ("rus", "Сколько convenience stores в {Тверь}?", "Сколько магазинов у дома в {Tver}?"),
+    ("bul", "Колко hostels има в {София}?", "Колко хостела има в {Sofia Center}?"),
+    ("kat", "რამდენი hostel არის {თბილისი}-ში?", "რამდენი ჰოსტელია {Tbilisi}-ში?"),
+    (
+        "jpn",
+        "{東京}のconvenience storesはいくつありますか？",
+        "{Tokyo}のコンビニはいくつありますか？",
+    ),
+    ("zho", "{北京}有多少家convenience stores？", "{Beijing}有多少家便利店？"),
+    ("urd", "{لاہور} میں کتنے hostels ہیں؟", "{Lahore} میں کتنے ہاسٹل ہیں؟"),
+]
 # The detector every language has, on one question per language.
 DOUBLED = [
     ("ron", "Câte școli sunt în  {Cluj}?", "Câte școli sunt în {Cluj}?"),
@@ -232,6 +250,13 @@ def test_doubled_space_or_punctuation(lang, wrong, right):
     found = _find(lang, "doubled_space_or_punctuation")(wrong)
     assert found
     assert det.detect(wrong, lang) == {"doubled_space_or_punctuation": found}
+    assert det.detect(right, lang) == {}
+
+
+@pytest.mark.parametrize(("lang", "wrong", "right"), LATIN)
+def test_latin_word_left_in_a_non_latin_script(lang, wrong, right):
+    assert det.detect(wrong, lang) == {"latin_word": _find(lang, "latin_word")(wrong)}
+    assert _find(lang, "latin_word")(wrong)
     assert det.detect(right, lang) == {}
 
 
@@ -325,3 +350,20 @@ def test_the_check_warns_with_rates_and_examples_and_never_blocks():
     con.execute("DELETE FROM questions_localized WHERE question_id = 'q2'")
     assert check.run(con, "fra").passed is True
     assert check.run(con, "eng").passed is True  # no detectors for English
+
+
+def test_summary_shows_names_localized_and_the_worst_detectors_per_language(tmp_path):
+    con = _warehouse()
+    con.execute("CREATE TABLE template_translations_resolved (lang VARCHAR, status VARCHAR)")
+    con.execute("INSERT INTO template_translations_resolved VALUES ('fra', 'unreviewed')")
+    lines = {line.split()[0]: line for line in report._languages_section(con, tmp_path)[1:-1]}
+    assert "names localized: 50.0% (1 of 2 fall back to English)" in lines["fra"]
+    assert lines["fra"].endswith("detectors: quels_with_feminine 50.0%")
+    assert "names localized: 0.0% (1 of 1 fall back" in lines["rus"]
+    assert lines["rus"].endswith("detectors: latin_km 100.0%")
+    con.execute("DELETE FROM questions_localized WHERE lang = 'rus'")
+    con.execute(
+        "INSERT INTO questions_localized VALUES ('rus', 'q1', 'Сколько школ в {Lyon}?', '[]')"
+    )
+    assert report._languages_section(con, tmp_path)[-2].endswith("detectors: none")
+    assert "names localized: 100.0%" in lines["eng"] and "detectors" not in lines["eng"]

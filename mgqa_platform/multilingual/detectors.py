@@ -291,6 +291,14 @@ def _is_han(char: str) -> bool:
 doubled_space_or_punctuation = _finder(r"  +|([,;:?!？！，。、؟،])\1|(?<!\.)\.\.(?!\.)| [,.](?!\d)")
 doubled_space_or_punctuation.__doc__ = "Any language: a doubled space, a doubled punctuation mark, or a space before a comma or full stop."
 
+latin_word_left = _finder(
+    r"(?<![A-Za-z'-])(?!km(?![A-Za-z]))[A-Za-z][A-Za-z'-]*[A-Za-z](?![A-Za-z'-])"
+)
+latin_word_left.__doc__ = (
+    "Non-Latin scripts: a Latin-script word outside the entity names (English left between the "
+    "language's words; ``km`` is left to its own detector)."
+)
+
 
 @dataclass(frozen=True)
 class Detector:
@@ -307,6 +315,7 @@ class Detector:
 
 
 _DOUBLED = Detector("doubled_space_or_punctuation", doubled_space_or_punctuation)
+_LATIN = Detector("latin_word", latin_word_left)
 
 _OWN: dict[str, tuple[Detector, ...]] = {
     "spa": (
@@ -328,21 +337,24 @@ _OWN: dict[str, tuple[Detector, ...]] = {
     "ron": (),
     "deu": (),
     "sqi": (),
-    "urd": (),
+    "urd": (_LATIN,),
     "ell": (
         Detector("name_without_article", ell_name_without_article, GREEK_ARTICLE_THRESHOLD),
         Detector("category_frame", ell_category_frame),
         Detector("airport_word", ell_airport_word),
+        _LATIN,
     ),
     "rus": (
         Detector("category_frame", rus_category_frame),
         Detector("latin_km", cyrillic_latin_km),
         Detector("month_year", rus_month_year),
+        _LATIN,
     ),
     "bul": (
         Detector("category_frame", bul_category_frame),
         Detector("latin_km", cyrillic_latin_km),
         Detector("month_year", bul_month_year),
+        _LATIN,
     ),
     "tur": (
         Detector("robotic_frame", tur_robotic_frame),
@@ -352,11 +364,13 @@ _OWN: dict[str, tuple[Detector, ...]] = {
         Detector("quantifier_with_plural", kat_quantifier_with_plural),
         Detector("genitive_after_vowel", kat_genitive_after_vowel),
         Detector("category_frame", kat_category_frame),
+        _LATIN,
     ),
-    "jpn": (Detector("month_year", jpn_month_year),),
+    "jpn": (Detector("month_year", jpn_month_year), _LATIN),
     "zho": (
         Detector("month_year", zho_month_year),
         Detector("traditional_characters", zho_traditional),
+        _LATIN,
     ),
     "vie": (Detector("month_year", vie_month_year),),
 }
