@@ -137,7 +137,7 @@ CASES = [
         "tur",
         "robotic_frame",
         "{Ankara} konumuna en yakın okul hangisi?",
-        "{Ankara}'ya en yakın okul hangisi?",
+        "{Ankara}'ya en yakın konumdaki okul hangisi?",
     ),
     (
         "tur",
@@ -258,6 +258,14 @@ def test_latin_word_left_in_a_non_latin_script(lang, wrong, right):
     assert det.detect(wrong, lang) == {"latin_word": _find(lang, "latin_word")(wrong)}
     assert _find(lang, "latin_word")(wrong)
     assert det.detect(right, lang) == {}
+
+
+def test_latin_identifiers_are_kept_and_a_silent_e_takes_the_full_genitive():
+    assert det.detect("Δώστε το token και το geohash του {Βόλος};", "ell") == {}
+    assert det.detect("{Rue de Genéve}-ის სიგრძე?", "kat") == {}
+    assert det.detect("{Rue de Genéva}-ის სიგრძე?", "kat") == {
+        "genitive_after_vowel": ["{Rue de Genéva}-ის"]
+    }
 
 
 def test_names_never_trigger_the_rules_around_them():

@@ -23,6 +23,9 @@ from functools import cache
 
 from opencc_purepy import OpenCC
 
+from mgqa_platform import lexicon
+from mgqa_platform.multilingual import memory
+
 #: What stands for an entity name in :func:`masked` text (U+FFFC OBJECT REPLACEMENT CHARACTER).
 NAME = "\ufffc"
 _SPAN = re.compile(r"\{[^{}]*\}")
@@ -177,6 +180,14 @@ fra_first_of_month.__doc__ = (
     "French: the first of a month written ``1 janvier`` instead of ``1er janvier``."
 )
 
+fra_missing_elision = _finder(
+    r"(?<![\w'’])(?:de|que|le|la|ne|se|jusque|lorsque|puisque)\s+[aeiouyéèêëàâîïôûùœæ]\w*",
+    re.IGNORECASE,
+)
+fra_missing_elision.__doc__ = (
+    "French: ``de``, ``que``, ``le``, ``la`` … kept whole before a vowel outside the names "
+    "(``combien de œuvres``; French writes ``d'œuvres``)."
+)
 
 # ------------------------------------------------------------------ Greek
 ell_name_without_article = _finder(r"(?<!\w)(?:από|Από|σε|Σε)\s+\{", marked=True)
@@ -202,7 +213,7 @@ cyrillic_latin_km.__doc__ = (
 )
 
 # ------------------------------------------------------------------ Turkish
-tur_robotic_frame = _finder(r"(?<!\w)(?:konum|nesne)(?:u|si)?(?:na|nu|ni|nun|nin|nda|ndan)?(?!\w)")
+tur_robotic_frame = _finder(rf"{NAME}\s+(?:konum|nesne)\w*")
 tur_robotic_frame.__doc__ = "Turkish: a name carried by a robotic noun (``… konumuna``, ``… nesnesini``) instead of its own case suffix."
 _SENTENCE_START = re.compile(r"(?:^|[.?!]\s+)(\w)")
 
@@ -218,9 +229,10 @@ kat_quantifier_with_plural = _finder(
     r"(?<!\w)(?:რამდენია|რამდენი|ყველა)\s+(?:[^\s{}?,.;:\ufffc]+\s+){0,2}[^\s{}?,.;:\ufffc]*ები(?![\w])"
 )
 kat_quantifier_with_plural.__doc__ = "Georgian: ``რამდენია``/``რამდენი``/``ყველა`` with a plural noun (``-ები``); Georgian counts in the singular."
-kat_genitive_after_vowel = _finder(r"\{[^{}]*[აეიოუaeiouAEIOU]\}-ის", marked=True)
+kat_genitive_after_vowel = _finder(r"\{[^{}]*(?:[აეიოუ]|[aiouyAIOUY])\}-ის", marked=True)
 kat_genitive_after_vowel.__doc__ = (
-    "Georgian: ``-ის`` after a vowel-final name (``{Helsinki}-ის``; the genitive there is ``-ს``)."
+    "Georgian: ``-ის`` after a vowel-final name (``{Helsinki}-ის``, ``{ბათუმი}-ის``; the genitive there is "
+    "``-ს``). A Latin final ``e`` is left alone: it is mostly silent (``{Rue de Genéve}-ის`` is right)."
 )
 
 kat_category_frame = _finder(r"კატეგორი\w*\s*„")
@@ -291,13 +303,42 @@ def _is_han(char: str) -> bool:
 doubled_space_or_punctuation = _finder(r"  +|([,;:?!？！，。、؟،])\1|(?<!\.)\.\.(?!\.)| [,.](?!\d)")
 doubled_space_or_punctuation.__doc__ = "Any language: a doubled space, a doubled punctuation mark, or a space before a comma or full stop."
 
-latin_word_left = _finder(
-    r"(?<![A-Za-z'-])(?!km(?![A-Za-z]))[A-Za-z][A-Za-z'-]*[A-Za-z](?![A-Za-z'-])"
-)
-latin_word_left.__doc__ = (
-    "Non-Latin scripts: a Latin-script word outside the entity names (English left between the "
-    "language's words; ``km`` is left to its own detector)."
-)
+#: Latin-script words that every language keeps as they are (identifiers and a measure's name).
+LATIN_KEPT = frozenset({"km", "token", "geohash", "Polsby-Popper"})
+_LATIN_WORD = re.compile(r"(?<![A-Za-z'-])[A-Za-z][A-Za-z'-]*[A-Za-z](?![A-Za-z'-])")
+
+
+def latin_word_left(text_marked: str) -> list[str]:
+    """Non-Latin scripts: a Latin-script word outside the entity names (English left between the language's
+    words), other than :data:`LATIN_KEPT` (``km`` has its own detector in Russian and Bulgarian)."""
+    return [w for w in _LATIN_WORD.findall(masked(text_marked)) if w not in LATIN_KEPT]
+
+
+@cache
+def _english_labels(lang: str) -> re.Pattern[str]:
+    """The English plural category labels (the lexicon's) with a word that the language's translation memory
+    never uses: in that language's text they can only be English left in place of the translation."""
+    tm = memory.load(lang)
+    texts = [e["text"] for e in (*tm.categories.values(), *tm.variants.values())]
+    texts += [t for terms in tm.terms.values() for t in terms.values()]
+    vocabulary = set(re.findall(r"\w+", " ".join(texts).lower()))
+    labels = {
+        e.plural
+        for e in lexicon.entries().values()
+        if not set(re.findall(r"\w+", e.plural.lower())) <= vocabulary
+    }
+    return re.compile(rf"(?<![\w-])(?:{_words(*map(re.escape, labels))})(?![\w-])")
+
+
+def english_category(lang: str) -> Callable[[str], list[str]]:
+    """Latin scripts: the detector of an English category label left in ``lang``'s text (``¿Qué paint shops
+    …?``, a category the memory lacks)."""
+
+    def find(text_marked: str) -> list[str]:
+        return _english_labels(lang).findall(masked(text_marked))
+
+    find.__doc__ = english_category.__doc__
+    return find
 
 
 @dataclass(frozen=True)
@@ -317,6 +358,7 @@ class Detector:
 _DOUBLED = Detector("doubled_space_or_punctuation", doubled_space_or_punctuation)
 _LATIN = Detector("latin_word", latin_word_left)
 
+_LATIN_SCRIPT = ("spa", "por", "ita", "fra", "ron", "deu", "sqi", "tur", "vie")
 _OWN: dict[str, tuple[Detector, ...]] = {
     "spa": (
         Detector("masculine_with_feminine", spa_masculine_with_feminine),
@@ -333,6 +375,7 @@ _OWN: dict[str, tuple[Detector, ...]] = {
     "fra": (
         Detector("quels_with_feminine", fra_quels_with_feminine),
         Detector("first_of_month", fra_first_of_month),
+        Detector("missing_elision", fra_missing_elision),
     ),
     "ron": (),
     "deu": (),
@@ -375,7 +418,14 @@ _OWN: dict[str, tuple[Detector, ...]] = {
     "vie": (Detector("month_year", vie_month_year),),
 }
 #: The detectors of each target language, in report order (every language also gets the doubled-mark one).
-DETECTORS: dict[str, tuple[Detector, ...]] = {lang: (*ds, _DOUBLED) for lang, ds in _OWN.items()}
+DETECTORS: dict[str, tuple[Detector, ...]] = {
+    lang: (
+        *ds,
+        *((Detector("english_category", english_category(lang)),) if lang in _LATIN_SCRIPT else ()),
+        _DOUBLED,
+    )
+    for lang, ds in _OWN.items()
+}
 
 
 def detectors(lang: str) -> tuple[Detector, ...]:
