@@ -207,10 +207,8 @@ bul_category_frame = _finder(r"категори\w*\s*[„«]")
 bul_category_frame.__doc__ = (
     "Bulgarian: the category in a robotic frame (``обекти от категорията „…“``)."
 )
-cyrillic_latin_km = _finder(r"(?<![\w])km(?![\w])")
-cyrillic_latin_km.__doc__ = (
-    "Russian, Bulgarian: the unit written ``km`` in Latin script instead of ``км``."
-)
+latin_km = _finder(r"(?<![\w])km(?![\w])")
+latin_km.__doc__ = "Russian, Bulgarian: the unit written ``km`` in Latin script instead of ``км``."
 
 # ------------------------------------------------------------------ Turkish
 tur_robotic_frame = _finder(rf"{NAME}\s+(?:konum|nesne)\w*")
@@ -380,7 +378,7 @@ _OWN: dict[str, tuple[Detector, ...]] = {
     "ron": (),
     "deu": (),
     "sqi": (),
-    "urd": (_LATIN,),
+    "urd": (Detector("latin_km", latin_km), _LATIN),
     "ell": (
         Detector("name_without_article", ell_name_without_article, GREEK_ARTICLE_THRESHOLD),
         Detector("category_frame", ell_category_frame),
@@ -389,13 +387,13 @@ _OWN: dict[str, tuple[Detector, ...]] = {
     ),
     "rus": (
         Detector("category_frame", rus_category_frame),
-        Detector("latin_km", cyrillic_latin_km),
+        Detector("latin_km", latin_km),
         Detector("month_year", rus_month_year),
         _LATIN,
     ),
     "bul": (
         Detector("category_frame", bul_category_frame),
-        Detector("latin_km", cyrillic_latin_km),
+        Detector("latin_km", latin_km),
         Detector("month_year", bul_month_year),
         _LATIN,
     ),
