@@ -211,7 +211,8 @@ def _worst(found: list[detectors.Rate], n: int = 3) -> str:
 
 def _languages_section(con: duckdb.DuckDBPyConnection, release_dir: Path) -> list[str]:
     """Per language: questions, how its templates were resolved, the share of inserted entity names in the
-    language (not falling back to English), the worst detector rates, and the questions post-edited."""
+    language (``{...}`` spans of ``text_marked``, less the multimodal image phrase, that are not a ``label:``
+    fallback), the worst detector rates, and the questions post-edited."""
     out = [
         "Languages (questions_localized; templates by resolution status; entity names in the language; "
         "worst error detectors; questions the post-edit ensemble changed)"
@@ -223,8 +224,9 @@ def _languages_section(con: duckdb.DuckDBPyConnection, release_dir: Path) -> lis
                    FROM (SELECT lang, status, count(*) n FROM template_translations_resolved GROUP BY 1, 2) GROUP BY 1),
              q AS (SELECT lang, count(*) AS n,
                           sum(len(list_filter(CAST(fallbacks AS VARCHAR[]), x -> x LIKE 'label:%'))) AS label_fallbacks,
-                          sum(len(list_distinct(regexp_extract_all(text_marked, '[{][^{}]*[}]')))) AS names
-                   FROM questions_localized GROUP BY 1)
+                          sum(len(list_distinct(regexp_extract_all(l.text_marked, '[{][^{}]*[}]')))
+                              - (coalesce(e.image_role, '') <> '')::INT) AS names
+                   FROM questions_localized l LEFT JOIN questions_en e USING (question_id) GROUP BY 1)
         SELECT q.lang, q.n, t.statuses, q.label_fallbacks, q.names FROM q LEFT JOIN t USING (lang) ORDER BY q.lang""",
     )
     edited = (

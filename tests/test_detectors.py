@@ -334,6 +334,8 @@ def _warehouse() -> duckdb.DuckDBPyConnection:
         ("rus", "q1", "Сколько школ в 5 km от {Lyon}?", '["label:entity_A"]'),
     ]
     con.executemany("INSERT INTO questions_localized VALUES (?, ?, ?, ?)", rows)
+    con.execute("CREATE TABLE questions_en (question_id VARCHAR, image_role VARCHAR)")
+    con.execute("INSERT INTO questions_en VALUES ('q1', NULL), ('q2', '')")
     return con
 
 
@@ -381,3 +383,6 @@ def test_summary_shows_names_localized_and_the_worst_detectors_per_language(tmp_
     )
     assert report._languages_section(con, tmp_path)[-2].endswith("detectors: none")
     assert "names localized: 100.0%" in lines["eng"] and "detectors" not in lines["eng"]
+    con.execute("UPDATE questions_en SET image_role = 'entity_B' WHERE question_id = 'q2'")
+    lines = {line.split()[0]: line for line in report._languages_section(con, tmp_path)[1:-1]}
+    assert "names localized: 0.0% (1 of 1 fall back" in lines["fra"]  # the image phrase is no name
