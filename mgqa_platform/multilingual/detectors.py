@@ -208,7 +208,9 @@ bul_category_frame.__doc__ = (
     "Bulgarian: the category in a robotic frame (``обекти от категорията „…“``)."
 )
 latin_km = _finder(r"(?<![\w])km(?![\w])")
-latin_km.__doc__ = "Russian, Bulgarian: the unit written ``km`` in Latin script instead of ``км``."
+latin_km.__doc__ = (
+    "Russian, Bulgarian, Urdu: the unit written ``km`` in Latin script (``км``; Urdu ``کلومیٹر``)."
+)
 
 # ------------------------------------------------------------------ Turkish
 tur_robotic_frame = _finder(rf"{NAME}\s+(?:konum|nesne)\w*")
