@@ -6,6 +6,8 @@ from pathlib import Path
 
 import duckdb
 
+from mgqa_platform.multilingual import detectors
+
 
 def _table_exists(con: duckdb.DuckDBPyConnection, name: str) -> bool:
     return bool(
@@ -180,10 +182,40 @@ def _evaluation_section(con: duckdb.DuckDBPyConnection) -> list[str]:
     return out
 
 
+def detector_rates(
+    con: duckdb.DuckDBPyConnection, table: str = "questions_localized", n_examples: int = 3
+) -> dict[str, list[detectors.Rate]]:
+    """Per language of ``table`` (``questions_localized`` or ``questions_postedited``) that has detectors,
+    the rate of each detector over its ``text_marked``."""
+    out: dict[str, list[detectors.Rate]] = {}
+    for (lang,) in _rows(con, f"SELECT DISTINCT lang FROM {table} ORDER BY 1"):
+        if detectors.detectors(lang):
+            texts = (
+                r[0]
+                for r in _rows(
+                    con,
+                    f"SELECT text_marked FROM {table} WHERE lang = ? ORDER BY question_id",
+                    [lang],
+                )
+            )
+            out[lang] = detectors.rates(texts, lang, n_examples)
+    return out
+
+
+def _worst(found: list[detectors.Rate], n: int = 3) -> str:
+    """The ``n`` detectors with the highest non-zero rates (``category_frame 26.1%, latin_km 14.7%``), or
+    ``none`` when no detector flags anything."""
+    worst = sorted((r for r in found if r.flagged), key=lambda r: -r.rate)[:n]
+    return ", ".join(f"{r.detector.name} {r.rate:.1%}" for r in worst) or "none"
+
+
 def _languages_section(con: duckdb.DuckDBPyConnection, release_dir: Path) -> list[str]:
-    """Per language: questions, how its templates were resolved, and how many names fell back to English."""
+    """Per language: questions, how its templates were resolved, the share of inserted entity names in the
+    language (``{...}`` spans of ``text_marked``, less the multimodal image phrase, that are not a ``label:``
+    fallback), the worst detector rates, and the questions post-edited."""
     out = [
-        "Languages (questions_localized; templates by resolution status; entity names in the language; questions the post-edit ensemble changed)"
+        "Languages (questions_localized; templates by resolution status; entity names in the language; "
+        "worst error detectors; questions the post-edit ensemble changed)"
     ]
     rows = _rows(
         con,
@@ -191,9 +223,11 @@ def _languages_section(con: duckdb.DuckDBPyConnection, release_dir: Path) -> lis
         WITH t AS (SELECT lang, string_agg(status || ' ' || n, ', ' ORDER BY status) AS statuses
                    FROM (SELECT lang, status, count(*) n FROM template_translations_resolved GROUP BY 1, 2) GROUP BY 1),
              q AS (SELECT lang, count(*) AS n,
-                          sum(len(list_filter(CAST(fallbacks AS VARCHAR[]), x -> x LIKE 'label:%'))) AS label_fallbacks
-                   FROM questions_localized GROUP BY 1)
-        SELECT q.lang, q.n, t.statuses, q.label_fallbacks FROM q LEFT JOIN t USING (lang) ORDER BY q.lang""",
+                          sum(len(list_filter(CAST(fallbacks AS VARCHAR[]), x -> x LIKE 'label:%'))) AS label_fallbacks,
+                          sum(len(list_distinct(regexp_extract_all(l.text_marked, '[{][^{}]*[}]')))
+                              - (coalesce(e.image_role, '') <> '')::INT) AS names
+                   FROM questions_localized l LEFT JOIN questions_en e USING (question_id) GROUP BY 1)
+        SELECT q.lang, q.n, t.statuses, q.label_fallbacks, q.names FROM q LEFT JOIN t USING (lang) ORDER BY q.lang""",
     )
     edited = (
         dict(
@@ -205,10 +239,14 @@ def _languages_section(con: duckdb.DuckDBPyConnection, release_dir: Path) -> lis
         if _table_exists(con, "questions_postedited")
         else {}
     )
-    for lang, n, statuses, fallbacks in rows:
+    found = detector_rates(con)
+    for lang, n, statuses, fallbacks, names in rows:
+        localized = f"{1 - (fallbacks or 0) / names:.1%}" if names else "-"
+        worst = f"   detectors: {_worst(found[lang])}" if lang in found else ""
         post = f"   post-edited: {edited[lang]:,}" if lang in edited else ""
         out.append(
-            f"  {lang}  {n:>7,} questions   templates: {statuses or '-'}   names falling back to English: {fallbacks or 0:,}{post}"
+            f"  {lang}  {n:>7,} questions   templates: {statuses or '-'}   names localized: {localized} "
+            f"({fallbacks or 0:,} of {names or 0:,} fall back to English){worst}{post}"
         )
     released = sorted(p.parent.name for p in release_dir.glob("data/*/large.parquet"))
     if released:

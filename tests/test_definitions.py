@@ -196,6 +196,7 @@ def test_checks_partitions_jobs_sensors():
             "every_english_question_localized",
             "localized_text_filled",
             "labels_in_script",
+            "grammar_detectors",
             "every_localized_question_postedited",
             "entity_names_untouched",
             "edits_logged",

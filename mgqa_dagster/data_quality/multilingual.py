@@ -12,6 +12,7 @@ import pandas as pd
 
 from mgqa_dagster.data_quality import gx_runner as gx
 from mgqa_dagster.data_quality.checks import Check, result
+from mgqa_platform.multilingual import detectors
 from mgqa_platform.multilingual.languages import in_script
 from mgqa_platform.multilingual.placeholders import PLACEHOLDER, problems
 from mgqa_platform.questions.catalog import default_catalog
@@ -128,6 +129,40 @@ def _labels_in_script(con, lang):
     )
 
 
+def _detector_rates(con, lang):
+    """Warn when a detector of the language (mgqa_platform.multilingual.detectors) flags more than its
+    threshold of the questions (0.5 %; the Greek article 2 %). Rates, counts and examples in the metadata."""
+    texts = [
+        r[0]
+        for r in con.execute(
+            "SELECT text_marked FROM questions_localized WHERE lang = ? ORDER BY question_id",
+            [lang],
+        ).fetchall()
+    ]
+    found = detectors.rates(texts, lang, n_examples=3)
+    df = pd.DataFrame(
+        {
+            "detector": [r.detector.name for r in found],
+            "rate": [r.rate for r in found],
+            "above_threshold": [r.detector.name if r.above_threshold else "ok" for r in found],
+        }
+    )
+    return result(
+        gx.run_suite(df, f"localized_detectors_{lang}", gx.in_set("above_threshold", ["ok"])),
+        warn=True,
+        extra={
+            "questions": len(texts),
+            "rates": json.dumps({r.detector.name: round(r.rate, 5) for r in found}),
+            "flagged": json.dumps({r.detector.name: r.flagged for r in found}),
+            "above_threshold": json.dumps([r.detector.name for r in found if r.above_threshold]),
+            "examples": json.dumps(
+                {r.detector.name: list(r.examples) for r in found if r.examples},
+                ensure_ascii=False,
+            ),
+        },
+    )
+
+
 TRANSLATION_CHECKS = (
     Check(
         "translations_cover_catalog",
@@ -176,6 +211,12 @@ LOCALIZED_CHECKS = (
         False,
         "the localized entity labels used are written in the language's script",
         _labels_in_script,
+    ),
+    Check(
+        "grammar_detectors",
+        False,
+        "each error detector of the language flags at most 0.5% of the questions (the Greek article 2%)",
+        _detector_rates,
     ),
 )
 
