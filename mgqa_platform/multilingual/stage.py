@@ -23,7 +23,7 @@ from typing import Any
 import duckdb
 import pyarrow as pa
 
-from mgqa_platform.multilingual import ensemble, instantiate, memory
+from mgqa_platform.multilingual import ensemble, instantiate, memory, names
 from mgqa_platform.multilingual.agreement import agreement
 from mgqa_platform.multilingual.annotations import load_annotations
 from mgqa_platform.multilingual.languages import SOURCE, language
@@ -209,7 +209,14 @@ def localize_language(
             ORDER BY q.question_id
             """,
         )
-        return {"n": n, "fallbacks": {}, "localized_labels": 0, "template_statuses": statuses}
+        return {
+            "n": n,
+            "fallbacks": {},
+            "localized_labels": 0,
+            "label_sources": {},
+            "names_localized": {},
+            "template_statuses": statuses,
+        }
     templates = {
         vid: (text, status)
         for vid, text, status in con.execute(
@@ -231,16 +238,17 @@ def localize_language(
     )
     ids = sorted({e for q in questions for e in json.loads(q["bindings"]).values() if ":" in e})
     with registered(con, _ids=pa.table({"entity_id": pa.array(ids, pa.string())})):
-        display = dict(
-            con.execute(
-                """
-                SELECT e.entity_id, e.display_name
-                FROM _ids
-                JOIN entities e USING (entity_id)
-                """
-            ).fetchall()
+        entities = fetch_dicts(
+            con,
+            """
+            SELECT e.entity_id, e.display_name, e.name, e.category, e.lon, e.lat, e.wikidata,
+                   c.iso3
+            FROM _ids
+            JOIN entities e USING (entity_id)
+            LEFT JOIN entity_country c USING (entity_id)
+            """,
         )
-        labels = dict(
+        kg_labels = dict(
             con.execute(
                 """
                 SELECT l.entity_id, min(l.label)
@@ -252,6 +260,8 @@ def localize_language(
                 [lang],
             ).fetchall()
         )
+    display = {e["entity_id"]: e["display_name"] for e in entities}
+    labels, sources = names.localized_names(entities, lang, kg_labels)
     tm = memory.load(lang)
     rows, fallbacks = instantiate.localize(questions, lang, templates, tm, labels, display, catalog)
     with registered(con, _slice=arrow_table(LOCALIZED_SCHEMA, rows)):
@@ -262,6 +272,8 @@ def localize_language(
         "n": n,
         "fallbacks": dict(sorted(fallbacks.items())),
         "localized_labels": len(labels),
+        "label_sources": dict(sorted(sources.items())),
+        "names_localized": names.name_stats(rows, instantiate.IMAGE_PHRASES[lang]),
         "template_statuses": statuses,
     }
 
