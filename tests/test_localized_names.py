@@ -7,9 +7,12 @@ import json
 
 import pytest
 
+from mgqa_platform import warehouse
 from mgqa_platform.kg import profiles
-from mgqa_platform.multilingual import names
+from mgqa_platform.multilingual import names, stage
 from mgqa_platform.multilingual.languages import TARGETS
+from mgqa_platform.questions.catalog import default_catalog
+from mgqa_platform.questions.schema import QUESTION_SCHEMA, arrow_table
 
 #: Andorra in every language Natural Earth names it (ron, bul, sqi and kat have no NAME_xx field)
 ANDORRA = {
@@ -152,3 +155,73 @@ def test_name_stats_counts_inserted_names_and_fallbacks():
 def test_name_zh_hans_labels_zho():
     tags = {r["tag"]: r["lang"] for r in profiles.lookup_tables()["lk_name_langs"].to_pylist()}
     assert tags["name:zh-Hans"] == tags["name:zh"] == "zho" and "name:zh-Hant" not in tags
+
+
+def test_stage_localizes_names_and_reports_the_share():
+    """``stage.localize_language`` on a one-question warehouse: the zho KG label (Traditional) comes out
+    Simplified, Greek takes the GeoNames name, Albanian falls back to the English name (recorded)."""
+    cat = default_catalog()
+    variant = cat.sub_template("B01.2").variants[0]
+    record = {
+        **dict.fromkeys(QUESTION_SCHEMA.names),
+        "question_id": "q1",
+        "lang": "eng",
+        "kg": "worldkg",
+        "sfid": "B",
+        "tid": "B01",
+        "sub_template_id": "B01.2",
+        "variant_id": variant.id,
+        "text": "",
+        "text_marked": "",
+        "answer_format": "count",
+        "gold": '{"value": 2}',
+        "multimodal": False,
+        "image_role": None,
+        "bindings": json.dumps({"category_A": "post_office", "entity_B": "worldkg:1"}),
+        "parameters": json.dumps({"value": 1.5}),
+        "executor": "x@1",
+        "query": "SELECT 1",
+        "gold_triples": "[]",
+        "entity_subjects": "{}",
+        "false_premise": False,
+    }
+    template = "{category_A} {value} {entity_B}"
+    with warehouse.session(None) as con:
+        warehouse.ensure_schema(con)
+        with warehouse.registered(con, _q=arrow_table(QUESTION_SCHEMA, [record])):
+            con.execute("INSERT INTO questions_en BY NAME SELECT * FROM _q")
+        con.execute(
+            """INSERT INTO entities (entity_id, kg, iri, name, display_name, name_unique, category,
+                   types, geometry, geom_kind, lon, lat, h3, snapshot_id)
+            VALUES ('worldkg:1', 'worldkg', 'x', 'Helsinki', 'Helsinki', true, 'city', [],
+                    ST_Point(24.94, 60.17), 'point', 24.94, 60.17, [], 's')"""
+        )
+        con.execute(
+            "INSERT INTO entity_country VALUES ('worldkg:1', 'worldkg', 'FIN', 'within', 0, NULL)"
+        )
+        con.execute(
+            "INSERT INTO entity_labels VALUES ('worldkg:1', 'worldkg', 'zho', '赫爾辛基', false)"
+        )
+        out = {}
+        for lang in ("zho", "ell", "sqi"):
+            con.execute(
+                """INSERT INTO template_translations_resolved
+                VALUES (?, ?, 'B01.2', ?, ?, 'memory', 'draft', '[]', NULL)""",
+                [lang, variant.id, variant.text, template],
+            )
+            r = stage.localize_language(con, cat, lang)
+            (text,) = con.execute(
+                "SELECT text FROM questions_localized WHERE lang = ?", [lang]
+            ).fetchone()
+            out[lang] = (text.split(" ")[-1], r["label_sources"], r["names_localized"])
+    assert out["zho"] == (
+        "赫尔辛基",
+        {"kg": 1},
+        {"inserted": 1, "localized": 1, "fallback": 0, "share": 1.0},
+    )
+    assert out["ell"][:2] == ("Ελσίνκι", {"geonames": 1})
+    assert out["sqi"] == (
+        "Helsinki",
+        {},
+        {"inserted": 1, "localized": 0, "fallback": 1, "share": 0.0},
+    )
