@@ -76,6 +76,12 @@ def test_country_from_natural_earth(lang):
     other = {**andorra, "name": "Principat d'Andorra"}
     assert names.localized_name(other, lang, None) is None
     assert names.localized_name({**other, "wikidata": "Q228"}, lang, None) == found
+    # an OSM boundary of admin_level 2 is a country too; a region of level 4 is not
+    boundary = {**andorra, "category": "administrative_region"}
+    assert (
+        names.localized_name({**boundary, "attributes": '{"admin_level": 2}'}, lang, None) == found
+    )
+    assert names.localized_name({**boundary, "attributes": {"admin_level": 4}}, lang, None) is None
 
 
 @pytest.mark.parametrize("lang", TARGETS)

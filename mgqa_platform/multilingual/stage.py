@@ -242,7 +242,7 @@ def localize_language(
             con,
             """
             SELECT e.entity_id, e.display_name, e.name, e.category, e.lon, e.lat, e.wikidata,
-                   c.iso3
+                   e.attributes, c.iso3
             FROM _ids
             JOIN entities e USING (entity_id)
             LEFT JOIN entity_country c USING (entity_id)
