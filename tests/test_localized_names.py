@@ -220,6 +220,7 @@ def test_stage_localizes_names_and_reports_the_share():
                 "SELECT text FROM questions_localized WHERE lang = ?", [lang]
             ).fetchone()
             out[lang] = (text.split(" ")[-1], r["label_sources"], r["names_localized"])
+            assert stage.names_localized(con, lang) == r["names_localized"]
     assert out["zho"] == (
         "赫尔辛基",
         {"kg": 1},

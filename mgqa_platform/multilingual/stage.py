@@ -30,6 +30,7 @@ from mgqa_platform.multilingual.languages import SOURCE, language
 from mgqa_platform.multilingual.resolution import Resolution, report_markdown, resolve
 from mgqa_platform.multilingual.translate import Translation, Translator, translate_catalog
 from mgqa_platform.questions.catalog import Catalog
+from mgqa_platform.questions.multimodal import IMAGE_PHRASE
 from mgqa_platform.questions.schema import LOCALIZED_SCHEMA, arrow_table
 from mgqa_platform.warehouse import fetch_dicts, registered, replace_partition, transaction
 
@@ -276,6 +277,18 @@ def localize_language(
         "names_localized": names.name_stats(rows, instantiate.IMAGE_PHRASES[lang]),
         "template_statuses": statuses,
     }
+
+
+def names_localized(con: duckdb.DuckDBPyConnection, lang: str) -> dict[str, Any]:
+    """The entity names inserted into the ``lang`` slice of ``questions_localized``, localized vs fallen
+    back to English (:func:`names.name_stats`); for English every name is its own."""
+    rows = fetch_dicts(
+        con,
+        "SELECT text_marked, fallbacks FROM questions_localized WHERE lang = ?",
+        [lang],
+    )
+    phrase = IMAGE_PHRASE if lang == SOURCE else instantiate.IMAGE_PHRASES[lang]
+    return names.name_stats(rows, phrase)
 
 
 # ---------------------------------------------------------------- 4. post-edit ensemble
