@@ -133,8 +133,8 @@ def format_period(value: str, lang: str, tm: TranslationMemory) -> str | None:
 
 def format_unit_symbol(value: str, lang: str) -> str | None:
     """The short symbol of a unit word that a parameter inserts (``km simplification`` -> "km",
-    "км" in Russian, "χλμ." in Greek: CLDR's short unit name, else :data:`UNIT_SYMBOLS`), or None for
-    a value naming no known unit."""
+    "км" in Russian, "χλμ." in Greek: :data:`UNIT_SYMBOLS` where CLDR's is not in the language's script,
+    else CLDR's short unit name), or None for a value naming no known unit."""
     unit = UNIT_PARAMETERS.get(value)
     if unit is None:
         return None
