@@ -117,10 +117,17 @@ def test_numbers_and_periods_follow_the_locale():
         instantiate.format_number(0.25, "deu") == "0,25"
         and instantiate.format_number(0.125, "eng") == "0.125"
     )
+    # a range of whole months is CLDR's month interval; another range the memory's pattern
     assert (
         instantiate.format_period("2016-01-01 to 2016-12-31", "fra", tm)
-        == "du 1 janvier 2016 au 31 décembre 2016"
+        == "janvier\u2009–\u2009décembre 2016"
     )
+    assert (
+        instantiate.format_period("2016-01-01 to 2016-03-15", "fra", tm)
+        == "du 1er janvier 2016 au 15 mars 2016"
+    )
+    no_pattern = memory.TranslationMemory("deu", "draft", {})
+    assert instantiate.format_period("2016-01-01 to 2016-03-15", "deu", no_pattern) is None
     assert instantiate.format_period("November 2015", "deu", tm) == "November 2015"
     assert instantiate.format_period("November 2015", "fra", tm) == "novembre 2015"
     assert (

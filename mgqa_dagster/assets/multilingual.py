@@ -168,6 +168,8 @@ def questions_localized(context: dg.AssetExecutionContext, warehouse: WarehouseR
                 "dagster/row_count": r["n"],
                 "language": language(lang).name,
                 "localized_entity_labels": r["localized_labels"],
+                "label_sources": dg.MetadataValue.json(r["label_sources"]),
+                "names_localized": dg.MetadataValue.json(r["names_localized"]),
                 "fallbacks": dg.MetadataValue.json(r["fallbacks"]),
                 "template_statuses": dg.MetadataValue.json(r["template_statuses"]),
             }

@@ -110,6 +110,11 @@ def worldkg_classes() -> list[dict[str, str]]:
         return list(csv.DictReader(f))
 
 
+#: name tags with a script subtag that label a benchmark language: zho is Simplified Chinese, so
+#: ``name:zh-Hans`` (``name:zh-Hant`` is not one)
+SCRIPT_NAME_TAGS = {"name:zh-Hans": "zho"}
+
+
 def _worldkg_props() -> dict[str, str]:
     """WorldKG property local name -> OSM key: every key of WorldKG's key list by the builder's naming
     rule (where two keys share a name, the one without ``:``, then the first), then the keys the
@@ -119,7 +124,7 @@ def _worldkg_props() -> dict[str, str]:
         props.setdefault(worldkg_build.property_name(k), k)
     ours = (*ALIAS_KEYS, *CONTEXT_KEYS, *ATTRIBUTE_KEYS, "image", "wikimedia_commons")
     names = (f"name:{two}" for two in osm_features.ISO639_1_TO_3)
-    for k in (*ours, *names):
+    for k in (*ours, *names, *SCRIPT_NAME_TAGS):
         props.setdefault(worldkg_build.property_name(k), k)
     return props
 
@@ -144,6 +149,7 @@ def lookup_tables() -> dict[str, pa.Table]:
     for two, three in osm_features.ISO639_1_TO_3.items():
         name_langs[f"name:{two}"] = three
         name_langs[f"name:{three}"] = three
+    name_langs.update(SCRIPT_NAME_TAGS)
     return {
         "lk_map_features": pa.table(
             {

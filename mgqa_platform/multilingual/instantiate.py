@@ -3,15 +3,15 @@
 For one language other than English and one English question record (``questions_en``):
 
 * the template is the resolved translation of the record's ``variant_id`` (``template_translations_resolved``);
-* entity slots take the entity's label in that language (``entity_labels`` with the language's ISO 639-3 code,
-  not an alias; the smallest label when there are several), else the English question's display name (the
-  canonical English label, else the KG label, disambiguated) without a leading English "the" (event names:
-  "the Spanish Fire of 1994"): a fallback is recorded per role;
+* entity slots take the entity's name in that language (``labels``: see
+  :func:`mgqa_platform.multilingual.names.localized_names`: KG label, Natural Earth, GeoNames), else the
+  English question's display name (the canonical English label, else the KG label, disambiguated) without a
+  leading English "the" (event names: "the Spanish Fire of 1994"): a fallback is recorded per role;
 * category slots take the translation memory's plural label, else the English one (recorded);
 * word parameters (north, nearest, closer to...) take the memory's term, else English (recorded);
 * numbers are formatted for the language's CLDR locale with ``babel`` (``1 234,5`` in French); time periods
-  ``YYYY-MM-DD to YYYY-MM-DD`` use the memory's ``time_range`` pattern with locale-formatted dates, ``Month YYYY``
-  a localized month name;
+  as CLDR writes them (:func:`format_period`: month and year with the ``yMMMM`` skeleton, whole-month ranges
+  as CLDR's month interval, long dates with French "1er"); unit words as CLDR's short unit names;
 * the multimodal slice's image phrase is translated (:data:`IMAGE_PHRASES`), capitalised where it starts a
   sentence, and stands for the role the English twin shows as an image (``image_role``);
 * ``text_marked`` wraps entity names in ``{...}`` for the post-edit ensemble, as in English.
@@ -32,8 +32,10 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from babel.dates import format_date
+from babel import Locale
+from babel.dates import format_date, format_interval, format_skeleton
 from babel.numbers import format_decimal
+from babel.units import get_unit_name
 
 from mgqa_platform import lexicon
 from mgqa_platform.kg.names import without_article
@@ -64,6 +66,11 @@ IMAGE_PHRASES = {
     "vie": "địa điểm trong hình ảnh",
     "zho": "图片中显示的地点",
 }
+#: unit words of parameter values (``scale_unit``) -> CLDR unit ids.
+UNIT_PARAMETERS = {"km simplification": "length-kilometer"}
+#: symbols where CLDR's short form is not in the language's script: CLDR ``bg`` writes "km", Bulgarian
+#: typography writes "км" (as Russian, where CLDR has it).
+UNIT_SYMBOLS = {("bul", "length-kilometer"): "км"}
 _RANGE = re.compile(r"^(\d{4}-\d{2}-\d{2}) to (\d{4}-\d{2}-\d{2})$")
 
 
@@ -80,25 +87,60 @@ def format_number(value: Any, lang: str) -> str:
     return format_decimal(value, format=f"#,##0.{'0' * decimals}", locale=loc)
 
 
+def long_date(day: _dt.date, lang: str) -> str:
+    """A full date in the language's CLDR long form; French writes the first of a month "1er"
+    ("1er janvier 2016"), the one ordinal CLDR's long form leaves out."""
+    text = format_date(day, format="long", locale=language(lang).babel)
+    if lang == "fra" and day.day == 1:
+        text = re.sub(r"^1(?=\s)", "1er", text)
+    return text
+
+
+def format_range(start: _dt.date, end: _dt.date, lang: str, tm: TranslationMemory) -> str | None:
+    """A date range in the language: whole months as CLDR's month interval (skeleton ``yMMMM``:
+    "janvier – décembre 2016", "2016年1月～12月"); other ranges as CLDR's day interval ``yMMMMd``
+    where the locale has one, else the memory's ``time_range`` with long dates (None without it)."""
+    loc = language(lang).babel
+    whole_months = start.day == 1 and (end + _dt.timedelta(days=1)).day == 1
+    if whole_months:
+        return format_interval(start, end, "yMMMM", locale=loc)
+    if "yMMMMd" in Locale.parse(loc).interval_formats:
+        return format_interval(start, end, "yMMMMd", locale=loc)
+    if "time_range" not in tm.patterns:
+        return None
+    return tm.patterns["time_range"].format(start=long_date(start, lang), end=long_date(end, lang))
+
+
 def format_period(value: str, lang: str, tm: TranslationMemory) -> str | None:
     """A time period of the English record in the language, or None when its shape is unknown.
-    ``2016-01-01 to 2016-12-31`` -> the memory's ``time_range`` with long dates; ``November 2015`` -> localized
-    month and year; ``2015`` -> as is."""
-    loc = language(lang).babel
+    ``2016-01-01 to 2016-12-31`` -> :func:`format_range`; ``2016-01-01`` -> :func:`long_date`;
+    ``November 2015`` -> month and year with CLDR's ``yMMMM`` skeleton ("noviembre de 2015",
+    "2015年11月"); ``2015`` -> as is."""
     if re.fullmatch(r"\d{4}", value):
         return value
+    if re.fullmatch(r"\d{4}-\d{2}-\d{2}", value):
+        return long_date(_dt.date.fromisoformat(value), lang)
     m = _RANGE.match(value)
-    if m and "time_range" in tm.patterns:
-        start, end = (
-            format_date(_dt.date.fromisoformat(d), format="long", locale=loc) for d in m.groups()
-        )
-        return tm.patterns["time_range"].format(start=start, end=end)
+    if m:
+        start, end = (_dt.date.fromisoformat(d) for d in m.groups())
+        return format_range(start, end, lang, tm)
     parts = value.split(" ")
     if len(parts) == 2 and parts[0] in MONTHS and parts[1].isdigit():
-        return format_date(
-            _dt.date(int(parts[1]), MONTHS.index(parts[0]) + 1, 1), format="LLLL y", locale=loc
-        )
+        month = _dt.date(int(parts[1]), MONTHS.index(parts[0]) + 1, 1)
+        return format_skeleton("yMMMM", month, locale=language(lang).babel)
     return None
+
+
+def format_unit_symbol(value: str, lang: str) -> str | None:
+    """The short symbol of a unit word that a parameter inserts (``km simplification`` -> "km",
+    "км" in Russian, "χλμ." in Greek: :data:`UNIT_SYMBOLS` where CLDR's is not in the language's script,
+    else CLDR's short unit name), or None for a value naming no known unit."""
+    unit = UNIT_PARAMETERS.get(value)
+    if unit is None:
+        return None
+    return UNIT_SYMBOLS.get((lang, unit)) or get_unit_name(
+        unit, length="short", locale=language(lang).babel
+    )
 
 
 def localize(
@@ -177,6 +219,8 @@ def _param(slot: str, value: Any, lang: str, tm: TranslationMemory, fallbacks: l
     value = str(value)
     if slot == "time_period":
         text = format_period(value, lang, tm)
+    elif value in UNIT_PARAMETERS:
+        text = format_unit_symbol(value, lang)
     else:
         text = tm.term(slot, value)
     if text is None:

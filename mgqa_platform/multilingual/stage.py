@@ -23,13 +23,14 @@ from typing import Any
 import duckdb
 import pyarrow as pa
 
-from mgqa_platform.multilingual import ensemble, instantiate, memory
+from mgqa_platform.multilingual import ensemble, instantiate, memory, names
 from mgqa_platform.multilingual.agreement import agreement
 from mgqa_platform.multilingual.annotations import load_annotations
 from mgqa_platform.multilingual.languages import SOURCE, language
 from mgqa_platform.multilingual.resolution import Resolution, report_markdown, resolve
 from mgqa_platform.multilingual.translate import Translation, Translator, translate_catalog
 from mgqa_platform.questions.catalog import Catalog
+from mgqa_platform.questions.multimodal import IMAGE_PHRASE
 from mgqa_platform.questions.schema import LOCALIZED_SCHEMA, arrow_table
 from mgqa_platform.warehouse import fetch_dicts, registered, replace_partition, transaction
 
@@ -209,7 +210,14 @@ def localize_language(
             ORDER BY q.question_id
             """,
         )
-        return {"n": n, "fallbacks": {}, "localized_labels": 0, "template_statuses": statuses}
+        return {
+            "n": n,
+            "fallbacks": {},
+            "localized_labels": 0,
+            "label_sources": {},
+            "names_localized": {},
+            "template_statuses": statuses,
+        }
     templates = {
         vid: (text, status)
         for vid, text, status in con.execute(
@@ -231,16 +239,17 @@ def localize_language(
     )
     ids = sorted({e for q in questions for e in json.loads(q["bindings"]).values() if ":" in e})
     with registered(con, _ids=pa.table({"entity_id": pa.array(ids, pa.string())})):
-        display = dict(
-            con.execute(
-                """
-                SELECT e.entity_id, e.display_name
-                FROM _ids
-                JOIN entities e USING (entity_id)
-                """
-            ).fetchall()
+        entities = fetch_dicts(
+            con,
+            """
+            SELECT e.entity_id, e.display_name, e.name, e.category, e.lon, e.lat, e.wikidata,
+                   e.attributes, c.iso3
+            FROM _ids
+            JOIN entities e USING (entity_id)
+            LEFT JOIN entity_country c USING (entity_id)
+            """,
         )
-        labels = dict(
+        kg_labels = dict(
             con.execute(
                 """
                 SELECT l.entity_id, min(l.label)
@@ -252,6 +261,8 @@ def localize_language(
                 [lang],
             ).fetchall()
         )
+    display = {e["entity_id"]: e["display_name"] for e in entities}
+    labels, sources = names.localized_names(entities, lang, kg_labels)
     tm = memory.load(lang)
     rows, fallbacks = instantiate.localize(questions, lang, templates, tm, labels, display, catalog)
     with registered(con, _slice=arrow_table(LOCALIZED_SCHEMA, rows)):
@@ -262,8 +273,22 @@ def localize_language(
         "n": n,
         "fallbacks": dict(sorted(fallbacks.items())),
         "localized_labels": len(labels),
+        "label_sources": dict(sorted(sources.items())),
+        "names_localized": names.name_stats(rows, instantiate.IMAGE_PHRASES[lang]),
         "template_statuses": statuses,
     }
+
+
+def names_localized(con: duckdb.DuckDBPyConnection, lang: str) -> dict[str, Any]:
+    """The entity names inserted into the ``lang`` slice of ``questions_localized``, localized vs fallen
+    back to English (:func:`names.name_stats`); for English every name is its own."""
+    rows = fetch_dicts(
+        con,
+        "SELECT text_marked, fallbacks FROM questions_localized WHERE lang = ?",
+        [lang],
+    )
+    phrase = IMAGE_PHRASE if lang == SOURCE else instantiate.IMAGE_PHRASES[lang]
+    return names.name_stats(rows, phrase)
 
 
 # ---------------------------------------------------------------- 4. post-edit ensemble
