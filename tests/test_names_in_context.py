@@ -244,8 +244,8 @@ def test_bul_preposition_before_a_name():
 
 
 def test_tur_case_suffix_replaces_the_location_frame():
-    text = "{Helsinki} konumuna, {Paris} konumundan ve {Ankara} konumunda ne var?"
-    assert rules("tur", text) == "{Helsinki}'ye, {Paris}'ten ve {Ankara}'da ne var?"
+    text = "{Helsinki} konumuna, {Paris} konumundan, {Ankara} konumunda yakın mı?"
+    assert rules("tur", text) == "{Helsinki}'ye, {Paris}'ten, {Ankara}'da yakın mı?"
     assert rules("tur", "{Bolu} konumunu ve {Berlin} konumunun yakını?") == (
         "{Bolu}'yu ve {Berlin}'in yakını?"
     )
@@ -253,6 +253,8 @@ def test_tur_case_suffix_replaces_the_location_frame():
 
 def test_tur_keeps_the_frame_where_no_rule_decides():
     text = "{Village} konumuna ve {INSS B/C} konumundan, {Mokra} konumlarının?"
+    assert rules("tur", text) == text
+    text = "hem {Paris} hem de {Ankara} konumunu, {Bolu} ve {Paris} konumuna"  # frame shared by two names
     assert rules("tur", text) == text
 
 

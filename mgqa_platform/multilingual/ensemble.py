@@ -405,6 +405,8 @@ def _name_candidates(lang: str, text: str, classes: Sequence[str | None]) -> lis
     out: list[tuple] = []
     if lang == "tur":
         for m in re.finditer(r"\{([^{}]*)\}( (konum[a-zçğıöşü]+))(?![\wçğıöşü])", text):
+            if re.search(r"\} ,?(hem de|ve|ile|veya|ya da) $", text[: m.start()]):
+                continue  # "hem {A} hem de {B} konumunu": the frame stands for both names
             case = nic.TURKISH_FRAMES.get(m.group(3))
             suffix = nic.turkish_suffix(m.group(1), case) if case else None
             if suffix:
