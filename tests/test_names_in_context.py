@@ -286,6 +286,25 @@ def test_ell_article_by_class_noun_after_prepositions_and_verbs():
     )
 
 
+def test_ell_article_case_from_the_word_before_and_coordination():
+    assert rules("ell", "Εκφράστε τη θέση {A} ως δείκτη H3.", ["city"]) == (
+        "Εκφράστε τη θέση της {A} ως δείκτη H3."
+    )
+    assert rules("ell", "Δώστε το κελί που περιέχει {A}.", ["hamlet"]) == (
+        "Δώστε το κελί που περιέχει τον {A}."
+    )
+    assert rules("ell", "Ποια στοιχεία περνά {A};", ["road"]) == "Ποια στοιχεία περνά ο {A};"
+    assert rules("ell", "Είναι κοντά σε {A} και {Lisboa};", ["village", "city"]) == (
+        "Είναι κοντά στο {A} και στη {Lisboa};"
+    )
+    assert rules("ell", "Είναι {A} ή {B} πιο κοντά;", ["village", "hamlet"]) == (
+        "Είναι το {A} ή ο {B} πιο κοντά;"
+    )
+    assert rules("ell", "Πόσο απέχει από {A} και {B};", ["natural", "hamlet"]) == (
+        "Πόσο απέχει από {A} και {B};"  # no article on the first name: none on the second
+    )
+
+
 def test_ell_no_article_where_no_rule_decides():
     text = "Είναι {A} μακριά από {ο τόπος στην εικόνα} ή από {B};"
     assert rules("ell", text, ["natural", "village", None]) == text

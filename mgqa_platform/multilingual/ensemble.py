@@ -9,8 +9,10 @@ and a vote decides which ones are applied.
 
 * :func:`apply_edits` is the single gate for every edit: an edit replaces the first occurrence of its
   ``original`` found in the text *outside* the ``{...}`` spans, and may never touch a brace or a name.
-* :class:`RuleMember` is a deterministic member (fra/ita/por/spa rules, plus "no space before ?!;:" for a few
-  English-style languages); :class:`LLMMember` asks any OpenAI-compatible endpoint
+* :class:`RuleMember` is a deterministic member for the 16 target languages: fra/ita/por/spa elisions and
+  contractions, the names-in-context rules of :mod:`mgqa_platform.multilingual.names_in_context` (Turkish
+  case suffixes, Georgian genitive forms, Greek articles, Russian/Bulgarian preposition forms), spacing and
+  punctuation; each edit names its rule (``Edit.rule``); :class:`LLMMember` asks any OpenAI-compatible endpoint
   (:class:`mgqa_platform.llm.ChatClient`) for a strict-JSON list of edits.
 * :func:`vote`: an edit proposed by at least two members (status ``ok``) is applied; when no edit reaches two
   votes, the primary member's edits are applied (when its proposal is ``ok``), otherwise nothing.
@@ -366,35 +368,85 @@ def _candidates(lang: str, text: str, nnbsp: bool) -> list[tuple[int, int, str, 
     return out
 
 
-_GR_PREP = r"(?<![\w])(από|Από|προς|Προς|για|Για|με|Με|σε|Σε|μεταξύ|Μεταξύ) $"
-_GR_VERB = r"(?<![\w])(βρίσκεται|Βρίσκεται|είναι|Είναι|απέχει|Απέχει) $"
-_GR_BETWEEN_AND = r"(?<![\w])(μεταξύ|Μεταξύ) (?:του |της )?\{[^{}]*\} και $"
+#: the word right before a Greek name -> the case of the name's article ("se": σε, contracted with it)
+_GR_CONTEXT: dict[str, str] = {
+    **dict.fromkeys(("από", "προς", "για", "με"), "acc"),
+    "σε": "se",
+    # nouns and a pronoun that take the name in the genitive ("τη θέση του X", "κατά μήκος του X")
+    **dict.fromkeys(
+        (
+            "μεταξύ",
+            "θέση",
+            "κέντρο",
+            "κέντρου",
+            "μήκος",
+            "εκείνο",
+            "περίγραμμα",
+            "αποτύπωμα",
+            "απόσταση",
+        ),
+        "gen",
+    ),
+    # verbs whose subject the name is ("Βρίσκεται το X ...", "... περνά ο X;")
+    **dict.fromkeys(
+        ("βρίσκεται", "βρισκόταν", "είναι", "ήταν", "απέχει", "διασχίζει", "περνά"), "nom"
+    ),
+    # verbs whose object the name is ("περιέχει το X")
+    **dict.fromkeys(("περιέχει", "περιέχουν", "αγγίζει", "αγγίζουν", "δεικτοδοτήστε"), "acc"),
+}
+#: the case an article already put before the first of two coordinated names stands for
+_GR_ARTICLE_CASE = {
+    **dict.fromkeys(("ο", "η"), "nom"),
+    **dict.fromkeys(("τον", "την", "τη"), "acc"),
+    **dict.fromkeys(("του", "της"), "gen"),
+    **dict.fromkeys(("στο", "στον", "στην", "στη"), "se"),
+}
+_GR_WORD_BEFORE = re.compile(r"(?:^|\s)(\w+) $")
+_GR_COORDINATED = re.compile(r"(?:^|\s)(\w+) \{[^{}]*\} (?:και|ή) $")
 _GR_ARTICLE_WORDS = {"ο", "η", "το", "οι", "τα", "του", "της", "των", "τον", "την", "τη"}
 _KAT_SUFFIX = re.compile(r"-(ისთვის|სთვის|ისკენ|სკენ|ისგან|სგან|ის|ით|თი)(?![\u10a0-\u10ff])")
 
 
+def _greek_case(before: str) -> tuple[str, int] | None:
+    """The case of the article a Greek name needs after the text ``before`` it (:data:`_GR_CONTEXT`), and
+    where the context word starts (for σε, which fuses with the article); a name coordinated with a
+    preceding name that has an article (``από το {A} και {B}``) takes the same case; None otherwise."""
+    cm = _GR_COORDINATED.search(before)
+    if cm:
+        case = _GR_ARTICLE_CASE.get(cm.group(1))
+        if (
+            case is None and cm.group(1) == "το"
+        ):  # nominative or accusative: the word before it says
+            wm = _GR_WORD_BEFORE.search(before[: cm.start(1)])
+            case = _GR_CONTEXT.get(wm.group(1).lower()) if wm else None
+        return None if case is None else (case, len(before))
+    wm = _GR_WORD_BEFORE.search(before)
+    case = _GR_CONTEXT.get(wm.group(1).lower()) if wm else None
+    return None if case is None else (case, wm.start(1))
+
+
 def _greek_candidates(text: str, classes: Sequence[str | None]) -> list[tuple]:
-    """Greek articles before names (:func:`names_in_context.greek_article`): after από, προς, για, με
-    (accusative, ``ART_ADD``), σε (contracted: ``στο``, ``CONTR``), μεταξύ and the second name of
-    "μεταξύ ... και" (genitive), and after βρίσκεται / είναι / απέχει (nominative subject)."""
+    """Greek articles before names (:func:`names_in_context.greek_article`) by the gender of the entity's
+    class noun and the case the word before the name asks for (:data:`_GR_CONTEXT`): inserted (``ART_ADD``),
+    or fused with σε (``στο``, ``CONTR``); the second of two coordinated names takes the same case."""
     out = []
     for i, m in enumerate(_SPAN.finditer(text)):
         gender = nic.GREEK_GENDER.get(classes[i]) if i < len(classes) and classes[i] else None
         name = m.group(0)[1:-1]
         if gender is None or name.split(" ")[0] in _GR_ARTICLE_WORDS:
             continue
-        before = text[max(0, m.start() - 80) : m.start()]
-        pm, vm, am = (re.search(p, before) for p in (_GR_PREP, _GR_VERB, _GR_BETWEEN_AND))
-        if am:
-            art = nic.greek_article(gender, "gen", name)
-            out.append((m.start(), m.start(), art + " ", "ART_ADD", "ell:article"))
-        elif pm and pm.group(1).lower() == "σε":
-            art = nic.greek_article(gender, "acc", name, with_se=True)
-            a = m.start() - len(pm.group(0))
-            out.append((a, m.start(), _case_like(pm.group(1), art) + " ", "CONTR", "ell:article"))
-        elif pm or vm:
-            case = "nom" if vm else ("gen" if pm.group(1).lower() == "μεταξύ" else "acc")
-            art = nic.greek_article(gender, case, name)
+        found = _greek_case(text[: m.start()])
+        if found is None:
+            continue
+        case, at = found
+        if case == "se" and at < m.start():  # "σε {X}" -> "στο {X}"
+            word = text[at : m.start() - 1]
+            art = _case_like(word, nic.greek_article(gender, "acc", name, with_se=True))
+            out.append((at, m.start(), art + " ", "CONTR", "ell:article"))
+        else:  # an inserted article (a coordinated name after "στο {A} και" repeats σε)
+            art = nic.greek_article(
+                gender, "acc" if case == "se" else case, name, with_se=case == "se"
+            )
             out.append((m.start(), m.start(), art + " ", "ART_ADD", "ell:article"))
     return out
 

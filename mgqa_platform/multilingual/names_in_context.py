@@ -209,10 +209,14 @@ GREEK_GENDER: dict[str, str] = {
             "river",
             "cinema",
             "county",
+            "station",
+            "ferry_terminal",
+            "leisure",
         ),
         "m",
     ),
-    # f: η κατοικία, στάση, γειτονιά, τοποθεσία, κωμόπολη, κορυφή, αποβάθρα, εταιρεία, τράπεζα, ...
+    # f: η κατοικία, στάση, γειτονιά, τοποθεσία, κωμόπολη, κορυφή, αποβάθρα, εταιρεία, τράπεζα, περιοχή,
+    # πύλη, πλατεία, πιάτσα, είσοδος, τουαλέτα, γεννήτρια, ...
     **dict.fromkeys(
         (
             "isolated_dwelling",
@@ -244,10 +248,18 @@ GREEK_GENDER: dict[str, str] = {
             "wildfire",
             "library",
             "pub",
+            "administrative_region",
+            "gate",
+            "square",
+            "taxi",
+            "parking_entrance",
+            "toilets",
+            "generator",
         ),
         "f",
     ),
-    # n: το χωριό, εστιατόριο, προάστιο, σχολείο, κατάστημα, νοσοκομείο, πάρκο, κέντρο, ...
+    # n: το χωριό, εστιατόριο, προάστιο, σχολείο, κατάστημα, νοσοκομείο, πάρκο, κέντρο, τετράγωνο,
+    # μνημείο, ελικοδρόμιο, ...
     **dict.fromkeys(
         (
             "village",
@@ -324,6 +336,9 @@ GREEK_GENDER: dict[str, str] = {
             "museum",
             "pitch",
             "stream",
+            "city_block",
+            "monument",
+            "helipad",
         ),
         "n",
     ),
