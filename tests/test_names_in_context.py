@@ -294,6 +294,12 @@ def test_ell_article_case_from_the_word_before_and_coordination():
         "Δώστε το κελί που περιέχει τον {A}."
     )
     assert rules("ell", "Ποια στοιχεία περνά {A};", ["road"]) == "Ποια στοιχεία περνά ο {A};"
+    assert rules("ell", "Με κέντρο {A}, πού είναι {B};", ["hamlet", "village"]) == (
+        "Με κέντρο τον {A}, πού είναι το {B};"
+    )
+    assert rules("ell", "Πόσο χωρίζουν {A} από {B};", ["village", "hamlet"]) == (
+        "Πόσο χωρίζουν το {A} από τον {B};"
+    )
     assert rules("ell", "Είναι κοντά σε {A} και {Lisboa};", ["village", "city"]) == (
         "Είναι κοντά στο {A} και στη {Lisboa};"
     )

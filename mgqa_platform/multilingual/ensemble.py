@@ -392,7 +392,9 @@ _GR_CONTEXT: dict[str, str] = {
         ("βρίσκεται", "βρισκόταν", "είναι", "ήταν", "απέχει", "διασχίζει", "περνά"), "nom"
     ),
     # verbs whose object the name is ("περιέχει το X")
-    **dict.fromkeys(("περιέχει", "περιέχουν", "αγγίζει", "αγγίζουν", "δεικτοδοτήστε"), "acc"),
+    **dict.fromkeys(
+        ("περιέχει", "περιέχουν", "αγγίζει", "αγγίζουν", "χωρίζουν", "δεικτοδοτήστε"), "acc"
+    ),
 }
 #: the case an article already put before the first of two coordinated names stands for
 _GR_ARTICLE_CASE = {
@@ -422,6 +424,8 @@ def _greek_case(before: str) -> tuple[str, int] | None:
         return None if case is None else (case, len(before))
     wm = _GR_WORD_BEFORE.search(before)
     case = _GR_CONTEXT.get(wm.group(1).lower()) if wm else None
+    if case == "gen" and re.search(r"(?:^|\s)[Μμ]ε $", before[: wm.start(1)]):
+        case = "acc"  # "με κέντρο το X": centred at X, not the centre of X
     return None if case is None else (case, wm.start(1))
 
 
