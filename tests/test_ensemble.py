@@ -133,10 +133,12 @@ def test_italian_portuguese_spanish_contractions():
     )
 
 
-def test_rules_keep_braces_and_languages_without_rules_get_no_edits():
-    for lang in ("jpn", "kat", "zho", "xxx"):
-        p = RuleMember().propose({"lang": lang, "text_marked": "de le {Orly} ?"})
+def test_rules_keep_braces_and_other_languages_rules_do_not_leak():
+    for lang in ("jpn", "kat", "zho", "tur", "ell"):  # the French rules stay French
+        p = RuleMember().propose({"lang": lang, "text_marked": "de le {Orly}"})
         assert p == Proposal("rules", "ok", (), None)
+    p = RuleMember().propose({"lang": "xxx", "text_marked": "de le {Orly} ?"})
+    assert p == Proposal("rules", "ok", (), None)  # an unknown language gets no edit at all
     p = RuleMember().propose({"lang": "fra", "text_marked": "Distance de {Orly} de {Orly}?"})
     for e in p.edits:
         assert "{" not in e.original + e.fix and "}" not in e.original + e.fix

@@ -285,6 +285,29 @@ def test_offline_default_is_the_rule_member(wh):
     md = metadata_of(r)
     assert md["primary"] == "rules" and md["decisions"] == {"none": 1, "primary_fallback": 2}
     assert md["members"] == {"rules": RuleMember().describe()}
+    assert md["rule_shares"] == {"fra:contraction": 0.3333, "fra:elision": 0.3333}
+    assert md["operation_shares"] == {"CONTR": 0.3333, "ELIS": 0.3333}
+
+
+def test_stage_gives_the_rule_member_the_class_of_each_name(wh):
+    """Greek articles need the class noun of each named entity: the stage reads it from ``entities``."""
+    with warehouse.session(wh) as con:
+        con.execute(
+            "INSERT INTO entities (entity_id, kg, iri, name, display_name, name_unique, category, types, "
+            "geometry, geom_kind, lon, lat, h3, snapshot_id) VALUES "
+            "('worldkg:1', 'worldkg', 'x:1', 'Mokra', 'Mokra', true, 'village', [], "
+            "ST_Point(0, 0), 'point', 0, 0, [], 's')"
+        )
+        con.execute(
+            "INSERT INTO questions_localized BY NAME SELECT 'ell' AS lang, question_id, "
+            "'Είναι {Mokra} μακριά;' AS text, 'Είναι {Mokra} μακριά;' AS text_marked, "
+            "'Είναι {entity_A} μακριά;' AS template_text, 'unreviewed' AS template_status, "
+            "'[]' AS fallbacks FROM questions_en"
+        )
+        r = stage.postedit_language(con, "ell", [RuleMember()], "rules")
+    assert r["stats"]["rule_shares"] == {"ell:article": 1.0}
+    texts = {t for (t,) in _q(wh, "SELECT text FROM questions_postedited WHERE lang = 'ell'")}
+    assert texts == {"Είναι το Mokra μακριά;"}
 
 
 def test_stage_refuses_bad_configuration(wh):

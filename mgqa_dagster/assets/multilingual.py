@@ -177,6 +177,11 @@ def questions_localized(context: dg.AssetExecutionContext, warehouse: WarehouseR
         yield from run_checks(con, lang, QUESTIONS_LOCALIZED, checks.LOCALIZED_CHECKS)
 
 
+def _rounded(shares: dict[str, float]) -> dict[str, float]:
+    """Shares of questions, rounded to 4 decimals for the metadata."""
+    return {k: round(v, 4) for k, v in shares.items()}
+
+
 def _edit_log_markdown(examples: list[dict]) -> str:
     """The first applied edits of the partition as a Markdown table (question, decision, before -> after)."""
     if not examples:
@@ -245,6 +250,8 @@ def questions_postedited(
                 "share_majority": dg.MetadataValue.float(round(s["share_majority"], 4)),
                 "decisions": dg.MetadataValue.json(s["decisions"]),
                 "operations": dg.MetadataValue.json(s["operations"]),
+                "operation_shares": dg.MetadataValue.json(_rounded(s["operation_shares"])),
+                "rule_shares": dg.MetadataValue.json(_rounded(s["rule_shares"])),
                 "proposed_operations": dg.MetadataValue.json(s["proposed_operations"]),
                 "rejected_replies": dg.MetadataValue.json(s["rejected"]),
                 "failed_replies": dg.MetadataValue.json(s["errors"]),

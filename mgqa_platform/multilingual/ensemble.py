@@ -9,8 +9,10 @@ and a vote decides which ones are applied.
 
 * :func:`apply_edits` is the single gate for every edit: an edit replaces the first occurrence of its
   ``original`` found in the text *outside* the ``{...}`` spans, and may never touch a brace or a name.
-* :class:`RuleMember` is a deterministic member (fra/ita/por/spa rules, plus "no space before ?!;:" for a few
-  English-style languages); :class:`LLMMember` asks any OpenAI-compatible endpoint
+* :class:`RuleMember` is a deterministic member for the 16 target languages: fra/ita/por/spa elisions and
+  contractions, the names-in-context rules of :mod:`mgqa_platform.multilingual.names_in_context` (Turkish
+  case suffixes, Georgian genitive forms, Greek articles, Russian/Bulgarian preposition forms), spacing and
+  punctuation; each edit names its rule (``Edit.rule``); :class:`LLMMember` asks any OpenAI-compatible endpoint
   (:class:`mgqa_platform.llm.ChatClient`) for a strict-JSON list of edits.
 * :func:`vote`: an edit proposed by at least two members (status ``ok``) is applied; when no edit reaches two
   votes, the primary member's edits are applied (when its proposal is ``ok``), otherwise nothing.
@@ -30,12 +32,13 @@ import re
 import threading
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from mgqa_platform.llm import ChatClient, LLMError, ReplyError, TransportError
-from mgqa_platform.multilingual.languages import LANGUAGES, language
+from mgqa_platform.multilingual import names_in_context as nic
+from mgqa_platform.multilingual.languages import LANGUAGES, TARGETS, language
 
 __all__ = [
     "OPERATIONS",
@@ -94,6 +97,8 @@ class Edit:
     op: str
     original: str
     fix: str
+    #: the rule that made the edit (rule member only; never part of an edit's identity)
+    rule: str = field(default="", compare=False)
 
 
 @dataclass(frozen=True)
@@ -247,8 +252,20 @@ _PT = {
 }
 _ES = {("de", "el"): "del", ("a", "el"): "al"}
 _FR_CONTR = {("de", "le"): "du", ("de", "les"): "des", ("à", "le"): "au", ("à", "les"): "aux"}
-_PUNCT_NO_SPACE_LANGS = ("eng", "ita", "por", "spa", "ron", "deu")
-RULE_LANGS = ("fra", "ita", "por", "spa") + ("eng", "ron", "deu")
+_PUNCT_NO_SPACE_LANGS = ("eng", "ita", "por", "spa", "ron", "deu") + (
+    "sqi",
+    "tur",
+    "vie",
+    "rus",
+    "bul",
+    "ell",
+    "urd",
+    "kat",
+)
+#: every target language has rules, English only the punctuation one
+RULE_LANGS = ("eng",) + TARGETS
+#: the rule label of the Romance and punctuation rules, by operation
+_RULE_OF_OP = {"ELIS": "elision", "CONTR": "contraction", "PUNCT": "punctuation"}
 
 
 def _case_like(src: str, out: str) -> str:
@@ -346,12 +363,135 @@ def _candidates(lang: str, text: str, nnbsp: bool) -> list[tuple[int, int, str, 
                 )
             )
     if lang in _PUNCT_NO_SPACE_LANGS:
-        for m in re.finditer(r"(?<=\S)[ \u00a0\u202f]+(?=[?!;:])", text):
+        for m in re.finditer(r"(?<=\S)[ \u00a0\u202f]+(?=[?!;:\u061f])", text):
             out.append((m.start(), m.end(), "", "PUNCT"))
     return out
 
 
-def _anchored_edit(text: str, start: int, end: int, repl: str, op: str) -> Edit | None:
+#: the word right before a Greek name -> the case of the name's article ("se": σε, contracted with it)
+_GR_CONTEXT: dict[str, str] = {
+    **dict.fromkeys(("από", "προς", "για", "με"), "acc"),
+    "σε": "se",
+    # nouns and a pronoun that take the name in the genitive ("τη θέση του X", "κατά μήκος του X")
+    **dict.fromkeys(
+        (
+            "μεταξύ",
+            "θέση",
+            "κέντρο",
+            "κέντρου",
+            "μήκος",
+            "εκείνο",
+            "περίγραμμα",
+            "αποτύπωμα",
+            "απόσταση",
+        ),
+        "gen",
+    ),
+    # verbs whose subject the name is ("Βρίσκεται το X ...", "... περνά ο X;")
+    **dict.fromkeys(
+        ("βρίσκεται", "βρισκόταν", "είναι", "ήταν", "απέχει", "διασχίζει", "περνά"), "nom"
+    ),
+    # verbs whose object the name is ("περιέχει το X")
+    **dict.fromkeys(
+        ("περιέχει", "περιέχουν", "αγγίζει", "αγγίζουν", "χωρίζουν", "δεικτοδοτήστε"), "acc"
+    ),
+}
+#: the case an article already put before the first of two coordinated names stands for
+_GR_ARTICLE_CASE = {
+    **dict.fromkeys(("ο", "η"), "nom"),
+    **dict.fromkeys(("τον", "την", "τη"), "acc"),
+    **dict.fromkeys(("του", "της"), "gen"),
+    **dict.fromkeys(("στο", "στον", "στην", "στη"), "se"),
+}
+_GR_WORD_BEFORE = re.compile(r"(?:^|\s)(\w+) $")
+_GR_COORDINATED = re.compile(r"(?:^|\s)(\w+) \{[^{}]*\} (?:και|ή) $")
+_GR_ARTICLE_WORDS = {"ο", "η", "το", "οι", "τα", "του", "της", "των", "τον", "την", "τη"}
+_KAT_SUFFIX = re.compile(r"-(ისთვის|სთვის|ისკენ|სკენ|ისგან|სგან|ის|ით|თი)(?![\u10a0-\u10ff])")
+
+
+def _greek_case(before: str) -> tuple[str, int] | None:
+    """The case of the article a Greek name needs after the text ``before`` it (:data:`_GR_CONTEXT`), and
+    where the context word starts (for σε, which fuses with the article); a name coordinated with a
+    preceding name that has an article (``από το {A} και {B}``) takes the same case; None otherwise."""
+    cm = _GR_COORDINATED.search(before)
+    if cm:
+        case = _GR_ARTICLE_CASE.get(cm.group(1))
+        if (
+            case is None and cm.group(1) == "το"
+        ):  # nominative or accusative: the word before it says
+            wm = _GR_WORD_BEFORE.search(before[: cm.start(1)])
+            case = _GR_CONTEXT.get(wm.group(1).lower()) if wm else None
+        return None if case is None else (case, len(before))
+    wm = _GR_WORD_BEFORE.search(before)
+    case = _GR_CONTEXT.get(wm.group(1).lower()) if wm else None
+    if case == "gen" and re.search(r"(?:^|\s)[Μμ]ε $", before[: wm.start(1)]):
+        case = "acc"  # "με κέντρο το X": centred at X, not the centre of X
+    return None if case is None else (case, wm.start(1))
+
+
+def _greek_candidates(text: str, classes: Sequence[str | None]) -> list[tuple]:
+    """Greek articles before names (:func:`names_in_context.greek_article`) by the gender of the entity's
+    class noun and the case the word before the name asks for (:data:`_GR_CONTEXT`): inserted (``ART_ADD``),
+    or fused with σε (``στο``, ``CONTR``); the second of two coordinated names takes the same case."""
+    out = []
+    for i, m in enumerate(_SPAN.finditer(text)):
+        gender = nic.GREEK_GENDER.get(classes[i]) if i < len(classes) and classes[i] else None
+        name = m.group(0)[1:-1]
+        if gender is None or name.split(" ")[0] in _GR_ARTICLE_WORDS:
+            continue
+        found = _greek_case(text[: m.start()])
+        if found is None:
+            continue
+        case, at = found
+        if case == "se" and at < m.start():  # "σε {X}" -> "στο {X}"
+            word = text[at : m.start() - 1]
+            art = _case_like(word, nic.greek_article(gender, "acc", name, with_se=True))
+            out.append((at, m.start(), art + " ", "CONTR", "ell:article"))
+        else:  # an inserted article (a coordinated name after "στο {A} και" repeats σε)
+            art = nic.greek_article(
+                gender, "acc" if case == "se" else case, name, with_se=case == "se"
+            )
+            out.append((m.start(), m.start(), art + " ", "ART_ADD", "ell:article"))
+    return out
+
+
+def _name_candidates(lang: str, text: str, classes: Sequence[str | None]) -> list[tuple]:
+    """(start, end, replacement, op, rule) of the names-in-context rules
+    (:mod:`mgqa_platform.multilingual.names_in_context`) in ``text``; a match may be empty (an insertion)."""
+    out: list[tuple] = []
+    if lang == "tur":
+        for m in re.finditer(r"\{([^{}]*)\}( (konum[a-zçğıöşü]+))(?![\wçğıöşü])", text):
+            if re.search(r"\} ,?(hem de|ve|ile|veya|ya da) $", text[: m.start()]):
+                continue  # "hem {A} hem de {B} konumunu": the frame stands for both names
+            case = nic.TURKISH_FRAMES.get(m.group(3))
+            suffix = nic.turkish_suffix(m.group(1), case) if case else None
+            if suffix:
+                out.append((m.start(2), m.end(2), suffix, "DECL", "tur:case_suffix"))
+    if lang == "kat":
+        for m in re.finditer(r"\{([^{}]*)\}", text):
+            sm = _KAT_SUFFIX.match(text, m.end())
+            form = nic.georgian_suffix(m.group(1), sm.group(1)) if sm else None
+            if form and form != sm.group(1):
+                out.append((sm.start(1), sm.end(1), form, "DECL", "kat:genitive_suffix"))
+    if lang == "ell":
+        out += _greek_candidates(text, classes)
+    if lang in ("rus", "bul"):
+        for m in re.finditer(r"(?<![\w])(в|с|к|В|С|К) \{([^{}]*)\}", text):
+            form = nic.cyrillic_preposition(lang, m.group(1), m.group(2))
+            if form:
+                out.append((m.start(1), m.end(1), form, "ADP_CHG", f"{lang}:preposition"))
+    if lang in ("jpn", "zho"):
+        for m in re.finditer(r"[ \u3000]*([?!])", text):
+            full = {"?": "\uff1f", "!": "\uff01"}[m.group(1)]
+            out.append((m.start(), m.end(), full, "PUNCT", f"{lang}:fullwidth_punctuation"))
+    for m in re.finditer(r"(?<=\S)  +(?=\S)", text):
+        out.append((m.start(), m.end(), " ", "OTHER", "double_space"))
+    return out
+
+
+def _anchored_edit(
+    text: str, start: int, end: int, repl: str, op: str, rule: str = ""
+) -> Edit | None:
     """An :class:`Edit` replacing text[start:end] by ``repl`` whose ``original`` is first found (outside the
     spans) exactly at ``start``-ish: grow the context word by word to the left, then to the right, within
     the segment, until the first occurrence is the intended one."""
@@ -363,7 +503,7 @@ def _anchored_edit(text: str, start: int, end: int, repl: str, op: str) -> Edit 
     while True:
         original = text[a:b]
         if original and _find_outside(text, original) == a:
-            return Edit(op, original, text[a:start] + repl + text[end:b])
+            return Edit(op, original, text[a:start] + repl + text[end:b], rule)
         if a > s0:  # one more word (and the whitespace before it) to the left
             k = a
             while k > s0 and text[k - 1].isspace():
@@ -382,9 +522,27 @@ def _anchored_edit(text: str, start: int, end: int, repl: str, op: str) -> Edit 
             return None
 
 
+def _all_candidates(
+    lang: str, text: str, nnbsp: bool, classes: Sequence[str | None]
+) -> list[tuple[int, int, str, str, str]]:
+    """(start, end, replacement, op, rule) of every rule match in ``text`` lying wholly outside the spans."""
+    found = [
+        (a, b, repl, op, f"{lang}:{_RULE_OF_OP[op]}")
+        for a, b, repl, op in _candidates(lang, text, nnbsp)
+    ]
+    if lang in TARGETS:
+        found += _name_candidates(lang, text, classes)
+    segs = _segments(text)
+    return [c for c in found if any(a <= c[0] and c[1] <= b for a, b in segs)]
+
+
 class RuleMember:
-    """Deterministic member: per-language rules (see module docstring). ``nnbsp=True`` also turns an ordinary
-    space before French ``? ! ; :`` into U+202F (off by default: the localized templates use a plain space)."""
+    """Deterministic member: per-language rules (see module docstring and
+    :mod:`mgqa_platform.multilingual.names_in_context`). A question may carry ``classes``: the category of the
+    entity behind each ``{...}`` span (:func:`names_in_context.span_classes`), which the Greek article
+    needs. Each edit names its rule (``Edit.rule``, e.g. ``tur:case_suffix``). ``nnbsp=True`` also turns an
+    ordinary space before French ``? ! ; :`` into U+202F (off by default: the localized templates use a
+    plain space)."""
 
     def __init__(self, name: str = "rules", *, nnbsp: bool = False, max_edits: int = MAX_EDITS):
         self.name = name
@@ -397,18 +555,15 @@ class RuleMember:
     def propose(self, question: Mapping) -> Proposal:
         lang = str(question.get("lang") or "")
         text = str(question.get("text_marked") or "")
+        classes = list(question.get("classes") or [])
         edits: list[Edit] = []
         cands: list = []
         if lang in RULE_LANGS:
             for _ in range(self.max_edits):
-                cands = [
-                    c
-                    for c in _candidates(lang, text, self.nnbsp)
-                    if any(a <= c[0] and c[1] <= b for a, b in _segments(text))
-                ]
+                cands = _all_candidates(lang, text, self.nnbsp, classes)
                 made = None
-                for start, end, repl, op in sorted(cands):
-                    e = _anchored_edit(text, start, end, repl, op)
+                for start, end, repl, op, rule in sorted(cands):
+                    e = _anchored_edit(text, start, end, repl, op, rule)
                     if e is not None:
                         made = e
                         break
@@ -604,7 +759,10 @@ def postedit(question: Mapping, members: Sequence[Any], primary: str) -> dict:
         except EditError:  # overlaps an earlier applied edit
             continue
         applied_keys.add(_key(e, original))
-        applied.append({"op": e.op, "original": e.original, "fix": e.fix})
+        applied.append(
+            {"op": e.op, "original": e.original, "fix": e.fix}
+            | ({"rule": e.rule} if e.rule else {})
+        )
         text = new
     if not applied:
         decision = "none"
@@ -641,7 +799,9 @@ def stats(results: Sequence[Mapping]) -> dict:
     """Batch summary: ``n``, ``share_edited`` (at least one edit applied), ``share_majority`` (the applied
     edits had >= 2 members agreeing), ``decisions`` (count per decision), ``operations`` (histogram of the
     applied edits' ops, one per distinct applied edit), ``proposed_operations`` (every logged edit),
-    ``rejected`` / ``errors`` (replies per member)."""
+    ``rejected`` / ``errors`` (replies per member), ``operation_shares`` (share of questions with at least one
+    applied edit of each op) and ``rule_shares`` (share of questions with at least one applied edit made by
+    each rule of the rule member, :attr:`Edit.rule`)."""
     n = len(results)
     edited = majority = 0
     decisions: Counter = Counter()
@@ -649,6 +809,8 @@ def stats(results: Sequence[Mapping]) -> dict:
     proposed: Counter = Counter()
     rejected: Counter = Counter()
     errors: Counter = Counter()
+    op_rows: Counter = Counter()
+    rule_rows: Counter = Counter()
     for r in results:
         decisions[r.get("decision")] += 1
         for e in r.get("edits", []):
@@ -665,6 +827,8 @@ def stats(results: Sequence[Mapping]) -> dict:
             )
         for e in applied:
             ops[e["op"]] += 1
+        op_rows.update({e["op"] for e in applied})
+        rule_rows.update({e["rule"] for e in applied if e.get("rule")})
         if applied:
             edited += 1
             if r.get("decision") == "majority":
@@ -681,6 +845,8 @@ def stats(results: Sequence[Mapping]) -> dict:
         "proposed_operations": dict(proposed),
         "rejected": dict(rejected),
         "errors": dict(errors),
+        "operation_shares": {k: v / n for k, v in sorted(op_rows.items())},
+        "rule_shares": {k: v / n for k, v in sorted(rule_rows.items())},
     }
 
 

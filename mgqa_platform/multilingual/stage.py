@@ -27,6 +27,7 @@ from mgqa_platform.multilingual import ensemble, instantiate, memory, names
 from mgqa_platform.multilingual.agreement import agreement
 from mgqa_platform.multilingual.annotations import load_annotations
 from mgqa_platform.multilingual.languages import SOURCE, language
+from mgqa_platform.multilingual.names_in_context import span_classes
 from mgqa_platform.multilingual.resolution import Resolution, report_markdown, resolve
 from mgqa_platform.multilingual.translate import Translation, Translator, translate_catalog
 from mgqa_platform.questions.catalog import Catalog
@@ -320,7 +321,8 @@ def postedit_language(
     questions = fetch_dicts(
         con,
         """
-        SELECT q.question_id, q.lang, q.text_marked, q.template_text, r.source AS template_en
+        SELECT q.question_id, q.lang, q.text_marked, q.template_text, r.source AS template_en,
+               en.bindings, en.image_role
         FROM questions_localized q
         JOIN questions_en en USING (question_id)
         LEFT JOIN template_translations_resolved r
@@ -334,6 +336,12 @@ def postedit_language(
         raise RuntimeError(
             f"no questions_localized for {lang}: materialize questions_localized[{lang}] first"
         )
+
+    categories = dict(con.execute("SELECT entity_id, category FROM entities").fetchall())
+    for q in questions:  # the class of each named entity, for the rules on names in context
+        bindings = q.pop("bindings")
+        bindings = json.loads(bindings) if isinstance(bindings, str) else dict(bindings or {})
+        q["classes"] = span_classes(q["template_text"], bindings, categories, q.pop("image_role"))
 
     def one(q: dict) -> dict:
         return ensemble.postedit(q, members, primary)
