@@ -201,6 +201,7 @@ def test_checks_partitions_jobs_sensors():
             "entity_names_untouched",
             "edits_logged",
             "member_replies_valid",
+            "grammar_detectors_postedited",
             "release_matches_warehouse",
             "release_verified",
             "release_all_languages",

@@ -368,6 +368,26 @@ def test_the_check_warns_with_rates_and_examples_and_never_blocks():
     assert check.run(con, "eng").passed is True  # no detectors for English
 
 
+def test_the_postedited_check_reads_the_text_the_release_ships():
+    """`grammar_detectors_postedited` judges `questions_postedited`: a question the post-edit fixed
+    no longer counts, one it left does."""
+    from mgqa_dagster.data_quality import multilingual as checks
+
+    check = {c.name: c for c in checks.POSTEDIT_CHECKS}["grammar_detectors_postedited"]
+    assert check.blocking is False
+    con = _warehouse()
+    con.execute("CREATE TABLE questions_postedited AS SELECT * FROM questions_localized")
+    assert check.run(con, "fra").passed is False
+    con.execute(
+        "UPDATE questions_postedited SET text_marked = 'Quelles routes intersectent {Lyon} ?' "
+        "WHERE question_id = 'q2'"
+    )
+    assert check.run(con, "fra").passed is True
+    assert {c.name: c for c in checks.LOCALIZED_CHECKS}["grammar_detectors"].run(
+        con, "fra"
+    ).passed is False
+
+
 def test_summary_shows_names_localized_and_the_worst_detectors_per_language(tmp_path):
     con = _warehouse()
     con.execute("CREATE TABLE template_translations_resolved (lang VARCHAR, status VARCHAR)")

@@ -129,14 +129,22 @@ def _labels_in_script(con, lang):
     )
 
 
-def _detector_rates(con, lang):
-    """Warn when a detector of the language (mgqa_platform.multilingual.detectors) flags more than its
-    threshold of the questions (0.5 %; the Greek article 2 %). Rates, counts and examples in the metadata."""
+def _detector_rates(table: str):
+    """The check over ``table``'s ``text_marked``: warn when a detector of the language
+    (mgqa_platform.multilingual.detectors) flags more than its threshold of the questions (0.5 %; the
+    Greek article 2 %). Rates, counts and examples in the metadata."""
+
+    def run(con, lang):
+        return _detector_result(con, lang, table)
+
+    return run
+
+
+def _detector_result(con, lang, table):
     texts = [
         r[0]
         for r in con.execute(
-            "SELECT text_marked FROM questions_localized WHERE lang = ? ORDER BY question_id",
-            [lang],
+            f"SELECT text_marked FROM {table} WHERE lang = ? ORDER BY question_id", [lang]
         ).fetchall()
     ]
     found = detectors.rates(texts, lang, n_examples=3)
@@ -148,7 +156,7 @@ def _detector_rates(con, lang):
         }
     )
     return result(
-        gx.run_suite(df, f"localized_detectors_{lang}", gx.in_set("above_threshold", ["ok"])),
+        gx.run_suite(df, f"{table}_detectors_{lang}", gx.in_set("above_threshold", ["ok"])),
         warn=True,
         extra={
             "questions": len(texts),
@@ -215,8 +223,9 @@ LOCALIZED_CHECKS = (
     Check(
         "grammar_detectors",
         False,
-        "each error detector of the language flags at most 0.5% of the questions (the Greek article 2%)",
-        _detector_rates,
+        "each error detector of the language flags at most 0.5% of the questions (the Greek article 2%), "
+        "in the text the templates give",
+        _detector_rates("questions_localized"),
     ),
 )
 
@@ -349,5 +358,12 @@ POSTEDIT_CHECKS = (
         False,
         "at most 10% of the questions got a rejected or failed reply from any member",
         _replies_valid,
+    ),
+    Check(
+        "grammar_detectors_postedited",
+        False,
+        "each error detector of the language flags at most 0.5% of the questions (the Greek article 2%), "
+        "in the post-edited text the release ships",
+        _detector_rates("questions_postedited"),
     ),
 )

