@@ -205,6 +205,7 @@ def test_three_servers_agreeing_disagreeing_and_malformed(wh, tmp_path):
             "entity_names_untouched": True,
             "edits_logged": True,
             "member_replies_valid": False,
+            "grammar_detectors_postedited": True,
         }  # "bad" failed every question: a warning
         md = metadata_of(r)
         assert md["share_edited"] == 1.0 and md["decisions"] == {
