@@ -7,7 +7,9 @@ For one language other than English and one English question record (``questions
   not an alias; the smallest label when there are several), else the English question's display name (the
   canonical English label, else the KG label, disambiguated) without a leading English "the" (event names:
   "the Spanish Fire of 1994"): a fallback is recorded per role;
-* category slots take the translation memory's plural label, else the English one (recorded);
+* category slots take the translation memory's plural label as a grammar :class:`~.grammar.Noun`, so a slot
+  with a spec (``{category_A:def}``) takes the agreeing form, else the English one (recorded); a sentence that
+  starts with a category slot is capitalised after filling;
 * word parameters (north, nearest, closer to...) take the memory's term, else English (recorded);
 * numbers are formatted for the language's CLDR locale with ``babel`` (``1 234,5`` in French); time periods
   ``YYYY-MM-DD to YYYY-MM-DD`` use the memory's ``time_range`` pattern with locale-formatted dates, ``Month YYYY``
@@ -38,6 +40,7 @@ from babel.numbers import format_decimal
 from mgqa_platform import lexicon
 from mgqa_platform.kg.names import without_article
 from mgqa_platform.lexicon import MONTHS
+from mgqa_platform.multilingual.grammar import capitalize_start
 from mgqa_platform.multilingual.languages import SOURCE, language
 from mgqa_platform.multilingual.memory import TranslationMemory
 from mgqa_platform.multilingual.placeholders import placeholders
@@ -64,6 +67,7 @@ IMAGE_PHRASES = {
     "vie": "địa điểm trong hình ảnh",
     "zho": "图片中显示的地点",
 }
+_STARTS_WITH_CATEGORY = re.compile(r"^\W*\{category")
 _RANGE = re.compile(r"^(\d{4}-\d{2}-\d{2}) to (\d{4}-\d{2}-\d{2})$")
 
 
@@ -133,11 +137,11 @@ def localize(
         fill, fill_marked, fallbacks = {}, {}, []
         for slot in dict.fromkeys(placeholders(template)):
             if slot in sub.roles and roles.is_category(sub.roles[slot]):
-                text = tm.category(bindings[slot])
-                if text is None:
-                    text = lexicon.label(bindings[slot])
+                if tm.category(bindings[slot]) is None:
                     fallbacks.append(f"category:{slot}")
-                fill[slot] = fill_marked[slot] = text
+                fill[slot] = fill_marked[slot] = tm.noun(
+                    bindings[slot], lexicon.label(bindings[slot])
+                )
             elif slot in sub.roles:
                 eid = bindings[slot]
                 if slot == q["image_role"]:
@@ -154,6 +158,8 @@ def localize(
                 raise KeyError(f"{q['question_id']}: template slot {slot!r} has no value")
         used.update(f.split(":")[0] for f in fallbacks)
         text, text_marked = template.format(**fill), template.format(**fill_marked)
+        if _STARTS_WITH_CATEGORY.match(template):
+            text, text_marked = capitalize_start(text), capitalize_start(text_marked)
         if q["image_role"]:
             text = sentence_case(text, IMAGE_PHRASES[lang])
             text_marked = sentence_case(text_marked, IMAGE_PHRASES[lang])

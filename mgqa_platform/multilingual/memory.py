@@ -6,9 +6,14 @@ post-edit is resolved. File layout::
 
     {"lang": "fra", "status": "draft", "note": "...",
      "variants":   {"A01.1.v1": {"source": "<English variant>", "text": "<translation>"}, ...},
-     "categories": {"post_office": {"source": "post offices", "text": "bureaux de poste"}, ...},
+     "categories": {"post_office": {"source": "post offices", "text": "bureaux de poste",
+                                    "gender": "m", "forms": {...}}, ...},
      "terms":      {"direction": {"north": "nord", ...}, ...},
-     "patterns":   {"time_range": "du {start} au {end}"}}
+     "patterns":   {"time_range": "du {start} au {end}"},
+     "grammar":    {"default_gender": "m", "agree": {"def": {"m": "les {}", "f": "les {}"}, ...}}}
+
+A category's ``gender`` and case ``forms`` and the language's ``grammar.agree`` table let templates ask for a
+form by feature (``{category_A:def}``, ``{category_A:gen}``; :mod:`~mgqa_platform.multilingual.grammar`).
 
 Each variant keeps its English ``source``: when the catalog's English text changes, the stored translation is
 *stale* and is not used (it is flagged for post-editing instead of silently mistranslating the new text).
@@ -22,6 +27,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
+from mgqa_platform.multilingual.grammar import Noun, spec_problems
 from mgqa_platform.multilingual.languages import TARGETS, language
 from mgqa_platform.multilingual.placeholders import problems as slot_problems
 from mgqa_platform.settings import PACKAGE_DATA
@@ -37,6 +43,7 @@ class TranslationMemory:
     categories: dict[str, dict[str, str]] = field(default_factory=dict)
     terms: dict[str, dict[str, str]] = field(default_factory=dict)
     patterns: dict[str, str] = field(default_factory=dict)
+    grammar: dict = field(default_factory=dict)
 
     def variant(self, variant_id: str, source: str) -> str | None:
         """The stored translation of a variant, or None when absent or stale (English source changed)."""
@@ -46,6 +53,21 @@ class TranslationMemory:
     def category(self, key: str) -> str | None:
         entry = self.categories.get(key)
         return entry["text"] if entry else None
+
+    def noun(self, key: str, fallback: str) -> Noun:
+        """Category ``key`` as a :class:`Noun` with its gender and forms; ``fallback`` (the English label) with
+        the language's default gender when the memory lacks the category."""
+        entry = self.categories.get(key)
+        agree = self.grammar.get("agree", {})
+        if entry is None:
+            return Noun(self.lang, fallback, self.grammar.get("default_gender", ""), {}, agree)
+        return Noun(
+            self.lang, entry["text"], entry.get("gender", ""), entry.get("forms", {}), agree
+        )
+
+    def nouns(self) -> dict[str, Noun]:
+        """Every category of the memory as a :class:`Noun`, by key."""
+        return {key: self.noun(key, key) for key in self.categories}
 
     def term(self, parameter: str, value: str) -> str | None:
         return self.terms.get(parameter, {}).get(value)
@@ -65,6 +87,7 @@ def _load(path: Path) -> TranslationMemory:
         raw.get("categories", {}),
         raw.get("terms", {}),
         raw.get("patterns", {}),
+        raw.get("grammar", {}),
     )
 
 
@@ -78,8 +101,10 @@ def load(lang: str, directory: Path = TM_DIR) -> TranslationMemory:
 
 def validate(tm: TranslationMemory, sources: Mapping[str, str]) -> list[str]:
     """Problems of a memory against the catalog's English variants ``{variant_id: text}``: missing or stale
-    variants, placeholder problems, empty texts. [] when complete and valid."""
+    variants, placeholder problems, grammar specs that do not render with every category, empty texts.
+    [] when complete and valid."""
     out = []
+    nouns = tm.nouns()
     for vid, en in sorted(sources.items()):
         entry = tm.variants.get(vid)
         if entry is None:
@@ -88,6 +113,7 @@ def validate(tm: TranslationMemory, sources: Mapping[str, str]) -> list[str]:
             out.append(f"{vid}: stale (English source changed)")
         else:
             out += [f"{vid}: {p}" for p in slot_problems(en, entry.get("text"))]
+            out += [f"{vid}: {p}" for p in spec_problems(entry.get("text") or "", nouns)]
     for key, entry in sorted(tm.categories.items()):
         if not (entry.get("text") or "").strip():
             out.append(f"category {key}: empty")

@@ -1,0 +1,359 @@
+"""Rewrite the bundled translation memories so that category slots agree by construction (issue 18, item 1).
+
+For each language it handles, this script
+1. gives every category its ``gender`` (from the head word of its translation, listed below by hand) and, where
+   a translation is wrong, a corrected ``text``;
+2. stores the language's ``grammar`` table (agreeing words by feature, see mgqa_platform/multilingual/grammar.py);
+3. rewrites the templates (``variants``): an article, quantifier or participle written next to a category slot
+   becomes a feature reference (``los {category_A}`` -> ``{category_A:def}``).
+
+It is idempotent: a second run changes nothing. Run from the repository root::
+
+    .venv/bin/python scripts/grammar_memory.py [lang ...]
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from pathlib import Path
+
+TM_DIR = Path("mgqa_platform/data/translations")
+
+#: Head words (first word of the category's translation) of feminine categories; the others are masculine.
+FEMININE_HEADS = {
+    "spa": """ONG agencias aldeas asociaciones atracciones autoescuelas bibliotecas bocas boutiques cafeterías
+        carnicerías carpinterías carreteras casas ciudades clínicas comisarías confiterías construcciones
+        copisterías discotecas droguerías duchas embajadas empresas entradas escuelas estaciones farmacias
+        ferreterías floristerías fruterías funerarias fábricas galerías gasolineras granjas guarderías
+        heladerías herrerías instalaciones joyerías jugueterías librerías manzanas obras oficinas panaderías
+        papelerías paradas pastelerías peluquerías piscinas plantas plazas posiciones puertas sastrerías
+        terminales tiendas universidades viviendas vías zapaterías zonas ópticas""",
+    "por": """ONGs academias agências alfaiatarias associações atrações autoescolas bibliotecas bilheterias
+        butiques caixas casas cidades clínicas concessionárias confeitarias copiadoras delegacias delicatéssens
+        drogarias embaixadas empresas entradas escolas estações estradas estruturas faculdades faixas farmácias
+        fazendas ferrovias floriculturas funerárias fábricas galerias habitações imobiliárias instalações
+        joalherias lanchonetes livrarias locadoras localidades lojas marinas obras oficinas padarias papelarias
+        paradas passagens piscinas plataformas posições praças prefeituras quitandas rodoviárias sorveterias
+        universidades videolocadoras vilas áreas óticas""",
+    "ita": """ONG agenzie ambasciate aree associazioni attrazioni autofficine autoscuole autostazioni aziende
+        banche banchine biblioteche biglietterie boutique case cartolerie cassette cittadine città cliniche
+        concessionarie contee copisterie discoteche docce drogherie farmacie fattorie fermate ferrovie frazioni
+        gallerie gastronomie gelaterie gioiellerie librerie località macellerie officine opere palestre
+        panetterie pasticcerie piazze piscine rivendite sartorie scuole stazioni strade strutture università""",
+    "fra": """ONG agences aires ambassades animaleries associations attractions auberges auto-écoles banlieues
+        banques bibliothèques bijouteries billetteries bornes boucheries boulangeries boutiques boîtes cliniques
+        confiseries douches drogueries entreprises entrées fermes galeries gares habitations librairies
+        locations mairies marinas papeteries petites pharmacies piscines places pompes positions pâtisseries
+        quincailleries routes salles stations stations-service supérettes toilettes universités usines villes
+        voies zones écoles épiceries œuvres""",
+}
+#: Categories whose gender is not their head word's (Portuguese "os caixas eletrônicos").
+GENDER_OF = {"por": {"atm": "m"}}
+#: Corrected translations: (lang, category) -> text.
+TEXT_OF = {
+    ("ita", "hardware"): "negozi di ferramenta",
+    ("ell", "airport"): "αερολιμένες",
+    ("rus", "ice_cream"): "кафе-мороженые",
+}
+#: Unit symbols in Latin script written in the language's script in template text.
+UNITS = {"rus": {"km": "км"}, "bul": {"km": "км"}}
+
+_M_F = ("m", "f")
+
+
+def _mf(m: str, f: str) -> dict[str, str]:
+    return dict(zip(_M_F, (m, f)))
+
+
+GRAMMAR = {
+    "spa": {
+        "default_gender": "m",
+        "agree": {
+            "def": _mf("los {}", "las {}"),
+            "how_many": _mf("cuántos {}", "cuántas {}"),
+            "all": _mf("todos los {}", "todas las {}"),
+            "each_of": _mf("todos y cada uno de los {}", "todas y cada una de las {}"),
+            "each_one": _mf("cada uno de los {}", "cada una de las {}"),
+            "placed": _mf("situados", "situadas"),
+            "distinct": _mf("distintos", "distintas"),
+        },
+    },
+    "por": {
+        "default_gender": "m",
+        "agree": {
+            "def": _mf("os {}", "as {}"),
+            "of_def": _mf("dos {}", "das {}"),
+            "how_many": _mf("quantos {}", "quantas {}"),
+            "all": _mf("todos os {}", "todas as {}"),
+            "one_of": _mf("um dos {}", "uma das {}"),
+            "two": _mf("dois {}", "duas {}"),
+            "located": _mf("localizados", "localizadas"),
+            "placed": _mf("situados", "situadas"),
+        },
+    },
+    "ita": {
+        "default_gender": "m",
+        "agree": {
+            "def": {"m": "i {}", "m.v": "gli {}", "f": "le {}"},
+            "of_def": {"m": "dei {}", "m.v": "degli {}", "f": "delle {}"},
+            "how_many": _mf("quanti {}", "quante {}"),
+            "all": {"m": "tutti i {}", "m.v": "tutti gli {}", "f": "tutte le {}"},
+            "each_of": {
+                "m": "ciascuno dei {}",
+                "m.v": "ciascuno degli {}",
+                "f": "ciascuna delle {}",
+            },
+            "crossed": _mf("attraversati", "attraversate"),
+            "distinct": _mf("diversi", "diverse"),
+        },
+    },
+    "fra": {
+        "default_gender": "m",
+        "agree": {
+            "which": _mf("quels {}", "quelles {}"),
+            "which_one": _mf("lequel des {}", "laquelle des {}"),
+            "each_one": _mf("chacun des {}", "chacune des {}"),
+            "the_one": _mf("celui des {}", "celle des {}"),
+            "de": {"m": "de {}", "f": "de {}", "m.v": "d'{}", "f.v": "d'{}"},
+        },
+    },
+}
+
+#: (words before the slot, feature) and (feature, word after the slot): the rewrites of the templates.
+BEFORE = {
+    "spa": [
+        ("todos y cada uno de los", "each_of"),
+        ("cada uno de los", "each_one"),
+        ("todos los", "all"),
+        ("los", "def"),
+        ("cuántos", "how_many"),
+    ],
+    "por": [
+        ("todos os", "all"),
+        ("um dos", "one_of"),
+        ("os", "def"),
+        ("dos", "of_def"),
+        ("quantos", "how_many"),
+        ("dois", "two"),
+    ],
+    "ita": [
+        ("tutti i", "all"),
+        ("ciascuno dei", "each_of"),
+        ("i", "def"),
+        ("dei", "of_def"),
+        ("quanti", "how_many"),
+    ],
+    "fra": [
+        ("lequel des", "which_one"),
+        ("chacun des", "each_one"),
+        ("celui des", "the_one"),
+        ("quels", "which"),
+        ("de", "de"),
+    ],
+}
+AFTER = {
+    "spa": [("situados", "placed"), ("distintos", "distinct")],
+    "por": [("localizados", "located"), ("situados", "placed")],
+    "ita": [("attraversati", "crossed"), ("diversi", "distinct")],
+    "fra": [],
+}
+
+
+def gender(lang: str, key: str, text: str) -> str:
+    """The gender of a category from the head word of its translation (or its listed exception)."""
+    if key in GENDER_OF.get(lang, {}):
+        return GENDER_OF[lang][key]
+    return "f" if text.split()[0] in FEMININE_HEADS[lang].split() else "m"
+
+
+def rewrite(lang: str, text: str) -> str:
+    """A template with the agreeing words around its category slots replaced by feature references."""
+    for words, feature in BEFORE[lang]:
+        pattern = re.compile(
+            r"(?<![\w'])(" + re.escape(words) + r") \{(category_\w+)\}", re.IGNORECASE
+        )
+
+        def ref(m: re.Match, feature: str = feature) -> str:
+            spec = feature[0].upper() + feature[1:] if m.group(1)[0].isupper() else feature
+            return "{" + m.group(2) + ":" + spec + "}"
+
+        text = pattern.sub(ref, text)
+    for words, feature in AFTER[lang]:
+        pattern = re.compile(r"(\{(category_\w+)(?::\w*)?\}) " + re.escape(words) + r"\b")
+        text = pattern.sub(r"\1 {\2:=" + feature + "}", text)
+    return text
+
+
+#: Russian frames "objects of category «X»" by the case of "objects": the case form that replaces them.
+RUS_FRAMES = {"объекты": "", "объектов": ":gen", "объектам": ":dat", "объектами": ":ins"}
+RUS_CASES = {"gen": "gent", "dat": "datv", "ins": "ablt", "loc": "loct"}
+#: Russian phrases pymorphy3 parses wrongly (парки as the plural of парка) or cannot inflect (substantivized
+#: adjectives), by nominative: gen, dat, ins, loc.
+RUS_FORMS = {
+    "парки": "парков паркам парками парках",
+    "марины": "марин маринам маринами маринах",
+    "полицейские участки": "полицейских участков|полицейским участкам|полицейскими участками|"
+    "полицейских участках",
+    "парикмахерские": "парикмахерских парикмахерским парикмахерскими парикмахерских",
+    "кондитерские": "кондитерских кондитерским кондитерскими кондитерских",
+    "кафе-мороженые": "кафе-мороженых кафе-мороженым кафе-морожеными кафе-мороженых",
+    "отдельно стоящие жилища": "отдельно стоящих жилищ|отдельно стоящим жилищам|"
+    "отдельно стоящими жилищами|отдельно стоящих жилищах",
+}
+
+
+#: Russian templates whose frame names one object of a category ("{rank} объект категории «X»"): rewritten by
+#: hand so that the masculine "объект" still carries the agreement of {rank}, {rank_type} and the predicate.
+RUS_VARIANTS = {
+    "A06.2.v2": "Сколько километров в среднем между двумя {category_A:ins} в {entity_B}?",
+    "A07.1.v3": "Если сложить расстояния до всех {category_C:gen} в {entity_B}, у {category_A:which_of_gen} "
+    "там получится наименьшая сумма?",
+    "A08.1.v3": "Двигаясь от {entity_B} наружу, рассмотрите {rank} объект среди {category_A:gen}. "
+    "Как далеко он от {entity_C}?",
+    "E05.1.v1": "Содержит ли административная граница {entity_A} полностью {rank_type} объект среди "
+    "{category_B:gen} в {entity_C}?",
+    "E05.1.v2": "Возьмём {rank_type} объект среди {category_B:gen} в {entity_C}: лежит ли он целиком в "
+    "пределах административной границы {entity_A}?",
+    "E05.1.v3": "Находится ли {rank_type} объект среди {category_B:gen}, расположенных в {entity_C}, "
+    "полностью внутри административной границы {entity_A}?",
+    "E05.2.v1": "Содержит ли административная граница {entity_A} полностью {rank_type} объект среди "
+    "{category_B:gen} в {entity_C}?",
+    "E05.2.v2": "Находится ли {rank_type} объект среди {category_B:gen} в {entity_C} целиком внутри "
+    "административной границы {entity_A}?",
+    "F01.1.v3": "Назовите объект среди {category_A:gen} в {entity_B}, расположенный дальше всех к "
+    "{cardinal_direction}.",
+    "F03.1.v1": "Какой объект среди {category_A:gen} в {entity_B} является {rank_position} {attribute}?",
+    "F03.2.v1": "Какой объект среди {category_A:gen} в {entity_B} является {rank_position} {attribute}?",
+}
+RUS_GENDERS = {"masc": "m", "femn": "f", "neut": "n"}
+#: Russian categories whose head pymorphy3's first parse takes for another word (сады as of сада).
+RUS_GENDER_OF = {
+    "детские сады": "m",
+    "парки": "m",
+    "чайные магазины": "m",
+    "ночные клубы": "m",
+    "кондитерские": "f",
+    "марины": "f",
+}
+RUS_GRAMMAR = {
+    "default_gender": "m",
+    "agree": {
+        "which_of": {
+            "m": "какой из {gen}",
+            "f": "какая из {gen}",
+            "n": "какое из {gen}",
+            "pl": "какие из {gen}",
+        },
+        "which_of_gen": {
+            "m": "какого из {gen}",
+            "f": "какой из {gen}",
+            "n": "какого из {gen}",
+            "pl": "каких из {gen}",
+        },
+        "placed": {"m": "расположен", "f": "расположена", "n": "расположено", "pl": "расположены"},
+    },
+}
+#: Agreeing words of the Russian templates around a category in the genitive: (words, feature).
+RUS_BEFORE = [("какой из", "which_of"), ("какого из", "which_of_gen")]
+
+
+def rus_gender(text: str) -> str:
+    """The gender of a Russian category (its head word's, from pymorphy3's lemma); ``pl`` for a plurale
+    tantum (ворота), ``m`` for an indeclinable loan word (кафе, казино) is what pymorphy3 gives."""
+    if text in RUS_GENDER_OF:
+        return RUS_GENDER_OF[text]
+    import pymorphy3
+
+    morph = pymorphy3.MorphAnalyzer()
+    for w in text.split():
+        parses = [p for p in morph.parse(w) if {"plur", "nomn"} <= p.tag.grammemes]
+        nouns = [p for p in parses if p.tag.POS == "NOUN"] or [
+            p for p in parses if p.tag.POS in ("ADJF", "PRTF")
+        ]
+        if nouns and (nouns[0].tag.POS == "NOUN" or w == text.split()[-1]):
+            lemma = nouns[0].normalized.tag
+            return "pl" if "Pltm" in lemma.grammemes else RUS_GENDERS.get(lemma.gender, "m")
+    return "m"
+
+
+def rus_forms(text: str) -> dict[str, str]:
+    """Plural case forms of a Russian noun phrase in the nominative plural: the words up to the first noun
+    (adjectives agree with it) are inflected with pymorphy3, the rest (a genitive complement) is kept."""
+    if text in RUS_FORMS:
+        forms = RUS_FORMS[text]
+        return dict(zip(RUS_CASES, forms.split("|" if "|" in forms else " "), strict=True))
+    import pymorphy3
+
+    morph = pymorphy3.MorphAnalyzer()
+    words, head = text.split(), []
+    for w in words:
+        parses = [p for p in morph.parse(w) if {"plur", "nomn"} <= p.tag.grammemes]
+        if not parses:
+            break
+        head.append(parses[0])
+        if parses[0].tag.POS == "NOUN":
+            break
+    if not head or head[-1].tag.POS != "NOUN":
+        return {}
+    rest = words[len(head) :]
+    return {
+        case: " ".join([p.inflect({tag, "plur"}).word for p in head] + rest)
+        for case, tag in RUS_CASES.items()
+    }
+
+
+def rus_rewrite(text: str) -> str:
+    """A Russian template with the frames "объектов категории «{category_A}»" replaced by the category in the
+    frame's case (``{category_A:gen}``)."""
+    for frame, spec in RUS_FRAMES.items():
+        text = re.sub(frame + r" категории «\{(category_\w+)\}»", r"{\1" + spec + "}", text)
+    for words, feature in RUS_BEFORE:
+        pattern = re.compile(r"(?<!\w)(" + words + r") \{(category_\w+):gen\}", re.IGNORECASE)
+        text = pattern.sub(
+            lambda m, f=feature: (
+                "{" + m.group(2) + ":" + (f.capitalize() if m.group(1)[0].isupper() else f) + "}"
+            ),
+            text,
+        )
+    which = re.search(r"\{(category_\w+):[Ww]hich_of\}", text)
+    if which:
+        text = re.sub(r"(?<!\w)расположен(?!\w)", "{" + which.group(1) + ":=placed}", text)
+    return text
+
+
+def units(lang: str, text: str) -> str:
+    """A template with its Latin unit symbols (``km``) in the language's script (``км``)."""
+    for latin, local in UNITS.get(lang, {}).items():
+        text = re.sub(rf"\b{latin}\b", local, text)
+    return text
+
+
+def main(langs: list[str]) -> None:
+    for lang in langs:
+        path = TM_DIR / f"{lang}.json"
+        tm = json.loads(path.read_text(encoding="utf-8"))
+        for key, entry in tm["categories"].items():
+            entry["text"] = TEXT_OF.get((lang, key), entry["text"])
+            if lang in GRAMMAR:
+                entry["gender"] = gender(lang, key, entry["text"])
+            if lang == "rus":
+                entry["forms"] = rus_forms(entry["text"])
+                entry["gender"] = rus_gender(entry["text"])
+        if lang in GRAMMAR:
+            tm["grammar"] = GRAMMAR[lang]
+        if lang == "rus":
+            tm["grammar"] = RUS_GRAMMAR
+            for vid, text in RUS_VARIANTS.items():
+                tm["variants"][vid]["text"] = text
+        for entry in tm["variants"].values():
+            text = rewrite(lang, entry["text"]) if lang in BEFORE else entry["text"]
+            entry["text"] = units(lang, rus_rewrite(text) if lang == "rus" else text)
+        path.write_text(
+            json.dumps(tm, ensure_ascii=False, indent=1, sort_keys=True) + "\n", "utf-8"
+        )
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:] or sorted({*GRAMMAR, *UNITS, "rus", *(lang for lang, _ in TEXT_OF)}))
