@@ -323,6 +323,167 @@ def rus_rewrite(text: str) -> str:
     return text
 
 
+#: Greek categories whose gender the ending of their first word does not tell (loan words, exceptions).
+ELL_GENDER_OF = {
+    "μπαρ": "n",
+    "ΑΤΜ": "n",
+    "καζίνο": "n",
+    "ντελικατέσεν": "n",
+    "βιντεοκλάμπ": "n",
+    "σιλό": "n",
+    "ντους": "n",
+    "μίνι": "n",
+    "σούπερ": "n",
+    "μπουτίκ": "f",
+    "γκαλερί": "f",
+    "παμπ": "f",
+    "ΜΚΟ": "f",
+    "είσοδοι": "f",
+    "ξενώνες": "m",
+    "αερολιμένες": "m",
+}
+#: Greek plural accusatives that move the accent (the others: -οί -> -ούς, -οι -> -ους).
+ELL_ACC = {"σύλλογοι": "συλλόγους", "είσοδοι": "εισόδους"}
+ELL_GRAMMAR = {
+    "default_gender": "n",
+    "agree": {
+        "def": {"n": "τα {}", "f": "οι {}", "m": "οι {}"},
+        "def_acc": {"n": "τα {}", "f": "τις {}", "m": "τους {acc}"},
+        "which": {"n": "ποια {}", "f": "ποιες {}", "m": "ποιοι {}"},
+        "which_acc": {"n": "ποια {}", "f": "ποιες {}", "m": "ποιους {acc}"},
+        "how_many": {"n": "πόσα {}", "f": "πόσες {}", "m": "πόσοι {}"},
+        "how_many_acc": {"n": "πόσα {}", "f": "πόσες {}", "m": "πόσους {acc}"},
+        "how_many_distinct": {
+            "n": "πόσα διαφορετικά {}",
+            "f": "πόσες διαφορετικές {}",
+            "m": "πόσοι διαφορετικοί {}",
+        },
+        "how_many_distinct_acc": {
+            "n": "πόσα διαφορετικά {}",
+            "f": "πόσες διαφορετικές {}",
+            "m": "πόσους διαφορετικούς {acc}",
+        },
+        "all": {"n": "όλα τα {}", "f": "όλες οι {}", "m": "όλοι οι {}"},
+        "all_acc": {"n": "όλα τα {}", "f": "όλες τις {}", "m": "όλους τους {acc}"},
+        "two_acc": {"n": "δύο {}", "f": "δύο {}", "m": "δύο {acc}"},
+        "in_def": {"n": "στα {}", "f": "στις {}", "m": "στους {acc}"},
+        "which_one_of": {
+            "n": "ποιο από τα {}",
+            "f": "ποια από τις {}",
+            "m": "ποιος από τους {acc}",
+        },
+        "which_one": {"n": "ποιο", "f": "ποια", "m": "ποιος"},
+        "rel_acc": {"n": "τα οποία", "f": "τις οποίες", "m": "τους οποίους"},
+    },
+}
+#: Greek words before the frame "στοιχεία της κατηγορίας «X»" -> the feature that replaces them with the frame.
+ELL_BEFORE = [
+    ("πόσα διαφορετικά", "how_many_distinct"),
+    ("όλα τα", "all"),
+    ("τα", "def"),
+    ("ποια", "which"),
+    ("πόσα", "how_many"),
+    ("δύο", "two"),
+]
+#: A verb that follows its subject: the frame before it is in the nominative.
+_ELL_SUBJECT_VERB = re.compile(r"^(?:\S+(?:ουν|ούν|ονται|ονταν|όνταν|ησαν|ήσαν)|είναι)(?!\w)")
+#: A plural verb right before the frame (with "μεταξύ τους"): the frame is its subject.
+_ELL_VERB_BEFORE = re.compile(r"(?:ουν|ούν|ονται|ούνται)(?: μεταξύ τους)?$")
+#: Greek prepositions that make the frame after them accusative (στα = σε + τα).
+_ELL_PREPOSITION = re.compile(r"(?:από|σε|Σε|Από|προς|για|με)$")
+
+
+def ell_gender(text: str) -> str:
+    """The gender of a Greek plural category from its first word: listed loan words and exceptions, else
+    ``-οι`` masculine, ``-ες``/``-εις`` feminine, ``-α`` neuter."""
+    first = text.split()[0]
+    if first in ELL_GENDER_OF:
+        return ELL_GENDER_OF[first]
+    if re.search(r"(?:οι|οί)$", first):
+        return "m"
+    return "f" if re.search(r"(?:ες|ές|εις|είς)$", first) else "n"
+
+
+def ell_acc(text: str, gender: str) -> str:
+    """The accusative plural of a Greek category: masculine -οι words become -ους (up to the head noun)."""
+    if gender not in ("m", "f") or not re.search(r"(?:οι|οί)$", text.split()[0]):
+        return text
+    words = text.split()
+    out = []
+    for i, w in enumerate(words):
+        if not re.search(r"(?:οι|οί)$", w):
+            return " ".join(out + words[i:])
+        out.append(ELL_ACC.get(w) or re.sub(r"οί$", "ούς", re.sub(r"οι$", "ους", w)))
+    return " ".join(out)
+
+
+def ell_rewrite(text: str) -> str:
+    """A Greek template with the plural frame "στοιχεία της κατηγορίας «{category_A}»" replaced by the
+    category with its article or interrogative, nominative before the verb it is the subject of,
+    accusative elsewhere; "στα στοιχεία" (σε + τα) keeps its preposition ("σε {category_A:def_acc}")."""
+    frame = re.compile(
+        r"(?:(?<!\w)(στα|πόσα διαφορετικά|όλα τα|τα|ποια|πόσα|δύο) )?στοιχεία της κατηγορίας "
+        r"«\{(category_\w+)\}»( ?)(\S*)",
+        re.IGNORECASE,
+    )
+
+    def ref(m: re.Match) -> str:
+        before, slot, space, after = m.group(1), m.group(2), m.group(3), m.group(4)
+        if before is None:
+            feature = "def"
+        elif before.lower() == "στα":
+            return f"{{{slot}:{'In_def' if before[0].isupper() else 'in_def'}}}{space}{after}"
+        else:
+            feature = dict(ELL_BEFORE)[before.lower()]
+        preceding = text[: m.start()].rstrip()
+        nominative = (
+            _ELL_SUBJECT_VERB.match(after) and not _ELL_PREPOSITION.search(preceding)
+        ) or _ELL_VERB_BEFORE.search(preceding)
+        if not nominative:
+            feature = (
+                "def_acc" if feature == "def" else f"{feature}_acc".replace("_acc_acc", "_acc")
+            )
+        if feature not in ELL_GRAMMAR["agree"]:
+            feature = feature.removesuffix("_acc")
+        if before and before[0].isupper():
+            feature = feature[0].upper() + feature[1:]
+        return f"{{{slot}:{feature}}}{space}{after}"
+
+    text = frame.sub(ref, text)
+    text = re.sub(
+        r"(?<!\w)(Ποιο|ποιο) από \{(category_\w+):def_acc\}",
+        lambda m: (
+            "{" + m.group(2) + (":Which_one_of}" if m.group(1)[0] == "Π" else ":which_one_of}")
+        ),
+        text,
+    )
+    which = re.search(r"\{(category_\w+):[Ww]hich_one_of\}", text)
+    if which:
+        text = re.sub(r"(?<=, )ποιο(?= )", "{" + which.group(1) + ":=which_one}", text)
+    return re.sub(r"(\{(category_\w+):[^}]*\}) από τα οποία", r"\1 από {\2:=rel_acc}", text)
+
+
+def bul_definite(text: str) -> str:
+    """The definite plural of a Bulgarian category: the article goes on its first word, ``-те`` after
+    ``-и``/``-е`` (магазините, селскостопанските магазини), ``-та`` after ``-а``/``-я`` (селата); an invariable
+    first word (фитнес) passes it to the next."""
+    words = text.split()
+    i = next((i for i, w in enumerate(words) if w[-1] in "аяиео"), 0)  # фитнес центровете
+    words[i] += "та" if words[i][-1] in "ая" else "те"
+    return " ".join(words)
+
+
+def bul_rewrite(text: str) -> str:
+    """A Bulgarian template with the frames "обектите от категорията „{category_A}“" replaced by the category
+    itself: definite (``{category_A:def}``) or not; one object among them stays "обект сред" + the definite
+    category, so that кой/всеки/два keep agreeing with обект."""
+    slot = r"от категорията „\{(category_\w+)\}“"
+    text = re.sub(r"(?<!\w)([Кк]ой) от обектите " + slot, r"\1 обект сред {\2:def}", text)
+    text = re.sub(r"(?<!\w)обектите " + slot, r"{\1:def}", text)
+    text = re.sub(r"(?<!\w)обекти " + slot, r"{\1}", text)
+    return re.sub(r"(?<!\w)(обекта?) " + slot, r"\1 сред {\2:def}", text)
+
+
 def units(lang: str, text: str) -> str:
     """A template with its Latin unit symbols (``km``) in the language's script (``км``)."""
     for latin, local in UNITS.get(lang, {}).items():
@@ -338,22 +499,37 @@ def main(langs: list[str]) -> None:
             entry["text"] = TEXT_OF.get((lang, key), entry["text"])
             if lang in GRAMMAR:
                 entry["gender"] = gender(lang, key, entry["text"])
+            if lang == "bul":
+                entry["forms"] = {"def": bul_definite(entry["text"])}
+            if lang == "ell":
+                entry["gender"] = ell_gender(entry["text"])
+                entry["forms"] = {"acc": ell_acc(entry["text"], entry["gender"])}
             if lang == "rus":
                 entry["forms"] = rus_forms(entry["text"])
                 entry["gender"] = rus_gender(entry["text"])
         if lang in GRAMMAR:
             tm["grammar"] = GRAMMAR[lang]
+        if lang == "ell":
+            tm["grammar"] = ELL_GRAMMAR
         if lang == "rus":
             tm["grammar"] = RUS_GRAMMAR
             for vid, text in RUS_VARIANTS.items():
                 tm["variants"][vid]["text"] = text
+        for values in tm["terms"].values():
+            for value, text in values.items():
+                values[value] = units(lang, text)
         for entry in tm["variants"].values():
             text = rewrite(lang, entry["text"]) if lang in BEFORE else entry["text"]
-            entry["text"] = units(lang, rus_rewrite(text) if lang == "rus" else text)
+            text = rus_rewrite(text) if lang == "rus" else text
+            text = bul_rewrite(text) if lang == "bul" else text
+            entry["text"] = units(lang, ell_rewrite(text) if lang == "ell" else text)
         path.write_text(
             json.dumps(tm, ensure_ascii=False, indent=1, sort_keys=True) + "\n", "utf-8"
         )
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:] or sorted({*GRAMMAR, *UNITS, "rus", *(lang for lang, _ in TEXT_OF)}))
+    main(
+        sys.argv[1:]
+        or sorted({*GRAMMAR, *UNITS, "rus", "ell", "bul", *(lang for lang, _ in TEXT_OF)})
+    )

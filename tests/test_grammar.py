@@ -264,3 +264,50 @@ def test_localize_fills_features_and_capitalises_a_starting_category():
     q = _record({"category_A": "convenience", "entity_B": "worldkg:1"}, "B01.2.v1", "B01.2")
     (row,), used = instantiate.localize([q], "spa", templates, spa, {"worldkg:1": "X"}, {}, cat)
     assert row["text"] == "¿Cuántas tiendas de conveniencia hay a 1,5 km de X?" and not used
+
+
+def test_a_category_missing_from_the_memory_renders_every_feature_in_english():
+    rus = memory.load("rus")
+    noun = rus.noun("no_such_category", "widgets")
+    assert f"{noun:gen}" == "widgets" and f"{noun:Which_of}" == "Какой из widgets"
+    assert render("Сколько {category_A:gen} в {entity_B}?", noun) == "Сколько widgets в <entity_B>?"
+
+
+def test_greek_frames_give_way_to_the_category_with_its_article_in_its_case():
+    tm = memory.load("ell")
+    plural_frames = [
+        v["text"] for v in tm.variants.values() if "στοιχεία της κατηγορίας «{category" in v["text"]
+    ]
+    assert not plural_frames
+    cats = tm.categories
+    assert (cats["road"]["gender"], cats["road"]["forms"]["acc"]) == ("m", "δρόμους")
+    assert cats["bus_stop"]["gender"] == "f" and cats["shop"]["gender"] == "n"
+    assert (
+        cats["association"]["gender"] == "m" and cats["association"]["forms"]["acc"] == "συλλόγους"
+    )
+    texts = category_texts("ell", r"category_A:", "road", "bus_stop", "shop")
+    for expected in (
+        "Πόσοι δρόμοι τέμνουν <entity_B>;",  # subject: nominative
+        "Πόσους δρόμους διασχίζει <entity_B>;",  # object: accusative
+        "Πόσες στάσεις λεωφορείων τέμνουν <entity_B>;",
+        "Πόσα καταστήματα τέμνουν <entity_B>;",
+        "Μετρήστε τους δρόμους που διασχίζουν ή αγγίζουν <entity_B>.",
+        "Απαριθμήστε τους δρόμους από τους οποίους περνά <entity_B>.",
+    ):
+        assert expected in texts, expected
+    assert any(t.startswith("Ποια από τις στάσεις λεωφορείων σε <entity_B>") for t in texts)
+    assert any(t.startswith("Ανάμεσα στους δρόμους") for t in texts)
+    assert not [t for t in texts if re.search(r"σε (τους|τις|τα) ", t)]
+
+
+def test_bulgarian_frames_give_way_to_the_definite_category():
+    tm = memory.load("bul")
+    assert not [v["text"] for v in tm.variants.values() if "категорията „" in v["text"]]
+    forms = {k: e["forms"]["def"] for k, e in tm.categories.items()}
+    assert forms["shop"] == "магазините" and forms["village"] == "селата"
+    assert (
+        forms["bus_stop"] == "автобусните спирки" and forms["fitness_centre"] == "фитнес центровете"
+    )
+    texts = category_texts("bul", r"category_A:def", "bus_stop")
+    assert any(t.startswith("Кой обект сред автобусните спирки") for t in texts)
+    assert any(t.startswith("Подредете автобусните спирки") for t in texts)

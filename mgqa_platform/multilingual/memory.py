@@ -55,12 +55,14 @@ class TranslationMemory:
         return entry["text"] if entry else None
 
     def noun(self, key: str, fallback: str) -> Noun:
-        """Category ``key`` as a :class:`Noun` with its gender and forms; ``fallback`` (the English label) with
-        the language's default gender when the memory lacks the category."""
+        """Category ``key`` as a :class:`Noun` with its gender and forms; when the memory lacks the category,
+        ``fallback`` (the English label) in every case form, with the language's default gender."""
         entry = self.categories.get(key)
         agree = self.grammar.get("agree", {})
         if entry is None:
-            return Noun(self.lang, fallback, self.grammar.get("default_gender", ""), {}, agree)
+            cases = {case for e in self.categories.values() for case in e.get("forms", {})}
+            forms = dict.fromkeys(cases, fallback)
+            return Noun(self.lang, fallback, self.grammar.get("default_gender", ""), forms, agree)
         return Noun(
             self.lang, entry["text"], entry.get("gender", ""), entry.get("forms", {}), agree
         )
