@@ -158,6 +158,7 @@ AFTER = {
     "por": [("localizados", "located"), ("situados", "placed")],
     "ita": [("attraversati", "crossed"), ("diversi", "distinct")],
     "fra": [],
+    "deu": [],
 }
 
 
@@ -170,7 +171,7 @@ def gender(lang: str, key: str, text: str) -> str:
 
 def rewrite(lang: str, text: str) -> str:
     """A template with the agreeing words around its category slots replaced by feature references."""
-    for words, feature in BEFORE[lang]:
+    for words, feature in BEFORE.get(lang) or DEU_BEFORE:
         pattern = re.compile(
             r"(?<![\w'])(" + re.escape(words) + r") \{(category_\w+)\}", re.IGNORECASE
         )
@@ -484,6 +485,81 @@ def bul_rewrite(text: str) -> str:
     return re.sub(r"(?<!\w)(обекта?) " + slot, r"\1 сред {\2:def}", text)
 
 
+#: German plural endings of the last part of a compound -> gender of the singular (the others feminine).
+DEU_GENDER_BY_ENDING = {
+    "m": """läden plätze häfen vereine automaten salons märkte verleihe bahnhöfe höfe blöcke shops kreise
+        betriebe überwege posten weiler juweliere gärten kioske übergänge türme optiker parks orte steige
+        kästen stände eingänge punkte brunnen clubs generatoren staaten""",
+    "n": """geschäfte häuser zentren werke studios büros gebäude cafés kinos gebiete unternehmen länder
+        terminals restaurants tore hostels hotels gehöfte viertel ämter bäder museen theater dörfer
+        denkmäler silos""",
+}
+
+
+def _deu(pattern: str) -> dict[str, str]:
+    return {"*": pattern}
+
+
+def _deu_mfn(m: str, f: str, n: str, rest: str) -> dict[str, str]:
+    return {"m": f"{m} {rest}", "f": f"{f} {rest}", "n": f"{n} {rest}"}
+
+
+DEU_GRAMMAR = {
+    "default_gender": "n",
+    "agree": {
+        "def": _deu("die {weak}"),
+        "gen_def": _deu("der {weak}"),
+        "dat_def": _deu("den {dat}"),
+        "all": _deu("alle {weak}"),
+        "all_dat": _deu("allen {dat}"),
+        "all_there_dat": _deu("allen dortigen {dat}"),
+        "which": _deu("welche {weak}"),
+        "which_dat": _deu("welchen {dat}"),
+        "many_dat": _deu("vielen {dat}"),
+        "between_two": _deu("zwischen zwei {dat}"),
+        "which_of": _deu_mfn("welcher", "welche", "welches", "der {weak}"),
+        "which_of_there": _deu_mfn("welcher", "welche", "welches", "der dortigen {weak}"),
+        "which_of_all": _deu_mfn("welcher", "welche", "welches", "von allen {dat}"),
+        "the_one_of": _deu_mfn("derjenige", "diejenige", "dasjenige", "der {weak}"),
+    },
+}
+#: German words before a category slot -> the feature that replaces them with the slot (longest first).
+DEU_BEFORE = [
+    ("welches von allen", "which_of_all"),
+    ("welches der dortigen", "which_of_there"),
+    ("welches der", "which_of"),
+    ("dasjenige der", "the_one_of"),
+    ("allen dortigen", "all_there_dat"),
+    ("zwischen zwei", "between_two"),
+    ("den", "dat_def"),
+    ("allen", "all_dat"),
+    ("welchen", "which_dat"),
+    ("vielen", "many_dat"),
+    ("die", "def"),
+    ("welche", "which"),
+    ("der", "gen_def"),
+    ("alle", "all"),
+]
+
+
+def deu_gender(text: str) -> str:
+    """The gender of a German category's singular from the ending of its last word (its compound head)."""
+    last = text.split()[-1].lower()
+    for gender, endings in DEU_GENDER_BY_ENDING.items():
+        if any(last.endswith(e) for e in endings.split()):
+            return gender
+    return "f"
+
+
+def deu_forms(text: str) -> dict[str, str]:
+    """The weak (after die/der/welche/alle) and dative plural forms of a German category: adjectives
+    (lower-case, ending in -e) take -en; the noun takes -n in the dative unless it ends in -n or -s."""
+    words = text.split()
+    weak = [w + "n" if w[0].islower() and w.endswith("e") else w for w in words]
+    dat = weak[:-1] + [weak[-1] if weak[-1][-1] in "ns" else weak[-1] + "n"]
+    return {"weak": " ".join(weak), "dat": " ".join(dat)}
+
+
 def units(lang: str, text: str) -> str:
     """A template with its Latin unit symbols (``km``) in the language's script (``км``)."""
     for latin, local in UNITS.get(lang, {}).items():
@@ -499,6 +575,9 @@ def main(langs: list[str]) -> None:
             entry["text"] = TEXT_OF.get((lang, key), entry["text"])
             if lang in GRAMMAR:
                 entry["gender"] = gender(lang, key, entry["text"])
+            if lang == "deu":
+                entry["gender"] = deu_gender(entry["text"])
+                entry["forms"] = deu_forms(entry["text"])
             if lang == "bul":
                 entry["forms"] = {"def": bul_definite(entry["text"])}
             if lang == "ell":
@@ -511,6 +590,8 @@ def main(langs: list[str]) -> None:
             tm["grammar"] = GRAMMAR[lang]
         if lang == "ell":
             tm["grammar"] = ELL_GRAMMAR
+        if lang == "deu":
+            tm["grammar"] = DEU_GRAMMAR
         if lang == "rus":
             tm["grammar"] = RUS_GRAMMAR
             for vid, text in RUS_VARIANTS.items():
@@ -519,7 +600,7 @@ def main(langs: list[str]) -> None:
             for value, text in values.items():
                 values[value] = units(lang, text)
         for entry in tm["variants"].values():
-            text = rewrite(lang, entry["text"]) if lang in BEFORE else entry["text"]
+            text = rewrite(lang, entry["text"]) if lang in AFTER else entry["text"]
             text = rus_rewrite(text) if lang == "rus" else text
             text = bul_rewrite(text) if lang == "bul" else text
             entry["text"] = units(lang, ell_rewrite(text) if lang == "ell" else text)
@@ -531,5 +612,5 @@ def main(langs: list[str]) -> None:
 if __name__ == "__main__":
     main(
         sys.argv[1:]
-        or sorted({*GRAMMAR, *UNITS, "rus", "ell", "bul", *(lang for lang, _ in TEXT_OF)})
+        or sorted({*GRAMMAR, *UNITS, "rus", "ell", "bul", "deu", *(lang for lang, _ in TEXT_OF)})
     )

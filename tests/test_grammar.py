@@ -311,3 +311,28 @@ def test_bulgarian_frames_give_way_to_the_definite_category():
     texts = category_texts("bul", r"category_A:def", "bus_stop")
     assert any(t.startswith("Кой обект сред автобусните спирки") for t in texts)
     assert any(t.startswith("Подредете автобусните спирки") for t in texts)
+
+
+def test_german_articles_cases_and_weak_adjectives_after_determiners():
+    cats = memory.load("deu").categories
+    assert (cats["airport"]["gender"], cats["fuel"]["gender"], cats["shop"]["gender"]) == (
+        "m",
+        "f",
+        "n",
+    )
+    assert cats["public_building"]["forms"] == {
+        "weak": "öffentlichen Gebäude",
+        "dat": "öffentlichen Gebäuden",
+    }
+    texts = category_texts("deu", "category_", "airport", "fuel", "shop", "public_building")
+    for expected in (
+        "Welcher der Flughäfen in <entity_B>",
+        "Welche der Tankstellen in <entity_B>",
+        "Welches der Geschäfte in <entity_B>",
+        "zwischen zwei öffentlichen Gebäuden in <entity_B>",
+        "zu allen dortigen Geschäften",
+        "Welche öffentlichen Gebäude schneiden <entity_B>?",
+        "Wie viele öffentliche Gebäude",
+    ):
+        assert any(expected in t for t in texts), expected
+    assert not [t for t in texts if re.search(r"\b(den|allen|zwei) \S*(geschäfte|Gebäude)\b", t)]
