@@ -560,6 +560,74 @@ def deu_forms(text: str) -> dict[str, str]:
     return {"weak": " ".join(weak), "dat": " ".join(dat)}
 
 
+#: Georgian singular of the head (last word) of each category: a noun after რამდენი or ყველა is singular.
+#: Listed by hand: the plural hides the stem (სოფლები < სოფელი, სკოლები < სკოლა, ბიუროები < ბიურო).
+KAT_SINGULAR = dict(
+    pair.split(":")
+    for pair in """ადგილები:ადგილი ადვოკატები:ადვოკატი აეროდრომები:აეროდრომი აეროპორტები:აეროპორტი
+    ავტოსადგომები:ავტოსადგომი ავტოსადგურები:ავტოსადგური ავტოსახელოსნოები:ავტოსახელოსნო
+    ავტოსერვისები:ავტოსერვისი ავტოსკოლები:ავტოსკოლა ასოციაციები:ასოციაცია აუზები:აუზი
+    აფთიაქები:აფთიაქი ბაზრები:ბაზარი ბანკები:ბანკი ბანკომატები:ბანკომატი ბარები:ბარი ბაქნები:ბაქანი
+    ბაღები:ბაღი ბიბლიოთეკები:ბიბლიოთეკა ბიუროები:ბიურო ბუტიკები:ბუტიკი გადასასვლელები:გადასასვლელი
+    გალერეები:გალერეა განყოფილებები:განყოფილება გარეუბნები:გარეუბანი გაჩერებები:გაჩერება
+    გენერატორები:გენერატორი გზები:გზა დაბები:დაბა დაწესებულებები:დაწესებულება დურგლები:დურგალი
+    თეატრები:თეატრი კაბინეტები:კაბინეტი კაზინოები:კაზინო კაფეები:კაფე კვარტლები:კვარტალი
+    კინოთეატრები:კინოთეატრი კლინიკები:კლინიკა კლუბები:კლუბი კოლეჯები:კოლეჯი კომპანიები:კომპანია
+    მაღაზიები:მაღაზია მემორიალები:მემორიალი მოედნები:მოედანი მუზეუმები:მუზეუმი ნაგებობები:ნაგებობა
+    ნავსადგურები:ნავსადგური ნიმუშები:ნიმუში ობიექტები:ობიექტი ორგანიზაციები:ორგანიზაცია ოფისები:ოფისი
+    პაბები:პაბი პარკები:პარკი პოზიციები:პოზიცია პუნქტები:პუნქტი რესტორნები:რესტორანი
+    სააგენტოები:სააგენტო საავადმყოფოები:საავადმყოფო საგრაფოები:საგრაფო სადგომები:სადგომი
+    სადგურები:სადგური საელჩოები:საელჩო საკონდიტროები:საკონდიტრო სალაროები:სალარო სალონები:სალონი
+    სამკერვალოები:სამკერვალო სამჭედლოები:სამჭედლო საპარიკმახეროები:საპარიკმახერო
+    საპირფარეშოები:საპირფარეშო სასაფლაოები:სასაფლაო სასტუმროები:სასტუმრო საშხაპეები:საშხაპე
+    საცხობები:საცხობი საცხოვრებლები:საცხოვრებელი სახელოსნოები:სახელოსნო სილოსები:სილოსი სკოლები:სკოლა
+    სოფლები:სოფელი სუპერმარკეტები:სუპერმარკეტი ტერმინალები:ტერმინალი უბნები:უბანი
+    უნივერსიტეტები:უნივერსიტეტი ფერმები:ფერმა ფიტნეს-ცენტრები:ფიტნეს-ცენტრი ფოტოსალონები:ფოტოსალონი
+    ქალაქები:ქალაქი ქარხნები:ქარხანა ქვეყნები:ქვეყანა ღირსშესანიშნაობები:ღირსშესანიშნაობა ყუთები:ყუთი
+    შენობები:შენობა შესასვლელები:შესასვლელი შტატები:შტატი შუქურები:შუქურა ცენტრები:ცენტრი
+    ძეგლები:ძეგლი წერტილები:წერტილი ჭები:ჭა ჭიშკრები:ჭიშკარი ხაზები:ხაზი ჯიხურები:ჯიხური
+    ჰოსტელები:ჰოსტელი""".split()
+)
+#: Georgian plural relative pronouns and the singular that agrees with a quantified (singular) noun.
+KAT_RELATIVE = {
+    "რომლებიც": "რომელიც",
+    "რომლებსაც": "რომელსაც",
+    "რომლებზეც": "რომელზეც",
+    "რომლებადაც": "რომლადაც",
+    "აქვთ": "აქვს",
+}
+_KAT_SLOTS = r"\{category_\w+\}(?:(?:, | და )\{category_\w+\})*"
+
+
+def kat_singular(text: str) -> str:
+    """A Georgian category with its head (last word) in the singular: აგრარული მაღაზიები -> აგრარული მაღაზია."""
+    words = text.split()
+    return " ".join(words[:-1] + [KAT_SINGULAR[words[-1]]])
+
+
+def kat_rewrite(text: str) -> str:
+    """A Georgian template where რამდენია/ყველა stand with a plural category: the category becomes singular
+    (``{category_A:sg}``), რამდენია becomes რამდენი ... არის, and the relative clause that follows agrees
+    (რომლებიც -> რომელიც, აქვთ -> აქვს)."""
+    many = re.compile(r"რამდენია (სხვადასხვა |ჯამში )?(" + _KAT_SLOTS + r")")
+    every = re.compile(r"ყველა (" + _KAT_SLOTS + r")")
+    if not (many.search(text) or every.search(text)):
+        return text
+
+    def singular(slots: str) -> str:
+        return re.sub(r"\{(category_\w+)\}", r"{\1:sg}", slots)
+
+    def how_many(m: re.Match) -> str:
+        modifier = m.group(1) or ""
+        lead, middle = ("ჯამში ", "") if modifier == "ჯამში " else ("", modifier)
+        return f"{lead}რამდენი {middle}{singular(m.group(2))} არის"
+
+    text = every.sub(lambda m: "ყველა " + singular(m.group(1)), many.sub(how_many, text))
+    for plural, one in KAT_RELATIVE.items():
+        text = re.sub(rf"(?<!\w){plural}(?!\w)", one, text)
+    return text
+
+
 def units(lang: str, text: str) -> str:
     """A template with its Latin unit symbols (``km``) in the language's script (``км``)."""
     for latin, local in UNITS.get(lang, {}).items():
@@ -578,6 +646,8 @@ def main(langs: list[str]) -> None:
             if lang == "deu":
                 entry["gender"] = deu_gender(entry["text"])
                 entry["forms"] = deu_forms(entry["text"])
+            if lang == "kat":
+                entry["forms"] = {"sg": kat_singular(entry["text"])}
             if lang == "bul":
                 entry["forms"] = {"def": bul_definite(entry["text"])}
             if lang == "ell":
@@ -603,6 +673,7 @@ def main(langs: list[str]) -> None:
             text = rewrite(lang, entry["text"]) if lang in AFTER else entry["text"]
             text = rus_rewrite(text) if lang == "rus" else text
             text = bul_rewrite(text) if lang == "bul" else text
+            text = kat_rewrite(text) if lang == "kat" else text
             entry["text"] = units(lang, ell_rewrite(text) if lang == "ell" else text)
         path.write_text(
             json.dumps(tm, ensure_ascii=False, indent=1, sort_keys=True) + "\n", "utf-8"
@@ -612,5 +683,7 @@ def main(langs: list[str]) -> None:
 if __name__ == "__main__":
     main(
         sys.argv[1:]
-        or sorted({*GRAMMAR, *UNITS, "rus", "ell", "bul", "deu", *(lang for lang, _ in TEXT_OF)})
+        or sorted(
+            {*GRAMMAR, *UNITS, "rus", "ell", "bul", "deu", "kat", *(lang for lang, _ in TEXT_OF)}
+        )
     )

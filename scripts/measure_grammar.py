@@ -48,7 +48,10 @@ DETECTORS = {
     "rus": {"frame": r"категории «", "km": r"\bkm\b"},
     "bul": {"frame": r"категорията „", "km": r"\bkm\b"},
     "tur": {"lowercase start": r"^[a-zçğıöşü]"},
-    "kat": {"how many/all + plural": r"(?:რამდენია|ყველა) (?:\S+ )?\S+ები\b"},
+    "kat": {"how many/all + plural": r"(?:რამდენი[ა]?|ყველა) (?:\S+ )?\S+ები\b"},
+    "deu": {
+        "dat without -n": r"\b(?:den|allen|vielen|zwei) \S*(?:geschäfte|plätze|häuser|Gebäude)\b"
+    },
 }
 
 

@@ -92,6 +92,9 @@ def test_capitalize_start():
     assert capitalize_start("¿cuántas tiendas?") == "¿Cuántas tiendas?"
     assert capitalize_start("okullar nerede?") == "Okullar nerede?"
     assert capitalize_start("3 okul") == "3 okul" and capitalize_start("") == ""
+    assert capitalize_start("istasyonlar", "tur") == "İstasyonlar"
+    assert capitalize_start("ılıcalar", "tur") == "Ilıcalar"
+    assert capitalize_start("istasyonlar") == "Istasyonlar"
 
 
 def test_spec_slots_count_once_and_agreement_refs_not_at_all():
@@ -336,3 +339,37 @@ def test_german_articles_cases_and_weak_adjectives_after_determiners():
     ):
         assert any(expected in t for t in texts), expected
     assert not [t for t in texts if re.search(r"\b(den|allen|zwei) \S*(geschäfte|Gebäude)\b", t)]
+
+
+def test_georgian_how_many_and_all_take_a_singular_category():
+    tm = memory.load("kat")
+    assert tm.categories["shop"]["forms"]["sg"] == "მაღაზია"
+    assert tm.categories["village"]["forms"]["sg"] == "სოფელი"  # syncope: სოფლები < სოფელი
+    assert tm.categories["school"]["forms"]["sg"] == "სკოლა"
+    plural = re.compile(r"(?:რამდენია|ყველა) \{category_\w+\}")
+    assert not [v["text"] for v in tm.variants.values() if plural.search(v["text"])]
+    texts = category_texts("kat", "category_A:sg", "shop", "village")
+    assert "რამდენი მაღაზია არის, რომელიც კვეთს <entity_B>-ს?" in texts
+    assert any(t.startswith("ჩამოთვალეთ ყველა სოფელი, რომელიც") for t in texts)
+
+
+def test_turkish_questions_that_start_with_a_category_start_with_a_capital():
+    cat = default_catalog()
+    tm = memory.load("tur")
+    starting = {
+        vid: e["text"]
+        for vid, e in tm.variants.items()
+        if e["text"].startswith("{category_A}")
+        and set(placeholders(e["text"])) - set(cat.sub_template(vid.rsplit(".", 1)[0]).roles)
+        <= {"value"}
+    }
+    assert starting
+    vid, template = sorted(starting.items())[0]
+    sub = cat.sub_template(vid.rsplit(".", 1)[0])
+    bindings = {r: ("school" if r.startswith("category") else "worldkg:1") for r in sub.roles}
+    params = {p: 1 for p in re.findall(r"\{(value\w*)\}", template)}
+    q = _record(bindings, vid, sub.id) | {"parameters": json.dumps(params)}
+    (row,), _ = instantiate.localize(
+        [q], "tur", {vid: (template, "x")}, tm, {"worldkg:1": "X"}, {}, cat
+    )
+    assert row["text"].startswith(tm.categories["school"]["text"].capitalize())

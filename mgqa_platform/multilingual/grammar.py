@@ -75,7 +75,7 @@ class Noun:
         if spec.startswith("="):
             return self.word(spec[1:])
         if spec[0].isupper():
-            return capitalize_start(format(self, spec[0].lower() + spec[1:]))
+            return capitalize_start(format(self, spec[0].lower() + spec[1:]), self.lang)
         if spec in self.forms:
             return self.forms[spec]
         pattern = self.word(spec)
@@ -112,11 +112,17 @@ def spec_problems(template: str, nouns: Mapping[str, Noun]) -> list[str]:
     return out
 
 
-def capitalize_start(text: str) -> str:
-    """The text with its first letter upper-cased (after opening punctuation such as ``¿``), the rest as is."""
+#: Upper case of a letter where the language's differs from Unicode's default (Turkish dotted i).
+_UPPER = {"tur": {"i": "İ"}}
+
+
+def capitalize_start(text: str, lang: str = "") -> str:
+    """The text with its first letter upper-cased (after opening punctuation such as ``¿``), the rest as is;
+    ``lang`` for its own upper case (Turkish ``içki`` -> ``İçki``)."""
     for i, ch in enumerate(text):
         if ch.isalpha():
-            return text[:i] + ch.upper() + text[i + 1 :] if ch.islower() else text
+            upper = _UPPER.get(lang, {}).get(ch, ch.upper())
+            return text[:i] + upper + text[i + 1 :] if ch.islower() else text
         if ch.isdigit():
             return text
     return text

@@ -159,7 +159,7 @@ def localize(
         used.update(f.split(":")[0] for f in fallbacks)
         text, text_marked = template.format(**fill), template.format(**fill_marked)
         if _STARTS_WITH_CATEGORY.match(template):
-            text, text_marked = capitalize_start(text), capitalize_start(text_marked)
+            text, text_marked = capitalize_start(text, lang), capitalize_start(text_marked, lang)
         if q["image_role"]:
             text = sentence_case(text, IMAGE_PHRASES[lang])
             text_marked = sentence_case(text_marked, IMAGE_PHRASES[lang])
