@@ -375,7 +375,24 @@ ELL_GRAMMAR = {
         },
         "which_one": {"n": "ποιο", "f": "ποια", "m": "ποιος"},
         "rel_acc": {"n": "τα οποία", "f": "τις οποίες", "m": "τους οποίους"},
+        "each_of": {
+            "n": "καθένα από τα {}",
+            "f": "καθεμία από τις {}",
+            "m": "καθέναν από τους {acc}",
+        },
     },
+}
+#: Greek templates whose frame stood in the genitive or for "each": rewritten by hand with the features.
+ELL_VARIANTS = {
+    "A06.1.v1": "Αν πάρουμε ανά δύο {category_A:def_acc} που βρίσκονται σε {entity_B}, ποια είναι η "
+    "{aggregation} απόσταση μεταξύ τους;",
+    "A06.1.v2": "Ποια είναι η {aggregation} απόσταση ανά ζεύγος ανάμεσα {category_A:in_def} εντός "
+    "{entity_B};",
+    "A07.1.v3": "Αν αθροίσετε τις αποστάσεις του από {category_C:each_of} σε {entity_B}, "
+    "{category_A:which_one_of} εκεί έχει το μικρότερο σύνολο;",
+    "C04.1.v3": "{category_A:How_many} έχουν τουλάχιστον ένα κοινό σημείο με {entity_B};",
+    "C05.1.v3": "Κατονομάστε ένα προς ένα {category_A:def_acc} που έχουν κοινό σημείο με {entity_B}.",
+    "D03.3.v2": "{category_A:Which_acc} παρακάμπτει {entity_B} κατά μήκος του ορίου τους;",
 }
 #: Greek words before the frame "στοιχεία της κατηγορίας «X»" -> the feature that replaces them with the frame.
 ELL_BEFORE = [
@@ -461,7 +478,10 @@ def ell_rewrite(text: str) -> str:
     which = re.search(r"\{(category_\w+):[Ww]hich_one_of\}", text)
     if which:
         text = re.sub(r"(?<=, )ποιο(?= )", "{" + which.group(1) + ":=which_one}", text)
-    return re.sub(r"(\{(category_\w+):[^}]*\}) από τα οποία", r"\1 από {\2:=rel_acc}", text)
+    text = re.sub(r"(\{(category_\w+):[^}]*\}) από τα οποία", r"\1 από {\2:=rel_acc}", text)
+    return re.sub(
+        r"στοιχείο της κατηγορίας «\{(category_\w+)\}»", r"στοιχείο ανάμεσα {\1:in_def}", text
+    )
 
 
 def bul_definite(text: str) -> str:
@@ -660,6 +680,8 @@ def main(langs: list[str]) -> None:
             tm["grammar"] = GRAMMAR[lang]
         if lang == "ell":
             tm["grammar"] = ELL_GRAMMAR
+            for vid, text in ELL_VARIANTS.items():
+                tm["variants"][vid]["text"] = text
         if lang == "deu":
             tm["grammar"] = DEU_GRAMMAR
         if lang == "rus":

@@ -32,6 +32,8 @@ _FEM_FRA = r"(?:routes|écoles|gares|stations|pharmacies|banques|boutiques|place
 _VOWEL_FRA = (
     r"(?:hôpitaux|hôtels|écoles|aéroports|arrêts|usines|églises|entreprises|universités|îlots)"
 )
+#: detector -> the templates it applies to (a lower-case name at the start is not a category's).
+ONLY_TEMPLATES = {"lowercase category start": r"^\W*\{category"}
 #: language -> detector -> regex (lower bounds, as the issue's table).
 DETECTORS = {
     "spa": {
@@ -47,7 +49,7 @@ DETECTORS = {
     "ell": {"frame": r"κατηγορίας «", "airport": r"μεγάλων πτήσεων"},
     "rus": {"frame": r"категории «", "km": r"\bkm\b"},
     "bul": {"frame": r"категорията „", "km": r"\bkm\b"},
-    "tur": {"lowercase start": r"^[a-zçğıöşü]"},
+    "tur": {"lowercase category start": r"^[a-zçğıöşü]"},
     "kat": {"how many/all + plural": r"(?:რამდენი[ა]?|ყველა) (?:\S+ )?\S+ები\b"},
     "deu": {
         "dat without -n": r"\b(?:den|allen|vielen|zwei) \S*(?:geschäfte|plätze|häuser|Gebäude)\b"
@@ -102,7 +104,16 @@ def rates(con: duckdb.DuckDBPyConnection, lang: str, tm: memory.TranslationMemor
     )
     n = len(rows)
     return {
-        name: round(100 * sum(bool(re.search(rx, r["text"])) for r in rows) / n, 2)
+        name: round(
+            100
+            * sum(
+                bool(re.search(rx, r["text"]))
+                and bool(re.search(ONLY_TEMPLATES.get(name, ""), r["template_text"]))
+                for r in rows
+            )
+            / n,
+            2,
+        )
         for name, rx in DETECTORS[lang].items()
     } | {"rows": n}
 

@@ -279,7 +279,7 @@ def test_a_category_missing_from_the_memory_renders_every_feature_in_english():
 def test_greek_frames_give_way_to_the_category_with_its_article_in_its_case():
     tm = memory.load("ell")
     plural_frames = [
-        v["text"] for v in tm.variants.values() if "στοιχεία της κατηγορίας «{category" in v["text"]
+        v["text"] for v in tm.variants.values() if "κατηγορίας «{category" in v["text"]
     ]
     assert not plural_frames
     cats = tm.categories
@@ -301,6 +301,8 @@ def test_greek_frames_give_way_to_the_category_with_its_article_in_its_case():
     assert any(t.startswith("Ποια από τις στάσεις λεωφορείων σε <entity_B>") for t in texts)
     assert any(t.startswith("Ανάμεσα στους δρόμους") for t in texts)
     assert not [t for t in texts if re.search(r"σε (τους|τις|τα) ", t)]
+    assert "Πόσες στάσεις λεωφορείων έχουν τουλάχιστον ένα κοινό σημείο με <entity_B>;" in texts
+    assert any("από καθέναν από τους δρόμους σε <entity_B>" in t for t in texts)
 
 
 def test_bulgarian_frames_give_way_to_the_definite_category():
