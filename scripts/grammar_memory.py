@@ -61,6 +61,15 @@ TEXT_OF = {
 UNITS = {"rus": {"km": "км"}, "bul": {"km": "км"}}
 
 _M_F = ("m", "f")
+#: Slots filled with a noun: the categories, and the parameter whose words are category nouns too.
+_NOUN_SLOT = r"category_\w+|collection_of_entity"
+#: Parameter words (collection_of_entity) by language: text corrections, so that the first conjunct, whose
+#: gender a determiner before the coordination takes, also gives the participle after it.
+TERM_TEXT_OF = {
+    ("por", "collection_of_entity", "schools and kindergartens"): "jardins de infância e escolas",
+}
+#: Georgian collection template whose რამდენია is not next to its slot: rewritten by hand.
+KAT_VARIANTS = {"E03.3.v2": "სულ რამდენი {collection_of_entity:sg} მდებარეობს {entity_A}-ში?"}
 
 
 def _mf(m: str, f: str) -> dict[str, str]:
@@ -173,7 +182,7 @@ def rewrite(lang: str, text: str) -> str:
     """A template with the agreeing words around its category slots replaced by feature references."""
     for words, feature in BEFORE.get(lang) or DEU_BEFORE:
         pattern = re.compile(
-            r"(?<![\w'])(" + re.escape(words) + r") \{(category_\w+)\}", re.IGNORECASE
+            r"(?<![\w'])(" + re.escape(words) + r") \{(" + _NOUN_SLOT + r")\}", re.IGNORECASE
         )
 
         def ref(m: re.Match, feature: str = feature) -> str:
@@ -182,7 +191,7 @@ def rewrite(lang: str, text: str) -> str:
 
         text = pattern.sub(ref, text)
     for words, feature in AFTER[lang]:
-        pattern = re.compile(r"(\{(category_\w+)(?::\w*)?\}) " + re.escape(words) + r"\b")
+        pattern = re.compile(r"(\{(" + _NOUN_SLOT + r")(?::\w*)?\}) " + re.escape(words) + r"\b")
         text = pattern.sub(r"\1 {\2:=" + feature + "}", text)
     return text
 
@@ -205,8 +214,9 @@ RUS_FORMS = {
 }
 
 
-#: Russian templates whose frame names one object of a category ("{rank} объект категории «X»"): rewritten by
-#: hand so that the masculine "объект" still carries the agreement of {rank}, {rank_type} and the predicate.
+#: Russian templates whose frame names one object of a category ("{rank} объект категории «X»": rewritten by
+#: hand so that the masculine "объект" still carries the agreement of {rank}, {rank_type} and the predicate)
+#: or several categories ("объектов категорий «X» и «Y»").
 RUS_VARIANTS = {
     "A06.2.v2": "Сколько километров в среднем между двумя {category_A:ins} в {entity_B}?",
     "A07.1.v3": "Если сложить расстояния до всех {category_C:gen} в {entity_B}, у {category_A:which_of_gen} "
@@ -227,6 +237,11 @@ RUS_VARIANTS = {
     "{cardinal_direction}.",
     "F03.1.v1": "Какой объект среди {category_A:gen} в {entity_B} является {rank_position} {attribute}?",
     "F03.2.v1": "Какой объект среди {category_A:gen} в {entity_B} является {rank_position} {attribute}?",
+    "E03.1.v1": "Сколько {category_A:gen} и {category_B:gen} находится в {entity_A}?",
+    "E03.1.v2": "Каково общее число {category_A:gen} и {category_B:gen} в {entity_A}?",
+    "E03.1.v3": "Если считать вместе {category_A} и {category_B}, сколько их в {entity_A}?",
+    "E03.2.v1": "Сколько {category_A:gen}, {category_B:gen} и {category_C:gen} находится в {entity_A}?",
+    "E03.2.v2": "Сколько всего {category_A:gen}, {category_B:gen} и {category_C:gen} в {entity_A}?",
 }
 RUS_GENDERS = {"masc": "m", "femn": "f", "neut": "n"}
 #: Russian categories whose head pymorphy3's first parse takes for another word (сады as of сада).
@@ -382,7 +397,8 @@ ELL_GRAMMAR = {
         },
     },
 }
-#: Greek templates whose frame stood in the genitive or for "each": rewritten by hand with the features.
+#: Greek templates whose frame stood in the genitive, for "each" or for several categories ("στοιχεία των
+#: κατηγοριών «X» και «Y»": the quantifier agrees with the first): rewritten by hand with the features.
 ELL_VARIANTS = {
     "A06.1.v1": "Αν πάρουμε ανά δύο {category_A:def_acc} που βρίσκονται σε {entity_B}, ποια είναι η "
     "{aggregation} απόσταση μεταξύ τους;",
@@ -393,6 +409,14 @@ ELL_VARIANTS = {
     "C04.1.v3": "{category_A:How_many} έχουν τουλάχιστον ένα κοινό σημείο με {entity_B};",
     "C05.1.v3": "Κατονομάστε ένα προς ένα {category_A:def_acc} που έχουν κοινό σημείο με {entity_B}.",
     "D03.3.v2": "{category_A:Which_acc} παρακάμπτει {entity_B} κατά μήκος του ορίου τους;",
+    "E03.1.v1": "{category_A:How_many} και {category_B} υπάρχουν σε {entity_A};",
+    "E03.1.v2": "{category_A:How_many} και {category_B} υπάρχουν συνολικά σε {entity_A};",
+    "E03.1.v3": "Μετρώντας μαζί {category_A:def_acc} και {category_B:def_acc}, πόσα υπάρχουν σε "
+    "{entity_A};",
+    "E03.2.v1": "{category_A:How_many}, {category_B} και {category_C} υπάρχουν σε {entity_A};",
+    "E03.2.v2": "Σε {entity_A}, {category_A:how_many}, {category_B} και {category_C} υπάρχουν "
+    "συνολικά;",
+    "E03.3.v2": "{collection_of_entity:How_many} βρίσκονται συνολικά σε {entity_A};",
 }
 #: Greek words before the frame "στοιχεία της κατηγορίας «X»" -> the feature that replaces them with the frame.
 ELL_BEFORE = [
@@ -441,7 +465,7 @@ def ell_rewrite(text: str) -> str:
     accusative elsewhere; "στα στοιχεία" (σε + τα) keeps its preposition ("σε {category_A:def_acc}")."""
     frame = re.compile(
         r"(?:(?<!\w)(στα|πόσα διαφορετικά|όλα τα|τα|ποια|πόσα|δύο) )?στοιχεία της κατηγορίας "
-        r"«\{(category_\w+)\}»( ?)(\S*)",
+        r"«\{(" + _NOUN_SLOT + r")\}»( ?)(\S*)",
         re.IGNORECASE,
     )
 
@@ -616,13 +640,19 @@ KAT_RELATIVE = {
     "რომლებადაც": "რომლადაც",
     "აქვთ": "აქვს",
 }
-_KAT_SLOTS = r"\{category_\w+\}(?:(?:, | და )\{category_\w+\})*"
+_KAT_SLOTS = r"\{(?:" + _NOUN_SLOT + r")\}(?:(?:, | და )\{category_\w+\})*"
 
 
 def kat_singular(text: str) -> str:
     """A Georgian category with its head (last word) in the singular: აგრარული მაღაზიები -> აგრარული მაღაზია."""
     words = text.split()
     return " ".join(words[:-1] + [KAT_SINGULAR[words[-1]]])
+
+
+def kat_singular_list(text: str) -> str:
+    """A Georgian coordination of plurals in the singular: ბარები, კაფეები და რესტორნები ->
+    ბარი, კაფე და რესტორანი."""
+    return re.sub(r"\S+ები(?=,|$| და)", lambda m: KAT_SINGULAR[m.group(0)], text)
 
 
 def kat_rewrite(text: str) -> str:
@@ -635,7 +665,7 @@ def kat_rewrite(text: str) -> str:
         return text
 
     def singular(slots: str) -> str:
-        return re.sub(r"\{(category_\w+)\}", r"{\1:sg}", slots)
+        return re.sub(r"\{(" + _NOUN_SLOT + r")\}", r"{\1:sg}", slots)
 
     def how_many(m: re.Match) -> str:
         modifier = m.group(1) or ""
@@ -676,14 +706,49 @@ def main(langs: list[str]) -> None:
             if lang == "rus":
                 entry["forms"] = rus_forms(entry["text"])
                 entry["gender"] = rus_gender(entry["text"])
+        collections = tm["terms"].get("collection_of_entity", {})
+        for value in collections:
+            collections[value] = TERM_TEXT_OF.get(
+                (lang, "collection_of_entity", value), collections[value]
+            )
         if lang in GRAMMAR:
-            tm["grammar"] = GRAMMAR[lang]
+            tm["grammar"] = GRAMMAR[lang] | {
+                "terms": {
+                    "collection_of_entity": {
+                        v: {"gender": gender(lang, "", t)} for v, t in collections.items()
+                    }
+                }
+            }
         if lang == "ell":
-            tm["grammar"] = ELL_GRAMMAR
+            tm["grammar"] = ELL_GRAMMAR | {
+                "terms": {
+                    "collection_of_entity": {
+                        v: {"gender": ell_gender(t), "forms": {"acc": ell_acc(t, ell_gender(t))}}
+                        for v, t in collections.items()
+                    }
+                }
+            }
             for vid, text in ELL_VARIANTS.items():
                 tm["variants"][vid]["text"] = text
         if lang == "deu":
-            tm["grammar"] = DEU_GRAMMAR
+            tm["grammar"] = DEU_GRAMMAR | {
+                "terms": {
+                    "collection_of_entity": {
+                        v: {"gender": deu_gender(t), "forms": deu_forms(t)}
+                        for v, t in collections.items()
+                    }
+                }
+            }
+        if lang == "kat":
+            tm["grammar"] = {
+                "terms": {
+                    "collection_of_entity": {
+                        v: {"forms": {"sg": kat_singular_list(t)}} for v, t in collections.items()
+                    }
+                }
+            }
+            for vid, text in KAT_VARIANTS.items():
+                tm["variants"][vid]["text"] = text
         if lang == "rus":
             tm["grammar"] = RUS_GRAMMAR
             for vid, text in RUS_VARIANTS.items():

@@ -93,18 +93,27 @@ def specs(template: str) -> list[tuple[str, str]]:
     return [(m.group(1), m.group(2) or "") for m in SLOT_SPEC.finditer(template)]
 
 
-def spec_problems(template: str, nouns: Mapping[str, Noun]) -> list[str]:
-    """Why ``template`` cannot be rendered with each of ``nouns`` (name -> noun) in its category slots:
-    ``"{category_A:def} with supermarket: unknown feature 'def'"``. A spec on a slot that is not a category
-    slot (name starting with ``category``) is a problem too. [] when every spec renders for every noun."""
+def spec_problems(
+    template: str,
+    nouns: Mapping[str, Noun],
+    slot_nouns: Mapping[str, Mapping[str, Noun]] | None = None,
+) -> list[str]:
+    """Why ``template`` cannot be rendered with each of ``nouns`` (name -> noun) in its category slots, and
+    with each of ``slot_nouns[slot]`` in a parameter slot whose words are nouns too (``collection_of_entity``):
+    ``"{category_A:def} with supermarket: unknown feature 'def'"``. A spec on any other slot is a problem too.
+    [] when every spec renders for every noun."""
     out = []
     for slot, spec in specs(template):
         if not spec:
             continue
-        if not slot.startswith("category"):
+        if slot.startswith("category"):
+            candidates = nouns
+        elif slot in (slot_nouns or {}):
+            candidates = slot_nouns[slot]
+        else:
             out.append(f"{{{slot}:{spec}}}: a spec on a slot that is not a category")
             continue
-        for name, noun in nouns.items():
+        for name, noun in candidates.items():
             try:
                 format(noun, spec)
             except GrammarError as exc:

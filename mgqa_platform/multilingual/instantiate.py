@@ -10,7 +10,8 @@ For one language other than English and one English question record (``questions
 * category slots take the translation memory's plural label as a grammar :class:`~.grammar.Noun`, so a slot
   with a spec (``{category_A:def}``) takes the agreeing form, else the English one (recorded); a sentence that
   starts with a category slot is capitalised after filling;
-* word parameters (north, nearest, closer to...) take the memory's term, else English (recorded);
+* word parameters (north, nearest, closer to...) take the memory's term, else English (recorded); a term the
+  language's grammar gives a gender (``collection_of_entity``) is a Noun, formatted by feature like a category;
 * numbers are formatted for the language's CLDR locale with ``babel`` (``1 234,5`` in French); time periods
   ``YYYY-MM-DD to YYYY-MM-DD`` use the memory's ``time_range`` pattern with locale-formatted dates, ``Month YYYY``
   a localized month name;
@@ -40,7 +41,7 @@ from babel.numbers import format_decimal
 from mgqa_platform import lexicon
 from mgqa_platform.kg.names import without_article
 from mgqa_platform.lexicon import MONTHS
-from mgqa_platform.multilingual.grammar import capitalize_start
+from mgqa_platform.multilingual.grammar import Noun, capitalize_start
 from mgqa_platform.multilingual.languages import SOURCE, language
 from mgqa_platform.multilingual.memory import TranslationMemory
 from mgqa_platform.multilingual.placeholders import placeholders
@@ -177,10 +178,15 @@ def localize(
     return out, used
 
 
-def _param(slot: str, value: Any, lang: str, tm: TranslationMemory, fallbacks: list[str]) -> str:
+def _param(
+    slot: str, value: Any, lang: str, tm: TranslationMemory, fallbacks: list[str]
+) -> str | Noun:
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         return format_number(value, lang)
     value = str(value)
+    noun = tm.term_noun(slot, value)
+    if noun is not None:
+        return noun
     if slot == "time_period":
         text = format_period(value, lang, tm)
     else:

@@ -10,7 +10,8 @@ post-edit is resolved. File layout::
                                     "gender": "m", "forms": {...}}, ...},
      "terms":      {"direction": {"north": "nord", ...}, ...},
      "patterns":   {"time_range": "du {start} au {end}"},
-     "grammar":    {"default_gender": "m", "agree": {"def": {"m": "les {}", "f": "les {}"}, ...}}}
+     "grammar":    {"default_gender": "m", "agree": {"def": {"m": "les {}", "f": "les {}"}, ...},
+                   "terms": {"collection_of_entity": {"schools and kindergartens": {"gender": "f"}}}}}
 
 A category's ``gender`` and case ``forms`` and the language's ``grammar.agree`` table let templates ask for a
 form by feature (``{category_A:def}``, ``{category_A:gen}``; :mod:`~mgqa_platform.multilingual.grammar`).
@@ -71,6 +72,24 @@ class TranslationMemory:
         """Every category of the memory as a :class:`Noun`, by key."""
         return {key: self.noun(key, key) for key in self.categories}
 
+    def term_noun(self, parameter: str, value: str) -> Noun | None:
+        """A parameter word as a :class:`Noun` where the language's grammar gives it a gender
+        (``grammar.terms.<parameter>.<value>``: ``gender``, ``forms``), else None."""
+        text, entry = self.term(parameter, value), self.grammar.get("terms", {}).get(parameter)
+        if text is None or entry is None or value not in entry:
+            return None
+        agree = self.grammar.get("agree", {})
+        return Noun(
+            self.lang, text, entry[value].get("gender", ""), entry[value].get("forms", {}), agree
+        )
+
+    def term_nouns(self) -> dict[str, dict[str, Noun]]:
+        """Every parameter word with a grammar entry, as nouns: parameter -> value -> noun."""
+        return {
+            parameter: {value: self.term_noun(parameter, value) for value in entries}
+            for parameter, entries in self.grammar.get("terms", {}).items()
+        }
+
     def term(self, parameter: str, value: str) -> str | None:
         return self.terms.get(parameter, {}).get(value)
 
@@ -106,7 +125,7 @@ def validate(tm: TranslationMemory, sources: Mapping[str, str]) -> list[str]:
     variants, placeholder problems, grammar specs that do not render with every category, empty texts.
     [] when complete and valid."""
     out = []
-    nouns = tm.nouns()
+    nouns, term_nouns = tm.nouns(), tm.term_nouns()
     for vid, en in sorted(sources.items()):
         entry = tm.variants.get(vid)
         if entry is None:
@@ -115,7 +134,9 @@ def validate(tm: TranslationMemory, sources: Mapping[str, str]) -> list[str]:
             out.append(f"{vid}: stale (English source changed)")
         else:
             out += [f"{vid}: {p}" for p in slot_problems(en, entry.get("text"))]
-            out += [f"{vid}: {p}" for p in spec_problems(entry.get("text") or "", nouns)]
+            out += [
+                f"{vid}: {p}" for p in spec_problems(entry.get("text") or "", nouns, term_nouns)
+            ]
     for key, entry in sorted(tm.categories.items()):
         if not (entry.get("text") or "").strip():
             out.append(f"category {key}: empty")
