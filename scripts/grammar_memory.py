@@ -678,6 +678,41 @@ def kat_rewrite(text: str) -> str:
     return text
 
 
+#: Urdu feminine heads (last word) that do not end in the feminine plural -یں/-اں.
+URD_FEMININE = {"جامعات", "خدمات", "سہولیات", "مارکیٹ", "پارکنگ", "ایم"}
+URD_GRAMMAR = {
+    "default_gender": "m",
+    "agree": {
+        "which": _mf("کون سے {}", "کون سی {}"),
+        "how_many": _mf("کتنے {}", "کتنی {}"),
+        "do": _mf("کرتے", "کرتی"),
+        "come": _mf("آتے", "آتی"),
+        "such": _mf("ایسے", "ایسی"),
+    },
+}
+#: Urdu verbs (masculine plural) that agree with the category a question asks about.
+URD_VERBS = {"کرتے ہیں": "do", "آتے ہیں": "come", "ایسے ہیں": "such"}
+
+
+def urd_gender(text: str) -> str:
+    """The gender of an Urdu category from its head (last word): feminine plurals end in -یں or -اں
+    (دکانیں, ایجنسیاں); a few listed feminines do not (خدمات, مارکیٹ)."""
+    last = text.split()[-1]
+    return "f" if last in URD_FEMININE or re.search(r"(?:ی|ا)ں$", last) else "m"
+
+
+def urd_rewrite(text: str) -> str:
+    """An Urdu template whose کون سے/کتنے stand with a category: they agree by feature, and so do the
+    verbs of the question (کرتے/کرتی ہیں)."""
+    for words, feature in (("کون سے", "which"), ("کتنے", "how_many")):
+        text = re.sub(words + r" \{(" + _NOUN_SLOT + r")\}", r"{\1:" + feature + "}", text)
+    asked = re.search(r"\{(" + _NOUN_SLOT + r"):(?:which|how_many)\}", text)
+    if asked:
+        for verb, feature in URD_VERBS.items():
+            text = text.replace(verb, "{" + asked.group(1) + ":=" + feature + "} ہیں")
+    return text
+
+
 def units(lang: str, text: str) -> str:
     """A template with its Latin unit symbols (``km``) in the language's script (``км``)."""
     for latin, local in UNITS.get(lang, {}).items():
@@ -698,6 +733,8 @@ def main(langs: list[str]) -> None:
                 entry["forms"] = deu_forms(entry["text"])
             if lang == "kat":
                 entry["forms"] = {"sg": kat_singular(entry["text"])}
+            if lang == "urd":
+                entry["gender"] = urd_gender(entry["text"])
             if lang == "bul":
                 entry["forms"] = {"def": bul_definite(entry["text"])}
             if lang == "ell":
@@ -739,6 +776,15 @@ def main(langs: list[str]) -> None:
                     }
                 }
             }
+        if lang == "urd":  # a determiner before a coordination agrees with its first conjunct
+            tm["grammar"] = URD_GRAMMAR | {
+                "terms": {
+                    "collection_of_entity": {
+                        v: {"gender": urd_gender(re.split("،| اور ", t)[0])}
+                        for v, t in collections.items()
+                    }
+                }
+            }
         if lang == "kat":
             tm["grammar"] = {
                 "terms": {
@@ -761,6 +807,7 @@ def main(langs: list[str]) -> None:
             text = rus_rewrite(text) if lang == "rus" else text
             text = bul_rewrite(text) if lang == "bul" else text
             text = kat_rewrite(text) if lang == "kat" else text
+            text = urd_rewrite(text) if lang == "urd" else text
             entry["text"] = units(lang, ell_rewrite(text) if lang == "ell" else text)
         path.write_text(
             json.dumps(tm, ensure_ascii=False, indent=1, sort_keys=True) + "\n", "utf-8"
@@ -771,6 +818,16 @@ if __name__ == "__main__":
     main(
         sys.argv[1:]
         or sorted(
-            {*GRAMMAR, *UNITS, "rus", "ell", "bul", "deu", "kat", *(lang for lang, _ in TEXT_OF)}
+            {
+                *GRAMMAR,
+                *UNITS,
+                "rus",
+                "ell",
+                "bul",
+                "deu",
+                "kat",
+                "urd",
+                *(lang for lang, _ in TEXT_OF),
+            }
         )
     )

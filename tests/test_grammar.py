@@ -436,3 +436,17 @@ def test_greek_and_russian_frames_over_several_categories_are_gone():
         assert not [v for v in memory.load(lang).variants.values() if frame in v["text"]], lang
     texts = category_texts("ell", "E03|category_B", "bank")
     assert any(t.startswith("Πόσες τράπεζες και τράπεζες υπάρχουν") for t in texts)
+
+
+def test_urdu_interrogatives_and_verbs_agree_with_the_gender_of_the_category():
+    cats = memory.load("urd").categories
+    assert (cats["shop"]["gender"], cats["bank"]["gender"], cats["university"]["gender"]) == (
+        "f",
+        "m",
+        "f",
+    )
+    texts = category_texts("urd", "how_many|which", "shop", "bank")
+    assert "کتنی دکانیں، <entity_B> کو قطع کرتی ہیں؟" in texts
+    assert "کتنے بینک، <entity_B> کو قطع کرتے ہیں؟" in texts
+    assert any(t.startswith("کون سی دکانیں") for t in texts)
+    assert not [t for t in texts if re.search(r"(کتنے|کون سے) دکانیں|دکانیں.*کرتے ہیں", t)]
