@@ -51,6 +51,9 @@ DETECTORS = {
     "bul": {"frame": r"категорията „", "km": r"\bkm\b"},
     "tur": {"lowercase category start": r"^[a-zçğıöşü]"},
     "kat": {"how many/all + plural": r"(?:რამდენი[ა]?|ყველა) (?:\S+ )?\S+ები\b"},
+    "urd": {
+        "masculine + feminine plural": r"(?:کتنے|کون سے) (?:[^\s،؟]+ ){0,3}[^\s،؟]+(?:یں|اں)(?=[\s،؟]|$)"
+    },
     "deu": {
         "dat without -n": r"\b(?:den|allen|vielen|zwei) \S*(?:geschäfte|plätze|häuser|Gebäude)\b"
     },
