@@ -52,7 +52,7 @@ DETECTORS = {
     "tur": {"lowercase category start": r"^[a-zçğıöşü]"},
     "kat": {"how many/all + plural": r"(?:რამდენი[ა]?|ყველა) (?:\S+ )?\S+ები\b"},
     "urd": {
-        "masculine + feminine plural": r"(?:کتنے|کون سے) (?:[^\s،؟]+ ){0,3}[^\s،؟]+(?:یں|اں)(?=[\s،؟]|$)"
+        "masculine + feminine plural": r"(?:کتنے|کون سے) (?:(?!ہیں|ملیں)[^\s،؟]+ ){0,3}(?!ہیں|ملیں)[^\s،؟]+(?:یں|اں)(?=[\s،؟]|$)"
     },
     "deu": {
         "dat without -n": r"\b(?:den|allen|vielen|zwei) \S*(?:geschäfte|plätze|häuser|Gebäude)\b"
