@@ -381,7 +381,7 @@ def test_turkish_questions_that_start_with_a_category_start_with_a_capital():
 def _collection(lang: str, value: str, pattern: str) -> list[str]:
     """The templates of ``lang`` with a collection_of_entity slot matching ``pattern``, filled with ``value``."""
     tm = memory.load(lang)
-    noun = tm.term_noun("collection_of_entity", value)
+    noun = tm.term_noun("collection_of_entity", value, tm.term("collection_of_entity", value))
     assert noun is not None
     return [
         string.Formatter().vformat(v["text"], (), _Slots(noun))
@@ -416,7 +416,25 @@ def test_collections_of_categories_agree_like_categories():
     assert any(
         "Gesamtzahl der Schulen und Kindergärten" in t for t in _collection("deu", schools, "")
     )
-    assert memory.load("spa").term_noun("direction", "north") is None
+    assert memory.load("spa").term_noun("direction", "north", "norte") is None
+
+
+def test_a_collection_the_grammar_does_not_list_renders_every_feature_as_it_is():
+    cat = default_catalog()
+    spa = memory.load("spa")
+    noun = spa.term_noun("collection_of_entity", "parks and gardens", "parks and gardens")
+    assert f"{noun:How_many}" == "Cuántos parks and gardens"
+    sub = next(s for s in cat.sub_templates if "collection_of_entity" in s.variants[0].text)
+    vid = sub.variants[0].id
+    bindings = {r: "worldkg:1" for r in sub.roles}
+    q = _record(bindings, vid, sub.id) | {
+        "parameters": json.dumps({"collection_of_entity": "parks and gardens"})
+    }
+    template = "¿{collection_of_entity:How_many} hay en {entity_A}?"
+    (row,), used = instantiate.localize(
+        [q], "spa", {vid: (template, "x")}, spa, {"worldkg:1": "X"}, {}, cat
+    )
+    assert row["text"] == "¿Cuántos parks and gardens hay en X?" and used == {"term": 1}
 
 
 def test_a_spec_on_a_parameter_slot_needs_a_noun_for_it():

@@ -184,14 +184,11 @@ def _param(
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         return format_number(value, lang)
     value = str(value)
-    noun = tm.term_noun(slot, value)
-    if noun is not None:
-        return noun
     if slot == "time_period":
         text = format_period(value, lang, tm)
     else:
         text = tm.term(slot, value)
     if text is None:
         fallbacks.append(f"term:{slot}")
-        return value
-    return text
+        text = value
+    return tm.term_noun(slot, value, text) or text

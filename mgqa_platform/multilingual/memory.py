@@ -59,11 +59,9 @@ class TranslationMemory:
         """Category ``key`` as a :class:`Noun` with its gender and forms; when the memory lacks the category,
         ``fallback`` (the English label) in every case form, with the language's default gender."""
         entry = self.categories.get(key)
-        agree = self.grammar.get("agree", {})
         if entry is None:
-            cases = {case for e in self.categories.values() for case in e.get("forms", {})}
-            forms = dict.fromkeys(cases, fallback)
-            return Noun(self.lang, fallback, self.grammar.get("default_gender", ""), forms, agree)
+            return self._fallback_noun(fallback)
+        agree = self.grammar.get("agree", {})
         return Noun(
             self.lang, entry["text"], entry.get("gender", ""), entry.get("forms", {}), agree
         )
@@ -72,23 +70,46 @@ class TranslationMemory:
         """Every category of the memory as a :class:`Noun`, by key."""
         return {key: self.noun(key, key) for key in self.categories}
 
-    def term_noun(self, parameter: str, value: str) -> Noun | None:
-        """A parameter word as a :class:`Noun` where the language's grammar gives it a gender
-        (``grammar.terms.<parameter>.<value>``: ``gender``, ``forms``), else None."""
-        text, entry = self.term(parameter, value), self.grammar.get("terms", {}).get(parameter)
-        if text is None or entry is None or value not in entry:
+    def term_noun(self, parameter: str, value: str, text: str) -> Noun | None:
+        """Parameter word ``value`` (rendered ``text``) as a :class:`Noun` where the language's grammar makes
+        the parameter's words nouns (``grammar.terms.<parameter>.<value>``: ``gender``, ``forms``); a value
+        it does not list is ``text`` in every form with the default gender. None for other parameters."""
+        entries = self.grammar.get("terms", {}).get(parameter)
+        if entries is None:
             return None
+        if value not in entries:
+            return self._fallback_noun(text)
+        entry = entries[value]
         agree = self.grammar.get("agree", {})
-        return Noun(
-            self.lang, text, entry[value].get("gender", ""), entry[value].get("forms", {}), agree
-        )
+        return Noun(self.lang, text, entry.get("gender", ""), entry.get("forms", {}), agree)
 
     def term_nouns(self) -> dict[str, dict[str, Noun]]:
         """Every parameter word with a grammar entry, as nouns: parameter -> value -> noun."""
         return {
-            parameter: {value: self.term_noun(parameter, value) for value in entries}
+            parameter: {
+                value: self.term_noun(parameter, value, self.term(parameter, value) or value)
+                for value in entries
+            }
             for parameter, entries in self.grammar.get("terms", {}).items()
         }
+
+    def _fallback_noun(self, text: str) -> Noun:
+        """``text`` as a noun the memory knows nothing of: every case form of the language is the text itself,
+        the gender the language's default."""
+        cases = {case for e in self.categories.values() for case in e.get("forms", {})}
+        cases |= {
+            case
+            for entries in self.grammar.get("terms", {}).values()
+            for entry in entries.values()
+            for case in entry.get("forms", {})
+        }
+        return Noun(
+            self.lang,
+            text,
+            self.grammar.get("default_gender", ""),
+            dict.fromkeys(cases, text),
+            self.grammar.get("agree", {}),
+        )
 
     def term(self, parameter: str, value: str) -> str | None:
         return self.terms.get(parameter, {}).get(value)
