@@ -4,5 +4,6 @@ Plain Python, no Dagster import. ``languages`` fixes the 17 languages; ``placeho
 rules every translation must keep; ``memory`` and ``google_translate`` are the two translators;
 ``annotations`` reads the human post-edits, ``resolution`` resolves them into one text per variant
 (with ``judge`` where the rules cannot decide) and ``agreement`` measures the annotation (Table 9);
-``instantiate`` re-renders the English questions in each language.
+``instantiate`` re-renders the English questions in each language, with the category nouns of ``grammar``
+(gender, case forms, agreeing words by feature).
 """

@@ -7,8 +7,11 @@ For one language other than English and one English question record (``questions
   :func:`mgqa_platform.multilingual.names.localized_names`: KG label, Natural Earth, GeoNames), else the
   English question's display name (the canonical English label, else the KG label, disambiguated) without a
   leading English "the" (event names: "the Spanish Fire of 1994"): a fallback is recorded per role;
-* category slots take the translation memory's plural label, else the English one (recorded);
-* word parameters (north, nearest, closer to...) take the memory's term, else English (recorded);
+* category slots take the translation memory's plural label as a grammar :class:`~.grammar.Noun`, so a slot
+  with a spec (``{category_A:def}``) takes the agreeing form, else the English one (recorded); a sentence that
+  starts with a category slot is capitalised after filling;
+* word parameters (north, nearest, closer to...) take the memory's term, else English (recorded); a term the
+  language's grammar gives a gender (``collection_of_entity``) is a Noun, formatted by feature like a category;
 * numbers are formatted for the language's CLDR locale with ``babel`` (``1 234,5`` in French); time periods
   as CLDR writes them (:func:`format_period`: month and year with the ``yMMMM`` skeleton, whole-month ranges
   as CLDR's month interval, long dates with French "1er"); unit words as CLDR's short unit names;
@@ -40,6 +43,7 @@ from babel.units import get_unit_name
 from mgqa_platform import lexicon
 from mgqa_platform.kg.names import without_article
 from mgqa_platform.lexicon import MONTHS
+from mgqa_platform.multilingual.grammar import Noun, capitalize_start
 from mgqa_platform.multilingual.languages import SOURCE, language
 from mgqa_platform.multilingual.memory import TranslationMemory
 from mgqa_platform.multilingual.placeholders import placeholders
@@ -71,6 +75,7 @@ UNIT_PARAMETERS = {"km simplification": "length-kilometer"}
 #: symbols where CLDR's short form is not in the language's script: CLDR ``bg`` writes "km", Bulgarian
 #: typography writes "км" (as Russian, where CLDR has it).
 UNIT_SYMBOLS = {("bul", "length-kilometer"): "км"}
+_STARTS_WITH_CATEGORY = re.compile(r"^\W*\{category")
 _RANGE = re.compile(r"^(\d{4}-\d{2}-\d{2}) to (\d{4}-\d{2}-\d{2})$")
 
 
@@ -175,11 +180,11 @@ def localize(
         fill, fill_marked, fallbacks = {}, {}, []
         for slot in dict.fromkeys(placeholders(template)):
             if slot in sub.roles and roles.is_category(sub.roles[slot]):
-                text = tm.category(bindings[slot])
-                if text is None:
-                    text = lexicon.label(bindings[slot])
+                if tm.category(bindings[slot]) is None:
                     fallbacks.append(f"category:{slot}")
-                fill[slot] = fill_marked[slot] = text
+                fill[slot] = fill_marked[slot] = tm.noun(
+                    bindings[slot], lexicon.label(bindings[slot])
+                )
             elif slot in sub.roles:
                 eid = bindings[slot]
                 if slot == q["image_role"]:
@@ -196,6 +201,8 @@ def localize(
                 raise KeyError(f"{q['question_id']}: template slot {slot!r} has no value")
         used.update(f.split(":")[0] for f in fallbacks)
         text, text_marked = template.format(**fill), template.format(**fill_marked)
+        if _STARTS_WITH_CATEGORY.match(template):
+            text, text_marked = capitalize_start(text, lang), capitalize_start(text_marked, lang)
         if q["image_role"]:
             text = sentence_case(text, IMAGE_PHRASES[lang])
             text_marked = sentence_case(text_marked, IMAGE_PHRASES[lang])
@@ -213,7 +220,9 @@ def localize(
     return out, used
 
 
-def _param(slot: str, value: Any, lang: str, tm: TranslationMemory, fallbacks: list[str]) -> str:
+def _param(
+    slot: str, value: Any, lang: str, tm: TranslationMemory, fallbacks: list[str]
+) -> str | Noun:
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         return format_number(value, lang)
     value = str(value)
@@ -225,5 +234,5 @@ def _param(slot: str, value: Any, lang: str, tm: TranslationMemory, fallbacks: l
         text = tm.term(slot, value)
     if text is None:
         fallbacks.append(f"term:{slot}")
-        return value
-    return text
+        text = value
+    return tm.term_noun(slot, value, text) or text

@@ -6,9 +6,15 @@ post-edit is resolved. File layout::
 
     {"lang": "fra", "status": "draft", "note": "...",
      "variants":   {"A01.1.v1": {"source": "<English variant>", "text": "<translation>"}, ...},
-     "categories": {"post_office": {"source": "post offices", "text": "bureaux de poste"}, ...},
+     "categories": {"post_office": {"source": "post offices", "text": "bureaux de poste",
+                                    "gender": "m", "forms": {...}}, ...},
      "terms":      {"direction": {"north": "nord", ...}, ...},
-     "patterns":   {"time_range": "du {start} au {end}"}}
+     "patterns":   {"time_range": "du {start} au {end}"},
+     "grammar":    {"default_gender": "m", "agree": {"def": {"m": "les {}", "f": "les {}"}, ...},
+                   "terms": {"collection_of_entity": {"schools and kindergartens": {"gender": "f"}}}}}
+
+A category's ``gender`` and case ``forms`` and the language's ``grammar.agree`` table let templates ask for a
+form by feature (``{category_A:def}``, ``{category_A:gen}``; :mod:`~mgqa_platform.multilingual.grammar`).
 
 Each variant keeps its English ``source``: when the catalog's English text changes, the stored translation is
 *stale* and is not used (it is flagged for post-editing instead of silently mistranslating the new text).
@@ -22,6 +28,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
+from mgqa_platform.multilingual.grammar import Noun, spec_problems
 from mgqa_platform.multilingual.languages import TARGETS, language
 from mgqa_platform.multilingual.placeholders import problems as slot_problems
 from mgqa_platform.settings import PACKAGE_DATA
@@ -37,6 +44,7 @@ class TranslationMemory:
     categories: dict[str, dict[str, str]] = field(default_factory=dict)
     terms: dict[str, dict[str, str]] = field(default_factory=dict)
     patterns: dict[str, str] = field(default_factory=dict)
+    grammar: dict = field(default_factory=dict)
 
     def variant(self, variant_id: str, source: str) -> str | None:
         """The stored translation of a variant, or None when absent or stale (English source changed)."""
@@ -46,6 +54,62 @@ class TranslationMemory:
     def category(self, key: str) -> str | None:
         entry = self.categories.get(key)
         return entry["text"] if entry else None
+
+    def noun(self, key: str, fallback: str) -> Noun:
+        """Category ``key`` as a :class:`Noun` with its gender and forms; when the memory lacks the category,
+        ``fallback`` (the English label) in every case form, with the language's default gender."""
+        entry = self.categories.get(key)
+        if entry is None:
+            return self._fallback_noun(fallback)
+        agree = self.grammar.get("agree", {})
+        return Noun(
+            self.lang, entry["text"], entry.get("gender", ""), entry.get("forms", {}), agree
+        )
+
+    def nouns(self) -> dict[str, Noun]:
+        """Every category of the memory as a :class:`Noun`, by key."""
+        return {key: self.noun(key, key) for key in self.categories}
+
+    def term_noun(self, parameter: str, value: str, text: str) -> Noun | None:
+        """Parameter word ``value`` (rendered ``text``) as a :class:`Noun` where the language's grammar makes
+        the parameter's words nouns (``grammar.terms.<parameter>.<value>``: ``gender``, ``forms``); a value
+        it does not list is ``text`` in every form with the default gender. None for other parameters."""
+        entries = self.grammar.get("terms", {}).get(parameter)
+        if entries is None:
+            return None
+        if value not in entries:
+            return self._fallback_noun(text)
+        entry = entries[value]
+        agree = self.grammar.get("agree", {})
+        return Noun(self.lang, text, entry.get("gender", ""), entry.get("forms", {}), agree)
+
+    def term_nouns(self) -> dict[str, dict[str, Noun]]:
+        """Every parameter word with a grammar entry, as nouns: parameter -> value -> noun."""
+        return {
+            parameter: {
+                value: self.term_noun(parameter, value, self.term(parameter, value) or value)
+                for value in entries
+            }
+            for parameter, entries in self.grammar.get("terms", {}).items()
+        }
+
+    def _fallback_noun(self, text: str) -> Noun:
+        """``text`` as a noun the memory knows nothing of: every case form of the language is the text itself,
+        the gender the language's default."""
+        cases = {case for e in self.categories.values() for case in e.get("forms", {})}
+        cases |= {
+            case
+            for entries in self.grammar.get("terms", {}).values()
+            for entry in entries.values()
+            for case in entry.get("forms", {})
+        }
+        return Noun(
+            self.lang,
+            text,
+            self.grammar.get("default_gender", ""),
+            dict.fromkeys(cases, text),
+            self.grammar.get("agree", {}),
+        )
 
     def term(self, parameter: str, value: str) -> str | None:
         return self.terms.get(parameter, {}).get(value)
@@ -65,6 +129,7 @@ def _load(path: Path) -> TranslationMemory:
         raw.get("categories", {}),
         raw.get("terms", {}),
         raw.get("patterns", {}),
+        raw.get("grammar", {}),
     )
 
 
@@ -78,8 +143,10 @@ def load(lang: str, directory: Path = TM_DIR) -> TranslationMemory:
 
 def validate(tm: TranslationMemory, sources: Mapping[str, str]) -> list[str]:
     """Problems of a memory against the catalog's English variants ``{variant_id: text}``: missing or stale
-    variants, placeholder problems, empty texts. [] when complete and valid."""
+    variants, placeholder problems, grammar specs that do not render with every category, empty texts.
+    [] when complete and valid."""
     out = []
+    nouns, term_nouns = tm.nouns(), tm.term_nouns()
     for vid, en in sorted(sources.items()):
         entry = tm.variants.get(vid)
         if entry is None:
@@ -88,6 +155,9 @@ def validate(tm: TranslationMemory, sources: Mapping[str, str]) -> list[str]:
             out.append(f"{vid}: stale (English source changed)")
         else:
             out += [f"{vid}: {p}" for p in slot_problems(en, entry.get("text"))]
+            out += [
+                f"{vid}: {p}" for p in spec_problems(entry.get("text") or "", nouns, term_nouns)
+            ]
     for key, entry in sorted(tm.categories.items()):
         if not (entry.get("text") or "").strip():
             out.append(f"category {key}: empty")

@@ -1,0 +1,470 @@
+"""Grammar of inserted words: category nouns formatted by feature, and the memory's agreement in each language."""
+
+from __future__ import annotations
+
+import json
+import re
+import string
+
+import pytest
+
+from mgqa_platform.multilingual import instantiate, memory
+from mgqa_platform.multilingual.grammar import (
+    GrammarError,
+    Noun,
+    agreement_class,
+    capitalize_start,
+    spec_problems,
+    specs,
+)
+from mgqa_platform.multilingual.languages import TARGETS
+from mgqa_platform.multilingual.placeholders import agreement_refs, placeholders, problems
+from mgqa_platform.questions.catalog import default_catalog
+
+SPA = {
+    "def": {"m": "los {}", "f": "las {}"},
+    "how_many": {"m": "cuántos {}", "f": "cuántas {}"},
+    "placed": {"m": "situados", "f": "situadas"},
+}
+RUS = {"which_of": {"m": "какой из {gen}", "f": "какая из {gen}"}}
+
+
+class _Slots(dict):
+    """Format values: category (and collection) slots take the given noun, every other slot its own name in
+    angle brackets."""
+
+    def __init__(self, noun: Noun):
+        super().__init__()
+        self.noun = noun
+
+    def __missing__(self, key: str):
+        return self.noun if key.startswith(("category", "collection_of_entity")) else f"<{key}>"
+
+
+def render(template: str, noun: Noun) -> str:
+    """A template with every category slot filled with ``noun`` (other slots stay visible)."""
+    return string.Formatter().vformat(template, (), _Slots(noun))
+
+
+def category_texts(lang: str, pattern: str, *keys: str) -> list[str]:
+    """Every template of ``lang`` matching ``pattern``, rendered with each category of ``keys``."""
+    tm = memory.load(lang)
+    nouns = tm.nouns()
+    return [
+        render(v["text"], nouns[k])
+        for v in tm.variants.values()
+        if re.search(pattern, v["text"])
+        for k in keys
+    ]
+
+
+def test_noun_formats_by_feature():
+    tienda = Noun("spa", "tiendas", "f", {}, SPA)
+    banco = Noun("spa", "bancos", "m", {}, SPA)
+    assert f"{tienda}" == "tiendas" and str(banco) == "bancos"
+    assert f"{tienda:def}" == "las tiendas" and f"{banco:def}" == "los bancos"
+    assert f"¿{tienda:How_many} hay?" == "¿Cuántas tiendas hay?"
+    assert f"{tienda} {tienda:=placed}" == "tiendas situadas" and f"{banco:=placed}" == "situados"
+    ostanovki = Noun("rus", "остановки", "f", {"gen": "остановок"}, RUS)
+    assert f"{ostanovki:gen}" == "остановок" and f"{ostanovki:which_of}" == "какая из остановок"
+    with pytest.raises(GrammarError, match="unknown feature 'all'"):
+        format(tienda, "all")
+    with pytest.raises(GrammarError, match="no form for 'n'"):
+        format(Noun("spa", "x", "n", {}, SPA), "def")
+    with pytest.raises(GrammarError, match="needs a form"):
+        format(Noun("rus", "магазины", "m", {}, RUS), "which_of")
+
+
+def test_agreement_class_by_gender_and_sound():
+    assert agreement_class("ita", "m", "ospedali") == "m.v"  # gli ospedali
+    assert agreement_class("ita", "m", "studi dentistici") == "m.v"  # gli studi
+    assert (
+        agreement_class("ita", "m", "negozi") == "m" and agreement_class("ita", "f", "aree") == "f"
+    )
+    assert (
+        agreement_class("fra", "f", "écoles") == "f.v"
+        and agreement_class("fra", "m", "hôtels") == "m.v"
+    )
+    assert agreement_class("fra", "m", "hameaux") == "m"  # h aspiré: de hameaux
+    assert agreement_class("spa", "f", "aldeas") == "f"
+
+
+def test_capitalize_start():
+    assert capitalize_start("¿cuántas tiendas?") == "¿Cuántas tiendas?"
+    assert capitalize_start("okullar nerede?") == "Okullar nerede?"
+    assert capitalize_start("3 okul") == "3 okul" and capitalize_start("") == ""
+    assert capitalize_start("istasyonlar", "tur") == "İstasyonlar"
+    assert capitalize_start("ılıcalar", "tur") == "Ilıcalar"
+    assert capitalize_start("istasyonlar") == "Istasyonlar"
+
+
+def test_spec_slots_count_once_and_agreement_refs_not_at_all():
+    en = "How many {category_A} are within {value} km?"
+    assert placeholders("{category_A:how_many} {category_A:=placed}") == ["category_A"]
+    assert agreement_refs("{category_A:how_many} {category_A:=placed}") == ["category_A"]
+    assert problems(en, "¿{category_A:How_many} hay a {value} km? {category_A:=placed}") == []
+    assert problems(en, "¿{category_A:how_many} {category_A:def} a {value} km?") == [
+        "duplicated:{category_A}"
+    ]
+    assert problems(en, "¿{category_A} a {value} km {category_B:=placed}?") == [
+        "unexpected:{category_B}"
+    ]
+    assert specs("{entity_B} {category_A:gen}") == [("entity_B", ""), ("category_A", "gen")]
+
+
+def test_spec_problems_name_the_slot_and_the_category():
+    nouns = {"shop": Noun("spa", "tiendas", "f", {}, SPA)}
+    assert spec_problems("{category_A:def} y {category_B}", nouns) == []
+    assert spec_problems("{category_A:all}", nouns) == [
+        "{category_A:all} with shop: spa: unknown feature 'all'"
+    ]
+    assert spec_problems("{entity_A:def}", nouns) == [
+        "{entity_A:def}: a spec on a slot that is not a category"
+    ]
+
+
+def test_validate_reports_an_unknown_feature(tmp_path):
+    en = "How many {category_A} are there?"
+    tm = memory.TranslationMemory(
+        "spa",
+        "draft",
+        {"v1": {"source": en, "text": "¿{category_A:how_many} hay?"}},
+        {"shop": {"source": "shops", "text": "tiendas", "gender": "f"}},
+        grammar={"agree": {"def": SPA["def"]}},
+    )
+    assert memory.validate(tm, {"v1": en}) == [
+        "v1: {category_A:how_many} with shop: spa: unknown feature 'how_many'"
+    ]
+
+
+def _genders(tm: memory.TranslationMemory) -> set[str]:
+    """Every agreement class the language's memory knows: its categories' genders and its tables' keys."""
+    out = {e.get("gender", "") for e in tm.categories.values()}
+    for table in tm.grammar.get("agree", {}).values():
+        out |= {k for k in table if k != "*"}
+    return out
+
+
+@pytest.mark.parametrize("lang", TARGETS)
+def test_every_template_renders_with_every_gender_of_its_language(lang):
+    tm = memory.load(lang)
+    forms = next((e["forms"] for e in tm.categories.values() if e.get("forms")), {})
+    agree = tm.grammar.get("agree", {})
+    for gender in _genders(tm):
+        # a vowel-initial and a consonant-initial noun, so that every sound class is met
+        for text in ("aeroporti", "negozi"):
+            noun = Noun(lang, text, gender.split(".")[0], forms, agree)
+            for vid, entry in tm.variants.items():
+                out = render(entry["text"], noun)
+                assert "{" not in out and "}" not in out, (vid, gender, out)
+
+
+@pytest.mark.parametrize("lang", TARGETS)
+def test_every_category_of_the_memory_has_a_known_gender(lang):
+    tm = memory.load(lang)
+    known = _genders(tm) - {""}
+    genders = {e.get("gender", "") for e in tm.categories.values()}
+    assert genders <= known | {""}
+    if tm.grammar.get("agree"):
+        assert "" not in genders, "a language with a grammar table genders every category"
+
+
+def test_spanish_articles_and_quantifiers_agree():
+    texts = category_texts(
+        "spa", r"category_A:(?:def|how_many|How_many)\}", "hamlet", "convenience"
+    )
+    assert texts and not [
+        t for t in texts if re.search(r"\blos (aldeas|tiendas)|cuántos tiendas", t, re.I)
+    ]
+    assert any("¿Cuántas tiendas de conveniencia hay" in t for t in texts)
+    assert any("las aldeas" in t for t in texts)
+    assert any("¿Cuántos bancos" in t for t in category_texts("spa", "How_many", "bank"))
+    placed = category_texts("spa", "=placed", "road")
+    assert placed and all("carreteras situadas" in t for t in placed)
+
+
+def test_portuguese_articles_agree():
+    texts = category_texts("por", r"category_A:(?:def|Def)\}", "road", "hospital")
+    assert not [t for t in texts if re.search(r"\bos (estradas|lojas|escolas)\b", t, re.I)]
+    assert any("as estradas" in t for t in texts) and any("os hospitais" in t for t in texts)
+    assert any("Qual das estradas" in t for t in category_texts("por", "of_def", "road"))
+    assert any("Quantas escolas" in t for t in category_texts("por", "How_many", "school"))
+
+
+def test_italian_articles_agree_by_gender_and_sound():
+    texts = category_texts(
+        "ita", r"category_A:(?:def|Def|all)\}", "road", "hospital", "supermarket"
+    )
+    assert not [
+        t for t in texts if re.search(r"\bi (strade|scuole|fermate|ospedali|aeroporti)\b", t)
+    ]
+    assert any("le strade" in t for t in texts) and any("gli ospedali" in t for t in texts)
+    assert any("i supermercati" in t for t in texts)
+    assert any("tutte le strade" in t for t in category_texts("ita", "category_A:all", "road"))
+    assert any("Quale degli ospedali" in t for t in category_texts("ita", "of_def", "hospital"))
+    assert any("Quante scuole" in t for t in category_texts("ita", "How_many", "school"))
+
+
+def test_french_interrogatives_agree_and_de_elides():
+    texts = category_texts("fra", r"category_A:[Ww]hich\}", "road", "school", "hospital")
+    assert not [t for t in texts if re.search(r"\bQuels (routes|écoles)\b", t)]
+    assert any(t.startswith("Quelles routes") for t in texts)
+    assert any(t.startswith("Quels hôpitaux") for t in texts)
+    de = category_texts("fra", r"category_A:de\}", "hospital", "road")
+    assert any("Combien d'hôpitaux" in t for t in de) and any("Combien de routes" in t for t in de)
+    assert any("Laquelle des routes" in t for t in category_texts("fra", "Which_one", "road"))
+
+
+def test_russian_frames_give_way_to_the_category_in_its_case():
+    tm = memory.load("rus")
+    assert not [v["text"] for v in tm.variants.values() if "категории «" in v["text"]]
+    assert tm.categories["bus_stop"]["forms"]["gen"] == "автобусных остановок"
+    assert tm.categories["bus_stop"]["gender"] == "f" and tm.categories["bank"]["gender"] == "m"
+    texts = category_texts("rus", r"category_A:gen\}", "bus_stop")
+    assert any(t.startswith("Сколько автобусных остановок") for t in texts)
+    which = category_texts("rus", "Which_of", "bus_stop", "bank")
+    assert any(t.startswith("Какая из автобусных остановок") for t in which)
+    assert any(t.startswith("Какой из банков") for t in which)
+    assert any("остановок в <entity_B> расположена дальше" in t for t in which)
+
+
+@pytest.mark.parametrize("lang", ["rus", "bul"])
+def test_kilometres_in_cyrillic(lang):
+    texts = [v["text"] for v in memory.load(lang).variants.values()]
+    assert not [t for t in texts if re.search(r"\bkm\b", t)]
+    assert any(re.search(r"\{value\} км", t) for t in texts)
+
+
+def test_greek_airports_are_airports():
+    assert memory.load("ell").categories["airport"]["text"] == "αερολιμένες"
+
+
+def _record(bindings: dict, variant_id: str, sub: str) -> dict:
+    return {
+        "question_id": "q1",
+        "sub_template_id": sub,
+        "variant_id": variant_id,
+        "image_role": None,
+        "bindings": json.dumps(bindings),
+        "parameters": json.dumps({"value": 1.5}),
+    }
+
+
+def test_localize_fills_features_and_capitalises_a_starting_category():
+    cat = default_catalog()
+    tm = memory.TranslationMemory(
+        "tur",
+        "draft",
+        {},
+        categories={"school": {"source": "schools", "text": "okullar", "gender": ""}},
+    )
+    q = _record({"category_A": "school", "entity_B": "worldkg:1"}, "B01.2.v1", "B01.2")
+    templates = {"B01.2.v1": ("{category_A} {entity_B} yakınında mı, {value} km?", "unreviewed")}
+    (row,), _ = instantiate.localize([q], "tur", templates, tm, {"worldkg:1": "X"}, {}, cat)
+    assert row["text"] == "Okullar X yakınında mı, 1,5 km?"
+    assert row["text_marked"] == "Okullar {X} yakınında mı, 1,5 km?"
+    spa = memory.load("spa")
+    templates = {"B01.2.v1": ("¿{category_A:How_many} hay a {value} km de {entity_B}?", "x")}
+    q = _record({"category_A": "convenience", "entity_B": "worldkg:1"}, "B01.2.v1", "B01.2")
+    (row,), used = instantiate.localize([q], "spa", templates, spa, {"worldkg:1": "X"}, {}, cat)
+    assert row["text"] == "¿Cuántas tiendas de conveniencia hay a 1,5 km de X?" and not used
+
+
+def test_a_category_missing_from_the_memory_renders_every_feature_in_english():
+    rus = memory.load("rus")
+    noun = rus.noun("no_such_category", "widgets")
+    assert f"{noun:gen}" == "widgets" and f"{noun:Which_of}" == "Какой из widgets"
+    assert render("Сколько {category_A:gen} в {entity_B}?", noun) == "Сколько widgets в <entity_B>?"
+
+
+def test_greek_frames_give_way_to_the_category_with_its_article_in_its_case():
+    tm = memory.load("ell")
+    plural_frames = [
+        v["text"] for v in tm.variants.values() if "κατηγορίας «{category" in v["text"]
+    ]
+    assert not plural_frames
+    cats = tm.categories
+    assert (cats["road"]["gender"], cats["road"]["forms"]["acc"]) == ("m", "δρόμους")
+    assert cats["bus_stop"]["gender"] == "f" and cats["shop"]["gender"] == "n"
+    assert (
+        cats["association"]["gender"] == "m" and cats["association"]["forms"]["acc"] == "συλλόγους"
+    )
+    texts = category_texts("ell", r"category_A:", "road", "bus_stop", "shop")
+    for expected in (
+        "Πόσοι δρόμοι τέμνουν <entity_B>;",  # subject: nominative
+        "Πόσους δρόμους διασχίζει <entity_B>;",  # object: accusative
+        "Πόσες στάσεις λεωφορείων τέμνουν <entity_B>;",
+        "Πόσα καταστήματα τέμνουν <entity_B>;",
+        "Μετρήστε τους δρόμους που διασχίζουν ή αγγίζουν <entity_B>.",
+        "Απαριθμήστε τους δρόμους από τους οποίους περνά <entity_B>.",
+    ):
+        assert expected in texts, expected
+    assert any(t.startswith("Ποια από τις στάσεις λεωφορείων σε <entity_B>") for t in texts)
+    assert any(t.startswith("Ανάμεσα στους δρόμους") for t in texts)
+    assert not [t for t in texts if re.search(r"σε (τους|τις|τα) ", t)]
+    assert "Πόσες στάσεις λεωφορείων έχουν τουλάχιστον ένα κοινό σημείο με <entity_B>;" in texts
+    assert any("από καθέναν από τους δρόμους σε <entity_B>" in t for t in texts)
+
+
+def test_bulgarian_frames_give_way_to_the_definite_category():
+    tm = memory.load("bul")
+    assert not [v["text"] for v in tm.variants.values() if "категорията „" in v["text"]]
+    forms = {k: e["forms"]["def"] for k, e in tm.categories.items()}
+    assert forms["shop"] == "магазините" and forms["village"] == "селата"
+    assert (
+        forms["bus_stop"] == "автобусните спирки" and forms["fitness_centre"] == "фитнес центровете"
+    )
+    texts = category_texts("bul", r"category_A:def", "bus_stop")
+    assert any(t.startswith("Кой обект сред автобусните спирки") for t in texts)
+    assert any(t.startswith("Подредете автобусните спирки") for t in texts)
+
+
+def test_german_articles_cases_and_weak_adjectives_after_determiners():
+    cats = memory.load("deu").categories
+    assert (cats["airport"]["gender"], cats["fuel"]["gender"], cats["shop"]["gender"]) == (
+        "m",
+        "f",
+        "n",
+    )
+    assert cats["public_building"]["forms"] == {
+        "weak": "öffentlichen Gebäude",
+        "dat": "öffentlichen Gebäuden",
+    }
+    texts = category_texts("deu", "category_", "airport", "fuel", "shop", "public_building")
+    for expected in (
+        "Welcher der Flughäfen in <entity_B>",
+        "Welche der Tankstellen in <entity_B>",
+        "Welches der Geschäfte in <entity_B>",
+        "zwischen zwei öffentlichen Gebäuden in <entity_B>",
+        "zu allen dortigen Geschäften",
+        "Welche öffentlichen Gebäude schneiden <entity_B>?",
+        "Wie viele öffentliche Gebäude",
+    ):
+        assert any(expected in t for t in texts), expected
+    assert not [t for t in texts if re.search(r"\b(den|allen|zwei) \S*(geschäfte|Gebäude)\b", t)]
+
+
+def test_georgian_how_many_and_all_take_a_singular_category():
+    tm = memory.load("kat")
+    assert tm.categories["shop"]["forms"]["sg"] == "მაღაზია"
+    assert tm.categories["village"]["forms"]["sg"] == "სოფელი"  # syncope: სოფლები < სოფელი
+    assert tm.categories["school"]["forms"]["sg"] == "სკოლა"
+    plural = re.compile(r"(?:რამდენია|ყველა) \{category_\w+\}")
+    assert not [v["text"] for v in tm.variants.values() if plural.search(v["text"])]
+    texts = category_texts("kat", "category_A:sg", "shop", "village")
+    assert "რამდენი მაღაზია არის, რომელიც კვეთს <entity_B>-ს?" in texts
+    assert any(t.startswith("ჩამოთვალეთ ყველა სოფელი, რომელიც") for t in texts)
+
+
+def test_turkish_questions_that_start_with_a_category_start_with_a_capital():
+    cat = default_catalog()
+    tm = memory.load("tur")
+    starting = {
+        vid: e["text"]
+        for vid, e in tm.variants.items()
+        if e["text"].startswith("{category_A}")
+        and set(placeholders(e["text"])) - set(cat.sub_template(vid.rsplit(".", 1)[0]).roles)
+        <= {"value"}
+    }
+    assert starting
+    vid, template = sorted(starting.items())[0]
+    sub = cat.sub_template(vid.rsplit(".", 1)[0])
+    bindings = {r: ("school" if r.startswith("category") else "worldkg:1") for r in sub.roles}
+    params = {p: 1 for p in re.findall(r"\{(value\w*)\}", template)}
+    q = _record(bindings, vid, sub.id) | {"parameters": json.dumps(params)}
+    (row,), _ = instantiate.localize(
+        [q], "tur", {vid: (template, "x")}, tm, {"worldkg:1": "X"}, {}, cat
+    )
+    assert row["text"].startswith(tm.categories["school"]["text"].capitalize())
+
+
+def _collection(lang: str, value: str, pattern: str) -> list[str]:
+    """The templates of ``lang`` with a collection_of_entity slot matching ``pattern``, filled with ``value``."""
+    tm = memory.load(lang)
+    noun = tm.term_noun("collection_of_entity", value, tm.term("collection_of_entity", value))
+    assert noun is not None
+    return [
+        string.Formatter().vformat(v["text"], (), _Slots(noun))
+        for v in tm.variants.values()
+        if "{collection_of_entity" in v["text"] and re.search(pattern, v["text"])
+    ]
+
+
+def test_collections_of_categories_agree_like_categories():
+    schools = "schools and kindergartens"
+    assert "¿Cuántas escuelas y guarderías hay en <entity_A>?" in _collection("spa", schools, "")
+    assert any("escuelas y guarderías situadas" in t for t in _collection("spa", schools, ""))
+    assert any(
+        "hospitales, clínicas y farmacias situados" in t
+        for t in _collection("spa", "hospitals, clinics and pharmacies", "")
+    )
+    assert "Quantos jardins de infância e escolas há em <entity_A>?" in _collection(
+        "por", schools, ""
+    )
+    assert "Quante scuole e scuole dell'infanzia ci sono in <entity_A>?" in _collection(
+        "ita", schools, ""
+    )
+    assert "Combien d'écoles et écoles maternelles y a-t-il dans <entity_A> ?" in _collection(
+        "fra", schools, ""
+    )
+    assert "Πόσες τράπεζες και ΑΤΜ υπάρχουν σε <entity_A>;" in _collection(
+        "ell", "banks and ATMs", ""
+    )
+    assert "რამდენი ბარი, კაფე და რესტორანი არის <entity_A>-ში?" in _collection(
+        "kat", "bars, cafes and restaurants", ""
+    )
+    assert any(
+        "Gesamtzahl der Schulen und Kindergärten" in t for t in _collection("deu", schools, "")
+    )
+    assert memory.load("spa").term_noun("direction", "north", "norte") is None
+
+
+def test_a_collection_the_grammar_does_not_list_renders_every_feature_as_it_is():
+    cat = default_catalog()
+    spa = memory.load("spa")
+    noun = spa.term_noun("collection_of_entity", "parks and gardens", "parks and gardens")
+    assert f"{noun:How_many}" == "Cuántos parks and gardens"
+    sub = next(s for s in cat.sub_templates if "collection_of_entity" in s.variants[0].text)
+    vid = sub.variants[0].id
+    bindings = {r: "worldkg:1" for r in sub.roles}
+    q = _record(bindings, vid, sub.id) | {
+        "parameters": json.dumps({"collection_of_entity": "parks and gardens"})
+    }
+    template = "¿{collection_of_entity:How_many} hay en {entity_A}?"
+    (row,), used = instantiate.localize(
+        [q], "spa", {vid: (template, "x")}, spa, {"worldkg:1": "X"}, {}, cat
+    )
+    assert row["text"] == "¿Cuántos parks and gardens hay en X?" and used == {"term": 1}
+
+
+def test_a_spec_on_a_parameter_slot_needs_a_noun_for_it():
+    nouns = {"shop": Noun("spa", "tiendas", "f", {}, SPA)}
+    collections = {"c": {"schools": Noun("spa", "escuelas", "f", {}, SPA)}}
+    assert spec_problems("{collection_of_entity:def}", nouns, collections) == [
+        "{collection_of_entity:def}: a spec on a slot that is not a category"
+    ]
+    assert spec_problems("{c:def}", nouns, collections) == []
+    assert spec_problems("{c:all}", nouns, collections) == [
+        "{c:all} with schools: spa: unknown feature 'all'"
+    ]
+
+
+def test_greek_and_russian_frames_over_several_categories_are_gone():
+    for lang, frame in (("ell", "κατηγορι"), ("rus", "категори"), ("bul", "категори")):
+        assert not [v for v in memory.load(lang).variants.values() if frame in v["text"]], lang
+    texts = category_texts("ell", "E03|category_B", "bank")
+    assert any(t.startswith("Πόσες τράπεζες και τράπεζες υπάρχουν") for t in texts)
+
+
+def test_urdu_interrogatives_and_verbs_agree_with_the_gender_of_the_category():
+    cats = memory.load("urd").categories
+    assert (cats["shop"]["gender"], cats["bank"]["gender"], cats["university"]["gender"]) == (
+        "f",
+        "m",
+        "f",
+    )
+    texts = category_texts("urd", "how_many|which", "shop", "bank")
+    assert "کتنی دکانیں، <entity_B> کو قطع کرتی ہیں؟" in texts
+    assert "کتنے بینک، <entity_B> کو قطع کرتے ہیں؟" in texts
+    assert any(t.startswith("کون سی دکانیں") for t in texts)
+    assert not [t for t in texts if re.search(r"(کتنے|کون سے) دکانیں|دکانیں.*کرتے ہیں", t)]
