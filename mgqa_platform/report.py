@@ -222,7 +222,7 @@ def _languages_section(con: duckdb.DuckDBPyConnection, release_dir: Path) -> lis
         """
         WITH t AS (SELECT lang, string_agg(status || ' ' || n, ', ' ORDER BY status) AS statuses
                    FROM (SELECT lang, status, count(*) n FROM template_translations_resolved GROUP BY 1, 2) GROUP BY 1),
-             q AS (SELECT lang, count(*) AS n,
+             q AS (SELECT l.lang, count(*) AS n,
                           sum(len(list_filter(CAST(fallbacks AS VARCHAR[]), x -> x LIKE 'label:%'))) AS label_fallbacks,
                           sum(len(list_distinct(regexp_extract_all(l.text_marked, '[{][^{}]*[}]')))
                               - (coalesce(e.image_role, '') <> '')::INT) AS names

@@ -334,8 +334,9 @@ def _warehouse() -> duckdb.DuckDBPyConnection:
         ("rus", "q1", "Сколько школ в 5 km от {Lyon}?", '["label:entity_A"]'),
     ]
     con.executemany("INSERT INTO questions_localized VALUES (?, ?, ?, ?)", rows)
-    con.execute("CREATE TABLE questions_en (question_id VARCHAR, image_role VARCHAR)")
-    con.execute("INSERT INTO questions_en VALUES ('q1', NULL), ('q2', '')")
+    # the real questions_en also has a lang column ('eng'): the summary must name its columns
+    con.execute("CREATE TABLE questions_en (question_id VARCHAR, lang VARCHAR, image_role VARCHAR)")
+    con.execute("INSERT INTO questions_en VALUES ('q1', 'eng', NULL), ('q2', 'eng', '')")
     return con
 
 
