@@ -212,10 +212,12 @@ def _worst(found: list[detectors.Rate], n: int = 3) -> str:
 def _languages_section(con: duckdb.DuckDBPyConnection, release_dir: Path) -> list[str]:
     """Per language: questions, how its templates were resolved, the share of inserted entity names in the
     language (``{...}`` spans of ``text_marked``, less the multimodal image phrase, that are not a ``label:``
-    fallback), the worst detector rates, and the questions post-edited."""
+    fallback), the worst detector rates over the shipped text (``questions_postedited`` when it exists), and the
+    questions post-edited."""
     out = [
         "Languages (questions_localized; templates by resolution status; entity names in the language; "
-        "worst error detectors; questions the post-edit ensemble changed)"
+        "worst error detectors in the text the release ships (post-edited when the ensemble ran); "
+        "questions the post-edit ensemble changed)"
     ]
     rows = _rows(
         con,
@@ -239,7 +241,8 @@ def _languages_section(con: duckdb.DuckDBPyConnection, release_dir: Path) -> lis
         if _table_exists(con, "questions_postedited")
         else {}
     )
-    found = detector_rates(con)
+    shipped = "questions_postedited" if edited else "questions_localized"
+    found = detector_rates(con, shipped)
     for lang, n, statuses, fallbacks, names in rows:
         localized = f"{1 - (fallbacks or 0) / names:.1%}" if names else "-"
         worst = f"   detectors: {_worst(found[lang])}" if lang in found else ""

@@ -407,3 +407,14 @@ def test_summary_shows_names_localized_and_the_worst_detectors_per_language(tmp_
     con.execute("UPDATE questions_en SET image_role = 'entity_B' WHERE question_id = 'q2'")
     lines = {line.split()[0]: line for line in report._languages_section(con, tmp_path)[1:-1]}
     assert "names localized: 0.0% (1 of 1 fall back" in lines["fra"]  # the image phrase is no name
+    # once the post-edit ensemble ran, the detectors judge the text the release ships
+    con.execute(
+        "CREATE TABLE questions_postedited AS SELECT *, 'edited' AS postedit_decision "
+        "FROM questions_localized"
+    )
+    con.execute(
+        "UPDATE questions_postedited SET text_marked = 'Quelles routes intersectent {Lyon} ?' "
+        "WHERE question_id = 'q2'"
+    )
+    lines = {line.split()[0]: line for line in report._languages_section(con, tmp_path)[1:-1]}
+    assert "detectors: none" in lines["fra"] and lines["fra"].endswith("post-edited: 2")
