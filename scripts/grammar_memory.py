@@ -29,25 +29,29 @@ FEMININE_HEADS = {
         ferreterías floristerías fruterías funerarias fábricas galerías gasolineras granjas guarderías
         heladerías herrerías instalaciones joyerías jugueterías librerías manzanas obras oficinas panaderías
         papelerías paradas pastelerías peluquerías piscinas plantas plazas posiciones puertas sastrerías
-        terminales tiendas universidades viviendas vías zapaterías zonas ópticas""",
+        terminales tiendas universidades viviendas vías zapaterías zonas ópticas
+        regiones masas líneas pescaderías reservas fuentes""",
     "por": """ONGs academias agências alfaiatarias associações atrações autoescolas bibliotecas bilheterias
         butiques caixas casas cidades clínicas concessionárias confeitarias copiadoras delegacias delicatéssens
         drogarias embaixadas empresas entradas escolas estações estradas estruturas faculdades faixas farmácias
         fazendas ferrovias floriculturas funerárias fábricas galerias habitações imobiliárias instalações
         joalherias lanchonetes livrarias locadoras localidades lojas marinas obras oficinas padarias papelarias
         paradas passagens piscinas plataformas posições praças prefeituras quitandas rodoviárias sorveterias
-        universidades videolocadoras vilas áreas óticas""",
+        universidades videolocadoras vilas áreas óticas
+        regiões linhas peixarias reservas fontes árvores""",
     "ita": """ONG agenzie ambasciate aree associazioni attrazioni autofficine autoscuole autostazioni aziende
         banche banchine biblioteche biglietterie boutique case cartolerie cassette cittadine città cliniche
         concessionarie contee copisterie discoteche docce drogherie farmacie fattorie fermate ferrovie frazioni
         gallerie gastronomie gelaterie gioiellerie librerie località macellerie officine opere palestre
-        panetterie pasticcerie piazze piscine rivendite sartorie scuole stazioni strade strutture università""",
+        panetterie pasticcerie piazze piscine rivendite sartorie scuole stazioni strade strutture università
+        regioni linee cime caserme pescherie enoteche riserve fontane""",
     "fra": """ONG agences aires ambassades animaleries associations attractions auberges auto-écoles banlieues
         banques bibliothèques bijouteries billetteries bornes boucheries boulangeries boutiques boîtes cliniques
         confiseries douches drogueries entreprises entrées fermes galeries gares habitations librairies
         locations mairies marinas papeteries petites pharmacies piscines places pompes positions pâtisseries
         quincailleries routes salles stations stations-service supérettes toilettes universités usines villes
-        voies zones écoles épiceries œuvres""",
+        voies zones écoles épiceries œuvres
+        régions rivières lignes casernes poissonneries réserves fontaines traversées""",
 }
 #: Categories whose gender is not their head word's (Portuguese "os caixas eletrônicos").
 GENDER_OF = {"por": {"atm": "m"}}
@@ -58,7 +62,13 @@ TEXT_OF = {
     ("rus", "ice_cream"): "кафе-мороженые",
 }
 #: Unit symbols in Latin script written in the language's script in template text.
-UNITS = {"rus": {"km": "км"}, "bul": {"km": "км"}}
+#: Urdu takes CLDR's unit name (کلو میٹر), Greek CLDR's short form (χλμ.).
+UNITS = {
+    "rus": {"km": "км"},
+    "bul": {"km": "км"},
+    "urd": {"km": "کلو میٹر"},
+    "ell": {"km": "χλμ."},
+}
 
 _M_F = ("m", "f")
 #: Slots filled with a noun: the categories, and the parameter whose words are category nouns too.
@@ -211,6 +221,9 @@ RUS_FORMS = {
     "кафе-мороженые": "кафе-мороженых кафе-мороженым кафе-морожеными кафе-мороженых",
     "отдельно стоящие жилища": "отдельно стоящих жилищ|отдельно стоящим жилищам|"
     "отдельно стоящими жилищами|отдельно стоящих жилищах",
+    "пожарные части": "пожарных частей|пожарным частям|пожарными частями|пожарных частях",
+    "тематические парки": "тематических парков|тематическим паркам|тематическими парками|"
+    "тематических парках",
 }
 
 
@@ -252,6 +265,8 @@ RUS_GENDER_OF = {
     "ночные клубы": "m",
     "кондитерские": "f",
     "марины": "f",
+    "пожарные части": "f",
+    "тематические парки": "m",
 }
 RUS_GRAMMAR = {
     "default_gender": "m",
@@ -533,10 +548,11 @@ def bul_rewrite(text: str) -> str:
 DEU_GENDER_BY_ENDING = {
     "m": """läden plätze häfen vereine automaten salons märkte verleihe bahnhöfe höfe blöcke shops kreise
         betriebe überwege posten weiler juweliere gärten kioske übergänge türme optiker parks orte steige
-        kästen stände eingänge punkte brunnen clubs generatoren staaten""",
+        kästen stände eingänge punkte brunnen clubs generatoren staaten bäche flüsse gräben gipfel
+        blitzer händler bäume""",
     "n": """geschäfte häuser zentren werke studios büros gebäude cafés kinos gebiete unternehmen länder
         terminals restaurants tore hostels hotels gehöfte viertel ämter bäder museen theater dörfer
-        denkmäler silos""",
+        denkmäler silos gewässer""",
 }
 
 
@@ -630,7 +646,10 @@ KAT_SINGULAR = dict(
     ქალაქები:ქალაქი ქარხნები:ქარხანა ქვეყნები:ქვეყანა ღირსშესანიშნაობები:ღირსშესანიშნაობა ყუთები:ყუთი
     შენობები:შენობა შესასვლელები:შესასვლელი შტატები:შტატი შუქურები:შუქურა ცენტრები:ცენტრი
     ძეგლები:ძეგლი წერტილები:წერტილი ჭები:ჭა ჭიშკრები:ჭიშკარი ხაზები:ხაზი ჯიხურები:ჯიხური
-    ჰოსტელები:ჰოსტელი""".split()
+    ჰოსტელები:ჰოსტელი
+    ერთეულები:ერთეული ნაკადულები:ნაკადული წყალსატევები:წყალსატევი მდინარეები:მდინარე
+    არხები:არხი კორპუსები:კორპუსი მწვერვალები:მწვერვალი კამერები:კამერა ინტერნეტ-კაფეები:ინტერნეტ-კაფე
+    უნივერმაღები:უნივერმაღი გადასახედები:გადასახედი თავშესაფრები:თავშესაფარი ნაკრძალები:ნაკრძალი შადრევნები:შადრევანი ხეები:ხე""".split()
 )
 #: Georgian plural relative pronouns and the singular that agrees with a quantified (singular) noun.
 KAT_RELATIVE = {
@@ -714,10 +733,16 @@ def urd_rewrite(text: str) -> str:
 
 
 def units(lang: str, text: str) -> str:
-    """A template with its Latin unit symbols (``km``) in the language's script (``км``)."""
+    """A template with its Latin unit symbols (``km``) in the language's script (``км``); a local form
+    that ends in a full stop (``χλμ.``) takes the place of the sentence's own (``σε km.`` -> ``σε χλμ.``)."""
     for latin, local in UNITS.get(lang, {}).items():
-        text = re.sub(rf"\b{latin}\b", local, text)
+        stop = r"\.?" if local.endswith(".") else ""
+        text = re.sub(rf"\b{latin}\b{stop}", local, text)
     return text
+
+
+#: The languages this script handles (the default of its command line).
+LANGS = {*GRAMMAR, *UNITS, "rus", "ell", "bul", "deu", "kat", "urd", *(lang for lang, _ in TEXT_OF)}
 
 
 def main(langs: list[str]) -> None:
@@ -815,19 +840,4 @@ def main(langs: list[str]) -> None:
 
 
 if __name__ == "__main__":
-    main(
-        sys.argv[1:]
-        or sorted(
-            {
-                *GRAMMAR,
-                *UNITS,
-                "rus",
-                "ell",
-                "bul",
-                "deu",
-                "kat",
-                "urd",
-                *(lang for lang, _ in TEXT_OF),
-            }
-        )
-    )
+    main(sys.argv[1:] or sorted(LANGS))
