@@ -360,7 +360,7 @@ def test_agent_budget_exhaustion_and_bad_steps(tmp_path):
 def test_agent_step_timeout_and_output_truncation(tmp_path):
     from mgqa_platform.evaluation.agent import Sandbox
 
-    with Sandbox(P.T3O, triples=[], timeout_s=0.5, max_output_chars=200) as box:
+    with Sandbox(P.T3O, triples=[], timeout_s=3, max_output_chars=200) as box:
         out, n = box.run("print('x' * 500 + 'END')")
         assert (
             out.startswith("x" * 100)
