@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import resource
 import socket
+import sys
 import threading
 import time
 from pathlib import Path
@@ -18,6 +19,7 @@ from mgqa_platform.evaluation.agent import Sandbox
 from mgqa_platform.evaluation.sandbox import Limits, SandboxUnavailable, check_available
 
 SECRET = "sk-sandbox-canary-9d41e7"
+REPO = Path(__file__).resolve().parent.parent  # holds .mgqa/ (the default home) after a build
 
 
 def kg_copy(tmp_path: Path) -> Path:
@@ -45,7 +47,11 @@ for pid in sorted(p for p in os.listdir("/proc") if p.isdigit()):
         print("environ", pid, open(f"/proc/{{pid}}/environ", "rb").read())
     except OSError as exc:
         print("environ", pid, type(exc).__name__)
-for path in ({str(home / "warehouse.duckdb")!r}, {str(home)!r}, {str(tmp_path)!r}, "/etc/passwd",
+try:
+    print("ppid", os.getppid(), open(f"/proc/{{os.getppid()}}/environ", "rb").read())
+except OSError as exc:
+    print("ppid", os.getppid(), type(exc).__name__)
+for path in ({str(home / "warehouse.duckdb")!r}, {str(home)!r}, {str(tmp_path)!r}, {str(REPO)!r}, "/etc/passwd",
              "/proc/{os.getpid()}/environ"):
     try:
         print("open", path, os.listdir(path) if os.path.isdir(path) else open(path).read()[:40])
@@ -61,8 +67,17 @@ except OSError as exc:
         out, calls = box.run(code)
     assert SECRET not in out and "MGQA" not in out and "gold" not in out, out
     assert "env ['HOME', 'LANG', 'LC_ALL'" in out and "kg 1" in out and calls == 1, out
+    assert (
+        "ppid 1 PermissionError" in out
+        or "ppid 1 b'LANG=C.UTF-8\\x00PATH=/usr/bin:/bin\\x00'" in out
+    )
     for path in (home / "warehouse.duckdb", home, tmp_path):
         assert f"open {path} FileNotFoundError" in out, out
+    venv = Path(
+        sys.prefix
+    )  # the repository shows at most the mount point of its virtual environment
+    shown = f"['{venv.name}']" if venv.parent == REPO else "FileNotFoundError"
+    assert f"open {REPO} {shown}" in out, out
     assert "open /etc/passwd FileNotFoundError" in out
     assert "kg write OSError" in out or "kg write PermissionError" in out, out
     assert kg.read_bytes()[-1:] != b"x"
@@ -121,9 +136,9 @@ print("parent done", flush=True)
 """
 
 
-@pytest.mark.parametrize("then", ["", "time.sleep(60)"])
-def test_a_setsid_grandchild_dies_with_the_step_and_the_runner_does_not_wait(tmp_path, then):
-    with Sandbox(P.T3O, triples=[], timeout_s=3) as box:
+@pytest.mark.parametrize("then,wall", [("", 15), ("time.sleep(60)", 3)])
+def test_a_setsid_grandchild_dies_with_the_step_and_the_runner_does_not_wait(tmp_path, then, wall):
+    with Sandbox(P.T3O, triples=[], timeout_s=wall) as box:
         t0 = time.monotonic()
         out, _ = box.run(_DETACH + then)
         took = time.monotonic() - t0
@@ -135,8 +150,8 @@ def test_a_setsid_grandchild_dies_with_the_step_and_the_runner_does_not_wait(tmp
     assert "parent done" in out, out
     if then:  # the step itself hung: killed at the wall limit, with everything it started
         assert "time limit of 3 s" in out and took < 3 + 6, (took, out)
-    else:  # the step ended: its PID namespace went with it, grandchild included
-        assert "time limit" not in out and took < 3, (took, out)
+    else:  # the step ended: its PID namespace went with it, grandchild included, no wait for it
+        assert "time limit" not in out and took < wall, (took, out)
 
 
 def test_output_flood_is_cut_and_the_runner_memory_stays_bounded(tmp_path):
@@ -158,13 +173,17 @@ sys.stdout.buffer.write(b"UNREACHED")
 
 
 def test_memory_cpu_process_and_file_limits(tmp_path):
-    limits = Limits(wall_s=20, cpu_s=2, processes=256, file_bytes=1 << 20)
+    limits = Limits(wall_s=30, cpu_s=2, processes=256, file_bytes=1 << 20)
     with Sandbox(P.T3O, triples=[], limits=limits) as box:
         out, _ = box.run("b = bytearray(20 * (1 << 30))\nprint('allocated', len(b))")
         assert "MemoryError" in out and "allocated" not in out, out
         t0 = time.monotonic()
         out, _ = box.run("while True:\n    pass")
-        assert time.monotonic() - t0 < 10 and "time limit" not in out, out  # killed by RLIMIT_CPU
+        took = time.monotonic() - t0
+        assert took < 30 and "time limit" not in out, (
+            took,
+            out,
+        )  # killed by RLIMIT_CPU, not the wall
         out, _ = box.run(
             "import os, time\nn = 0\ntry:\n    for _ in range(2000):\n"
             "        if os.fork() == 0:\n            time.sleep(5)\n            os._exit(0)\n"

@@ -137,6 +137,8 @@ if _CTX["tier"] == "T3a":
 del _f
 with open(__STEP_FILE__, encoding="utf-8") as _src:
     _code = _src.read()
+import linecache as _lc  # tracebacks quote the step's own lines
+_lc.cache[__STEP_NAME__] = (len(_code), None, _code.splitlines(True), __STEP_NAME__)
 try:
     exec(compile(_code, __STEP_NAME__, "exec"), {k: v for k, v in globals().items() if k not in ("_code", "_src")})
 except SystemExit:
