@@ -29,3 +29,29 @@ def test_client_scrubs_key_and_extra_secrets_but_never_shows_them():
     text = f"{KEY} and tok-extra-99887766 and {KEY[:12]}"
     assert client.scrub(text) == f"{MASK} and {MASK} and {MASK}"
     assert KEY not in repr(client) and KEY not in str(client.describe())
+
+
+def test_post_edit_members_store_no_piece_of_an_echoed_key():
+    """The ensemble's proposals (stored in the edit log) quote errors cut to 300 characters: scrubbed first."""
+    from mgqa_platform.multilingual.ensemble import LLMMember
+    from tests.fake_openai import FakeOpenAI, Reply
+
+    question = {"lang": "fra", "text_marked": "Quelle est la distance ?"}
+    pad = "p" * 270
+
+    def echo(req):
+        key = req.headers["authorization"].removeprefix("Bearer ")
+        if len(echo.calls) == 0:
+            echo.calls.append(1)
+            return Reply(status=403, body=f"{pad} key {key}".encode())
+        return f'{{"edits": [{{"op": "{key}", "original": "a", "fix": "b"}}]}}'
+
+    echo.calls = []
+    with FakeOpenAI(echo) as srv:
+        client = ChatClient(srv.base_url, "m", api_key=KEY, sleep=lambda s: None)
+        details = [LLMMember("m", client).propose(question).detail for _ in range(2)]
+    assert details[0].startswith("http_403") and details[1].startswith("schema_violation"), details
+    assert MASK in details[1], details  # the reply's value quoted in the schema error
+    for d in details:
+        for n in range(8, len(KEY) + 1):
+            assert KEY[:n] not in d, (n, d)
