@@ -310,6 +310,8 @@ class ChatClient:
                         raise _TooLarge
                     if fired.is_set():
                         raise _DeadlineExceeded
+                if fired.is_set():  # a body without a length ends early when the socket is shut
+                    raise _DeadlineExceeded
                 return resp.status_code, resp.headers, bytes(body)
         except httpx.TransportError:
             if fired.is_set():
