@@ -173,7 +173,7 @@ sys.stdout.buffer.write(b"UNREACHED")
 
 
 def test_memory_cpu_process_and_file_limits(tmp_path):
-    limits = Limits(wall_s=30, cpu_s=2, processes=256, file_bytes=1 << 20)
+    limits = Limits(wall_s=30, cpu_s=2, processes=256, file_bytes=1 << 20, workdir_bytes=2 << 20)
     with Sandbox(P.T3O, triples=[], limits=limits) as box:
         out, _ = box.run("b = bytearray(20 * (1 << 30))\nprint('allocated', len(b))")
         assert "MemoryError" in out and "allocated" not in out, out
@@ -194,6 +194,8 @@ def test_memory_cpu_process_and_file_limits(tmp_path):
         out, _ = box.run("open('big', 'wb').write(b'x' * (4 << 20))")
         assert "File too large" in out or "(process exited" in out, out
         assert (box.dir / "big").stat().st_size <= 1 << 20
+        out, _ = box.run("for i in range(3):\n    open(f'f{i}', 'wb').write(b'x' * (1 << 20))")
+        assert "working directory emptied" in out and list(box.dir.iterdir()) == [], out
 
 
 def test_without_bubblewrap_t3_is_refused(tmp_path):

@@ -296,6 +296,12 @@ class Sandbox:
         elif res.returncode and not text.strip():
             text = f"(process exited with status {res.returncode})"
         n = _count_calls(calls)
+        size = sandbox.enforce_workdir_cap(self.dir, self.limits.workdir_bytes)
+        if size is not None:
+            text += (
+                f"\n[working directory emptied: {size} bytes written, more than the "
+                f"{self.limits.workdir_bytes} allowed]"
+            )
         self.tool_calls += n
         if len(text) > self.max_output_chars:  # keep the head and the tail (where a traceback ends)
             head = self.max_output_chars // 2

@@ -76,6 +76,9 @@ class Limits:
     file_bytes: int = 64 << 20  #: largest file the code may write (RLIMIT_FSIZE)
     open_files: int = 256
     tmp_bytes: int = 64 << 20  #: size of the tmpfs at /tmp
+    workdir_bytes: int = (
+        256 << 20
+    )  #: the working directory is emptied after a step that leaves more
 
 
 @dataclass(frozen=True)
@@ -191,6 +194,27 @@ def bwrap_command(
     else:
         cmd += ["--"]
     return cmd + _prlimit(limits) + list(argv)
+
+
+def enforce_workdir_cap(workdir: Path, limit: int) -> int | None:
+    """The working directory's size in bytes when it passes ``limit`` -- its contents are then removed --,
+    else None. Links are not followed; sizes are of regular files."""
+    total = 0
+    for root, _dirs, files in os.walk(workdir):
+        for name in files:
+            try:
+                st = os.lstat(os.path.join(root, name))
+            except OSError:
+                continue
+            total += st.st_size
+    if total <= limit:
+        return None
+    for entry in list(workdir.iterdir()):
+        if entry.is_dir() and not entry.is_symlink():
+            shutil.rmtree(entry, ignore_errors=True)
+        else:
+            entry.unlink(missing_ok=True)
+    return total
 
 
 def prepare_dirs(workdir: Path, control_dir: Path) -> None:
