@@ -209,3 +209,29 @@ def test_without_bubblewrap_t3_is_refused(tmp_path):
     with pytest.raises(SandboxUnavailable, match="cannot build the sandbox"):
         Sandbox(P.T3O, triples=[], bwrap=str(fake))
     assert os.environ.get("PATH")  # the refusal did not touch the caller's environment
+
+
+def test_a_run_of_an_agent_tier_is_refused_before_any_question_without_bubblewrap(
+    tmp_path, monkeypatch
+):
+    from mgqa_platform.evaluation import runner
+    from mgqa_platform.llm import ChatClient
+    from tests.fake_openai import FakeOpenAI
+
+    question = {"question_id": "q1", "text": "How far?", "answer_format": "distance", "gold": "{}"}
+    monkeypatch.setenv("PATH", str(tmp_path))  # no bwrap on PATH
+    check_available.cache_clear()
+    try:
+        with FakeOpenAI() as srv:
+            with pytest.raises(SandboxUnavailable, match="T3 refused: bubblewrap"):
+                runner.run(
+                    [question],
+                    ChatClient(srv.base_url, "m"),
+                    P.T3O,
+                    tmp_path / "run",
+                    system_name="a",
+                )
+            assert srv.requests == []
+        assert not (tmp_path / "run" / runner.PREDICTIONS).exists()
+    finally:
+        check_available.cache_clear()
