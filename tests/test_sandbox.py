@@ -235,3 +235,15 @@ def test_a_run_of_an_agent_tier_is_refused_before_any_question_without_bubblewra
         assert not (tmp_path / "run" / runner.PREDICTIONS).exists()
     finally:
         check_available.cache_clear()
+
+
+@pytest.mark.parametrize(
+    "trap", ["os.mkfifo('.tool_calls')", "os.symlink('/dev/zero', '.tool_calls')"]
+)
+def test_the_runner_does_not_block_on_files_the_code_planted(tmp_path, trap):
+    with Sandbox(P.T3O, triples=[], timeout_s=10) as box:
+        t0 = time.monotonic()
+        out, calls = box.run(
+            f"import os\ntriples()\nos.remove('.tool_calls')\n{trap}\nprint('set')"
+        )
+        assert "set" in out and calls == 0 and time.monotonic() - t0 < 10, out

@@ -28,6 +28,8 @@ from __future__ import annotations
 
 import json
 import math
+import os
+import stat
 import sys
 import tempfile
 from collections.abc import Mapping
@@ -314,12 +316,16 @@ class Sandbox:
 
 
 def _count_calls(path: Path) -> int:
-    """Tool calls recorded by the step (a file the code can write: read at most 1 MiB of it)."""
+    """Tool calls recorded by the step. The file is the code's to write, so it is opened without following
+    a link and without blocking, read only when it is a regular file, and at most 1 MiB of it."""
     try:
-        with open(path, "rb") as f:
-            return f.read(1 << 20).count(b"\n")
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
     except OSError:
         return 0
+    with os.fdopen(fd, "rb") as f:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return 0
+        return f.read(1 << 20).count(b"\n")
 
 
 @dataclass

@@ -35,6 +35,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -103,6 +104,15 @@ def _bwrap(bwrap: str | None) -> str:
     return found
 
 
+def _tool(name: str) -> str:
+    """Absolute path of a util-linux helper (``setpriv``, ``prlimit``); it must live under /usr to be seen
+    inside the sandbox."""
+    found = shutil.which(name, path="/usr/bin:/usr/sbin:/bin:/sbin")
+    if found is None:
+        raise SandboxUnavailable(f"T3 refused: {name} (util-linux) not found")
+    return found
+
+
 def _is_root() -> bool:
     return os.geteuid() == 0
 
@@ -144,7 +154,7 @@ def _parent_dirs(mounts: list[str]) -> list[str]:
 def _prlimit(limits: Limits) -> list[str]:
     cpu = max(1, int(limits.cpu_s))
     return [
-        "prlimit",
+        _tool("prlimit"),
         f"--cpu={cpu}:{cpu + 1}",
         f"--as={limits.memory_bytes}",
         f"--nproc={limits.processes}",
@@ -183,7 +193,7 @@ def bwrap_command(
     if _is_root():
         cmd += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID", "--"]
         cmd += [
-            "setpriv",
+            _tool("setpriv"),
             f"--reuid={SANDBOX_UID}",
             f"--regid={SANDBOX_UID}",
             "--clear-groups",
@@ -230,8 +240,6 @@ def prepare_dirs(workdir: Path, control_dir: Path) -> None:
 def check_available(bwrap: str | None = None) -> str:
     """The bwrap path, after proving once per process that it can build the sandbox here (a confined
     ``true``). Raises :class:`SandboxUnavailable` with bwrap's own message otherwise."""
-    import tempfile
-
     path = _bwrap(bwrap)
     with tempfile.TemporaryDirectory(prefix="mgqa-probe-") as tmp:
         work, ctl = Path(tmp, "work"), Path(tmp, "ctl")
