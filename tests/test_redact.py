@@ -55,3 +55,13 @@ def test_post_edit_members_store_no_piece_of_an_echoed_key():
     for d in details:
         for n in range(8, len(KEY) + 1):
             assert KEY[:n] not in d, (n, d)
+
+
+def test_a_key_in_the_endpoint_url_is_not_recorded_in_run_json(tmp_path):
+    from mgqa_platform.evaluation import runner
+
+    client = ChatClient(f"http://127.0.0.1:9/v1?api-key={KEY}", "m", api_key=KEY, max_retries=0)
+    question = {"question_id": "q1", "text": "How far?", "answer_format": "distance", "gold": "{}"}
+    runner.run([question], client, "T1", tmp_path, system_name="s")
+    assert KEY[:8] not in (tmp_path / runner.RUN_CONFIG).read_text()
+    assert KEY[:8] not in (tmp_path / runner.PREDICTIONS).read_text()

@@ -415,7 +415,7 @@ def run(
     out.mkdir(parents=True, exist_ok=True)
     selected = _select(questions, limit, seed)
     config = {
-        "endpoint": client.base_url,
+        "endpoint": client.scrub(client.base_url),
         "model": client.model,
         "tier": tier,
         "system": system_name,
