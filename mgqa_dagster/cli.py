@@ -173,13 +173,16 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         questions = questions[: args.limit]
     if args.run:
         from mgqa_platform.evaluation import runner
+        from mgqa_platform.evaluation.sandbox import SandboxUnavailable
         from mgqa_platform.llm import ChatClient
 
         if not (args.base_url and args.model):
             print("mgqa: --run needs --base-url and --model", file=sys.stderr)
             return 2
         key = os.environ.get(args.api_key_env) if args.api_key_env else None
-        client = ChatClient(args.base_url, args.model, api_key=key)
+        client = ChatClient(
+            args.base_url, args.model, api_key=key, deadline_s=args.request_deadline
+        )
         name = args.name or f"{args.model}-{args.tier}".replace("/", "_")
         run_dir = Path(args.run_dir or paths.runs_dir / f"{name}-{args.split}-{args.lang}")
         kg = None
@@ -187,15 +190,20 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
             from mgqa_platform.evaluation.agent import export_kg
 
             kg = str(export_kg(path, run_dir / "kg.duckdb"))
-        summary = runner.run(
-            questions,
-            client,
-            args.tier,
-            run_dir,
-            concurrency=args.concurrency,
-            system_name=name,
-            warehouse=kg,
-        )
+        try:
+            summary = runner.run(
+                questions,
+                client,
+                args.tier,
+                run_dir,
+                concurrency=args.concurrency,
+                system_name=name,
+                warehouse=kg,
+                retry_errors=args.retry_errors,
+            )
+        except SandboxUnavailable as exc:
+            print(f"mgqa: {exc}", file=sys.stderr)
+            return 2
         print(f"run {name}: {summary}")
         predictions, system = runner.load_predictions(run_dir / "predictions.jsonl"), name
     elif args.predictions:
@@ -297,6 +305,18 @@ def main(argv: list[str] | None = None) -> int:
         help="--run: environment variable holding the API key",
     )
     ev.add_argument("--concurrency", type=int, default=4)
+    ev.add_argument(
+        "--retry-errors",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="--run: ask harness_error questions of an earlier run again (default: yes)",
+    )
+    ev.add_argument(
+        "--request-deadline",
+        type=float,
+        default=300.0,
+        help="--run: total seconds one HTTP request may take, retries aside (default 300)",
+    )
     ev.add_argument(
         "--run-dir", help="--run: where predictions.jsonl goes (default $MGQA_HOME/runs/...)"
     )
