@@ -474,6 +474,8 @@ def convert_kg(
         )
     prof = profiles.PROFILES[kg]
     res = ConversionResult(kg=kg)
+    if scratch_dir is not None:
+        Path(scratch_dir).mkdir(parents=True, exist_ok=True)
     scratch = Path(tempfile.mkdtemp(prefix=f"mgqa-convert-{kg}-", dir=scratch_dir))
     quarantine = _QuarantineSink(scratch / "quarantine.parquet")
     try:

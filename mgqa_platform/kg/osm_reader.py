@@ -8,8 +8,10 @@ from pathlib import Path
 
 import osmium
 
+from mgqa_platform.errors import InputError
 
-class OsmSnapshotError(ValueError):
+
+class OsmSnapshotError(InputError):
     """The PBF cannot be read completely (truncated, corrupt or not a PBF)."""
 
 

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from mgqa_platform.errors import InputError
 from mgqa_platform.multilingual.languages import language
 
 __all__ = [
@@ -206,7 +207,7 @@ def annotation_file(directory: str | Path, lang: str) -> Path | None:
         if p.is_file()
     ]
     if len(found) > 1:
-        raise ValueError(f"both {found[0].name} and {found[1].name} exist in {directory}; keep one")
+        raise InputError(f"both {found[0].name} and {found[1].name} exist in {directory}; keep one")
     return found[0] if found else None
 
 
@@ -215,7 +216,7 @@ def _read_rows(path: Path) -> tuple[list[tuple[int, dict]], list[Rejected]]:
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        raise ValueError(f"{path}: not UTF-8 ({exc})") from None
+        raise InputError(f"{path}: not UTF-8 ({exc})") from None
     rows: list[tuple[int, dict]] = []
     bad: list[Rejected] = []
     if path.suffix.lower() in (".jsonl", ".ndjson"):
@@ -237,7 +238,7 @@ def _read_rows(path: Path) -> tuple[list[tuple[int, dict]], list[Rejected]]:
     header = [norm(h).lower() for h in next(header_reader, [])]
     missing = [c for c in REQUIRED_COLUMNS if c not in header]
     if missing:
-        raise ValueError(
+        raise InputError(
             f"{path}: missing column(s) {', '.join(missing)}; expected {', '.join(REQUIRED_COLUMNS)}"
         )
     i = 1

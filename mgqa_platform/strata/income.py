@@ -28,6 +28,7 @@ from typing import Literal
 
 import pandas as pd
 
+from mgqa_platform.errors import InputError
 from mgqa_platform.settings import PACKAGE_DATA
 
 #: Income tiers, poorest first.
@@ -68,7 +69,7 @@ _FY = re.compile(r"FY\s?(\d{4})", re.IGNORECASE)
 _ISO3 = re.compile(r"^[A-Z0-9]{3}$")
 
 
-class IncomeTableError(ValueError):
+class IncomeTableError(InputError):
     """An income classification file that does not give one valid row per economy."""
 
 
