@@ -12,12 +12,20 @@ import osmium
 import pytest
 from osmium.osm import mutable
 
+from mgqa_dagster.data_quality.multilingual import LOCALIZED_CHECKS
 from mgqa_platform.kg import osm_reader
 from mgqa_platform.kg.convert import convert_kg
+from mgqa_platform.marks import mark, unmark
+from mgqa_platform.multilingual import instantiate, memory
 from mgqa_platform.multilingual.annotations import annotation_file, load_annotations
+from mgqa_platform.multilingual.ensemble import spans
+from mgqa_platform.questions.catalog import default_catalog
+from mgqa_platform.questions.schema import LOCALIZED_SCHEMA, arrow_table
 from mgqa_platform.strata import income
+from mgqa_platform.warehouse import registered
 from tests.conftest import write_tiny_pbf
 from tests.test_conversion import PREFIXES, quarantine, wkg_node
+from tests.test_multilingual import _record
 
 
 def test_non_finite_and_out_of_range_coordinates_are_quarantined_by_entity(con, tmp_path):
@@ -138,3 +146,36 @@ def test_both_csv_and_jsonl_exports_are_an_error_naming_both(tmp_path):
         annotation_file(tmp_path, "fra")
     (tmp_path / "fra.jsonl").unlink()
     assert annotation_file(tmp_path, "fra") == tmp_path / "fra.csv"
+
+
+def _localized_filled(con):
+    (check,) = [c for c in LOCALIZED_CHECKS if c.name == "localized_text_filled"]
+    return check.run(con, "fra")
+
+
+def test_braces_in_a_name_show_literally_and_never_look_like_an_unfilled_slot(con):
+    cat = default_catalog()
+    variant = cat.sub_template("B01.2").variants[0]
+    fr = "Combien de {category_A} se trouvent à moins de {value} km de {entity_B} ?"
+    tm = memory.TranslationMemory(
+        "fra",
+        "draft",
+        {},
+        categories={"post_office": {"source": "post offices", "text": "bureaux de poste"}},
+    )
+    record = _record(variant_id=variant.id)
+    name = "Bar {Zero} {entity_B}"
+    (row,), _ = instantiate.localize(
+        [record], "fra", {variant.id: (fr, "unreviewed")}, tm, {"worldkg:1": name}, {}, cat
+    )
+    assert row["text"].endswith("de Bar {Zero} {entity_B} ?")
+    assert spans(row["text_marked"]) == [mark(name)] and unmark(row["text_marked"]) == row["text"]
+    with registered(con, _l=arrow_table(LOCALIZED_SCHEMA, [row])):
+        con.execute("INSERT INTO questions_localized BY NAME SELECT * FROM _l")
+    assert _localized_filled(con).passed
+    # a real unfilled slot (a template that escaped its braces) still fails the check
+    broken = {**row, "question_id": "q2", "text_marked": row["text_marked"] + " {entity_B}"}
+    with registered(con, _l=arrow_table(LOCALIZED_SCHEMA, [broken])):
+        con.execute("INSERT INTO questions_localized BY NAME SELECT * FROM _l")
+    failed = _localized_filled(con)
+    assert not failed.passed and "unfilled_slot" in failed.description
