@@ -142,8 +142,8 @@ def test_a_snapshot_whose_build_fails_never_wins_and_the_good_one_is_rebuilt(tmp
 
         first = build()
         assert not first.success
-        (failure,) = [e for e in first.all_events if e.event_type_value == "STEP_FAILURE"]
-        assert "zz-corrupt.osm.pbf" in str(failure.event_specific_data.error)
+        ((step, message),) = cli._step_errors(first)  # what `mgqa build` prints: one line
+        assert step == "kg_native" and "zz-corrupt.osm.pbf" in message and "\n" not in message
         second = build()
         assert second.success
         meta = second.asset_materializations_for_node("kg_native")[0].metadata
@@ -155,6 +155,18 @@ def test_a_snapshot_whose_build_fails_never_wins_and_the_good_one_is_rebuilt(tmp
             ).fetchone()
         assert states[ids[1]].state == "failed" and "not valid UTF-8" in states[ids[1]].reason
         assert states[ids[0]].chosen and source == ids[0]
+
+
+def test_build_intake_rejects_an_empty_pbf_and_registers_the_good_one(con, tmp_path, capsys):
+    good = write_tiny_pbf(tmp_path / "a.osm.pbf")
+    empty = _pbf(tmp_path / "zz-empty.osm.pbf", [{}])
+    described = cli._intake(con, [good, empty])
+    assert [d.path for d in described] == [str(good.resolve())]
+    err = capsys.readouterr().err
+    assert "rejected OSM snapshot zz-empty-" in err and "no OSM object with tags" in err
+    rows = {s.path: s for s in snapshots.statuses(con, [d.snapshot_id for d in described])}
+    assert rows[str(empty.resolve())].state == "rejected"
+    assert rows[str(good.resolve())].chosen
 
 
 @pytest.fixture
