@@ -19,6 +19,7 @@ from mgqa_dagster.resources.sources import InputsResource
 from mgqa_platform import snapshots, warehouse
 from mgqa_platform.files import sha256_file, snapshot_id_for
 from tests.conftest import write_tiny_pbf
+from tests.test_snapshot_sensor import _tick
 
 
 def _pbf(path: Path, nodes: list[dict], compressed: bool = True) -> Path:
@@ -155,6 +156,21 @@ def test_a_snapshot_whose_build_fails_never_wins_and_the_good_one_is_rebuilt(tmp
             ).fetchone()
         assert states[ids[1]].state == "failed" and "not valid UTF-8" in states[ids[1]].reason
         assert states[ids[0]].chosen and source == ids[0]
+
+
+def test_the_sensor_never_makes_an_empty_pbf_a_partition(tmp_path):
+    watch = tmp_path / "watch"
+    watch.mkdir()
+    good = write_tiny_pbf(watch / "a.osm.pbf")
+    _pbf(watch / "zz-empty.osm.pbf", [{}])
+    with dg.instance_for_test() as instance:
+        result = _tick(instance, watch)
+        (add,) = result.dynamic_partitions_requests
+        assert list(add.partition_keys) == [snapshots.describe_osm_pbf(good).snapshot_id]
+        assert {r.tags.get("mgqa/osm_snapshot") for r in result.run_requests} == {
+            None,
+            snapshots.describe_osm_pbf(good).snapshot_id,
+        }
 
 
 def test_build_intake_rejects_an_empty_pbf_and_registers_the_good_one(con, tmp_path, capsys):
