@@ -172,9 +172,9 @@ def _step_errors(result) -> list[tuple[str, str]]:
     for e in result.all_events:
         if e.event_type_value == "STEP_FAILURE":
             err = e.event_specific_data.error
-            while err.cause is not None and err.cls_name in ("DagsterExecutionStepExecutionError",):
-                err = err.cause
-            out.append((e.step_key, (err.message.strip().splitlines() or [""])[-1]))
+            while err.cause is not None and err.cls_name == "DagsterExecutionStepExecutionError":
+                err = err.cause  # Dagster's wrapper: the asset's own error is its cause
+            out.append((e.step_key, (err.message.strip().splitlines() or [""])[0]))
     return out
 
 

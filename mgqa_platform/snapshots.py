@@ -171,13 +171,19 @@ def set_state(
     con: duckdb.DuckDBPyConnection, snapshot_id: str, state: str | None, reason: str | None = None
 ) -> None:
     """Record ``state`` (one of :data:`STATES`, or None for usable) for a registered snapshot; pinning
-    one unpins any other. ``LookupError`` for an unknown id."""
+    one unpins any other. :class:`SnapshotLookupError` for an unknown id; a ``UserError`` for pinning
+    a snapshot intake rejected (its file cannot be built)."""
     if state is not None and state not in STATES:
         raise ValueError(f"unknown snapshot state {state!r}; expected one of {', '.join(STATES)}")
     if lookup(con, snapshot_id) is None:
         raise SnapshotLookupError(
             f"no registered snapshot {snapshot_id!r} (see `mgqa snapshots list`)"
         )
+    current = con.execute(
+        "SELECT state, reason FROM snapshot_states WHERE snapshot_id = ?", [snapshot_id]
+    ).fetchone()
+    if state == "pinned" and current is not None and current[0] == "rejected":
+        raise UserError(f"snapshot {snapshot_id} was rejected at intake ({current[1]}); not pinned")
     with transaction(con):
         if state == "pinned":
             con.execute("DELETE FROM snapshot_states WHERE state = 'pinned'")

@@ -17,6 +17,7 @@ from mgqa_dagster.assets.intake import osm_snapshot_partitions
 from mgqa_dagster.resources.paths import PathsResource
 from mgqa_dagster.resources.sources import InputsResource
 from mgqa_platform import snapshots, warehouse
+from mgqa_platform.errors import UserError
 from mgqa_platform.files import sha256_file, snapshot_id_for
 from tests.conftest import write_tiny_pbf
 from tests.test_snapshot_sensor import _tick
@@ -183,6 +184,9 @@ def test_build_intake_rejects_an_empty_pbf_and_registers_the_good_one(con, tmp_p
     rows = {s.path: s for s in snapshots.statuses(con, [d.snapshot_id for d in described])}
     assert rows[str(empty.resolve())].state == "rejected"
     assert rows[str(good.resolve())].chosen
+    rejected = rows[str(empty.resolve())].snapshot_id
+    with pytest.raises(UserError, match="rejected at intake"):
+        snapshots.set_state(con, rejected, "pinned")
 
 
 @pytest.fixture
