@@ -7,6 +7,11 @@
                                run against an OpenAI-compatible endpoint) and write its report
     mgqa images fetch          download the multimodal questions' images, with licence, author and sha256,
                                into the release (needs a network; docs/release.md)
+    mgqa snapshots list        the registered OSM snapshots, their states and the one that wins;
+                               ``retire ID``, ``pin ID``, ``unpin`` change which one wins
+
+An expected error (a bad input file, an unknown id: ``mgqa_platform.errors.UserError``) is printed as
+one line naming the file or element; ``mgqa --debug ...`` or ``MGQA_DEBUG=1`` shows its traceback.
 
 ``build`` runs the same Dagster assets the UI runs, in process, against the Dagster instance in
 ``$DAGSTER_HOME`` (default ``$MGQA_HOME/dagster``), so its runs show up in ``dagster dev``. It imports
@@ -23,6 +28,8 @@ import os
 import sys
 import time
 from pathlib import Path
+
+from mgqa_platform.errors import UserError
 
 
 def _code_location():
@@ -50,15 +57,27 @@ def _instance(paths):
 
 
 def cmd_build(args: argparse.Namespace) -> int:
-    import dagster as dg
-
-    from mgqa_platform import settings, snapshots
+    from mgqa_dagster import recovery
 
     defs_mod = _code_location()
-    from mgqa_dagster.assets import intake
-
     resources = defs_mod.build_resources()  # each run reads the environment as it initializes them
-    instance = _instance(resources["paths"].resolved())
+    paths = resources["paths"].resolved()
+    with recovery.build_lock(paths.home_path):
+        instance = _instance(paths)
+        for run_id in recovery.fail_stale_runs(instance):
+            print(f"marked failed: run {run_id}, left unfinished by a killed build")
+        recovery.reset_scratch(paths.scratch_dir)
+        return _build(args, defs_mod, resources, instance)
+
+
+def _build(args: argparse.Namespace, defs_mod, resources: dict, instance) -> int:
+    """The build steps of :func:`cmd_build`, run while it holds the build lock."""
+    import dagster as dg
+
+    from mgqa_dagster import recovery
+    from mgqa_dagster.assets import intake
+    from mgqa_platform import settings
+
     quiet = {
         "loggers": {"console": {"config": {"log_level": "DEBUG" if args.verbose else "WARNING"}}}
     }
@@ -68,12 +87,10 @@ def cmd_build(args: argparse.Namespace) -> int:
     if not pbfs and set(args.kg) & set(settings.OSM_DERIVED_KGS):
         print(f"mgqa: no *.osm.pbf in {inputs.osm_watch_dir}", file=sys.stderr)
         return 2
-    described = [snapshots.describe_osm_pbf(p) for p in pbfs]
-    ids = [d.snapshot_id for d in described]
     warehouse = resources["warehouse"].resolved()
     with warehouse.get_connection() as con:  # registered rows spare the asset a second hash
-        for d in described:
-            snapshots.register(con, d)
+        described = _intake(con, pbfs)
+    ids = [d.snapshot_id for d in described]
     known = set(instance.get_dynamic_partitions(intake.osm_snapshot_partitions.name))
     for sid in ids:
         if sid not in known:
@@ -85,6 +102,7 @@ def cmd_build(args: argparse.Namespace) -> int:
             instance=instance,
             resources=resources,
             run_config=quiet,
+            tags=recovery.LAUNCHED_BY,
         )
         print(f"registered OSM snapshot {sid} (run {r.run_id})")
     steps = [("strata inputs", defs_mod.GLOBAL_STRATA, None)]
@@ -105,6 +123,7 @@ def cmd_build(args: argparse.Namespace) -> int:
             resources=resources,
             raise_on_error=False,
             run_config=quiet,
+            tags=recovery.LAUNCHED_BY,
         )
         failed_checks = [
             e.asset_check_evaluation_data.check_name
@@ -118,9 +137,79 @@ def cmd_build(args: argparse.Namespace) -> int:
             + (f"; failed checks: {', '.join(failed_checks)}" if failed_checks else "")
         )
         if not r.success:
+            for step, message in _step_errors(r):
+                print(f"  {step}: {message}", file=sys.stderr)
+            print(
+                f"  the run's log: `dagster dev` with DAGSTER_HOME={os.environ['DAGSTER_HOME']}, "
+                f"run {r.run_id}",
+                file=sys.stderr,
+            )
             return 1
     print(f"done in {time.perf_counter() - t0:.1f} s\n")
     return cmd_summary(args)
+
+
+def _intake(con, pbfs: list[Path]) -> list:
+    """Describe and register each watched PBF; a file intake refuses (unreadable, empty) is recorded
+    as a rejected snapshot and reported on one line, and never becomes a partition."""
+    from mgqa_platform import snapshots
+
+    described = []
+    for p in pbfs:
+        try:
+            described.append(snapshots.describe_osm_pbf(p))
+        except snapshots.OsmSnapshotError as e:
+            snap = snapshots.reject(con, p, str(e))
+            print(f"mgqa: rejected OSM snapshot {snap.snapshot_id}: {e}", file=sys.stderr)
+            continue
+        snapshots.register(con, described[-1])
+    return described
+
+
+def _step_errors(result) -> list[tuple[str, str]]:
+    """(step, first line of its error) for each failed step of a Dagster run result."""
+    out = []
+    for e in result.all_events:
+        if e.event_type_value == "STEP_FAILURE":
+            err = e.event_specific_data.error
+            while err.cause is not None and err.cls_name == "DagsterExecutionStepExecutionError":
+                err = err.cause  # Dagster's wrapper: the asset's own error is its cause
+            out.append((e.step_key, (err.message.strip().splitlines() or [""])[0]))
+    return out
+
+
+def cmd_snapshots(args: argparse.Namespace) -> int:
+    """``mgqa snapshots list | retire ID | pin ID | unpin``: the OSM snapshots and which one wins."""
+    from mgqa_dagster.assets import intake
+    from mgqa_platform import snapshots
+
+    resources = _code_location().build_resources()
+    instance = _instance(resources["paths"].resolved())
+    order = instance.get_dynamic_partitions(intake.osm_snapshot_partitions.name)
+    with resources["warehouse"].resolved().get_connection() as con:
+        if args.snapshots_cmd == "retire":
+            snapshots.set_state(con, args.id, "retired", args.reason or "retired by the operator")
+        elif args.snapshots_cmd == "pin":
+            snapshots.set_state(con, args.id, "pinned", args.reason or "pinned by the operator")
+        elif args.snapshots_cmd == "unpin":
+            for st in snapshots.statuses(con, order):
+                if st.state == "pinned":
+                    snapshots.set_state(con, st.snapshot_id, None)
+        rows = snapshots.statuses(con, order)
+    if not rows:
+        print(
+            "no OSM snapshot registered; run `mgqa build` or drop a *.osm.pbf in the watched folder"
+        )
+        return 0
+    for st in rows:
+        flags = ("* " if st.chosen else "  ") + st.state
+        where = st.path if st.file_present else f"{st.path} (file missing)"
+        print(
+            f"{flags:10} {st.snapshot_id}  {where}" + (f"\n{'':13}{st.reason}" if st.reason else "")
+        )
+    if not any(st.chosen for st in rows):
+        print("no usable OSM snapshot: the next build of worldkg/osmh3kg fails", file=sys.stderr)
+    return 0
 
 
 def _built_warehouse(paths) -> Path | None:
@@ -250,6 +339,9 @@ def main(argv: list[str] | None = None) -> int:
     from mgqa_platform.evaluation.tiers import TIERS
 
     ap = argparse.ArgumentParser(prog="mgqa", description="MGQA platform command line")
+    ap.add_argument(
+        "--debug", action="store_true", help="show the traceback of an error (also MGQA_DEBUG=1)"
+    )
     sub = ap.add_subparsers(dest="cmd", required=True)
     b = sub.add_parser(
         "build",
@@ -335,8 +427,32 @@ def main(argv: list[str] | None = None) -> int:
     )
     fetch.add_argument("--timeout", type=float, default=60.0, help="seconds per request")
     fetch.set_defaults(fn=cmd_images_fetch)
+    sn = sub.add_parser(
+        "snapshots",
+        help="list the OSM snapshots and which one the OSM-derived KGs are built from; retire or pin one",
+    )
+    sn_sub = sn.add_subparsers(dest="snapshots_cmd", required=True)
+    sn_sub.add_parser(
+        "list", help="every registered OSM snapshot, its state; * marks the one that wins"
+    )
+    for name, text in (
+        ("retire", "never build from this snapshot again"),
+        ("pin", "build from this snapshot, whatever is newer (also overrides a failed state)"),
+    ):
+        one = sn_sub.add_parser(name, help=text)
+        one.add_argument("id", help="a snapshot id from `mgqa snapshots list`")
+        one.add_argument("--reason", help="why (shown by `mgqa snapshots list`)")
+    sn_sub.add_parser("unpin", help="back to the newest usable snapshot")
+    sn.set_defaults(fn=cmd_snapshots)
     args = ap.parse_args(argv)
-    return args.fn(args)
+    try:
+        return args.fn(args)
+    except UserError as e:
+        if args.debug or os.environ.get("MGQA_DEBUG", "") not in ("", "0"):
+            raise
+        print(f"mgqa: {e}", file=sys.stderr)
+        print("mgqa: (`mgqa --debug ...` or MGQA_DEBUG=1 shows the traceback)", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

@@ -206,6 +206,10 @@ def test_checks_partitions_jobs_sensors():
             "release_verified",
             "release_all_languages",
             "entity_sites_cover_bindings",
+            "geometry_bounds",
+            "country_polygons_sound",
+            "country_share",
+            "stratum_share",
         ]
     )
     # the strata of an entity depend on its country and its density cell

@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from mgqa_platform.llm import ChatClient, LLMError, ReplyError, TransportError
+from mgqa_platform.marks import unmark
 from mgqa_platform.multilingual import names_in_context as nic
 from mgqa_platform.multilingual.languages import LANGUAGES, TARGETS, language
 
@@ -113,11 +114,6 @@ class Proposal:
 def spans(text_marked: str) -> list[str]:
     """The ``{...}`` spans of a marked text, braces included, in order."""
     return _SPAN.findall(text_marked)
-
-
-def unmark(text_marked: str) -> str:
-    """The final text: the marked text without the braces of the entity spans."""
-    return _SPAN.sub(lambda m: m.group(0)[1:-1], text_marked)
 
 
 def _segments(text: str) -> list[tuple[int, int]]:

@@ -43,6 +43,7 @@ from babel.units import get_unit_name
 from mgqa_platform import lexicon
 from mgqa_platform.kg.names import without_article
 from mgqa_platform.lexicon import MONTHS
+from mgqa_platform.marks import mark
 from mgqa_platform.multilingual.grammar import Noun, capitalize_start
 from mgqa_platform.multilingual.languages import SOURCE, language
 from mgqa_platform.multilingual.memory import TranslationMemory
@@ -194,7 +195,7 @@ def localize(
                 else:  # the English display name, without its English article ("the X Fire of 1996")
                     name = without_article(display[eid])
                     fallbacks.append(f"label:{slot}")
-                fill[slot], fill_marked[slot] = name, "{" + name + "}"
+                fill[slot], fill_marked[slot] = name, mark(name)
             elif slot in params:
                 fill[slot] = fill_marked[slot] = _param(slot, params[slot], lang, tm, fallbacks)
             else:
