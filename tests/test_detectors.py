@@ -98,6 +98,18 @@ CASES = [
         "Είναι ο {Avenue} φυσικά αποσυνδεδεμένος από τον {B};",
     ),
     (
+        "spa",
+        "english_event",
+        "¿A qué distancia está {magnitude 4.9 earthquake of 27 November 2015 at 11:40 UTC}?",
+        "¿A qué distancia está {Firestone Road}?",
+    ),
+    (
+        "jpn",
+        "english_event",
+        "{Haloween Fire of 1997}はどこですか？",
+        "{Fire Station 2}はどこですか？",
+    ),
+    (
         "urd",
         "direct_plural",
         "{X} کو کاٹنے والی سڑکیں کی فہرست دیں۔",

@@ -406,6 +406,12 @@ class Detector:
         return (self.find.__doc__ or "").strip()
 
 
+english_event = _finder(r"\{[^{}]*(?:\bearthquake of \d|\b[Ff]ire of \d{4}\b)[^{}]*\}", marked=True)
+english_event.__doc__ = (
+    "An event named in English in another language (``{magnitude 4.9 earthquake of 27 November 2015 at "
+    "11:40 UTC}``, ``{Haloween Fire of 1997}``): the English display name where the language has no "
+    "name of its own for the event."
+)
 _DOUBLED = Detector("doubled_space_or_punctuation", doubled_space_or_punctuation)
 _LATIN = Detector("latin_word", latin_word_left)
 
@@ -474,11 +480,13 @@ _OWN: dict[str, tuple[Detector, ...]] = {
     ),
     "vie": (Detector("month_year", vie_month_year),),
 }
-#: The detectors of each target language, in report order (every language also gets the doubled-mark one).
+#: The detectors of each target language, in report order (every language also gets the English event
+#: name and the doubled-mark ones).
 DETECTORS: dict[str, tuple[Detector, ...]] = {
     lang: (
         *ds,
         *((Detector("english_category", english_category(lang)),) if lang in _LATIN_SCRIPT else ()),
+        Detector("english_event", english_event),
         _DOUBLED,
     )
     for lang, ds in _OWN.items()
