@@ -2,17 +2,17 @@
 
 Plain Python, no Dagster. Every function here decides from what is certain (the name's script, its last or
 first letters, the gender of the entity's class noun) and returns ``None`` when it cannot decide; the caller
-then leaves the template's own frame in place (Turkish ``{X} konumuna`` "to the location X", Georgian
-``{X}-ს``, Greek without an article), which needs no inflection. Nothing here changes a name itself.
+then uses a construction that needs no inflection of the name (Turkish ``{X} adlı köye`` "to the village
+called X", Georgian ``{X}-ის`` as written, Greek without an article). Nothing here changes a name itself.
 
 * Turkish (:func:`turkish_suffix`): the case suffix after an apostrophe, with vowel harmony (two- and
   four-way) and consonant assimilation (``Paris'ten``, ``Ankara'da``, ``Helsinki'ye``), for names whose
   last word is read in a way the spelling gives away (:func:`turkish_reading`: a transparent word, a number
   read aloud, an abbreviation read letter by letter); where it does not, :func:`turkish_named` gives the
   frame "X adlı köye" ("to the village called X"), whose class noun carries the case.
-* Georgian (:func:`georgian_suffix`): the genitive-based forms after a hyphen chosen by the name's final
-  sound (``{Paris}-ის``, ``{Mokra}-ს``; ``-ისთვის`` / ``-სთვის``, ``-ისკენ`` / ``-სკენ``, ``-ისგან`` /
-  ``-სგან``, ``-ით`` / ``-თი``).
+* Georgian (:func:`georgian_suffix`): the genitive-based forms after a hyphen chosen by how the name ends
+  (:func:`georgian_sound`: ``{Paris}-ის``, ``{Mokra}-ს``, ``{Portão 1}-ის``; ``-ისთვის`` / ``-სთვის``,
+  ``-ისკენ`` / ``-სკენ``, ``-ისგან`` / ``-სგან``, ``-ისა`` / ``-სა``, ``-ით`` / ``-თი``).
 * Greek (:func:`greek_article`): the definite article of a name by the gender of its class noun
   (:data:`GREEK_GENDER`), contracted with σε (``στο``, ``στη``, ``στον``), with the final -ν of ``την`` kept
   or dropped by the name's first sound.
