@@ -184,26 +184,34 @@ def discard_staged(release_dir: str | Path, lang: str) -> None:
     shutil.rmtree(staging_root(release_dir) / "data" / lang, ignore_errors=True)
 
 
-#: The warehouse tables a language's release files are read from (see :func:`source_fingerprint`).
-_SOURCES = (
-    ("questions_postedited", "lang = ?"),
-    ("questions_localized", "lang = ?"),
-    ("questions_en", "TRUE"),
-    ("split_small", "TRUE"),
-)
+#: The warehouse tables a language's release files are read from (see :func:`source_fingerprint`): the
+#: language's slices, and the tables every language shares.
+_LANGUAGE_SOURCES = ("questions_postedited", "questions_localized")
+_SHARED_SOURCES = ("questions_en", "split_small")
 
 
-def source_fingerprint(con: duckdb.DuckDBPyConnection, lang: str) -> str:
+def _digest(con: duckdb.DuckDBPyConnection, table: str, lang: str | None) -> str:
+    """Row count and sum of row hashes of ``table`` (its ``lang`` slice unless ``lang`` is None)."""
+    where, params = ("lang = ?", [lang]) if lang else ("TRUE", [])
+    n, total = con.execute(
+        f"SELECT count(*), coalesce(sum(hash(t)), 0)::VARCHAR FROM {table} t WHERE {where}", params
+    ).fetchone()
+    return f"{table}:{n}:{total}"
+
+
+def shared_digests(con: duckdb.DuckDBPyConnection) -> list[str]:
+    """Digests of the source tables every language shares (computed once for many languages)."""
+    return [_digest(con, table, None) for table in _SHARED_SOURCES]
+
+
+def source_fingerprint(
+    con: duckdb.DuckDBPyConnection, lang: str, shared: list[str] | None = None
+) -> str:
     """Fingerprint of what the warehouse holds for ``lang``'s release: row count and sum of row hashes of
-    each source table's slice. Any added, removed, repeated or changed source row changes it."""
-    parts = []
-    for table, where in _SOURCES:
-        params = [lang] if "?" in where else []
-        n, total = con.execute(
-            f"SELECT count(*), coalesce(sum(hash(t)), 0)::VARCHAR FROM {table} t WHERE {where}",
-            params,
-        ).fetchone()
-        parts.append(f"{table}:{n}:{total}")
+    each source table's slice (``shared``: :func:`shared_digests`, computed here when None). Any added,
+    removed, repeated or changed source row changes it."""
+    own = [_digest(con, table, lang) for table in _LANGUAGE_SOURCES]
+    parts = own + (shared_digests(con) if shared is None else shared)
     return hashlib.sha256("|".join(parts).encode()).hexdigest()
 
 
@@ -252,9 +260,10 @@ def verify_against_warehouse(con: duckdb.DuckDBPyConnection, release_dir: str | 
     ]
     for row in recorded:
         problems += _file_problems(root, row)
+    shared = shared_digests(con)
     for lang in sorted({r["lang"] for r in recorded}):
         stamp = {r["source_fingerprint"] for r in recorded if r["lang"] == lang}
-        if stamp != {source_fingerprint(con, lang)}:
+        if stamp != {source_fingerprint(con, lang, shared)}:
             problems.append(
                 f"data/{lang}: the warehouse changed since its files were written "
                 f"(materialize release_questions[{lang}])"
