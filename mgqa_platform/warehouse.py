@@ -229,11 +229,13 @@ STAGING_SCHEMA = "staging"
 @dataclass(frozen=True)
 class Slice:
     """The rows of ``table`` one asset owns and replaces: those where ``where`` (SQL over the table's
-    columns, ``?`` placeholders bound to ``params``) holds; ``TRUE`` for a whole table."""
+    columns, ``?`` placeholders bound to ``params``) holds; ``TRUE`` for a whole table. ``guarded=False``
+    exempts a slice from the volume guard (quarantine, discard counts, logs: fewer rows there is no loss)."""
 
     table: str
     where: str = "TRUE"
     params: tuple[Any, ...] = ()
+    guarded: bool = True
 
     def count(self, con: duckdb.DuckDBPyConnection, schema_name: str) -> int:
         """Rows of the slice in ``schema_name`` (``main`` = published, ``staging`` = staged)."""
@@ -285,10 +287,11 @@ class Staging:
         self.slices = tuple(slices)
 
     def counts(self) -> list[SliceCount]:
-        """Published and staged row counts of every slice, in declaration order."""
+        """Published and staged row counts of every guarded slice, in declaration order."""
         return [
             SliceCount(s.table, s.count(self.con, "main"), s.count(self.con, STAGING_SCHEMA))
             for s in self.slices
+            if s.guarded
         ]
 
     def _outside(self, s: Slice) -> int:

@@ -104,6 +104,18 @@ def test_staging_keeps_constraints_of_the_published_table(con):
 
 
 # ---------------------------------------------------------------------------------------------- guards
+def test_unguarded_slices_may_shrink(con):
+    """Quarantine, discard counts, logs and coverage: fewer rows there is no loss, so no guard count."""
+    con.execute("INSERT INTO quarantine VALUES ('kwg', 'parse', 'bad', NULL, NULL, NULL)")
+    slices = (
+        *warehouse.partition_slices("kg", "kwg", "entity_density"),
+        Slice("quarantine", "kg = ?", ("kwg",), guarded=False),
+    )
+    with warehouse.staging(con, slices) as staged:
+        con.execute("DELETE FROM quarantine")
+        assert staged.counts() == [SliceCount("entity_density", 3, 3)]
+
+
 def test_shrink_guard_ratio_first_write_and_override():
     counts = [SliceCount("questions_en", 13_489, 2_104), SliceCount("question_discards", 0, 5)]
     failed = guards.rows_not_shrunk(counts, 0.5, "")

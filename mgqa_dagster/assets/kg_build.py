@@ -219,8 +219,8 @@ def native_slices(kg: str) -> tuple[Slice, ...]:
     """What building ``kg`` replaces: its ``kg_files`` row, its build quarantine and its coverage."""
     return (
         Slice("kg_files", "kg = ?", (kg,)),
-        Slice("quarantine", "kg = ? AND stage = 'kg_build'", (kg,)),
-        Slice("coverage", "kg = ?", (kg,)),
+        Slice("quarantine", "kg = ? AND stage = 'kg_build'", (kg,), guarded=False),
+        Slice("coverage", "kg = ?", (kg,), guarded=False),
     )
 
 

@@ -28,10 +28,9 @@ def conversion_slices(kg: str) -> tuple[Slice, ...]:
     """What converting ``kg`` replaces: its partition of the entity tables and of ``coverage``, its
     conversion quarantine (the build's stays) and its ``kg_files`` row (the conversion run)."""
     return (
-        *partition_slices(
-            "kg", kg, "entities", "entity_labels", "entity_triples", "entity_parts", "coverage"
-        ),
-        Slice("quarantine", "kg = ? AND stage <> 'kg_build'", (kg,)),
+        *partition_slices("kg", kg, "entities", "entity_labels", "entity_triples", "entity_parts"),
+        Slice("coverage", "kg = ?", (kg,), guarded=False),
+        Slice("quarantine", "kg = ? AND stage <> 'kg_build'", (kg,), guarded=False),
         Slice("kg_files", "kg = ?", (kg,)),
     )
 

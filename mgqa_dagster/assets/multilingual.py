@@ -24,7 +24,7 @@ from mgqa_platform.multilingual.judge import LLMJudge, OfflineJudge
 from mgqa_platform.multilingual.languages import CODES, language
 from mgqa_platform.questions.catalog import default_catalog
 from mgqa_platform.questions.schema import LOCALIZED_SCHEMA, POSTEDITED_SCHEMA
-from mgqa_platform.warehouse import partition_slices
+from mgqa_platform.warehouse import Slice, partition_slices
 
 language_partitions = dg.StaticPartitionsDefinition(list(CODES))
 
@@ -280,8 +280,9 @@ def questions_postedited(
         selected = QUESTIONS_POSTEDITED in context.selected_asset_keys
         out = warehouse.write_audited(
             con,
-            partition_slices(
-                "lang", lang, "questions_postedited", "ensemble_edit_log", "ensemble_stats"
+            (
+                *partition_slices("lang", lang, "questions_postedited", "ensemble_stats"),
+                Slice("ensemble_edit_log", "lang = ?", (lang,), guarded=False),
             ),
             lambda c: stage.postedit_language(
                 c, lang, members, primary, concurrency=ensemble.workers

@@ -25,7 +25,7 @@ from mgqa_platform.questions.generate import (
     write_questions,
     write_templates,
 )
-from mgqa_platform.warehouse import whole_tables
+from mgqa_platform.warehouse import Slice, whole_tables
 
 TEMPLATES = dg.AssetKey("templates")
 QUESTIONS_EN = dg.AssetKey("questions_en")
@@ -178,7 +178,7 @@ def questions_en(
         )
         out = warehouse.write_audited(
             con,
-            whole_tables("questions_en", "question_discards"),
+            (Slice("questions_en"), Slice("question_discards", guarded=False)),
             lambda c: write_questions(c, gen),
             asset_key=QUESTIONS_EN,
             partition=None,
