@@ -25,6 +25,7 @@ before the card hashes them.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import shutil
@@ -180,8 +181,13 @@ def publish_staged(release_dir: str | Path, lang: str) -> None:
 
 
 def discard_staged(release_dir: str | Path, lang: str) -> None:
-    """Remove whatever is staged for ``lang`` (after a failed audit, or once published)."""
-    shutil.rmtree(staging_root(release_dir) / "data" / lang, ignore_errors=True)
+    """Remove whatever is staged for ``lang`` (after a failed audit, or once published), and the staging
+    folders once no other language is staged there."""
+    staged = staging_root(release_dir)
+    shutil.rmtree(staged / "data" / lang, ignore_errors=True)
+    for folder in (staged / "data", staged):
+        with contextlib.suppress(OSError):  # another language is still staged
+            folder.rmdir()
 
 
 #: The warehouse tables a language's release files are read from (see :func:`source_fingerprint`): the
