@@ -134,9 +134,8 @@ def template_translations_resolved(
             asset_key=TEMPLATE_TRANSLATIONS_RESOLVED,
             partition=lang,
             checks=checks.RESOLVED_CHECKS,
-            report=selected,
         )
-        yield from out.refused()
+        yield from out.refused(report=selected)
         r = out.value
         report_path = None
         if r["report"]:
@@ -290,9 +289,8 @@ def questions_postedited(
             asset_key=QUESTIONS_POSTEDITED,
             partition=lang,
             checks=checks.POSTEDIT_CHECKS,
-            report=selected,
         )
-        yield from out.refused()
+        yield from out.refused(report=selected)
         r = out.value
         s = r["stats"]
         if selected:

@@ -183,11 +183,11 @@ def questions_en(
             asset_key=QUESTIONS_EN,
             partition=None,
             checks=checks.QUESTION_CHECKS,
-            report=QUESTIONS_EN in context.selected_asset_keys,
         )
-        yield from out.refused()
+        selected = QUESTIONS_EN in context.selected_asset_keys
+        yield from out.refused(report=selected)
         seconds = time.perf_counter() - t0
-        if QUESTIONS_EN in context.selected_asset_keys:
+        if selected:
             yield from _questions_en_results(con, config, out.value, seconds)
             yield from out.results
             yield from run_checks(con, None, QUESTIONS_EN, warnings(checks.QUESTION_CHECKS))

@@ -38,12 +38,14 @@ class Audited(Generic[T]):
     published: bool
     label: str
 
-    def refused(self) -> Iterator[dg.AssetCheckResult]:
-        """Nothing when published; else the audit results, then a :class:`dagster.Failure` naming the
-        failed audits (the published tables kept their previous rows; downstream sees nothing new)."""
+    def refused(self, report: bool = True) -> Iterator[dg.AssetCheckResult]:
+        """Nothing when published; else the audit results (unless ``report`` is False: a multi-asset run
+        that did not select the audited asset), then a :class:`dagster.Failure` naming the failed audits
+        (the published tables kept their previous rows; downstream sees nothing new)."""
         if self.published:
             return
-        yield from self.results
+        if report:
+            yield from self.results
         failed = sorted(r.check_name for r in self.results if blocks(r))
         raise dg.Failure(
             description=f"{self.label}: audit failed ({', '.join(failed)}); nothing was published, "
@@ -105,13 +107,11 @@ class WarehouseResource(EnvConfigurableResource, DuckDBResource):
         asset_key: dg.AssetKey,
         partition: str | None,
         checks: Sequence[Check],
-        report: bool = True,
     ) -> Audited[T]:
         """Write-audit-publish: ``write(con)`` fills staging copies of ``slices``; the blocking ``checks``
         and the volume guard run on the staged rows; only when all pass are the slices swapped into the
-        published tables (one transaction). ``report=False`` keeps the results out of
-        :attr:`Audited.results` (a multi-asset run that did not select ``asset_key``); the audits still
-        decide."""
+        published tables (one transaction). The asset then yields :meth:`Audited.refused` (a failed audit
+        ends the step there), its materialization and :attr:`Audited.results`."""
         with warehouse.staging(con, slices) as staged:
             value = write(con)
             results = list(run_checks(con, partition, asset_key, [c for c in checks if c.blocking]))
@@ -130,4 +130,4 @@ class WarehouseResource(EnvConfigurableResource, DuckDBResource):
             if published:
                 staged.publish()
         label = asset_key.to_user_string() + (f"[{partition}]" if partition else "")
-        return Audited(value, tuple(results) if report else (), published, label)
+        return Audited(value, tuple(results), published, label)
