@@ -141,6 +141,15 @@ def test_no_check_passes_on_zero_rows(con):
     assert judged(domains, domains.run(con, "worldkg")).passed
 
 
+def test_gold_validates_no_longer_passes_on_an_empty_questions_table(con):
+    """The issue's case: questions_en replaced by 0 rows made "gold_validates: passed on 0 rows"."""
+    from mgqa_dagster.data_quality.questions import QUESTION_CHECKS
+
+    (gold,) = [c for c in QUESTION_CHECKS if c.name == "gold_validates"]
+    (out,) = run_checks(con, None, dg.AssetKey("questions_en"), [gold])
+    assert not out.passed and "failed on 0 rows" in out.description
+
+
 # --------------------------------------------------------------------------------------- through Dagster
 def write_tif(path: Path, data: np.ndarray, profile: dict) -> Path:
     with rasterio.open(path, "w", **{**profile, "dtype": data.dtype.name}) as dst:
