@@ -387,3 +387,21 @@ def test_a_corrupt_language_slice_is_not_released(tmp_path, monkeypatch, corrupt
     (card,) = release(res)
     assert not card.success and events(card) == {"release_files_match_warehouse": False}
     assert snapshot(out) == before
+
+
+def test_a_card_failing_its_audit_leaves_the_published_card(tmp_path, monkeypatch):
+    """An entity bound in a question lost from the warehouse: the staged entity sites miss it, the
+    blocking entity_sites_cover_bindings fails on the staged card, and the published card, sites and
+    SHA256SUMS stay as they were."""
+    db, out, res = release_home(tmp_path, monkeypatch)
+    assert all(r.success for r in release(res, "eng", "fra"))
+    before = snapshot(out)
+    with warehouse.session(db) as c:
+        (lost,) = c.execute("SELECT entity_id FROM entities ORDER BY 1 LIMIT 1").fetchone()
+        c.execute("DELETE FROM entities WHERE entity_id = ?", [lost])
+    (card,) = release(res)
+    assert not card.success
+    checks = events(card)
+    assert checks["release_files_match_warehouse"] is True
+    assert checks["entity_sites_cover_bindings"] is False
+    assert snapshot(out) == before and not (out / ".staging").exists()

@@ -95,9 +95,19 @@ def release_card(
         )
         verified = not any(blocks(r) for r in audits)
         yield from Audited(None, audits, verified, RELEASE_CARD.to_user_string()).refused()
-        site_info = sites.write_entity_sites(con, root / "entity_sites.parquet")
-        info = card.write_release_card(con, root)
-        text = (root / "README.md").read_text(encoding="utf-8")
+        tree = card.stage_card_tree(root)
+        site_info = sites.write_entity_sites(con, tree / sites.SITES_FILE)
+        info = card.write_release_card(con, tree)
+        card_checks = bound(checks.RELEASE_CARD_CHECKS, root=tree)
+        staged = tuple(run_checks(con, None, RELEASE_CARD, [c for c in card_checks if c.blocking]))
+        published = not any(blocks(r) for r in staged)
+        if published:
+            card.publish_card_tree(root, tree)
+        else:
+            card.discard_card_tree(root, tree)
+        audits += staged
+        yield from Audited(None, audits, published, RELEASE_CARD.to_user_string()).refused()
+        text = (root / card.CARD_FILE).read_text(encoding="utf-8")
         yield dg.MaterializeResult(
             metadata={
                 "languages": dg.MetadataValue.json(info["languages"]),
@@ -109,4 +119,5 @@ def release_card(
             }
         )
         yield from audits
-        yield from run_checks(con, None, RELEASE_CARD, bound(checks.RELEASE_CARD_CHECKS, root=root))
+        card_warnings = warnings(bound(checks.RELEASE_CARD_CHECKS, root=root))
+        yield from run_checks(con, None, RELEASE_CARD, card_warnings)
