@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import importlib.util
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -168,6 +169,7 @@ def ensure_schema(con: duckdb.DuckDBPyConnection) -> None:
     con.execute(QUESTION_SCHEMA)
     con.execute(EVALUATION_SCHEMA)
     con.execute(MULTILINGUAL_SCHEMA)
+    con.execute(RELEASE_SCHEMA)
 
 
 @contextlib.contextmanager
@@ -220,6 +222,134 @@ def replace_partition(
     return int(
         con.execute(f"SELECT count(*) FROM {table} WHERE {key_col} = ?", [key]).fetchone()[0]
     )
+
+
+# --------------------------------------------------------------------------------------------------
+# Write-audit-publish: an asset writes into a staging copy of its slices, its audits judge the staged
+# rows, and only then are they swapped into the published tables, in one transaction.
+# --------------------------------------------------------------------------------------------------
+STAGING_SCHEMA = "staging"
+
+
+@dataclass(frozen=True)
+class Slice:
+    """The rows of ``table`` one asset owns and replaces: those where ``where`` (SQL over the table's
+    columns, ``?`` placeholders bound to ``params``) holds; ``TRUE`` for a whole table. ``guarded=False``
+    exempts a slice from the volume guard (quarantine, discard counts, logs: fewer rows there is no loss)."""
+
+    table: str
+    where: str = "TRUE"
+    params: tuple[Any, ...] = ()
+    guarded: bool = True
+
+    def count(self, con: duckdb.DuckDBPyConnection, schema_name: str) -> int:
+        """Rows of the slice in ``schema_name`` (``main`` = published, ``staging`` = staged)."""
+        sql = f"SELECT count(*) FROM {schema_name}.{self.table} WHERE {self.where}"
+        return int(con.execute(sql, list(self.params)).fetchone()[0])
+
+
+def partition_slices(key_col: str, key: str, *tables: str) -> tuple[Slice, ...]:
+    """One slice ``key_col = key`` of each of ``tables`` (e.g. the ``kg`` or ``lang`` partition)."""
+    return tuple(Slice(t, f"{key_col} = ?", (key,)) for t in tables)
+
+
+def whole_tables(*tables: str) -> tuple[Slice, ...]:
+    """Slices that are whole tables (an unpartitioned asset replaces all its rows)."""
+    return tuple(Slice(t) for t in tables)
+
+
+class SliceViolation(RuntimeError):
+    """A writer left rows outside its declared slice in a staging table."""
+
+
+@dataclass(frozen=True)
+class SliceCount:
+    """Rows of one slice before (``published``) and after (``staged``) a write."""
+
+    table: str
+    published: int
+    staged: int
+
+
+def _staging_ddl(con: duckdb.DuckDBPyConnection, table: str) -> str:
+    """The ``CREATE TABLE`` of published ``table`` (constraints included), aimed at the staging schema."""
+    row = con.execute(
+        "SELECT sql FROM duckdb_tables() WHERE schema_name = 'main' AND table_name = ?", [table]
+    ).fetchone()
+    if row is None:
+        raise LookupError(f"no published table {table!r} to stage")
+    head = f"CREATE TABLE {table}("
+    if not row[0].startswith(head):
+        raise ValueError(f"unexpected DDL for {table!r}: {row[0][:80]}")
+    return f"CREATE TABLE {STAGING_SCHEMA}.{table}(" + row[0][len(head) :]
+
+
+class Staging:
+    """Staged copies of some slices, open on one connection (see :func:`staging`)."""
+
+    def __init__(self, con: duckdb.DuckDBPyConnection, slices: Sequence[Slice]):
+        self.con = con
+        self.slices = tuple(slices)
+
+    def counts(self) -> list[SliceCount]:
+        """Published and staged row counts of every guarded slice, in declaration order."""
+        return [
+            SliceCount(s.table, s.count(self.con, "main"), s.count(self.con, STAGING_SCHEMA))
+            for s in self.slices
+            if s.guarded
+        ]
+
+    def _outside(self, s: Slice) -> int:
+        sql = (
+            f"SELECT count(*) FROM {STAGING_SCHEMA}.{s.table} WHERE NOT coalesce({s.where}, FALSE)"
+        )
+        return int(self.con.execute(sql, list(s.params)).fetchone()[0])
+
+    def publish(self) -> None:
+        """Swap every staged slice into its published table, all in one transaction.
+
+        Raises :class:`SliceViolation` (publishing nothing) when a staging table holds a row outside its
+        slice: a writer may only replace what it declared."""
+        stray = {s.table: n for s in self.slices if (n := self._outside(s))}
+        if stray:
+            raise SliceViolation(f"rows written outside the declared slice: {stray}")
+        with transaction(self.con):
+            for s in self.slices:
+                params = list(s.params)
+                self.con.execute(f"DELETE FROM main.{s.table} WHERE {s.where}", params)
+                self.con.execute(
+                    f"INSERT INTO main.{s.table} SELECT * FROM {STAGING_SCHEMA}.{s.table}"
+                )
+
+
+@contextlib.contextmanager
+def staging(con: duckdb.DuckDBPyConnection, slices: Sequence[Slice]) -> Iterator[Staging]:
+    """Stage ``slices`` for a write: inside the block every table of a slice resolves to its staging copy.
+
+    Each staging table has the published table's DDL and starts with the slice's published rows, so a
+    writer sees the state it would see on the published table; unqualified names resolve to
+    ``staging`` first (``search_path``), so writers and audits run unchanged on the staged rows while
+    other tables still resolve to the published ones. Nothing reaches the published tables unless
+    :meth:`Staging.publish` is called; on leaving, the staging tables are dropped and the search path
+    restored, also on error."""
+    tables = [s.table for s in slices]
+    if len(set(tables)) != len(tables):
+        raise ValueError(f"one slice per table: {tables}")
+    con.execute(f"CREATE SCHEMA IF NOT EXISTS {STAGING_SCHEMA}")
+    try:
+        for s in slices:
+            con.execute(f"DROP TABLE IF EXISTS {STAGING_SCHEMA}.{s.table}")
+            con.execute(_staging_ddl(con, s.table))
+            con.execute(
+                f"INSERT INTO {STAGING_SCHEMA}.{s.table} SELECT * FROM main.{s.table} WHERE {s.where}",
+                list(s.params),
+            )
+        con.execute(f"SET search_path = '{STAGING_SCHEMA},main'")
+        yield Staging(con, slices)
+    finally:
+        con.execute("RESET search_path")
+        for s in slices:
+            con.execute(f"DROP TABLE IF EXISTS {STAGING_SCHEMA}.{s.table}")
 
 
 # --------------------------------------------------------------------------------------------------
@@ -348,3 +478,16 @@ CREATE TABLE IF NOT EXISTS ensemble_stats (
 );
 """
 )
+
+
+# --------------------------------------------------------------------------------------------------
+# Release manifest: what each released question file holds, as written by release_questions.
+# --------------------------------------------------------------------------------------------------
+RELEASE_SCHEMA = """
+CREATE TABLE IF NOT EXISTS release_files (
+    lang VARCHAR NOT NULL, split VARCHAR NOT NULL,
+    path VARCHAR NOT NULL,                -- relative to the release folder: data/<lang>/<split>.parquet
+    rows BIGINT NOT NULL, sha256 VARCHAR NOT NULL,
+    source_fingerprint VARCHAR NOT NULL   -- export.source_fingerprint of the warehouse it was written from
+);
+"""

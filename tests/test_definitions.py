@@ -154,6 +154,28 @@ def test_asset_graph_snapshot():
         assert graph.get(dg.AssetKey(key)).partitions_def.get_partition_keys() == paper
 
 
+#: The assets that write warehouse tables through write-audit-publish, each with the volume guard.
+WRITE_AUDIT_PUBLISH = (
+    "kg_native",
+    "entities",
+    "countries",
+    "density_cells",
+    "entity_country",
+    "entity_density",
+    "entity_strata",
+    "templates",
+    "questions_en",
+    "split_small",
+    "eval_baselines",
+    "eval_reference_solver",
+    "template_translations",
+    "template_translations_resolved",
+    "questions_localized",
+    "questions_postedited",
+    "release_questions",
+)
+
+
 def test_checks_partitions_jobs_sensors():
     graph = definitions.defs.resolve_asset_graph()
     checks = sorted(c.name for c in graph.asset_check_keys)
@@ -203,6 +225,8 @@ def test_checks_partitions_jobs_sensors():
             "member_replies_valid",
             "grammar_detectors_postedited",
             "release_matches_warehouse",
+            "release_same_questions_as_english",
+            "release_files_match_warehouse",
             "release_verified",
             "release_all_languages",
             "entity_sites_cover_bindings",
@@ -210,8 +234,13 @@ def test_checks_partitions_jobs_sensors():
             "country_polygons_sound",
             "country_share",
             "stratum_share",
+            *["rows_not_shrunk"] * len(WRITE_AUDIT_PUBLISH),
         ]
     )
+    guarded = {
+        k.asset_key.to_user_string() for k in graph.asset_check_keys if k.name == "rows_not_shrunk"
+    }
+    assert guarded == set(WRITE_AUDIT_PUBLISH)
     # the strata of an entity depend on its country and its density cell
     parents = {k.to_user_string() for k in graph.get(dg.AssetKey("entity_strata")).parent_keys}
     assert parents == {"entity_country", "entity_density", "countries"}

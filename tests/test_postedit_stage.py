@@ -206,6 +206,7 @@ def test_three_servers_agreeing_disagreeing_and_malformed(wh, tmp_path):
             "edits_logged": True,
             "member_replies_valid": False,
             "grammar_detectors_postedited": True,
+            "rows_not_shrunk": True,
         }  # "bad" failed every question: a warning
         md = metadata_of(r)
         assert md["share_edited"] == 1.0 and md["decisions"] == {

@@ -465,6 +465,9 @@ def test_release_assets_and_their_checks(tmp_path, monkeypatch):
                 )
     assert checks == {
         "release_matches_warehouse": [True, True],
+        "release_same_questions_as_english": [True, True],
+        "rows_not_shrunk": [True, True],
+        "release_files_match_warehouse": [True],
         "release_verified": [True],
         "entity_sites_cover_bindings": [True],
         "release_all_languages": [False],

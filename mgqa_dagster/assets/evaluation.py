@@ -10,11 +10,13 @@ import dagster as dg
 
 from mgqa_dagster.assets.questions import QUESTIONS_EN, SPLIT_SMALL
 from mgqa_dagster.data_quality import evaluation as checks
-from mgqa_dagster.data_quality.checks import check_specs, run_checks
+from mgqa_dagster.data_quality.checks import run_checks, warnings
+from mgqa_dagster.data_quality.guards import audited_specs
 from mgqa_dagster.resources.paths import PathsResource
 from mgqa_dagster.resources.warehouse import WarehouseResource
 from mgqa_platform import markdown
 from mgqa_platform.evaluation import baseline, evaluate, report
+from mgqa_platform.warehouse import Slice
 
 EVAL_BASELINES = dg.AssetKey("eval_baselines")
 EVAL_REFERENCE_SOLVER = dg.AssetKey("eval_reference_solver")
@@ -40,14 +42,15 @@ def _table(results: dict[tuple[str, str], dict]) -> str:
     deps=[QUESTIONS_EN, SPLIT_SMALL],
     group_name="evaluation",
     kinds={"duckdb", "python"},
-    check_specs=check_specs(EVAL_BASELINES, checks.BASELINE_CHECKS),
+    check_specs=audited_specs(EVAL_BASELINES, checks.BASELINE_CHECKS),
     automation_condition=dg.AutomationCondition.eager(),
     description="Scores (Table 12) of the gold answers themselves (must be EM 100, NE 0) and of the majority-class "
     "baseline per sub-template, on the large and small English splits, in the `scores` table.",
 )
 def eval_baselines(warehouse: WarehouseResource):
     results = {}
-    with warehouse.get_connection() as con:
+
+    def write(con):
         for split in evaluate.SPLITS:
             questions = evaluate.load_questions(con, split, LANG)
             for system in ("gold", "majority"):
@@ -56,6 +59,18 @@ def eval_baselines(warehouse: WarehouseResource):
                 )
                 evaluate.write_scores(con, rows, system, split, LANG)
                 results[(system, split)] = evaluate.summary(rows)
+
+    scores = Slice("scores", "system IN ('gold', 'majority') AND lang = ?", (LANG,))
+    with warehouse.get_connection() as con:
+        out = warehouse.write_audited(
+            con,
+            (scores,),
+            write,
+            asset_key=EVAL_BASELINES,
+            partition=None,
+            checks=checks.BASELINE_CHECKS,
+        )
+        yield from out.refused()
         yield dg.MaterializeResult(
             metadata={
                 "dagster/row_count": sum(m["n"] + m["n_false_premise"] for m in results.values()),
@@ -64,7 +79,8 @@ def eval_baselines(warehouse: WarehouseResource):
                 "majority_em_large": results[("majority", "large")]["em"],
             }
         )
-        yield from run_checks(con, None, EVAL_BASELINES, checks.BASELINE_CHECKS)
+        yield from out.results
+        yield from run_checks(con, None, EVAL_BASELINES, warnings(checks.BASELINE_CHECKS))
 
 
 @dg.asset(
@@ -72,7 +88,7 @@ def eval_baselines(warehouse: WarehouseResource):
     deps=[QUESTIONS_EN],
     group_name="evaluation",
     kinds={"duckdb", "python"},
-    check_specs=check_specs(EVAL_REFERENCE_SOLVER, checks.SOLVER_CHECKS),
+    check_specs=audited_specs(EVAL_REFERENCE_SOLVER, checks.SOLVER_CHECKS),
     automation_condition=dg.AutomationCondition.eager(),
     description="The compute-grounded reference solver recomputes every true-premise answer from its record alone "
     "(question, template, bindings, parameters, gold triples; no warehouse). Its EM measures whether the released "
@@ -85,7 +101,18 @@ def eval_reference_solver(paths: PathsResource, warehouse: WarehouseResource):
         preds = baseline.solver_predictions(questions)
         seconds = time.perf_counter() - t0
         rows = evaluate.score_rows("reference_solver", "large", LANG, questions, preds)
-        evaluate.write_scores(con, rows, "reference_solver", "large", LANG)
+        scores = Slice(
+            "scores", "system = 'reference_solver' AND split = 'large' AND lang = ?", (LANG,)
+        )
+        audited = warehouse.write_audited(
+            con,
+            (scores,),
+            lambda c: evaluate.write_scores(c, rows, "reference_solver", "large", LANG),
+            asset_key=EVAL_REFERENCE_SOLVER,
+            partition=None,
+            checks=checks.SOLVER_CHECKS,
+        )
+        yield from audited.refused()
         misses = [r for r in rows if not r["false_premise"] and r["em"] < 1]
         reasons: dict[str, int] = {}
         for r in misses:
@@ -121,7 +148,8 @@ def eval_reference_solver(paths: PathsResource, warehouse: WarehouseResource):
                 "questions_per_second": round(len(questions) / seconds, 1) if seconds else None,
             }
         )
-        yield from run_checks(con, None, EVAL_REFERENCE_SOLVER, checks.SOLVER_CHECKS)
+        yield from audited.results
+        yield from run_checks(con, None, EVAL_REFERENCE_SOLVER, warnings(checks.SOLVER_CHECKS))
 
 
 @dg.asset(

@@ -12,7 +12,8 @@ from mgqa_dagster.assets.intake import (
     osm_snapshot_partitions,
     usgs_earthquakes,
 )
-from mgqa_dagster.data_quality import kwg_shacl
+from mgqa_dagster.data_quality import guards, kwg_shacl
+from mgqa_dagster.data_quality.checks import Check
 from mgqa_dagster.resources.paths import PathsResource
 from mgqa_dagster.resources.sources import InputsResource, KwgSourceResource
 from mgqa_dagster.resources.warehouse import WarehouseResource
@@ -26,6 +27,7 @@ from mgqa_platform.kg.sparql import DEFAULT_KWG_REGION, SparqlCrawler, kwg_queri
 from mgqa_platform.kg.usgs_events import build_usgs_events
 from mgqa_platform.kg.worldkg_build import BuildReport, build_worldkg
 from mgqa_platform.settings import KGS
+from mgqa_platform.warehouse import Slice
 
 kg_partitions = dg.StaticPartitionsDefinition(list(KGS))
 KG_NATIVE = dg.AssetKey("kg_native")
@@ -162,7 +164,7 @@ def _build_bundled_kwg(inputs: InputsResource, kg_dir: Path) -> tuple[Path, Buil
     deps=[kwg_query_results, usgs_earthquakes],
     group_name="kg_build",
     kinds={"rdf", "parquet", "osm"},
-    check_specs=[kwg_shacl.check_spec(KG_NATIVE)],
+    check_specs=[kwg_shacl.check_spec(KG_NATIVE), guards.spec(KG_NATIVE)],
     description=(
         "Each KG in its native format, built as the real KG is made: WorldKG Turtle and OSMH3KG Parquet "
         "from the OSM snapshot that wins (the pinned one, else the newest usable; `mgqa snapshots "
@@ -178,7 +180,7 @@ def kg_native(
     kwg: KwgSourceResource,
     paths: PathsResource,
     warehouse: WarehouseResource,
-) -> dg.MaterializeResult:
+):
     kg = context.partition_key
     source_id = None
     if kg == "kwg":
@@ -212,9 +214,24 @@ def kg_native(
                 snapshots.mark_failed(con, source_id, f"kg_native[{kg}]: {e}".splitlines()[0])
             raise
         coverage = snapshots.read_coverage(snap.path)
-    with warehouse.get_connection() as con:
+
+    def write(con):
         info = native.record(con, kg, path, source_id, report, context.run_id)
         snapshots.record_coverage(con, kg, info["snapshot_id"], coverage)
+        return info
+
+    shacl = Check(
+        kwg_shacl.CHECK_NAME,
+        True,
+        kwg_shacl.DESCRIPTION,
+        lambda _con, partition: kwg_shacl.check_result(KG_NATIVE, partition, path),
+    )
+    with warehouse.get_connection() as con:
+        out = warehouse.write_audited(
+            con, native_slices(kg), write, asset_key=KG_NATIVE, partition=kg, checks=(shacl,)
+        )
+    yield from out.refused()
+    info = out.value
     meta = {
         "kg": kg,
         "snapshot_id": info["snapshot_id"],
@@ -228,10 +245,16 @@ def kg_native(
         ),
         "build_counts": dg.MetadataValue.json(dict(sorted(report.counts.items()))),
     }
-    return dg.MaterializeResult(
-        metadata=meta,
-        data_version=dg.DataVersion(info["sha256"]),
-        check_results=[kwg_shacl.check_result(KG_NATIVE, kg, path)],
+    yield dg.MaterializeResult(metadata=meta, data_version=dg.DataVersion(info["sha256"]))
+    yield from out.results
+
+
+def native_slices(kg: str) -> tuple[Slice, ...]:
+    """What building ``kg`` replaces: its ``kg_files`` row, its build quarantine and its coverage."""
+    return (
+        Slice("kg_files", "kg = ?", (kg,)),
+        Slice("quarantine", "kg = ? AND stage = 'kg_build'", (kg,), guarded=False),
+        Slice("coverage", "kg = ?", (kg,), guarded=False),
     )
 
 

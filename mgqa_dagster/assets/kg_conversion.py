@@ -5,13 +5,16 @@ import dagster as dg
 from mgqa_dagster.assets.kg_build import kg_native, kg_partitions
 from mgqa_dagster.data_quality import entities as entity_checks
 from mgqa_dagster.data_quality import input_guards
+from mgqa_dagster.data_quality.checks import warnings
+from mgqa_dagster.data_quality.guards import audited_specs
 from mgqa_dagster.resources.paths import PathsResource
 from mgqa_dagster.resources.sources import ConversionResource, StrataInputsResource
-from mgqa_dagster.resources.warehouse import WarehouseResource
+from mgqa_dagster.resources.warehouse import WarehouseResource, blocks
 from mgqa_platform import CODE_VERSION, snapshots
 from mgqa_platform.kg import native
 from mgqa_platform.kg.convert import convert_kg
 from mgqa_platform.strata.countries import country_names
+from mgqa_platform.warehouse import Slice, partition_slices
 
 ENTITIES = dg.AssetKey("entities")
 _spec = dict(
@@ -21,6 +24,17 @@ _spec = dict(
     deps=[kg_native],
     automation_condition=dg.AutomationCondition.eager(),
 )
+
+
+def conversion_slices(kg: str) -> tuple[Slice, ...]:
+    """What converting ``kg`` replaces: its partition of the entity tables and of ``coverage``, its
+    conversion quarantine (the build's stays) and its ``kg_files`` row (the conversion run)."""
+    return (
+        *partition_slices("kg", kg, "entities", "entity_labels", "entity_triples", "entity_parts"),
+        Slice("coverage", "kg = ?", (kg,), guarded=False),
+        Slice("quarantine", "kg = ? AND stage <> 'kg_build'", (kg,), guarded=False),
+        Slice("kg_files", "kg = ?", (kg,)),
+    )
 
 
 @dg.multi_asset(
@@ -46,8 +60,7 @@ _spec = dict(
             **_spec,
         ),
     ],
-    check_specs=entity_checks.check_specs(ENTITIES, entity_checks.ENTITY_CHECKS)
-    + entity_checks.check_specs(ENTITIES, input_guards.ENTITY_GUARDS),
+    check_specs=audited_specs(ENTITIES, entity_checks.ENTITY_CHECKS + input_guards.ENTITY_GUARDS),
     can_subset=False,
     code_version=CODE_VERSION,
 )
@@ -65,17 +78,37 @@ def kg_entities(
             raise dg.Failure(
                 f"no native file recorded for KG {kg!r}: materialize kg_native[{kg}] first"
             )
-        res = convert_kg(
+
+        def write(c):
+            res = convert_kg(
+                c,
+                kg,
+                src["path"],
+                src["snapshot_id"],
+                scratch_dir=paths.scratch_dir,
+                parse_workers=conversion.parse_workers,
+                country_names=country_names(strata_inputs.countries_path),
+            )
+            native.mark_converted(c, kg, context.run_id)
+            return res, snapshots.ensure_coverage(c, kg, src["snapshot_id"])
+
+        checks = entity_checks.entity_checks(conversion.entity_count_ranges())
+        checks += input_guards.ENTITY_GUARDS
+        out = warehouse.write_audited(
             con,
-            kg,
-            src["path"],
-            src["snapshot_id"],
-            scratch_dir=paths.scratch_dir,
-            parse_workers=conversion.parse_workers,
-            country_names=country_names(strata_inputs.countries_path),
+            conversion_slices(kg),
+            write,
+            asset_key=ENTITIES,
+            partition=kg,
+            checks=checks,
         )
-        native.mark_converted(con, kg, context.run_id)
-        coverage_method = snapshots.ensure_coverage(con, kg, src["snapshot_id"])
+        if not out.published and src["source_snapshot_id"]:  # that snapshot no longer wins
+            failed = sorted(r.check_name for r in out.results if blocks(r))
+            snapshots.mark_failed(
+                con, src["source_snapshot_id"], f"entities[{kg}] failed {', '.join(failed)}"
+            )
+        yield from out.refused()
+        res, coverage_method = out.value
         build_quarantine = dict(
             con.execute(
                 "SELECT reason, count(*) FROM quarantine WHERE kg = ? AND stage = 'kg_build' GROUP BY 1 ORDER BY 1",
@@ -124,14 +157,5 @@ def kg_entities(
                 "build_by_reason": dg.MetadataValue.json(build_quarantine),
             },
         )
-        checks = entity_checks.entity_checks(conversion.entity_count_ranges())
-        checks += input_guards.ENTITY_GUARDS
-        failed = []
-        for r in entity_checks.run_checks(con, kg, ENTITIES, checks):
-            if not r.passed and r.severity == dg.AssetCheckSeverity.ERROR:
-                failed.append(r.check_name)
-            yield r
-        if failed and src["source_snapshot_id"]:  # that snapshot no longer wins
-            snapshots.mark_failed(
-                con, src["source_snapshot_id"], f"entities[{kg}] failed {', '.join(failed)}"
-            )
+        yield from out.results
+        yield from entity_checks.run_checks(con, kg, ENTITIES, warnings(checks))

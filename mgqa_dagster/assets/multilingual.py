@@ -12,7 +12,8 @@ from mgqa_dagster.assets.questions import (
     side_tables,
 )
 from mgqa_dagster.data_quality import multilingual as checks
-from mgqa_dagster.data_quality.checks import check_specs, run_checks
+from mgqa_dagster.data_quality.checks import run_checks, warnings
+from mgqa_dagster.data_quality.guards import audited_specs
 from mgqa_dagster.resources.llm import LLMResource, PostEditEnsembleResource
 from mgqa_dagster.resources.paths import PathsResource
 from mgqa_dagster.resources.translator import TranslatorResource
@@ -23,6 +24,7 @@ from mgqa_platform.multilingual.judge import LLMJudge, OfflineJudge
 from mgqa_platform.multilingual.languages import CODES, language
 from mgqa_platform.questions.catalog import default_catalog
 from mgqa_platform.questions.schema import LOCALIZED_SCHEMA, POSTEDITED_SCHEMA
+from mgqa_platform.warehouse import Slice, partition_slices
 
 language_partitions = dg.StaticPartitionsDefinition(list(CODES))
 
@@ -47,7 +49,7 @@ class PostEditConfig(dg.Config):
     group_name="multilingual",
     automation_condition=dg.AutomationCondition.eager(),
     kinds={"duckdb", "translation"},
-    check_specs=check_specs(TEMPLATE_TRANSLATIONS, checks.TRANSLATION_CHECKS),
+    check_specs=audited_specs(TEMPLATE_TRANSLATIONS, checks.TRANSLATION_CHECKS),
     description="Machine translation of every template variant into the partition's language (Google Cloud Translation "
     "v3 with protected placeholders, or the bundled translation memory offline). Broken slots are flagged for post-edit.",
 )
@@ -57,7 +59,16 @@ def template_translations(
     lang = context.partition_key
     engine = translator.get_translator()
     with warehouse.get_connection() as con:
-        done = stage.translate_language(con, default_catalog(), lang, engine)
+        out = warehouse.write_audited(
+            con,
+            partition_slices("lang", lang, "template_translations"),
+            lambda c: stage.translate_language(c, default_catalog(), lang, engine),
+            asset_key=TEMPLATE_TRANSLATIONS,
+            partition=lang,
+            checks=checks.TRANSLATION_CHECKS,
+        )
+        yield from out.refused()
+        done = out.value
         statuses = {}
         for t in done:
             statuses[t.status] = statuses.get(t.status, 0) + 1
@@ -70,7 +81,8 @@ def template_translations(
                 "needs_post_edit": sum(t.needs_post_edit for t in done),
             }
         )
-        yield from run_checks(con, lang, TEMPLATE_TRANSLATIONS, checks.TRANSLATION_CHECKS)
+        yield from out.results
+        yield from run_checks(con, lang, TEMPLATE_TRANSLATIONS, warnings(checks.TRANSLATION_CHECKS))
 
 
 @dg.multi_asset(
@@ -95,7 +107,7 @@ def template_translations(
         ),
     ],
     partitions_def=language_partitions,
-    check_specs=check_specs(TEMPLATE_TRANSLATIONS_RESOLVED, checks.RESOLVED_CHECKS),
+    check_specs=audited_specs(TEMPLATE_TRANSLATIONS_RESOLVED, checks.RESOLVED_CHECKS),
     can_subset=True,
 )
 def template_translations_resolved(
@@ -110,13 +122,27 @@ def template_translations_resolved(
     client = llm.get_client()
     judge = LLMJudge(client, seed=config.judge_seed) if client else OfflineJudge()
     with warehouse.get_connection() as con:
-        r = stage.resolve_language(con, lang, annotations.annotation_file(directory, lang), judge)
+        selected = TEMPLATE_TRANSLATIONS_RESOLVED in context.selected_asset_keys
+        out = warehouse.write_audited(
+            con,
+            partition_slices(
+                "lang", lang, "template_translations_resolved", "annotation_agreement"
+            ),
+            lambda c: stage.resolve_language(
+                c, lang, annotations.annotation_file(directory, lang), judge
+            ),
+            asset_key=TEMPLATE_TRANSLATIONS_RESOLVED,
+            partition=lang,
+            checks=checks.RESOLVED_CHECKS,
+        )
+        yield from out.refused(report=selected)
+        r = out.value
         report_path = None
         if r["report"]:
             report_path = paths.reports_dir / "post_edit" / f"{lang}.md"
             report_path.parent.mkdir(parents=True, exist_ok=True)
             report_path.write_text(r["report"] + "\n", encoding="utf-8")
-        if TEMPLATE_TRANSLATIONS_RESOLVED in context.selected_asset_keys:
+        if selected:
             report = {}
             if report_path:
                 report = {
@@ -135,7 +161,9 @@ def template_translations_resolved(
                 **report,
             }
             yield dg.MaterializeResult(asset_key=TEMPLATE_TRANSLATIONS_RESOLVED, metadata=metadata)
-            yield from run_checks(con, lang, TEMPLATE_TRANSLATIONS_RESOLVED, checks.RESOLVED_CHECKS)
+            yield from out.results
+            resolved_warnings = warnings(checks.RESOLVED_CHECKS)
+            yield from run_checks(con, lang, TEMPLATE_TRANSLATIONS_RESOLVED, resolved_warnings)
         agreement = {
             "dagster/row_count": 1,
             "agreement": dg.MetadataValue.json(r["stats"]),
@@ -151,7 +179,7 @@ def template_translations_resolved(
     group_name="multilingual",
     automation_condition=dg.AutomationCondition.eager(),
     kinds={"duckdb"},
-    check_specs=check_specs(QUESTIONS_LOCALIZED, checks.LOCALIZED_CHECKS),
+    check_specs=audited_specs(QUESTIONS_LOCALIZED, checks.LOCALIZED_CHECKS),
     description="Every English question re-rendered in the partition's language: resolved "
     "template, entity labels in that language (else English, else the KG label), translated "
     "categories and terms, locale-formatted numbers and dates, entity names marked {...}. Same "
@@ -162,7 +190,16 @@ def template_translations_resolved(
 def questions_localized(context: dg.AssetExecutionContext, warehouse: WarehouseResource):
     lang = context.partition_key
     with warehouse.get_connection() as con:
-        r = stage.localize_language(con, default_catalog(), lang)
+        out = warehouse.write_audited(
+            con,
+            partition_slices("lang", lang, "questions_localized"),
+            lambda c: stage.localize_language(c, default_catalog(), lang),
+            asset_key=QUESTIONS_LOCALIZED,
+            partition=lang,
+            checks=checks.LOCALIZED_CHECKS,
+        )
+        yield from out.refused()
+        r = out.value
         yield dg.MaterializeResult(
             metadata={
                 "dagster/row_count": r["n"],
@@ -174,7 +211,8 @@ def questions_localized(context: dg.AssetExecutionContext, warehouse: WarehouseR
                 "template_statuses": dg.MetadataValue.json(r["template_statuses"]),
             }
         )
-        yield from run_checks(con, lang, QUESTIONS_LOCALIZED, checks.LOCALIZED_CHECKS)
+        yield from out.results
+        yield from run_checks(con, lang, QUESTIONS_LOCALIZED, warnings(checks.LOCALIZED_CHECKS))
 
 
 def _rounded(shares: dict[str, float]) -> dict[str, float]:
@@ -227,7 +265,7 @@ def _edit_log_markdown(examples: list[dict]) -> str:
         ),
     ],
     partitions_def=language_partitions,
-    check_specs=check_specs(QUESTIONS_POSTEDITED, checks.POSTEDIT_CHECKS),
+    check_specs=audited_specs(QUESTIONS_POSTEDITED, checks.POSTEDIT_CHECKS),
     can_subset=True,
 )
 def questions_postedited(
@@ -238,9 +276,24 @@ def questions_postedited(
     lang = context.partition_key
     members, primary = ensemble.members(lang)
     with warehouse.get_connection() as con:
-        r = stage.postedit_language(con, lang, members, primary, concurrency=ensemble.workers)
+        selected = QUESTIONS_POSTEDITED in context.selected_asset_keys
+        out = warehouse.write_audited(
+            con,
+            (
+                *partition_slices("lang", lang, "questions_postedited", "ensemble_stats"),
+                Slice("ensemble_edit_log", "lang = ?", (lang,), guarded=False),
+            ),
+            lambda c: stage.postedit_language(
+                c, lang, members, primary, concurrency=ensemble.workers
+            ),
+            asset_key=QUESTIONS_POSTEDITED,
+            partition=lang,
+            checks=checks.POSTEDIT_CHECKS,
+        )
+        yield from out.refused(report=selected)
+        r = out.value
         s = r["stats"]
-        if QUESTIONS_POSTEDITED in context.selected_asset_keys:
+        if selected:
             metadata = {
                 "dagster/row_count": r["n"],
                 "language": language(lang).name,
@@ -259,7 +312,8 @@ def questions_postedited(
                 "edit_log": dg.MetadataValue.md(_edit_log_markdown(r["examples"])),
             }
             yield dg.MaterializeResult(asset_key=QUESTIONS_POSTEDITED, metadata=metadata)
-            yield from run_checks(con, lang, QUESTIONS_POSTEDITED, checks.POSTEDIT_CHECKS)
+            yield from out.results
+            yield from run_checks(con, lang, QUESTIONS_POSTEDITED, warnings(checks.POSTEDIT_CHECKS))
         side = {
             ENSEMBLE_EDIT_LOG: {"dagster/row_count": r["log_rows"]},
             ENSEMBLE_STATS: {"dagster/row_count": 1, "primary": primary},

@@ -8,7 +8,8 @@ import pyarrow as pa
 
 from mgqa_dagster.assets.strata import ENTITY_STRATA
 from mgqa_dagster.data_quality import questions as checks
-from mgqa_dagster.data_quality.checks import check_specs, run_checks
+from mgqa_dagster.data_quality.checks import run_checks, warnings
+from mgqa_dagster.data_quality.guards import audited_specs
 from mgqa_dagster.resources.paths import PathsResource
 from mgqa_dagster.resources.warehouse import WarehouseResource
 from mgqa_platform import settings
@@ -24,6 +25,7 @@ from mgqa_platform.questions.generate import (
     write_questions,
     write_templates,
 )
+from mgqa_platform.warehouse import Slice, whole_tables
 
 TEMPLATES = dg.AssetKey("templates")
 QUESTIONS_EN = dg.AssetKey("questions_en")
@@ -82,14 +84,23 @@ def _code_version() -> str:
     group_name="questions",
     kinds={"duckdb", "yaml"},
     code_version=default_catalog().version,
-    check_specs=check_specs(TEMPLATES, checks.TEMPLATE_CHECKS),
+    check_specs=audited_specs(TEMPLATES, checks.TEMPLATE_CHECKS),
     automation_condition=dg.AutomationCondition.eager(),
     description="The template catalog (mgqa_platform/data/templates/*.yaml): 65 templates, their sub-templates, English variants, answer formats and executors.",
 )
 def templates(warehouse: WarehouseResource):
     catalog = default_catalog()
     with warehouse.get_connection() as con:
-        n = write_templates(con, catalog)
+        out = warehouse.write_audited(
+            con,
+            whole_tables("templates"),
+            lambda c: write_templates(c, catalog),
+            asset_key=TEMPLATES,
+            partition=None,
+            checks=checks.TEMPLATE_CHECKS,
+        )
+        yield from out.refused()
+        n = out.value
         per = con.execute(
             "SELECT sfid, count(DISTINCT tid), count(DISTINCT sub_template_id), count(*), count(DISTINCT sub_template_id) FILTER (WHERE implemented) "
             "FROM templates GROUP BY sfid ORDER BY sfid"
@@ -107,7 +118,8 @@ def templates(warehouse: WarehouseResource):
                 "per_sfid": dg.MetadataValue.md(table),
             }
         )
-        yield from run_checks(con, None, TEMPLATES, checks.TEMPLATE_CHECKS)
+        yield from out.results
+        yield from run_checks(con, None, TEMPLATES, warnings(checks.TEMPLATE_CHECKS))
 
 
 class QuestionsConfig(dg.Config):
@@ -146,7 +158,7 @@ def _markdown(rows: list[tuple], header: tuple[str, ...]) -> str:
             "reason): degenerate or invalid gold, duplicates, false premises that stayed true.",
         ),
     ],
-    check_specs=check_specs(QUESTIONS_EN, checks.QUESTION_CHECKS),
+    check_specs=audited_specs(QUESTIONS_EN, checks.QUESTION_CHECKS),
     can_subset=True,
 )
 def questions_en(
@@ -164,10 +176,21 @@ def questions_en(
             cap=config.cap,
             memory_limit=config.memory_limit,
         )
-        n = write_questions(con, gen)
+        out = warehouse.write_audited(
+            con,
+            (Slice("questions_en"), Slice("question_discards", guarded=False)),
+            lambda c: write_questions(c, gen),
+            asset_key=QUESTIONS_EN,
+            partition=None,
+            checks=checks.QUESTION_CHECKS,
+        )
+        selected = QUESTIONS_EN in context.selected_asset_keys
+        yield from out.refused(report=selected)
         seconds = time.perf_counter() - t0
-        if QUESTIONS_EN in context.selected_asset_keys:
-            yield from _questions_en_results(con, config, n, seconds)
+        if selected:
+            yield from _questions_en_results(con, config, out.value, seconds)
+            yield from out.results
+            yield from run_checks(con, None, QUESTIONS_EN, warnings(checks.QUESTION_CHECKS))
         (rows,) = con.execute("SELECT count(*) FROM question_discards").fetchone()
         discards = {
             "dagster/row_count": rows,
@@ -220,7 +243,6 @@ def _questions_en_results(con, config: QuestionsConfig, n: int, seconds: float) 
         "catalog_version": default_catalog().version,
     }
     yield dg.MaterializeResult(asset_key=QUESTIONS_EN, metadata=metadata)
-    yield from run_checks(con, None, QUESTIONS_EN, checks.QUESTION_CHECKS)
 
 
 SPLIT_SMALL = dg.AssetKey("split_small")
@@ -232,20 +254,30 @@ QUESTION_DISTRIBUTION = dg.AssetKey("question_distribution")
     deps=[QUESTIONS_EN],
     group_name="questions",
     kinds={"duckdb"},
-    check_specs=check_specs(SPLIT_SMALL, checks.SPLIT_CHECKS),
+    check_specs=audited_specs(SPLIT_SMALL, checks.SPLIT_CHECKS),
     automation_condition=dg.AutomationCondition.eager(),
     description=f"The small split: at most {splits.SMALL_PER_CELL} questions per (KG, SFID) cell of the large split, by a seeded hash.",
 )
 def split_small(config: QuestionsConfig, warehouse: WarehouseResource):
     with warehouse.get_connection() as con:
-        n = splits.write_small_split(con, config.seed)
+        out = warehouse.write_audited(
+            con,
+            whole_tables("split_small"),
+            lambda c: splits.write_small_split(c, config.seed),
+            asset_key=SPLIT_SMALL,
+            partition=None,
+            checks=checks.SPLIT_CHECKS,
+        )
+        yield from out.refused()
+        n = out.value
         per = con.execute(
             "SELECT kg || '/' || sfid, count(*) FROM split_small GROUP BY 1 ORDER BY 1"
         ).fetchall()
         yield dg.MaterializeResult(
             metadata={"dagster/row_count": n, "per_kg_sfid": dg.MetadataValue.json(dict(per))}
         )
-        yield from run_checks(con, None, SPLIT_SMALL, checks.SPLIT_CHECKS)
+        yield from out.results
+        yield from run_checks(con, None, SPLIT_SMALL, warnings(checks.SPLIT_CHECKS))
 
 
 @dg.asset(

@@ -7,11 +7,13 @@ import dagster as dg
 from mgqa_dagster.assets.multilingual import QUESTIONS_POSTEDITED, language_partitions
 from mgqa_dagster.assets.questions import SPLIT_SMALL
 from mgqa_dagster.data_quality import release as checks
-from mgqa_dagster.data_quality.checks import bound, check_specs, run_checks
+from mgqa_dagster.data_quality.checks import bound, check_specs, run_checks, warnings
+from mgqa_dagster.data_quality.guards import audited_specs
 from mgqa_dagster.resources.paths import PathsResource
-from mgqa_dagster.resources.warehouse import WarehouseResource
+from mgqa_dagster.resources.warehouse import Audited, WarehouseResource, blocks
 from mgqa_platform.multilingual.languages import language
 from mgqa_platform.release import card, export, sites
+from mgqa_platform.warehouse import partition_slices
 
 RELEASE_QUESTIONS = dg.AssetKey("release_questions")
 RELEASE_CARD = dg.AssetKey("release_card")
@@ -24,7 +26,7 @@ RELEASE_CARD = dg.AssetKey("release_card")
     group_name="release",
     automation_condition=dg.AutomationCondition.eager(),
     kinds={"parquet"},
-    check_specs=check_specs(RELEASE_QUESTIONS, checks.RELEASE_QUESTION_CHECKS),
+    check_specs=audited_specs(RELEASE_QUESTIONS, checks.RELEASE_QUESTION_CHECKS),
     description="The language's released questions as Parquet: data/<lang>/large.parquet (every question) and small.parquet "
     "(the small split), with gold, gold triples and the query of every answer; byte-identical on rebuild.",
 )
@@ -33,8 +35,28 @@ def release_questions(
 ):
     lang = context.partition_key
     root = paths.release_path
+    staged = export.staging_root(root)
+
+    def write(con):
+        info = export.write_language(con, staged, lang)
+        export.record_language(con, info)
+        return info
+
     with warehouse.get_connection() as con:
-        info = export.write_language(con, root, lang)
+        out = warehouse.write_audited(
+            con,
+            partition_slices("lang", lang, "release_files"),
+            write,
+            asset_key=RELEASE_QUESTIONS,
+            partition=lang,
+            checks=bound(checks.RELEASE_QUESTION_CHECKS, root=staged),
+        )
+        if out.published:
+            export.publish_staged(root, lang)
+        else:
+            export.discard_staged(root, lang)
+        yield from out.refused()
+        info = out.value
         yield dg.MaterializeResult(
             metadata={
                 "dagster/row_count": info["rows"]["large"],
@@ -47,8 +69,9 @@ def release_questions(
                 "path": dg.MetadataValue.path(str(root / "data" / lang)),
             }
         )
-        question_checks = bound(checks.RELEASE_QUESTION_CHECKS, root=root)
-        yield from run_checks(con, lang, RELEASE_QUESTIONS, question_checks)
+        yield from out.results
+        question_warnings = warnings(bound(checks.RELEASE_QUESTION_CHECKS, root=root))
+        yield from run_checks(con, lang, RELEASE_QUESTIONS, question_warnings)
 
 
 @dg.asset(
@@ -57,7 +80,7 @@ def release_questions(
     group_name="release",
     automation_condition=dg.AutomationCondition.eager(),
     kinds={"parquet", "markdown"},
-    check_specs=check_specs(RELEASE_CARD, checks.RELEASE_CARD_CHECKS),
+    check_specs=check_specs(RELEASE_CARD, checks.RELEASE_FILE_CHECKS + checks.RELEASE_CARD_CHECKS),
     description="The release folder's shared files: README.md (dataset card with one Hugging Face config per language, "
     "splits large/small, schema, per-language figures, attribution of every source), ATTRIBUTION.md, "
     "entity_sites.parquet (GeoParquet of every bound entity) and SHA256SUMS.",
@@ -67,9 +90,24 @@ def release_card(
 ):
     root = paths.release_path
     with warehouse.get_connection() as con:
-        site_info = sites.write_entity_sites(con, root / "entity_sites.parquet")
-        info = card.write_release_card(con, root)
-        text = (root / "README.md").read_text(encoding="utf-8")
+        audits = tuple(
+            run_checks(con, None, RELEASE_CARD, bound(checks.RELEASE_FILE_CHECKS, root=root))
+        )
+        verified = not any(blocks(r) for r in audits)
+        yield from Audited(None, audits, verified, RELEASE_CARD.to_user_string()).refused()
+        tree = card.stage_card_tree(root)
+        site_info = sites.write_entity_sites(con, tree / sites.SITES_FILE)
+        info = card.write_release_card(con, tree)
+        card_checks = bound(checks.RELEASE_CARD_CHECKS, root=tree)
+        staged = tuple(run_checks(con, None, RELEASE_CARD, [c for c in card_checks if c.blocking]))
+        published = not any(blocks(r) for r in staged)
+        if published:
+            card.publish_card_tree(root, tree)
+        else:
+            card.discard_card_tree(root, tree)
+        audits += staged
+        yield from Audited(None, audits, published, RELEASE_CARD.to_user_string()).refused()
+        text = (root / card.CARD_FILE).read_text(encoding="utf-8")
         yield dg.MaterializeResult(
             metadata={
                 "languages": dg.MetadataValue.json(info["languages"]),
@@ -80,4 +118,6 @@ def release_card(
                 "card": dg.MetadataValue.md(text.split("---", 2)[-1].strip()[:20000]),
             }
         )
-        yield from run_checks(con, None, RELEASE_CARD, bound(checks.RELEASE_CARD_CHECKS, root=root))
+        yield from audits
+        card_warnings = warnings(bound(checks.RELEASE_CARD_CHECKS, root=root))
+        yield from run_checks(con, None, RELEASE_CARD, card_warnings)

@@ -8,16 +8,17 @@ import dagster as dg
 
 from mgqa_dagster.assets.kg_build import kg_partitions
 from mgqa_dagster.assets.kg_conversion import ENTITIES
-from mgqa_dagster.data_quality import input_guards as guards
+from mgqa_dagster.data_quality import input_guards
 from mgqa_dagster.data_quality import strata as checks
-from mgqa_dagster.data_quality.checks import bound, check_specs, run_checks
+from mgqa_dagster.data_quality.checks import bound, check_specs, run_checks, warnings
+from mgqa_dagster.data_quality.guards import audited_specs
 from mgqa_dagster.resources.paths import PathsResource
 from mgqa_dagster.resources.sources import StrataInputsResource
 from mgqa_dagster.resources.warehouse import WarehouseResource
 from mgqa_platform.files import sha256_file
 from mgqa_platform.strata import countries as countries_lib
 from mgqa_platform.strata import density, income, strata
-from mgqa_platform.warehouse import registered, transaction
+from mgqa_platform.warehouse import partition_slices, registered, transaction, whole_tables
 
 
 @dg.observable_source_asset(
@@ -44,7 +45,7 @@ COUNTRIES = dg.AssetKey("countries")
     deps=[natural_earth_countries, world_bank_income],
     group_name="strata",
     kinds={"duckdb"},
-    check_specs=check_specs(COUNTRIES, checks.COUNTRY_CHECKS + guards.COUNTRY_GUARDS),
+    check_specs=audited_specs(COUNTRIES, checks.COUNTRY_CHECKS + input_guards.COUNTRY_GUARDS),
     description="Country polygons with ISO3 (ISO_A3, else ISO_A3_EH, else ADM0_A3) and World Bank income tier.",
 )
 def countries(
@@ -55,7 +56,22 @@ def countries(
     ne = countries_lib.load_countries(strata_inputs.countries_path)
     table = income.load_income(strata_inputs.income_path, strata_inputs.income_fiscal_year or None)
     with warehouse.get_connection() as con:
-        per_tier = countries_lib.write_countries(con, ne, table, strata_inputs.unclassified_policy)
+        out = warehouse.write_audited(
+            con,
+            whole_tables("countries"),
+            lambda c: countries_lib.write_countries(
+                c, ne, table, strata_inputs.unclassified_policy
+            ),
+            asset_key=COUNTRIES,
+            partition=None,
+            checks=checks.COUNTRY_CHECKS
+            + bound(
+                input_guards.COUNTRY_GUARDS,
+                degenerate_features=ne.attrs.get("degenerate_features", []),
+            ),
+        )
+        yield from out.refused()
+        per_tier = out.value
         notes = dict(
             con.execute(
                 "SELECT iso3, income_note FROM countries WHERE income_note IS NOT NULL ORDER BY iso3"
@@ -72,10 +88,8 @@ def countries(
                 "income_source": Path(strata_inputs.income_path).name,
             }
         )
-        yield from run_checks(con, None, COUNTRIES, checks.COUNTRY_CHECKS)
-        degenerate = ne.attrs.get("degenerate_features", [])
-        country_guards = bound(guards.COUNTRY_GUARDS, degenerate_features=degenerate)
-        yield from run_checks(con, None, COUNTRIES, country_guards)
+        yield from out.results
+        yield from run_checks(con, None, COUNTRIES, warnings(checks.COUNTRY_CHECKS))
 
 
 def _raster_path(strata_inputs: StrataInputsResource, paths: PathsResource) -> Path:
@@ -125,12 +139,26 @@ def population_raster(
 DENSITY_CELLS = dg.AssetKey("density_cells")
 
 
+def _write_density(con, cells, breaks: list) -> None:
+    """Replace ``density_cells`` by ``cells`` (ordered by cell) and ``density_breaks`` by ``breaks``."""
+    with registered(con, _cells=cells), transaction(con):
+        con.execute("DELETE FROM density_cells")
+        con.execute("""
+            INSERT INTO density_cells
+            SELECT h3, population, valid_pixels, area_km2, density, tier
+            FROM _cells
+            ORDER BY h3
+        """)
+        con.execute("DELETE FROM density_breaks")
+        con.execute("INSERT INTO density_breaks VALUES (?, ?, ?, ?, ?, ?, ?)", breaks)
+
+
 @dg.asset(
     key=DENSITY_CELLS,
     deps=[population_raster],
     group_name="strata",
     kinds={"duckdb", "h3"},
-    check_specs=check_specs(DENSITY_CELLS, checks.DENSITY_CHECKS),
+    check_specs=audited_specs(DENSITY_CELLS, checks.DENSITY_CHECKS),
     description="Population aggregated to H3 resolution-3 cells (pixel-centre rule) and binned at the global 33rd/67th percentiles.",
 )
 def density_cells(
@@ -141,16 +169,15 @@ def density_cells(
     label, is_proxy = density.raster_label(path)
     breaks = [str(path), sha256_file(path), is_proxy, label, p33, p67, table.num_rows]
     with warehouse.get_connection() as con:
-        with registered(con, _cells=table), transaction(con):
-            con.execute("DELETE FROM density_cells")
-            con.execute("""
-                INSERT INTO density_cells
-                SELECT h3, population, valid_pixels, area_km2, density, tier
-                FROM _cells
-                ORDER BY h3
-            """)
-            con.execute("DELETE FROM density_breaks")
-            con.execute("INSERT INTO density_breaks VALUES (?, ?, ?, ?, ?, ?, ?)", breaks)
+        out = warehouse.write_audited(
+            con,
+            whole_tables("density_cells", "density_breaks"),
+            lambda c: _write_density(c, table, breaks),
+            asset_key=DENSITY_CELLS,
+            partition=None,
+            checks=checks.DENSITY_CHECKS,
+        )
+        yield from out.refused()
         tiers = dict(
             con.execute("""
             SELECT tier, count(*)
@@ -170,7 +197,8 @@ def density_cells(
                 **density.aggregation_stats(table),
             }
         )
-        yield from run_checks(con, None, DENSITY_CELLS, checks.DENSITY_CHECKS)
+        yield from out.results
+        yield from run_checks(con, None, DENSITY_CELLS, warnings(checks.DENSITY_CHECKS))
 
 
 _per_kg = dict(
@@ -185,8 +213,8 @@ ENTITY_COUNTRY = dg.AssetKey("entity_country")
 @dg.asset(
     key=ENTITY_COUNTRY,
     deps=[ENTITIES, COUNTRIES],
-    check_specs=check_specs(
-        ENTITY_COUNTRY, checks.ENTITY_COUNTRY_CHECKS + guards.COUNTRY_SHARE_GUARDS
+    check_specs=audited_specs(
+        ENTITY_COUNTRY, checks.ENTITY_COUNTRY_CHECKS + input_guards.COUNTRY_SHARE_GUARDS
     ),
     description="Country of each entity's representative point: within a polygon, else the nearest country within the configured distance, else unassigned with a reason.",
     **_per_kg,
@@ -198,7 +226,19 @@ def entity_country(
 ):
     kg = context.partition_key
     with warehouse.get_connection() as con:
-        res = countries_lib.assign_countries(con, strata_inputs.nearest_country_max_km, kg=kg)
+        out = warehouse.write_audited(
+            con,
+            partition_slices("kg", kg, "entity_country"),
+            lambda c: countries_lib.assign_countries(
+                c, strata_inputs.nearest_country_max_km, kg=kg
+            ),
+            asset_key=ENTITY_COUNTRY,
+            partition=kg,
+            checks=checks.ENTITY_COUNTRY_CHECKS
+            + bound(input_guards.COUNTRY_SHARE_GUARDS, minimum=strata_inputs.min_country_share),
+        )
+        yield from out.refused()
+        res = out.value
         yield dg.MaterializeResult(
             metadata={
                 "dagster/row_count": res["entities"],
@@ -207,24 +247,37 @@ def entity_country(
                 "nearest_max_km": strata_inputs.nearest_country_max_km,
             }
         )
-        yield from run_checks(con, kg, ENTITY_COUNTRY, checks.ENTITY_COUNTRY_CHECKS)
-        share = bound(guards.COUNTRY_SHARE_GUARDS, minimum=strata_inputs.min_country_share)
-        yield from run_checks(con, kg, ENTITY_COUNTRY, share)
+        yield from out.results
+        yield from run_checks(con, kg, ENTITY_COUNTRY, warnings(checks.ENTITY_COUNTRY_CHECKS))
+
+
+ENTITY_DENSITY = dg.AssetKey("entity_density")
 
 
 @dg.asset(
+    key=ENTITY_DENSITY,
     deps=[ENTITIES, DENSITY_CELLS],
+    check_specs=audited_specs(ENTITY_DENSITY, ()),
     description="Density tier of each entity's resolution-3 H3 cell.",
     **_per_kg,
 )
-def entity_density(
-    context: dg.AssetExecutionContext, warehouse: WarehouseResource
-) -> dg.MaterializeResult:
+def entity_density(context: dg.AssetExecutionContext, warehouse: WarehouseResource):
+    kg = context.partition_key
     with warehouse.get_connection() as con:
-        tiers = strata.assign_density(con, context.partition_key)
-    return dg.MaterializeResult(
+        out = warehouse.write_audited(
+            con,
+            partition_slices("kg", kg, "entity_density"),
+            lambda c: strata.assign_density(c, kg),
+            asset_key=ENTITY_DENSITY,
+            partition=kg,
+            checks=(),
+        )
+    yield from out.refused()
+    tiers = out.value
+    yield dg.MaterializeResult(
         metadata={"dagster/row_count": sum(tiers.values()), "by_tier": dg.MetadataValue.json(tiers)}
     )
+    yield from out.results
 
 
 ENTITY_STRATA = dg.AssetKey("entity_strata")
@@ -232,8 +285,10 @@ ENTITY_STRATA = dg.AssetKey("entity_strata")
 
 @dg.asset(
     key=ENTITY_STRATA,
-    deps=[ENTITY_COUNTRY, entity_density, COUNTRIES],
-    check_specs=check_specs(ENTITY_STRATA, checks.STRATA_CHECKS + guards.STRATUM_SHARE_GUARDS),
+    deps=[ENTITY_COUNTRY, ENTITY_DENSITY, COUNTRIES],
+    check_specs=audited_specs(
+        ENTITY_STRATA, checks.STRATA_CHECKS + input_guards.STRATUM_SHARE_GUARDS
+    ),
     description="Stratum of each entity: World Bank income tier x density tier (4 x 3 grid), or a reason.",
     **_per_kg,
 )
@@ -244,16 +299,25 @@ def entity_strata(
 ):
     kg = context.partition_key
     with warehouse.get_connection() as con:
-        per = strata.assign_strata(con, kg)
+        out = warehouse.write_audited(
+            con,
+            partition_slices("kg", kg, "entity_strata"),
+            lambda c: strata.assign_strata(c, kg),
+            asset_key=ENTITY_STRATA,
+            partition=kg,
+            checks=checks.STRATA_CHECKS
+            + bound(input_guards.STRATUM_SHARE_GUARDS, minimum=strata_inputs.min_stratum_share),
+        )
+        yield from out.refused()
+        per = out.value
         yield dg.MaterializeResult(
             metadata={
                 "dagster/row_count": sum(per.values()),
                 "by_stratum": dg.MetadataValue.json(per),
             }
         )
-        yield from run_checks(con, kg, ENTITY_STRATA, checks.STRATA_CHECKS)
-        share = bound(guards.STRATUM_SHARE_GUARDS, minimum=strata_inputs.min_stratum_share)
-        yield from run_checks(con, kg, ENTITY_STRATA, share)
+        yield from out.results
+        yield from run_checks(con, kg, ENTITY_STRATA, warnings(checks.STRATA_CHECKS))
 
 
 STRATA_COVERAGE = dg.AssetKey("strata_coverage")

@@ -19,10 +19,13 @@ from mgqa_dagster.data_quality import gx_runner as gx
 
 @dataclass(frozen=True)
 class Check:
+    """A named check; ``allow_empty`` declares that it may pass on 0 rows (see :func:`judged`)."""
+
     name: str
     blocking: bool
     description: str
     run: Callable[[duckdb.DuckDBPyConnection, str | None], dg.AssetCheckResult]
+    allow_empty: bool = False
 
 
 def result(
@@ -44,9 +47,30 @@ def check_specs(asset_key: dg.AssetKey, checks: Sequence[Check]) -> list[dg.Asse
     ]
 
 
+def warnings(checks: Sequence[Check]) -> tuple[Check, ...]:
+    """The non-blocking ``checks``: run on the published rows after a write (the blocking ones audit the
+    staged rows before it, see ``WarehouseResource.write_audited``)."""
+    return tuple(c for c in checks if not c.blocking)
+
+
 def bound(checks: Sequence[Check], **kwargs) -> tuple[Check, ...]:
     """``checks`` with ``kwargs`` bound to every check function (e.g. a folder from a resource)."""
     return tuple(replace(c, run=partial(c.run, **kwargs)) for c in checks)
+
+
+def judged(check: Check, r: dg.AssetCheckResult) -> dg.AssetCheckResult:
+    """``r``, failed when it passed on 0 rows (metadata ``row_count``) and ``check`` is not declared
+    ``allow_empty``: an empty table proves nothing, so it never passes a check by default."""
+    rows = r.metadata.get("row_count")
+    empty = rows is not None and getattr(rows, "value", rows) == 0
+    if not (r.passed and empty) or check.allow_empty:
+        return r
+    return dg.AssetCheckResult(
+        passed=False,
+        severity=r.severity,
+        description=f"{check.name}: failed on 0 rows (an empty slice is not allowed to pass)",
+        metadata={**r.metadata, "failed_empty": True},
+    )
 
 
 def run_checks(
@@ -55,8 +79,9 @@ def run_checks(
     asset_key: dg.AssetKey,
     checks: Sequence[Check],
 ) -> Iterator[dg.AssetCheckResult]:
+    """Run ``checks`` on ``con`` and yield their results for ``asset_key`` (0-row rule: :func:`judged`)."""
     for c in checks:
-        r = c.run(con, partition)
+        r = judged(c, c.run(con, partition))
         yield dg.AssetCheckResult(
             asset_key=asset_key,
             check_name=c.name,

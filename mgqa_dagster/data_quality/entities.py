@@ -151,6 +151,7 @@ ENTITY_CHECKS: tuple[Check, ...] = (
         True,
         "every road part (entity_parts) belongs to one existing line entity and is no entity itself",
         _road_parts_resolve,
+        allow_empty=True,  # a KG may have no road made of several pieces (WorldKG on the sample)
     ),
     Check(
         "entity_count_in_range",

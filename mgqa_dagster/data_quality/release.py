@@ -8,12 +8,13 @@ import json
 from pathlib import Path
 
 import pandas as pd
+import pyarrow as pa
 import pyarrow.parquet as pq
 
 from mgqa_dagster.data_quality import gx_runner as gx
 from mgqa_dagster.data_quality.checks import Check, result
 from mgqa_platform.multilingual.languages import CODES
-from mgqa_platform.release import card
+from mgqa_platform.release import card, export
 from mgqa_platform.warehouse import registered
 
 
@@ -68,6 +69,56 @@ def _files_match_warehouse(con, lang, *, root: Path):
     )
 
 
+def _same_questions_as_english(con, lang, *, root: Path):
+    """The language's large file holds every English question id exactly once, no other id, and each with
+    the gold of ``questions_en`` (a repeated, missing or re-golded row fails)."""
+    path = root / "data" / lang / "large.parquet"
+    if path.exists():
+        released = pq.read_table(path, columns=["question_id", "gold"])
+    else:
+        released = pa.table(
+            {"question_id": pa.array([], pa.string()), "gold": pa.array([], pa.string())}
+        )
+    with registered(con, _released=released):
+        df = con.execute(
+            """
+            WITH f AS (
+                SELECT question_id, any_value(gold) AS gold, count(*) AS copies,
+                       count(DISTINCT gold) AS golds
+                FROM _released GROUP BY question_id
+            )
+            SELECT coalesce(f.question_id, e.question_id) AS question_id,
+                   coalesce(f.copies, 0) AS copies,
+                   e.question_id IS NOT NULL AS english,
+                   coalesce(f.golds = 1 AND f.gold = CAST(e.gold AS VARCHAR), FALSE) AS same_gold
+            FROM f FULL OUTER JOIN questions_en e USING (question_id)
+            ORDER BY question_id
+            """
+        ).df()
+    exps = gx.in_set("copies", [1]) + gx.in_set("english", [True]) + gx.in_set("same_gold", [True])
+    bad = df[(df["copies"] != 1) | ~df["english"] | ~df["same_gold"]]
+    return result(
+        gx.run_suite(df, f"release_same_questions_as_english_{lang}", exps),
+        extra={
+            "missing": int((df["copies"] == 0).sum()),
+            "repeated": int((df["copies"] > 1).sum()),
+            "not_english": int((~df["english"]).sum()),
+            "other_gold": int((df["english"] & (df["copies"] > 0) & ~df["same_gold"]).sum()),
+            "examples": json.dumps(bad["question_id"].head(10).tolist()),
+        },
+    )
+
+
+def _files_verified(con, _partition, *, root: Path):
+    """Every question file is what the warehouse recorded for it (``export.verify_against_warehouse``)."""
+    problems = export.verify_against_warehouse(con, root)
+    df = pd.DataFrame({"problem": problems or ["none"]})
+    return result(
+        gx.run_suite(df, "release_files_match_warehouse", gx.in_set("problem", ["none"])),
+        extra={"problems": json.dumps(problems[:20], ensure_ascii=False)},
+    )
+
+
 def _verified(con, _partition, *, root: Path):
     problems = card.verify_release(root)
     df = pd.DataFrame({"problem": problems or ["none"]})
@@ -119,6 +170,23 @@ RELEASE_QUESTION_CHECKS = (
         "the language's large and small Parquet files hold exactly the warehouse's "
         "post-edited questions (ids and text)",
         _files_match_warehouse,
+    ),
+    Check(
+        "release_same_questions_as_english",
+        True,
+        "the language's large file holds every English question id exactly once, no other, each "
+        "with the gold of questions_en",
+        _same_questions_as_english,
+    ),
+)
+#: Audited before the card hashes anything (``publish_release``); bind ``root`` like the others.
+RELEASE_FILE_CHECKS = (
+    Check(
+        "release_files_match_warehouse",
+        True,
+        "every question file has the rows and sha256 release_files recorded for it, none is "
+        "unknown, and the warehouse rows it came from are unchanged",
+        _files_verified,
     ),
 )
 RELEASE_CARD_CHECKS = (

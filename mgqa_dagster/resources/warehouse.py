@@ -1,17 +1,57 @@
-"""The warehouse resource: ``DuckDBResource`` with the spatial extension loaded on every connection."""
+"""The warehouse resource: ``DuckDBResource`` with the spatial extension loaded on every connection, and
+the one write path of every asset that fills warehouse tables (write-audit-publish, :meth:`write_audited`)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Self
+from typing import Annotated, Any, Generic, Self, TypeVar
 
+import dagster as dg
+import duckdb
 from dagster_duckdb import DuckDBResource
 from pydantic import Field
 
+from mgqa_dagster.data_quality import guards
+from mgqa_dagster.data_quality.checks import Check, run_checks
 from mgqa_dagster.resources.env import EnvConfigurableResource
 from mgqa_dagster.resources.paths import PathsResource
 from mgqa_platform import warehouse
+
+T = TypeVar("T")
+
+
+def blocks(r: dg.AssetCheckResult) -> bool:
+    """Whether an audit result stops the publication: failed with severity ERROR (a WARN never blocks)."""
+    return not r.passed and r.severity == dg.AssetCheckSeverity.ERROR
+
+
+@dataclass(frozen=True)
+class Audited(Generic[T]):
+    """What :meth:`WarehouseResource.write_audited` did: the writer's return value, the results of the
+    blocking audits run on the staged rows (the guard included) and whether the rows were published."""
+
+    value: T
+    results: tuple[dg.AssetCheckResult, ...]
+    published: bool
+    label: str
+
+    def refused(self, report: bool = True) -> Iterator[dg.AssetCheckResult]:
+        """Nothing when published; else the audit results (unless ``report`` is False: a multi-asset run
+        that did not select the audited asset), then a :class:`dagster.Failure` naming the failed audits
+        (the published tables kept their previous rows; downstream sees nothing new)."""
+        if self.published:
+            return
+        if report:
+            yield from self.results
+        failed = sorted(r.check_name for r in self.results if blocks(r))
+        raise dg.Failure(
+            description=f"{self.label}: audit failed ({', '.join(failed)}); nothing was published, "
+            "the previous rows are still served",
+            metadata={"failed_audits": dg.MetadataValue.json(failed)},
+        )
 
 
 class WarehouseResource(EnvConfigurableResource, DuckDBResource):
@@ -29,6 +69,15 @@ class WarehouseResource(EnvConfigurableResource, DuckDBResource):
     connection_config: dict[str, Any] = Field(
         default_factory=lambda: dict(warehouse.CONNECTION_CONFIG)
     )
+    min_rows_ratio: Annotated[float, dg.EnvVar("MGQA_MIN_ROWS_RATIO")] = Field(
+        default=0.5,
+        description="Smallest share of a slice's published rows a new write may keep (guard "
+        "rows_not_shrunk); 0 turns the guard off.",
+    )
+    allow_shrink: Annotated[str, dg.EnvVar("MGQA_ALLOW_SHRINK")] = Field(
+        default="",
+        description="Comma-separated tables (or *) whose next write may shrink below min_rows_ratio.",
+    )
 
     def resolved(self) -> Self:
         out = super().resolved()
@@ -42,6 +91,43 @@ class WarehouseResource(EnvConfigurableResource, DuckDBResource):
             )
         Path(self.database).parent.mkdir(parents=True, exist_ok=True)
         with super().get_connection() as con:
-            warehouse.load_spatial(con)
-            warehouse.ensure_schema(con)
-            yield con
+            try:
+                warehouse.load_spatial(con)
+                warehouse.ensure_schema(con)
+                yield con
+            finally:
+                con.close()  # also when the asset fails inside the block (a refused write)
+
+    def write_audited(
+        self,
+        con: duckdb.DuckDBPyConnection,
+        slices: Sequence[warehouse.Slice],
+        write: Callable[[duckdb.DuckDBPyConnection], T],
+        *,
+        asset_key: dg.AssetKey,
+        partition: str | None,
+        checks: Sequence[Check],
+    ) -> Audited[T]:
+        """Write-audit-publish: ``write(con)`` fills staging copies of ``slices``; the blocking ``checks``
+        and the volume guard run on the staged rows; only when all pass are the slices swapped into the
+        published tables (one transaction). The asset then yields :meth:`Audited.refused` (a failed audit
+        ends the step there), its materialization and :attr:`Audited.results`."""
+        with warehouse.staging(con, slices) as staged:
+            value = write(con)
+            results = list(run_checks(con, partition, asset_key, [c for c in checks if c.blocking]))
+            guard = guards.rows_not_shrunk(staged.counts(), self.min_rows_ratio, self.allow_shrink)
+            results.append(
+                dg.AssetCheckResult(
+                    asset_key=asset_key,
+                    check_name=guards.ROWS_NOT_SHRUNK,
+                    passed=guard.passed,
+                    severity=guard.severity,
+                    description=guard.description,
+                    metadata={**guard.metadata, **({"partition": partition} if partition else {})},
+                )
+            )
+            published = all(blocks(r) is False for r in results)
+            if published:
+                staged.publish()
+        label = asset_key.to_user_string() + (f"[{partition}]" if partition else "")
+        return Audited(value, tuple(results), published, label)

@@ -12,6 +12,9 @@ at existing files, ``SHA256SUMS`` matches, every split file has the release sche
 
 from __future__ import annotations
 
+import contextlib
+import os
+import shutil
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
@@ -26,7 +29,13 @@ from mgqa_platform.files import atomic_path, sha256_file
 from mgqa_platform.multilingual.languages import CODES, LANGUAGES, SOURCE
 from mgqa_platform.questions import schema
 from mgqa_platform.questions.splits import SMALL_PER_CELL
-from mgqa_platform.release.export import RELEASE_SCHEMA, SPLITS, split_path, table_stats
+from mgqa_platform.release.export import (
+    RELEASE_SCHEMA,
+    SPLITS,
+    split_path,
+    staging_root,
+    table_stats,
+)
 from mgqa_platform.release.sites import SITES_FILE
 from mgqa_platform.settings import SAMPLE_DIR
 
@@ -484,6 +493,43 @@ def write_release_card(
         "card": str(root / CARD_FILE),
         "sha256sums": str(root / SUMS_FILE),
     }
+
+
+# ---------------------------------------------------------------------------------------------- staging the card
+#: The files the card step writes (the last one renamed into place is SHA256SUMS).
+CARD_STEP_FILES = (SITES_FILE, ATTRIBUTION_FILE, CARD_FILE, SUMS_FILE)
+
+
+def stage_card_tree(release_dir: str | Path) -> Path:
+    """A staging copy of the release for the card step: ``.staging/card/`` under ``release_dir`` holding a
+    hard link to every released file except those the card step writes. Writing the card there and
+    auditing it there leaves the published card untouched until :func:`publish_card_tree`."""
+    root = Path(release_dir)
+    tree = staging_root(root) / "card"
+    shutil.rmtree(tree, ignore_errors=True)
+    tree.mkdir(parents=True)
+    for rel in release_files(root):
+        if rel in CARD_STEP_FILES:
+            continue
+        (tree / rel).parent.mkdir(parents=True, exist_ok=True)
+        os.link(root / rel, tree / rel)
+    return tree
+
+
+def publish_card_tree(release_dir: str | Path, tree: Path) -> None:
+    """Rename the card files written in ``tree`` into ``release_dir`` (``SHA256SUMS`` last), then drop the
+    tree (:func:`discard_card_tree`)."""
+    for name in CARD_STEP_FILES:
+        if (tree / name).is_file():
+            os.replace(tree / name, Path(release_dir) / name)
+    discard_card_tree(release_dir, tree)
+
+
+def discard_card_tree(release_dir: str | Path, tree: Path) -> None:
+    """Remove the card's staging tree, and the staging folder once nothing else is staged."""
+    shutil.rmtree(tree, ignore_errors=True)
+    with contextlib.suppress(OSError):  # a language is still staged
+        staging_root(release_dir).rmdir()
 
 
 # ---------------------------------------------------------------------------------------------- verification

@@ -16,11 +16,19 @@ release built twice from the same inputs must be byte-identical. The run stays i
 post-edited text.
 
 Files are written by :func:`write_table`: fixed Parquet options, no pandas metadata, a temp file in the
-target folder then ``os.replace`` (an interrupted run never leaves a half-written file).
+target folder then ``os.replace`` (an interrupted run never leaves a half-written file). A language is
+first written under the hidden staging folder :data:`STAGING_DIR`, audited there, and only then renamed
+into place (:func:`publish_staged`); ``release_files`` records what each file holds (rows, sha256, the
+fingerprint of its warehouse rows), and :func:`verify_against_warehouse` checks every file against it
+before the card hashes them.
 """
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
+import os
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +40,7 @@ import pyarrow.parquet as pq
 from mgqa_platform.files import atomic_path, sha256_file
 from mgqa_platform.multilingual.languages import language
 from mgqa_platform.questions import schema
+from mgqa_platform.warehouse import fetch_dicts, transaction
 
 SPLITS = ("large", "small")
 
@@ -149,3 +158,120 @@ def write_language(
         out["sha256"][split] = write_table(tables[split], Path(release_dir) / rel)
     out.update(table_stats(tables["large"]))
     return out
+
+
+#: Hidden folder of the release where files wait for their audits (never listed in ``SHA256SUMS``).
+STAGING_DIR = ".staging"
+
+
+def staging_root(release_dir: str | Path) -> Path:
+    """The staging folder of ``release_dir``: a release-shaped tree whose files are not published yet."""
+    return Path(release_dir) / STAGING_DIR
+
+
+def publish_staged(release_dir: str | Path, lang: str) -> None:
+    """Rename the staged split files of ``lang`` into place (each an atomic ``os.replace``), then remove
+    the staging folder of the language."""
+    staged = staging_root(release_dir)
+    for split in SPLITS:
+        target = Path(release_dir) / split_path(lang, split)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        os.replace(staged / split_path(lang, split), target)
+    discard_staged(release_dir, lang)
+
+
+def discard_staged(release_dir: str | Path, lang: str) -> None:
+    """Remove whatever is staged for ``lang`` (after a failed audit, or once published), and the staging
+    folders once no other language is staged there."""
+    staged = staging_root(release_dir)
+    shutil.rmtree(staged / "data" / lang, ignore_errors=True)
+    for folder in (staged / "data", staged):
+        with contextlib.suppress(OSError):  # another language is still staged
+            folder.rmdir()
+
+
+#: The warehouse tables a language's release files are read from (see :func:`source_fingerprint`): the
+#: language's slices, and the tables every language shares.
+_LANGUAGE_SOURCES = ("questions_postedited", "questions_localized")
+_SHARED_SOURCES = ("questions_en", "split_small")
+
+
+def _digest(con: duckdb.DuckDBPyConnection, table: str, lang: str | None) -> str:
+    """Row count and sum of row hashes of ``table`` (its ``lang`` slice unless ``lang`` is None)."""
+    where, params = ("lang = ?", [lang]) if lang else ("TRUE", [])
+    n, total = con.execute(
+        f"SELECT count(*), coalesce(sum(hash(t)), 0)::VARCHAR FROM {table} t WHERE {where}", params
+    ).fetchone()
+    return f"{table}:{n}:{total}"
+
+
+def shared_digests(con: duckdb.DuckDBPyConnection) -> list[str]:
+    """Digests of the source tables every language shares (computed once for many languages)."""
+    return [_digest(con, table, None) for table in _SHARED_SOURCES]
+
+
+def source_fingerprint(
+    con: duckdb.DuckDBPyConnection, lang: str, shared: list[str] | None = None
+) -> str:
+    """Fingerprint of what the warehouse holds for ``lang``'s release: row count and sum of row hashes of
+    each source table's slice (``shared``: :func:`shared_digests`, computed here when None). Any added,
+    removed, repeated or changed source row changes it."""
+    own = [_digest(con, table, lang) for table in _LANGUAGE_SOURCES]
+    parts = own + (shared_digests(con) if shared is None else shared)
+    return hashlib.sha256("|".join(parts).encode()).hexdigest()
+
+
+def record_language(con: duckdb.DuckDBPyConnection, info: dict[str, Any]) -> None:
+    """Replace ``release_files`` rows of ``info['lang']`` (a :func:`write_language` result): per split file
+    its path, rows, sha256 and the :func:`source_fingerprint` of the warehouse it was written from."""
+    lang = info["lang"]
+    fingerprint = source_fingerprint(con, lang)
+    rows = [
+        [lang, split, info["files"][split], info["rows"][split], info["sha256"][split], fingerprint]
+        for split in SPLITS
+    ]
+    with transaction(con):
+        con.execute("DELETE FROM release_files WHERE lang = ?", [lang])
+        con.executemany("INSERT INTO release_files VALUES (?, ?, ?, ?, ?, ?)", rows)
+
+
+def _file_problems(root: Path, row: dict[str, Any]) -> list[str]:
+    """Problems of one released file against its ``release_files`` row (rows, then sha256)."""
+    path = root / row["path"]
+    if not path.is_file():
+        return [f"{row['path']}: missing"]
+    try:
+        rows = pq.ParquetFile(path).metadata.num_rows
+    except (OSError, pa.ArrowException) as err:
+        return [f"{row['path']}: unreadable Parquet ({err})"]
+    if rows != row["rows"]:
+        return [f"{row['path']}: {rows} rows, the warehouse recorded {row['rows']}"]
+    if sha256_file(path) != row["sha256"]:
+        return [f"{row['path']}: content differs from what the warehouse recorded (sha256)"]
+    return []
+
+
+def verify_against_warehouse(con: duckdb.DuckDBPyConnection, release_dir: str | Path) -> list[str]:
+    """Problems of the release's question files against the warehouse, one line naming each file: a split
+    file on disk that ``release_files`` does not know, a recorded file that is missing, unreadable, has
+    another row count or other bytes, or a language whose warehouse rows changed since its files were
+    written (:func:`source_fingerprint`). Empty when every file is what the warehouse says it holds."""
+    root = Path(release_dir)
+    recorded = fetch_dicts(con, "SELECT * FROM release_files ORDER BY lang, split")
+    known = {r["path"] for r in recorded}
+    problems = [
+        f"{rel}: not written by release_questions (no release_files row)"
+        for rel in sorted(p.relative_to(root).as_posix() for p in root.glob("data/*/*.parquet"))
+        if rel not in known
+    ]
+    for row in recorded:
+        problems += _file_problems(root, row)
+    shared = shared_digests(con)
+    for lang in sorted({r["lang"] for r in recorded}):
+        stamp = {r["source_fingerprint"] for r in recorded if r["lang"] == lang}
+        if stamp != {source_fingerprint(con, lang, shared)}:
+            problems.append(
+                f"data/{lang}: the warehouse changed since its files were written "
+                f"(materialize release_questions[{lang}])"
+            )
+    return problems
