@@ -12,7 +12,7 @@ from mgqa_dagster.assets.questions import QUESTIONS_EN, SPLIT_SMALL
 from mgqa_dagster.data_quality import evaluation as checks
 from mgqa_dagster.data_quality.checks import check_specs, run_checks
 from mgqa_dagster.resources.paths import PathsResource
-from mgqa_dagster.resources.warehouse import WarehouseResource
+from mgqa_dagster.resources.warehouse import WAREHOUSE_POOL, WarehouseResource
 from mgqa_platform import markdown
 from mgqa_platform.evaluation import baseline, evaluate, report
 
@@ -36,6 +36,7 @@ def _table(results: dict[tuple[str, str], dict]) -> str:
 
 
 @dg.asset(
+    pool=WAREHOUSE_POOL,
     key=EVAL_BASELINES,
     deps=[QUESTIONS_EN, SPLIT_SMALL],
     group_name="evaluation",
@@ -68,6 +69,7 @@ def eval_baselines(warehouse: WarehouseResource):
 
 
 @dg.asset(
+    pool=WAREHOUSE_POOL,
     key=EVAL_REFERENCE_SOLVER,
     deps=[QUESTIONS_EN],
     group_name="evaluation",
@@ -125,6 +127,7 @@ def eval_reference_solver(paths: PathsResource, warehouse: WarehouseResource):
 
 
 @dg.asset(
+    pool=WAREHOUSE_POOL,
     key=EVALUATION_REPORT,
     deps=[EVAL_BASELINES, EVAL_REFERENCE_SOLVER],
     group_name="evaluation",

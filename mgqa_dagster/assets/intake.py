@@ -8,7 +8,7 @@ from pathlib import Path
 import dagster as dg
 
 from mgqa_dagster.resources.sources import InputsResource
-from mgqa_dagster.resources.warehouse import WarehouseResource
+from mgqa_dagster.resources.warehouse import WAREHOUSE_POOL, WarehouseResource
 from mgqa_platform import snapshots
 from mgqa_platform.files import sha256_file
 from mgqa_platform.settings import OSM_DERIVED_KGS
@@ -52,6 +52,7 @@ def usgs_earthquakes(inputs: InputsResource) -> dg.DataVersion:
 
 
 @dg.asset(
+    pool=WAREHOUSE_POOL,
     partitions_def=osm_snapshot_partitions,
     deps=[osm_pbf_files],
     group_name="intake",

@@ -10,7 +10,7 @@ from mgqa_dagster.assets.intake import kwg_query_results, osm_snapshot, usgs_ear
 from mgqa_dagster.data_quality import kwg_shacl
 from mgqa_dagster.resources.paths import PathsResource
 from mgqa_dagster.resources.sources import InputsResource, KwgSourceResource
-from mgqa_dagster.resources.warehouse import WarehouseResource
+from mgqa_dagster.resources.warehouse import WAREHOUSE_POOL, WarehouseResource
 from mgqa_platform import snapshots
 from mgqa_platform.files import atomic_path
 from mgqa_platform.kg import native, osmh3kg_table
@@ -134,6 +134,7 @@ def _build_bundled_kwg(inputs: InputsResource, kg_dir: Path) -> tuple[Path, Buil
 
 
 @dg.asset(
+    pool=WAREHOUSE_POOL,
     partitions_def=kg_partitions,
     ins={
         "osm_snapshot": dg.AssetIn(
@@ -143,7 +144,7 @@ def _build_bundled_kwg(inputs: InputsResource, kg_dir: Path) -> tuple[Path, Buil
     deps=[kwg_query_results, usgs_earthquakes],
     group_name="kg_build",
     kinds={"rdf", "parquet", "osm"},
-    check_specs=[kwg_shacl.check_spec(KG_NATIVE)],
+    check_specs=[kwg_shacl.check_spec(KG_NATIVE, kg_partitions)],
     description=(
         "Each KG in its native format, built as the real KG is made: WorldKG Turtle and OSMH3KG Parquet "
         "from the latest OSM snapshot (or a real WorldKG dump, MGQA_WORLDKG_DUMP, and a real OSMH3KG "

@@ -5,7 +5,7 @@ import dagster as dg
 from mgqa_dagster.assets.kg_build import kg_native, kg_partitions
 from mgqa_dagster.data_quality import entities as entity_checks
 from mgqa_dagster.resources.sources import ConversionResource, StrataInputsResource
-from mgqa_dagster.resources.warehouse import WarehouseResource
+from mgqa_dagster.resources.warehouse import WAREHOUSE_POOL, WarehouseResource
 from mgqa_platform import CODE_VERSION, snapshots
 from mgqa_platform.kg import native
 from mgqa_platform.kg.convert import convert_kg
@@ -22,6 +22,7 @@ _spec = dict(
 
 
 @dg.multi_asset(
+    pool=WAREHOUSE_POOL,
     specs=[
         dg.AssetSpec(
             ENTITIES,
@@ -44,7 +45,7 @@ _spec = dict(
             **_spec,
         ),
     ],
-    check_specs=entity_checks.check_specs(ENTITIES, entity_checks.ENTITY_CHECKS),
+    check_specs=entity_checks.check_specs(ENTITIES, entity_checks.ENTITY_CHECKS, kg_partitions),
     can_subset=False,
     code_version=CODE_VERSION,
 )

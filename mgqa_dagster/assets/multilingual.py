@@ -16,7 +16,7 @@ from mgqa_dagster.data_quality.checks import check_specs, run_checks
 from mgqa_dagster.resources.llm import LLMResource, PostEditEnsembleResource
 from mgqa_dagster.resources.paths import PathsResource
 from mgqa_dagster.resources.translator import TranslatorResource
-from mgqa_dagster.resources.warehouse import WarehouseResource
+from mgqa_dagster.resources.warehouse import WAREHOUSE_POOL, WarehouseResource
 from mgqa_platform.multilingual import annotations, stage
 from mgqa_platform.multilingual.ensemble import describe as describe_member
 from mgqa_platform.multilingual.judge import LLMJudge, OfflineJudge
@@ -25,6 +25,14 @@ from mgqa_platform.questions.catalog import default_catalog
 from mgqa_platform.questions.schema import LOCALIZED_SCHEMA, POSTEDITED_SCHEMA
 
 language_partitions = dg.StaticPartitionsDefinition(list(CODES))
+
+#: The rebuild policy of the language tail, shown in the descriptions of the assets it governs
+#: (docs/configuration.md, "Rebuilds").
+TAIL_POLICY = (
+    " Rebuilt by automation only while the sensor language_tail_automation is on (off by default: "
+    "a new English question set means 17 runs and a new release); otherwise run the jobs "
+    "build_language and publish_release, or `mgqa build`."
+)
 
 TEMPLATE_TRANSLATIONS = dg.AssetKey("template_translations")
 TEMPLATE_TRANSLATIONS_RESOLVED = dg.AssetKey("template_translations_resolved")
@@ -41,15 +49,17 @@ class PostEditConfig(dg.Config):
 
 
 @dg.asset(
+    pool=WAREHOUSE_POOL,
     key=TEMPLATE_TRANSLATIONS,
     deps=[TEMPLATES],
     partitions_def=language_partitions,
     group_name="multilingual",
     automation_condition=dg.AutomationCondition.eager(),
     kinds={"duckdb", "translation"},
-    check_specs=check_specs(TEMPLATE_TRANSLATIONS, checks.TRANSLATION_CHECKS),
+    check_specs=check_specs(TEMPLATE_TRANSLATIONS, checks.TRANSLATION_CHECKS, language_partitions),
     description="Machine translation of every template variant into the partition's language (Google Cloud Translation "
-    "v3 with protected placeholders, or the bundled translation memory offline). Broken slots are flagged for post-edit.",
+    "v3 with protected placeholders, or the bundled translation memory offline). Broken slots are flagged for post-edit."
+    + TAIL_POLICY,
 )
 def template_translations(
     context: dg.AssetExecutionContext, warehouse: WarehouseResource, translator: TranslatorResource
@@ -74,6 +84,7 @@ def template_translations(
 
 
 @dg.multi_asset(
+    pool=WAREHOUSE_POOL,
     specs=[
         dg.AssetSpec(
             TEMPLATE_TRANSLATIONS_RESOLVED,
@@ -95,7 +106,9 @@ def template_translations(
         ),
     ],
     partitions_def=language_partitions,
-    check_specs=check_specs(TEMPLATE_TRANSLATIONS_RESOLVED, checks.RESOLVED_CHECKS),
+    check_specs=check_specs(
+        TEMPLATE_TRANSLATIONS_RESOLVED, checks.RESOLVED_CHECKS, language_partitions
+    ),
     can_subset=True,
 )
 def template_translations_resolved(
@@ -145,13 +158,14 @@ def template_translations_resolved(
 
 
 @dg.asset(
+    pool=WAREHOUSE_POOL,
     key=QUESTIONS_LOCALIZED,
     deps=[TEMPLATE_TRANSLATIONS_RESOLVED, QUESTIONS_EN],
     partitions_def=language_partitions,
     group_name="multilingual",
     automation_condition=dg.AutomationCondition.eager(),
     kinds={"duckdb"},
-    check_specs=check_specs(QUESTIONS_LOCALIZED, checks.LOCALIZED_CHECKS),
+    check_specs=check_specs(QUESTIONS_LOCALIZED, checks.LOCALIZED_CHECKS, language_partitions),
     description="Every English question re-rendered in the partition's language: resolved "
     "template, entity labels in that language (else English, else the KG label), translated "
     "categories and terms, locale-formatted numbers and dates, entity names marked {...}. Same "
@@ -197,6 +211,7 @@ def _edit_log_markdown(examples: list[dict]) -> str:
 
 
 @dg.multi_asset(
+    pool=WAREHOUSE_POOL,
     specs=[
         dg.AssetSpec(
             QUESTIONS_POSTEDITED,
@@ -227,7 +242,7 @@ def _edit_log_markdown(examples: list[dict]) -> str:
         ),
     ],
     partitions_def=language_partitions,
-    check_specs=check_specs(QUESTIONS_POSTEDITED, checks.POSTEDIT_CHECKS),
+    check_specs=check_specs(QUESTIONS_POSTEDITED, checks.POSTEDIT_CHECKS, language_partitions),
     can_subset=True,
 )
 def questions_postedited(

@@ -10,7 +10,7 @@ from mgqa_dagster.assets.strata import ENTITY_STRATA
 from mgqa_dagster.data_quality import questions as checks
 from mgqa_dagster.data_quality.checks import check_specs, run_checks
 from mgqa_dagster.resources.paths import PathsResource
-from mgqa_dagster.resources.warehouse import WarehouseResource
+from mgqa_dagster.resources.warehouse import WAREHOUSE_POOL, WarehouseResource
 from mgqa_platform import settings
 from mgqa_platform.questions import distribution, schema, splits
 from mgqa_platform.questions.catalog import default_catalog
@@ -78,6 +78,7 @@ def _code_version() -> str:
 
 
 @dg.asset(
+    pool=WAREHOUSE_POOL,
     key=TEMPLATES,
     group_name="questions",
     kinds={"duckdb", "yaml"},
@@ -123,6 +124,7 @@ def _markdown(rows: list[tuple], header: tuple[str, ...]) -> str:
 
 
 @dg.multi_asset(
+    pool=WAREHOUSE_POOL,
     specs=[
         dg.AssetSpec(
             QUESTIONS_EN,
@@ -228,6 +230,7 @@ QUESTION_DISTRIBUTION = dg.AssetKey("question_distribution")
 
 
 @dg.asset(
+    pool=WAREHOUSE_POOL,
     key=SPLIT_SMALL,
     deps=[QUESTIONS_EN],
     group_name="questions",
@@ -249,6 +252,7 @@ def split_small(config: QuestionsConfig, warehouse: WarehouseResource):
 
 
 @dg.asset(
+    pool=WAREHOUSE_POOL,
     key=QUESTION_DISTRIBUTION,
     deps=[QUESTIONS_EN, SPLIT_SMALL],
     group_name="questions",

@@ -4,12 +4,12 @@ questions are written as Parquet (splits ``large`` and ``small``); once every la
 
 import dagster as dg
 
-from mgqa_dagster.assets.multilingual import QUESTIONS_POSTEDITED, language_partitions
+from mgqa_dagster.assets.multilingual import QUESTIONS_POSTEDITED, TAIL_POLICY, language_partitions
 from mgqa_dagster.assets.questions import SPLIT_SMALL
 from mgqa_dagster.data_quality import release as checks
 from mgqa_dagster.data_quality.checks import bound, check_specs, run_checks
 from mgqa_dagster.resources.paths import PathsResource
-from mgqa_dagster.resources.warehouse import WarehouseResource
+from mgqa_dagster.resources.warehouse import WAREHOUSE_POOL, WarehouseResource
 from mgqa_platform.multilingual.languages import language
 from mgqa_platform.release import card, export, sites
 
@@ -18,15 +18,17 @@ RELEASE_CARD = dg.AssetKey("release_card")
 
 
 @dg.asset(
+    pool=WAREHOUSE_POOL,
     key=RELEASE_QUESTIONS,
     deps=[QUESTIONS_POSTEDITED, SPLIT_SMALL],
     partitions_def=language_partitions,
     group_name="release",
     automation_condition=dg.AutomationCondition.eager(),
     kinds={"parquet"},
-    check_specs=check_specs(RELEASE_QUESTIONS, checks.RELEASE_QUESTION_CHECKS),
+    check_specs=check_specs(RELEASE_QUESTIONS, checks.RELEASE_QUESTION_CHECKS, language_partitions),
     description="The language's released questions as Parquet: data/<lang>/large.parquet (every question) and small.parquet "
-    "(the small split), with gold, gold triples and the query of every answer; byte-identical on rebuild.",
+    "(the small split), with gold, gold triples and the query of every answer; byte-identical on rebuild."
+    + TAIL_POLICY,
 )
 def release_questions(
     context: dg.AssetExecutionContext, paths: PathsResource, warehouse: WarehouseResource
@@ -52,6 +54,7 @@ def release_questions(
 
 
 @dg.asset(
+    pool=WAREHOUSE_POOL,
     key=RELEASE_CARD,
     deps=[RELEASE_QUESTIONS],
     group_name="release",
@@ -60,7 +63,7 @@ def release_questions(
     check_specs=check_specs(RELEASE_CARD, checks.RELEASE_CARD_CHECKS),
     description="The release folder's shared files: README.md (dataset card with one Hugging Face config per language, "
     "splits large/small, schema, per-language figures, attribution of every source), ATTRIBUTION.md, "
-    "entity_sites.parquet (GeoParquet of every bound entity) and SHA256SUMS.",
+    "entity_sites.parquet (GeoParquet of every bound entity) and SHA256SUMS." + TAIL_POLICY,
 )
 def release_card(
     context: dg.AssetExecutionContext, paths: PathsResource, warehouse: WarehouseResource

@@ -12,7 +12,7 @@ from mgqa_dagster.data_quality import strata as checks
 from mgqa_dagster.data_quality.checks import check_specs, run_checks
 from mgqa_dagster.resources.paths import PathsResource
 from mgqa_dagster.resources.sources import StrataInputsResource
-from mgqa_dagster.resources.warehouse import WarehouseResource
+from mgqa_dagster.resources.warehouse import WAREHOUSE_POOL, WarehouseResource
 from mgqa_platform.files import sha256_file
 from mgqa_platform.strata import countries as countries_lib
 from mgqa_platform.strata import density, income, strata
@@ -39,6 +39,7 @@ COUNTRIES = dg.AssetKey("countries")
 
 
 @dg.asset(
+    pool=WAREHOUSE_POOL,
     key=COUNTRIES,
     deps=[natural_earth_countries, world_bank_income],
     group_name="strata",
@@ -82,6 +83,7 @@ def _raster_path(strata_inputs: StrataInputsResource, paths: PathsResource) -> P
 
 
 @dg.asset(
+    pool=WAREHOUSE_POOL,
     deps=[natural_earth_countries],
     group_name="strata",
     kinds={"geotiff"},
@@ -122,6 +124,7 @@ DENSITY_CELLS = dg.AssetKey("density_cells")
 
 
 @dg.asset(
+    pool=WAREHOUSE_POOL,
     key=DENSITY_CELLS,
     deps=[population_raster],
     group_name="strata",
@@ -179,9 +182,10 @@ ENTITY_COUNTRY = dg.AssetKey("entity_country")
 
 
 @dg.asset(
+    pool=WAREHOUSE_POOL,
     key=ENTITY_COUNTRY,
     deps=[ENTITIES, COUNTRIES],
-    check_specs=check_specs(ENTITY_COUNTRY, checks.ENTITY_COUNTRY_CHECKS),
+    check_specs=check_specs(ENTITY_COUNTRY, checks.ENTITY_COUNTRY_CHECKS, kg_partitions),
     description="Country of each entity's representative point: within a polygon, else the nearest country within the configured distance, else unassigned with a reason.",
     **_per_kg,
 )
@@ -205,6 +209,7 @@ def entity_country(
 
 
 @dg.asset(
+    pool=WAREHOUSE_POOL,
     deps=[ENTITIES, DENSITY_CELLS],
     description="Density tier of each entity's resolution-3 H3 cell.",
     **_per_kg,
@@ -223,9 +228,10 @@ ENTITY_STRATA = dg.AssetKey("entity_strata")
 
 
 @dg.asset(
+    pool=WAREHOUSE_POOL,
     key=ENTITY_STRATA,
     deps=[ENTITY_COUNTRY, entity_density, COUNTRIES],
-    check_specs=check_specs(ENTITY_STRATA, checks.STRATA_CHECKS),
+    check_specs=check_specs(ENTITY_STRATA, checks.STRATA_CHECKS, kg_partitions),
     description="Stratum of each entity: World Bank income tier x density tier (4 x 3 grid), or a reason.",
     **_per_kg,
 )
@@ -246,6 +252,7 @@ STRATA_COVERAGE = dg.AssetKey("strata_coverage")
 
 
 @dg.asset(
+    pool=WAREHOUSE_POOL,
     key=STRATA_COVERAGE,
     deps=[dg.AssetDep(ENTITY_STRATA, partition_mapping=dg.AllPartitionMapping())],
     group_name="strata",
