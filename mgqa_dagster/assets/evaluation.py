@@ -119,7 +119,7 @@ def eval_reference_solver(paths: PathsResource, warehouse: WarehouseResource):
                     {s: round(v, 1) for v, s in worst}
                 ),
                 "misses_table": dg.MetadataValue.md(text),
-                "path": dg.MetadataValue.path(str(out)),
+                "path": paths.portable(out),
                 "questions_per_second": round(len(questions) / seconds, 1) if seconds else None,
             }
         )
@@ -143,14 +143,16 @@ def evaluation_report(paths: PathsResource, warehouse: WarehouseResource) -> dg.
         for system, split in slices:
             rows = evaluate.read_scores(con, system, split)
             out = paths.reports_dir / "evaluation" / f"{system}-{split}"
-            written[f"{system}-{split}"] = str(
+            written[f"{system}-{split}"] = paths.portable(
                 report.write_report(rows, out, f"{system} on the {split} split")["report"]
-            )
+            ).value
     majority = paths.reports_dir / "evaluation" / "majority-small" / "report.md"
     return dg.MaterializeResult(
         metadata={
             "reports": dg.MetadataValue.json(written),
-            "majority_small": dg.MetadataValue.md(majority.read_text(encoding="utf-8"))
+            "majority_small": dg.MetadataValue.md(
+                markdown.embed_images(majority.read_text(encoding="utf-8"), majority.parent)
+            )
             if majority.exists()
             else "",
         }

@@ -186,7 +186,7 @@ def kg_native(
         "kg": kg,
         "snapshot_id": info["snapshot_id"],
         "source_osm_snapshot": source_id or "n/a",
-        "path": dg.MetadataValue.path(str(path)),
+        "path": paths.portable(path),
         "sha256": info["sha256"],
         "bytes": info["bytes"],
         "skipped_total": len(report.skipped),

@@ -134,7 +134,7 @@ def template_translations_resolved(
             if report_path:
                 report = {
                     "report": dg.MetadataValue.md(r["report"]),
-                    "report_path": dg.MetadataValue.path(str(report_path)),
+                    "report_path": paths.portable(report_path),
                 }
             metadata = {
                 "dagster/row_count": r["n"],

@@ -274,7 +274,7 @@ def question_distribution(
     return dg.MaterializeResult(
         metadata={
             "report": dg.MetadataValue.md(text),
-            "path": dg.MetadataValue.path(str(out)),
+            "path": paths.portable(out),
             "questions": r["total"],
             "false_premise": r["false_premise"],
             "multimodal": r["multimodal"],

@@ -46,7 +46,7 @@ def release_questions(
                 "false_premise": info["false_premise"],
                 "multimodal": info["multimodal"],
                 "post_edited": info["edited"],
-                "path": dg.MetadataValue.path(str(root / "data" / lang)),
+                "path": paths.portable(root / "data" / lang),
             }
         )
         question_checks = bound(checks.RELEASE_QUESTION_CHECKS, root=root)
@@ -79,7 +79,7 @@ def release_card(
                 "files": info["files"],
                 "entity_sites": site_info["rows"],
                 "geom_kinds": dg.MetadataValue.json(site_info["geom_kinds"]),
-                "path": dg.MetadataValue.path(str(root)),
+                "path": paths.portable(root),
                 "card": dg.MetadataValue.md(text.split("---", 2)[-1].strip()[:20000]),
             }
         )

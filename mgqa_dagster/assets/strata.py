@@ -110,7 +110,7 @@ def population_raster(
     sha = sha256_file(path)
     return dg.MaterializeResult(
         metadata={
-            "path": dg.MetadataValue.path(str(path)),
+            "path": paths.portable(path),
             "label": label,
             "is_proxy": is_proxy,
             "sha256": sha,
@@ -293,7 +293,7 @@ def strata_coverage(
                 "map": dg.MetadataValue.md(
                     f"![entity sites by income tier](data:image/png;base64,{png})"
                 ),
-                "map_path": dg.MetadataValue.path(str(out)),
+                "map_path": paths.portable(out),
             }
         )
         yield from run_checks(con, None, STRATA_COVERAGE, checks.COVERAGE_CHECKS)
