@@ -1,6 +1,8 @@
 """``mgqa``: the command line of the MGQA platform.
 
-    mgqa build [--kg KG ...]   materialize the pipeline on the configured inputs (default: bundled sample)
+    mgqa build [--kg KG ...] [--lang L ...] [--job JOB ...] [--skip-languages]
+                               run the pipeline's named jobs in order on the configured inputs
+                               (default: the bundled sample, every job and partition)
     mgqa summary               print what the warehouse holds (entities per KG/category/country, quarantine)
     mgqa lineage ID            print where a question's gold answer (or an entity) comes from
     mgqa evaluate ...          score a system (gold, majority, reference_solver, a predictions file, or a model
@@ -8,8 +10,10 @@
     mgqa images fetch          download the multimodal questions' images, with licence, author and sha256,
                                into the release (needs a network; docs/release.md)
 
-``build`` runs the same Dagster assets the UI runs, in process, against the Dagster instance in
-``$DAGSTER_HOME`` (default ``$MGQA_HOME/dagster``), so its runs show up in ``dagster dev``. It imports
+``build`` walks ``definitions.BUILD_PLAN``: each named job of the code location over its partitions,
+run in process against the Dagster instance in ``$DAGSTER_HOME`` (default ``$MGQA_HOME/dagster``,
+whose config it writes from ``mgqa_dagster/dagster.yaml`` when missing), so its runs are the UI's
+jobs and show up under them in ``dagster dev``. It imports
 the code location as the installed package ``mgqa_dagster`` (``mgqa_dagster.definitions``), as
 ``dagster dev`` does, and takes its resources from ``definitions.build_resources()``: every command
 finds the warehouse and the working directory through the same resource fields and environment
