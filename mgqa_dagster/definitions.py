@@ -42,7 +42,7 @@ EVALUATION = dg.AssetSelection.groups("evaluation")
 MULTILINGUAL = dg.AssetSelection.groups("multilingual")
 LANGUAGE = MULTILINGUAL | dg.AssetSelection.assets(release.release_questions)
 RELEASE = dg.AssetSelection.assets(release.release_card)
-SOURCES = dg.AssetSelection.groups("sources", include_sources=True)
+SOURCES = dg.AssetSelection.assets(*(a.key for a in ALL_ASSETS if isinstance(a, dg.SourceAsset)))
 
 #: Every job runs its steps in one process: resources are initialized once per run and no step pays
 #: for a Python start of its own, so a run launched from the UI costs what `mgqa build` pays.
