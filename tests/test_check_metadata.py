@@ -25,3 +25,34 @@ def test_templates_yield_questions_names_the_templates_without_questions(con):
     assert missing == [t for t in implemented if t != "A01"]
     assert f"tid={missing[0]} questions=0" in res.metadata["failed_0"].value
     assert f"tid={missing[0]}" in res.description
+
+
+def test_a_language_check_belongs_to_its_partition(tmp_path):
+    """The checks of a language partition are recorded for that partition, so the UI shows them per
+    language instead of one latest result for all 17."""
+    import dagster as dg
+
+    from mgqa_dagster import definitions
+    from mgqa_dagster.resources.paths import PathsResource
+
+    resources = definitions.build_resources(paths=PathsResource(home=str(tmp_path)))
+    with dg.instance_for_test() as instance:
+        for keys, partition in ((["templates"], None), (["template_translations"], "rus")):
+            result = dg.materialize(
+                definitions.ALL_ASSETS,
+                selection=keys,
+                partition_key=partition,
+                resources=resources,
+                instance=instance,
+            )
+            assert result.success
+        evaluations = [
+            e.asset_check_evaluation_data
+            for e in result.all_events
+            if e.event_type_value == "ASSET_CHECK_EVALUATION"
+        ]
+        assert {e.check_name for e in evaluations} == {
+            "translations_cover_catalog",
+            "placeholders_survive_translation",
+        }
+        assert {e.partition for e in evaluations} == {"rus"}
