@@ -33,10 +33,9 @@ from pathlib import Path
 import dagster as dg
 from dagster_graphql import DagsterGraphQLClient, DagsterGraphQLClientError
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO_ROOT))
+from mgqa_dagster.cli import INSTANCE_CONFIG
 
-from mgqa_dagster.cli import INSTANCE_CONFIG  # noqa: E402
+REPO_ROOT = Path(__file__).resolve().parents[1]
 
 #: What of a built home the language job reads or rewrites (its Dagster instance is copied too).
 COPIED = ("warehouse.duckdb", "release", "reports", "strata", "kg")
