@@ -9,6 +9,11 @@
                                run against an OpenAI-compatible endpoint) and write its report
     mgqa images fetch          download the multimodal questions' images, with licence, author and sha256,
                                into the release (needs a network; docs/release.md)
+    mgqa snapshots list        the registered OSM snapshots, their states and the one that wins;
+                               ``retire ID``, ``pin ID``, ``unpin`` change which one wins
+
+An expected error (a bad input file, an unknown id: ``mgqa_platform.errors.UserError``) is printed as
+one line naming the file or element; ``mgqa --debug ...`` or ``MGQA_DEBUG=1`` shows its traceback.
 
 ``build`` walks ``definitions.BUILD_PLAN``: each named job of the code location over its partitions,
 run in process against the Dagster instance in ``$DAGSTER_HOME`` (default ``$MGQA_HOME/dagster``,
@@ -27,6 +32,8 @@ import os
 import sys
 import time
 from pathlib import Path
+
+from mgqa_platform.errors import UserError
 
 
 def _code_location():
@@ -57,21 +64,14 @@ def _instance(paths):
     return dg.DagsterInstance.get()
 
 
-def _register_snapshots(defs_mod, resources, instance, pbfs: list[Path], run_config) -> None:
-    """Register each PBF as an ``osm_snapshot`` partition with the job ``register_osm_snapshot``."""
-    from mgqa_platform import snapshots
-
-    described = [snapshots.describe_osm_pbf(p) for p in pbfs]
-    warehouse = resources["warehouse"].resolved()
-    with warehouse.get_connection() as con:  # registered rows spare the asset a second hash
-        for d in described:
-            snapshots.register(con, d)
-    known = set(instance.get_dynamic_partitions(defs_mod.intake.osm_snapshot_partitions.name))
+def _register_snapshots(defs_mod, described: list, instance, run_config) -> None:
+    """Register each snapshot :func:`_intake` accepted as an ``osm_snapshot`` partition with the
+    job ``register_osm_snapshot``."""
+    partitions = defs_mod.intake.osm_snapshot_partitions.name
+    known = set(instance.get_dynamic_partitions(partitions))
     for d in described:
         if d.snapshot_id not in known:
-            instance.add_dynamic_partitions(
-                defs_mod.intake.osm_snapshot_partitions.name, [d.snapshot_id]
-            )
+            instance.add_dynamic_partitions(partitions, [d.snapshot_id])
         with _run_job(defs_mod.intake_job.name, d.snapshot_id, instance, run_config) as r:
             print(f"registered OSM snapshot {d.snapshot_id} (run {r.run_id})")
 
@@ -85,7 +85,9 @@ def _run_job(job_name: str, partition: str | None, instance, run_config):
     repo = ReconstructableRepository.for_module(
         "mgqa_dagster.definitions", "defs", working_directory=os.getcwd()
     )
-    tags = {"dagster/partition": partition} if partition is not None else None
+    from mgqa_dagster import recovery
+
+    tags = {**recovery.LAUNCHED_BY, **({"dagster/partition": partition} if partition else {})}
     return dg.execute_job(
         repo.get_reconstructable_job(job_name),
         instance,
@@ -123,11 +125,25 @@ def build_narrowing(args: argparse.Namespace) -> tuple[dict[str, list[str]], lis
 
 
 def cmd_build(args: argparse.Namespace) -> int:
-    from mgqa_platform import settings
+    from mgqa_dagster import recovery
 
     defs_mod = _code_location()
     resources = defs_mod.build_resources()  # each run reads the environment as it initializes them
-    instance = _instance(resources["paths"].resolved())
+    paths = resources["paths"].resolved()
+    with recovery.build_lock(paths.home_path):
+        instance = _instance(paths)
+        for run_id in recovery.fail_stale_runs(instance):
+            instance.event_log_storage.free_concurrency_slots_for_run(run_id)  # its pool slot
+            print(f"marked failed: run {run_id}, left unfinished by a killed build")
+        recovery.reset_scratch(paths.scratch_dir)
+        return _build(args, defs_mod, resources, instance)
+
+
+def _build(args: argparse.Namespace, defs_mod, resources: dict, instance) -> int:
+    """The build steps of :func:`cmd_build`, run while it holds the build lock: the runs of
+    ``definitions.build_runs`` for the command's options, in order."""
+    from mgqa_platform import settings
+
     quiet = {
         "loggers": {"console": {"config": {"log_level": "DEBUG" if args.verbose else "WARNING"}}}
     }
@@ -141,7 +157,9 @@ def cmd_build(args: argparse.Namespace) -> int:
         if not pbfs:
             print(f"mgqa: no *.osm.pbf in {inputs.osm_watch_dir}", file=sys.stderr)
             return 2
-        _register_snapshots(defs_mod, resources, instance, pbfs, quiet)
+        with resources["warehouse"].resolved().get_connection() as con:
+            described = _intake(con, pbfs)  # registered rows spare the asset a second hash
+        _register_snapshots(defs_mod, described, instance, quiet)
     for job_name, partition in runs:
         with _run_job(job_name, partition, instance, quiet) as r:
             failed = _failed_checks(r)
@@ -152,9 +170,79 @@ def cmd_build(args: argparse.Namespace) -> int:
                 + (f"; failed checks: {', '.join(failed)}" if failed else "")
             )
             if not r.success:
+                for step, message in _step_errors(r):
+                    print(f"  {step}: {message}", file=sys.stderr)
+                print(
+                    f"  the run's log: `dagster dev` with DAGSTER_HOME={os.environ['DAGSTER_HOME']}, "
+                    f"run {r.run_id}",
+                    file=sys.stderr,
+                )
                 return 1
     print(f"done in {time.perf_counter() - t0:.1f} s\n")
     return cmd_summary(args)
+
+
+def _intake(con, pbfs: list[Path]) -> list:
+    """Describe and register each watched PBF; a file intake refuses (unreadable, empty) is recorded
+    as a rejected snapshot and reported on one line, and never becomes a partition."""
+    from mgqa_platform import snapshots
+
+    described = []
+    for p in pbfs:
+        try:
+            described.append(snapshots.describe_osm_pbf(p))
+        except snapshots.OsmSnapshotError as e:
+            snap = snapshots.reject(con, p, str(e))
+            print(f"mgqa: rejected OSM snapshot {snap.snapshot_id}: {e}", file=sys.stderr)
+            continue
+        snapshots.register(con, described[-1])
+    return described
+
+
+def _step_errors(result) -> list[tuple[str, str]]:
+    """(step, first line of its error) for each failed step of a Dagster run result."""
+    out = []
+    for e in result.all_events:
+        if e.event_type_value == "STEP_FAILURE":
+            err = e.event_specific_data.error
+            while err.cause is not None and err.cls_name == "DagsterExecutionStepExecutionError":
+                err = err.cause  # Dagster's wrapper: the asset's own error is its cause
+            out.append((e.step_key, (err.message.strip().splitlines() or [""])[0]))
+    return out
+
+
+def cmd_snapshots(args: argparse.Namespace) -> int:
+    """``mgqa snapshots list | retire ID | pin ID | unpin``: the OSM snapshots and which one wins."""
+    from mgqa_dagster.assets import intake
+    from mgqa_platform import snapshots
+
+    resources = _code_location().build_resources()
+    instance = _instance(resources["paths"].resolved())
+    order = instance.get_dynamic_partitions(intake.osm_snapshot_partitions.name)
+    with resources["warehouse"].resolved().get_connection() as con:
+        if args.snapshots_cmd == "retire":
+            snapshots.set_state(con, args.id, "retired", args.reason or "retired by the operator")
+        elif args.snapshots_cmd == "pin":
+            snapshots.set_state(con, args.id, "pinned", args.reason or "pinned by the operator")
+        elif args.snapshots_cmd == "unpin":
+            for st in snapshots.statuses(con, order):
+                if st.state == "pinned":
+                    snapshots.set_state(con, st.snapshot_id, None)
+        rows = snapshots.statuses(con, order)
+    if not rows:
+        print(
+            "no OSM snapshot registered; run `mgqa build` or drop a *.osm.pbf in the watched folder"
+        )
+        return 0
+    for st in rows:
+        flags = ("* " if st.chosen else "  ") + st.state
+        where = st.path if st.file_present else f"{st.path} (file missing)"
+        print(
+            f"{flags:10} {st.snapshot_id}  {where}" + (f"\n{'':13}{st.reason}" if st.reason else "")
+        )
+    if not any(st.chosen for st in rows):
+        print("no usable OSM snapshot: the next build of worldkg/osmh3kg fails", file=sys.stderr)
+    return 0
 
 
 def _built_warehouse(paths) -> Path | None:
@@ -207,13 +295,16 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         questions = questions[: args.limit]
     if args.run:
         from mgqa_platform.evaluation import runner
+        from mgqa_platform.evaluation.sandbox import SandboxUnavailable
         from mgqa_platform.llm import ChatClient
 
         if not (args.base_url and args.model):
             print("mgqa: --run needs --base-url and --model", file=sys.stderr)
             return 2
         key = os.environ.get(args.api_key_env) if args.api_key_env else None
-        client = ChatClient(args.base_url, args.model, api_key=key)
+        client = ChatClient(
+            args.base_url, args.model, api_key=key, deadline_s=args.request_deadline
+        )
         name = args.name or f"{args.model}-{args.tier}".replace("/", "_")
         run_dir = Path(args.run_dir or paths.runs_dir / f"{name}-{args.split}-{args.lang}")
         kg = None
@@ -221,15 +312,20 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
             from mgqa_platform.evaluation.agent import export_kg
 
             kg = str(export_kg(path, run_dir / "kg.duckdb"))
-        summary = runner.run(
-            questions,
-            client,
-            args.tier,
-            run_dir,
-            concurrency=args.concurrency,
-            system_name=name,
-            warehouse=kg,
-        )
+        try:
+            summary = runner.run(
+                questions,
+                client,
+                args.tier,
+                run_dir,
+                concurrency=args.concurrency,
+                system_name=name,
+                warehouse=kg,
+                retry_errors=args.retry_errors,
+            )
+        except SandboxUnavailable as exc:
+            print(f"mgqa: {exc}", file=sys.stderr)
+            return 2
         print(f"run {name}: {summary}")
         predictions, system = runner.load_predictions(run_dir / "predictions.jsonl"), name
     elif args.predictions:
@@ -277,6 +373,9 @@ def main(argv: list[str] | None = None) -> int:
     from mgqa_platform.multilingual.languages import CODES
 
     ap = argparse.ArgumentParser(prog="mgqa", description="MGQA platform command line")
+    ap.add_argument(
+        "--debug", action="store_true", help="show the traceback of an error (also MGQA_DEBUG=1)"
+    )
     sub = ap.add_subparsers(dest="cmd", required=True)
     b = sub.add_parser(
         "build",
@@ -342,6 +441,18 @@ def main(argv: list[str] | None = None) -> int:
     )
     ev.add_argument("--concurrency", type=int, default=4)
     ev.add_argument(
+        "--retry-errors",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="--run: ask harness_error questions of an earlier run again (default: yes)",
+    )
+    ev.add_argument(
+        "--request-deadline",
+        type=float,
+        default=300.0,
+        help="--run: total seconds one HTTP request may take, retries aside (default 300)",
+    )
+    ev.add_argument(
         "--run-dir", help="--run: where predictions.jsonl goes (default $MGQA_HOME/runs/...)"
     )
     ev.set_defaults(fn=cmd_evaluate)
@@ -359,8 +470,32 @@ def main(argv: list[str] | None = None) -> int:
     )
     fetch.add_argument("--timeout", type=float, default=60.0, help="seconds per request")
     fetch.set_defaults(fn=cmd_images_fetch)
+    sn = sub.add_parser(
+        "snapshots",
+        help="list the OSM snapshots and which one the OSM-derived KGs are built from; retire or pin one",
+    )
+    sn_sub = sn.add_subparsers(dest="snapshots_cmd", required=True)
+    sn_sub.add_parser(
+        "list", help="every registered OSM snapshot, its state; * marks the one that wins"
+    )
+    for name, text in (
+        ("retire", "never build from this snapshot again"),
+        ("pin", "build from this snapshot, whatever is newer (also overrides a failed state)"),
+    ):
+        one = sn_sub.add_parser(name, help=text)
+        one.add_argument("id", help="a snapshot id from `mgqa snapshots list`")
+        one.add_argument("--reason", help="why (shown by `mgqa snapshots list`)")
+    sn_sub.add_parser("unpin", help="back to the newest usable snapshot")
+    sn.set_defaults(fn=cmd_snapshots)
     args = ap.parse_args(argv)
-    return args.fn(args)
+    try:
+        return args.fn(args)
+    except UserError as e:
+        if args.debug or os.environ.get("MGQA_DEBUG", "") not in ("", "0"):
+            raise
+        print(f"mgqa: {e}", file=sys.stderr)
+        print("mgqa: (`mgqa --debug ...` or MGQA_DEBUG=1 shows the traceback)", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

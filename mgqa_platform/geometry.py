@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 
 import h3
+import numpy as np
 import shapely
 from shapely.geometry.base import BaseGeometry
 
@@ -49,6 +50,7 @@ def parse_wkt(wkt: str) -> BaseGeometry:
     * a CRS IRI prefix is accepted when it denotes geographic degrees: CRS84/CRS83 (lon/lat) as is,
       EPSG:4326/4269 (lat/lon by their definition) with the axes swapped; any other CRS -> ``unsupported_crs``;
     * unparseable text -> ``invalid_wkt``; empty geometries -> ``empty_geometry``;
+    * a NaN or infinite coordinate -> ``non_finite_coordinates`` (before GEOS sees it);
     * coordinates outside [-180, 180] x [-90, 90] -> ``out_of_range``;
     * invalid polygons are repaired with ``shapely.make_valid`` (keeping the polygonal part);
       unrepairable ones -> ``invalid_geometry``;
@@ -63,6 +65,9 @@ def parse_wkt(wkt: str) -> BaseGeometry:
         raise GeometryError("invalid_wkt", str(e).splitlines()[0][:200]) from e
     if g is None or g.is_empty:
         raise GeometryError("empty_geometry", body[:80])
+    coords = shapely.get_coordinates(g)
+    if not np.isfinite(coords).all():
+        raise GeometryError("non_finite_coordinates", body[:80])
     if crs in LATLON_CRS:
         g = shapely.transform(g, lambda xy: xy[:, ::-1])
     minx, miny, maxx, maxy = g.bounds

@@ -13,9 +13,15 @@ post-edit ensemble.
   ``min(max_backoff_s, backoff_s * 2**(n-1))`` scaled by a deterministic jitter factor in [0.5, 1.0];
   a ``Retry-After`` header in seconds replaces the computed delay (capped at :data:`MAX_RETRY_AFTER_S`).
   Any other 4xx is final at once. ``sleep`` is injectable so tests do not wait.
+* **Deadline**: besides ``timeout_s`` (connect, and each read), every HTTP request has a total deadline
+  ``deadline_s``: a server trickling bytes is cut there (the socket is shut down by a timer), and the
+  attempt counts as a ``deadline`` failure (retried like a timeout). A response body larger than
+  ``max_response_bytes`` is not read further (``too_large``, not retried).
 * **Secrets**: the API key is passed in by the caller (read from the environment there); it is sent only
-  as ``Authorization: Bearer <key>``, and never appears in ``repr``, exceptions, results or metadata
-  (any text echoed from the server is scrubbed of it too).
+  as ``Authorization: Bearer <key>``, and never appears in ``repr``, exceptions, results or metadata.
+  Everything the server sends back -- reply content included -- is scrubbed of the key and of any other
+  ``secrets`` (whole, and pieces of 8 characters or more; :func:`mgqa_platform.redact.scrub`) before it is
+  parsed, cut or put in an error; :meth:`ChatClient.scrub` does the same for callers' own texts.
 * **Threads**: one ``httpx.Client`` (thread-safe connection pool) is shared by all threads.
 * **Replies**: :meth:`ChatClient.complete_json` parses strictly -- the whole content must be one JSON value,
   optionally wrapped in a single markdown code fence -- and validates it with ``jsonschema``;
@@ -27,6 +33,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import socket
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -35,6 +42,8 @@ from typing import Any
 
 import httpx
 import jsonschema
+
+from mgqa_platform.redact import scrub
 
 __all__ = [
     "ChatClient",
@@ -49,6 +58,8 @@ __all__ = [
 
 RETRYABLE_STATUS = frozenset({408, 429})  #: plus every 5xx
 MAX_RETRY_AFTER_S = 300.0  #: an absurd Retry-After is capped at this many seconds
+DEFAULT_DEADLINE_S = 300.0  #: total seconds one HTTP request may take, however the bytes trickle in
+MAX_RESPONSE_BYTES = 32 << 20  #: a larger response body is not read
 _ERROR_SNIPPET = 300  #: characters of a server error body kept in an exception message
 _FENCE = re.compile(r"\A```[ \t]*(?:json|JSON)?[ \t]*\r?\n(?P<body>.*?)\r?\n?```\Z", re.S)
 
@@ -118,6 +129,29 @@ def parse_json_content(content: str) -> Any:
         raise ReplyError("not_json", content, str(exc)[:200]) from None
 
 
+class _DeadlineExceeded(Exception):
+    """The request passed the client's total deadline."""
+
+
+class _TooLarge(Exception):
+    """The response body passed the client's size cap."""
+
+
+def _shutdown(stream: Any) -> None:
+    """Shut down the socket under an httpcore network stream (a blocked read returns at once)."""
+    sock = stream.get_extra_info("socket") if stream is not None else None
+    if sock is None:
+        return
+    try:
+        with socket.socket(fileno=sock.fileno()) as dup:  # the raw socket, also under TLS
+            try:
+                dup.shutdown(socket.SHUT_RDWR)
+            finally:
+                dup.detach()
+    except (OSError, ValueError):  # already closed
+        pass
+
+
 def _usage(d: Any) -> dict:
     d = d if isinstance(d, Mapping) else {}
 
@@ -158,6 +192,9 @@ class ChatClient:
         sleep: Callable[[float], None] = time.sleep,
         seed: int = 0,
         structured_output: str = "json_schema",
+        deadline_s: float = DEFAULT_DEADLINE_S,
+        max_response_bytes: int = MAX_RESPONSE_BYTES,
+        secrets: Sequence[str] = (),
     ):
         if structured_output not in ("json_schema", "json_object", "none"):
             raise ValueError(
@@ -166,6 +203,8 @@ class ChatClient:
         self.base_url = base_url.rstrip("/")
         self.model = model
         self.timeout_s = float(timeout_s)
+        self.deadline_s = float(deadline_s)
+        self.max_response_bytes = int(max_response_bytes)
         self.max_retries = max(0, int(max_retries))
         self.backoff_s = float(backoff_s)
         self.max_backoff_s = float(max_backoff_s)
@@ -175,6 +214,7 @@ class ChatClient:
         self.seed = seed
         self._sleep = sleep
         self.__key = api_key or None  # name-mangled; never formatted anywhere
+        self.__secrets = tuple(x for x in (api_key, *secrets) if x)
         self._transport = transport
         self._http: httpx.Client | None = None
         self._lock = threading.Lock()
@@ -195,6 +235,7 @@ class ChatClient:
             "model": self.model,
             "temperature": self.temperature,
             "timeout_s": self.timeout_s,
+            "deadline_s": self.deadline_s,
             "max_retries": self.max_retries,
             "structured_output": self.structured_output,
             "extra_body": dict(self.extra_body),
@@ -207,7 +248,11 @@ class ChatClient:
     def _client(self) -> httpx.Client:
         with self._lock:
             if self._http is None:
-                self._http = httpx.Client(timeout=self.timeout_s, transport=self._transport)
+                self._http = httpx.Client(  # no keep-alive: every request's socket is its own
+                    timeout=self.timeout_s,
+                    transport=self._transport,
+                    limits=httpx.Limits(max_keepalive_connections=0),
+                )
             return self._http
 
     def close(self) -> None:
@@ -222,9 +267,58 @@ class ChatClient:
     def __exit__(self, *exc: Any) -> None:
         self.close()
 
+    def scrub(self, text: str) -> str:
+        """``text`` without the API key or any other configured secret (whole or in pieces)."""
+        return scrub(text, self.__secrets)
+
     def _scrub(self, text: str) -> str:
-        text = text[:_ERROR_SNIPPET]
-        return text.replace(self.__key, "***") if self.__key else text
+        """Scrubbed first, then cut to an error snippet."""
+        return self.scrub(text)[:_ERROR_SNIPPET]
+
+    def _post(
+        self, raw_body: bytes, headers: Mapping[str, str]
+    ) -> tuple[int, httpx.Headers, bytes]:
+        """One POST within :attr:`deadline_s`: (status, headers, body). A timer shuts the socket down at the
+        deadline, whatever phase the request is in; raises :class:`_DeadlineExceeded` then, and
+        :class:`_TooLarge` when the body passes :attr:`max_response_bytes`."""
+        streams: list = []
+        fired = threading.Event()
+
+        def trace(event: str, info: Mapping) -> None:
+            if event.endswith(("connect_tcp.complete", "start_tls.complete")):
+                streams.append(info.get("return_value"))
+
+        def expire() -> None:
+            fired.set()
+            for stream in list(streams):
+                _shutdown(stream)
+
+        timer = threading.Timer(self.deadline_s, expire)
+        timer.daemon = True
+        timer.start()
+        try:
+            with self._client().stream(
+                "POST", self.url, content=raw_body, headers=headers, extensions={"trace": trace}
+            ) as resp:
+                streams.append(resp.extensions.get("network_stream"))
+                if fired.is_set():
+                    raise _DeadlineExceeded
+                body = bytearray()
+                for chunk in resp.iter_bytes():
+                    body += chunk
+                    if len(body) > self.max_response_bytes:
+                        raise _TooLarge
+                    if fired.is_set():
+                        raise _DeadlineExceeded
+                if fired.is_set():  # a body without a length ends early when the socket is shut
+                    raise _DeadlineExceeded
+                return resp.status_code, resp.headers, bytes(body)
+        except httpx.TransportError:
+            if fired.is_set():
+                raise _DeadlineExceeded from None
+            raise
+        finally:
+            timer.cancel()
 
     def backoff_delay(self, retry: int, body_key: str = "") -> float:
         """Seconds to wait before retry number ``retry`` (1-based): exponential, capped, with a jitter factor
@@ -271,15 +365,15 @@ class ChatClient:
             status: int | None = None
             retry_after: float | None = None
             try:
-                resp = self._client().post(self.url, content=raw_body, headers=headers)
-                status = resp.status_code
+                status, resp_headers, data_bytes = self._post(raw_body, headers)
+                text = data_bytes.decode("utf-8", "replace")
                 if status == 200:
                     try:
-                        data = resp.json()
+                        data = json.loads(text)
                         choice = data["choices"][0]
                         msg = choice.get("message") or {}
                         content = msg.get("content")
-                        content = content if isinstance(content, str) else ""
+                        content = self.scrub(content) if isinstance(content, str) else ""
                         return ChatResult(
                             content=content,
                             usage=_usage(data.get("usage")),
@@ -288,12 +382,18 @@ class ChatClient:
                             finish_reason=choice.get("finish_reason"),
                         )
                     except (ValueError, KeyError, IndexError, TypeError, AttributeError):
-                        reason, detail = "bad_response", self._scrub(resp.text)
+                        reason, detail = "bad_response", self._scrub(text)
                 else:
-                    reason, detail = f"http_{status}", self._scrub(resp.text)
-                    retry_after = _retry_after(resp.headers)
+                    reason, detail = f"http_{status}", self._scrub(text)
+                    retry_after = _retry_after(resp_headers)
                     if not (status in RETRYABLE_STATUS or 500 <= status <= 599):
                         raise TransportError(reason, status, attempt, detail)
+            except _TooLarge:
+                raise TransportError(
+                    "too_large", None, attempt, f"more than {self.max_response_bytes} bytes"
+                ) from None
+            except _DeadlineExceeded:
+                reason, detail = "deadline", f"no complete response within {self.deadline_s:g} s"
             except httpx.TimeoutException as exc:
                 reason, detail = "timeout", type(exc).__name__
             except httpx.TransportError as exc:  # connection refused/reset, protocol errors

@@ -1,5 +1,12 @@
 """Snapshot intake: identify input files by content hash and register them in ``snapshots``; record the
-area each KG snapshot covers in ``coverage``.
+area each KG snapshot covers in ``coverage``; decide which OSM snapshot the OSM-derived KGs are built from.
+
+Which snapshot wins (:func:`choose_osm_snapshot`): the pinned one, else the newest registered snapshot
+that is neither retired, failed nor rejected and whose file is still there. The operator's states and the
+platform's verdicts live in ``snapshot_states`` (no row: usable): ``pinned`` and ``retired`` are set by
+``mgqa snapshots pin|retire``; ``rejected`` by intake (an unreadable or empty PBF); ``failed`` when a build
+from the snapshot failed or its blocking checks did. A removed file never wedges the home: its snapshot is
+skipped, and listed as missing.
 
 Coverage is the area (EPSG:4326, lon/lat) inside which a KG snapshot holds its features completely. An OSM
 snapshot declares it in a GeoJSON file beside the PBF (:func:`coverage_path`; one feature per source part,
@@ -20,23 +27,41 @@ import shapely
 from shapely.geometry import shape
 from shapely.geometry.base import BaseGeometry
 
+from mgqa_platform.errors import UserError
 from mgqa_platform.files import sha256_file, snapshot_id_for
-from mgqa_platform.kg.osm_reader import OsmSnapshotError, check_pbf_framing, header_timestamp
+from mgqa_platform.kg.osm_reader import (
+    OsmSnapshotError,
+    check_pbf_framing,
+    first_tagged_object,
+    header_timestamp,
+)
 from mgqa_platform.warehouse import registered, transaction
 
 __all__ = [
     "CoveragePart",
     "OsmSnapshotError",
     "Snapshot",
+    "SnapshotLookupError",
     "coverage_path",
     "ensure_coverage",
     "read_coverage",
     "record_coverage",
     "describe_osm_pbf",
     "register",
+    "reject",
     "lookup",
     "resolve_osm_snapshot",
+    "STATES",
+    "SnapshotStatus",
+    "set_state",
+    "mark_failed",
+    "statuses",
+    "choose_osm_snapshot",
 ]
+
+
+class SnapshotLookupError(UserError, LookupError):
+    """No such snapshot, or none usable: the message lists what is registered and in which state."""
 
 
 @dataclass(frozen=True)
@@ -53,13 +78,28 @@ class Snapshot:
 
 
 def describe_osm_pbf(path: str | Path) -> Snapshot:
-    """Check a PBF's framing, hash it and read its header; ``OsmSnapshotError`` for a truncated file."""
+    """Check a PBF's framing, hash it, read its header and its first tagged object.
+
+    ``OsmSnapshotError`` naming the file for a truncated or corrupt file, and for a valid but empty
+    extract (no node, way or relation with a tag: it would build empty KGs)."""
     p = Path(path).resolve()
     check_pbf_framing(p)
+    timestamp = header_timestamp(p)
+    if first_tagged_object(p) is None:
+        raise OsmSnapshotError(f"{p}: no OSM object with tags (an empty extract)")
     sha = sha256_file(p)
-    return Snapshot(
-        snapshot_id_for(p, sha), "osm_pbf", str(p), sha, p.stat().st_size, header_timestamp(p)
-    )
+    return Snapshot(snapshot_id_for(p, sha), "osm_pbf", str(p), sha, p.stat().st_size, timestamp)
+
+
+def reject(con: duckdb.DuckDBPyConnection, path: str | Path, reason: str) -> Snapshot:
+    """Register the file ``path`` that intake refused, with state ``rejected`` and ``reason``, so that
+    ``mgqa snapshots list`` shows it and it never wins; returns its row."""
+    p = Path(path).resolve()
+    sha = sha256_file(p)
+    snap = Snapshot(snapshot_id_for(p, sha), "osm_pbf", str(p), sha, p.stat().st_size)
+    register(con, snap)
+    set_state(con, snap.snapshot_id, "rejected", reason)
+    return snap
 
 
 def register(con: duckdb.DuckDBPyConnection, snap: Snapshot) -> None:
@@ -79,20 +119,147 @@ def resolve_osm_snapshot(
     con: duckdb.DuckDBPyConnection, snapshot_id: str, candidates: list[Path]
 ) -> Snapshot:
     """The registered snapshot ``snapshot_id``, or the file among ``candidates`` whose id matches
-    (registering it). Raises ``LookupError`` with the ids seen when nothing matches."""
+    (registering it). Raises ``LookupError`` with the ids seen when nothing matches. A candidate that
+    intake refuses (:func:`describe_osm_pbf`) is skipped, unless it is the one asked for: then it is
+    registered as ``rejected`` and its ``OsmSnapshotError`` raised."""
+    rejected = con.execute(
+        "SELECT reason FROM snapshot_states WHERE snapshot_id = ? AND state = 'rejected'",
+        [snapshot_id],
+    ).fetchone()
+    if rejected is not None:
+        raise OsmSnapshotError(f"snapshot {snapshot_id} was rejected at intake: {rejected[0]}")
     snap = lookup(con, snapshot_id)
     if snap is not None and Path(snap.path).is_file():
         return snap
     seen = []
     for p in candidates:
-        d = describe_osm_pbf(p)
+        try:
+            d = describe_osm_pbf(p)
+        except OsmSnapshotError as e:
+            if snapshot_id_for(p, sha256_file(p)) == snapshot_id:
+                reject(con, p, str(e))
+                raise
+            seen.append(f"{Path(p).name}: refused")
+            continue
         seen.append(d.snapshot_id)
         if d.snapshot_id == snapshot_id:
             register(con, d)
             return d
-    raise LookupError(
+    raise SnapshotLookupError(
         f"OSM snapshot {snapshot_id!r} is neither registered nor in the watched folder (found: {seen})"
     )
+
+
+#: Snapshot states, in the order ``mgqa snapshots list`` explains them; no row means usable.
+STATES = ("pinned", "retired", "failed", "rejected")
+
+
+@dataclass(frozen=True)
+class SnapshotStatus:
+    """One registered OSM snapshot as ``mgqa snapshots list`` shows it: its state (``usable`` when no
+    state is recorded), why, whether its file is still there and whether it is the one that wins."""
+
+    snapshot_id: str
+    path: str
+    state: str
+    reason: str | None
+    file_present: bool
+    chosen: bool
+
+
+def set_state(
+    con: duckdb.DuckDBPyConnection, snapshot_id: str, state: str | None, reason: str | None = None
+) -> None:
+    """Record ``state`` (one of :data:`STATES`, or None for usable) for a registered snapshot; pinning
+    one unpins any other. :class:`SnapshotLookupError` for an unknown id; a ``UserError`` for pinning
+    a snapshot intake rejected (its file cannot be built)."""
+    if state is not None and state not in STATES:
+        raise ValueError(f"unknown snapshot state {state!r}; expected one of {', '.join(STATES)}")
+    if lookup(con, snapshot_id) is None:
+        raise SnapshotLookupError(
+            f"no registered snapshot {snapshot_id!r} (see `mgqa snapshots list`)"
+        )
+    current = con.execute(
+        "SELECT state, reason FROM snapshot_states WHERE snapshot_id = ?", [snapshot_id]
+    ).fetchone()
+    if state == "pinned" and current is not None and current[0] == "rejected":
+        raise UserError(f"snapshot {snapshot_id} was rejected at intake ({current[1]}); not pinned")
+    with transaction(con):
+        if state == "pinned":
+            con.execute("DELETE FROM snapshot_states WHERE state = 'pinned'")
+        con.execute("DELETE FROM snapshot_states WHERE snapshot_id = ?", [snapshot_id])
+        if state is not None:
+            con.execute(
+                "INSERT INTO snapshot_states VALUES (?, ?, ?)", [snapshot_id, state, reason]
+            )
+
+
+def mark_failed(con: duckdb.DuckDBPyConnection, snapshot_id: str, reason: str) -> None:
+    """Record that a build from ``snapshot_id`` failed (``reason``: the error or the failed checks), so
+    it no longer wins; a pinned snapshot stays pinned (the operator chose it)."""
+    row = con.execute(
+        "SELECT state FROM snapshot_states WHERE snapshot_id = ?", [snapshot_id]
+    ).fetchone()
+    if row is None or row[0] != "pinned":
+        set_state(con, snapshot_id, "failed", reason)
+
+
+def _state_rows(con: duckdb.DuckDBPyConnection) -> list[tuple[str, str, str, str | None]]:
+    """(snapshot_id, path, state, reason) of every registered OSM snapshot, in id order."""
+    return con.execute(
+        """
+        SELECT s.snapshot_id, s.path, coalesce(t.state, 'usable'), t.reason
+        FROM snapshots s
+        LEFT JOIN snapshot_states t USING (snapshot_id)
+        WHERE s.kind = 'osm_pbf'
+        ORDER BY s.snapshot_id
+        """
+    ).fetchall()
+
+
+def choose_osm_snapshot(
+    con: duckdb.DuckDBPyConnection, newest_last: list[str], preferred: str | None = None
+) -> Snapshot:
+    """The OSM snapshot the OSM-derived KGs are built from.
+
+    The pinned snapshot wins; else ``preferred`` (a sensor's new snapshot) when usable; else the last
+    of ``newest_last`` (snapshot ids, oldest first) that is usable. Usable: registered, not retired,
+    failed or rejected, its file present. Raises ``LookupError`` listing every snapshot and its state
+    when none is usable."""
+    rows = {sid: (path, state, reason) for sid, path, state, reason in _state_rows(con)}
+    pinned = [sid for sid, (_, state, _) in rows.items() if state == "pinned"]
+    order = pinned or ([preferred] if preferred else []) + list(reversed(newest_last))
+    for sid in order:
+        path, state, _ = rows.get(sid, (None, None, None))
+        if state in ("pinned", "usable") and Path(path).is_file():
+            return lookup(con, sid)
+    seen = "; ".join(
+        f"{sid}: {state}{f' ({reason})' if reason else ''}"
+        + ("" if Path(path).is_file() else ", file missing")
+        for sid, (path, state, reason) in rows.items()
+    )
+    if pinned:
+        raise SnapshotLookupError(
+            f"the pinned OSM snapshot {pinned[0]!r} has no file at {rows[pinned[0]][0]}; "
+            "restore it or `mgqa snapshots retire` it"
+        )
+    raise SnapshotLookupError(
+        "no usable OSM snapshot: add a *.osm.pbf to the watched folder or `mgqa snapshots pin` one "
+        f"(snapshots: {seen or 'none registered'})"
+    )
+
+
+def statuses(con: duckdb.DuckDBPyConnection, newest_last: list[str]) -> list[SnapshotStatus]:
+    """Every registered OSM snapshot with its state, whether its file is present, and which one
+    :func:`choose_osm_snapshot` picks now (none chosen when none is usable)."""
+    try:
+        chosen = choose_osm_snapshot(con, newest_last).snapshot_id
+    except LookupError:
+        chosen = None
+    return [
+        SnapshotStatus(sid, path, state, reason, Path(path).is_file(), sid == chosen)
+        for sid, path, state, reason in _state_rows(con)
+    ]
 
 
 @dataclass(frozen=True)

@@ -84,6 +84,11 @@ CREATE TABLE IF NOT EXISTS snapshots (
     bytes         BIGINT NOT NULL,
     osm_timestamp VARCHAR               -- PBF header osmosis_replication_timestamp, when present
 );
+CREATE TABLE IF NOT EXISTS snapshot_states (
+    snapshot_id   VARCHAR PRIMARY KEY,   -- a `snapshots` id; no row: usable, the newest usable wins
+    state         VARCHAR NOT NULL,      -- 'pinned' | 'retired' | 'failed' | 'rejected'
+    reason        VARCHAR                -- why (the failed check, the intake error, the operator)
+);
 CREATE TABLE IF NOT EXISTS kg_files (
     kg            VARCHAR PRIMARY KEY,
     snapshot_id   VARCHAR NOT NULL,      -- id of the native KG file ('<stem>-<sha12>')

@@ -78,8 +78,21 @@ _NOUN_SLOT = r"category_\w+|collection_of_entity"
 TERM_TEXT_OF = {
     ("por", "collection_of_entity", "schools and kindergartens"): "jardins de infância e escolas",
 }
-#: Georgian collection template whose რამდენია is not next to its slot: rewritten by hand.
-KAT_VARIANTS = {"E03.3.v2": "სულ რამდენი {collection_of_entity:sg} მდებარეობს {entity_A}-ში?"}
+#: Georgian templates rewritten by hand: a collection whose რამდენია is not next to its slot; the frames
+#: "ობიექტი კატეგორიიდან „{category}“" ("object of the category «…»"), where the category noun itself now
+#: stands in the case the frame's noun had (``ter``: მაღაზიებამდე, ``com``: მაღაზიებთან) or opens the
+#: sentence as its topic ("{category_A}: ... მათგან", as the other A08 variants do).
+KAT_VARIANTS = {
+    "E03.3.v2": "სულ რამდენი {collection_of_entity:sg} მდებარეობს {entity_A}-ში?",
+    "A07.1.v1": "{entity_B}-ში არსებული {category_A}: რომელ მათგანს აქვს უმცირესი ჯამური მანძილი იქ "
+    "არსებულ {category_C:ter}?",
+    "A07.1.v2": "{entity_B}-ში მდებარე {category_A}: რომელი მათგანია საერთო ჯამში ყველაზე ახლოს იქ "
+    "არსებულ {category_C:com}?",
+    "A07.1.v3": "თუ შევკრებთ მანძილებს {entity_B}-ში არსებულ {category_C:ter}, იქაური {category_A}: "
+    "რომელ მათგანს ექნება უმცირესი ჯამი?",
+    "A08.1.v3": "{category_A}: {entity_B}-დან გარეთ მოძრაობისას განიხილეთ მათგან {rank}. რამდენად "
+    "შორსაა ის {entity_C}-დან?",
+}
 
 
 def _mf(m: str, f: str) -> dict[str, str]:
@@ -668,6 +681,22 @@ def kat_singular(text: str) -> str:
     return " ".join(words[:-1] + [KAT_SINGULAR[words[-1]]])
 
 
+#: Georgian plural postpositions built on the dative (-ებ + ამდე "up to", -ებ + თან "next to").
+KAT_PLURAL_CASES = {"ter": "ამდე", "com": "თან"}
+
+
+def kat_plural_case(text: str, ending: str) -> str:
+    """A Georgian plural category (head in ``-ები``) with a postposition on the dative stem: მაღაზიები ->
+    მაღაზიებამდე; an adjective in ``-ი`` right before the head loses it as in the dative (დამტენი
+    სადგურები -> დამტენ სადგურებამდე); a genitive modifier (``-ის``) stays."""
+    *before, head = text.split()
+    if not head.endswith("ები"):
+        raise ValueError(f"Georgian plural without -ები: {text!r}")
+    if before and before[-1].endswith("ი") and not before[-1].endswith("ის"):
+        before[-1] = before[-1][:-1]
+    return " ".join([*before, head[:-1] + ending])
+
+
 def kat_singular_list(text: str) -> str:
     """A Georgian coordination of plurals in the singular: ბარები, კაფეები და რესტორნები ->
     ბარი, კაფე და რესტორანი."""
@@ -704,6 +733,8 @@ URD_GRAMMAR = {
     "agree": {
         "which": _mf("کون سے {}", "کون سی {}"),
         "how_many": _mf("کتنے {}", "کتنی {}"),
+        "how_many_obl": _mf("کتنے {obl}", "کتنی {obl}"),
+        "of": _mf("کے", "کی"),
         "do": _mf("کرتے", "کرتی"),
         "come": _mf("آتے", "آتی"),
         "such": _mf("ایسے", "ایسی"),
@@ -720,16 +751,61 @@ def urd_gender(text: str) -> str:
     return "f" if last in URD_FEMININE or re.search(r"(?:ی|ا)ں$", last) else "m"
 
 
+#: Urdu plural heads whose oblique is the same word: Arabic broken plurals (besides those in -ات),
+#: گاؤں, and English words kept as they are.
+URD_OBLIQUE_SAME = {"مراکز", "دفاتر", "ممالک", "ذخائر", "گاؤں", "ورکس", "پارکنگ", "ایم"}
+#: Urdu oblique plurals the endings do not give (کنواں, masculine: کنویں -> کنووں).
+URD_OBLIQUE_OF = {"کنویں": "کنووں"}
+#: Urdu postpositions, which take the oblique case of the noun before them.
+URD_POSTPOSITIONS = r"(?:کی|کا|کے|میں|سے|کو|پر|تک)(?!\S)"
+
+
+def urd_oblique_word(word: str) -> str:
+    """The oblique plural of an Urdu plural noun: -یں / -یاں / -ے -> -وں (دکانیں -> دکانوں, بستیاں ->
+    بستیوں, علاقے -> علاقوں); a plural without an ending takes -وں (-ؤں after ا and و: ہسپتال ->
+    ہسپتالوں, دریا -> دریاؤں); plurals in -ات and :data:`URD_OBLIQUE_SAME` stay."""
+    if word in URD_OBLIQUE_OF:
+        return URD_OBLIQUE_OF[word]
+    if word in URD_OBLIQUE_SAME or word.endswith("ات"):
+        return word
+    if word.endswith(("یاں", "یں")):
+        return word[:-2] + "وں"
+    if word.endswith("ے"):
+        return word[:-1] + "وں"
+    return word + ("ؤں" if word.endswith(("ا", "و")) else "وں")
+
+
+def urd_oblique(text: str) -> str:
+    """An Urdu category (or a coordination of them) in the oblique plural, the form before a postposition:
+    the head (last word) of each conjunct (زرعی سامان کی دکانیں -> زرعی سامان کی دکانوں; بار، کیفے اور
+    ریستوران -> باروں، کیفوں اور ریستورانوں)."""
+    parts = re.split(r"(، | اور )", text)
+    return "".join(
+        part if i % 2 else " ".join([*part.split()[:-1], urd_oblique_word(part.split()[-1])])
+        for i, part in enumerate(parts)
+    )
+
+
 def urd_rewrite(text: str) -> str:
     """An Urdu template whose کون سے/کتنے stand with a category: they agree by feature, and so do the
-    verbs of the question (کرتے/کرتی ہیں)."""
+    verbs of the question (کرتے/کرتی ہیں); a category before a postposition (alone or coordinated: "{A}
+    اور {B} کی") takes the oblique plural (``obl``, ``how_many_obl``), after تمام where the text had ہر;
+    a genitive before a category agrees with it (``=of``: کے/کی)."""
     for words, feature in (("کون سے", "which"), ("کتنے", "how_many")):
         text = re.sub(words + r" \{(" + _NOUN_SLOT + r")\}", r"{\1:" + feature + "}", text)
-    asked = re.search(r"\{(" + _NOUN_SLOT + r"):(?:which|how_many)\}", text)
+    asked = re.search(r"\{(" + _NOUN_SLOT + r"):(?:which|how_many)(?:_obl)?\}", text)
     if asked:
         for verb, feature in URD_VERBS.items():
             text = text.replace(verb, "{" + asked.group(1) + ":=" + feature + "} ہیں")
-    return text
+    before = r"(?=(?: اور \{category_\w+\})* " + URD_POSTPOSITIONS + ")"
+    text = re.sub(r"\{(" + _NOUN_SLOT + r")\}" + before, r"{\1:obl}", text)
+    text = re.sub(r"\{(" + _NOUN_SLOT + r"):how_many\}" + before, r"{\1:how_many_obl}", text)
+    # ہر ("each") wants a singular, which the memory does not hold: تمام ("all") with the plural
+    text = re.sub(r"(?<!\S)ہر (?=\{(?:" + _NOUN_SLOT + r"):obl\})", "تمام ", text)
+    # the genitive before a category agrees with it: کے (masculine plural), کی (feminine)
+    return re.sub(
+        r"(?<!\S)کے ((?:تمام |دو )?)\{(" + _NOUN_SLOT + r")(:obl)?\}", r"{\2:=of} \1{\2\3}", text
+    )
 
 
 def units(lang: str, text: str) -> str:
@@ -757,9 +833,12 @@ def main(langs: list[str]) -> None:
                 entry["gender"] = deu_gender(entry["text"])
                 entry["forms"] = deu_forms(entry["text"])
             if lang == "kat":
-                entry["forms"] = {"sg": kat_singular(entry["text"])}
+                entry["forms"] = {"sg": kat_singular(entry["text"])} | {
+                    f: kat_plural_case(entry["text"], e) for f, e in KAT_PLURAL_CASES.items()
+                }
             if lang == "urd":
                 entry["gender"] = urd_gender(entry["text"])
+                entry["forms"] = {"obl": urd_oblique(entry["text"])}
             if lang == "bul":
                 entry["forms"] = {"def": bul_definite(entry["text"])}
             if lang == "ell":
@@ -805,7 +884,10 @@ def main(langs: list[str]) -> None:
             tm["grammar"] = URD_GRAMMAR | {
                 "terms": {
                     "collection_of_entity": {
-                        v: {"gender": urd_gender(re.split("،| اور ", t)[0])}
+                        v: {
+                            "gender": urd_gender(re.split("،| اور ", t)[0]),
+                            "forms": {"obl": urd_oblique(t)},
+                        }
                         for v, t in collections.items()
                     }
                 }

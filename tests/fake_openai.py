@@ -7,7 +7,8 @@
   then ``handler(request)`` is called (a :class:`Request` -> :class:`Reply` or string); without a handler an
   empty JSON object ``{}`` is the content.
 * A :class:`Reply` can set ``status`` (429 / 500 / 400 ...), ``headers`` (``Retry-After``), ``delay`` seconds
-  before answering, ``body`` (raw bytes, e.g. a broken envelope), ``usage`` and ``finish_reason``.
+  before answering, ``trickle`` seconds between the body's bytes (sent one at a time after the headers),
+  ``body`` (raw bytes, e.g. a broken envelope), ``usage`` and ``finish_reason``.
 * Every request is recorded in ``srv.requests`` (path, headers with lowercase names, parsed JSON body);
   ``srv.max_in_flight`` is the largest number of requests handled at once.
 """
@@ -34,6 +35,7 @@ class Reply:
     body: bytes | None = None  # raw response body; overrides the generated envelope
     usage: dict | None = None
     finish_reason: str = "stop"
+    trickle: float = 0.0  # seconds between body bytes; 0 sends the body at once
 
 
 @dataclass
@@ -123,12 +125,12 @@ class FakeOpenAI(ScriptedServer):
                         data = completion_body(rep.content, model, rep.usage, rep.finish_reason)
                     else:
                         data = json.dumps({"error": {"message": f"status {rep.status}"}}).encode()
-                    self._send(rep.status, data, rep.headers)
+                    self._send(rep.status, data, rep.headers, rep.trickle)
                 finally:
                     with fake._lock:
                         fake._in_flight -= 1
 
-            def _send(self, status: int, data: bytes, headers: dict) -> None:
+            def _send(self, status: int, data: bytes, headers: dict, trickle: float = 0.0) -> None:
                 self.send_response(status)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(data)))
@@ -136,7 +138,12 @@ class FakeOpenAI(ScriptedServer):
                     self.send_header(k, str(v))
                 self.end_headers()
                 try:
-                    self.wfile.write(data)
+                    if not trickle:
+                        self.wfile.write(data)
+                    for i in range(len(data) if trickle else 0):
+                        self.wfile.write(data[i : i + 1])
+                        self.wfile.flush()
+                        time.sleep(trickle)
                 except (BrokenPipeError, ConnectionResetError):
                     pass
 

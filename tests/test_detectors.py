@@ -93,6 +93,30 @@ CASES = [
     ),
     (
         "ell",
+        "predicate_agreement",
+        "Είναι ο {Avenue} φυσικά αποσυνδεδεμένο από τον {B};",
+        "Είναι ο {Avenue} φυσικά αποσυνδεδεμένος από τον {B};",
+    ),
+    (
+        "spa",
+        "english_event",
+        "¿A qué distancia está {magnitude 4.9 earthquake of 27 November 2015 at 11:40 UTC}?",
+        "¿A qué distancia está {Firestone Road}?",
+    ),
+    (
+        "jpn",
+        "english_event",
+        "{Haloween Fire of 1997}はどこですか？",
+        "{Fire Station 2}はどこですか？",
+    ),
+    (
+        "urd",
+        "direct_plural",
+        "{X} کو کاٹنے والی سڑکیں کی فہرست دیں۔",
+        "{X} کو کاٹنے والی سڑکوں کی فہرست دیں۔",
+    ),
+    (
+        "ell",
         "airport_word",
         "Ποια αεροδρόμια μεγάλων πτήσεων βρίσκονται κοντά στην {Αθήνα};",
         "Ποια αεροδρόμια βρίσκονται κοντά στην {Αθήνα};",
@@ -174,6 +198,18 @@ CASES = [
         "genitive_after_vowel",
         "რამდენად შორსაა {Helsinki}-ის უახლოესი წერტილი?",
         "რამდენად შორსაა {Helsinki}-ს უახლოესი წერტილი?",
+    ),
+    (
+        "kat",
+        "genitive_after_vowel",
+        "რამდენად შორსაა {FAPA}-ის ცენტრი?",
+        "რამდენად შორსაა {Rua Pio XII}-ის ცენტრი?",  # a Roman numeral is read as an ordinal
+    ),
+    (
+        "kat",
+        "mtavruli_capital",
+        "Მაღაზიები: რომელია უახლოესი {ქუთაისი}-დან?",
+        "მაღაზიები: რომელია უახლოესი {ᲥᲣᲗᲐᲘᲡᲘ}-დან?",
     ),
     (
         "kat",

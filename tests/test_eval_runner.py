@@ -18,7 +18,7 @@ from pyproj import Geod
 from mgqa_platform.evaluation import prompts as P
 from mgqa_platform.evaluation import runner
 from mgqa_platform.llm import ChatClient
-from tests.fake_openai import FakeOpenAI, Reply, user_text
+from tests.fake_openai import FakeOpenAI, Reply, completion_body, user_text
 
 REPO = Path(__file__).resolve().parent.parent
 KEY = "sk-runner-secret-456"
@@ -360,7 +360,7 @@ def test_agent_budget_exhaustion_and_bad_steps(tmp_path):
 def test_agent_step_timeout_and_output_truncation(tmp_path):
     from mgqa_platform.evaluation.agent import Sandbox
 
-    with Sandbox(P.T3O, triples=[], timeout_s=0.5, max_output_chars=200) as box:
+    with Sandbox(P.T3O, triples=[], timeout_s=3, max_output_chars=200) as box:
         out, n = box.run("print('x' * 500 + 'END')")
         assert (
             out.startswith("x" * 100)
@@ -393,3 +393,123 @@ def test_retrieval_tools_get_a_kg_only_copy_without_golds(tmp_path):
         assert tables == set(KG_TABLES)
         assert con.execute("SELECT label FROM entity_labels").fetchall() == [("Fleneken",)]
     assert export_kg(src, dest) == dest and not dest.with_suffix(".partial").exists()
+
+
+# ---------------------------------------------------------------- secrets, deadline, retries
+CANARY = "sk-canary-5e0c29d8a4f1b7e36d9a02c4f8b1e7a3"
+
+
+def canary_handler(req) -> Reply | str:
+    """A hostile endpoint: echoes the bearer key in reply content, schema values, error bodies (where a
+    300-character cut falls inside it) and broken envelopes."""
+    key = req.headers["authorization"].removeprefix("Bearer ")
+    text = user_text(req)
+    pad = "p" * 280  # with the text before and after, the old 300-character cut fell inside the key
+    if "place number 1?" in text:
+        return f"I will not answer; but your key is {key}"
+    if "place number 2?" in text:
+        return json.dumps({"answer": {"value": key, "unit": "km"}, "premise_rejected": False})
+    if "place number 3?" in text:
+        return Reply(status=401, body=f'{{"error": "{pad[:270]} bad key {key}"}}'.encode())
+    if "place number 4?" in text:
+        return Reply(status=503, body=f"{pad[:270]} overloaded, key={key}".encode())
+    if "place number 5?" in text:
+        return Reply(body=f"<html>{pad[:280]} {key}".encode())
+    if "place number 6?" in text:  # an answer whose reasoning quotes the key
+        return json.dumps(
+            {"reasoning": f"the header said {key}", "answer": {"value": 6.0, "unit": "km"}}
+            | {"premise_rejected": False}
+        )
+    msgs = req.body["messages"]  # agent tier: code that prints the key, then a final answer
+    if len(msgs) == 2:
+        return json.dumps({"thought": key, "code": f"print({key!r})", "final_answer": None})
+    return json.dumps(
+        {"thought": key, "code": None, "final_answer": {"answer": key, "premise_rejected": 7}}
+    )
+
+
+def test_a_canary_key_echoed_by_the_server_never_reaches_disk(tmp_path, caplog, capsys):
+    import logging
+
+    from mgqa_platform import warehouse
+    from mgqa_platform.evaluation import evaluate, report
+
+    caplog.set_level(logging.DEBUG)
+    qs = [dq(i, income_tier="high", density_tier="urban") for i in range(1, 8)]
+    with FakeOpenAI(canary_handler) as srv:
+        client = make_client(srv, api_key=CANARY, max_retries=1)
+        runner.run(qs[:6], client, P.T2, tmp_path / "t2", system_name="hostile")
+        runner.run(qs[6:], client, P.T3O, tmp_path / "t3", system_name="hostile", max_steps=3)
+    recs = {**runner.load_predictions(tmp_path / "t2"), **runner.load_predictions(tmp_path / "t3")}
+    statuses = {qid: r["status"] for qid, r in recs.items()}
+    assert statuses == {
+        "q001": "format_error",
+        "q002": "format_error",
+        "q003": "harness_error",
+        "q004": "harness_error",
+        "q005": "harness_error",
+        "q006": "answered",
+        "q007": "budget_exhausted",  # its final answers break the schema, quoting the key
+    }, statuses
+    assert "***" in recs["q003"]["detail"] and "***" in recs["q001"]["raw"]
+    rows = evaluate.score_rows("hostile", "small", "eng", qs, recs)
+    with warehouse.session(tmp_path / "warehouse.duckdb") as con:
+        warehouse.ensure_schema(con)
+        evaluate.write_scores(con, rows, "hostile", "small", "eng")
+        stored = json.dumps(con.execute("SELECT * FROM scores").fetchall(), default=str)
+    report.write_report(rows, tmp_path / "report", "hostile")
+    out = capsys.readouterr()
+    texts = [stored, caplog.text, out.out, out.err] + [
+        p.read_bytes().decode("latin-1") for p in tmp_path.rglob("*") if p.is_file()
+    ]
+    assert len(texts) > 8
+    for text in texts:
+        for n in range(8, len(CANARY) + 1):
+            assert CANARY[:n] not in text, (n, text[:400])
+        assert CANARY[-12:] not in text
+
+
+def test_a_trickling_server_is_cut_at_the_request_deadline(tmp_path):
+    body = completion_body('{"answer": {"value": 1.0, "unit": "km"}, "premise_rejected": false}')
+    with FakeOpenAI(lambda req: Reply(body=body, trickle=0.5)) as srv:
+        client = make_client(srv, timeout_s=5, deadline_s=2, max_retries=1)
+        t0 = time.monotonic()
+        summary = runner.run([dq(1)], client, P.T1, tmp_path, system_name="s")
+        took = time.monotonic() - t0
+    (rec,) = lines(tmp_path)
+    assert rec["status"] == "harness_error" and rec["attempts"] == 2, rec
+    assert "deadline" in rec["detail"] and summary.counts == {"harness_error": 1}
+    assert 4 <= took < 8, (
+        took
+    )  # two attempts, each cut at 2 s, though every read got a byte in time
+    with FakeOpenAI(lambda req: Reply(body=body, trickle=0.002)) as srv:
+        obj, res = make_client(srv, deadline_s=10).complete_json(
+            [{"role": "user", "content": "x"}], {"type": "object"}
+        )
+    assert obj["answer"]["value"] == 1.0 and res.attempts == 1
+
+
+def test_harness_errors_are_asked_again_on_resume_and_replaced(tmp_path):
+    qs = [dq(i) for i in range(1, 6)]
+    down = {"on": True}
+
+    def handler(req):
+        if down["on"] and re.search(r"place number [24]\?", user_text(req)):
+            return Reply(status=503)
+        return lookup_handler(req)
+
+    with FakeOpenAI(handler) as srv:
+        first = runner.run(qs, make_client(srv, max_retries=0), P.T1, tmp_path, system_name="s")
+        assert first.counts == {"answered": 3, "harness_error": 2}
+        kept = runner.run(qs, make_client(srv), P.T1, tmp_path, system_name="s", retry_errors=False)
+        assert kept.written == 0 and kept.retried == 0 and len(srv.requests) == 5
+        down["on"] = False
+        again = runner.run(qs, make_client(srv), P.T1, tmp_path, system_name="s")
+        assert len(srv.requests) == 7  # only the two failed questions were asked again
+    assert again.retried == 2 and again.written == 2 and again.skipped == 3
+    recs = lines(tmp_path)
+    assert sorted(r["question_id"] for r in recs) == [q["question_id"] for q in qs]
+    assert {r["status"] for r in recs} == {"answered"} and again.file_counts == {"answered": 5}
+    moved = [json.loads(x) for x in (tmp_path / runner.RETRIED).read_text().splitlines()]
+    assert sorted(r["question_id"] for r in moved) == ["q002", "q004"]
+    assert {r["status"] for r in moved} == {"harness_error"}

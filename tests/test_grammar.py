@@ -96,6 +96,8 @@ def test_capitalize_start():
     assert capitalize_start("istasyonlar", "tur") == "İstasyonlar"
     assert capitalize_start("ılıcalar", "tur") == "Ilıcalar"
     assert capitalize_start("istasyonlar") == "Istasyonlar"
+    # Georgian starts a sentence in Mkhedruli: its upper case (Mtavruli) is for headings
+    assert capitalize_start("მაღაზიები: რომელი?", "kat") == "მაღაზიები: რომელი?"
 
 
 def test_spec_slots_count_once_and_agreement_refs_not_at_all():
@@ -356,6 +358,40 @@ def test_georgian_how_many_and_all_take_a_singular_category():
     assert any(t.startswith("ჩამოთვალეთ ყველა სოფელი, რომელიც") for t in texts)
 
 
+def test_georgian_category_frames_give_way_to_the_category_in_its_case():
+    tm = memory.load("kat")
+    assert not [v["text"] for v in tm.variants.values() if "კატეგორი" in v["text"]]
+    cats = tm.categories
+    assert cats["shop"]["forms"]["ter"] == "მაღაზიებამდე"
+    assert cats["village"]["forms"]["com"] == "სოფლებთან"
+    # an adjective right before the head loses its -ი; a genitive modifier stays
+    assert cats["charging_station"]["forms"]["ter"] == "დამტენ სადგურებამდე"
+    assert cats["alcohol"]["forms"]["com"] == "ალკოჰოლური სასმელების მაღაზიებთან"
+    texts = category_texts("kat", r"category_C:(?:ter|com)", "school")
+    assert len(texts) == 3 and all("სკოლებ" in t for t in texts)
+    assert "იქ არსებულ სკოლებამდე?" in texts[0]
+
+
+def test_a_question_that_starts_with_a_parameter_starts_with_a_capital():
+    cat = default_catalog()
+    tm = memory.load("tur")
+    vid = next(v for v, e in sorted(tm.variants.items()) if e["text"].startswith("{attribute_A}"))
+    sub = cat.sub_template(vid.rsplit(".", 1)[0])
+    template = tm.variants[vid]["text"]
+    bindings = {r: ("school" if r.startswith("category") else "worldkg:1") for r in sub.roles}
+    params = {p: "elongation" for p in placeholders(template) if p not in sub.roles}
+    q = _record(bindings, vid, sub.id) | {"parameters": json.dumps(params)}
+    (row,), _ = instantiate.localize(
+        [q], "tur", {vid: (template, "x")}, tm, {"worldkg:1": "la X"}, {}, cat
+    )
+    assert row["text"].startswith("Uzama"), row["text"]
+    template = "{entity_B} içindeki {category_A}?"  # an entity name keeps its own first letter
+    (row,), _ = instantiate.localize(
+        [q], "tur", {vid: (template, "x")}, tm, {"worldkg:1": "la X"}, {}, cat
+    )
+    assert row["text"].startswith("la X")
+
+
 def test_turkish_questions_that_start_with_a_category_start_with_a_capital():
     cat = default_catalog()
     tm = memory.load("tur")
@@ -454,6 +490,22 @@ def test_greek_and_russian_frames_over_several_categories_are_gone():
         assert not [v for v in memory.load(lang).variants.values() if frame in v["text"]], lang
     texts = category_texts("ell", "E03|category_B", "bank")
     assert any(t.startswith("Πόσες τράπεζες και τράπεζες υπάρχουν") for t in texts)
+
+
+def test_urdu_categories_take_the_oblique_plural_before_a_postposition():
+    tm = memory.load("urd")
+    obl = {k: c["forms"]["obl"] for k, c in tm.categories.items()}
+    assert obl["road"].endswith("سڑکوں") and obl["shop"] == "دکانیں"[:-2] + "وں"
+    assert obl["hamlet"].endswith("یوں") and obl["hospital"] == "ہسپتالوں"
+    assert obl["river"] == "دریاؤں" and obl["attraction"] == "پرکشش مقامات"  # -ات stays
+    assert obl["water_well"] == "کنووں"  # کنواں, masculine
+    direct = re.compile(r"\{category_\w+\} (?:کی|کا|کے|میں|سے|کو|پر|تک)(?!\S)")
+    assert not [v["text"] for v in tm.variants.values() if direct.search(v["text"])]
+    texts = category_texts("urd", r"category_A:=of", "shop", "bank")
+    assert any("<entity_B> کی تمام دکانوں میں سے" in t for t in texts)
+    assert any("<entity_B> کے تمام بینکوں میں سے" in t for t in texts)
+    texts = category_texts("urd", r"how_many_obl", "shop")
+    assert "<entity_B> کو کتنی دکانوں میں تقسیم کیا گیا ہے؟" in texts
 
 
 def test_urdu_interrogatives_and_verbs_agree_with_the_gender_of_the_category():

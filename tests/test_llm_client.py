@@ -187,3 +187,26 @@ def test_one_client_shared_by_threads():
         for t in threads:
             t.join()
         assert results == {i: i for i in range(1, 9)} and srv.max_in_flight >= 2
+
+
+def test_deadline_cuts_a_server_that_holds_back_its_headers():
+    import time
+
+    with FakeOpenAI(lambda req: Reply(content='{"a": 1}', delay=6)) as srv:
+        c = client(srv, timeout_s=30, deadline_s=1, max_retries=0)
+        t0 = time.monotonic()
+        with pytest.raises(TransportError) as err:
+            c.complete([{"role": "user", "content": "x"}])
+        took = time.monotonic() - t0
+    assert err.value.reason == "deadline" and err.value.attempts == 1
+    assert took < 4, (
+        took
+    )  # the per-read timeout (30 s) and the server's delay (6 s) never came into play
+
+
+def test_a_response_over_the_size_cap_is_not_read():
+    big = b'{"choices": [{"message": {"content": "' + b"x" * 100_000 + b'"}}]}'
+    with FakeOpenAI(lambda req: Reply(body=big)) as srv:
+        with pytest.raises(TransportError) as err:
+            client(srv, max_response_bytes=10_000).complete([{"role": "user", "content": "x"}])
+        assert err.value.reason == "too_large" and len(srv.requests) == 1

@@ -44,6 +44,16 @@ def rule_names(lang: str, text: str, classes: list | None = None) -> set[str]:
         ("Ürgüp", "abl", "'ten"),
         ("İzmir", "dat", "'e"),
         ("Saint Paris", "dat", "'e"),  # the last word decides
+        ("Deque 2", "dat", "'ye"),  # a number read aloud: iki
+        ("Route 66", "abl", "'dan"),  # altı
+        ("Portão 3", "loc", "'te"),  # üç: voiceless ç
+        ("Linha 40", "abl", "'tan"),  # kırk
+        ("Km 100", "gen", "'ün"),  # yüz
+        ("Estrada 10000", "dat", "'e"),  # on bin
+        ("TRT", "gen", "'nin"),  # an abbreviation read by letter: te
+        ("14 Bis C/B", "dat", "'ye"),  # the last part after a slash: be
+        ("NATO", "acc", "'yu"),  # capitals ending in o, however read
+        ("Portão A", "dat", "'ya"),  # one letter, read by its name
     ],
 )
 def test_turkish_suffix_harmony_and_assimilation(name, case, suffix):
@@ -59,7 +69,9 @@ def test_turkish_suffix_harmony_and_assimilation(name, case, suffix):
         "Mihary",
         "School",
         "INSS",
-        "Deque 2",
+        "ABD",  # a-be-de or a word: undecided
+        "Portão I",  # ı or i
+        "Estação 4.5",
         "Clínicas (stop)",
         "Москва",
     ],
@@ -106,11 +118,66 @@ def test_final_sound(name, sound):
         ("Paris", "თი", "ით"),
         ("Paris", "ს", None),  # also the dative: left alone
         ("Paris", "დან", None),
-        ("Deque 2", "ის", None),
+        ("Paris", "სა", None),  # also the dative: left alone
+        ("Mokra", "ისა", "სა"),
+        ("Deque 2", "ის", "ის"),  # a numeral: ორის
+        ("Deque (stop)", "ის", None),
     ],
 )
 def test_georgian_suffix(name, suffix, form):
     assert nic.georgian_suffix(name, suffix) == form
+
+
+@pytest.mark.parametrize(
+    "name, sound",
+    [
+        ("Escaldes-Engordany", "vowel"),  # the last part after a hyphen
+        ("Espelho d'Água", "vowel"),  # after an apostrophe
+        ("Portão 8", "consonant"),  # რვა -> რვის
+        ("Rua Pio XII", "consonant"),  # მეთორმეტე -> მეთორმეტის
+        ("FAPA", "vowel"),
+        ("ECO", "vowel"),
+        ("INSS", "consonant"),
+        ("WTC", "vowel"),  # ... ტი-სი
+        ("ABD", None),  # a word or letters
+        ("Clínicas (stop)", None),
+        ("Village", None),
+    ],
+)
+def test_georgian_sound(name, sound):
+    assert nic.georgian_sound(name) == sound
+
+
+@pytest.mark.parametrize(
+    "noun, forms",
+    [
+        ("durak", ("durağa", "duraktan", "durakta", "durağı", "durağın")),
+        ("şehir", ("şehre", "şehirden", "şehirde", "şehri", "şehrin")),
+        ("köy", ("köye", "köyden", "köyde", "köyü", "köyün")),
+        ("mezra", ("mezraya", "mezradan", "mezrada", "mezrayı", "mezranın")),
+        (
+            "havalimanı",
+            ("havalimanına", "havalimanından", "havalimanında", "havalimanını", "havalimanının"),
+        ),
+        ("yerler", ("yerlere", "yerlerden", "yerlerde", "yerleri", "yerlerin")),
+    ],
+)
+def test_turkish_case_of_class_nouns(noun, forms):
+    assert tuple(nic.turkish_case(noun, c) for c in ("dat", "abl", "loc", "acc", "gen")) == forms
+
+
+def test_turkish_named_frame_by_class():
+    assert nic.turkish_named("bus_stop", "dat") == "adlı durağa"
+    assert nic.turkish_named("village", "gen") == "adlı köyün"
+    assert nic.turkish_named("convenience", "abl") == "adlı mağazadan"
+    assert nic.turkish_named("natural", "acc") == "adlı yeri"  # no listed noun: a place
+    assert nic.turkish_named(None, "loc") == "adlı yerde"
+    assert nic.turkish_named("village", "gen", plural=True) == "adlı yerlerin"
+    every = set(nic.TURKISH_CLASS_NOUNS.values())
+    for noun in every:  # every listed noun has all five forms
+        assert all(nic.turkish_case(noun, c) for c in ("dat", "abl", "loc", "acc", "gen"))
+    with pytest.raises(ValueError):
+        nic.turkish_named("village", "ins")
 
 
 @pytest.mark.parametrize(
@@ -251,11 +318,24 @@ def test_tur_case_suffix_replaces_the_location_frame():
     )
 
 
-def test_tur_keeps_the_frame_where_no_rule_decides():
-    text = "{Village} konumuna ve {INSS B/C} konumundan, {Mokra} konumlarının?"
-    assert rules("tur", text) == text
-    text = "hem {Paris} hem de {Ankara} konumunu, {Bolu} ve {Paris} konumuna"  # frame shared by two names
-    assert rules("tur", text) == text
+def test_tur_named_frame_where_the_name_does_not_decide():
+    text = "{Village} konumuna ve {ABD} konumundan, {Tiobly} nesnesinin {Kemer} konumunu?"
+    assert rules("tur", text, ["bus_stop", "village", "hamlet", None]) == (
+        "{Village} adlı durağa ve {ABD} adlı köyden, {Tiobly} adlı mezranın {Kemer} adlı yeri?"
+    )
+    assert rule_names("tur", "{Village} konumuna", ["city"]) == {"tur:named_frame"}
+    assert rules("tur", "{Route 66} konumundan {TRT} konumuna") == "{Route 66}'dan {TRT}'ye"
+
+
+def test_tur_frame_shared_by_two_names():
+    text = "hem {Paris} hem de {Ankara} konumunu içeren"  # both decide: a suffix on each
+    assert rules("tur", text) == "hem {Paris}'i hem de {Ankara}'yı içeren"
+    text = "Hem {Village} hem de {Ankara} konumunun bulunduğu"  # one does not: the places called A and B
+    assert rules("tur", text) == "Hem {Village} hem de {Ankara} adlı yerlerin bulunduğu"
+    text = "{Village} ve {Paris} konumlarının birlikte"  # the last name carries the case for both
+    assert rules("tur", text) == "{Village} ve {Paris}'in birlikte"
+    text = "{Paris} ve {Village} konumlarının birlikte"
+    assert rules("tur", text) == "{Paris} ve {Village} adlı yerlerin birlikte"
 
 
 def test_kat_genitive_suffix_by_final_sound():
@@ -284,6 +364,28 @@ def test_ell_article_by_class_noun_after_prepositions_and_verbs():
     assert rules("ell", "Σε {Lisboa} ή προς {A};", ["city", "river"]) == (
         "Στη {Lisboa} ή προς τον {A};"
     )
+
+
+def test_ell_predicate_adjective_agrees_with_the_name():
+    text = "Είναι {A} φυσικά αποσυνδεδεμένο από {B};"
+    assert rules("ell", text, ["road", "road"]) == (
+        "Είναι ο {A} φυσικά αποσυνδεδεμένος από τον {B};"
+    )
+    text = "Είναι {A} πιο συμπαγές από {B};"
+    assert rules("ell", text, ["city", "village"]) == "Είναι η {A} πιο συμπαγής από το {B};"
+    assert rules("ell", "Είναι {A} γειτονικό με {B};", ["village", "road"]) == (
+        "Είναι το {A} γειτονικό με τον {B};"  # neuter: as written
+    )
+    text = "Είναι {A} και {B} χωρικά ξένα μεταξύ τους;"
+    assert rules("ell", text, ["road", "city"]) == "Είναι ο {A} και η {B} χωρικά ξένοι μεταξύ τους;"
+    assert rules("ell", text, ["city", "town"]) == "Είναι η {A} και η {B} χωρικά ξένες μεταξύ τους;"
+    assert rules("ell", text, ["road", "village"]) == (
+        "Είναι ο {A} και το {B} χωρικά ξένα μεταξύ τους;"
+    )
+    assert rules("ell", "Είναι {A} μεγαλύτερο;", [None]) == "Είναι {A} μεγαλύτερο;"  # no article
+    assert nic.greek_predicate("μεγαλύτερο", ["f"]) == "μεγαλύτερη"
+    assert nic.greek_predicate("μεγαλύτερο", ["m", "f"]) is None  # a singular said of one name
+    assert nic.greek_predicate("κοντά", ["m"]) is None
 
 
 def test_ell_article_case_from_the_word_before_and_coordination():
@@ -345,14 +447,18 @@ def test_rule_shares_in_the_statistics():
     questions = [
         {"lang": "tur", "question_id": "q1", "text_marked": "{Paris} konumundan uzak mı ?"},
         {"lang": "tur", "question_id": "q2", "text_marked": "{Ankara} konumunda mı?"},
-        {"lang": "tur", "question_id": "q3", "text_marked": "{Village} konumunda mı?"},
+        {"lang": "tur", "question_id": "q3", "text_marked": "{Kemer} konumunda ne var?"},
         {"lang": "tur", "question_id": "q4", "text_marked": "Uzak mı ?"},
     ]
     results = [postedit(q, [RuleMember()], "rules") for q in questions]
     assert results[0]["text"] == "Paris'ten uzak mı?"
     assert results[0]["applied"][0]["rule"] == "tur:case_suffix"
     s = stats(results)
-    assert s["rule_shares"] == {"tur:case_suffix": 0.5, "tur:punctuation": 0.5}
-    assert s["operation_shares"] == {"DECL": 0.5, "PUNCT": 0.5}
-    assert s["share_edited"] == 0.75
+    assert s["rule_shares"] == {
+        "tur:case_suffix": 0.5,
+        "tur:punctuation": 0.5,
+        "tur:named_frame": 0.25,
+    }
+    assert s["operation_shares"] == {"DECL": 0.5, "PUNCT": 0.5, "OTHER": 0.25}
+    assert s["share_edited"] == 1.0
     assert rule_names("tur", "{Paris} konumundan?") == {"tur:case_suffix"}

@@ -13,7 +13,12 @@ import dagster as dg
 from mgqa_dagster import definitions
 from mgqa_dagster.assets.intake import osm_snapshot_sensor
 from mgqa_dagster.resources.paths import PathsResource
-from mgqa_dagster.resources.sources import ConversionResource, InputsResource, KwgSourceResource
+from mgqa_dagster.resources.sources import (
+    ConversionResource,
+    InputsResource,
+    KwgSourceResource,
+    StrataInputsResource,
+)
 from mgqa_platform import warehouse
 from mgqa_platform.snapshots import describe_osm_pbf
 from tests.conftest import write_tiny_pbf
@@ -26,7 +31,7 @@ FIRST = ("build_strata_inputs", "build_kgs", "strata_coverage_report", "build_qu
 
 def _resources(tmp_path, watch):
     """The code location's resources on a tiny home: the watched folder, an empty KWG crawl, entity
-    count ranges that admit a tiny town."""
+    count ranges that admit a tiny town, and share guards that admit a KG without entities."""
     crawl = tmp_path / "kwg-crawl.nt"
     crawl.write_text("")
     counts = {kg: [0, 100] for kg in ("worldkg", "osmh3kg", "kwg")}
@@ -35,6 +40,7 @@ def _resources(tmp_path, watch):
         inputs=InputsResource(osm_watch_dir=str(watch)),
         kwg=KwgSourceResource(mode="file", crawl_file=str(crawl)),
         conversion=ConversionResource(expected_entity_counts=json.dumps(counts)),
+        strata_inputs=StrataInputsResource(min_country_share=0.0, min_stratum_share=0.0),
     )
 
 

@@ -270,3 +270,30 @@ def test_a_crawl_file_made_elsewhere_is_registered_as_it_is(endpoint, tmp_path):
             KwgSourceResource(mode="file", crawl_file=str(tmp_path / "missing.nt")),
             PathsResource(home=str(tmp_path)),
         )
+
+
+@pytest.mark.parametrize(
+    "status,body",
+    [
+        (
+            403,
+            b"x" * 170 + b" forbidden for {auth}",
+        ),  # the 200-character cut falls inside the token
+        (503, b"y" * 177 + b" busy, {auth}"),  # retried, then the last error is reported
+        (200, b"<a> <b> " + b"z" * 150 + b" {auth} ."),  # not N-Triples: the first bytes are quoted
+    ],
+)
+def test_token_is_scrubbed_before_the_error_text_is_cut(
+    endpoint, tmp_path, monkeypatch, status, body
+):
+    monkeypatch.setenv("KWG_TEST_TOKEN", TOKEN)
+    crawler = SparqlCrawler(
+        endpoint.url, token_env="KWG_TEST_TOKEN", max_retries=1, sleep=lambda s: None
+    )
+    endpoint.script = [(status, body, {})] * 2
+    with pytest.raises(SparqlError) as err:
+        crawler.crawl([ALL], tmp_path / "t.nt")
+    message = str(err.value)
+    assert "***" in message, message
+    for n in range(8, len(TOKEN) + 1):
+        assert TOKEN[:n] not in message, (n, message)

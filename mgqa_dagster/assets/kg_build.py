@@ -6,14 +6,19 @@ from pathlib import Path
 import dagster as dg
 import pyoxigraph
 
-from mgqa_dagster.assets.intake import kwg_query_results, osm_snapshot, usgs_earthquakes
+from mgqa_dagster.assets.intake import (
+    kwg_query_results,
+    osm_snapshot,
+    osm_snapshot_partitions,
+    usgs_earthquakes,
+)
 from mgqa_dagster.data_quality import kwg_shacl
 from mgqa_dagster.resources.paths import PathsResource
 from mgqa_dagster.resources.sources import InputsResource, KwgSourceResource
 from mgqa_dagster.resources.warehouse import WAREHOUSE_POOL, WarehouseResource
 from mgqa_platform import snapshots
 from mgqa_platform.files import atomic_path
-from mgqa_platform.kg import native, osmh3kg_table
+from mgqa_platform.kg import native, osm_reader, osmh3kg_table
 from mgqa_platform.kg.kwg_fixture import build_kwg_fixture, read_county_polygon
 from mgqa_platform.kg.kwg_store import crawl_store
 from mgqa_platform.kg.osmh3kg_build import build_osmh3kg
@@ -30,14 +35,28 @@ def _build_osm_kg(
     kg: str, snap: snapshots.Snapshot, inputs: InputsResource, paths: PathsResource
 ) -> tuple[Path, BuildReport]:
     out = native.native_path(paths.kg_dir(kg), kg, snap.snapshot_id)
-    if kg == "worldkg":
-        return out, build_worldkg(snap.path, out)
-    return out, build_osmh3kg(
-        snap.path,
-        out,
-        fallback_date=inputs.osmh3kg_snapshot_date or None,
-        h3_res=inputs.osmh3kg_h3_resolution,
-    )
+    try:
+        if kg == "worldkg":
+            return out, build_worldkg(snap.path, out)
+        return out, build_osmh3kg(
+            snap.path,
+            out,
+            fallback_date=inputs.osmh3kg_snapshot_date or None,
+            h3_res=inputs.osmh3kg_h3_resolution,
+        )
+    except UnicodeDecodeError as e:  # pyosmium reading a corrupt string: name the file
+        raise osm_reader.not_utf8(snap.path, e) from e
+
+
+def _register_preferred(con, snapshot_id: str | None, inputs: InputsResource) -> None:
+    """Register the snapshot a sensor run asks for (``mgqa/osm_snapshot`` tag) when its registration
+    run has not happened yet; a file intake refuses is recorded as rejected and not built."""
+    if snapshot_id is None or snapshots.lookup(con, snapshot_id) is not None:
+        return
+    try:
+        snapshots.resolve_osm_snapshot(con, snapshot_id, inputs.watched_pbfs())
+    except (LookupError, snapshots.OsmSnapshotError):
+        return  # choose_osm_snapshot falls back to the newest usable one
 
 
 def _worldkg_dump(inputs: InputsResource) -> tuple[Path, BuildReport]:
@@ -147,7 +166,8 @@ def _build_bundled_kwg(inputs: InputsResource, kg_dir: Path) -> tuple[Path, Buil
     check_specs=[kwg_shacl.check_spec(KG_NATIVE, kg_partitions)],
     description=(
         "Each KG in its native format, built as the real KG is made: WorldKG Turtle and OSMH3KG Parquet "
-        "from the latest OSM snapshot (or a real WorldKG dump, MGQA_WORLDKG_DUMP, and a real OSMH3KG "
+        "from the OSM snapshot that wins (the pinned one, else the newest usable; `mgqa snapshots "
+        "list`) (or a real WorldKG dump, MGQA_WORLDKG_DUMP, and a real OSMH3KG "
         "table, MGQA_OSMH3KG_TABLE), KnowWhereGraph from its crawl. Skipped elements go to quarantine; "
         "the area the snapshot holds completely (the coverage file beside the PBF, the KWG crawl "
         "region) goes to the coverage table."
@@ -172,12 +192,26 @@ def kg_native(
         path, report = _osmh3kg_table(inputs)
         coverage = []  # a real table declares none: conversion falls back to its entities' hull
     else:
-        source_id = context.run.tags.get(
-            "mgqa/osm_snapshot"
-        ) or context.asset_partition_key_for_input("osm_snapshot")
         with warehouse.get_connection() as con:
-            snap = snapshots.resolve_osm_snapshot(con, source_id, inputs.watched_pbfs())
-        path, report = _build_osm_kg(kg, snap, inputs, paths)
+            _register_preferred(con, context.run.tags.get("mgqa/osm_snapshot"), inputs)
+            snap = snapshots.choose_osm_snapshot(
+                con,
+                context.instance.get_dynamic_partitions(osm_snapshot_partitions.name),
+                preferred=context.run.tags.get("mgqa/osm_snapshot"),
+            )
+        source_id = snap.snapshot_id
+        if context.run.tags.get("mgqa/osm_snapshot", source_id) != source_id:
+            context.log.warning(
+                f"OSM snapshot {context.run.tags['mgqa/osm_snapshot']} is not the one that wins "
+                f"(another is pinned, or it is not usable: `mgqa snapshots list`); "
+                f"building from {source_id}"
+            )
+        try:
+            path, report = _build_osm_kg(kg, snap, inputs, paths)
+        except Exception as e:  # a snapshot that cannot be built never wins again
+            with warehouse.get_connection() as con:
+                snapshots.mark_failed(con, source_id, f"kg_native[{kg}]: {e}".splitlines()[0])
+            raise
         coverage = snapshots.read_coverage(snap.path)
     with warehouse.get_connection() as con:
         info = native.record(con, kg, path, source_id, report, context.run_id)

@@ -4,6 +4,8 @@ import dagster as dg
 
 from mgqa_dagster.assets.kg_build import kg_native, kg_partitions
 from mgqa_dagster.data_quality import entities as entity_checks
+from mgqa_dagster.data_quality import input_guards
+from mgqa_dagster.resources.paths import PathsResource
 from mgqa_dagster.resources.sources import ConversionResource, StrataInputsResource
 from mgqa_dagster.resources.warehouse import WAREHOUSE_POOL, WarehouseResource
 from mgqa_platform import CODE_VERSION, snapshots
@@ -45,7 +47,8 @@ _spec = dict(
             **_spec,
         ),
     ],
-    check_specs=entity_checks.check_specs(ENTITIES, entity_checks.ENTITY_CHECKS, kg_partitions),
+    check_specs=entity_checks.check_specs(ENTITIES, entity_checks.ENTITY_CHECKS, kg_partitions)
+    + entity_checks.check_specs(ENTITIES, input_guards.ENTITY_GUARDS, kg_partitions),
     can_subset=False,
     code_version=CODE_VERSION,
 )
@@ -54,6 +57,7 @@ def kg_entities(
     conversion: ConversionResource,
     strata_inputs: StrataInputsResource,
     warehouse: WarehouseResource,
+    paths: PathsResource,
 ):
     kg = context.partition_key
     with warehouse.get_connection() as con:
@@ -67,6 +71,7 @@ def kg_entities(
             kg,
             src["path"],
             src["snapshot_id"],
+            scratch_dir=paths.scratch_dir,
             parse_workers=conversion.parse_workers,
             country_names=country_names(strata_inputs.countries_path),
         )
@@ -121,4 +126,13 @@ def kg_entities(
             },
         )
         checks = entity_checks.entity_checks(conversion.entity_count_ranges())
-        yield from entity_checks.run_checks(con, kg, ENTITIES, checks)
+        checks += input_guards.ENTITY_GUARDS
+        failed = []
+        for r in entity_checks.run_checks(con, kg, ENTITIES, checks):
+            if not r.passed and r.severity == dg.AssetCheckSeverity.ERROR:
+                failed.append(r.check_name)
+            yield r
+        if failed and src["source_snapshot_id"]:  # that snapshot no longer wins
+            snapshots.mark_failed(
+                con, src["source_snapshot_id"], f"entities[{kg}] failed {', '.join(failed)}"
+            )

@@ -8,8 +8,9 @@ import dagster as dg
 
 from mgqa_dagster.assets.kg_build import kg_partitions
 from mgqa_dagster.assets.kg_conversion import ENTITIES
+from mgqa_dagster.data_quality import input_guards as guards
 from mgqa_dagster.data_quality import strata as checks
-from mgqa_dagster.data_quality.checks import check_specs, run_checks
+from mgqa_dagster.data_quality.checks import bound, check_specs, run_checks
 from mgqa_dagster.resources.paths import PathsResource
 from mgqa_dagster.resources.sources import StrataInputsResource
 from mgqa_dagster.resources.warehouse import WAREHOUSE_POOL, WarehouseResource
@@ -44,7 +45,7 @@ COUNTRIES = dg.AssetKey("countries")
     deps=[natural_earth_countries, world_bank_income],
     group_name="strata",
     kinds={"duckdb"},
-    check_specs=check_specs(COUNTRIES, checks.COUNTRY_CHECKS),
+    check_specs=check_specs(COUNTRIES, checks.COUNTRY_CHECKS + guards.COUNTRY_GUARDS),
     description="Country polygons with ISO3 (ISO_A3, else ISO_A3_EH, else ADM0_A3) and World Bank income tier.",
 )
 def countries(
@@ -73,6 +74,9 @@ def countries(
             }
         )
         yield from run_checks(con, None, COUNTRIES, checks.COUNTRY_CHECKS)
+        degenerate = ne.attrs.get("degenerate_features", [])
+        country_guards = bound(guards.COUNTRY_GUARDS, degenerate_features=degenerate)
+        yield from run_checks(con, None, COUNTRIES, country_guards)
 
 
 def _raster_path(strata_inputs: StrataInputsResource, paths: PathsResource) -> Path:
@@ -185,7 +189,9 @@ ENTITY_COUNTRY = dg.AssetKey("entity_country")
     pool=WAREHOUSE_POOL,
     key=ENTITY_COUNTRY,
     deps=[ENTITIES, COUNTRIES],
-    check_specs=check_specs(ENTITY_COUNTRY, checks.ENTITY_COUNTRY_CHECKS, kg_partitions),
+    check_specs=check_specs(
+        ENTITY_COUNTRY, checks.ENTITY_COUNTRY_CHECKS + guards.COUNTRY_SHARE_GUARDS, kg_partitions
+    ),
     description="Country of each entity's representative point: within a polygon, else the nearest country within the configured distance, else unassigned with a reason.",
     **_per_kg,
 )
@@ -206,6 +212,8 @@ def entity_country(
             }
         )
         yield from run_checks(con, kg, ENTITY_COUNTRY, checks.ENTITY_COUNTRY_CHECKS)
+        share = bound(guards.COUNTRY_SHARE_GUARDS, minimum=strata_inputs.min_country_share)
+        yield from run_checks(con, kg, ENTITY_COUNTRY, share)
 
 
 @dg.asset(
@@ -231,11 +239,17 @@ ENTITY_STRATA = dg.AssetKey("entity_strata")
     pool=WAREHOUSE_POOL,
     key=ENTITY_STRATA,
     deps=[ENTITY_COUNTRY, entity_density, COUNTRIES],
-    check_specs=check_specs(ENTITY_STRATA, checks.STRATA_CHECKS, kg_partitions),
+    check_specs=check_specs(
+        ENTITY_STRATA, checks.STRATA_CHECKS + guards.STRATUM_SHARE_GUARDS, kg_partitions
+    ),
     description="Stratum of each entity: World Bank income tier x density tier (4 x 3 grid), or a reason.",
     **_per_kg,
 )
-def entity_strata(context: dg.AssetExecutionContext, warehouse: WarehouseResource):
+def entity_strata(
+    context: dg.AssetExecutionContext,
+    strata_inputs: StrataInputsResource,
+    warehouse: WarehouseResource,
+):
     kg = context.partition_key
     with warehouse.get_connection() as con:
         per = strata.assign_strata(con, kg)
@@ -246,6 +260,8 @@ def entity_strata(context: dg.AssetExecutionContext, warehouse: WarehouseResourc
             }
         )
         yield from run_checks(con, kg, ENTITY_STRATA, checks.STRATA_CHECKS)
+        share = bound(guards.STRATUM_SHARE_GUARDS, minimum=strata_inputs.min_stratum_share)
+        yield from run_checks(con, kg, ENTITY_STRATA, share)
 
 
 STRATA_COVERAGE = dg.AssetKey("strata_coverage")

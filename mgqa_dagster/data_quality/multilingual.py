@@ -12,9 +12,10 @@ import pandas as pd
 
 from mgqa_dagster.data_quality import gx_runner as gx
 from mgqa_dagster.data_quality.checks import Check, result
+from mgqa_platform.marks import unescape_names
 from mgqa_platform.multilingual import detectors
 from mgqa_platform.multilingual.languages import in_script
-from mgqa_platform.multilingual.placeholders import PLACEHOLDER, problems
+from mgqa_platform.multilingual.placeholders import PLACEHOLDER, placeholders, problems
 from mgqa_platform.questions.catalog import default_catalog
 
 
@@ -89,9 +90,17 @@ def _every_question(con, lang):
 
 def _filled(con, lang):
     df = con.execute(
-        "SELECT question_id, text, text_marked FROM questions_localized WHERE lang = ?", [lang]
+        "SELECT question_id, text, text_marked, template_text FROM questions_localized "
+        "WHERE lang = ?",
+        [lang],
     ).df()
-    df["unfilled_slot"] = [bool(PLACEHOLDER.search(t)) for t in df["text"]]
+    # a slot of the template still in the marked text (names there hold no raw brace: marks.mark;
+    # a name such as "Bar {Zero}" shows literally in `text` and is not an unfilled slot)
+    df["unfilled_slot"] = [
+        any(m.group(1) in set(placeholders(tpl or "")) for m in PLACEHOLDER.finditer(marked))
+        for marked, tpl in zip(df["text_marked"], df["template_text"], strict=True)
+    ]
+    df = df.drop(columns="template_text")
     df["marked_balanced"] = [m.count("{") == m.count("}") for m in df["text_marked"]]
     exps = (
         gx.non_empty_strings(["text", "text_marked"])
@@ -266,7 +275,7 @@ def _names_untouched(con, lang):
         for a, b in zip(df["text_marked"], df["localized"], strict=True)
     ]
     df["text_is_unmarked"] = [
-        t == span.sub(lambda m: m.group(0)[1:-1], m)
+        t == unescape_names(span.sub(lambda m: m.group(0)[1:-1], m))
         for t, m in zip(df["text"], df["text_marked"], strict=True)
     ]
     bad = df[~(df["spans_kept"] & df["text_is_unmarked"])]

@@ -64,6 +64,12 @@ class PathsResource(EnvConfigurableResource):
         return self.home_path / "runs"
 
     @property
+    def scratch_dir(self) -> Path:
+        """Intermediate files of a run (conversion's Parquet parts); ``mgqa build`` empties it on
+        start, so a killed run leaves nothing behind for long."""
+        return self.home_path / "scratch"
+
+    @property
     def dagster_home(self) -> Path:
         """The Dagster instance ``mgqa build`` uses when ``DAGSTER_HOME`` is unset."""
         return self.home_path / "dagster"

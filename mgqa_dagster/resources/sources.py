@@ -84,7 +84,9 @@ class StrataInputsResource(EnvConfigurableResource):
     classification (bundled table), ``exclude`` leaves them without a tier (with the reason recorded).
     ``income_fiscal_year`` names the year of an official CLASS.xlsx / API JSON (e.g. ``FY2027``;
     they do not state it). ``docs_map_path``, when set, is where ``strata_coverage`` also copies its
-    world map.
+    world map. ``min_country_share`` and ``min_stratum_share`` are the least shares of a KG's
+    entities with a country and with a stratum that the blocking checks ``country_share`` and
+    ``stratum_share`` accept (docs/data_quality.md, "Input guards").
     """
 
     countries_path: Annotated[str, dg.EnvVar("MGQA_COUNTRIES")] = str(
@@ -101,3 +103,5 @@ class StrataInputsResource(EnvConfigurableResource):
     proxy_resolution_deg: float = 0.1
     nearest_country_max_km: float = 25.0
     docs_map_path: Annotated[str, dg.EnvVar("MGQA_DOCS_MAP_PATH")] = ""
+    min_country_share: Annotated[float, dg.EnvVar("MGQA_MIN_COUNTRY_SHARE")] = 0.8
+    min_stratum_share: Annotated[float, dg.EnvVar("MGQA_MIN_STRATUM_SHARE")] = 0.8

@@ -7,14 +7,14 @@ truncated to ``max_output_chars``) goes back as the next user message. A reply t
 object is answered with the reason and costs a step. After ``max_steps`` model replies without a final answer
 the result is ``budget_exhausted``.
 
-The sandbox (:class:`Sandbox`): every step runs in a **fresh** ``python -I`` subprocess (so variables do not
-persist; files written to the working directory do, for the question's lifetime), with a per-step timeout
-(the whole process group is killed), a temporary working directory, and a minimal environment (``PATH``,
-``HOME`` = the temp dir, UTF-8 locale): the parent's environment -- API keys included -- is not passed on.
-It is **not** a security boundary: network access, the file system and CPU/memory are not restricted; run
-untrusted models inside a container or VM when that matters. The preamble pre-imports ``math``, ``json``,
-``shapely`` (``shapely.wkt``, ``shapely.geometry``), ``pyproj`` (``Geod``, ``Transformer``, ``GEOD =
-Geod(ellps="WGS84")``) and ``h3``, and defines the tier's tools:
+The sandbox (:class:`Sandbox`): every step runs in a **fresh** ``python -I`` process (so variables do not
+persist; files written to the working directory do, for the question's lifetime) confined by bubblewrap and
+``prlimit`` (:mod:`mgqa_platform.evaluation.sandbox`): no environment of the runner, no view of the host's
+files beyond the Python installation and, for T3a, the KG-only copy (read-only), no network, its own PID
+namespace and session killed as a whole, and CPU, memory, process, file and output limits. Without a working
+bubblewrap the agent tiers are refused (:class:`~mgqa_platform.evaluation.sandbox.SandboxUnavailable`). The
+preamble pre-imports ``math``, ``json``, ``shapely`` (``shapely.wkt``, ``shapely.geometry``), ``pyproj``
+(``Geod``, ``Transformer``, ``GEOD = Geod(ellps="WGS84")``) and ``h3``, and defines the tier's tools:
 
 * T3-o: ``triples()`` -> the injected structured triples (:func:`prompts.structured_triples`);
 * T3a: read-only KG tools over the DuckDB warehouse file: ``search_entities(name, limit=10)``,
@@ -27,9 +27,9 @@ Every tool invocation is counted (``tool_calls``); ``steps`` counts model replie
 from __future__ import annotations
 
 import json
+import math
 import os
-import signal
-import subprocess
+import stat
 import sys
 import tempfile
 from collections.abc import Mapping
@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from mgqa_platform.evaluation import sandbox
 from mgqa_platform.evaluation.answer_schema import agent_step_schema, parse_reply
 from mgqa_platform.evaluation.prompts import (
     AGENT_TIERS,
@@ -46,9 +47,10 @@ from mgqa_platform.evaluation.prompts import (
     render,
     structured_triples,
 )
+from mgqa_platform.evaluation.sandbox import SandboxUnavailable
 from mgqa_platform.llm import ChatClient, ReplyError, TransportError
 
-__all__ = ["AgentResult", "Sandbox", "run_agent", "SQL_ROW_CAP", "PREAMBLE"]
+__all__ = ["AgentResult", "Sandbox", "run_agent", "SQL_ROW_CAP", "PREAMBLE", "SandboxUnavailable"]
 
 SQL_ROW_CAP = 200
 SEARCH_LIMIT_CAP = 50
@@ -57,6 +59,15 @@ _CALLS_FILE = ".tool_calls"
 _CONTEXT_FILE = "_context.json"
 _STEP_FILE = "step.py"
 _MAIN_FILE = "_main.py"
+_ENV = {
+    "PATH": "/usr/bin:/bin",
+    "HOME": sandbox.WORK_DIR,
+    "LANG": "C.UTF-8",
+    "LC_ALL": "C.UTF-8",
+    "PYTHONIOENCODING": "utf-8",
+    "OMP_NUM_THREADS": "1",
+    "OPENBLAS_NUM_THREADS": "1",
+}
 
 PREAMBLE = r'''
 import json, math, os as _os, sys as _sys
@@ -85,7 +96,8 @@ if _CTX["tier"] == "T3a":
         global _CON
         if _CON is None:
             import duckdb
-            _CON = duckdb.connect(_CTX["warehouse"], read_only=True, config={"threads": "2"})
+            _CON = duckdb.connect(_CTX["warehouse"], read_only=True, config={
+                "threads": "2", "memory_limit": "1GB", "temp_directory": "/tmp"})
             if _CTX.get("spatial_extension"):  # ST_* functions, loaded from the local extension file
                 try:
                     _CON.execute("LOAD '" + _CTX["spatial_extension"].replace("'", "''") + "'")
@@ -127,8 +139,10 @@ if _CTX["tier"] == "T3a":
 del _f
 with open(__STEP_FILE__, encoding="utf-8") as _src:
     _code = _src.read()
+import linecache as _lc  # tracebacks quote the step's own lines
+_lc.cache[__STEP_NAME__] = (len(_code), None, _code.splitlines(True), __STEP_NAME__)
 try:
-    exec(compile(_code, __STEP_FILE__, "exec"), {k: v for k, v in globals().items() if k not in ("_code", "_src")})
+    exec(compile(_code, __STEP_NAME__, "exec"), {k: v for k, v in globals().items() if k not in ("_code", "_src")})
 except SystemExit:
     raise
 except BaseException as _exc:  # print the traceback without this preamble's own frame
@@ -170,9 +184,10 @@ def export_kg(warehouse: str | Path, dest: str | Path) -> Path:
 
 def _preamble() -> str:
     subs = {
-        "__CONTEXT_FILE__": repr(_CONTEXT_FILE),
-        "__CALLS_FILE__": repr(_CALLS_FILE),
-        "__STEP_FILE__": repr(_STEP_FILE),
+        "__CONTEXT_FILE__": repr(f"{sandbox.CONTROL_DIR}/{_CONTEXT_FILE}"),
+        "__CALLS_FILE__": repr(f"{sandbox.WORK_DIR}/{_CALLS_FILE}"),
+        "__STEP_FILE__": repr(f"{sandbox.CONTROL_DIR}/{_STEP_FILE}"),
+        "__STEP_NAME__": repr(_STEP_FILE),
         "__SEARCH_CAP__": str(SEARCH_LIMIT_CAP),
         "__TRIPLE_CAP__": str(TRIPLE_CAP),
         "__ROW_CAP__": str(SQL_ROW_CAP),
@@ -193,9 +208,12 @@ def _spatial_extension() -> str | None:
 
 
 class Sandbox:
-    """A temporary working directory plus one fresh ``python -I`` process per :meth:`run`.
+    """A working directory plus one fresh, confined ``python -I`` process per :meth:`run`.
 
-    Use as a context manager (the directory is removed on exit)."""
+    ``limits`` default to :class:`~mgqa_platform.evaluation.sandbox.Limits` with ``timeout_s`` as the wall
+    and CPU time; ``bwrap`` names the bubblewrap binary (default: ``bwrap`` on ``PATH``). Raises
+    :class:`~mgqa_platform.evaluation.sandbox.SandboxUnavailable` when it cannot confine the code. Use as a
+    context manager (the directories are removed on exit)."""
 
     def __init__(
         self,
@@ -206,25 +224,35 @@ class Sandbox:
         timeout_s: float = 30.0,
         max_output_chars: int = 4000,
         python: str | None = None,
+        limits: sandbox.Limits | None = None,
+        bwrap: str | None = None,
     ):
         if tier not in AGENT_TIERS:
             raise ValueError(f"not an agent tier: {tier!r}")
         if tier == T3A and warehouse is None:
             raise ValueError("tier T3a needs a warehouse file")
+        self.bwrap = sandbox.check_available(bwrap)
         self.tier = tier
-        self.timeout_s = timeout_s
+        self.limits = limits or sandbox.Limits(wall_s=timeout_s, cpu_s=max(1, math.ceil(timeout_s)))
+        self.timeout_s = self.limits.wall_s
         self.max_output_chars = max_output_chars
         self.python = python or sys.executable
+        self.kg = str(Path(warehouse).resolve()) if warehouse is not None else None
         self._tmp = tempfile.TemporaryDirectory(prefix="mgqa-agent-")
-        self.dir = Path(self._tmp.name)
+        self.dir = Path(self._tmp.name) / "work"
+        self.control = Path(self._tmp.name) / "ctl"
+        self.dir.mkdir()
+        self.control.mkdir()
         ctx = {
             "tier": tier,
             "triples": triples or [],
-            "warehouse": str(Path(warehouse).resolve()) if warehouse is not None else None,
+            "warehouse": sandbox.KG_PATH if warehouse is not None else None,
             "spatial_extension": _spatial_extension() if tier == T3A else None,
         }
-        (self.dir / _CONTEXT_FILE).write_text(json.dumps(ctx, ensure_ascii=False), encoding="utf-8")
-        (self.dir / _MAIN_FILE).write_text(_preamble(), encoding="utf-8")
+        (self.control / _CONTEXT_FILE).write_text(json.dumps(ctx, ensure_ascii=False), "utf-8")
+        (self.control / _MAIN_FILE).write_text(_preamble(), encoding="utf-8")
+        (self.control / _STEP_FILE).write_text("", encoding="utf-8")
+        sandbox.prepare_dirs(self.dir, self.control)
         self.tool_calls = 0
         self.runs = 0
 
@@ -237,47 +265,45 @@ class Sandbox:
     def close(self) -> None:
         self._tmp.cleanup()
 
-    def _env(self) -> dict[str, str]:
-        return {
-            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-            "HOME": str(self.dir),
-            "LANG": "C.UTF-8",
-            "LC_ALL": "C.UTF-8",
-            "PYTHONIOENCODING": "utf-8",
-            "OMP_NUM_THREADS": "1",
-        }
+    def command(self) -> list[str]:
+        """The confined command line of one step (see :func:`sandbox.bwrap_command`)."""
+        return sandbox.bwrap_command(
+            [self.python, "-I", f"{sandbox.CONTROL_DIR}/{_MAIN_FILE}"],
+            workdir=self.dir,
+            control_dir=self.control,
+            kg=self.kg,
+            python=self.python,
+            limits=self.limits,
+            bwrap=self.bwrap,
+            env=_ENV,
+        )
 
     def run(self, code: str) -> tuple[str, int]:
         """Run ``code``; return (output text, number of tool calls it made). Never raises for user errors."""
         self.runs += 1
-        (self.dir / _STEP_FILE).write_text(code, encoding="utf-8")
+        (self.control / _STEP_FILE).write_text(code, encoding="utf-8")
         calls = self.dir / _CALLS_FILE
         calls.unlink(missing_ok=True)
-        proc = subprocess.Popen(
-            [self.python, "-I", _MAIN_FILE],
-            cwd=self.dir,
-            env=self._env(),
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
+        res = sandbox.run_confined(
+            self.command(), self.limits, keep_bytes=4 * self.max_output_chars
         )
-        try:
-            out, _ = proc.communicate(timeout=self.timeout_s)
-            text = out.decode("utf-8", "replace")
-            if proc.returncode != 0 and not text.strip():
-                text = f"(process exited with status {proc.returncode})"
-        except subprocess.TimeoutExpired:
-            try:
-                os.killpg(proc.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-            out, _ = proc.communicate()
-            text = (
-                out.decode("utf-8", "replace")
-                + f"\n[execution stopped: time limit of {self.timeout_s:g} s]"
+        text = res.head.decode("utf-8", "replace")
+        if res.tail:
+            omitted = res.total_bytes - len(res.head) - len(res.tail)
+            text += f"\n[{omitted} bytes omitted]\n" + res.tail.decode("utf-8", "replace")
+        if res.stopped == "time":
+            text += f"\n[execution stopped: time limit of {self.limits.wall_s:g} s]"
+        elif res.stopped == "output":
+            text += f"\n[execution stopped: output limit of {self.limits.output_bytes} bytes]"
+        elif res.returncode and not text.strip():
+            text = f"(process exited with status {res.returncode})"
+        n = _count_calls(calls)
+        size = sandbox.enforce_workdir_cap(self.dir, self.limits.workdir_bytes)
+        if size is not None:
+            text += (
+                f"\n[working directory emptied: {size} bytes written, more than the "
+                f"{self.limits.workdir_bytes} allowed]"
             )
-        n = len(calls.read_text(encoding="utf-8").splitlines()) if calls.exists() else 0
         self.tool_calls += n
         if len(text) > self.max_output_chars:  # keep the head and the tail (where a traceback ends)
             head = self.max_output_chars // 2
@@ -287,6 +313,19 @@ class Sandbox:
                 f"{len(text) - self.max_output_chars} omitted here]\n{text[-tail:]}"
             )
         return (text if text.strip() else "(no output)"), n
+
+
+def _count_calls(path: Path) -> int:
+    """Tool calls recorded by the step. The file is the code's to write, so it is opened without following
+    a link and without blocking, read only when it is a regular file, and at most 1 MiB of it."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return 0
+    with os.fdopen(fd, "rb") as f:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return 0
+        return f.read(1 << 20).count(b"\n")
 
 
 @dataclass

@@ -14,7 +14,9 @@ lines (in completion order, which the scorer ignores: it keys by ``question_id``
 an answer that does not fit its format), ``harness_error`` (transport failure after retries, or an unexpected
 exception; ``detail`` says which), ``budget_exhausted`` (agent tiers only).
 
-Resuming: existing lines are read first and their question ids skipped. A torn last line (a killed writer) or
+Resuming: existing lines are read first and their question ids skipped, except ``harness_error`` lines
+(with ``retry_errors``, the default): those are moved to ``predictions.jsonl.retried`` and the questions
+asked again, so an outage is not a permanent wrong answer and every question keeps exactly one line. A torn last line (a killed writer) or
 any unparsable line is appended to ``predictions.jsonl.corrupt`` and removed from the file (truncated back to the
 last good newline), so nothing is lost silently; the summary counts them. ``out_dir/run.json`` holds the run
 configuration (endpoint, model, tier, system, question count, seed...; never the API key); a resume with a
@@ -45,15 +47,19 @@ __all__ = [
     "RunSummary",
     "load_predictions",
     "repair",
+    "retire_errors",
     "PREDICTIONS",
     "RUN_CONFIG",
     "RAW_LIMIT",
     "STATUSES",
+    "RETRIED",
 ]
 
 PREDICTIONS = "predictions.jsonl"
 RUN_CONFIG = "run.json"
+RETRIED = "predictions.jsonl.retried"
 RAW_LIMIT = 4000
+DETAIL_LIMIT = 500
 STATUSES = ("answered", "refused", "format_error", "harness_error", "budget_exhausted")
 _USAGE_KEYS = ("prompt_tokens", "completion_tokens", "total_tokens")
 
@@ -74,6 +80,7 @@ class RunSummary:
     counts: dict = field(default_factory=dict)
     usage: dict = field(default_factory=_zero_usage)
     corrupt: int = 0  # unparsable fragments moved to predictions.jsonl.corrupt by this call
+    retried: int = 0  # harness_error lines moved to predictions.jsonl.retried and asked again
     file_counts: dict = field(default_factory=dict)
     file_usage: dict = field(default_factory=_zero_usage)
 
@@ -124,13 +131,45 @@ def repair(path: str | Path) -> tuple[list[dict], int]:
                 f.flush()
                 os.fsync(f.fileno())
         else:
-            tmp = path.with_name(path.name + ".tmp")
-            with open(tmp, "wb") as f:
-                f.write(b"".join(good_lines))
-                f.flush()
-                os.fsync(f.fileno())
-            os.replace(tmp, path)
+            _rewrite(path, good_lines)
     return good, len(bad)
+
+
+def _rewrite(path: Path, lines: list[bytes]) -> None:
+    """Replace ``path`` atomically with ``lines`` (fsynced)."""
+    tmp = path.with_name(path.name + ".tmp")
+    with open(tmp, "wb") as f:
+        f.write(b"".join(lines))
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+
+
+def retire_errors(path: str | Path) -> tuple[list[dict], int]:
+    """Move the ``harness_error`` lines of a (repaired) predictions file to :data:`RETRIED` beside it -- first
+    appended there and fsynced, then cut from the file by an atomic rewrite -- so their questions are asked
+    again. Returns (the remaining records in file order, lines moved)."""
+    path = Path(path)
+    if not path.exists():
+        return [], 0
+    keep: list[bytes] = []
+    move: list[bytes] = []
+    records: list[dict] = []
+    for line in path.read_bytes().splitlines(keepends=True):
+        rec = _parse_line(line)
+        if rec is not None and rec.get("status") == "harness_error":
+            move.append(line)
+        else:
+            keep.append(line)
+            if rec is not None:
+                records.append(rec)
+    if move:
+        with open(path.with_name(RETRIED), "ab") as f:
+            f.write(b"".join(move))
+            f.flush()
+            os.fsync(f.fileno())
+        _rewrite(path, keep)
+    return records, len(move)
 
 
 def load_predictions(path: str | Path) -> dict[str, dict]:
@@ -180,7 +219,7 @@ def _line(
         "tier": tier,
         "status": status,
         "answer": answer,
-        "raw": (raw or "")[:RAW_LIMIT],
+        "raw": raw or "",
         "detail": detail,
         "usage": {k: int((usage or {}).get(k, 0) or 0) for k in _USAGE_KEYS},
         "attempts": int(attempts),
@@ -199,7 +238,24 @@ def answer_question(
     max_steps: int = DEFAULT_MAX_STEPS,
     step_timeout_s: float = 30.0,
 ) -> dict:
-    """The prediction line of one question (never raises for model or transport failures)."""
+    """The prediction line of one question (never raises for model or transport failures). ``raw`` and
+    ``detail`` are scrubbed of the client's secrets first, then cut to RAW_LIMIT / DETAIL_LIMIT."""
+    rec = _answer(question, client, tier, system, warehouse, max_steps, step_timeout_s)
+    rec["raw"] = client.scrub(rec["raw"])[:RAW_LIMIT]
+    if rec["detail"] is not None:
+        rec["detail"] = client.scrub(rec["detail"])[:DETAIL_LIMIT]
+    return rec
+
+
+def _answer(
+    question: Mapping,
+    client: ChatClient,
+    tier: str,
+    system: str,
+    warehouse: str | Path | None,
+    max_steps: int,
+    step_timeout_s: float,
+) -> dict:
     try:
         if tier in AGENT_TIERS:
             from mgqa_platform.evaluation.agent import (
@@ -252,7 +308,7 @@ def answer_question(
             "format_error",
             None,
             exc.raw,
-            str(exc)[:500],
+            str(exc),
             res.usage if res else None,
             res.attempts if res else 1,
             1,
@@ -266,7 +322,7 @@ def answer_question(
             "harness_error",
             None,
             "",
-            f"transport: {exc}"[:500],
+            f"transport: {exc}",
             None,
             exc.attempts,
             1,
@@ -280,7 +336,7 @@ def answer_question(
             "harness_error",
             None,
             "",
-            f"exception: {type(exc).__name__}: {exc}"[:500],
+            f"exception: {type(exc).__name__}: {exc}",
             None,
             0,
             0,
@@ -336,22 +392,30 @@ def run(
     seed: int = 0,
     max_steps: int = DEFAULT_MAX_STEPS,
     step_timeout_s: float = 30.0,
+    retry_errors: bool = True,
 ) -> RunSummary:
     """Answer every not-yet-recorded question with ``client`` under ``tier`` (see the module docstring).
 
     ``limit`` picks a seeded sample of that many questions (order by sha256 of ``"{seed}:{question_id}"``), so
-    reruns with the same seed select the same questions; ``warehouse`` is required for T3a."""
+    reruns with the same seed select the same questions; ``warehouse`` is required for T3a. With
+    ``retry_errors`` (the default), questions recorded as ``harness_error`` are asked again
+    (:func:`retire_errors`). The agent tiers are refused up front when the sandbox cannot be built
+    (:class:`~mgqa_platform.evaluation.sandbox.SandboxUnavailable`)."""
     if tier not in TIERS:
         raise ValueError(f"unknown tier {tier!r}; expected one of {TIERS}")
     if tier == T3A and warehouse is None:
         raise ValueError("tier T3a needs warehouse=<path to the DuckDB warehouse file>")
     if concurrency < 1:
         raise ValueError("concurrency must be >= 1")
+    if tier in AGENT_TIERS:
+        from mgqa_platform.evaluation.sandbox import check_available
+
+        check_available()
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     selected = _select(questions, limit, seed)
     config = {
-        "endpoint": client.base_url,
+        "endpoint": client.scrub(client.base_url),
         "model": client.model,
         "tier": tier,
         "system": system_name,
@@ -374,6 +438,9 @@ def run(
         )
         pred_path = out / PREDICTIONS
         existing, corrupt = repair(pred_path)
+        retried = 0
+        if retry_errors:
+            existing, retried = retire_errors(pred_path)
         done = {r["question_id"] for r in existing}
         todo = [q for q in selected if q["question_id"] not in done]
         summary = RunSummary(
@@ -382,6 +449,7 @@ def run(
             skipped=len(selected) - len(todo),
             written=0,
             corrupt=corrupt,
+            retried=retried,
         )
         written: list[dict] = []
         wlock = threading.Lock()

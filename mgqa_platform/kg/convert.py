@@ -319,12 +319,18 @@ def _number(v: str) -> int | float | str:
 
 
 def _geometries(wkts: list[str]) -> tuple[list, list[tuple[str, str] | None]]:
-    """Vectorized fast path: plain, valid, in-range WKT is accepted as is; everything else goes through
-    :func:`geometry.parse_wkt` (CRS prefixes, repair, precise rejection reasons)."""
+    """Vectorized fast path: plain, valid, in-range WKT with finite coordinates is accepted as is;
+    everything else goes through :func:`geometry.parse_wkt` (CRS prefixes, repair, precise rejection
+    reasons; a NaN or infinite coordinate is rejected there before GEOS sees it)."""
     geoms = shapely.from_wkt(np.array(wkts, dtype=object), on_invalid="ignore")
     ok = ~shapely.is_missing(geoms)
     ok[ok] &= ~shapely.is_empty(geoms[ok])
     ok[ok] &= np.isin(shapely.get_type_id(geoms[ok]), list(_KIND))
+    if ok.any():
+        coords, owner = shapely.get_coordinates(geoms[ok], return_index=True)
+        finite = np.ones(int(ok.sum()), dtype=bool)
+        finite[owner[~np.isfinite(coords).all(axis=1)]] = False
+        ok[ok] = finite
     if ok.any():
         b = shapely.bounds(geoms[ok])
         inrange = (b[:, 0] >= -180) & (b[:, 2] <= 180) & (b[:, 1] >= -90) & (b[:, 3] <= 90)
@@ -468,6 +474,8 @@ def convert_kg(
         )
     prof = profiles.PROFILES[kg]
     res = ConversionResult(kg=kg)
+    if scratch_dir is not None:
+        Path(scratch_dir).mkdir(parents=True, exist_ok=True)
     scratch = Path(tempfile.mkdtemp(prefix=f"mgqa-convert-{kg}-", dir=scratch_dir))
     quarantine = _QuarantineSink(scratch / "quarantine.parquet")
     try:

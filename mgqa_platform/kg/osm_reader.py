@@ -8,8 +8,10 @@ from pathlib import Path
 
 import osmium
 
+from mgqa_platform.errors import InputError
 
-class OsmSnapshotError(ValueError):
+
+class OsmSnapshotError(InputError):
     """The PBF cannot be read completely (truncated, corrupt or not a PBF)."""
 
 
@@ -42,6 +44,26 @@ def open_pbf(
             yield obj
     except RuntimeError as e:
         raise OsmSnapshotError(f"{p}: truncated or corrupt PBF after {n} objects ({e})") from e
+    except UnicodeDecodeError as e:
+        raise not_utf8(p, e) from e
+
+
+def not_utf8(path: str | Path, error: UnicodeDecodeError) -> OsmSnapshotError:
+    """The error for a PBF holding a string (tag, role, user name) that is not UTF-8: pyosmium raises
+    ``UnicodeDecodeError`` when such a string is read, which would name neither file nor cause."""
+    return OsmSnapshotError(f"{path}: corrupt PBF, an OSM string is not valid UTF-8 ({error})")
+
+
+def first_tagged_object(path: str | Path) -> tuple[str, int] | None:
+    """``(type, id)`` of the first node, way or relation of ``path`` that has a tag (its tags read, so
+    a corrupt first block fails here), or None for an extract without any: an empty snapshot."""
+    for obj in open_pbf(path, with_tags_only=True):
+        try:
+            dict(obj.tags)
+        except UnicodeDecodeError as e:
+            raise not_utf8(path, e) from e
+        return obj.type_str(), obj.id
+    return None
 
 
 def header_timestamp(path: str | Path) -> str | None:
@@ -53,7 +75,7 @@ def header_timestamp(path: str | Path) -> str | None:
             ts = reader.header().get("osmosis_replication_timestamp")
         finally:
             reader.close()
-    except RuntimeError as e:
+    except (RuntimeError, UnicodeDecodeError) as e:
         raise OsmSnapshotError(f"{p}: unreadable PBF header ({e})") from e
     return ts or None
 

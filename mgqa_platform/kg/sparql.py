@@ -45,6 +45,7 @@ import pyoxigraph
 
 from mgqa_platform.files import atomic_path
 from mgqa_platform.kg import vocab
+from mgqa_platform.redact import scrub
 
 _TRAILING_LIMIT = re.compile(r"\b(LIMIT|OFFSET)\s+\d+\s*$", re.IGNORECASE)
 
@@ -139,12 +140,12 @@ class SparqlCrawler:
             try:
                 response = client.post(self.endpoint, data={"query": query}, headers=headers)
             except httpx.TransportError as e:  # connection refused/reset, timeouts, protocol errors
-                last_status, last_problem = None, f"{type(e).__name__}: {e}"
+                last_status, last_problem = None, _redact(f"{type(e).__name__}: {e}", token)
             else:
                 status = response.status_code
                 if 200 <= status < 300:
                     return response.content
-                body = _redact(response.text[:200], token)
+                body = _redact(response.text, token)[:200]
                 if status != 429 and status < 500:
                     raise SparqlError(
                         f"SPARQL endpoint answered HTTP {status}: {body}", status=status
@@ -244,8 +245,8 @@ def crawl_queries(
                     triples = list(pyoxigraph.parse(body, format=pyoxigraph.RdfFormat.N_TRIPLES))
                 except (SyntaxError, ValueError) as e:
                     raise SparqlError(
-                        f"query {qi} page {q_pages}: response is not valid N-Triples ({e}); first bytes: "
-                        f"{redact(body[:200].decode('utf-8', 'replace'))}"
+                        f"query {qi} page {q_pages}: response is not valid N-Triples "
+                        + redact(f"({e}); first bytes: {body.decode('utf-8', 'replace')}")[:400]
                     ) from None
                 q_pages += 1
                 if not triples:
@@ -265,8 +266,9 @@ def crawl_queries(
 
 
 def _redact(text: str, token: str | None) -> str:
-    """``text`` with every occurrence of ``token`` replaced by ``***`` (servers may echo headers)."""
-    return text.replace(token, "***") if token else text
+    """``text`` with ``token`` (whole, or any piece of 8+ characters) replaced by ``***`` (servers may echo
+    headers); callers redact before they cut."""
+    return scrub(text, (token,))
 
 
 def _retry_after_s(value: str | None) -> float | None:

@@ -16,7 +16,6 @@ annotators' corrections are stored in that normal form.
 from __future__ import annotations
 
 import csv
-import io
 import json
 import unicodedata
 from collections import defaultdict
@@ -25,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from mgqa_platform.errors import InputError
 from mgqa_platform.multilingual.languages import language
 
 __all__ = [
@@ -207,7 +207,7 @@ def annotation_file(directory: str | Path, lang: str) -> Path | None:
         if p.is_file()
     ]
     if len(found) > 1:
-        raise ValueError(f"both {found[0].name} and {found[1].name} exist in {directory}; keep one")
+        raise InputError(f"both {found[0].name} and {found[1].name} exist in {directory}; keep one")
     return found[0] if found else None
 
 
@@ -216,7 +216,7 @@ def _read_rows(path: Path) -> tuple[list[tuple[int, dict]], list[Rejected]]:
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        raise ValueError(f"{path}: not UTF-8 ({exc})") from None
+        raise InputError(f"{path}: not UTF-8 ({exc})") from None
     rows: list[tuple[int, dict]] = []
     bad: list[Rejected] = []
     if path.suffix.lower() in (".jsonl", ".ndjson"):
@@ -233,27 +233,45 @@ def _read_rows(path: Path) -> tuple[list[tuple[int, dict]], list[Rejected]]:
                 continue
             rows.append((n, obj))
         return rows, bad
-    reader = csv.DictReader(io.StringIO(text, newline=""))
-    header = [norm(h).lower() for h in (reader.fieldnames or [])]
+    lines = text.splitlines(keepends=True)
+    header_reader = csv.reader(lines[:1])
+    header = [norm(h).lower() for h in next(header_reader, [])]
     missing = [c for c in REQUIRED_COLUMNS if c not in header]
     if missing:
-        raise ValueError(
+        raise InputError(
             f"{path}: missing column(s) {', '.join(missing)}; expected {', '.join(REQUIRED_COLUMNS)}"
         )
-    reader.fieldnames = header
-    start = reader.line_num + 1
-    for rec in reader:
-        row = {k: v for k, v in rec.items() if k is not None}
+    i = 1
+    while i < len(lines):
+        reader = csv.reader(lines[i:])
+        fields = next(reader, None)
+        if fields is None:
+            break
+        used = reader.line_num
+        if any(_is_whole_row(lines[k], len(header)) for k in range(i + 1, i + used)):
+            # a quote opened on line i+1 swallowed whole rows: quarantine that line, read on after it
+            bad.append(Rejected(i + 1, {"raw": lines[i].rstrip("\r\n")[:500]}, "stray_quote"))
+            i += 1
+            continue
+        row = dict(zip(header, fields, strict=False))
         # too many or too few fields (bad quoting?)
-        if rec.get(None) or any(v is None for v in row.values()):
-            row = {k: ("" if v is None else v) for k, v in row.items()}
+        if len(fields) != len(header):
+            row = {h: row.get(h, "") for h in header}
             row["_malformed"] = True
-            if rec.get(None):
-                row["_extra"] = rec[None]
+            if len(fields) > len(header):
+                row["_extra"] = fields[len(header) :]
         if any(norm(v) for v in row.values() if isinstance(v, str)) or row.get("_extra"):
-            rows.append((start, row))
-        start = reader.line_num + 1
+            rows.append((i + 1, row))
+        i += used
     return rows, bad
+
+
+def _is_whole_row(line: str, n_fields: int) -> bool:
+    """A physical line that is a complete CSV row of ``n_fields`` fields on its own: found inside a
+    quoted field, it means the quote is a stray one, not a field with line breaks."""
+    reader = csv.reader([line])
+    fields = next(reader, [])
+    return len(fields) == n_fields and reader.line_num == 1
 
 
 def load_annotations(

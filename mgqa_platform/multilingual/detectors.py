@@ -197,6 +197,14 @@ ell_name_without_article.__doc__ = (
 )
 ell_category_frame = _finder(r"κατηγορίας\s*«")
 ell_category_frame.__doc__ = "Greek: the category in a robotic frame (``στοιχεία της κατηγορίας «…»``) instead of the noun itself."
+ell_predicate_agreement = _finder(
+    r"[Εε]ίναι (?:ο|η) \ufffc(?:(?: και (?:ο|η) \ufffc)?[^;\ufffc]*? ξένα|[^;\ufffc]*? (?:όμορο|"
+    r"γειτονικό|αποσυνδεδεμένο|τοποθετημένο|μεγαλύτερο|συμπαγές|επιμήκες))(?!\w)"
+)
+ell_predicate_agreement.__doc__ = (
+    "Greek: a neuter predicate adjective said of a name with a masculine or feminine article "
+    "(``Είναι ο {Avenue} … αποσυνδεδεμένο``: ``αποσυνδεδεμένος``)."
+)
 ell_airport_word = _finder(r"αεροδρόμια μεγάλων πτήσεων|αεροδρομίων μεγάλων πτήσεων")
 ell_airport_word.__doc__ = "Greek: ``αεροδρόμια μεγάλων πτήσεων`` (a wrong word) for airports (``αεροδρόμια`` or ``αερολιμένες``)."
 
@@ -211,6 +219,35 @@ latin_km = _finder(r"(?<![\w])km(?![\w])")
 latin_km.__doc__ = (
     "Russian, Bulgarian, Urdu: the unit written ``km`` in Latin script (``км``; Urdu ``کلومیٹر``)."
 )
+
+# ------------------------------------------------------------------ Urdu
+#: words in -یں that are not feminine plurals (the postposition میں, ہیں, نہیں, pronouns)
+_URD_NOT_PLURAL = {
+    "میں",
+    "ہیں",
+    "نہیں",
+    "کہیں",
+    "انہیں",
+    "جنہیں",
+    "یہیں",
+    "وہیں",
+    "انھیں",
+    "جنھیں",
+    "ہمیں",
+    "تمہیں",
+}
+_URD_DIRECT_PLURAL = re.compile(r"(?<!\S)(\S+(?:یں|یاں)) (?:کی|کا|کے|میں|سے|کو|پر|تک)(?!\S)")
+
+
+def urd_direct_plural(text_marked: str) -> list[str]:
+    """Urdu: a plural in the direct case (``-یں``, ``-یاں``) before a postposition, which takes the oblique
+    (``سڑکیں کی`` -> ``سڑکوں کی``, ``بستیاں میں`` -> ``بستیوں میں``)."""
+    return [
+        m.group(0)
+        for m in _URD_DIRECT_PLURAL.finditer(masked(text_marked))
+        if m.group(1) not in _URD_NOT_PLURAL
+    ]
+
 
 # ------------------------------------------------------------------ Turkish
 tur_robotic_frame = _finder(rf"{NAME}\s+(?:konum|nesne)\w*")
@@ -229,10 +266,24 @@ kat_quantifier_with_plural = _finder(
     r"(?<!\w)(?:რამდენია|რამდენი|ყველა)\s+(?:[^\s{}?,.;:\ufffc]+\s+){0,2}[^\s{}?,.;:\ufffc]*ები(?![\w])"
 )
 kat_quantifier_with_plural.__doc__ = "Georgian: ``რამდენია``/``რამდენი``/``ყველა`` with a plural noun (``-ები``); Georgian counts in the singular."
-kat_genitive_after_vowel = _finder(r"\{[^{}]*(?:[აეიოუ]|[aiouyAIOUY])\}-ის", marked=True)
-kat_genitive_after_vowel.__doc__ = (
-    "Georgian: ``-ის`` after a vowel-final name (``{Helsinki}-ის``, ``{ბათუმი}-ის``; the genitive there is "
-    "``-ს``). A Latin final ``e`` is left alone: it is mostly silent (``{Rue de Genéve}-ის`` is right)."
+_KAT_GENITIVE = re.compile(r"\{([^{}]*(?:[აეიოუ]|[aiouyAIOUY]))\}-ის")
+#: a Roman numeral closing a name (``Pio XII``): read as an ordinal (მეთორმეტე), whose genitive is -ის
+_ROMAN_END = re.compile(r"\s(?:X{0,3}(?:IX|IV|VI{0,3}|I{1,3})|X{1,3})$")
+
+
+def kat_genitive_after_vowel(text_marked: str) -> list[str]:
+    """Georgian: ``-ის`` after a vowel-final name (``{Helsinki}-ის``, ``{ბათუმი}-ის``; the genitive there is
+    ``-ს``). A Latin final ``e`` is left alone: it is mostly silent (``{Rue de Genéve}-ის`` is right); so is
+    a closing Roman numeral, read as an ordinal (``{Rua Pio XII}-ის``)."""
+    return [
+        m.group(0) for m in _KAT_GENITIVE.finditer(text_marked) if not _ROMAN_END.search(m.group(1))
+    ]
+
+
+kat_mtavruli = _finder(r"[\u1c90-\u1cbf]+")
+kat_mtavruli.__doc__ = (
+    "Georgian: a Mtavruli capital (``Მაღაზიები``) outside the names; Georgian starts a sentence in "
+    "Mkhedruli and keeps Mtavruli for headings."
 )
 
 kat_category_frame = _finder(r"კატეგორი\w*\s*„")
@@ -355,6 +406,12 @@ class Detector:
         return (self.find.__doc__ or "").strip()
 
 
+english_event = _finder(r"\{[^{}]*(?:\bearthquake of \d|\b[Ff]ire of \d{4}\b)[^{}]*\}", marked=True)
+english_event.__doc__ = (
+    "An event named in English in another language (``{magnitude 4.9 earthquake of 27 November 2015 at "
+    "11:40 UTC}``, ``{Haloween Fire of 1997}``): the English display name where the language has no "
+    "name of its own for the event."
+)
 _DOUBLED = Detector("doubled_space_or_punctuation", doubled_space_or_punctuation)
 _LATIN = Detector("latin_word", latin_word_left)
 
@@ -380,11 +437,16 @@ _OWN: dict[str, tuple[Detector, ...]] = {
     "ron": (),
     "deu": (),
     "sqi": (),
-    "urd": (Detector("latin_km", latin_km), _LATIN),
+    "urd": (
+        Detector("latin_km", latin_km),
+        Detector("direct_plural", urd_direct_plural),
+        _LATIN,
+    ),
     "ell": (
         Detector("name_without_article", ell_name_without_article, GREEK_ARTICLE_THRESHOLD),
         Detector("category_frame", ell_category_frame),
         Detector("airport_word", ell_airport_word),
+        Detector("predicate_agreement", ell_predicate_agreement),
         _LATIN,
     ),
     "rus": (
@@ -407,6 +469,7 @@ _OWN: dict[str, tuple[Detector, ...]] = {
         Detector("quantifier_with_plural", kat_quantifier_with_plural),
         Detector("genitive_after_vowel", kat_genitive_after_vowel),
         Detector("category_frame", kat_category_frame),
+        Detector("mtavruli_capital", kat_mtavruli),
         _LATIN,
     ),
     "jpn": (Detector("month_year", jpn_month_year), _LATIN),
@@ -417,11 +480,13 @@ _OWN: dict[str, tuple[Detector, ...]] = {
     ),
     "vie": (Detector("month_year", vie_month_year),),
 }
-#: The detectors of each target language, in report order (every language also gets the doubled-mark one).
+#: The detectors of each target language, in report order (every language also gets the English event
+#: name and the doubled-mark ones).
 DETECTORS: dict[str, tuple[Detector, ...]] = {
     lang: (
         *ds,
         *((Detector("english_category", english_category(lang)),) if lang in _LATIN_SCRIPT else ()),
+        Detector("english_event", english_event),
         _DOUBLED,
     )
     for lang, ds in _OWN.items()

@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from mgqa_platform.llm import ChatClient, LLMError, ReplyError, TransportError
+from mgqa_platform.marks import unmark
 from mgqa_platform.multilingual import names_in_context as nic
 from mgqa_platform.multilingual.languages import LANGUAGES, TARGETS, language
 
@@ -113,11 +114,6 @@ class Proposal:
 def spans(text_marked: str) -> list[str]:
     """The ``{...}`` spans of a marked text, braces included, in order."""
     return _SPAN.findall(text_marked)
-
-
-def unmark(text_marked: str) -> str:
-    """The final text: the marked text without the braces of the entity spans."""
-    return _SPAN.sub(lambda m: m.group(0)[1:-1], text_marked)
 
 
 def _segments(text: str) -> list[tuple[int, int]]:
@@ -406,7 +402,7 @@ _GR_ARTICLE_CASE = {
 _GR_WORD_BEFORE = re.compile(r"(?:^|\s)(\w+) $")
 _GR_COORDINATED = re.compile(r"(?:^|\s)(\w+) \{[^{}]*\} (?:και|ή) $")
 _GR_ARTICLE_WORDS = {"ο", "η", "το", "οι", "τα", "του", "της", "των", "τον", "την", "τη"}
-_KAT_SUFFIX = re.compile(r"-(ისთვის|სთვის|ისკენ|სკენ|ისგან|სგან|ის|ით|თი)(?![\u10a0-\u10ff])")
+_KAT_SUFFIX = re.compile(r"-(ისთვის|სთვის|ისკენ|სკენ|ისგან|სგან|ისა|ის|ით|თი)(?![\u10a0-\u10ff])")
 
 
 def _greek_case(before: str) -> tuple[str, int] | None:
@@ -455,18 +451,78 @@ def _greek_candidates(text: str, classes: Sequence[str | None]) -> list[tuple]:
     return out
 
 
+_TR_FRAME = re.compile(r"\{([^{}]*)\}( (?:konum|nesne)\w*)(?!\w)")
+#: the text before a frame shared by two names: "hem {A} hem de " (both named, possibly A already with
+#: its suffix) or "{A} ve " / "ile" / "veya" / "ya da" (the last name carries the case for both)
+_TR_HEM = re.compile(r"(?:^|\s)[Hh]em (\{[^{}]*\})('\w+)? hem de $")
+_TR_AND = re.compile(r"\{[^{}]*\} ,?(?:ve|ile|veya|ya da) $")
+
+
+def _turkish_candidates(text: str, classes: Sequence[str | None]) -> list[tuple]:
+    """Turkish frames "{X} konumuna" / "{X} nesnesini" (:data:`names_in_context.TURKISH_FRAMES`) replaced by
+    the case suffix after an apostrophe where the name's end decides it (``{X}'ya``, ``tur:case_suffix``),
+    else by the class noun carrying the case (``{X} adlı köye``, ``tur:named_frame``). A frame shared by
+    two names: "hem {A} hem de {B} konumunu" takes a suffix on each name when both decide, else
+    ``adlı yerleri``; "{A} ve {B} konumlarının" takes the suffix on the last name (``{A} ve {B}'nin``),
+    else ``adlı yerlerin``."""
+    out: list[tuple] = []
+    starts = [m.start() for m in _SPAN.finditer(text)]
+    for m in _TR_FRAME.finditer(text):
+        case = nic.TURKISH_FRAMES.get(m.group(2).strip())
+        if case is None:
+            continue
+        before = text[: m.start()]
+        i = starts.index(m.start())
+        cls = classes[i] if i < len(classes) else None
+        suffix = nic.turkish_suffix(m.group(1), case)
+        hem, shared = _TR_HEM.search(before), _TR_AND.search(before)
+        if hem:
+            first = hem.group(1)[1:-1]
+            first_suffix = hem.group(2) or nic.turkish_suffix(first, case)
+            if suffix and first_suffix and not hem.group(2):
+                at = hem.start(1) + len(hem.group(1))
+                out.append((at, at, first_suffix, "DECL", "tur:case_suffix"))
+            elif suffix and first_suffix:
+                out.append((m.start(2), m.end(2), suffix, "DECL", "tur:case_suffix"))
+            elif not hem.group(2):
+                named = " " + nic.turkish_named(None, case, plural=True)
+                out.append((m.start(2), m.end(2), named, "OTHER", "tur:named_frame"))
+        elif suffix:
+            out.append((m.start(2), m.end(2), suffix, "DECL", "tur:case_suffix"))
+        else:
+            named = " " + nic.turkish_named(cls, case, plural=bool(shared))
+            out.append((m.start(2), m.end(2), named, "OTHER", "tur:named_frame"))
+    return out
+
+
+_GR_GENDER_OF_ARTICLE = {"ο": "m", "η": "f", "το": "n"}
+#: "Είναι ο {X} ... <adjective>" / "Είναι ο {A} και η {B} ... ξένα": a name as the subject of είναι, with its
+#: article (put there by ``ell:article``), and a predicate adjective before the end of the clause
+_GR_PREDICATE = re.compile(
+    r"(?:^|\s)[Εε]ίναι (ο|η|το) \{[^{}]*\}(?: και (ο|η|το) \{[^{}]*\})?[^;{}]*? ("
+    + "|".join(nic.GREEK_PREDICATES)
+    + r")(?!\w)"
+)
+
+
+def _greek_predicate_candidates(text: str) -> list[tuple]:
+    """A Greek predicate adjective (written neuter in the templates) made to agree with the gender of
+    the name it is said of, read from the name's article (:func:`names_in_context.greek_predicate`)."""
+    out = []
+    for m in _GR_PREDICATE.finditer(text):
+        genders = [_GR_GENDER_OF_ARTICLE[a] for a in m.group(1, 2) if a]
+        form = nic.greek_predicate(m.group(3), genders)
+        if form:
+            out.append((m.start(3), m.end(3), form, "AGR", "ell:predicate_agreement"))
+    return out
+
+
 def _name_candidates(lang: str, text: str, classes: Sequence[str | None]) -> list[tuple]:
     """(start, end, replacement, op, rule) of the names-in-context rules
     (:mod:`mgqa_platform.multilingual.names_in_context`) in ``text``; a match may be empty (an insertion)."""
     out: list[tuple] = []
     if lang == "tur":
-        for m in re.finditer(r"\{([^{}]*)\}( (konum[a-zçğıöşü]+))(?![\wçğıöşü])", text):
-            if re.search(r"\} ,?(hem de|ve|ile|veya|ya da) $", text[: m.start()]):
-                continue  # "hem {A} hem de {B} konumunu": the frame stands for both names
-            case = nic.TURKISH_FRAMES.get(m.group(3))
-            suffix = nic.turkish_suffix(m.group(1), case) if case else None
-            if suffix:
-                out.append((m.start(2), m.end(2), suffix, "DECL", "tur:case_suffix"))
+        out += _turkish_candidates(text, classes)
     if lang == "kat":
         for m in re.finditer(r"\{([^{}]*)\}", text):
             sm = _KAT_SUFFIX.match(text, m.end())
@@ -475,6 +531,7 @@ def _name_candidates(lang: str, text: str, classes: Sequence[str | None]) -> lis
                 out.append((sm.start(1), sm.end(1), form, "DECL", "kat:genitive_suffix"))
     if lang == "ell":
         out += _greek_candidates(text, classes)
+        out += _greek_predicate_candidates(text)
     if lang in ("rus", "bul"):
         for m in re.finditer(r"(?<![\w])(в|с|к|В|С|К) \{([^{}]*)\}", text):
             form = nic.cyrillic_preposition(lang, m.group(1), m.group(2))

@@ -126,11 +126,12 @@ _UPPER = {"tur": {"i": "İ"}}
 
 
 def capitalize_start(text: str, lang: str = "") -> str:
-    """The text with its first letter upper-cased (after opening punctuation such as ``¿``), the rest as is;
-    ``lang`` for its own upper case (Turkish ``içki`` -> ``İçki``)."""
+    """The text with its first letter in title case (after opening punctuation such as ``¿``), the rest as
+    is; ``lang`` for its own upper case (Turkish ``içki`` -> ``İçki``). Title case, not upper case: Georgian
+    starts a sentence in Mkhedruli (its Mtavruli capitals are for headings), and its title case is itself."""
     for i, ch in enumerate(text):
         if ch.isalpha():
-            upper = _UPPER.get(lang, {}).get(ch, ch.upper())
+            upper = _UPPER.get(lang, {}).get(ch, ch.title())
             return text[:i] + upper + text[i + 1 :] if ch.islower() else text
         if ch.isdigit():
             return text

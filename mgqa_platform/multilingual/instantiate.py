@@ -9,7 +9,7 @@ For one language other than English and one English question record (``questions
   leading English "the" (event names: "the Spanish Fire of 1994"): a fallback is recorded per role;
 * category slots take the translation memory's plural label as a grammar :class:`~.grammar.Noun`, so a slot
   with a spec (``{category_A:def}``) takes the agreeing form, else the English one (recorded); a sentence that
-  starts with a category slot is capitalised after filling;
+  starts with a category or parameter slot is capitalised after filling;
 * word parameters (north, nearest, closer to...) take the memory's term, else English (recorded); a term the
   language's grammar gives a gender (``collection_of_entity``) is a Noun, formatted by feature like a category;
 * numbers are formatted for the language's CLDR locale with ``babel`` (``1 234,5`` in French); time periods
@@ -43,6 +43,7 @@ from babel.units import get_unit_name
 from mgqa_platform import lexicon
 from mgqa_platform.kg.names import without_article
 from mgqa_platform.lexicon import MONTHS
+from mgqa_platform.marks import mark
 from mgqa_platform.multilingual.grammar import Noun, capitalize_start
 from mgqa_platform.multilingual.languages import SOURCE, language
 from mgqa_platform.multilingual.memory import TranslationMemory
@@ -75,7 +76,7 @@ UNIT_PARAMETERS = {"km simplification": "length-kilometer"}
 #: symbols where CLDR's short form is not in the language's script: CLDR ``bg`` writes "km", Bulgarian
 #: typography writes "км" (as Russian, where CLDR has it).
 UNIT_SYMBOLS = {("bul", "length-kilometer"): "км"}
-_STARTS_WITH_CATEGORY = re.compile(r"^\W*\{category")
+_FIRST_SLOT = re.compile(r"^\W*\{(\w+)")
 _RANGE = re.compile(r"^(\d{4}-\d{2}-\d{2}) to (\d{4}-\d{2}-\d{2})$")
 
 
@@ -194,14 +195,14 @@ def localize(
                 else:  # the English display name, without its English article ("the X Fire of 1996")
                     name = without_article(display[eid])
                     fallbacks.append(f"label:{slot}")
-                fill[slot], fill_marked[slot] = name, "{" + name + "}"
+                fill[slot], fill_marked[slot] = name, mark(name)
             elif slot in params:
                 fill[slot] = fill_marked[slot] = _param(slot, params[slot], lang, tm, fallbacks)
             else:
                 raise KeyError(f"{q['question_id']}: template slot {slot!r} has no value")
         used.update(f.split(":")[0] for f in fallbacks)
         text, text_marked = template.format(**fill), template.format(**fill_marked)
-        if _STARTS_WITH_CATEGORY.match(template):
+        if _starts_with_word(template, sub.roles):
             text, text_marked = capitalize_start(text, lang), capitalize_start(text_marked, lang)
         if q["image_role"]:
             text = sentence_case(text, IMAGE_PHRASES[lang])
@@ -218,6 +219,16 @@ def localize(
             }
         )
     return out, used
+
+
+def _starts_with_word(template: str, slot_roles: Mapping[str, str]) -> bool:
+    """True when ``template`` starts with a slot filled with a word of ours, which then takes a capital: a
+    category or a parameter (``uzama değerine göre`` -> ``Uzama ...``), not an entity name (``la Tosa``)."""
+    m = _FIRST_SLOT.match(template)
+    if m is None:
+        return False
+    role = slot_roles.get(m.group(1))
+    return role is None or roles.is_category(role)
 
 
 def _param(

@@ -19,6 +19,7 @@ import pyarrow as pa
 from mgqa_platform import lexicon
 from mgqa_platform.kg import vocab
 from mgqa_platform.kg.roads import ROAD_IRI_PREFIX
+from mgqa_platform.marks import mark
 from mgqa_platform.questions import roles
 from mgqa_platform.questions.catalog import SubTemplate
 from mgqa_platform.questions.executor import Outcome
@@ -131,7 +132,7 @@ def render(
         if roles.is_category(rtype):
             fill[role] = lexicon.label(values[role])
         else:
-            fill[role] = "{" + names[values[role]] + "}" if marked else names[values[role]]
+            fill[role] = mark(names[values[role]]) if marked else names[values[role]]
     for p in sub.parameters:
         fill[p] = _fmt_param(values[p])
     for x in sub.extras:

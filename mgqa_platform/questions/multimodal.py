@@ -27,6 +27,7 @@ from urllib.parse import quote, unquote, urlsplit
 
 import duckdb
 
+from mgqa_platform.marks import mark, unmark
 from mgqa_platform.questions.executor import stable_hash
 
 KGS = ("worldkg", "osmh3kg")
@@ -184,13 +185,13 @@ def twins(
                 lost[(q["kg"], q["sub_template_id"], q["stratum"], f"multimodal:{why}")] += 1
             continue
         role, eid = bound[0]
-        marked = "{" + names[eid] + "}"
+        marked = mark(names[eid])
         if marked not in q["text_marked"]:
             continue
         text_marked = sentence_case(
             q["text_marked"].replace(marked, "{" + IMAGE_PHRASE + "}"), IMAGE_PHRASE
         )  # every mention: the name must not leak
-        text = text_marked.replace("{", "").replace("}", "")
+        text = unmark(text_marked)
         if (text, q["gold"]) in seen:
             continue
         seen.add((text, q["gold"]))

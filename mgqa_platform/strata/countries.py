@@ -41,6 +41,7 @@ from shapely.geometry import Point
 from shapely.geometry.base import BaseGeometry
 from shapely.ops import nearest_points
 
+from mgqa_platform import input_guards
 from mgqa_platform.settings import SAMPLE_DIR
 from mgqa_platform.strata import income as inc
 from mgqa_platform.warehouse import registered, transaction
@@ -116,14 +117,22 @@ def load_countries(path: str | Path = NATURAL_EARTH_SAMPLE) -> gpd.GeoDataFrame:
     ``iso3_source`` (the field the code came from), ``features`` (Natural Earth features unioned into the
     row) and ``geometry`` (valid Polygon/MultiPolygon). A merged row keeps the attributes of its feature
     with the best code source (ISO_A3 before ISO_A3_EH before ADM0_A3), then the largest area.
+
+    A file declaring degrees whose coordinates are not (metres under a CRS84 label) raises
+    :class:`mgqa_platform.input_guards.NotDegreesError`. A feature without area (missing, empty, or
+    nothing polygonal left after repair) is left out and named in ``attrs["degenerate_features"]``,
+    which the ``country_polygons_sound`` check reports.
     """
     gdf = gpd.read_file(path, columns=list(ISO3_FIELDS) + ["NAME", "NAME_LONG", "CONTINENT"])
     if gdf.crs is None or gdf.crs.to_epsg() != 4326:
         # GeoJSON is CRS84 by definition; anything else is reprojected (geopandas keeps x = lon)
         gdf = gdf.set_crs("EPSG:4326") if gdf.crs is None else gdf.to_crs("EPSG:4326")
-    records = []
+    else:  # declared degrees: metres written under a CRS84 label are refused, not reprojected
+        input_guards.require_degrees(path, gdf.total_bounds, "EPSG:4326/CRS84")
+    records, dropped = [], []
     for props, geom in zip(gdf.drop(columns="geometry").to_dict("records"), gdf.geometry):
-        if geom is None or geom.is_empty:
+        if input_guards.degenerate(geom) or input_guards.degenerate(valid_polygonal(geom)):
+            dropped.append(str(props.get("NAME") or props.get(ISO3_FIELDS[0])))
             continue
         code, field = country_code(props)
         records.append(
@@ -157,7 +166,9 @@ def load_countries(path: str | Path = NATURAL_EARTH_SAMPLE) -> gpd.GeoDataFrame:
                 "geometry": geom,
             }
         )
-    return gpd.GeoDataFrame(rows, geometry="geometry", crs="EPSG:4326")
+    out = gpd.GeoDataFrame(rows, geometry="geometry", crs="EPSG:4326")
+    out.attrs["degenerate_features"] = dropped
+    return out
 
 
 def country_income(countries: pd.DataFrame, income: pd.DataFrame) -> pd.DataFrame:

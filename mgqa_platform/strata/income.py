@@ -28,6 +28,7 @@ from typing import Literal
 
 import pandas as pd
 
+from mgqa_platform.errors import InputError
 from mgqa_platform.settings import PACKAGE_DATA
 
 #: Income tiers, poorest first.
@@ -68,7 +69,7 @@ _FY = re.compile(r"FY\s?(\d{4})", re.IGNORECASE)
 _ISO3 = re.compile(r"^[A-Z0-9]{3}$")
 
 
-class IncomeTableError(ValueError):
+class IncomeTableError(InputError):
     """An income classification file that does not give one valid row per economy."""
 
 
@@ -176,6 +177,18 @@ def validate_income(df: pd.DataFrame) -> pd.DataFrame:
 # --------------------------------------------------------------------------------------------------
 # loaders
 # --------------------------------------------------------------------------------------------------
+def _require_columns(path: Path | str, header: list[str] | None, expected: tuple[str, ...]) -> None:
+    """Raise ``IncomeTableError`` naming the file, the missing and the expected columns when the CSV
+    header (read with any UTF-8 BOM stripped) lacks one of ``expected``."""
+    found = list(header or [])
+    missing = [c for c in expected if c not in found]
+    if missing:
+        raise IncomeTableError(
+            f"{path}: missing column(s) {', '.join(missing)}; expected {', '.join(expected)} "
+            f"(found: {', '.join(found) or 'no header'})"
+        )
+
+
 def load_bundled_csv(path: str | Path, fiscal_year: str | None = None) -> pd.DataFrame:
     """The bundled CSV (``data/sample/worldbank/wb_income_fy2026.csv``): ``iso3,name,income_code,income_group,...``.
 
@@ -186,8 +199,10 @@ def load_bundled_csv(path: str | Path, fiscal_year: str | None = None) -> pd.Dat
     fy = fiscal_year_of(path, fiscal_year)
     source = f"World Bank {fy} ({path.name})"
     rows = []
-    with open(path, newline="", encoding="utf-8") as f:
-        for rec in csv.DictReader(f):
+    with open(path, newline="", encoding="utf-8-sig") as f:
+        reader = csv.DictReader(f)
+        _require_columns(path, reader.fieldnames, ("iso3", "name", "income_code"))
+        for rec in reader:
             code = rec["iso3"].strip()
             if code in WB_AGGREGATE_CODES:
                 continue
@@ -317,8 +332,12 @@ def load_previous(path: str | Path = PREVIOUS_CSV) -> pd.DataFrame:
     Each row carries its own fiscal year and provenance (the bundled file documents where each comes from).
     """
     rows = []
-    with open(path, newline="", encoding="utf-8") as f:
-        for rec in csv.DictReader(f):
+    with open(path, newline="", encoding="utf-8-sig") as f:
+        reader = csv.DictReader(f)
+        _require_columns(
+            path, reader.fieldnames, ("iso3", "name", "income_code", "fiscal_year", "source")
+        )
+        for rec in reader:
             rows.append(
                 {
                     "iso3": rec["iso3"].strip(),
