@@ -1,6 +1,8 @@
 """``mgqa``: the command line of the MGQA platform.
 
-    mgqa build [--kg KG ...]   materialize the pipeline on the configured inputs (default: bundled sample)
+    mgqa build [--kg KG ...] [--lang L ...] [--job JOB ...] [--skip-languages]
+                               run the pipeline's named jobs in order on the configured inputs
+                               (default: the bundled sample, every job and partition)
     mgqa summary               print what the warehouse holds (entities per KG/category/country, quarantine)
     mgqa lineage ID            print where a question's gold answer (or an entity) comes from
     mgqa evaluate ...          score a system (gold, majority, reference_solver, a predictions file, or a model
@@ -13,8 +15,10 @@
 An expected error (a bad input file, an unknown id: ``mgqa_platform.errors.UserError``) is printed as
 one line naming the file or element; ``mgqa --debug ...`` or ``MGQA_DEBUG=1`` shows its traceback.
 
-``build`` runs the same Dagster assets the UI runs, in process, against the Dagster instance in
-``$DAGSTER_HOME`` (default ``$MGQA_HOME/dagster``), so its runs show up in ``dagster dev``. It imports
+``build`` walks ``definitions.BUILD_PLAN``: each named job of the code location over its partitions,
+run in process against the Dagster instance in ``$DAGSTER_HOME`` (default ``$MGQA_HOME/dagster``,
+whose config it writes from ``mgqa_dagster/dagster.yaml`` when missing), so its runs are the UI's
+jobs and show up under them in ``dagster dev``. It imports
 the code location as the installed package ``mgqa_dagster`` (``mgqa_dagster.definitions``), as
 ``dagster dev`` does, and takes its resources from ``definitions.build_resources()``: every command
 finds the warehouse and the working directory through the same resource fields and environment
@@ -43,17 +47,81 @@ def _paths():
     return _code_location().build_resources()["paths"].resolved()
 
 
+#: The instance config an MGQA home starts with: run queue and the warehouse pool's one slot.
+INSTANCE_CONFIG = Path(__file__).with_name("dagster.yaml")
+
+
 def _instance(paths):
+    """The Dagster instance in ``$DAGSTER_HOME`` (default ``$MGQA_HOME/dagster``), its config
+    written from :data:`INSTANCE_CONFIG` when the home has none."""
     import dagster as dg
 
     home = Path(os.environ.setdefault("DAGSTER_HOME", str(paths.dagster_home)))
     home.mkdir(parents=True, exist_ok=True)
     cfg = home / "dagster.yaml"
-    if (
-        not cfg.exists()
-    ):  # an offline platform: no telemetry, and no welcome banner on every fresh home
-        cfg.write_text("telemetry:\n  enabled: false\n")
+    if not cfg.exists():
+        cfg.write_text(INSTANCE_CONFIG.read_text())
     return dg.DagsterInstance.get()
+
+
+def _register_snapshots(defs_mod, described: list, instance, run_config) -> None:
+    """Register each snapshot :func:`_intake` accepted as an ``osm_snapshot`` partition with the
+    job ``register_osm_snapshot``."""
+    partitions = defs_mod.intake.osm_snapshot_partitions.name
+    known = set(instance.get_dynamic_partitions(partitions))
+    for d in described:
+        if d.snapshot_id not in known:
+            instance.add_dynamic_partitions(partitions, [d.snapshot_id])
+        with _run_job(defs_mod.intake_job.name, d.snapshot_id, instance, run_config) as r:
+            print(f"registered OSM snapshot {d.snapshot_id} (run {r.run_id})")
+
+
+def _run_job(job_name: str, partition: str | None, instance, run_config):
+    """Run one named job of the code location in this process, as the UI's run worker would:
+    the run carries the job's name and partition, so `dagster dev` lists it under the job."""
+    import dagster as dg
+    from dagster._core.definitions.reconstruct import ReconstructableRepository
+
+    repo = ReconstructableRepository.for_module(
+        "mgqa_dagster.definitions", "defs", working_directory=os.getcwd()
+    )
+    from mgqa_dagster import recovery
+
+    tags = {**recovery.LAUNCHED_BY, **({"dagster/partition": partition} if partition else {})}
+    return dg.execute_job(
+        repo.get_reconstructable_job(job_name),
+        instance,
+        run_config=run_config,
+        tags=tags,
+        raise_on_error=False,
+    )
+
+
+def _failed_checks(result) -> list[str]:
+    """The names of the asset checks that failed in a run."""
+    return [
+        e.asset_check_evaluation_data.check_name
+        for e in result.all_events
+        if e.event_type_value == "ASSET_CHECK_EVALUATION"
+        and not e.asset_check_evaluation_data.passed
+    ]
+
+
+def build_narrowing(args: argparse.Namespace) -> tuple[dict[str, list[str]], list[str] | None]:
+    """``mgqa build``'s options as the arguments of :func:`definitions.build_runs`."""
+    defs_mod = _code_location()
+    narrow = {defs_mod.kg_job.name: list(args.kg)}
+    if args.lang:
+        narrow[defs_mod.language_job.name] = list(args.lang)
+    jobs = list(args.job) if args.job else None
+    if args.skip_languages:
+        tail = {j.name for j in defs_mod.LANGUAGE_TAIL}
+        jobs = [
+            j.name
+            for j in defs_mod.BUILD_PLAN
+            if j.name not in tail and (jobs is None or j.name in jobs)
+        ]
+    return narrow, jobs
 
 
 def cmd_build(args: argparse.Namespace) -> int:
@@ -65,86 +133,51 @@ def cmd_build(args: argparse.Namespace) -> int:
     with recovery.build_lock(paths.home_path):
         instance = _instance(paths)
         for run_id in recovery.fail_stale_runs(instance):
+            instance.event_log_storage.free_concurrency_slots_for_run(run_id)  # its pool slot
             print(f"marked failed: run {run_id}, left unfinished by a killed build")
         recovery.reset_scratch(paths.scratch_dir)
         return _build(args, defs_mod, resources, instance)
 
 
 def _build(args: argparse.Namespace, defs_mod, resources: dict, instance) -> int:
-    """The build steps of :func:`cmd_build`, run while it holds the build lock."""
-    import dagster as dg
-
-    from mgqa_dagster import recovery
-    from mgqa_dagster.assets import intake
+    """The build steps of :func:`cmd_build`, run while it holds the build lock: the runs of
+    ``definitions.build_runs`` for the command's options, in order."""
     from mgqa_platform import settings
 
     quiet = {
         "loggers": {"console": {"config": {"log_level": "DEBUG" if args.verbose else "WARNING"}}}
     }
     t0 = time.perf_counter()
-    inputs = resources["inputs"].resolved()
-    pbfs = inputs.watched_pbfs()
-    if not pbfs and set(args.kg) & set(settings.OSM_DERIVED_KGS):
-        print(f"mgqa: no *.osm.pbf in {inputs.osm_watch_dir}", file=sys.stderr)
-        return 2
-    warehouse = resources["warehouse"].resolved()
-    with warehouse.get_connection() as con:  # registered rows spare the asset a second hash
-        described = _intake(con, pbfs)
-    ids = [d.snapshot_id for d in described]
-    known = set(instance.get_dynamic_partitions(intake.osm_snapshot_partitions.name))
-    for sid in ids:
-        if sid not in known:
-            instance.add_dynamic_partitions(intake.osm_snapshot_partitions.name, [sid])
-        r = dg.materialize(
-            defs_mod.ALL_ASSETS,
-            selection=[intake.osm_snapshot],
-            partition_key=sid,
-            instance=instance,
-            resources=resources,
-            run_config=quiet,
-            tags=recovery.LAUNCHED_BY,
-        )
-        print(f"registered OSM snapshot {sid} (run {r.run_id})")
-    steps = [("strata inputs", defs_mod.GLOBAL_STRATA, None)]
-    steps += [(kg, defs_mod.PER_KG, kg) for kg in args.kg]
-    steps += [("strata coverage", defs_mod.COVERAGE, None), ("questions", defs_mod.QUESTIONS, None)]
-    steps += [("evaluation", defs_mod.EVALUATION, None)]
-    if not args.skip_languages:
-        from mgqa_platform.multilingual.languages import CODES
-
-        steps += [(f"language {lang}", defs_mod.LANGUAGE, lang) for lang in CODES]
-        steps += [("release", defs_mod.RELEASE, None)]
-    for label, selection, partition in steps:
-        r = dg.materialize(
-            defs_mod.ALL_ASSETS,
-            selection=selection,
-            partition_key=partition,
-            instance=instance,
-            resources=resources,
-            raise_on_error=False,
-            run_config=quiet,
-            tags=recovery.LAUNCHED_BY,
-        )
-        failed_checks = [
-            e.asset_check_evaluation_data.check_name
-            for e in r.all_events
-            if e.event_type_value == "ASSET_CHECK_EVALUATION"
-            and not e.asset_check_evaluation_data.passed
-        ]
-        status = "ok" if r.success else "FAILED"
-        print(
-            f"built {label}: {status} (run {r.run_id})"
-            + (f"; failed checks: {', '.join(failed_checks)}" if failed_checks else "")
-        )
-        if not r.success:
-            for step, message in _step_errors(r):
-                print(f"  {step}: {message}", file=sys.stderr)
+    narrow, jobs = build_narrowing(args)
+    runs = defs_mod.build_runs(narrow, jobs)
+    kgs = {p for name, p in runs if name == defs_mod.kg_job.name}
+    if kgs & set(settings.OSM_DERIVED_KGS):
+        inputs = resources["inputs"].resolved()
+        pbfs = inputs.watched_pbfs()
+        if not pbfs:
+            print(f"mgqa: no *.osm.pbf in {inputs.osm_watch_dir}", file=sys.stderr)
+            return 2
+        with resources["warehouse"].resolved().get_connection() as con:
+            described = _intake(con, pbfs)  # registered rows spare the asset a second hash
+        _register_snapshots(defs_mod, described, instance, quiet)
+    for job_name, partition in runs:
+        with _run_job(job_name, partition, instance, quiet) as r:
+            failed = _failed_checks(r)
+            label = job_name + (f" [{partition}]" if partition else "")
+            status = "ok" if r.success else "FAILED"
             print(
-                f"  the run's log: `dagster dev` with DAGSTER_HOME={os.environ['DAGSTER_HOME']}, "
-                f"run {r.run_id}",
-                file=sys.stderr,
+                f"built {label}: {status} (run {r.run_id})"
+                + (f"; failed checks: {', '.join(failed)}" if failed else "")
             )
-            return 1
+            if not r.success:
+                for step, message in _step_errors(r):
+                    print(f"  {step}: {message}", file=sys.stderr)
+                print(
+                    f"  the run's log: `dagster dev` with DAGSTER_HOME={os.environ['DAGSTER_HOME']}, "
+                    f"run {r.run_id}",
+                    file=sys.stderr,
+                )
+                return 1
     print(f"done in {time.perf_counter() - t0:.1f} s\n")
     return cmd_summary(args)
 
@@ -337,6 +370,7 @@ def cmd_images_fetch(args: argparse.Namespace) -> int:
 def main(argv: list[str] | None = None) -> int:
     from mgqa_platform import settings
     from mgqa_platform.evaluation.tiers import TIERS
+    from mgqa_platform.multilingual.languages import CODES
 
     ap = argparse.ArgumentParser(prog="mgqa", description="MGQA platform command line")
     ap.add_argument(
@@ -348,6 +382,15 @@ def main(argv: list[str] | None = None) -> int:
         help="materialize the pipeline on the configured inputs (default: the bundled sample)",
     )
     b.add_argument("--kg", nargs="+", choices=settings.KGS, default=list(settings.KGS))
+    b.add_argument(
+        "--lang", nargs="+", choices=CODES, help="only these language partitions (default: all 17)"
+    )
+    b.add_argument(
+        "--job",
+        nargs="+",
+        choices=[j.name for j in _code_location().BUILD_PLAN],
+        help="only these jobs of the build plan (default: all, in order)",
+    )
     b.add_argument("--verbose", action="store_true", help="show Dagster's debug log")
     b.add_argument(
         "--skip-languages",

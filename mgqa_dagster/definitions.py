@@ -29,10 +29,7 @@ from mgqa_dagster.resources.warehouse import WarehouseResource
 
 ALL_ASSETS = dg.load_assets_from_package_module(assets)
 
-#: What `mgqa build` materializes, in order: KG-independent strata inputs, then per KG partition the KG
-#: build, conversion and strata, then the coverage over all KGs, then the template catalog and questions, then
-#: the evaluation of the reference systems (gold, majority baseline, reference solver), then every language partition
-#: (translation, post-edit resolution, re-instantiation, post-edit ensemble, release files), then the release card.
+#: The selections of the named jobs below; each asset is in exactly one of them.
 GLOBAL_STRATA = dg.AssetSelection.assets(
     strata.countries, strata.population_raster, strata.density_cells
 )
@@ -45,28 +42,42 @@ EVALUATION = dg.AssetSelection.groups("evaluation")
 MULTILINGUAL = dg.AssetSelection.groups("multilingual")
 LANGUAGE = MULTILINGUAL | dg.AssetSelection.assets(release.release_questions)
 RELEASE = dg.AssetSelection.assets(release.release_card)
+SOURCES = dg.AssetSelection.assets(*(a.key for a in ALL_ASSETS if isinstance(a, dg.SourceAsset)))
+
+#: Every job runs its steps in one process: resources are initialized once per run and no step pays
+#: for a Python start of its own, so a run launched from the UI costs what `mgqa build` pays.
+EXECUTOR = dg.in_process_executor
 
 kg_job = dg.define_asset_job(
     "build_kgs",
     selection=PER_KG,
     partitions_def=kg_build.kg_partitions,
+    executor_def=EXECUTOR,
     description="Build one KG in its native format, convert it into the entity tables and stratify its entities (one run per KG partition).",
 )
 strata_job = dg.define_asset_job(
     "build_strata_inputs",
     selection=GLOBAL_STRATA,
+    executor_def=EXECUTOR,
     description="Countries with income tiers, the population raster and density cells (independent of the KGs).",
 )
-coverage_job = dg.define_asset_job("strata_coverage_report", selection=COVERAGE)
+coverage_job = dg.define_asset_job(
+    "strata_coverage_report",
+    selection=COVERAGE,
+    executor_def=EXECUTOR,
+    description="Count entities per income x density cell over all KGs and draw the strata world map.",
+)
 questions_job = dg.define_asset_job(
     "build_questions_en",
     selection=QUESTIONS,
+    executor_def=EXECUTOR,
     description="Load the template catalog, instantiate the English questions with execution-based gold over all KGs "
     "(with false premises and the multimodal slice), draw the small split and report the distribution.",
 )
 evaluation_job = dg.define_asset_job(
     "evaluate_reference_systems",
     selection=EVALUATION,
+    executor_def=EXECUTOR,
     description="Score the gold answers, the majority baseline and the compute-grounded reference solver on the English "
     "splits, and write the evaluation reports.",
 )
@@ -74,6 +85,7 @@ language_job = dg.define_asset_job(
     "build_language",
     selection=LANGUAGE,
     partitions_def=multilingual.language_partitions,
+    executor_def=EXECUTOR,
     description="One language: translate the templates, resolve the human post-edits, re-instantiate every English "
     "question, post-edit it with the ensemble and write its release files (one run per language partition; English is a "
     "partition too).",
@@ -81,13 +93,96 @@ language_job = dg.define_asset_job(
 release_job = dg.define_asset_job(
     "publish_release",
     selection=RELEASE,
+    executor_def=EXECUTOR,
     description="Write the release's dataset card, attribution, entity sites GeoParquet and checksums over the languages "
-    "written so far (runs by itself once every language partition is released).",
+    "written so far.",
 )
 intake_job = dg.define_asset_job(
     "register_osm_snapshot",
     selection=dg.AssetSelection.assets(intake.osm_snapshot),
     partitions_def=intake.osm_snapshot_partitions,
+    executor_def=EXECUTOR,
+)
+sources_job = dg.define_asset_job(
+    "observe_sources",
+    selection=SOURCES,
+    executor_def=EXECUTOR,
+    description="Hash the inputs (OSM snapshots, KnowWhereGraph results, USGS catalog, country polygons, income "
+    "classification): a changed "
+    "input shows its downstream assets as stale.",
+)
+
+#: The pipeline as `mgqa build` walks it: each job over all its partitions (unless the command
+#: narrows them), in this order. The last two are the language tail (LANGUAGE_TAIL).
+BUILD_PLAN = (
+    strata_job,
+    kg_job,
+    coverage_job,
+    questions_job,
+    evaluation_job,
+    language_job,
+    release_job,
+)
+#: The expensive tail of a rebuild: 17 language partitions and the release. Automation refreshes it
+#: only while the `language_tail_automation` sensor is switched on (docs/configuration.md).
+LANGUAGE_TAIL = (language_job, release_job)
+
+
+def build_runs(
+    narrow: dict[str, list[str]] | None = None, jobs: list[str] | None = None
+) -> list[tuple[str, str | None]]:
+    """The runs of `mgqa build` as ``(job name, partition key or None)``, in BUILD_PLAN order.
+
+    ``jobs`` keeps only the named jobs; ``narrow`` maps a partitioned job's name to the partition
+    keys to run (in the job's own partition order); any other partitioned job runs all its keys.
+    """
+    narrow = narrow or {}
+    runs: list[tuple[str, str | None]] = []
+    for job in BUILD_PLAN:
+        if jobs is not None and job.name not in jobs:
+            continue
+        if job.partitions_def is None:
+            runs.append((job.name, None))
+            continue
+        keys = job.partitions_def.get_partition_keys()
+        wanted = narrow.get(job.name)
+        runs += [(job.name, k) for k in keys if wanted is None or k in wanted]
+    return runs
+
+
+def _selection(jobs) -> dg.AssetSelection:
+    """The union of the jobs' selections."""
+    out = dg.AssetSelection.assets()
+    for job in jobs:
+        out = out | job.selection
+    return out
+
+
+#: Rebuilds by automation (eager conditions on the assets): a new KG file refreshes the conversion,
+#: the strata, the coverage, the English questions and their evaluation by itself; the language tail
+#: waits behind a sensor of its own that ships switched off.
+snapshot_chain_automation = dg.AutomationConditionSensorDefinition(
+    "snapshot_chain_automation",
+    target=_selection(BUILD_PLAN[:5]),
+    default_status=dg.DefaultSensorStatus.RUNNING,
+    description="Refreshes conversion -> strata -> coverage -> English questions -> evaluation after a "
+    "KG is rebuilt (e.g. by osm_snapshot_sensor). On by default.",
+)
+language_tail_automation = dg.AutomationConditionSensorDefinition(
+    "language_tail_automation",
+    target=_selection(LANGUAGE_TAIL),
+    default_status=dg.DefaultSensorStatus.STOPPED,
+    description="Refreshes the 17 language partitions and the release after the English questions "
+    "change: 17 runs and a new release. Off by default; switch it on to let a new snapshot reach the "
+    "release by itself (docs/configuration.md, Rebuilds).",
+)
+source_check_schedule = dg.ScheduleDefinition(
+    name="source_check_schedule",
+    job=sources_job,
+    cron_schedule="0 3 * * *",
+    default_status=dg.DefaultScheduleStatus.RUNNING,
+    description="Daily at 03:00: hash the input folders, so a changed KnowWhereGraph result or USGS "
+    "catalog shows kg_native as stale (new PBFs are picked up by osm_snapshot_sensor every minute).",
 )
 
 
@@ -116,16 +211,9 @@ def build_resources(**overrides) -> dict:
 
 defs = dg.Definitions(
     assets=ALL_ASSETS,
-    jobs=[
-        kg_job,
-        strata_job,
-        coverage_job,
-        questions_job,
-        evaluation_job,
-        language_job,
-        release_job,
-        intake_job,
-    ],
-    sensors=[intake.osm_snapshot_sensor],
+    jobs=[*BUILD_PLAN, intake_job, sources_job],
+    sensors=[intake.osm_snapshot_sensor, snapshot_chain_automation, language_tail_automation],
+    schedules=[source_check_schedule],
+    executor=EXECUTOR,
     resources=build_resources(),
 )

@@ -41,3 +41,16 @@ def atomic_path(target: str | Path) -> Iterator[Path]:
     finally:
         if tmp.exists():
             tmp.unlink()
+
+
+def portable_path(path: str | Path, home: str | Path, repo_root: str | Path) -> str:
+    """``path`` as it reads on any machine: ``$MGQA_HOME/<relative>`` under ``home``, the
+    repository-relative path under ``repo_root`` (bundled inputs), else the absolute path (a
+    folder the deployment configured)."""
+    p, home, repo_root = Path(path).resolve(), Path(home).resolve(), Path(repo_root).resolve()
+    if p.is_relative_to(home):
+        rel = p.relative_to(home).as_posix()
+        return "$MGQA_HOME" if rel == "." else f"$MGQA_HOME/{rel}"
+    if p.is_relative_to(repo_root):
+        return p.relative_to(repo_root).as_posix()
+    return str(p)

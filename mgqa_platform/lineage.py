@@ -13,6 +13,9 @@ import duckdb
 
 from mgqa_platform.kg import vocab
 
+#: Source triples listed per bound entity of a question (its gold triples are listed in full).
+BOUND_TRIPLES = 10
+
 
 def describe(con: duckdb.DuckDBPyConnection, some_id: str, max_triples: int = 40) -> str:
     """Lineage of a question id (``q...``) or an entity id (``worldkg:123``). Raises ``KeyError`` if unknown."""
@@ -107,7 +110,8 @@ def describe_question(
             lines.append(f"bound {role}: category {eid!r}")
             continue
         lines.append(f"bound {role}")
-        lines += ["  " + line for line in describe_entity(con, eid, max_triples=0).splitlines()]
+        shown = describe_entity(con, eid, min(max_triples, BOUND_TRIPLES))
+        lines += ["  " + line for line in shown.splitlines()]
     lines.append(
         f"questions built by Dagster run {q['run_id'] or '(outside Dagster)'}; code version {q['code_version'] or '-'}"
     )
@@ -132,8 +136,43 @@ def _parts_lines(con: duckdb.DuckDBPyConnection, entity_id: str) -> list[str]:
     ]
 
 
+def _file_lines(con: duckdb.DuckDBPyConnection, kg: str, snapshot_id: str) -> list[str]:
+    """The entity's own native file (the one its row was converted from, not the KG's newest),
+    its runs and the OSM snapshot it was built from; a note when the KG has a newer file."""
+    from mgqa_platform.kg import native
+
+    own = native.file_of(con, kg, snapshot_id)
+    if own is None:
+        return [f"native KG file  {snapshot_id} (not recorded in this warehouse)"]
+    lines = [
+        f"native KG file  {own['path']}",
+        f"  sha256    {own['sha256']}  (snapshot id {own['snapshot_id']})",
+        f"  built by Dagster run {own['run_id']}; converted by run {own['conversion_run_id']}",
+    ]
+    if own["source_snapshot_id"]:
+        s = con.execute(
+            "SELECT path, sha256, osm_timestamp FROM snapshots WHERE snapshot_id = ?",
+            [own["source_snapshot_id"]],
+        ).fetchone()
+        lines.append(f"OSM snapshot  {own['source_snapshot_id']}")
+        if s:
+            lines += [
+                f"  file      {s[0]}",
+                f"  sha256    {s[1]}  (header timestamp {s[2] or 'n/a'})",
+            ]
+    newest = native.current(con, kg)
+    if newest and newest["snapshot_id"] != snapshot_id:
+        lines.append(
+            f"note: {kg}'s newest native file is {newest['snapshot_id']} (from "
+            f"{newest['source_snapshot_id'] or 'its crawl'}); this entity row is not converted "
+            "from it yet"
+        )
+    return lines
+
+
 def describe_entity(con: duckdb.DuckDBPyConnection, entity_id: str, max_triples: int = 40) -> str:
-    """Entity -> its source triples -> native KG file (path, hash, build and conversion runs) -> OSM snapshot.
+    """Entity -> its source triples -> its own native KG file (path, hash, build and conversion
+    runs) -> the OSM snapshot that file was built from.
 
     Raises ``KeyError`` if the id is unknown.
     """
@@ -168,28 +207,5 @@ def describe_entity(con: duckdb.DuckDBPyConnection, entity_id: str, max_triples:
     if total > max_triples:
         lines.append(f"  ... {total - max_triples} more")
     lines += _parts_lines(con, entity_id)
-    f = con.execute("SELECT * FROM kg_files WHERE kg = ?", [e["kg"]])
-    frow = f.fetchone()
-    if frow:
-        k = dict(zip([d[0] for d in f.description], frow, strict=True))
-        lines += [
-            f"native KG file  {k['path']}",
-            f"  sha256    {k['sha256']}  (snapshot id {k['snapshot_id']})",
-            f"  built by Dagster run {k['run_id']}; converted by run {k['conversion_run_id']}",
-        ]
-        if k["source_snapshot_id"]:
-            s = con.execute(
-                "SELECT path, sha256, osm_timestamp FROM snapshots WHERE snapshot_id = ?",
-                [k["source_snapshot_id"]],
-            ).fetchone()
-            if s:
-                lines += [
-                    f"OSM snapshot  {k['source_snapshot_id']}",
-                    f"  file      {s[0]}",
-                    f"  sha256    {s[1]}  (header timestamp {s[2] or 'n/a'})",
-                ]
-    if e["snapshot_id"] != (frow and frow[1]):
-        lines.append(
-            f"warning: the entity row was converted from {e['snapshot_id']}, the current native file differs"
-        )
+    lines += _file_lines(con, e["kg"], e["snapshot_id"])
     return "\n".join(lines)

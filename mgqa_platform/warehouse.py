@@ -101,6 +101,18 @@ CREATE TABLE IF NOT EXISTS kg_files (
     run_id        VARCHAR,               -- Dagster run that built the file
     conversion_run_id VARCHAR            -- Dagster run that converted it into the entity tables
 );
+CREATE TABLE IF NOT EXISTS kg_file_history (  -- every native file kg_files has held, by id
+    kg            VARCHAR NOT NULL,
+    snapshot_id   VARCHAR NOT NULL,
+    source_snapshot_id VARCHAR,
+    path          VARCHAR NOT NULL,
+    sha256        VARCHAR NOT NULL,
+    bytes         BIGINT NOT NULL,
+    build_report  JSON,
+    run_id        VARCHAR,
+    conversion_run_id VARCHAR,
+    PRIMARY KEY (kg, snapshot_id)
+);
 CREATE TABLE IF NOT EXISTS entities (
     entity_id     VARCHAR NOT NULL,
     kg            VARCHAR NOT NULL,

@@ -2,97 +2,136 @@
 
 from __future__ import annotations
 
-import dagster as dg
+import json
 
-from mgqa_dagster import definitions
+import dagster as dg
+import yaml
+
+from mgqa_dagster import definitions, spec_snapshot
+from mgqa_dagster.cli import INSTANCE_CONFIG
+from mgqa_dagster.resources.warehouse import WAREHOUSE_POOL
 from mgqa_platform.questions import schema
 
 
-def test_asset_graph_snapshot():
+def test_definitions_match_the_committed_snapshot():
+    """Asset keys, groups, partitions, parents, automation, pools, checks, jobs, sensors, schedules
+    and the build plan are the committed snapshot; after an intended change rewrite it with
+    `.venv/bin/python -m mgqa_dagster.spec_snapshot --write` and review the diff."""
+    committed = json.loads(spec_snapshot.SNAPSHOT_PATH.read_text())
+    now = spec_snapshot.current()
+    for part in ("assets", "checks", "jobs", "build_plan", "sensors", "schedules"):
+        assert now[part] == committed[part], (
+            f"{part} differ from {spec_snapshot.SNAPSHOT_PATH.name}"
+        )
+    assert spec_snapshot.render(now) == spec_snapshot.SNAPSHOT_PATH.read_text()
+
+
+def test_snapshot_sees_a_change():
+    """The snapshot is sensitive to what it claims to pin: a renamed job, a dropped check, another
+    pool, a lost automation condition each change it."""
+    before = spec_snapshot.snapshot(definitions.defs, definitions.BUILD_PLAN)
+    renamed = dg.define_asset_job("build_kgs_renamed", selection=definitions.PER_KG)
+    other = dg.Definitions(
+        assets=definitions.ALL_ASSETS,
+        jobs=[renamed],
+        resources=definitions.build_resources(),
+    )
+    after = spec_snapshot.snapshot(other, definitions.BUILD_PLAN)
+    assert after["assets"] == before["assets"]
+    assert "build_kgs_renamed" in after["jobs"] and "build_kgs" not in after["jobs"]
+    assert after["sensors"] != before["sensors"]
+
+    @dg.asset(pool="elsewhere", automation_condition=None, key="templates")
+    def other_templates():
+        """Stands in for the catalog asset with another pool and no condition."""
+
+    swapped = [
+        a
+        for a in definitions.ALL_ASSETS
+        if not isinstance(a, dg.AssetsDefinition) or dg.AssetKey("templates") not in a.keys
+    ]
+    changed = spec_snapshot.snapshot(
+        dg.Definitions(assets=[*swapped, other_templates], resources=definitions.build_resources()),
+        definitions.BUILD_PLAN,
+    )
+    assert changed["assets"]["templates"]["pool"] == "elsewhere"
+    assert changed["assets"]["templates"]["automation"] is None
+    assert before["assets"]["templates"]["automation"] == "eager"
+    assert not any(k.startswith("templates:") for k in changed["checks"])
+
+
+def test_build_plan_covers_every_asset_once():
+    """`mgqa build` walks BUILD_PLAN: together with the intake job its jobs materialize every asset
+    of the code location exactly once, each job in one process."""
     graph = definitions.defs.resolve_asset_graph()
-    keys = sorted(k.to_user_string() for k in graph.get_all_asset_keys())
-    assert keys == sorted(
-        [
-            "osm_pbf_files",
-            "kwg_query_results",
-            "usgs_earthquakes",
-            "osm_snapshot",
-            "kg_native",
-            "entities",
-            "entity_labels",
-            "entity_triples",
-            "quarantine",
-            "natural_earth_countries",
-            "world_bank_income",
-            "countries",
-            "population_raster",
-            "density_cells",
-            "entity_country",
-            "entity_density",
-            "entity_strata",
-            "strata_coverage",
-            "templates",
-            "questions_en",
-            "question_discards",
-            "split_small",
-            "question_distribution",
-            "eval_baselines",
-            "eval_reference_solver",
-            "evaluation_report",
-            "template_translations",
-            "template_translations_resolved",
-            "annotation_agreement",
-            "questions_localized",
-            "questions_postedited",
-            "ensemble_edit_log",
-            "ensemble_stats",
-            "release_questions",
-            "release_card",
+    covered: list[dg.AssetKey] = []
+    for job in (*definitions.BUILD_PLAN, definitions.intake_job):
+        resolved = definitions.defs.resolve_job_def(job.name)
+        covered += resolved.asset_layer.executable_asset_keys
+        assert resolved.executor_def is dg.in_process_executor
+    assert sorted(covered) == sorted(graph.materializable_asset_keys)
+    assert definitions.LANGUAGE_TAIL == definitions.BUILD_PLAN[-2:]
+
+
+def test_build_runs_follow_the_plan_and_its_partitions():
+    runs = definitions.build_runs()
+    assert [name for name, _ in runs][:2] == ["build_strata_inputs", "build_kgs"]
+    assert [p for name, p in runs if name == "build_kgs"] == ["worldkg", "kwg", "osmh3kg"]
+    langs = [p for name, p in runs if name == "build_language"]
+    assert langs == definitions.multilingual.language_partitions.get_partition_keys()
+    assert runs[-1] == ("publish_release", None)
+    narrowed = definitions.build_runs(
+        {"build_kgs": ["osmh3kg"], "build_language": ["zho", "fra"]},
+        ["build_kgs", "build_language"],
+    )
+    # the partitions keep the job's own order, not the order asked in
+    assert narrowed == [
+        ("build_kgs", "osmh3kg"),
+        ("build_language", "fra"),
+        ("build_language", "zho"),
+    ]
+
+
+def test_every_writer_is_in_the_warehouse_pool():
+    """Every materializable asset opens the warehouse read-write, so each is in the one pool the
+    instance config gives a single slot (mgqa_dagster/dagster.yaml)."""
+    graph = definitions.defs.resolve_asset_graph()
+    pools = {graph.get(k).assets_def.op.pool for k in graph.materializable_asset_keys}
+    assert pools == {WAREHOUSE_POOL}
+    config = yaml.safe_load(INSTANCE_CONFIG.read_text())
+    assert config["concurrency"]["pools"] == {"default_limit": 1, "granularity": "op"}
+    assert config["concurrency"]["runs"]["max_concurrent_runs"] >= 1
+
+
+def test_rebuild_policy_is_explicit():
+    """The chain a new snapshot refreshes is automated by a sensor that runs by default; the
+    17-language tail and the release only by a sensor that ships switched off and says so."""
+    graph = definitions.defs.resolve_asset_graph()
+    chain = definitions.snapshot_chain_automation
+    tail = definitions.language_tail_automation
+    assert chain.default_status == dg.DefaultSensorStatus.RUNNING
+    assert tail.default_status == dg.DefaultSensorStatus.STOPPED
+    chain_keys = chain.asset_selection.resolve(graph)
+    tail_keys = tail.asset_selection.resolve(graph)
+    assert not chain_keys & tail_keys
+    for key in ("entities", "entity_strata", "questions_en"):
+        assert dg.AssetKey(key) in chain_keys
+        assert graph.get(dg.AssetKey(key)).automation_condition is not None
+    for key in ("questions_postedited", "release_questions", "release_card"):
+        assert dg.AssetKey(key) in tail_keys
+    assert "Off by default" in tail.description
+    assert (
+        "language_tail_automation"
+        in definitions.defs.get_assets_def(dg.AssetKey("release_card")).descriptions_by_key[
+            dg.AssetKey("release_card")
         ]
     )
-    groups = {k.to_user_string(): graph.get(k).group_name for k in graph.materializable_asset_keys}
-    assert groups == {
-        "osm_snapshot": "intake",
-        "kg_native": "kg_build",
-        "entities": "kg_conversion",
-        "entity_labels": "kg_conversion",
-        "entity_triples": "kg_conversion",
-        "quarantine": "kg_conversion",
-        "countries": "strata",
-        "population_raster": "strata",
-        "density_cells": "strata",
-        "entity_country": "strata",
-        "entity_density": "strata",
-        "entity_strata": "strata",
-        "strata_coverage": "strata",
-        "templates": "questions",
-        "questions_en": "questions",
-        "question_discards": "questions",
-        "split_small": "questions",
-        "question_distribution": "questions",
-        "eval_baselines": "evaluation",
-        "eval_reference_solver": "evaluation",
-        "evaluation_report": "evaluation",
-        "template_translations": "multilingual",
-        "template_translations_resolved": "multilingual",
-        "annotation_agreement": "multilingual",
-        "questions_localized": "multilingual",
-        "questions_postedited": "multilingual",
-        "ensemble_edit_log": "multilingual",
-        "ensemble_stats": "multilingual",
-        "release_questions": "release",
-        "release_card": "release",
-    }
-    # lineage: conversion <- native KG <- latest OSM snapshot + the KWG inputs
-    parents = {
-        k.to_user_string() for k in graph.get(definitions.kg_build.kg_native.key).parent_keys
-    }
-    assert parents == {"osm_snapshot", "kwg_query_results", "usgs_earthquakes"}
-    # questions <- catalog + every KG partition of the strata
-    assert {k.to_user_string() for k in graph.get(dg.AssetKey("questions_en")).parent_keys} == {
-        "templates",
-        "entity_strata",
-    }
+
+
+def test_asset_semantics():
+    """What the snapshot cannot say by names: side tables share their writer, the question tables'
+    column schema is the declared record, and the side tables partition like their writer."""
+    graph = definitions.defs.resolve_asset_graph()
     # side tables: declared next to the asset whose stage writes them, partitioned like it,
     # downstream of it
     side = {
@@ -117,41 +156,6 @@ def test_asset_graph_snapshot():
         columns = graph.get(dg.AssetKey(key)).metadata["dagster/column_schema"].columns
         assert [(c.name, c.type) for c in columns] == [(f.name, schema.sql_type(f)) for f in table]
         assert all(c.description for c in columns)
-    # evaluation <- the released questions (and the small split for the baselines)
-    assert {k.to_user_string() for k in graph.get(dg.AssetKey("eval_baselines")).parent_keys} == {
-        "questions_en",
-        "split_small",
-    }
-    assert {
-        k.to_user_string() for k in graph.get(dg.AssetKey("evaluation_report")).parent_keys
-    } == {"eval_baselines", "eval_reference_solver"}
-    # languages: catalog -> translations -> resolved -> re-instantiated English questions, one partition per language
-    assert {
-        k.to_user_string() for k in graph.get(dg.AssetKey("questions_localized")).parent_keys
-    } == {"template_translations_resolved", "questions_en"}
-    # ... -> post-edit ensemble -> release files per language -> the card over all languages (unpartitioned)
-    assert {
-        k.to_user_string() for k in graph.get(dg.AssetKey("questions_postedited")).parent_keys
-    } == {"questions_localized"}
-    assert {
-        k.to_user_string() for k in graph.get(dg.AssetKey("release_questions")).parent_keys
-    } == {"questions_postedited", "split_small"}
-    assert {k.to_user_string() for k in graph.get(dg.AssetKey("release_card")).parent_keys} == {
-        "release_questions"
-    }
-    assert graph.get(dg.AssetKey("release_card")).partitions_def is None
-    paper = "eng fra ita por ron spa bul rus deu urd sqi ell jpn kat tur vie zho".split()
-    for key in (
-        "template_translations",
-        "template_translations_resolved",
-        "annotation_agreement",
-        "questions_localized",
-        "questions_postedited",
-        "ensemble_edit_log",
-        "ensemble_stats",
-        "release_questions",
-    ):
-        assert graph.get(dg.AssetKey(key)).partitions_def.get_partition_keys() == paper
 
 
 #: The assets that write warehouse tables through write-audit-publish, each with the volume guard.
@@ -176,86 +180,12 @@ WRITE_AUDIT_PUBLISH = (
 )
 
 
-def test_checks_partitions_jobs_sensors():
+def test_every_warehouse_writer_is_audited_with_the_volume_guard():
     graph = definitions.defs.resolve_asset_graph()
-    checks = sorted(c.name for c in graph.asset_check_keys)
-    assert checks == sorted(
-        [
-            "unique_entity_ids",
-            "valid_geometries",
-            "non_empty_names",
-            "known_categories",
-            "entity_count_in_range",
-            "display_names_unique",
-            "road_parts_resolve",
-            "kwg_shacl",
-            "countries_valid",
-            "tercile_breaks_increasing",
-            "density_tiers_valid",
-            "country_or_reason",
-            "strata_domains",
-            "all_income_tiers_present",
-            "catalog_complete",
-            "gold_validates",
-            "no_duplicate_question_gold",
-            "no_coordinates_or_ids_in_text",
-            "category_words_in_lexicon",
-            "query_and_gold_triples",
-            "gold_replays",
-            "templates_yield_questions",
-            "questions_valid",
-            "false_premises_are_false",
-            "false_premise_share",
-            "multimodal_slice_valid",
-            "small_split_cells",
-            "gold_scores_perfect",
-            "scores_complete",
-            "reference_solver_misses_explained",
-            "translations_cover_catalog",
-            "placeholders_survive_translation",
-            "resolved_cover_catalog",
-            "resolved_placeholders_intact",
-            "every_english_question_localized",
-            "localized_text_filled",
-            "labels_in_script",
-            "grammar_detectors",
-            "every_localized_question_postedited",
-            "entity_names_untouched",
-            "edits_logged",
-            "member_replies_valid",
-            "grammar_detectors_postedited",
-            "release_matches_warehouse",
-            "release_same_questions_as_english",
-            "release_files_match_warehouse",
-            "release_verified",
-            "release_all_languages",
-            "entity_sites_cover_bindings",
-            "geometry_bounds",
-            "country_polygons_sound",
-            "country_share",
-            "stratum_share",
-            *["rows_not_shrunk"] * len(WRITE_AUDIT_PUBLISH),
-        ]
-    )
     guarded = {
         k.asset_key.to_user_string() for k in graph.asset_check_keys if k.name == "rows_not_shrunk"
     }
     assert guarded == set(WRITE_AUDIT_PUBLISH)
-    # the strata of an entity depend on its country and its density cell
-    parents = {k.to_user_string() for k in graph.get(dg.AssetKey("entity_strata")).parent_keys}
-    assert parents == {"entity_country", "entity_density", "countries"}
-    assert definitions.kg_build.kg_partitions.get_partition_keys() == ["worldkg", "kwg", "osmh3kg"]
-    assert {j.name for j in definitions.defs.jobs} >= {
-        "build_kgs",
-        "build_strata_inputs",
-        "strata_coverage_report",
-        "build_questions_en",
-        "evaluate_reference_systems",
-        "build_language",
-        "publish_release",
-        "register_osm_snapshot",
-    }
-    assert [s.name for s in definitions.defs.sensors] == ["osm_snapshot_sensor"]
 
 
 def test_workspace_loads_like_dagster_dev(tmp_path):

@@ -105,6 +105,22 @@ def test_in_set_reports_unexpected_category(places: pd.DataFrame) -> None:
     assert "megacity" in outcome.metadata()["failed_0"]
 
 
+def test_id_columns_name_the_failing_rows() -> None:
+    """A suite given id columns names the rows that failed, in the metadata and the one-line
+    description (e.g. the template a check found without questions), not only the value."""
+    df = pd.DataFrame({"tid": ["A01", "E05", "J04"], "questions": [3, 0, 7]})
+    outcome = run_suite(df, "yield", values_between("questions", 1, None), id_columns=("tid",))
+    assert not outcome.success
+    failure = _failure(outcome, "expect_column_values_to_be_between", "questions")
+    assert failure["unexpected_rows"] == ["tid=E05 questions=0"]
+    assert "tid=E05" in outcome.metadata()["failed_0"]
+    assert "tid=E05" in outcome.description()
+    plain = run_suite(df, "yield", values_between("questions", 1, None))
+    assert (
+        _failure(plain, "expect_column_values_to_be_between", "questions")["unexpected_rows"] == []
+    )
+
+
 def test_row_count_between_fails(places: pd.DataFrame) -> None:
     outcome = run_suite(places, "too_few", row_count_between(10, None))
     assert outcome.success is False

@@ -168,7 +168,9 @@ def test_rebuilt_kg_flows_downstream_through_automation():
             tick.get_num_requested(dg.AssetKey("eval_baselines")) == 1
         )  # re-scored on the new questions
         assert tick.get_num_requested(dg.AssetKey("eval_reference_solver")) == 1
-        # ... and once the new questions have landed, every language re-instantiates them (templates unchanged)
+        # ... and once the new questions have landed, every language re-instantiates them (templates
+        # unchanged): what the tail's conditions request when language_tail_automation is switched on
+        # (this test evaluates every condition; the daemon only those of running sensors)
         instance.report_runless_asset_event(dg.AssetMaterialization("questions_en"))
         tick = dg.evaluate_automation_conditions(
             defs=definitions.defs, instance=instance, cursor=tick.cursor

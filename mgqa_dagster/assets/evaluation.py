@@ -10,10 +10,10 @@ import dagster as dg
 
 from mgqa_dagster.assets.questions import QUESTIONS_EN, SPLIT_SMALL
 from mgqa_dagster.data_quality import evaluation as checks
-from mgqa_dagster.data_quality.checks import run_checks, warnings
+from mgqa_dagster.data_quality.checks import non_blocking, run_checks
 from mgqa_dagster.data_quality.guards import audited_specs
 from mgqa_dagster.resources.paths import PathsResource
-from mgqa_dagster.resources.warehouse import WarehouseResource
+from mgqa_dagster.resources.warehouse import WAREHOUSE_POOL, WarehouseResource
 from mgqa_platform import markdown
 from mgqa_platform.evaluation import baseline, evaluate, report
 from mgqa_platform.warehouse import Slice
@@ -38,6 +38,7 @@ def _table(results: dict[tuple[str, str], dict]) -> str:
 
 
 @dg.asset(
+    pool=WAREHOUSE_POOL,
     key=EVAL_BASELINES,
     deps=[QUESTIONS_EN, SPLIT_SMALL],
     group_name="evaluation",
@@ -80,10 +81,11 @@ def eval_baselines(warehouse: WarehouseResource):
             }
         )
         yield from out.results
-        yield from run_checks(con, None, EVAL_BASELINES, warnings(checks.BASELINE_CHECKS))
+        yield from run_checks(con, None, EVAL_BASELINES, non_blocking(checks.BASELINE_CHECKS))
 
 
 @dg.asset(
+    pool=WAREHOUSE_POOL,
     key=EVAL_REFERENCE_SOLVER,
     deps=[QUESTIONS_EN],
     group_name="evaluation",
@@ -144,15 +146,16 @@ def eval_reference_solver(paths: PathsResource, warehouse: WarehouseResource):
                     {s: round(v, 1) for v, s in worst}
                 ),
                 "misses_table": dg.MetadataValue.md(text),
-                "path": dg.MetadataValue.path(str(out)),
+                "path": paths.portable(out),
                 "questions_per_second": round(len(questions) / seconds, 1) if seconds else None,
             }
         )
         yield from audited.results
-        yield from run_checks(con, None, EVAL_REFERENCE_SOLVER, warnings(checks.SOLVER_CHECKS))
+        yield from run_checks(con, None, EVAL_REFERENCE_SOLVER, non_blocking(checks.SOLVER_CHECKS))
 
 
 @dg.asset(
+    pool=WAREHOUSE_POOL,
     key=EVALUATION_REPORT,
     deps=[EVAL_BASELINES, EVAL_REFERENCE_SOLVER],
     group_name="evaluation",
@@ -168,14 +171,16 @@ def evaluation_report(paths: PathsResource, warehouse: WarehouseResource) -> dg.
         for system, split in slices:
             rows = evaluate.read_scores(con, system, split)
             out = paths.reports_dir / "evaluation" / f"{system}-{split}"
-            written[f"{system}-{split}"] = str(
+            written[f"{system}-{split}"] = paths.portable(
                 report.write_report(rows, out, f"{system} on the {split} split")["report"]
-            )
+            ).value
     majority = paths.reports_dir / "evaluation" / "majority-small" / "report.md"
     return dg.MaterializeResult(
         metadata={
             "reports": dg.MetadataValue.json(written),
-            "majority_small": dg.MetadataValue.md(majority.read_text(encoding="utf-8"))
+            "majority_small": dg.MetadataValue.md(
+                markdown.embed_images(majority.read_text(encoding="utf-8"), majority.parent)
+            )
             if majority.exists()
             else "",
         }

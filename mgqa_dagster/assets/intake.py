@@ -7,8 +7,9 @@ from pathlib import Path
 
 import dagster as dg
 
+from mgqa_dagster.resources.paths import PathsResource
 from mgqa_dagster.resources.sources import InputsResource
-from mgqa_dagster.resources.warehouse import WarehouseResource
+from mgqa_dagster.resources.warehouse import WAREHOUSE_POOL, WarehouseResource
 from mgqa_platform import snapshots
 from mgqa_platform.files import sha256_file
 from mgqa_platform.settings import OSM_DERIVED_KGS
@@ -52,6 +53,7 @@ def usgs_earthquakes(inputs: InputsResource) -> dg.DataVersion:
 
 
 @dg.asset(
+    pool=WAREHOUSE_POOL,
     partitions_def=osm_snapshot_partitions,
     deps=[osm_pbf_files],
     group_name="intake",
@@ -59,12 +61,15 @@ def usgs_earthquakes(inputs: InputsResource) -> dg.DataVersion:
     description="Registers one OSM PBF snapshot (id = '<stem>-<sha256[:12]>') in the `snapshots` table.",
 )
 def osm_snapshot(
-    context: dg.AssetExecutionContext, inputs: InputsResource, warehouse: WarehouseResource
+    context: dg.AssetExecutionContext,
+    inputs: InputsResource,
+    paths: PathsResource,
+    warehouse: WarehouseResource,
 ) -> dg.MaterializeResult:
     with warehouse.get_connection() as con:
         snap = snapshots.resolve_osm_snapshot(con, context.partition_key, inputs.watched_pbfs())
     return dg.MaterializeResult(
-        metadata={**snap.as_metadata(), "path": dg.MetadataValue.path(snap.path)},
+        metadata={**snap.as_metadata(), "path": paths.portable(snap.path)},
         data_version=dg.DataVersion(snap.sha256),
     )
 

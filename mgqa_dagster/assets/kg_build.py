@@ -16,7 +16,7 @@ from mgqa_dagster.data_quality import guards, kwg_shacl
 from mgqa_dagster.data_quality.checks import Check
 from mgqa_dagster.resources.paths import PathsResource
 from mgqa_dagster.resources.sources import InputsResource, KwgSourceResource
-from mgqa_dagster.resources.warehouse import WarehouseResource
+from mgqa_dagster.resources.warehouse import WAREHOUSE_POOL, WarehouseResource
 from mgqa_platform import snapshots
 from mgqa_platform.files import atomic_path
 from mgqa_platform.kg import native, osm_reader, osmh3kg_table
@@ -155,6 +155,7 @@ def _build_bundled_kwg(inputs: InputsResource, kg_dir: Path) -> tuple[Path, Buil
 
 
 @dg.asset(
+    pool=WAREHOUSE_POOL,
     partitions_def=kg_partitions,
     ins={
         "osm_snapshot": dg.AssetIn(
@@ -164,7 +165,10 @@ def _build_bundled_kwg(inputs: InputsResource, kg_dir: Path) -> tuple[Path, Buil
     deps=[kwg_query_results, usgs_earthquakes],
     group_name="kg_build",
     kinds={"rdf", "parquet", "osm"},
-    check_specs=[kwg_shacl.check_spec(KG_NATIVE), guards.spec(KG_NATIVE)],
+    check_specs=[
+        kwg_shacl.check_spec(KG_NATIVE, kg_partitions),
+        guards.spec(KG_NATIVE, kg_partitions),
+    ],
     description=(
         "Each KG in its native format, built as the real KG is made: WorldKG Turtle and OSMH3KG Parquet "
         "from the OSM snapshot that wins (the pinned one, else the newest usable; `mgqa snapshots "
@@ -236,7 +240,7 @@ def kg_native(
         "kg": kg,
         "snapshot_id": info["snapshot_id"],
         "source_osm_snapshot": source_id or "n/a",
-        "path": dg.MetadataValue.path(str(path)),
+        "path": paths.portable(path),
         "sha256": info["sha256"],
         "bytes": info["bytes"],
         "skipped_total": len(report.skipped),

@@ -5,11 +5,11 @@ import dagster as dg
 from mgqa_dagster.assets.kg_build import kg_native, kg_partitions
 from mgqa_dagster.data_quality import entities as entity_checks
 from mgqa_dagster.data_quality import input_guards
-from mgqa_dagster.data_quality.checks import warnings
+from mgqa_dagster.data_quality.checks import non_blocking
 from mgqa_dagster.data_quality.guards import audited_specs
 from mgqa_dagster.resources.paths import PathsResource
 from mgqa_dagster.resources.sources import ConversionResource, StrataInputsResource
-from mgqa_dagster.resources.warehouse import WarehouseResource, blocks
+from mgqa_dagster.resources.warehouse import WAREHOUSE_POOL, WarehouseResource, blocks
 from mgqa_platform import CODE_VERSION, snapshots
 from mgqa_platform.kg import native
 from mgqa_platform.kg.convert import convert_kg
@@ -38,6 +38,7 @@ def conversion_slices(kg: str) -> tuple[Slice, ...]:
 
 
 @dg.multi_asset(
+    pool=WAREHOUSE_POOL,
     specs=[
         dg.AssetSpec(
             ENTITIES,
@@ -60,7 +61,9 @@ def conversion_slices(kg: str) -> tuple[Slice, ...]:
             **_spec,
         ),
     ],
-    check_specs=audited_specs(ENTITIES, entity_checks.ENTITY_CHECKS + input_guards.ENTITY_GUARDS),
+    check_specs=audited_specs(
+        ENTITIES, entity_checks.ENTITY_CHECKS + input_guards.ENTITY_GUARDS, kg_partitions
+    ),
     can_subset=False,
     code_version=CODE_VERSION,
 )
@@ -158,4 +161,4 @@ def kg_entities(
             },
         )
         yield from out.results
-        yield from entity_checks.run_checks(con, kg, ENTITIES, warnings(checks))
+        yield from entity_checks.run_checks(con, kg, ENTITIES, non_blocking(checks))

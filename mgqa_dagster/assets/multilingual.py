@@ -12,12 +12,12 @@ from mgqa_dagster.assets.questions import (
     side_tables,
 )
 from mgqa_dagster.data_quality import multilingual as checks
-from mgqa_dagster.data_quality.checks import run_checks, warnings
+from mgqa_dagster.data_quality.checks import non_blocking, run_checks
 from mgqa_dagster.data_quality.guards import audited_specs
 from mgqa_dagster.resources.llm import LLMResource, PostEditEnsembleResource
 from mgqa_dagster.resources.paths import PathsResource
 from mgqa_dagster.resources.translator import TranslatorResource
-from mgqa_dagster.resources.warehouse import WarehouseResource
+from mgqa_dagster.resources.warehouse import WAREHOUSE_POOL, WarehouseResource
 from mgqa_platform.multilingual import annotations, stage
 from mgqa_platform.multilingual.ensemble import describe as describe_member
 from mgqa_platform.multilingual.judge import LLMJudge, OfflineJudge
@@ -27,6 +27,14 @@ from mgqa_platform.questions.schema import LOCALIZED_SCHEMA, POSTEDITED_SCHEMA
 from mgqa_platform.warehouse import Slice, partition_slices
 
 language_partitions = dg.StaticPartitionsDefinition(list(CODES))
+
+#: The rebuild policy of the language tail, shown in the descriptions of the assets it governs
+#: (docs/configuration.md, "Rebuilds").
+TAIL_POLICY = (
+    " Rebuilt by automation only while the sensor language_tail_automation is on (off by default: "
+    "a new English question set means 17 runs and a new release); otherwise run the jobs "
+    "build_language and publish_release, or `mgqa build`."
+)
 
 TEMPLATE_TRANSLATIONS = dg.AssetKey("template_translations")
 TEMPLATE_TRANSLATIONS_RESOLVED = dg.AssetKey("template_translations_resolved")
@@ -43,15 +51,19 @@ class PostEditConfig(dg.Config):
 
 
 @dg.asset(
+    pool=WAREHOUSE_POOL,
     key=TEMPLATE_TRANSLATIONS,
     deps=[TEMPLATES],
     partitions_def=language_partitions,
     group_name="multilingual",
     automation_condition=dg.AutomationCondition.eager(),
     kinds={"duckdb", "translation"},
-    check_specs=audited_specs(TEMPLATE_TRANSLATIONS, checks.TRANSLATION_CHECKS),
+    check_specs=audited_specs(
+        TEMPLATE_TRANSLATIONS, checks.TRANSLATION_CHECKS, language_partitions
+    ),
     description="Machine translation of every template variant into the partition's language (Google Cloud Translation "
-    "v3 with protected placeholders, or the bundled translation memory offline). Broken slots are flagged for post-edit.",
+    "v3 with protected placeholders, or the bundled translation memory offline). Broken slots are flagged for post-edit."
+    + TAIL_POLICY,
 )
 def template_translations(
     context: dg.AssetExecutionContext, warehouse: WarehouseResource, translator: TranslatorResource
@@ -82,10 +94,13 @@ def template_translations(
             }
         )
         yield from out.results
-        yield from run_checks(con, lang, TEMPLATE_TRANSLATIONS, warnings(checks.TRANSLATION_CHECKS))
+        yield from run_checks(
+            con, lang, TEMPLATE_TRANSLATIONS, non_blocking(checks.TRANSLATION_CHECKS)
+        )
 
 
 @dg.multi_asset(
+    pool=WAREHOUSE_POOL,
     specs=[
         dg.AssetSpec(
             TEMPLATE_TRANSLATIONS_RESOLVED,
@@ -107,7 +122,9 @@ def template_translations(
         ),
     ],
     partitions_def=language_partitions,
-    check_specs=audited_specs(TEMPLATE_TRANSLATIONS_RESOLVED, checks.RESOLVED_CHECKS),
+    check_specs=audited_specs(
+        TEMPLATE_TRANSLATIONS_RESOLVED, checks.RESOLVED_CHECKS, language_partitions
+    ),
     can_subset=True,
 )
 def template_translations_resolved(
@@ -147,7 +164,7 @@ def template_translations_resolved(
             if report_path:
                 report = {
                     "report": dg.MetadataValue.md(r["report"]),
-                    "report_path": dg.MetadataValue.path(str(report_path)),
+                    "report_path": paths.portable(report_path),
                 }
             metadata = {
                 "dagster/row_count": r["n"],
@@ -162,7 +179,7 @@ def template_translations_resolved(
             }
             yield dg.MaterializeResult(asset_key=TEMPLATE_TRANSLATIONS_RESOLVED, metadata=metadata)
             yield from out.results
-            resolved_warnings = warnings(checks.RESOLVED_CHECKS)
+            resolved_warnings = non_blocking(checks.RESOLVED_CHECKS)
             yield from run_checks(con, lang, TEMPLATE_TRANSLATIONS_RESOLVED, resolved_warnings)
         agreement = {
             "dagster/row_count": 1,
@@ -173,13 +190,14 @@ def template_translations_resolved(
 
 
 @dg.asset(
+    pool=WAREHOUSE_POOL,
     key=QUESTIONS_LOCALIZED,
     deps=[TEMPLATE_TRANSLATIONS_RESOLVED, QUESTIONS_EN],
     partitions_def=language_partitions,
     group_name="multilingual",
     automation_condition=dg.AutomationCondition.eager(),
     kinds={"duckdb"},
-    check_specs=audited_specs(QUESTIONS_LOCALIZED, checks.LOCALIZED_CHECKS),
+    check_specs=audited_specs(QUESTIONS_LOCALIZED, checks.LOCALIZED_CHECKS, language_partitions),
     description="Every English question re-rendered in the partition's language: resolved "
     "template, entity labels in that language (else English, else the KG label), translated "
     "categories and terms, locale-formatted numbers and dates, entity names marked {...}. Same "
@@ -212,7 +230,7 @@ def questions_localized(context: dg.AssetExecutionContext, warehouse: WarehouseR
             }
         )
         yield from out.results
-        yield from run_checks(con, lang, QUESTIONS_LOCALIZED, warnings(checks.LOCALIZED_CHECKS))
+        yield from run_checks(con, lang, QUESTIONS_LOCALIZED, non_blocking(checks.LOCALIZED_CHECKS))
 
 
 def _rounded(shares: dict[str, float]) -> dict[str, float]:
@@ -235,6 +253,7 @@ def _edit_log_markdown(examples: list[dict]) -> str:
 
 
 @dg.multi_asset(
+    pool=WAREHOUSE_POOL,
     specs=[
         dg.AssetSpec(
             QUESTIONS_POSTEDITED,
@@ -265,7 +284,7 @@ def _edit_log_markdown(examples: list[dict]) -> str:
         ),
     ],
     partitions_def=language_partitions,
-    check_specs=audited_specs(QUESTIONS_POSTEDITED, checks.POSTEDIT_CHECKS),
+    check_specs=audited_specs(QUESTIONS_POSTEDITED, checks.POSTEDIT_CHECKS, language_partitions),
     can_subset=True,
 )
 def questions_postedited(
@@ -313,7 +332,9 @@ def questions_postedited(
             }
             yield dg.MaterializeResult(asset_key=QUESTIONS_POSTEDITED, metadata=metadata)
             yield from out.results
-            yield from run_checks(con, lang, QUESTIONS_POSTEDITED, warnings(checks.POSTEDIT_CHECKS))
+            yield from run_checks(
+                con, lang, QUESTIONS_POSTEDITED, non_blocking(checks.POSTEDIT_CHECKS)
+            )
         side = {
             ENSEMBLE_EDIT_LOG: {"dagster/row_count": r["log_rows"]},
             ENSEMBLE_STATS: {"dagster/row_count": 1, "primary": primary},

@@ -8,10 +8,10 @@ import pyarrow as pa
 
 from mgqa_dagster.assets.strata import ENTITY_STRATA
 from mgqa_dagster.data_quality import questions as checks
-from mgqa_dagster.data_quality.checks import run_checks, warnings
+from mgqa_dagster.data_quality.checks import non_blocking, run_checks
 from mgqa_dagster.data_quality.guards import audited_specs
 from mgqa_dagster.resources.paths import PathsResource
-from mgqa_dagster.resources.warehouse import WarehouseResource
+from mgqa_dagster.resources.warehouse import WAREHOUSE_POOL, WarehouseResource
 from mgqa_platform import settings
 from mgqa_platform.questions import distribution, schema, splits
 from mgqa_platform.questions.catalog import default_catalog
@@ -80,6 +80,7 @@ def _code_version() -> str:
 
 
 @dg.asset(
+    pool=WAREHOUSE_POOL,
     key=TEMPLATES,
     group_name="questions",
     kinds={"duckdb", "yaml"},
@@ -119,7 +120,7 @@ def templates(warehouse: WarehouseResource):
             }
         )
         yield from out.results
-        yield from run_checks(con, None, TEMPLATES, warnings(checks.TEMPLATE_CHECKS))
+        yield from run_checks(con, None, TEMPLATES, non_blocking(checks.TEMPLATE_CHECKS))
 
 
 class QuestionsConfig(dg.Config):
@@ -135,6 +136,7 @@ def _markdown(rows: list[tuple], header: tuple[str, ...]) -> str:
 
 
 @dg.multi_asset(
+    pool=WAREHOUSE_POOL,
     specs=[
         dg.AssetSpec(
             QUESTIONS_EN,
@@ -190,7 +192,7 @@ def questions_en(
         if selected:
             yield from _questions_en_results(con, config, out.value, seconds)
             yield from out.results
-            yield from run_checks(con, None, QUESTIONS_EN, warnings(checks.QUESTION_CHECKS))
+            yield from run_checks(con, None, QUESTIONS_EN, non_blocking(checks.QUESTION_CHECKS))
         (rows,) = con.execute("SELECT count(*) FROM question_discards").fetchone()
         discards = {
             "dagster/row_count": rows,
@@ -250,6 +252,7 @@ QUESTION_DISTRIBUTION = dg.AssetKey("question_distribution")
 
 
 @dg.asset(
+    pool=WAREHOUSE_POOL,
     key=SPLIT_SMALL,
     deps=[QUESTIONS_EN],
     group_name="questions",
@@ -277,10 +280,11 @@ def split_small(config: QuestionsConfig, warehouse: WarehouseResource):
             metadata={"dagster/row_count": n, "per_kg_sfid": dg.MetadataValue.json(dict(per))}
         )
         yield from out.results
-        yield from run_checks(con, None, SPLIT_SMALL, warnings(checks.SPLIT_CHECKS))
+        yield from run_checks(con, None, SPLIT_SMALL, non_blocking(checks.SPLIT_CHECKS))
 
 
 @dg.asset(
+    pool=WAREHOUSE_POOL,
     key=QUESTION_DISTRIBUTION,
     deps=[QUESTIONS_EN, SPLIT_SMALL],
     group_name="questions",
@@ -302,7 +306,7 @@ def question_distribution(
     return dg.MaterializeResult(
         metadata={
             "report": dg.MetadataValue.md(text),
-            "path": dg.MetadataValue.path(str(out)),
+            "path": paths.portable(out),
             "questions": r["total"],
             "false_premise": r["false_premise"],
             "multimodal": r["multimodal"],

@@ -4,13 +4,13 @@ questions are written as Parquet (splits ``large`` and ``small``); once every la
 
 import dagster as dg
 
-from mgqa_dagster.assets.multilingual import QUESTIONS_POSTEDITED, language_partitions
+from mgqa_dagster.assets.multilingual import QUESTIONS_POSTEDITED, TAIL_POLICY, language_partitions
 from mgqa_dagster.assets.questions import SPLIT_SMALL
 from mgqa_dagster.data_quality import release as checks
-from mgqa_dagster.data_quality.checks import bound, check_specs, run_checks, warnings
+from mgqa_dagster.data_quality.checks import bound, check_specs, non_blocking, run_checks
 from mgqa_dagster.data_quality.guards import audited_specs
 from mgqa_dagster.resources.paths import PathsResource
-from mgqa_dagster.resources.warehouse import Audited, WarehouseResource, blocks
+from mgqa_dagster.resources.warehouse import WAREHOUSE_POOL, Audited, WarehouseResource, blocks
 from mgqa_platform.multilingual.languages import language
 from mgqa_platform.release import card, export, sites
 from mgqa_platform.warehouse import partition_slices
@@ -20,15 +20,19 @@ RELEASE_CARD = dg.AssetKey("release_card")
 
 
 @dg.asset(
+    pool=WAREHOUSE_POOL,
     key=RELEASE_QUESTIONS,
     deps=[QUESTIONS_POSTEDITED, SPLIT_SMALL],
     partitions_def=language_partitions,
     group_name="release",
     automation_condition=dg.AutomationCondition.eager(),
     kinds={"parquet"},
-    check_specs=audited_specs(RELEASE_QUESTIONS, checks.RELEASE_QUESTION_CHECKS),
+    check_specs=audited_specs(
+        RELEASE_QUESTIONS, checks.RELEASE_QUESTION_CHECKS, language_partitions
+    ),
     description="The language's released questions as Parquet: data/<lang>/large.parquet (every question) and small.parquet "
-    "(the small split), with gold, gold triples and the query of every answer; byte-identical on rebuild.",
+    "(the small split), with gold, gold triples and the query of every answer; byte-identical on rebuild."
+    + TAIL_POLICY,
 )
 def release_questions(
     context: dg.AssetExecutionContext, paths: PathsResource, warehouse: WarehouseResource
@@ -66,15 +70,16 @@ def release_questions(
                 "false_premise": info["false_premise"],
                 "multimodal": info["multimodal"],
                 "post_edited": info["edited"],
-                "path": dg.MetadataValue.path(str(root / "data" / lang)),
+                "path": paths.portable(root / "data" / lang),
             }
         )
         yield from out.results
-        question_warnings = warnings(bound(checks.RELEASE_QUESTION_CHECKS, root=root))
+        question_warnings = non_blocking(bound(checks.RELEASE_QUESTION_CHECKS, root=root))
         yield from run_checks(con, lang, RELEASE_QUESTIONS, question_warnings)
 
 
 @dg.asset(
+    pool=WAREHOUSE_POOL,
     key=RELEASE_CARD,
     deps=[RELEASE_QUESTIONS],
     group_name="release",
@@ -83,7 +88,7 @@ def release_questions(
     check_specs=check_specs(RELEASE_CARD, checks.RELEASE_FILE_CHECKS + checks.RELEASE_CARD_CHECKS),
     description="The release folder's shared files: README.md (dataset card with one Hugging Face config per language, "
     "splits large/small, schema, per-language figures, attribution of every source), ATTRIBUTION.md, "
-    "entity_sites.parquet (GeoParquet of every bound entity) and SHA256SUMS.",
+    "entity_sites.parquet (GeoParquet of every bound entity) and SHA256SUMS." + TAIL_POLICY,
 )
 def release_card(
     context: dg.AssetExecutionContext, paths: PathsResource, warehouse: WarehouseResource
@@ -114,10 +119,10 @@ def release_card(
                 "files": info["files"],
                 "entity_sites": site_info["rows"],
                 "geom_kinds": dg.MetadataValue.json(site_info["geom_kinds"]),
-                "path": dg.MetadataValue.path(str(root)),
+                "path": paths.portable(root),
                 "card": dg.MetadataValue.md(text.split("---", 2)[-1].strip()[:20000]),
             }
         )
         yield from audits
-        card_warnings = warnings(bound(checks.RELEASE_CARD_CHECKS, root=root))
+        card_warnings = non_blocking(bound(checks.RELEASE_CARD_CHECKS, root=root))
         yield from run_checks(con, None, RELEASE_CARD, card_warnings)

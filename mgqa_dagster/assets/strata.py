@@ -10,11 +10,11 @@ from mgqa_dagster.assets.kg_build import kg_partitions
 from mgqa_dagster.assets.kg_conversion import ENTITIES
 from mgqa_dagster.data_quality import input_guards
 from mgqa_dagster.data_quality import strata as checks
-from mgqa_dagster.data_quality.checks import bound, check_specs, run_checks, warnings
+from mgqa_dagster.data_quality.checks import bound, check_specs, non_blocking, run_checks
 from mgqa_dagster.data_quality.guards import audited_specs
 from mgqa_dagster.resources.paths import PathsResource
 from mgqa_dagster.resources.sources import StrataInputsResource
-from mgqa_dagster.resources.warehouse import WarehouseResource
+from mgqa_dagster.resources.warehouse import WAREHOUSE_POOL, WarehouseResource
 from mgqa_platform.files import sha256_file
 from mgqa_platform.strata import countries as countries_lib
 from mgqa_platform.strata import density, income, strata
@@ -41,6 +41,7 @@ COUNTRIES = dg.AssetKey("countries")
 
 
 @dg.asset(
+    pool=WAREHOUSE_POOL,
     key=COUNTRIES,
     deps=[natural_earth_countries, world_bank_income],
     group_name="strata",
@@ -89,7 +90,7 @@ def countries(
             }
         )
         yield from out.results
-        yield from run_checks(con, None, COUNTRIES, warnings(checks.COUNTRY_CHECKS))
+        yield from run_checks(con, None, COUNTRIES, non_blocking(checks.COUNTRY_CHECKS))
 
 
 def _raster_path(strata_inputs: StrataInputsResource, paths: PathsResource) -> Path:
@@ -100,6 +101,7 @@ def _raster_path(strata_inputs: StrataInputsResource, paths: PathsResource) -> P
 
 
 @dg.asset(
+    pool=WAREHOUSE_POOL,
     deps=[natural_earth_countries],
     group_name="strata",
     kinds={"geotiff"},
@@ -126,7 +128,7 @@ def population_raster(
     sha = sha256_file(path)
     return dg.MaterializeResult(
         metadata={
-            "path": dg.MetadataValue.path(str(path)),
+            "path": paths.portable(path),
             "label": label,
             "is_proxy": is_proxy,
             "sha256": sha,
@@ -154,6 +156,7 @@ def _write_density(con, cells, breaks: list) -> None:
 
 
 @dg.asset(
+    pool=WAREHOUSE_POOL,
     key=DENSITY_CELLS,
     deps=[population_raster],
     group_name="strata",
@@ -198,7 +201,7 @@ def density_cells(
             }
         )
         yield from out.results
-        yield from run_checks(con, None, DENSITY_CELLS, warnings(checks.DENSITY_CHECKS))
+        yield from run_checks(con, None, DENSITY_CELLS, non_blocking(checks.DENSITY_CHECKS))
 
 
 _per_kg = dict(
@@ -211,10 +214,13 @@ ENTITY_COUNTRY = dg.AssetKey("entity_country")
 
 
 @dg.asset(
+    pool=WAREHOUSE_POOL,
     key=ENTITY_COUNTRY,
     deps=[ENTITIES, COUNTRIES],
     check_specs=audited_specs(
-        ENTITY_COUNTRY, checks.ENTITY_COUNTRY_CHECKS + input_guards.COUNTRY_SHARE_GUARDS
+        ENTITY_COUNTRY,
+        checks.ENTITY_COUNTRY_CHECKS + input_guards.COUNTRY_SHARE_GUARDS,
+        kg_partitions,
     ),
     description="Country of each entity's representative point: within a polygon, else the nearest country within the configured distance, else unassigned with a reason.",
     **_per_kg,
@@ -248,7 +254,7 @@ def entity_country(
             }
         )
         yield from out.results
-        yield from run_checks(con, kg, ENTITY_COUNTRY, warnings(checks.ENTITY_COUNTRY_CHECKS))
+        yield from run_checks(con, kg, ENTITY_COUNTRY, non_blocking(checks.ENTITY_COUNTRY_CHECKS))
 
 
 ENTITY_DENSITY = dg.AssetKey("entity_density")
@@ -256,8 +262,9 @@ ENTITY_DENSITY = dg.AssetKey("entity_density")
 
 @dg.asset(
     key=ENTITY_DENSITY,
+    pool=WAREHOUSE_POOL,
     deps=[ENTITIES, DENSITY_CELLS],
-    check_specs=audited_specs(ENTITY_DENSITY, ()),
+    check_specs=audited_specs(ENTITY_DENSITY, (), kg_partitions),
     description="Density tier of each entity's resolution-3 H3 cell.",
     **_per_kg,
 )
@@ -284,10 +291,11 @@ ENTITY_STRATA = dg.AssetKey("entity_strata")
 
 
 @dg.asset(
+    pool=WAREHOUSE_POOL,
     key=ENTITY_STRATA,
     deps=[ENTITY_COUNTRY, ENTITY_DENSITY, COUNTRIES],
     check_specs=audited_specs(
-        ENTITY_STRATA, checks.STRATA_CHECKS + input_guards.STRATUM_SHARE_GUARDS
+        ENTITY_STRATA, checks.STRATA_CHECKS + input_guards.STRATUM_SHARE_GUARDS, kg_partitions
     ),
     description="Stratum of each entity: World Bank income tier x density tier (4 x 3 grid), or a reason.",
     **_per_kg,
@@ -317,13 +325,14 @@ def entity_strata(
             }
         )
         yield from out.results
-        yield from run_checks(con, kg, ENTITY_STRATA, warnings(checks.STRATA_CHECKS))
+        yield from run_checks(con, kg, ENTITY_STRATA, non_blocking(checks.STRATA_CHECKS))
 
 
 STRATA_COVERAGE = dg.AssetKey("strata_coverage")
 
 
 @dg.asset(
+    pool=WAREHOUSE_POOL,
     key=STRATA_COVERAGE,
     deps=[dg.AssetDep(ENTITY_STRATA, partition_mapping=dg.AllPartitionMapping())],
     group_name="strata",
@@ -364,7 +373,7 @@ def strata_coverage(
                 "map": dg.MetadataValue.md(
                     f"![entity sites by income tier](data:image/png;base64,{png})"
                 ),
-                "map_path": dg.MetadataValue.path(str(out)),
+                "map_path": paths.portable(out),
             }
         )
         yield from run_checks(con, None, STRATA_COVERAGE, checks.COVERAGE_CHECKS)

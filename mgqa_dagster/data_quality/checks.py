@@ -7,6 +7,7 @@ function ``(con, partition) -> AssetCheckResult``. An asset declares its checks 
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from functools import partial
@@ -40,14 +41,29 @@ def result(
     )
 
 
-def check_specs(asset_key: dg.AssetKey, checks: Sequence[Check]) -> list[dg.AssetCheckSpec]:
-    return [
-        dg.AssetCheckSpec(c.name, asset=asset_key, blocking=c.blocking, description=c.description)
-        for c in checks
-    ]
+def check_specs(
+    asset_key: dg.AssetKey,
+    checks: Sequence[Check],
+    partitions_def: dg.PartitionsDefinition | None = None,
+) -> list[dg.AssetCheckSpec]:
+    """The specs of ``checks`` on ``asset_key``; a partitioned asset passes its ``partitions_def``
+    so that each result belongs to the partition it judged (the UI shows checks per partition).
+    Dagster 1.13 marks partitioned check specs as a preview; its warning is not repeated per spec."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", dg.PreviewWarning)
+        return [
+            dg.AssetCheckSpec(
+                c.name,
+                asset=asset_key,
+                blocking=c.blocking,
+                description=c.description,
+                partitions_def=partitions_def,
+            )
+            for c in checks
+        ]
 
 
-def warnings(checks: Sequence[Check]) -> tuple[Check, ...]:
+def non_blocking(checks: Sequence[Check]) -> tuple[Check, ...]:
     """The non-blocking ``checks``: run on the published rows after a write (the blocking ones audit the
     staged rows before it, see ``WarehouseResource.write_audited``)."""
     return tuple(c for c in checks if not c.blocking)

@@ -8,6 +8,7 @@ asset writes with the published one, before the swap.
 from __future__ import annotations
 
 import json
+import warnings
 from collections.abc import Sequence
 
 import dagster as dg
@@ -67,13 +68,26 @@ def rows_not_shrunk(
     )
 
 
-def spec(asset_key: dg.AssetKey) -> dg.AssetCheckSpec:
-    """The guard's blocking check spec on ``asset_key`` (its result: :func:`rows_not_shrunk`)."""
-    return dg.AssetCheckSpec(
-        ROWS_NOT_SHRUNK, asset=asset_key, blocking=True, description=DESCRIPTION
-    )
+def spec(
+    asset_key: dg.AssetKey, partitions_def: dg.PartitionsDefinition | None = None
+) -> dg.AssetCheckSpec:
+    """The guard's blocking check spec on ``asset_key`` (its result: :func:`rows_not_shrunk`); a
+    partitioned asset passes its ``partitions_def`` so each result belongs to its partition."""
+    with warnings.catch_warnings():  # partitioned check specs are a preview in Dagster 1.13
+        warnings.simplefilter("ignore", dg.PreviewWarning)
+        return dg.AssetCheckSpec(
+            ROWS_NOT_SHRUNK,
+            asset=asset_key,
+            blocking=True,
+            description=DESCRIPTION,
+            partitions_def=partitions_def,
+        )
 
 
-def audited_specs(asset_key: dg.AssetKey, checks: Sequence[Check]) -> list[dg.AssetCheckSpec]:
+def audited_specs(
+    asset_key: dg.AssetKey,
+    checks: Sequence[Check],
+    partitions_def: dg.PartitionsDefinition | None = None,
+) -> list[dg.AssetCheckSpec]:
     """The check specs of an asset written by write-audit-publish: its ``checks`` and the guard."""
-    return [*check_specs(asset_key, checks), spec(asset_key)]
+    return [*check_specs(asset_key, checks, partitions_def), spec(asset_key, partitions_def)]

@@ -138,6 +138,8 @@ class SuiteOutcome:
     expectations), ``kwargs`` (compact one-line summary of the remaining arguments),
     ``unexpected_count`` (``None`` where GX reports no per-row count, e.g. row-count checks),
     ``unexpected_examples`` (up to five distinct unexpected values, as strings),
+    ``unexpected_rows`` (up to five of the failing rows named by the suite's id columns, e.g.
+    ``tid=E05 questions=0``; empty when the suite names none),
     ``observed_value`` (string or ``None``) and ``error`` (the exception message when the
     expectation could not be evaluated, else ``None``).
     """
@@ -187,7 +189,9 @@ def _describe_failure(item: dict, *, examples: bool = True) -> str:
         parts.append(f"error: {item['error']}")
     elif item.get("unexpected_count") is not None:
         parts.append(f"{item['unexpected_count']} unexpected")
-        if examples and item.get("unexpected_examples"):
+        if item.get("unexpected_rows"):
+            parts.append("in " + "; ".join(item["unexpected_rows"]))
+        elif examples and item.get("unexpected_examples"):
             parts.append("e.g. " + ", ".join(repr(v) for v in item["unexpected_examples"]))
     elif item.get("observed_value") is not None:
         parts.append(f"observed {item['observed_value']}")
@@ -203,8 +207,12 @@ def run_suite(
     df: pd.DataFrame,
     suite_name: str,
     expectations: Sequence[Expectation | Iterable[Expectation]],
+    id_columns: Sequence[str] = (),
 ) -> SuiteOutcome:
     """Validate ``df`` against ``expectations`` and summarise the result.
+
+    ``id_columns`` name the rows a failure reports (``unexpected_rows``): a failed check then says
+    which template, question or entity failed, not only the failing value.
 
     ``expectations`` may mix Expectation objects and lists of them (as returned by the helper
     constructors in this module); nested lists are flattened one level. The expectation
@@ -256,9 +264,11 @@ def run_suite(
     token = uuid.uuid4().hex[:12]
     source_name = f"mgqa_{_slug(suite_name)}_{token}"
     result_format = {
-        "result_format": "BASIC",
+        "result_format": "SUMMARY" if id_columns else "BASIC",
         "partial_unexpected_count": _PARTIAL_UNEXPECTED_COUNT,
     }
+    if id_columns:
+        result_format["unexpected_index_column_names"] = list(id_columns)
 
     with _LOCK:
         context = get_context()
@@ -274,7 +284,7 @@ def run_suite(
             except Exception:
                 log.debug("could not delete GX data source %s", source_name, exc_info=True)
 
-    failed = [_summarise(r) for r in result.results if not r.success]
+    failed = [_summarise(r, id_columns) for r in result.results if not r.success]
     evaluated = int(result.statistics.get("evaluated_expectations", len(result.results)))
     return SuiteOutcome(
         success=bool(result.success) and not failed,
@@ -286,7 +296,13 @@ def run_suite(
     )
 
 
-def _summarise(res: Any) -> dict:
+def _row_label(row: dict, id_columns: Sequence[str]) -> str:
+    """A failing row as ``id=value`` pairs, the id columns first, then the judged column."""
+    ordered = [*id_columns, *sorted(k for k in row if k not in id_columns)]
+    return _clip(" ".join(f"{k}={row[k]}" for k in ordered if k in row))
+
+
+def _summarise(res: Any, id_columns: Sequence[str] = ()) -> dict:
     """One failed ExpectationValidationResult as a plain dict."""
     config = res.expectation_config
     kwargs = dict(config.kwargs or {})
@@ -297,12 +313,16 @@ def _summarise(res: Any) -> dict:
     unexpected_count = details.get("unexpected_count")
     examples = _distinct_strings(details.get("partial_unexpected_list") or [], MAX_EXAMPLES)
     observed = details.get("observed_value")
+    rows = (details.get("partial_unexpected_index_list") or []) if id_columns else []
     return {
         "expectation": str(config.type),
         "column": None if column is None else str(column),
         "kwargs": _compact_kwargs(kwargs),
         "unexpected_count": None if unexpected_count is None else int(unexpected_count),
         "unexpected_examples": examples,
+        "unexpected_rows": _distinct_strings(
+            (_row_label(r, id_columns) for r in rows if isinstance(r, dict)), MAX_EXAMPLES
+        ),
         "observed_value": None if observed is None else _clip(str(observed)),
         "error": _exception_message(res.exception_info),
     }

@@ -11,6 +11,7 @@ not RDF crawls: the check passes there with ``applies: false``.
 
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 
 import dagster as dg
@@ -25,9 +26,20 @@ DESCRIPTION = (
 )
 
 
-def check_spec(asset_key: dg.AssetKey) -> dg.AssetCheckSpec:
-    """The blocking check spec declared on ``asset_key`` (only an ERROR result blocks)."""
-    return dg.AssetCheckSpec(CHECK_NAME, asset=asset_key, blocking=True, description=DESCRIPTION)
+def check_spec(
+    asset_key: dg.AssetKey, partitions_def: dg.PartitionsDefinition | None = None
+) -> dg.AssetCheckSpec:
+    """The blocking check spec declared on ``asset_key`` (only an ERROR result blocks), one result
+    per partition of ``partitions_def`` (a Dagster 1.13 preview; its warning is not repeated)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", dg.PreviewWarning)
+        return dg.AssetCheckSpec(
+            CHECK_NAME,
+            asset=asset_key,
+            blocking=True,
+            description=DESCRIPTION,
+            partitions_def=partitions_def,
+        )
 
 
 def check_result(asset_key: dg.AssetKey, kg: str, path: Path) -> dg.AssetCheckResult:

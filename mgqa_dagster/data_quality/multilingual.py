@@ -49,7 +49,12 @@ def _slots(table: str, warn: bool):
         bad = df[df["slot_problems"] != "ok"]
         listed = {r.variant_id: r.slot_problems for r in bad.head(20).itertuples()}
         return result(
-            gx.run_suite(df, f"{table}_slots_{lang}", gx.in_set("slot_problems", ["ok"])),
+            gx.run_suite(
+                df,
+                f"{table}_slots_{lang}",
+                gx.in_set("slot_problems", ["ok"]),
+                id_columns=("variant_id",),
+            ),
             warn=warn,
             extra={"broken": len(bad), "first_broken": json.dumps(listed, ensure_ascii=False)},
         )
@@ -126,7 +131,12 @@ def _labels_in_script(con, lang):
     df["in_script"] = [in_script(label, lang) for label in df["label"]] if len(df) else []
     wrong = df[~df["in_script"]] if len(df) else df
     return result(
-        gx.run_suite(df, f"labels_in_script_{lang}", gx.in_set("in_script", [True])),
+        gx.run_suite(
+            df,
+            f"labels_in_script_{lang}",
+            gx.in_set("in_script", [True]),
+            id_columns=("entity_id", "label"),
+        ),
         warn=True,
         extra={
             "localized_labels": len(df),

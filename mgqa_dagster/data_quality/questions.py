@@ -275,8 +275,13 @@ def _every_implemented_template_yields(con, _):
             "questions": [int(have.get(t, 0)) for t in sorted(implemented)],
         }
     )
+    missing = [t for t, n in zip(df["tid"], df["questions"], strict=True) if n == 0]
     return result(
-        gx.run_suite(df, "templates_yield", gx.values_between("questions", 1, None)), warn=True
+        gx.run_suite(
+            df, "templates_yield", gx.values_between("questions", 1, None), id_columns=("tid",)
+        ),
+        warn=True,
+        extra={"templates_without_questions": ", ".join(missing) or "none"},
     )
 
 

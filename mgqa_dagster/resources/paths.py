@@ -9,6 +9,7 @@ from typing import Annotated
 import dagster as dg
 
 from mgqa_dagster.resources.env import EnvConfigurableResource
+from mgqa_platform.files import portable_path
 from mgqa_platform.settings import REPO_ROOT
 
 
@@ -81,3 +82,8 @@ class PathsResource(EnvConfigurableResource):
     def postedit_cache_dir(self) -> Path:
         """The post-edit ensemble's reply cache."""
         return self.home_path / "cache" / "postedit"
+
+    def portable(self, path: str | Path) -> dg.MetadataValue:
+        """``path`` as asset metadata that reads the same on another machine: relative to
+        ``home`` (``$MGQA_HOME/...``) or to the repository, else absolute."""
+        return dg.MetadataValue.path(portable_path(path, self.home_path, REPO_ROOT))

@@ -20,6 +20,11 @@ from mgqa_dagster.resources.env import EnvConfigurableResource
 from mgqa_dagster.resources.paths import PathsResource
 from mgqa_platform import warehouse
 
+#: The Dagster concurrency pool of every asset that writes the warehouse. DuckDB lets one process
+#: write a file at a time, so the instance config (``mgqa_dagster/dagster.yaml``) gives the pool one
+#: slot: steps of overlapping runs wait for it instead of failing on the file lock.
+WAREHOUSE_POOL = "mgqa_warehouse"
+
 T = TypeVar("T")
 
 

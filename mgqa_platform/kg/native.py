@@ -37,24 +37,27 @@ def record(
     report: BuildReport,
     run_id: str,
 ) -> dict:
-    """Register the built file as the KG's current native file and replace its build quarantine rows."""
+    """Register the built file as the KG's current native file (``kg_files``) and in its history
+    (``kg_file_history``, where lineage finds the file an older entity row came from), and
+    replace its build quarantine rows."""
     sha, size = osmh3kg_table.fingerprint(path) if path.is_dir() else (sha256_file(path), None)
     size = path.stat().st_size if size is None else size
     snapshot_id = snapshot_id_for(path, sha)
+    row = [
+        kg,
+        snapshot_id,
+        source_snapshot_id,
+        str(path),
+        sha,
+        size,
+        json.dumps(report.counts, sort_keys=True),
+        run_id,
+    ]
     with transaction(con):
-        con.execute(
-            "INSERT OR REPLACE INTO kg_files VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL)",
-            [
-                kg,
-                snapshot_id,
-                source_snapshot_id,
-                str(path),
-                sha,
-                size,
-                json.dumps(report.counts, sort_keys=True),
-                run_id,
-            ],
-        )
+        for table in ("kg_files", "kg_file_history"):
+            con.execute(
+                f"INSERT OR REPLACE INTO {table} VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL)", row
+            )
         con.execute("DELETE FROM quarantine WHERE kg = ? AND stage = 'kg_build'", [kg])
         if report.skipped:
             con.executemany(
@@ -71,4 +74,25 @@ def current(con: duckdb.DuckDBPyConnection, kg: str) -> dict | None:
 
 
 def mark_converted(con: duckdb.DuckDBPyConnection, kg: str, run_id: str) -> None:
+    """Record the run that converted the KG's current native file, in both tables."""
     con.execute("UPDATE kg_files SET conversion_run_id = ? WHERE kg = ?", [run_id, kg])
+    con.execute(
+        """
+        UPDATE kg_file_history
+        SET conversion_run_id = ?
+        WHERE kg = ? AND snapshot_id = (SELECT snapshot_id FROM kg_files WHERE kg = ?)
+        """,
+        [run_id, kg, kg],
+    )
+
+
+def file_of(con: duckdb.DuckDBPyConnection, kg: str, snapshot_id: str) -> dict | None:
+    """The native file ``snapshot_id`` of ``kg`` (a ``kg_file_history`` row, else the
+    ``kg_files`` row when it is that file), or None when the warehouse never recorded it."""
+    for table in ("kg_file_history", "kg_files"):
+        rows = fetch_dicts(
+            con, f"SELECT * FROM {table} WHERE kg = ? AND snapshot_id = ?", [kg, snapshot_id]
+        )
+        if rows:
+            return rows[0]
+    return None
