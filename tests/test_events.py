@@ -223,7 +223,62 @@ def test_articles_and_words_around_the_slot():
     kat = event_phrase(QUAKE, "kat", "რა ფართობი მოიცვა ", "-მა?")
     assert kat.name.endswith("მიწისძვრამ") and kat.after == "?"
     kat_and = event_phrase(FIRE, "kat", "", "-ისა და {entity_B}-ის")
-    assert kat_and.name.endswith("ხანძრის") and kat_and.after == "ა და {entity_B}-ის"
+    assert kat_and.name.endswith("ხანძრისა") and kat_and.after == " და {entity_B}-ის"
+
+
+@pytest.mark.parametrize(
+    ("lang", "template", "expected"),
+    [
+        (
+            "ita",
+            "Le aree di {entity_A} e {entity_B}?",
+            "Le aree dell'{incendio Spanish del 1994} e dell'{incendio Spanish del 1994}?",
+        ),
+        (
+            "spa",
+            "¿Las áreas de {entity_A} y {entity_B}?",
+            "¿Las áreas del {incendio Spanish de 1994} y del {incendio Spanish de 1994}?",
+        ),
+        (
+            "ron",
+            "Se suprapun zonele lui {entity_A} și {entity_B}?",
+            "Se suprapun zonele {incendiului Spanish din 1994} și {incendiului Spanish din 1994}?",
+        ),
+        (
+            "deu",
+            "Überlappen sich die Flächen von {entity_A} und {entity_B}?",
+            "Überlappen sich die Flächen vom {Waldbrand „Spanish“ von 1994} und dem {Waldbrand „Spanish“ von 1994}?",
+        ),
+        (
+            "ell",
+            "Επικαλύπτονται οι περιοχές {entity_A} και {entity_B};",
+            "Επικαλύπτονται οι περιοχές της {πυρκαγιάς Spanish του 1994} και της {πυρκαγιάς Spanish του 1994};",
+        ),
+        (
+            "ell",
+            "Βρίσκεται σε {entity_A} και {entity_B};",
+            "Βρίσκεται στην {πυρκαγιά Spanish του 1994} και στην {πυρκαγιά Spanish του 1994};",
+        ),
+    ],
+)
+def test_coordinated(lang, template, expected):
+    """Two events joined by "and": the second takes the case of the first, and Romance languages repeat the
+    preposition the first one has; the rule member then fuses the articles."""
+    ids = {"entity_A": "a", "entity_B": "b"}
+    placed, named = place_events(
+        template, dict.fromkeys(ids, "event"), ids, None, lang, {"a": FIRE, "b": FIRE}
+    )
+    text = placed.format(**{k: mark(v) for k, v in named.items()})
+    proposal = RuleMember().propose(
+        {"lang": lang, "text_marked": text, "template_text": template, "template_en": ""}
+    )
+    assert apply_edits(text, proposal.edits) == expected
+
+
+def test_italian_elides_before_eight_and_eleven():
+    eleven = EventFacts("earthquake", 1.5, dt.datetime(2015, 12, 11, 3, 0, tzinfo=dt.UTC))
+    assert " dell'11 dicembre 2015 alle 03:00 UTC" in event_phrase(eleven, "ita", "", "").name
+    assert " del 27 novembre" in event_phrase(QUAKE, "ita", "", "").name
 
 
 @pytest.mark.parametrize(
@@ -233,6 +288,12 @@ def test_articles_and_words_around_the_slot():
         ("rus", "Какого числа ", " впервые достигло", ("Какого числа ", " впервые достиг")),
         ("rus", "Как далеко было ", " от", ("Как далеко был ", " от")),
         ("bul", "Кога ", " е засегнало", ("Кога ", " е засегнал")),
+        (
+            "bul",
+            "На коя дата ",
+            " за първи път е достигнало",
+            ("На коя дата ", " за първи път е достигнал"),
+        ),
         ("bul", "засегнати от ", " е засегнало", ("засегнати от ", " е засегнало")),
     ],
 )

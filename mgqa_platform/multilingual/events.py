@@ -127,7 +127,8 @@ def _quake(facts: EventFacts, lang: str, head: str) -> str:
     if lang == "fra":
         return f"{head}{f' de magnitude {m}' if m else ''} du {_when(facts, lang, 'à')}"
     if lang == "ita":
-        return f"{head}{f' di magnitudo {m}' if m else ''} del {_when(facts, lang, 'alle')}"
+        of = "dell'" if facts.instant.day in (1, 8, 11) else "del "  # "dell'8", "dell'11"
+        return f"{head}{f' di magnitudo {m}' if m else ''} {of}{_when(facts, lang, 'alle')}"
     if lang == "spa":
         return f"{head}{f' de magnitud {m}' if m else ''} del {_when(facts, lang, 'a las')}"
     if lang == "por":
@@ -238,6 +239,7 @@ HEADS: dict[str, dict[str, dict[str, str]]] = {
         "earthquake": {
             "nom": "მიწისძვრა",
             "ის": "მიწისძვრის",
+            "ისა": "მიწისძვრისა",
             "ით": "მიწისძვრით",
             "მა": "მიწისძვრამ",
             "ს": "მიწისძვრას",
@@ -248,6 +250,7 @@ HEADS: dict[str, dict[str, dict[str, str]]] = {
         "fire": {
             "nom": "ხანძარი",
             "ის": "ხანძრის",
+            "ისა": "ხანძრისა",
             "ით": "ხანძრით",
             "მა": "ხანძარმა",
             "ს": "ხანძარს",
@@ -268,7 +271,7 @@ _ARTICLES = {
     "spa": {"earthquake": "el ", "fire": "el "},
     "por": {"earthquake": "o ", "fire": "o "},
 }
-_DEU_DATIVE = frozenset(("von", "zwischen", "mit", "bei", "aus", "nach", "zu", "seit"))
+_DEU_DATIVE = frozenset(("von", "vom", "zwischen", "mit", "bei", "aus", "nach", "zu", "seit"))
 _DEU_ARTICLES = {
     ("earthquake", "nom"): "das ",
     ("earthquake", "dat"): "dem ",
@@ -299,6 +302,7 @@ NEUTER_TO_MASCULINE = {
         "засегнало": "засегнал",
         "случило": "случил",
         "обхванало": "обхванал",
+        "достигнало": "достигнал",
         "регистрирано": "регистриран",
     },
 }
@@ -308,7 +312,7 @@ _BUL_PREPOSITIONS = frozenset(("на", "от", "между", "за", "с", "в",
 _SQI_GEN = frozenset(("e", "i", "të", "së", "midis"))
 _ELL_ACC = frozenset(("από", "προς", "για", "με"))
 _ELL_GEN_NOUNS = frozenset(
-    "μεταξύ θέση κέντρο κέντρου περίγραμμα αποτύπωμα αποτυπώματος περιοχή περιοχής περίμετρος "
+    "μεταξύ θέση κέντρο κέντρου περίγραμμα αποτύπωμα αποτυπώματος περιοχή περιοχής περιοχές περίμετρος "
     "έκταση οντότητας εκείνο".split()
 )
 _ELL_ARTICLES = {
@@ -326,6 +330,8 @@ _TUR_POSSESSED = ("alan", "ayak iz", "sınır", "çevre", "merkez")
 _URD_POSTPOSITIONS = ("سے", "کے", "کا", "کی", "نے", "میں", "کو", "پر", "تک")
 _KAT_SUFFIX = re.compile(r"^-(ისა|ის|ით|მა|სა|ს|დან|ზე)(?![\u10d0-\u10ff])")
 _WORD_BEFORE = re.compile(r"(\w+)\s*$")
+_ROMANCE_AND = re.compile(r"\{\w+[^{}]*\}\s+(?:e|y|et|ed)\s*$")
+_ROMANCE_OF = frozenset(("di", "de", "da"))
 _SLOT_AND = re.compile(r"\{(\w+)[^{}]*\}\s+(?:и|και|și|dhe|und)\s*$")
 
 
@@ -375,14 +381,24 @@ def _case(lang: str, before: str) -> str:
     return "nom"
 
 
+def _romance_preposition(before: str) -> str:
+    """The preposition to repeat before a description coordinated with a name it governs ("le aree di {A}
+    e {B}" -> "e di il {B}", which the rule member fuses to "e del {B}"), else ""."""
+    m = _ROMANCE_AND.search(before)
+    if m is None:
+        return ""
+    word = _previous_word(before[: m.start()])
+    return f"{word} " if word in _ROMANCE_OF else ""
+
+
 def _masculine_verbs(lang: str, before: str, after: str) -> tuple[str, str]:
     """``before`` and ``after`` a fire's slot with the neuter verbs next to it (the word before, or one of
-    the two words after) in the masculine (:data:`NEUTER_TO_MASCULINE`): "Когда {пожар} обрушился"."""
+    the four words after) in the masculine (:data:`NEUTER_TO_MASCULINE`): "Когда {пожар} обрушился"."""
     table = NEUTER_TO_MASCULINE[lang]
     m = re.search(r"(\w+)(\s*)$", before)
     if m and m.group(1) in table:
         before = before[: m.start(1)] + table[m.group(1)] + m.group(2)
-    for m in list(re.finditer(r"\w+", after))[:2]:
+    for m in list(re.finditer(r"\w+", after))[:4]:
         if m.group(0) in table:
             return before, after[: m.start()] + table[m.group(0)] + after[m.end() :]
     return before, after
@@ -396,25 +412,22 @@ def event_phrase(facts: EventFacts, lang: str, before: str, after: str) -> Phras
     case = _case(lang, before)
     prefix = ""
     if lang in _ARTICLES:
-        prefix = _ARTICLES[lang][facts.kind]
+        prefix = _romance_preposition(before) + _ARTICLES[lang][facts.kind]
     elif lang == "deu":
         prefix = _DEU_ARTICLES[(facts.kind, case)]
         if before.endswith("von "):
             before, prefix = before[: -len("von ")] + "vom ", ""
     elif lang == "ell":
         prefix = _ELL_ARTICLES[(facts.kind, case)]
-        if case == "se":
+        if case == "se" and before.endswith("σε "):
             before = before[: -len("σε ")]
         case = "acc" if case == "se" else case
-    elif lang == "ron" and case == "gen":
+    elif lang == "ron" and case == "gen" and before.endswith("lui "):
         before = before[: -len("lui ")]
     elif lang == "kat":
         m = _KAT_SUFFIX.match(after)
         if m:
-            case, after = (
-                m.group(1).removesuffix("ა") if m.group(1) == "ისა" else m.group(1),
-                (("ა" if m.group(1) == "ისა" else "") + after[m.end() :]),
-            )
+            case, after = m.group(1), after[m.end() :]
     elif lang == "urd" and after.lstrip().startswith(_URD_POSTPOSITIONS):
         case = "obl"
     elif lang == "tur" and facts.kind == "fire" and after.lstrip().startswith("yangın"):

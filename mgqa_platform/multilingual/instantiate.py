@@ -245,7 +245,8 @@ def place_events(
     (:func:`~.events.event_phrase`: the words before and after the slot as that slot needs them, the
     article before it), and the description per slot. A description that starts the sentence takes a capital."""
     named: dict[str, str] = {}
-    for slot in dict.fromkeys(placeholders(template)):
+    # the last slot first: a slot's rewrite then never changes the words a coordinated slot before it reads
+    for slot in reversed(dict.fromkeys(placeholders(template))):
         facts = events.get(bindings.get(slot, "")) if slot in slot_roles else None
         if facts is None or slot == image_role:
             continue
