@@ -393,12 +393,12 @@ def _romance_preposition(before: str) -> str:
 
 def _masculine_verbs(lang: str, before: str, after: str) -> tuple[str, str]:
     """``before`` and ``after`` a fire's slot with the neuter verbs next to it (the word before, or one of
-    the four words after) in the masculine (:data:`NEUTER_TO_MASCULINE`): "Когда {пожар} обрушился"."""
+    the five words after) in the masculine (:data:`NEUTER_TO_MASCULINE`): "Когда {пожар} обрушился"."""
     table = NEUTER_TO_MASCULINE[lang]
     m = re.search(r"(\w+)(\s*)$", before)
     if m and m.group(1) in table:
         before = before[: m.start(1)] + table[m.group(1)] + m.group(2)
-    for m in list(re.finditer(r"\w+", after))[:4]:
+    for m in list(re.finditer(r"\w+", after))[:5]:
         if m.group(0) in table:
             return before, after[: m.start()] + table[m.group(0)] + after[m.end() :]
     return before, after
