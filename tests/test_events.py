@@ -4,11 +4,12 @@ placing in a template with the post-edit rules after it."""
 from __future__ import annotations
 
 import datetime as dt
+import json
 
 import pytest
 
 from mgqa_platform.marks import mark
-from mgqa_platform.multilingual import detectors
+from mgqa_platform.multilingual import detectors, instantiate, memory
 from mgqa_platform.multilingual.ensemble import RuleMember, apply_edits
 from mgqa_platform.multilingual.events import (
     EVENT_LANGS,
@@ -19,6 +20,7 @@ from mgqa_platform.multilingual.events import (
 )
 from mgqa_platform.multilingual.instantiate import place_events
 from mgqa_platform.multilingual.languages import TARGETS
+from mgqa_platform.questions.catalog import default_catalog
 
 QUAKE = EventFacts("earthquake", 4.9, dt.datetime(2015, 11, 27, 11, 40, 12, tzinfo=dt.UTC))
 FIRE = EventFacts("fire", part="Spanish", year="1994")
@@ -368,3 +370,43 @@ def test_image_role_and_other_entities_are_left_alone():
         {"e": QUAKE},
     )
     assert (placed, named) == ("A {entity_A} B {entity_B}", {})
+
+
+def test_localize_names_the_event_and_the_period_in_the_language():
+    """Through ``instantiate.localize`` with the bundled Russian memory: the event is named in Russian (no
+    ``label:`` fallback, marked as a name), the month stands in the prepositional, and the detectors of
+    English events and period cases find nothing."""
+    cat = default_catalog()
+    tm = memory.load("rus")
+    vid = "A03.2.v1"
+    record = {
+        "question_id": "q1",
+        "sub_template_id": "A03.2",
+        "variant_id": vid,
+        "image_role": None,
+        "bindings": json.dumps({"event_A": "e", "entity_B": "b", "entity_C": "c"}),
+        "parameters": json.dumps({"time_period": "November 2015"}),
+    }
+    display = {
+        "e": "the magnitude 4.9 earthquake of 27 November 2015 at 11:40 UTC",
+        "b": "Anderson Recreation Center",
+        "c": "Santa Barbara County",
+    }
+    (row,), used = instantiate.localize(
+        [record],
+        "rus",
+        {vid: (tm.variants[vid]["text"], "unreviewed")},
+        tm,
+        {},
+        display,
+        cat,
+        {"e": QUAKE},
+    )
+    assert row["text"].startswith(
+        "В ноябре 2015\u202fг. было зарегистрировано событие "
+        "землетрясение магнитудой 4,9 27 ноября 2015\u202fг. в 11:40 UTC."
+    )
+    assert "{землетрясение магнитудой 4,9 27 ноября 2015\u202fг. в 11:40 UTC}" in row["text_marked"]
+    assert json.loads(row["fallbacks"]) == ["label:entity_B", "label:entity_C"]
+    assert row["template_text"] == tm.variants[vid]["text"]
+    assert not detectors.detect(row["text_marked"], "rus")
