@@ -283,6 +283,23 @@ def test_italian_elides_before_eight_and_eleven():
     assert " del 27 novembre" in event_phrase(QUAKE, "ita", "", "").name
 
 
+def test_urdu_fire_is_feminine():
+    """آگ is feminine: the participle before it and the verbs of the clause it is the subject of agree."""
+    got = event_phrase(
+        FIRE, "urd", "{time_period} میں درج ہونے والا ", "، {entity_B} سے کتنے فاصلے پر تھا؟"
+    )
+    assert (got.before, got.after) == (
+        "{time_period} میں درج ہونے والی ",
+        "، {entity_B} سے کتنے فاصلے پر تھی؟",
+    )
+    got = event_phrase(FIRE, "urd", "", " پہلی بار کس تاریخ کو {entity_A} تک پہنچا؟")
+    assert got.after == " پہلی بار کس تاریخ کو {entity_A} تک پہنچی؟"
+    kept = " اور {entity_B} کے درمیان فاصلہ کتنا تھا؟"  # تھا agrees with فاصلہ
+    assert event_phrase(FIRE, "urd", "", kept).after == kept
+    quake = event_phrase(QUAKE, "urd", "ہونے والا ", "، {entity_B} سے کتنے فاصلے پر تھا؟")
+    assert quake.after.endswith("تھا؟") and quake.before == "ہونے والا "
+
+
 @pytest.mark.parametrize(
     ("lang", "before", "after", "expected"),
     [

@@ -327,6 +327,8 @@ _ELL_ARTICLES = {
 }
 #: Turkish possessed nouns after a slot: the description before them takes the genitive ("depremin alanı")
 _TUR_POSSESSED = ("alan", "ayak iz", "sınır", "çevre", "merkez")
+#: Urdu words of the templates in the masculine said of the event -> the feminine a fire (آگ) takes
+URDU_FEMININE = {"والا": "والی", "والے": "والی", "تھا": "تھی", "پہنچا": "پہنچی"}
 _URD_POSTPOSITIONS = ("سے", "کے", "کا", "کی", "نے", "میں", "کو", "پر", "تک")
 _KAT_SUFFIX = re.compile(r"^-(ისა|ის|ით|მა|სა|ს|დან|ზე)(?![\u10d0-\u10ff])")
 _WORD_BEFORE = re.compile(r"(\w+)\s*$")
@@ -391,6 +393,21 @@ def _romance_preposition(before: str) -> str:
     return f"{word} " if word in _ROMANCE_OF else ""
 
 
+def _urdu_feminine(before: str, after: str) -> tuple[str, str]:
+    """``before`` and ``after`` a fire's slot with the participle before it and, where the fire is the subject
+    (a comma or "پہلی بار" right after it), the verbs of its clause in the feminine (:data:`URDU_FEMININE`):
+    "درج ہونے والی {… آگ}، … پر تھی؟"."""
+    m = re.search(r"(\w+) $", before)
+    if m and m.group(1) in ("والا", "والے"):
+        before = before[: m.start(1)] + URDU_FEMININE[m.group(1)] + " "
+    if after.startswith(("،", " پہلی بار")):
+        end = after.find("؟")
+        clause = after if end < 0 else after[:end]
+        clause = re.sub(r"\w+", lambda w: URDU_FEMININE.get(w.group(0), w.group(0)), clause)
+        after = clause + ("" if end < 0 else after[end:])
+    return before, after
+
+
 def _masculine_verbs(lang: str, before: str, after: str) -> tuple[str, str]:
     """``before`` and ``after`` a fire's slot with the neuter verbs next to it (the word before, or one of
     the five words after) in the masculine (:data:`NEUTER_TO_MASCULINE`): "Когда {пожар} обрушился"."""
@@ -436,6 +453,8 @@ def event_phrase(facts: EventFacts, lang: str, before: str, after: str) -> Phras
         case = "gen"
     if facts.kind == "fire" and lang in NEUTER_TO_MASCULINE and case == "nom":
         before, after = _masculine_verbs(lang, before, after)
+    if facts.kind == "fire" and lang == "urd" and case == "nom":
+        before, after = _urdu_feminine(before, after)
     head = heads.get(case, heads["nom"])
     return Phrase(before, prefix, compose(facts, lang, head), after)
 
