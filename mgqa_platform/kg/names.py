@@ -273,7 +273,8 @@ def route_sign_name(name: str) -> tuple[str, str] | None:
 
 # ---------------------------------------------------------------------------------------- events
 def event_instant(valid_from: str) -> dt.datetime | None:
-    """The instant of ``valid_from`` (ISO 8601) in UTC (UTC when it has no offset), None when it does not parse."""
+    """The instant of ``valid_from`` (ISO 8601) in UTC (UTC when it has no offset), None when it does
+    not parse."""
     try:
         t = dt.datetime.fromisoformat(valid_from.strip())
     except ValueError:

@@ -17,6 +17,9 @@ For one language other than English and one English question record (``questions
   as CLDR's month interval, long dates with French "1er"); unit words as CLDR's short unit names;
 * the multimodal slice's image phrase is translated (:data:`IMAGE_PHRASES`), capitalised where it starts a
   sentence, and stands for the role the English twin shows as an image (``image_role``);
+* earthquakes and wildfires (``events``) are named in the language from their facts, in the form their
+  slot needs (:func:`place_events`, :mod:`~.events`), and a month, range of months or year named as a period
+  takes the case the sentence needs (:func:`place_period`, :mod:`~.periods`);
 * ``text_marked`` wraps entity names in ``{...}`` for the post-edit ensemble, as in English.
 
 The result is a lean row (:data:`~mgqa_platform.questions.schema.LOCALIZED_SCHEMA`): everything else
@@ -165,9 +168,10 @@ def localize(
     a counter of fallbacks by kind.
 
     ``templates``: variant id -> (resolved template text, its status); ``labels``: entity id -> label in ``lang``;
-    ``display``: entity id -> the English display name; ``events``: entity id -> the facts of an earthquake
-    or fire, named in the language in its slot (:func:`place_events`). A record whose template is missing raises KeyError
-    (the resolved templates cover every variant: a blocking check guarantees it)."""
+    ``display``: entity id -> the English display name; ``events``: entity id -> the facts of an
+    earthquake or fire, named in the language in its slot (:func:`place_events`). A record whose
+    template is missing raises KeyError (the resolved templates cover every variant: a blocking check
+    guarantees it)."""
     if lang == SOURCE:
         raise ValueError("English is not re-rendered: its slice copies questions_en")
     out, used = [], Counter()
