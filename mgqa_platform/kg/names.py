@@ -272,7 +272,9 @@ def route_sign_name(name: str) -> tuple[str, str] | None:
 
 
 # ---------------------------------------------------------------------------------------- events
-def _instant(valid_from: str) -> dt.datetime | None:
+def event_instant(valid_from: str) -> dt.datetime | None:
+    """The instant of ``valid_from`` (ISO 8601) in UTC (UTC when it has no offset), None when it does
+    not parse."""
     try:
         t = dt.datetime.fromisoformat(valid_from.strip())
     except ValueError:
@@ -291,7 +293,7 @@ def earthquake_name(magnitude: object, valid_from: str, seconds: bool = False) -
     from the magnitude observation and ``valid_from`` (ISO 8601; UTC when no offset). Without a
     magnitude: "the earthquake of ..."; a ``valid_from`` without a time gives the day only. None
     when the time does not parse."""
-    t = _instant(valid_from)
+    t = event_instant(valid_from)
     if t is None:
         return None
     what = f"magnitude {m} earthquake" if (m := _magnitude(magnitude)) else "earthquake"

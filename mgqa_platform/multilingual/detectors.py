@@ -326,6 +326,65 @@ bul_month_year.__doc__ = (
     "Bulgarian: month and year without ``г.`` (CLDR writes ``декември 2015 г.``)."
 )
 
+_RUS_MONTHS_NOM = "январь февраль март апрель май июнь июль август сентябрь октябрь ноябрь декабрь"
+rus_period_case = _finder(
+    rf"(?<!\w)период\s+(?:(?:{_words(*_RUS_MONTHS_NOM.split())})(?!\w)|\d{{4}}(?!\d))",
+    re.IGNORECASE,
+)
+rus_period_case.__doc__ = (
+    "Russian: a nominative month after ``период`` (``в период ноябрь 2015 г.``: ``в ноябре 2015 г.``; "
+    "``в период январь – декабрь 2015 г.``: ``в период с января по декабрь 2015 г.``), or a bare year "
+    "(``в период 2015``: ``в 2015 г.``)."
+)
+_ELL_MONTHS_NOM = (
+    "Ιανουάριος Φεβρουάριος Μάρτιος Απρίλιος Μάιος Ιούνιος Ιούλιος Αύγουστος Σεπτέμβριος "
+    "Οκτώβριος Νοέμβριος Δεκέμβριος"
+)
+ell_period_case = _finder(
+    rf"(?<!\w)περίοδο\s+(?:(?:{_words(*_ELL_MONTHS_NOM.split())})(?!\w)|\d{{4}}(?!\d))"
+)
+ell_period_case.__doc__ = (
+    "Greek: a nominative month after ``την περίοδο`` (``την περίοδο Νοέμβριος 2015``: ``τον Νοέμβριο "
+    "του 2015``; a range: ``την περίοδο Ιανουαρίου–Δεκεμβρίου 2015``), or a bare year (``το 2015``)."
+)
+
+
+def _period_month(period: str, months: str) -> Callable[[str], list[str]]:
+    """A detector of one month and year, or a year, named as a period (``im Zeitraum November 2015``,
+    ``im Zeitraum 2015``) where the language names the month alone or the year (``im November 2015``,
+    ``im Jahr 2015``)."""
+    rx = rf"(?<!\w)(?:{period})\s+(?:(?:{_words(*months.split())})\s+)?\d{{4}}(?!\d)"
+    return _finder(rx, re.IGNORECASE)
+
+
+deu_period_month = _period_month(
+    "Zeitraum|Zeitraums",
+    "Januar Februar März April Mai Juni Juli August September Oktober November Dezember",
+)
+deu_period_month.__doc__ = "German: ``im Zeitraum November 2015`` (``im November 2015``)."
+ron_period_month = _period_month(
+    "perioada",
+    "ianuarie februarie martie aprilie mai iunie iulie august septembrie octombrie noiembrie decembrie",
+)
+ron_period_month.__doc__ = "Romanian: ``în perioada noiembrie 2015`` (``în noiembrie 2015``)."
+sqi_period_month = _period_month(
+    "periudhën|periudhës",
+    "janar shkurt mars prill maj qershor korrik gusht shtator tetor nëntor dhjetor",
+)
+sqi_period_month.__doc__ = (
+    "Albanian: ``në periudhën nëntor 2015``, ``gjatë periudhës nëntor 2015`` (``në nëntor 2015``, "
+    "``gjatë nëntorit 2015``)."
+)
+_KAT_MONTHS = (
+    "იანვარი თებერვალი მარტი აპრილი მაისი ივნისი ივლისი აგვისტო სექტემბერი ოქტომბერი ნოემბერი "
+    "დეკემბერი"
+)
+kat_period_month = _finder(rf"(?:(?:{_words(*_KAT_MONTHS.split())}),?\s+)?\d{{4}}\s+პერიოდ")
+kat_period_month.__doc__ = (
+    "Georgian: a month in the nominative before ``პერიოდში`` (``ნოემბერი, 2015 პერიოდში``: ``2015 წლის "
+    "ნოემბერში``), or a year (``2015 პერიოდში``: ``2015 წელს``)."
+)
+
 # ------------------------------------------------------------------ Chinese script
 
 
@@ -434,9 +493,9 @@ _OWN: dict[str, tuple[Detector, ...]] = {
         Detector("first_of_month", fra_first_of_month),
         Detector("missing_elision", fra_missing_elision),
     ),
-    "ron": (),
-    "deu": (),
-    "sqi": (),
+    "ron": (Detector("period_case", ron_period_month),),
+    "deu": (Detector("period_case", deu_period_month),),
+    "sqi": (Detector("period_case", sqi_period_month),),
     "urd": (
         Detector("latin_km", latin_km),
         Detector("direct_plural", urd_direct_plural),
@@ -447,12 +506,14 @@ _OWN: dict[str, tuple[Detector, ...]] = {
         Detector("category_frame", ell_category_frame),
         Detector("airport_word", ell_airport_word),
         Detector("predicate_agreement", ell_predicate_agreement),
+        Detector("period_case", ell_period_case),
         _LATIN,
     ),
     "rus": (
         Detector("category_frame", rus_category_frame),
         Detector("latin_km", latin_km),
         Detector("month_year", rus_month_year),
+        Detector("period_case", rus_period_case),
         _LATIN,
     ),
     "bul": (
@@ -470,6 +531,7 @@ _OWN: dict[str, tuple[Detector, ...]] = {
         Detector("genitive_after_vowel", kat_genitive_after_vowel),
         Detector("category_frame", kat_category_frame),
         Detector("mtavruli_capital", kat_mtavruli),
+        Detector("period_case", kat_period_month),
         _LATIN,
     ),
     "jpn": (Detector("month_year", jpn_month_year), _LATIN),

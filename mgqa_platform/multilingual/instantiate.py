@@ -17,6 +17,9 @@ For one language other than English and one English question record (``questions
   as CLDR's month interval, long dates with French "1er"); unit words as CLDR's short unit names;
 * the multimodal slice's image phrase is translated (:data:`IMAGE_PHRASES`), capitalised where it starts a
   sentence, and stands for the role the English twin shows as an image (``image_role``);
+* earthquakes and wildfires (``events``) are named in the language from their facts, in the form their
+  slot needs (:func:`place_events`, :mod:`~.events`), and a month, range of months or year named as a period
+  takes the case the sentence needs (:func:`place_period`, :mod:`~.periods`);
 * ``text_marked`` wraps entity names in ``{...}`` for the post-edit ensemble, as in English.
 
 The result is a lean row (:data:`~mgqa_platform.questions.schema.LOCALIZED_SCHEMA`): everything else
@@ -44,9 +47,11 @@ from mgqa_platform import lexicon
 from mgqa_platform.kg.names import without_article
 from mgqa_platform.lexicon import MONTHS
 from mgqa_platform.marks import mark
+from mgqa_platform.multilingual.events import EventFacts, event_phrase
 from mgqa_platform.multilingual.grammar import Noun, capitalize_start
 from mgqa_platform.multilingual.languages import SOURCE, language
 from mgqa_platform.multilingual.memory import TranslationMemory
+from mgqa_platform.multilingual.periods import period_phrase
 from mgqa_platform.multilingual.placeholders import placeholders
 from mgqa_platform.questions import roles
 from mgqa_platform.questions.catalog import Catalog
@@ -157,13 +162,16 @@ def localize(
     labels: Mapping[str, str],
     display: Mapping[str, str],
     catalog: Catalog,
+    events: Mapping[str, EventFacts] | None = None,
 ) -> tuple[list[dict], Counter]:
     """Localized rows of ``questions`` (records of ``questions_en``) in ``lang`` (not English), and
     a counter of fallbacks by kind.
 
     ``templates``: variant id -> (resolved template text, its status); ``labels``: entity id -> label in ``lang``;
-    ``display``: entity id -> the English display name. A record whose template is missing raises KeyError
-    (the resolved templates cover every variant: a blocking check guarantees it)."""
+    ``display``: entity id -> the English display name; ``events``: entity id -> the facts of an
+    earthquake or fire, named in the language in its slot (:func:`place_events`). A record whose
+    template is missing raises KeyError (the resolved templates cover every variant: a blocking check
+    guarantees it)."""
     if lang == SOURCE:
         raise ValueError("English is not re-rendered: its slice copies questions_en")
     out, used = [], Counter()
@@ -177,9 +185,17 @@ def localize(
             if isinstance(q["parameters"], str)
             else dict(q["parameters"] or {})
         )
-        template, status = templates[q["variant_id"]]
-        fill, fill_marked, fallbacks = {}, {}, []
+        stored, status = templates[q["variant_id"]]
+        template, named = place_events(
+            stored, sub.roles, bindings, q["image_role"], lang, events or {}
+        )
+        template, period = place_period(template, params, lang)
+        fill = {**named, **period}
+        fill_marked = {**{k: mark(v) for k, v in named.items()}, **period}
+        fallbacks = []
         for slot in dict.fromkeys(placeholders(template)):
+            if slot in fill:
+                continue
             if slot in sub.roles and roles.is_category(sub.roles[slot]):
                 if tm.category(bindings[slot]) is None:
                     fallbacks.append(f"category:{slot}")
@@ -213,12 +229,57 @@ def localize(
                 "question_id": q["question_id"],
                 "text": text,
                 "text_marked": text_marked,
-                "template_text": template,
+                "template_text": stored,
                 "template_status": status,
                 "fallbacks": json.dumps(fallbacks),
             }
         )
     return out, used
+
+
+def place_events(
+    template: str,
+    slot_roles: Mapping[str, str],
+    bindings: Mapping[str, str],
+    image_role: str | None,
+    lang: str,
+    events: Mapping[str, EventFacts],
+) -> tuple[str, dict[str, str]]:
+    """``template`` with each slot bound to an event (``events``) prepared for its description in ``lang``
+    (:func:`~.events.event_phrase`: the words before and after the slot as that slot needs them, the
+    article before it), and the description per slot. A description that starts the sentence takes a capital."""
+    named: dict[str, str] = {}
+    # the last slot first: a slot's rewrite then never changes the words a coordinated slot before it reads
+    for slot in reversed(dict.fromkeys(placeholders(template))):
+        facts = events.get(bindings.get(slot, "")) if slot in slot_roles else None
+        if facts is None or slot == image_role:
+            continue
+        m = re.search(r"\{" + slot + r"\}", template)
+        phrase = event_phrase(facts, lang, template[: m.start()], template[m.end() :])
+        prefix, name = phrase.prefix, phrase.name
+        if not phrase.before.strip():
+            prefix, name = (
+                (prefix[:1].upper() + prefix[1:], name)
+                if prefix
+                else (prefix, name[:1].upper() + name[1:])
+            )
+        template = f"{phrase.before}{prefix}{{{slot}}}{phrase.after}"
+        named[slot] = name
+    return template, named
+
+
+def place_period(template: str, params: Mapping[str, Any], lang: str) -> tuple[str, dict[str, str]]:
+    """``template`` with the words around its ``{time_period}`` slot in the case the period needs
+    (:func:`~.periods.period_phrase`: "в ноябре 2015 г." for "в период {time_period}"), and the period's
+    text by slot; ``template`` and no text where CLDR's own form of the period stays."""
+    m = re.search(r"\{time_period\}", template)
+    if m is None or not isinstance(params.get("time_period"), str):
+        return template, {}
+    placed = period_phrase(params["time_period"], lang, template[: m.start()], template[m.end() :])
+    if placed is None:
+        return template, {}
+    before, text, after = placed
+    return f"{before}{{time_period}}{after}", {"time_period": text}
 
 
 def _starts_with_word(template: str, slot_roles: Mapping[str, str]) -> bool:

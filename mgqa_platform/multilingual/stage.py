@@ -23,7 +23,7 @@ from typing import Any
 import duckdb
 import pyarrow as pa
 
-from mgqa_platform.multilingual import ensemble, instantiate, memory, names
+from mgqa_platform.multilingual import ensemble, events, instantiate, memory, names
 from mgqa_platform.multilingual.agreement import agreement
 from mgqa_platform.multilingual.annotations import load_annotations
 from mgqa_platform.multilingual.languages import SOURCE, language
@@ -244,7 +244,7 @@ def localize_language(
             con,
             """
             SELECT e.entity_id, e.display_name, e.name, e.category, e.lon, e.lat, e.wikidata,
-                   e.attributes, c.iso3
+                   e.attributes, e.valid_from, c.iso3
             FROM _ids
             JOIN entities e USING (entity_id)
             LEFT JOIN entity_country c USING (entity_id)
@@ -264,8 +264,13 @@ def localize_language(
         )
     display = {e["entity_id"]: e["display_name"] for e in entities}
     labels, sources = names.localized_names(entities, lang, kg_labels)
+    named_events = events.entity_events(entities)
+    if named_events:
+        sources["event"] = len(named_events)
     tm = memory.load(lang)
-    rows, fallbacks = instantiate.localize(questions, lang, templates, tm, labels, display, catalog)
+    rows, fallbacks = instantiate.localize(
+        questions, lang, templates, tm, labels, display, catalog, named_events
+    )
     with registered(con, _slice=arrow_table(LOCALIZED_SCHEMA, rows)):
         n = replace_partition(
             con, "questions_localized", "lang", lang, "BY NAME SELECT * FROM _slice"
