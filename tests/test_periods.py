@@ -65,6 +65,13 @@ def test_parse_period():
         ("sqi", "gjatë periudhës {time_period}?", "2015", "gjatë vitit 2015?"),
         ("kat", "{time_period} პერიოდში რა", "2015", "2015 წელს რა"),
         ("kat", "{time_period} პერიოდის განმავლობაში", "2015", "2015 წლის განმავლობაში"),
+        ("zho", "在{time_period}，", "2015", "在2015年，"),
+        ("zho", "发生于{time_period}的", "2015", "发生于2015年的"),
+        ("jpn", "{time_period}に発生した", "2015", "2015年に発生した"),
+        ("jpn", "{time_period}の", "2015", "2015年の"),
+        ("vie", "Vào {time_period}, ", "2015", "Vào năm 2015, "),
+        ("tur", "{time_period} döneminde meydana", "2015", "2015 yılında meydana"),
+        ("tur", "{time_period} dönemindeki", "2015", "2015 yılındaki"),
     ],
 )
 def test_placed(lang, template, value, expected):
@@ -83,6 +90,10 @@ def test_placed(lang, template, value, expected):
         ("ron", "în perioada {time_period}", "November 2015"),
         ("sqi", "gjatë periudhës {time_period}", "November 2015"),
         ("kat", "{time_period} პერიოდში", "November 2015"),
+        ("zho", "在{time_period}，", "2015"),
+        ("jpn", "{time_period}に発生した", "2015"),
+        ("vie", "Vào {time_period}, ", "2015"),
+        ("tur", "{time_period} döneminde", "2015"),
     ],
 )
 def test_detectors_catch_cldr_form_pasted(lang, template, value):

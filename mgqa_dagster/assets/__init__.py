@@ -2,3 +2,11 @@
 
 ``definitions`` loads every asset of this package with ``dagster.load_assets_from_package_module``.
 """
+
+import warnings
+
+import dagster as dg
+
+# The input files are observable source assets (their data version is the file's hash). Dagster 1.13 marks the
+# decorator beta and warns once per asset at import; the CLI and the UI would print five identical warnings.
+warnings.filterwarnings("ignore", message=".*observable_source_asset.*", category=dg.BetaWarning)

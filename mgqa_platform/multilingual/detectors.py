@@ -349,6 +349,18 @@ ell_period_case.__doc__ = (
 )
 
 
+#: A year named with no word for "year" where the language needs one: zho/jpn ``2015年``, vie ``năm 2015``,
+#: tur ``2015 yılında`` (not ``2015 döneminde``: a year is not a period of time named by its number).
+zho_bare_year = _finder(r"(?:在|于)\d{4}(?![\d年])")
+zho_bare_year.__doc__ = "Chinese: a year without 年 (``在2015发生``, ``发生于2015的``; ``2015年``)."
+jpn_bare_year = _finder(r"(?<![\d年月日])\d{4}(?=[にの])")
+jpn_bare_year.__doc__ = "Japanese: a year without 年 before a particle (``2015に``; ``2015年に``)."
+vie_bare_year = _finder(r"(?<!\w)vào \d{4}(?!\d)", re.IGNORECASE)
+vie_bare_year.__doc__ = "Vietnamese: ``vào 2015`` (a year is named ``vào năm 2015``)."
+tur_bare_year = _finder(r"(?<!\d)\d{4} dönem")
+tur_bare_year.__doc__ = "Turkish: a year as a period, ``2015 döneminde`` (``2015 yılında``)."
+
+
 def _period_month(period: str, months: str) -> Callable[[str], list[str]]:
     """A detector of one month and year, or a year, named as a period (``im Zeitraum November 2015``,
     ``im Zeitraum 2015``) where the language names the month alone or the year (``im November 2015``,
@@ -525,6 +537,7 @@ _OWN: dict[str, tuple[Detector, ...]] = {
     "tur": (
         Detector("robotic_frame", tur_robotic_frame),
         Detector("lowercase_sentence", tur_lowercase_sentence),
+        Detector("period_case", tur_bare_year),
     ),
     "kat": (
         Detector("quantifier_with_plural", kat_quantifier_with_plural),
@@ -534,13 +547,21 @@ _OWN: dict[str, tuple[Detector, ...]] = {
         Detector("period_case", kat_period_month),
         _LATIN,
     ),
-    "jpn": (Detector("month_year", jpn_month_year), _LATIN),
+    "jpn": (
+        Detector("month_year", jpn_month_year),
+        Detector("period_case", jpn_bare_year),
+        _LATIN,
+    ),
     "zho": (
         Detector("month_year", zho_month_year),
+        Detector("period_case", zho_bare_year),
         Detector("traditional_characters", zho_traditional),
         _LATIN,
     ),
-    "vie": (Detector("month_year", vie_month_year),),
+    "vie": (
+        Detector("month_year", vie_month_year),
+        Detector("period_case", vie_bare_year),
+    ),
 }
 #: The detectors of each target language, in report order (every language also gets the English event
 #: name and the doubled-mark ones).

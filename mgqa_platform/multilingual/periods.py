@@ -16,7 +16,8 @@ range of whole months (``2015-01-01 to 2015-12-31``) in the languages that need 
   from and until a month ("2015 წლის იანვრიდან დეკემბრამდე პერიოდში").
 
 A year named as a period ("в период 2015", "την περίοδο 2015") becomes a year as the language names one
-("в 2015 г.", "το 2015", "im Jahr 2015", "în anul 2015", "në vitin 2015", "2015 წელს").
+("в 2015 г.", "το 2015", "im Jahr 2015", "în anul 2015", "në vitin 2015", "2015 წელს", "2015 yılında"), and
+a bare year is written with the language's word for year ("2015年", "năm 2015").
 
 Other languages and other shapes keep CLDR's form (bul "през ноември 2015 г.", tur "Kasım 2015 döneminde",
 urd "نومبر 2015 میں" read as a native writer writes them).
@@ -204,6 +205,22 @@ _YEAR_WORDS = {
     "ron": {"în perioada": ("în anul", "{}")},
     "sqi": {"në periudhën": ("në vitin", "{}"), "gjatë periudhës": ("gjatë vitit", "{}")},
 }
+#: the year as a language names one wherever it stands (zho/jpn "2015年", vie "năm 2015")
+_YEAR_FORM = {"zho": "{}年", "jpn": "{}年", "vie": "năm {}"}
+#: Turkish: "dönem" (period) after a year -> "yıl" (year), its case suffix in back-vowel harmony
+_TUR_PERIOD = re.compile(r" dönem(\w*)")
+_TUR_HARMONY = str.maketrans("ei", "aı")
+
+
+def _tur_back(suffix: str) -> str:
+    """A Turkish suffix of a front-vowel noun ("dönem") for a back-vowel one ("yıl"): e -> a, i -> ı,
+    except the relative "-ki", which never harmonizes ("döneminde" -> "yılında", "dönemindeki" ->
+    "yılındaki")."""
+    if suffix.endswith("ki"):
+        return suffix[:-2].translate(_TUR_HARMONY) + "ki"
+    return suffix.translate(_TUR_HARMONY)
+
+
 #: Georgian: the period noun after a year -> the year's case ("2015 წელს", "2015 წლის")
 _KAT_YEAR = {"ში": " წელს", "ის": " წლის"}
 
@@ -214,6 +231,12 @@ def _year(lang: str, year: str, before: str, after: str) -> tuple[str, str, str]
     if lang == "kat":
         m = re.match(r" პერიოდ(ში|ის)(?![\u10d0-\u10ff])", after)
         return (before, year, _KAT_YEAR[m.group(1)] + after[m.end() :]) if m else None
+    if lang in _YEAR_FORM:
+        return before, _YEAR_FORM[lang].format(year), after
+    if lang == "tur":
+        m = _TUR_PERIOD.match(after)
+        suffix = _tur_back(m.group(1)) if m else ""
+        return (before, year, f" yıl{suffix}" + after[m.end() :]) if m else None
     for words, (plain, form) in _YEAR_WORDS.get(lang, {}).items():
         found = _ending(before, words)
         if found:
