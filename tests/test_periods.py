@@ -117,3 +117,10 @@ def test_detectors_catch_cldr_form_pasted(lang, template, value):
 )
 def test_left_alone(lang, before, value):
     assert period_phrase(value, lang, before, " x") is None
+
+
+def test_turkish_month_and_year_is_not_a_bare_year():
+    (detector,) = [d for d in detectors.detectors("tur") if d.name == "period_case"]
+    assert detector.find("2015 döneminde meydana gelen")
+    assert not detector.find("Kasım 2015 döneminde 27 Kasım")
+    assert not detector.find("Ocak – Aralık 2015 döneminde")

@@ -357,8 +357,11 @@ jpn_bare_year = _finder(r"(?<![\d年月日])\d{4}(?=[にの])")
 jpn_bare_year.__doc__ = "Japanese: a year without 年 before a particle (``2015に``; ``2015年に``)."
 vie_bare_year = _finder(r"(?<!\w)vào \d{4}(?!\d)", re.IGNORECASE)
 vie_bare_year.__doc__ = "Vietnamese: ``vào 2015`` (a year is named ``vào năm 2015``)."
-tur_bare_year = _finder(r"(?<!\d)\d{4} dönem")
-tur_bare_year.__doc__ = "Turkish: a year as a period, ``2015 döneminde`` (``2015 yılında``)."
+tur_bare_year = _finder(r"(?<![^\W\d_] )(?<!– )(?<!\d)\d{4} dönem")
+tur_bare_year.__doc__ = (
+    "Turkish: a year alone as a period, ``2015 döneminde`` (``2015 yılında``); a month and year stay "
+    "(``Kasım 2015 döneminde``)."
+)
 
 
 def _period_month(period: str, months: str) -> Callable[[str], list[str]]:
