@@ -20,20 +20,24 @@ from mgqa_dagster.resources.sources import (
     StrataInputsResource,
 )
 from mgqa_platform import warehouse
+from mgqa_platform.kg.kwg_store import crawl_store
+from mgqa_platform.kg.sparql import DEFAULT_KWG_REGION
 from mgqa_platform.snapshots import describe_osm_pbf
 from tests.conftest import write_tiny_pbf
+from tests.fake_sparql import KWG_SHAPED
 
 QUIET = {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}
-#: The first build: the strata inputs, three KGs (two from the tiny PBF, an empty KWG crawl file),
+#: The first build: the strata inputs, three KGs (two from the tiny PBF, a KWG crawl of the KWG-shaped fixture),
 #: the coverage and the English questions.
 FIRST = ("build_strata_inputs", "build_kgs", "strata_coverage_report", "build_questions_en")
 
 
 def _resources(tmp_path, watch):
-    """The code location's resources on a tiny home: the watched folder, an empty KWG crawl, entity
-    count ranges that admit a tiny town, and share guards that admit a KG without entities."""
+    """The code location's resources on a tiny home: the watched folder, a KWG crawl of the KWG-shaped
+    fixture, entity count ranges that admit a tiny town, and share guards that admit a KG whose
+    entities lie outside the bundled countries."""
     crawl = tmp_path / "kwg-crawl.nt"
-    crawl.write_text("")
+    crawl_store(KWG_SHAPED, DEFAULT_KWG_REGION, crawl)
     counts = {kg: [0, 100] for kg in ("worldkg", "osmh3kg", "kwg")}
     return definitions.build_resources(
         paths=PathsResource(home=str(tmp_path / "home")),
@@ -141,8 +145,10 @@ def test_a_dropped_pbf_rebuilds_through_to_the_questions(tmp_path):
 
     with warehouse.session(tmp_path / "home" / "warehouse.duckdb", read_only=True) as con:
         files = dict(con.execute("SELECT kg, source_snapshot_id FROM kg_files").fetchall())
-        converted = con.execute(
-            "SELECT DISTINCT e.kg FROM entities e JOIN kg_files f USING (kg, snapshot_id)"
+        converted = con.execute(  # the KGs whose entities come from the new snapshot's files
+            "SELECT DISTINCT e.kg FROM entities e JOIN kg_files f USING (kg, snapshot_id) "
+            "WHERE f.source_snapshot_id = ?",
+            [second_id],
         ).fetchall()
         questions = con.execute("SELECT count(*) FROM questions_en").fetchone()[0]
     assert files["worldkg"] == files["osmh3kg"] == second_id

@@ -183,12 +183,14 @@ def bwrap_command(
         cmd += ["--unshare-user", "--disable-userns"]
     for k, v in sorted((env or {}).items()):
         cmd += ["--setenv", k, v]
+    # /tmp first: the binds below then stay visible where they lie under it (a venv in /tmp)
+    cmd += ["--size", str(limits.tmp_bytes), "--tmpfs", "/tmp"]
     mounts = _system_dirs() + _python_dirs(python)
     mounts += ["--ro-bind", str(control_dir), CONTROL_DIR, "--bind", str(workdir), WORK_DIR]
     if kg is not None:
         mounts += ["--ro-bind", str(kg), KG_PATH]
     cmd += _parent_dirs(mounts) + mounts
-    cmd += ["--proc", "/proc", "--dev", "/dev", "--size", str(limits.tmp_bytes), "--tmpfs", "/tmp"]
+    cmd += ["--proc", "/proc", "--dev", "/dev"]
     cmd += ["--chdir", WORK_DIR]
     if _is_root():
         cmd += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID", "--"]
