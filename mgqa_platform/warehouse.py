@@ -238,9 +238,14 @@ def replace_partition(
 
 # --------------------------------------------------------------------------------------------------
 # Write-audit-publish: an asset writes into a staging copy of its slices, its audits judge the staged
-# rows, and only then are they swapped into the published tables, in one transaction.
+# rows, and only then are they swapped into the published tables, in one transaction. The staging
+# copies live in an in-memory database attached for the write, so staged rows never reach the
+# warehouse file (its WAL and checkpoints see only the published swap).
 # --------------------------------------------------------------------------------------------------
 STAGING_SCHEMA = "staging"
+#: The in-memory database attached for a write; its schema ``staging`` holds the staged tables.
+STAGING_CATALOG = "mgqa_staging"
+STAGED = f"{STAGING_CATALOG}.{STAGING_SCHEMA}"
 
 
 @dataclass(frozen=True)
@@ -255,7 +260,7 @@ class Slice:
     guarded: bool = True
 
     def count(self, con: duckdb.DuckDBPyConnection, schema_name: str) -> int:
-        """Rows of the slice in ``schema_name`` (``main`` = published, ``staging`` = staged)."""
+        """Rows of the slice in ``schema_name`` (``main`` = published, :data:`STAGED` = staged)."""
         sql = f"SELECT count(*) FROM {schema_name}.{self.table} WHERE {self.where}"
         return int(con.execute(sql, list(self.params)).fetchone()[0])
 
@@ -284,37 +289,48 @@ class SliceCount:
 
 
 def _staging_ddl(con: duckdb.DuckDBPyConnection, table: str) -> str:
-    """The ``CREATE TABLE`` of published ``table`` (constraints included), aimed at the staging schema."""
+    """The ``CREATE TABLE`` of published ``table`` (constraints included), aimed at :data:`STAGED`."""
     row = con.execute(
-        "SELECT sql FROM duckdb_tables() WHERE schema_name = 'main' AND table_name = ?", [table]
+        "SELECT sql FROM duckdb_tables() WHERE database_name = current_database() "
+        "AND schema_name = 'main' AND table_name = ?",
+        [table],
     ).fetchone()
     if row is None:
         raise LookupError(f"no published table {table!r} to stage")
     head = f"CREATE TABLE {table}("
     if not row[0].startswith(head):
         raise ValueError(f"unexpected DDL for {table!r}: {row[0][:80]}")
-    return f"CREATE TABLE {STAGING_SCHEMA}.{table}(" + row[0][len(head) :]
+    return f"CREATE TABLE {STAGED}.{table}(" + row[0][len(head) :]
 
 
 class Staging:
-    """Staged copies of some slices, open on one connection (see :func:`staging`)."""
+    """Staged copies of some slices, open on one connection (see :func:`staging`).
 
-    def __init__(self, con: duckdb.DuckDBPyConnection, slices: Sequence[Slice]):
+    ``published`` holds each slice's published row count, taken when its rows were copied in (the
+    published tables do not change while a writer holds the warehouse pool)."""
+
+    def __init__(
+        self,
+        con: duckdb.DuckDBPyConnection,
+        slices: Sequence[Slice],
+        published: Sequence[int],
+        database: str,
+    ):
         self.con = con
         self.slices = tuple(slices)
+        self.published = tuple(published)
+        self.database = database
 
     def counts(self) -> list[SliceCount]:
         """Published and staged row counts of every guarded slice, in declaration order."""
         return [
-            SliceCount(s.table, s.count(self.con, "main"), s.count(self.con, STAGING_SCHEMA))
-            for s in self.slices
+            SliceCount(s.table, n, s.count(self.con, STAGED))
+            for s, n in zip(self.slices, self.published, strict=True)
             if s.guarded
         ]
 
     def _outside(self, s: Slice) -> int:
-        sql = (
-            f"SELECT count(*) FROM {STAGING_SCHEMA}.{s.table} WHERE NOT coalesce({s.where}, FALSE)"
-        )
+        sql = f"SELECT count(*) FROM {STAGED}.{s.table} WHERE NOT coalesce({s.where}, FALSE)"
         return int(self.con.execute(sql, list(s.params)).fetchone()[0])
 
     def publish(self) -> None:
@@ -327,41 +343,48 @@ class Staging:
             raise SliceViolation(f"rows written outside the declared slice: {stray}")
         with transaction(self.con):
             for s in self.slices:
-                params = list(s.params)
-                self.con.execute(f"DELETE FROM main.{s.table} WHERE {s.where}", params)
-                self.con.execute(
-                    f"INSERT INTO main.{s.table} SELECT * FROM {STAGING_SCHEMA}.{s.table}"
-                )
+                target = f"{_quoted(self.database)}.main.{s.table}"
+                self.con.execute(f"DELETE FROM {target} WHERE {s.where}", list(s.params))
+                self.con.execute(f"INSERT INTO {target} SELECT * FROM {STAGED}.{s.table}")
+
+
+def _quoted(identifier: str) -> str:
+    """``identifier`` as a double-quoted SQL identifier."""
+    return '"' + identifier.replace('"', '""') + '"'
 
 
 @contextlib.contextmanager
 def staging(con: duckdb.DuckDBPyConnection, slices: Sequence[Slice]) -> Iterator[Staging]:
     """Stage ``slices`` for a write: inside the block every table of a slice resolves to its staging copy.
 
-    Each staging table has the published table's DDL and starts with the slice's published rows, so a
-    writer sees the state it would see on the published table; unqualified names resolve to
-    ``staging`` first (``search_path``), so writers and audits run unchanged on the staged rows while
-    other tables still resolve to the published ones. Nothing reaches the published tables unless
-    :meth:`Staging.publish` is called; on leaving, the staging tables are dropped and the search path
-    restored, also on error."""
+    The staging copies live in an in-memory database attached as :data:`STAGING_CATALOG` (schema
+    ``staging``): staged rows never reach the warehouse file. Each has the published table's DDL and
+    starts with the slice's published rows, so a writer sees the state it would see on the published
+    table; unqualified names resolve to the staged tables first (``search_path``), so writers and
+    audits run unchanged on the staged rows while other tables (and ``main.<table>``) still resolve to
+    the published ones. A writer's transaction may write staged tables or published ones, not both.
+    Nothing reaches the published tables unless :meth:`Staging.publish` is called; on leaving, the
+    staging database is detached and the search path restored, also on error."""
     tables = [s.table for s in slices]
     if len(set(tables)) != len(tables):
         raise ValueError(f"one slice per table: {tables}")
-    con.execute(f"CREATE SCHEMA IF NOT EXISTS {STAGING_SCHEMA}")
+    database = con.execute("SELECT current_database()").fetchone()[0]
+    con.execute(f"ATTACH ':memory:' AS {STAGING_CATALOG}")
     try:
+        con.execute(f"CREATE SCHEMA {STAGED}")
+        published = []
         for s in slices:
-            con.execute(f"DROP TABLE IF EXISTS {STAGING_SCHEMA}.{s.table}")
             con.execute(_staging_ddl(con, s.table))
-            con.execute(
-                f"INSERT INTO {STAGING_SCHEMA}.{s.table} SELECT * FROM main.{s.table} WHERE {s.where}",
+            copied = con.execute(
+                f"INSERT INTO {STAGED}.{s.table} SELECT * FROM main.{s.table} WHERE {s.where}",
                 list(s.params),
-            )
-        con.execute(f"SET search_path = '{STAGING_SCHEMA},main'")
-        yield Staging(con, slices)
+            ).fetchone()[0]
+            published.append(int(copied))
+        con.execute(f"SET search_path = '{STAGED},{_quoted(database)}.main'")
+        yield Staging(con, slices, published, database)
     finally:
         con.execute("RESET search_path")
-        for s in slices:
-            con.execute(f"DROP TABLE IF EXISTS {STAGING_SCHEMA}.{s.table}")
+        con.execute(f"DETACH DATABASE IF EXISTS {STAGING_CATALOG}")
 
 
 # --------------------------------------------------------------------------------------------------

@@ -64,10 +64,43 @@ def test_staged_rows_are_seen_inside_and_published_only_on_publish(con):
     assert con.execute("SELECT count(*) FROM entity_density").fetchone()[0] == 4
     assert (
         con.execute(
-            "SELECT count(*) FROM duckdb_tables() WHERE schema_name = 'staging'"
+            "SELECT count(*) FROM duckdb_tables() WHERE schema_name = 'staging' "
+            "OR database_name = 'mgqa_staging'"
         ).fetchone()[0]
         == 0
     )
+
+
+def test_staged_rows_live_in_an_attached_memory_database_not_the_warehouse_file(tmp_path):
+    """The staged copy is an in-memory database (nothing staged reaches the file), detached after."""
+    con = warehouse.connect(tmp_path / "w.duckdb")
+    warehouse.ensure_schema(con)
+    con.execute("INSERT INTO entity_density VALUES ('kwg:1', 'kwg', 'h', 1.0, 'low', NULL)")
+    databases = "SELECT database_name, path FROM duckdb_databases() WHERE NOT internal ORDER BY 1"
+    slices = warehouse.partition_slices("kg", "kwg", "entity_density")
+    with warehouse.staging(con, slices) as staged:
+        assert con.execute(databases).fetchall() == [
+            ("mgqa_staging", None),
+            ("w", str(tmp_path / "w.duckdb")),
+        ]
+        homes = con.execute(
+            "SELECT database_name, schema_name FROM duckdb_tables() "
+            "WHERE table_name = 'entity_density' ORDER BY 1"
+        ).fetchall()
+        assert homes == [("mgqa_staging", "staging"), ("w", "main")]
+        con.execute("INSERT INTO entity_density VALUES ('kwg:2', 'kwg', 'h', 2.0, 'low', NULL)")
+        # one transaction writes one database: staged and published tables are never mixed
+        with pytest.raises(duckdb.TransactionException), warehouse.transaction(con):
+            con.execute("DELETE FROM entity_density")
+            con.execute(
+                "INSERT INTO main.entity_strata VALUES ('kwg:1', 'kwg', NULL, NULL, NULL, NULL, NULL, 'x')"
+            )
+        assert staged.counts() == [SliceCount("entity_density", 1, 2)]
+        staged.publish()
+    assert con.execute(databases).fetchall() == [("w", str(tmp_path / "w.duckdb"))]
+    assert rows(con, "kwg") == ["kwg:1", "kwg:2"]
+    assert con.execute("SELECT count(*) FROM entity_strata").fetchone()[0] == 0
+    con.close()
 
 
 def test_unpublished_or_failed_writes_leave_the_published_rows(con):

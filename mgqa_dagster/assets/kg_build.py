@@ -254,9 +254,11 @@ def kg_native(
 
 
 def native_slices(kg: str) -> tuple[Slice, ...]:
-    """What building ``kg`` replaces: its ``kg_files`` row, its build quarantine and its coverage."""
+    """What building ``kg`` replaces: its ``kg_files`` row, its file history (the build adds the new
+    file's row), its build quarantine and its coverage."""
     return (
         Slice("kg_files", "kg = ?", (kg,)),
+        Slice("kg_file_history", "kg = ?", (kg,)),
         Slice("quarantine", "kg = ? AND stage = 'kg_build'", (kg,), guarded=False),
         Slice("coverage", "kg = ?", (kg,), guarded=False),
     )
