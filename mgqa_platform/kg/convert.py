@@ -438,14 +438,15 @@ def geometry_columns(garr: np.ndarray) -> dict[str, pa.Array]:
         ),
         lon=pa.array(lon, pa.float64()),
         lat=pa.array(lat, pa.float64()),
-        h3=pa.array(
-            [
-                [geometry.point_cell(x, y, r) for r in H3_RESOLUTIONS]
-                for x, y in zip(lon.tolist(), lat.tolist(), strict=True)
-            ],
-            pa.list_(pa.string()),
-        ),
+        h3=pa.array(_point_cells(lon.tolist(), lat.tolist()), pa.list_(pa.string())),
     )
+
+
+def _point_cells(lons: list[float], lats: list[float]) -> list[list[str]]:
+    """The H3 cells (:func:`geometry.point_cell`) of each point at :data:`H3_RESOLUTIONS`: h3's own
+    call per point and resolution (a coarser cell is not always the parent of a finer one)."""
+    cell = h3.latlng_to_cell
+    return [[cell(y, x, r) for r in H3_RESOLUTIONS] for x, y in zip(lons, lats, strict=True)]
 
 
 # ------------------------------------------------------------------------------------------ driver
@@ -710,6 +711,35 @@ def _label_facts(con: duckdb.DuckDBPyConnection, prof: profiles.Profile) -> None
     )
 
 
+def _rule_labels(
+    con: duckdb.DuckDBPyConnection, entity_ids: list[str]
+) -> dict[str, list[tuple[str, str, bool]]]:
+    """The labels of ``label_facts`` (lang, label, is_alias; sorted) of ``entity_ids``: the name
+    rules read an entity's labels only when its name has letters of another script
+    (:func:`names.latin_alternative`)."""
+    wanted = pa.table({"entity_id": pa.array(entity_ids, pa.string())})
+    labels: dict[str, list[tuple[str, str, bool]]] = {}
+    with registered(con, rule_label_ids=wanted):
+        for eid, lang, label, is_alias in con.execute(
+            """
+            SELECT entity_id, lang, label, is_alias
+            FROM label_facts
+            SEMI JOIN rule_label_ids USING (entity_id)
+            ORDER BY ALL
+            """
+        ).fetchall():
+            labels.setdefault(eid, []).append((lang, label, is_alias))
+    return labels
+
+
+def _rule_attributes(category: str, attributes: str | None) -> dict:
+    """The attributes the name rules read of an entity: only an earthquake's
+    (:func:`names.event_name` reads its magnitude); ``{}`` for every other category."""
+    if attributes and category in names.EARTHQUAKE_CATEGORIES:
+        return json.loads(attributes)
+    return {}
+
+
 def _name_rules(
     con: duckdb.DuckDBPyConnection,
     nouns: dict[str, str],
@@ -719,30 +749,25 @@ def _name_rules(
     """The name rules over ``new_entities`` and ``label_facts`` (``route_signs``: the profile's,
     :attr:`profiles.Profile.route_signs`): the Arrow tables ``name_rules``
     (entity_id, base, name_rule, excluded, with_category) and ``name_aliases`` (entity_id, label)."""
-    labels: dict[str, list[tuple[str, str, bool]]] = {}
-    for eid, lang, label, is_alias in con.execute(
-        """
-        SELECT entity_id, lang, label, is_alias
-        FROM label_facts
-        ORDER BY ALL
-        """
-    ).fetchall():
-        labels.setdefault(eid, []).append((lang, label, is_alias))
+    events = ", ".join(f"'{c}'" for c in sorted(names.EARTHQUAKE_CATEGORIES))
     rows = fetch_dicts(
         con,
-        """
-        SELECT entity_id, name, category, valid_from, attributes
+        f"""
+        SELECT
+            entity_id, name, category, valid_from,
+            CASE WHEN category IN ({events}) THEN attributes END AS attributes
         FROM new_entities
         ORDER BY entity_id
         """,
     )
+    labels = _rule_labels(con, [r["entity_id"] for r in rows if names.other_script(r["name"])])
     entities = [
         names.Entity(
             r["entity_id"],
             r["name"],
             r["category"],
             r["valid_from"],
-            json.loads(r["attributes"]) if r["attributes"] else {},
+            _rule_attributes(r["category"], r["attributes"]),
             tuple(labels.get(r["entity_id"], ())),
         )
         for r in rows

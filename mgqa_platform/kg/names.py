@@ -152,8 +152,11 @@ _FIRE_TITLE = re.compile(r"^(?P<name>.*?)\s*\((?P<year>\d{4})\)\s*$")
 def key(text: str) -> str:
     """Matching key of a name: accents removed, case folded, ``-``, ``_``, ``/`` and ``.`` read as
     spaces, whitespace collapsed."""
-    decomposed = unicodedata.normalize("NFKD", text)
-    bare = "".join(ch for ch in decomposed if not unicodedata.combining(ch)).casefold()
+    if text.isascii():  # nothing to decompose, and case folding is lowering
+        bare = text.lower()
+    else:
+        decomposed = unicodedata.normalize("NFKD", text)
+        bare = "".join(ch for ch in decomposed if not unicodedata.combining(ch)).casefold()
     return " ".join(re.sub(r"[-_/.]", " ", bare).split())
 
 
@@ -211,8 +214,10 @@ def _latin_letter(ch: str) -> bool:
 def _script(token: str) -> str:
     """``latin``, ``other`` (a letter of another script) or ``neutral`` (digits, punctuation,
     modifier letters, symbols)."""
+    if token.isascii():  # the ASCII letters are A-Z and a-z, all Latin
+        return "latin" if any(ch.isalpha() for ch in token) else "neutral"
     letters = [ch for ch in token if unicodedata.category(ch) in ("Lu", "Ll", "Lt", "Lo")]
-    if any(not _latin_letter(ch) for ch in letters):
+    if max(token) >= "\u0250" and any(not _latin_letter(ch) for ch in letters):
         return "other"
     return "latin" if letters else "neutral"
 
