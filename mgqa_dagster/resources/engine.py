@@ -9,6 +9,8 @@ With ``MGQA_ENGINE=duckdb`` nothing here imports pyspark. With ``spark`` the ses
 from __future__ import annotations
 
 import functools
+import os
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Literal
@@ -28,6 +30,7 @@ def _session(master: str, scratch: str):
     """The Spark session of ``master`` (one per process), built by ``PySparkResource``."""
     from dagster_pyspark import PySparkResource
 
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)  # Python workers: this environment
     resource = PySparkResource(spark_config=spark_config(master, scratch))
     resource.setup_for_execution(dg.build_init_resource_context())
     return resource.spark_session
