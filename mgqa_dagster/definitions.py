@@ -16,6 +16,7 @@ from mgqa_dagster.assets import (
     release,
     strata,
 )
+from mgqa_dagster.resources.engine import EngineResource
 from mgqa_dagster.resources.llm import LLMResource, PostEditEnsembleResource
 from mgqa_dagster.resources.paths import PathsResource
 from mgqa_dagster.resources.sources import (
@@ -199,6 +200,7 @@ def build_resources(**overrides) -> dict:
         "warehouse": WarehouseResource(paths=paths),
         "inputs": InputsResource(),
         "conversion": ConversionResource(),
+        "engine": EngineResource(paths=paths),
         "strata_inputs": StrataInputsResource(),
         "translator": TranslatorResource(),
         "llm": LLMResource(),

@@ -7,6 +7,7 @@ from mgqa_dagster.data_quality import entities as entity_checks
 from mgqa_dagster.data_quality import input_guards
 from mgqa_dagster.data_quality.checks import non_blocking
 from mgqa_dagster.data_quality.guards import audited_specs
+from mgqa_dagster.resources.engine import EngineResource
 from mgqa_dagster.resources.paths import PathsResource
 from mgqa_dagster.resources.sources import ConversionResource, StrataInputsResource
 from mgqa_dagster.resources.warehouse import WAREHOUSE_POOL, WarehouseResource, blocks
@@ -73,6 +74,7 @@ def kg_entities(
     strata_inputs: StrataInputsResource,
     warehouse: WarehouseResource,
     paths: PathsResource,
+    engine: EngineResource,
 ):
     kg = context.partition_key
     with warehouse.get_connection() as con:
@@ -91,6 +93,7 @@ def kg_entities(
                 scratch_dir=paths.scratch_dir,
                 parse_workers=conversion.parse_workers,
                 country_names=country_names(strata_inputs.countries_path),
+                accept=engine.conversion_stage(),
             )
             native.mark_converted(c, kg, context.run_id)
             return res, snapshots.ensure_coverage(c, kg, src["snapshot_id"])

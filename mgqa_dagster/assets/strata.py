@@ -12,6 +12,7 @@ from mgqa_dagster.data_quality import input_guards
 from mgqa_dagster.data_quality import strata as checks
 from mgqa_dagster.data_quality.checks import bound, check_specs, non_blocking, run_checks
 from mgqa_dagster.data_quality.guards import audited_specs
+from mgqa_dagster.resources.engine import EngineResource
 from mgqa_dagster.resources.paths import PathsResource
 from mgqa_dagster.resources.sources import StrataInputsResource
 from mgqa_dagster.resources.warehouse import WAREHOUSE_POOL, WarehouseResource
@@ -229,15 +230,14 @@ def entity_country(
     context: dg.AssetExecutionContext,
     strata_inputs: StrataInputsResource,
     warehouse: WarehouseResource,
+    engine: EngineResource,
 ):
     kg = context.partition_key
     with warehouse.get_connection() as con:
         out = warehouse.write_audited(
             con,
             partition_slices("kg", kg, "entity_country"),
-            lambda c: countries_lib.assign_countries(
-                c, strata_inputs.nearest_country_max_km, kg=kg
-            ),
+            lambda c: engine.assign_countries(c, strata_inputs.nearest_country_max_km, kg),
             asset_key=ENTITY_COUNTRY,
             partition=kg,
             checks=checks.ENTITY_COUNTRY_CHECKS
@@ -268,13 +268,15 @@ ENTITY_DENSITY = dg.AssetKey("entity_density")
     description="Density tier of each entity's resolution-3 H3 cell.",
     **_per_kg,
 )
-def entity_density(context: dg.AssetExecutionContext, warehouse: WarehouseResource):
+def entity_density(
+    context: dg.AssetExecutionContext, warehouse: WarehouseResource, engine: EngineResource
+):
     kg = context.partition_key
     with warehouse.get_connection() as con:
         out = warehouse.write_audited(
             con,
             partition_slices("kg", kg, "entity_density"),
-            lambda c: strata.assign_density(c, kg),
+            lambda c: engine.assign_density(c, kg),
             asset_key=ENTITY_DENSITY,
             partition=kg,
             checks=(),
@@ -304,13 +306,14 @@ def entity_strata(
     context: dg.AssetExecutionContext,
     strata_inputs: StrataInputsResource,
     warehouse: WarehouseResource,
+    engine: EngineResource,
 ):
     kg = context.partition_key
     with warehouse.get_connection() as con:
         out = warehouse.write_audited(
             con,
             partition_slices("kg", kg, "entity_strata"),
-            lambda c: strata.assign_strata(c, kg),
+            lambda c: engine.assign_strata(c, kg),
             asset_key=ENTITY_STRATA,
             partition=kg,
             checks=checks.STRATA_CHECKS

@@ -28,7 +28,7 @@ import re
 import shutil
 import tempfile
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -449,6 +449,32 @@ def _point_cells(lons: list[float], lats: list[float]) -> list[list[str]]:
     return [[cell(y, x, r) for r in H3_RESOLUTIONS] for x, y in zip(lons, lats, strict=True)]
 
 
+def accept_in_process(
+    con: duckdb.DuckDBPyConnection,
+    wide_sql: str,
+    kg: str,
+    scratch: Path,
+    quarantine: list,
+) -> None:
+    """The TEMP table ``new_entities`` (:data:`ENTITY_ARROW`) from the wide rows of ``wide_sql``,
+    built batch by batch in this process (:func:`_build_batch`) through a Parquet file in
+    ``scratch``; rejected rows go to ``quarantine``. ``kg`` is unused here (the Spark engine,
+    :class:`mgqa_platform.spark.convert.SparkConversion`, partitions by it)."""
+    accepted = scratch / "entities.parquet"
+    reader = con.execute(wide_sql).fetch_record_batch(BATCH_ROWS)
+    with pq.ParquetWriter(accepted, ENTITY_ARROW) as w:
+        for batch in reader:
+            w.write_table(_build_batch(pa.Table.from_batches([batch]), quarantine))
+    con.execute(
+        """
+        CREATE OR REPLACE TEMP TABLE new_entities AS
+        SELECT *
+        FROM read_parquet(?)
+        """,
+        [str(accepted)],
+    )
+
+
 # ------------------------------------------------------------------------------------------ driver
 def convert_kg(
     con: duckdb.DuckDBPyConnection,
@@ -458,6 +484,7 @@ def convert_kg(
     scratch_dir: str | Path | None = None,
     parse_workers: int = 0,
     country_names: Iterable[str] = (),
+    accept: Callable[..., None] | None = None,
 ) -> ConversionResult:
     """Convert the native file of ``kg`` into the warehouse tables (replacing the KG's partition).
 
@@ -466,7 +493,9 @@ def convert_kg(
     N-Triples files are parsed by ``parse_workers`` processes (0: the CPU count, at most 4).
     ``country_names``: country names a POI must not wear bare (Natural Earth's, from
     :func:`mgqa_platform.strata.countries.country_names`), besides the KG's own settlements and
-    regions.
+    regions. ``accept`` builds ``new_entities`` from the wide rows, with the signature of
+    :func:`accept_in_process` (the default); the Spark engine passes
+    :class:`mgqa_platform.spark.convert.SparkConversion`.
     """
     path = Path(path)
     if not (path.is_file() or (kg == "osmh3kg" and path.is_dir())):
@@ -483,19 +512,7 @@ def convert_kg(
         with registered(con, **profiles.lookup_tables()):
             res.triples_staged = _stage(con, path, scratch, quarantine, parse_workers)
             _facts(con, prof)
-            accepted = scratch / "entities.parquet"
-            reader = con.execute(_wide_sql(prof, kg)).fetch_record_batch(BATCH_ROWS)
-            with pq.ParquetWriter(accepted, ENTITY_ARROW) as w:
-                for batch in reader:
-                    w.write_table(_build_batch(pa.Table.from_batches([batch]), quarantine))
-            con.execute(
-                """
-                CREATE OR REPLACE TEMP TABLE new_entities AS
-                SELECT *
-                FROM read_parquet(?)
-                """,
-                [str(accepted)],
-            )
+            (accept or accept_in_process)(con, _wide_sql(prof, kg), kg, scratch, quarantine)
             # two subjects that map to one entity id: keep the first subject, quarantine the others
             dup = """
                 SELECT entity_id, subject

@@ -385,6 +385,21 @@ def nearest_country(index: CountryIndex, lon: float, lat: float) -> NearestCount
 # --------------------------------------------------------------------------------------------------
 # entity -> country
 # --------------------------------------------------------------------------------------------------
+def outside_assignment(near: NearestCountry, max_distance_km: float) -> dict:
+    """The ``entity_country`` columns (iso3, method, distance_km, reason) of a point inside no
+    country, ``near`` being its nearest: ``'nearest'`` within ``max_distance_km``, else
+    ``'unassigned'`` with the reason."""
+    if near.distance_km <= max_distance_km:
+        return {
+            "iso3": near.iso3,
+            "method": "nearest",
+            "distance_km": near.distance_km,
+            "reason": None,
+        }
+    reason = f"no country within {max_distance_km:g} km (nearest {near.iso3} at {near.distance_km:.1f} km)"
+    return {"iso3": None, "method": "unassigned", "distance_km": None, "reason": reason}
+
+
 def assign_countries(
     con: duckdb.DuckDBPyConnection,
     max_distance_km: float = 25.0,
@@ -421,17 +436,7 @@ def assign_countries(
     rows = []
     index = country_index_from_warehouse(con) if rest else None
     for entity_id, entity_kg, lon, lat in rest:
-        near = nearest_country(index, lon, lat)
-        if near.distance_km <= max_distance_km:
-            row = {
-                "iso3": near.iso3,
-                "method": "nearest",
-                "distance_km": near.distance_km,
-                "reason": None,
-            }
-        else:
-            reason = f"no country within {max_distance_km:g} km (nearest {near.iso3} at {near.distance_km:.1f} km)"
-            row = {"iso3": None, "method": "unassigned", "distance_km": None, "reason": reason}
+        row = outside_assignment(nearest_country(index, lon, lat), max_distance_km)
         rows.append({"entity_id": entity_id, "kg": entity_kg, **row})
     rest_table = pa.Table.from_pylist(rows, schema=_ENTITY_COUNTRY_ARROW)
     try:
@@ -463,6 +468,15 @@ def assign_countries(
                 raise RuntimeError(f"entity_country has {n_rows} rows for {n_entities} entities")
     finally:
         con.execute("DROP TABLE IF EXISTS _ec_within")
+    return country_summary(con, kg, top_n)
+
+
+def country_summary(con: duckdb.DuckDBPyConnection, kg: str | None, top_n: int = 10) -> dict:
+    """``{"entities": n, "methods": {method: n}, "top_iso3": {iso3: n}}`` over the
+    ``entity_country`` rows of ``kg`` (None: all KGs), the ``top_n`` most frequent countries first
+    (ties by iso3)."""
+    in_kg, params = ("TRUE", []) if kg is None else ("kg = ?", [kg])
+    n_rows = con.execute(f"SELECT count(*) FROM entity_country WHERE {in_kg}", params).fetchone()
     methods = dict(
         con.execute(
             f"SELECT method, count(*) FROM entity_country WHERE {in_kg} GROUP BY 1", params
@@ -474,7 +488,7 @@ def assign_countries(
         params + [top_n],
     ).fetchall()
     return {
-        "entities": int(n_rows),
+        "entities": int(n_rows[0]),
         "methods": {m: int(methods.get(m, 0)) for m in METHODS},
         "top_iso3": dict(top),
     }

@@ -35,6 +35,11 @@ def assign_density(con: duckdb.DuckDBPyConnection, kg: str) -> dict[str, int]:
            WHERE e.kg = ? ORDER BY e.entity_id""",
         [kg],
     )
+    return density_counts(con, kg)
+
+
+def density_counts(con: duckdb.DuckDBPyConnection, kg: str) -> dict[str, int]:
+    """Entities of ``kg`` per density tier in ``entity_density`` ('none' for NULL)."""
     return dict(
         con.execute(
             "SELECT coalesce(density_tier, 'none'), count(*) FROM entity_density WHERE kg = ? GROUP BY 1",
@@ -67,6 +72,11 @@ def assign_strata(con: duckdb.DuckDBPyConnection, kg: str) -> dict[str, int]:
            WHERE e.kg = ? ORDER BY e.entity_id""",
         [kg],
     )
+    return strata_counts(con, kg)
+
+
+def strata_counts(con: duckdb.DuckDBPyConnection, kg: str) -> dict[str, int]:
+    """Entities of ``kg`` per stratum in ``entity_strata`` ('none' for NULL)."""
     return dict(
         con.execute(
             "SELECT coalesce(stratum, 'none'), count(*) FROM entity_strata WHERE kg = ? GROUP BY 1 ORDER BY 1",

@@ -1,0 +1,47 @@
+"""A Spark session for MGQA runs: UTC time zone, no UI, scratch folders under the run's scratch dir."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+DEFAULT_MASTER = "local[2]"
+
+
+def spark_config(master: str, scratch_dir: str | Path) -> dict[str, str]:
+    """The Spark configuration of an MGQA session on ``master`` (any Spark master URL), its local
+    and warehouse folders under ``scratch_dir``. Python workers run this interpreter, so executors
+    import the same ``mgqa_platform`` (on a cluster: the same environment on every node)."""
+    scratch = Path(scratch_dir).resolve() / "spark"
+    utc = f"-Duser.timezone=UTC -Dderby.system.home={scratch / 'derby'}"
+    conf = {
+        "spark.master": master,
+        "spark.app.name": "mgqa",
+        "spark.sql.session.timeZone": "UTC",
+        "spark.driver.extraJavaOptions": utc,
+        "spark.executor.extraJavaOptions": utc,
+        "spark.ui.enabled": "false",
+        "spark.ui.showConsoleProgress": "false",
+        "spark.local.dir": str(scratch / "local"),
+        "spark.sql.warehouse.dir": str(scratch / "warehouse"),
+        "spark.pyspark.python": sys.executable,
+        "spark.pyspark.driver.python": sys.executable,
+        "spark.sql.shuffle.partitions": "8",
+        "spark.sql.adaptive.enabled": "false",
+        "spark.sql.execution.arrow.useLargeVarTypes": "false",
+    }
+    if master.startswith("local"):
+        conf |= {"spark.driver.host": "127.0.0.1", "spark.driver.bindAddress": "127.0.0.1"}
+    return conf
+
+
+def local_session(master: str = DEFAULT_MASTER, scratch_dir: str | Path = "."):
+    """A Spark session configured by :func:`spark_config` (created, or the running one reused)."""
+    from pyspark.sql import SparkSession
+
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    builder = SparkSession.builder
+    for key, value in spark_config(master, scratch_dir).items():
+        builder = builder.config(key, value)
+    return builder.getOrCreate()
