@@ -19,6 +19,7 @@ from mgqa_dagster.assets.strata import density_cells, entity_density, entity_str
 from mgqa_dagster.data_quality import guards
 from mgqa_dagster.data_quality.checks import Check, judged, run_checks
 from mgqa_dagster.data_quality.strata import STRATA_CHECKS
+from mgqa_dagster.resources.engine import EngineResource
 from mgqa_dagster.resources.paths import PathsResource
 from mgqa_dagster.resources.sources import StrataInputsResource
 from mgqa_dagster.resources.warehouse import WarehouseResource
@@ -227,6 +228,7 @@ def resources(paths: PathsResource, raster: Path, **warehouse_fields) -> dict:
         "paths": paths,
         "warehouse": WarehouseResource(paths=paths, **warehouse_fields),
         "strata_inputs": StrataInputsResource(population_raster=str(raster)),
+        "engine": EngineResource(paths=paths),
     }
 
 
