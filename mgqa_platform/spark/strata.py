@@ -28,17 +28,8 @@ from mgqa_platform.strata import strata as strata_lib
 from mgqa_platform.warehouse import replace_partition, transaction
 
 HIVE_TYPES = {"kg": "VARCHAR", "country": "VARCHAR"}
-COUNTRY_ARROW = pa.schema(
-    [
-        ("entity_id", pa.string()),
-        ("kg", pa.string()),
-        ("iso3", pa.string()),
-        ("method", pa.string()),
-        ("distance_km", pa.float64()),
-        ("reason", pa.string()),
-        ("country", pa.string()),
-    ]
-)
+#: ``entity_country`` rows plus their partition column ``country``.
+COUNTRY_ARROW = countries_lib.ENTITY_COUNTRY_ARROW.append(pa.field("country", pa.string()))
 COUNTRY_DDL = (
     "entity_id string, kg string, iso3 string, method string, distance_km double, "
     "reason string, country string"

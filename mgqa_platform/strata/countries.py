@@ -61,7 +61,8 @@ GEOD = pyproj.Geod(ellps="WGS84")
 #: Smallest radius of curvature of WGS84 (km; meridional, at the equator): search boxes use it to stay large.
 _R_MIN_KM = 6335.439
 
-_ENTITY_COUNTRY_ARROW = pa.schema(
+#: The Arrow schema of ``entity_country`` rows.
+ENTITY_COUNTRY_ARROW = pa.schema(
     [
         ("entity_id", pa.string()),
         ("kg", pa.string()),
@@ -438,7 +439,7 @@ def assign_countries(
     for entity_id, entity_kg, lon, lat in rest:
         row = outside_assignment(nearest_country(index, lon, lat), max_distance_km)
         rows.append({"entity_id": entity_id, "kg": entity_kg, **row})
-    rest_table = pa.Table.from_pylist(rows, schema=_ENTITY_COUNTRY_ARROW)
+    rest_table = pa.Table.from_pylist(rows, schema=ENTITY_COUNTRY_ARROW)
     try:
         with registered(con, _ec_rest=rest_table), transaction(con):
             con.execute(f"DELETE FROM entity_country WHERE {in_kg}", params)
