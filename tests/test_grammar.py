@@ -14,6 +14,8 @@ from mgqa_platform.multilingual.grammar import (
     Noun,
     agreement_class,
     capitalize_start,
+    elide_before_names,
+    french_elides,
     spec_problems,
     specs,
 )
@@ -520,3 +522,32 @@ def test_urdu_interrogatives_and_verbs_agree_with_the_gender_of_the_category():
     assert "کتنے بینک، <entity_B> کو قطع کرتے ہیں؟" in texts
     assert any(t.startswith("کون سی دکانیں") for t in texts)
     assert not [t for t in texts if re.search(r"(کتنے|کون سے) دکانیں|دکانیں.*کرتے ہیں", t)]
+
+
+def test_french_elides_before_vowels_and_mute_h_only():
+    assert french_elides("Ampamoloambe") and french_elides("Écloserie de Aquamas")
+    assert french_elides("hôpital Sainte-Anne") and french_elides("Oulimaï")
+    assert not french_elides("Yaoundé") and not french_elides("onze")
+    assert not french_elides("Hameau des Prés") and not french_elides("Mandabe")
+    assert not french_elides("") and not french_elides("2 km")
+
+
+def test_elide_before_names_rewrites_the_word_before_a_vowel_initial_name():
+    t = "Combien de kilomètres séparent {entity_A} de {entity_B} ?"
+    names = {"entity_A": "Mandabe", "entity_B": "Ampamoloambe"}
+    assert elide_before_names(t, names, "fra") == (
+        "Combien de kilomètres séparent {entity_A} d'{entity_B} ?"
+    )
+    # only the slot's own word, capital kept, "que" and "le" too; a consonant keeps "de"
+    assert (
+        elide_before_names("De {entity_A} à {entity_B}", names, "fra")
+        == "De {entity_A} à {entity_B}"
+    )
+    assert (
+        elide_before_names("De {entity_B} à {entity_A}", names, "fra")
+        == "D'{entity_B} à {entity_A}"
+    )
+    assert elide_before_names("plus que {entity_B}", names, "fra") == "plus qu'{entity_B}"
+    # a word that merely ends in "de" is not the preposition; other languages are untouched
+    assert elide_before_names("garde {entity_B}", names, "fra") == "garde {entity_B}"
+    assert elide_before_names("de {entity_B}", names, "spa") == "de {entity_B}"

@@ -215,6 +215,18 @@ def test_localize_fills_labels_categories_numbers_and_records_fallbacks():
         cat,
     )
     assert row["text"].endswith("de Spanish Fire of 1994 ?") and " the " not in row["text"]
+    # a French name starting with a vowel takes "d'", in the text and the marked text
+    (row,), _ = instantiate.localize(
+        [_record(variant_id=sub.variants[0].id)],
+        "fra",
+        templates,
+        tm,
+        {"worldkg:1": "Orly"},
+        display,
+        cat,
+    )
+    assert row["text"].endswith("à moins de 1,5 km d'Orly ?")
+    assert row["text_marked"].endswith("km d'{Orly} ?")
     # English is not re-rendered: its slice copies questions_en (stage.localize_language)
     with pytest.raises(ValueError, match="English"):
         instantiate.localize(

@@ -124,6 +124,7 @@ TOWN = {
     16: ("Farmácia Popular", ("Pharmacy", "amenity", "pharmacy"), _city("São Paulo")),
     17: ("Rue Marchand شارع التجاري", ("Primary", "highway", "primary"), ""),
     18: ("Rue Marchand شارع التجاري", ("Cafe", "amenity", "cafe"), ""),
+    19: ("Antanambao ?", ("Village", "place", "village"), ""),
 }
 #: entity number -> (display name, name_unique, name_rule)
 TOWN_EXPECTED = {
@@ -145,6 +146,7 @@ TOWN_EXPECTED = {
     16: ("Farmácia Popular (São Paulo)", True, None),
     17: ("Rue Marchand (road)", True, "other_script"),  # the Latin part, then disambiguated
     18: ("Rue Marchand (cafe)", True, "other_script"),
+    19: ("Antanambao ?", False, "uncertain"),  # the mapper's doubt, not a name to ask about
 }
 
 
@@ -186,6 +188,7 @@ def test_rule_counts_and_aliases(town):
         "other_script_kept": {"entities": 1, "excluded": 0},
         "place_name_on_poi": {"entities": 4, "excluded": 2},
         "placeholder": {"entities": 1, "excluded": 1},
+        "uncertain": {"entities": 1, "excluded": 1},
     }
     labels = {
         (r["entity_id"], r["label"], r["is_alias"])
@@ -344,3 +347,13 @@ def test_route_signs_only_for_roads_of_a_kg_that_signs_them():
     assert (plain.rule, plain.excluded) == ("code_like", True)
     other = names.name_entity(cafe, words, frozenset(), frozenset(), route_signs=True)
     assert (other.rule, other.excluded) == ("code_like", True)
+
+
+@pytest.mark.parametrize("name", ["Antanambao ?", "Hafia?", "name ?", "¿Dónde?", "何？"])
+def test_uncertain_names(name):
+    assert names.uncertain(name)
+
+
+@pytest.mark.parametrize("name", ["Antanambao", "Café Où", "L'Escale", "Saint-Denis !"])
+def test_certain_names(name):
+    assert not names.uncertain(name)

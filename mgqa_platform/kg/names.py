@@ -46,6 +46,8 @@ RULES: dict[str, str] = {
     "other_script_kept": "letters outside the Latin script and no Latin alternative: kept as the "
     "local name",
     "placeholder": "a placeholder instead of a name (POINT, UNNAMED, unknown, n/a, ?, yes ...)",
+    "uncertain": "the mapper marked the name as a guess with a question mark (Antanambao ?, "
+    "name ?): a reader cannot tell the name from the doubt",
     "code_like": "a code or number with no word (S166, U101, CS20, A-12, 1940)",
     "category_word": "the name is a category word (Kiosk, Borehole, Kiosque, Shopping ...)",
     "place_name_on_poi": "the name of a settlement, region or country on another feature: the "
@@ -167,6 +169,12 @@ def placeholder(name: str) -> bool:
     if not any(ch.isalnum() for ch in name):
         return True
     return k in PLACEHOLDERS or bool(PLACEHOLDER_PREFIX.match(k))
+
+
+def uncertain(name: str) -> bool:
+    """The name carries a question mark (ASCII, full-width or inverted), the mapper's mark of a name not
+    known for sure: "Antanambao ?", "Hafia?", "name ?"."""
+    return any(ch in name for ch in "?？¿")
 
 
 def _has_word(name: str) -> bool:
@@ -424,6 +432,7 @@ def name_entity(
         return Naming(e.entity_id, base, rule, aliases=aliases)
     excluding = (
         ("placeholder", placeholder(base)),
+        ("uncertain", uncertain(base)),
         ("code_like", code_like(base)),
         ("category_word", category_word(base, words)),
     )

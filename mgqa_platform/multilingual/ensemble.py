@@ -39,6 +39,7 @@ from typing import Any
 from mgqa_platform.llm import ChatClient, LLMError, ReplyError, TransportError
 from mgqa_platform.marks import unmark
 from mgqa_platform.multilingual import names_in_context as nic
+from mgqa_platform.multilingual.grammar import french_elides
 from mgqa_platform.multilingual.languages import LANGUAGES, TARGETS, language
 
 __all__ = [
@@ -183,38 +184,7 @@ def apply_edits(text_marked: str, edits: Iterable[Any]) -> str:
 
 
 # ---------------------------------------------------------------------------------------------------- rules
-_VOWELS = "aeiouàâäéèêëîïôöùûüœæ"
 _WB = r"(?<![\w'’])"  # start of a word
-#: h-initial words before which French elides (mute h); anything else starting with h is left alone.
-_MUTE_H = (
-    "hôtel",
-    "hotel",
-    "hôpital",
-    "hopital",
-    "habitat",
-    "habitation",
-    "histoire",
-    "homme",
-    "heure",
-    "herbe",
-    "hiver",
-    "hippodrome",
-    "horloge",
-    "horizon",
-    "huile",
-    "humanité",
-    "hygiène",
-    "hélicoptère",
-    "héliport",
-    "hôtel-dieu",
-    "hospice",
-    "harmonie",
-    "hermitage",
-    "ermitage",
-    "hémicycle",
-    "hebdomadaire",
-)
-_NO_ELISION_WORDS = {"et", "ou", "où", "à", "y", "oui", "onze", "onzième", "ouate", "a"}
 _FR_ELIDE_BEFORE_NAME = ("de", "que", "le", "la", "ne", "se", "jusque", "lorsque", "puisque")
 _FR_ELIDE_BEFORE_WORD = ("de", "que", "jusque", "lorsque", "puisque")
 _IT_PREP = {"di": "de", "a": "a", "da": "da", "in": "ne", "su": "su"}
@@ -268,20 +238,6 @@ def _case_like(src: str, out: str) -> str:
     return out[:1].upper() + out[1:] if src[:1].isupper() else out
 
 
-def _elidable(word: str) -> bool:
-    w = word.lower()
-    if not w or w in _NO_ELISION_WORDS:
-        return False
-    if w[0] in _VOWELS:
-        return True
-    return w[0] == "h" and any(w.startswith(h) for h in _MUTE_H)
-
-
-def _first_word(s: str) -> str:
-    m = re.match(r"[\w\-]+", s)
-    return m.group(0) if m else ""
-
-
 def _candidates(lang: str, text: str, nnbsp: bool) -> list[tuple[int, int, str, str]]:
     """(start, end, replacement, op) of every rule match in ``text``; filtered by the caller."""
     out: list[tuple[int, int, str, str]] = []
@@ -289,7 +245,7 @@ def _candidates(lang: str, text: str, nnbsp: bool) -> list[tuple[int, int, str, 
         # contraction (but "de le" before a vowel is an elision case: "de l'{Orly}")
         for m in re.finditer(_WB + r"(de|à|De|À) (le|les)(?= )", text):
             nxt = text[m.end() + 1 :]
-            if m.group(2) == "le" and _elidable(_first_word(nxt.lstrip("{"))):
+            if m.group(2) == "le" and french_elides(nxt.lstrip("{")):
                 continue
             out.append(
                 (
@@ -302,11 +258,11 @@ def _candidates(lang: str, text: str, nnbsp: bool) -> list[tuple[int, int, str, 
         # elision before a name: the first letter inside the {...}
         names = "|".join(_FR_ELIDE_BEFORE_NAME)
         for m in re.finditer(_WB + rf"({names}) (?=\{{)", text, re.I):
-            if _elidable(_first_word(text[m.end() + 1 :])):
+            if french_elides(text[m.end() + 1 :]):
                 out.append((m.start(), m.end(), m.group(1)[:-1] + "'", "ELIS"))
         words = "|".join(_FR_ELIDE_BEFORE_WORD)
         for m in re.finditer(_WB + rf"({words}) (?=[^\s{{])", text, re.I):
-            if _elidable(_first_word(text[m.end() :])):
+            if french_elides(text[m.end() :]):
                 out.append((m.start(), m.end(), m.group(1)[:-1] + "'", "ELIS"))
         # punctuation: a space before ? ! ; : (narrow no-break space when missing)
         for m in re.finditer(r"(?<=[^\s\u00a0\u202f])[?!;:]", text):

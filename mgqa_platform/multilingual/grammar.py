@@ -121,6 +121,74 @@ def spec_problems(
     return out
 
 
+# ---------------------------------------------------------------- French elision
+_FR_VOWELS = "aeiouàâäéèêëîïôöùûüœæ"
+#: h-initial words before which French elides (mute h); anything else starting with h is left alone.
+_FR_MUTE_H = (
+    "hôtel",
+    "hotel",
+    "hôpital",
+    "hopital",
+    "habitat",
+    "habitation",
+    "histoire",
+    "homme",
+    "heure",
+    "herbe",
+    "hiver",
+    "hippodrome",
+    "horloge",
+    "horizon",
+    "huile",
+    "humanité",
+    "hygiène",
+    "hélicoptère",
+    "héliport",
+    "hôtel-dieu",
+    "hospice",
+    "harmonie",
+    "hermitage",
+    "ermitage",
+    "hémicycle",
+    "hebdomadaire",
+)
+_FR_NO_ELISION = {"et", "ou", "où", "à", "y", "oui", "onze", "onzième", "ouate", "a"}
+#: the words French elides before a vowel-initial name (``de {Orly}`` -> ``d'{Orly}``)
+_FR_ELIDING = ("de", "que", "le", "la", "ne", "se", "jusque", "lorsque", "puisque")
+
+
+def french_elides(text: str) -> bool:
+    """Whether French elides a word before ``text``: its first word starts with a vowel (``Orly``,
+    ``écoles``) or a mute *h* from a list (``hôpital``), and is not one of the few vowel-initial words that
+    refuse it (``onze``, ``oui``, ``y``). ``"Ampamoloambe"`` -> True; ``"Yaoundé"`` -> False."""
+    m = re.match(r"[\w\-]+", text)
+    w = m.group(0).lower() if m else ""
+    if not w or w in _FR_NO_ELISION:
+        return False
+    if w[0] in _FR_VOWELS:
+        return True
+    return w[0] == "h" and any(w.startswith(h) for h in _FR_MUTE_H)
+
+
+def elide_before_names(template: str, names: Mapping[str, str], lang: str) -> str:
+    """``template`` with the French word before each name slot elided where the name asks for it:
+    ``"séparent {entity_A} de {entity_B}"`` with ``entity_B = "Ampamoloambe"`` ->
+    ``"séparent {entity_A} d'{entity_B}"`` (``De {x}`` -> ``D'{x}``). ``names``: slot -> the text that will
+    fill it. Other languages, and slots not in ``names``, are returned as they are."""
+    if lang != "fra":
+        return template
+    for slot, name in names.items():
+        if not french_elides(name):
+            continue
+        template = re.sub(
+            r"(?<![\w'’])(" + "|".join(_FR_ELIDING) + r") (\{" + re.escape(slot) + r"\})",
+            lambda m: m.group(1)[:-1] + "'" + m.group(2),
+            template,
+            flags=re.IGNORECASE,
+        )
+    return template
+
+
 #: Upper case of a letter where the language's differs from Unicode's default (Turkish dotted i).
 _UPPER = {"tur": {"i": "İ"}}
 

@@ -20,6 +20,9 @@ For one language other than English and one English question record (``questions
 * earthquakes and wildfires (``events``) are named in the language from their facts, in the form their
   slot needs (:func:`place_events`, :mod:`~.events`), and a month, range of months or year named as a period
   takes the case the sentence needs (:func:`place_period`, :mod:`~.periods`);
+* in French, the word before a name that starts with a vowel or mute *h* is elided by construction
+  (``séparent {A} d'{Ampamoloambe}``: :func:`~.grammar.elide_before_names`), so no post-edit is needed for
+  it (the post-edit rule cannot address a ``de`` that sits between two names and also occurs earlier);
 * ``text_marked`` wraps entity names in ``{...}`` for the post-edit ensemble, as in English.
 
 The result is a lean row (:data:`~mgqa_platform.questions.schema.LOCALIZED_SCHEMA`): everything else
@@ -48,7 +51,7 @@ from mgqa_platform.kg.names import without_article
 from mgqa_platform.lexicon import MONTHS
 from mgqa_platform.marks import mark
 from mgqa_platform.multilingual.events import EventFacts, event_phrase
-from mgqa_platform.multilingual.grammar import Noun, capitalize_start
+from mgqa_platform.multilingual.grammar import Noun, capitalize_start, elide_before_names
 from mgqa_platform.multilingual.languages import SOURCE, language
 from mgqa_platform.multilingual.memory import TranslationMemory
 from mgqa_platform.multilingual.periods import period_phrase
@@ -217,6 +220,10 @@ def localize(
             else:
                 raise KeyError(f"{q['question_id']}: template slot {slot!r} has no value")
         used.update(f.split(":")[0] for f in fallbacks)
+        named_slots = {
+            s: str(fill[s]) for s in fill if s in sub.roles and not roles.is_category(sub.roles[s])
+        }
+        template = elide_before_names(template, named_slots, lang)
         text, text_marked = template.format(**fill), template.format(**fill_marked)
         if _starts_with_word(template, sub.roles):
             text, text_marked = capitalize_start(text, lang), capitalize_start(text_marked, lang)
