@@ -151,6 +151,7 @@ GRAMMAR = {
             "each_one": _mf("chacun des {}", "chacune des {}"),
             "the_one": _mf("celui des {}", "celle des {}"),
             "which_pron": _mf("lequel", "laquelle"),
+            "the_one_sg": _mf("le", "la"),
             "crossed": _mf("traversés", "traversées"),
             "reached": _mf("atteints", "atteintes"),
             "de": {"m": "de {}", "f": "de {}", "m.v": "d'{}", "f.v": "d'{}"},

@@ -531,13 +531,13 @@ FIXED_TO_ANOTHER_GENDER = {
     "spa": {
         "f": r"\bel que\b|\b(?:situados|afectados|cruzados|alejados|ellos|ambos|cercanos|Ordenados"
         r"|ordenarlos)\b|\btodos sus\b|\bpor los que\b|\bcuántos hay\b"
-        r"|\bel <(?:rank|rank_type|attribute)>|\bel <rank_position> <attribute>",
+        r"|(?<!que es )\bel <(?:rank|rank_type|attribute)>|\bel <rank_position> <attribute>",
         "m": r"\bla que\b|\b(?:situadas|afectadas|cruzadas|alejadas|ellas|ambas|cercanas)\b"
         r"|\btodas sus\b|\bpor las que\b",
     },
     "ita": {
         "f": r"\b(?:quello|situato|colpiti|attraversati|lontani|Ordinandoli)\b|\bli separa\b"
-        r"|\buno per uno\b|\bquanti se ne\b|\b[Ii]l <(?:rank|rank_type)>"
+        r"|\buno per uno\b|\bquanti se ne\b|(?<!che è )\b[Ii]l <(?:rank|rank_type)>"
         r"|\bil <rank_position> <attribute>|\bdal <attribute>",
         "m": r"\b(?:quella(?! di <entity)|situata|colpite|attraversate|lontane|Ordinandole)\b|\ble separa\b"
         r"|\buna per una\b",
@@ -545,14 +545,14 @@ FIXED_TO_ANOTHER_GENDER = {
     "por": {
         "f": r"\b(?:situado|localizado|afetados|atravessados|afastados|neles|ordenados)\b"
         r"|\bos separa\b|\bpelos quais\b|\bum a um\b|\buns dos outros\b|\bquantos há\b"
-        r"|\b[Oo] <(?:rank|rank_type)>|\bo <rank_position> <attribute>|\bpelo <attribute>",
+        r"|(?<!que é )\b[Oo] <(?:rank|rank_type)>|\bo <rank_position> <attribute>|\bpelo <attribute>",
         "m": r"\b(?:situada|localizada|afetadas|atravessadas|afastadas|nelas|ordenadas)\b"
         r"|\bas separa\b|\bpelas quais\b|\buma a uma\b|\bumas das outras\b",
     },
     "fra": {
         "f": r"\b(?:lequel|traversés|touchés|atteints)\b|(?<!élément )\ble <(?:rank|rank_type)>"
         r"|\ble <rank_position> <attribute>|\bpar le <attribute>",
-        "m": r"\b(?:laquelle|traversées|touchées|atteintes)\b",
+        "m": r"\b(?:laquelle|traversées|touchées|atteintes)\b|\bla <rank>",
     },
     "deu": {
         "f": r", das am\b|\bwelches ist\b|(?<!Objekt ist dann )\bdas <rank_type>\?|\bdem <attribute>(?! Objekt)",
