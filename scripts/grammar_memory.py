@@ -110,6 +110,7 @@ GRAMMAR = {
             "each_one": _mf("cada uno de los {}", "cada una de las {}"),
             "placed": _mf("situados", "situadas"),
             "distinct": _mf("distintos", "distintas"),
+            "crossed": _mf("cruzados", "cruzadas"),
         },
     },
     "por": {
@@ -123,6 +124,7 @@ GRAMMAR = {
             "two": _mf("dois {}", "duas {}"),
             "located": _mf("localizados", "localizadas"),
             "placed": _mf("situados", "situadas"),
+            "crossed": _mf("atravessados", "atravessadas"),
         },
     },
     "ita": {
@@ -148,6 +150,10 @@ GRAMMAR = {
             "which_one": _mf("lequel des {}", "laquelle des {}"),
             "each_one": _mf("chacun des {}", "chacune des {}"),
             "the_one": _mf("celui des {}", "celle des {}"),
+            "which_pron": _mf("lequel", "laquelle"),
+            "the_one_sg": _mf("le", "la"),
+            "crossed": _mf("traversés", "traversées"),
+            "reached": _mf("atteints", "atteintes"),
             "de": {"m": "de {}", "f": "de {}", "m.v": "d'{}", "f.v": "d'{}"},
         },
     },
@@ -423,6 +429,7 @@ ELL_GRAMMAR = {
             "f": "καθεμία από τις {}",
             "m": "καθέναν από τους {acc}",
         },
+        "of_all": {"n": "από όλα", "f": "από όλες", "m": "από όλους"},
     },
 }
 #: Greek templates whose frame stood in the genitive, for "each" or for several categories ("στοιχεία των
@@ -432,15 +439,15 @@ ELL_VARIANTS = {
     "{aggregation} απόσταση μεταξύ τους;",
     "A06.1.v2": "Ποια είναι η {aggregation} απόσταση ανά ζεύγος ανάμεσα {category_A:in_def} εντός "
     "{entity_B};",
-    "A07.1.v3": "Αν αθροίσετε τις αποστάσεις του από {category_C:each_of} σε {entity_B}, "
+    "A07.1.v3": "Αν αθροίσετε τις αποστάσεις από {category_C:each_of} σε {entity_B}, "
     "{category_A:which_one_of} εκεί έχει το μικρότερο σύνολο;",
     "C04.1.v3": "{category_A:How_many} έχουν τουλάχιστον ένα κοινό σημείο με {entity_B};",
-    "C05.1.v3": "Κατονομάστε ένα προς ένα {category_A:def_acc} που έχουν κοινό σημείο με {entity_B}.",
+    "C05.1.v3": "Κατονομάστε {category_A:each_of} που έχουν κοινό σημείο με {entity_B}.",
     "D03.3.v2": "{category_A:Which_acc} παρακάμπτει {entity_B} κατά μήκος του ορίου τους;",
     "E03.1.v1": "{category_A:How_many} και {category_B} υπάρχουν σε {entity_A};",
     "E03.1.v2": "{category_A:How_many} και {category_B} υπάρχουν συνολικά σε {entity_A};",
-    "E03.1.v3": "Μετρώντας μαζί {category_A:def_acc} και {category_B:def_acc}, πόσα υπάρχουν σε "
-    "{entity_A};",
+    "E03.1.v3": "Μετρώντας μαζί {category_A:def_acc} και {category_B:def_acc}, ποιο είναι το σύνολό "
+    "τους σε {entity_A};",
     "E03.2.v1": "{category_A:How_many}, {category_B} και {category_C} υπάρχουν σε {entity_A};",
     "E03.2.v2": "Σε {entity_A}, {category_A:how_many}, {category_B} και {category_C} υπάρχουν "
     "συνολικά;",
@@ -593,7 +600,8 @@ DEU_GRAMMAR = {
         "which_of": _deu_mfn("welcher", "welche", "welches", "der {weak}"),
         "which_of_there": _deu_mfn("welcher", "welche", "welches", "der dortigen {weak}"),
         "which_of_all": _deu_mfn("welcher", "welche", "welches", "von allen {dat}"),
-        "the_one_of": _deu_mfn("derjenige", "diejenige", "dasjenige", "der {weak}"),
+        "the_one_of": _deu_mfn("denjenigen", "diejenige", "dasjenige", "der {weak}"),
+        "rel": {"m": "der", "f": "die", "n": "das"},
     },
 }
 #: German words before a category slot -> the feature that replaces them with the slot (longest first).
@@ -738,6 +746,16 @@ URD_GRAMMAR = {
         "do": _mf("کرتے", "کرتی"),
         "come": _mf("آتے", "آتی"),
         "such": _mf("ایسے", "ایسی"),
+        "which_one": _mf("کون سا", "کون سی"),
+        "reaches": _mf("پہنچتا", "پہنچتی"),
+        "reach_not": _mf("پہنچتے", "پہنچتیں"),
+        "be_ipf": _mf("ہوتے", "ہوتی"),
+        "meet": _mf("ملتے", "ملتی"),
+        "stay": _mf("رہتے", "رہتی"),
+        "became": _mf("ہوئے", "ہوئیں"),
+        "came": _mf("آئے", "آئیں"),
+        "were": _mf("تھے", "تھیں"),
+        "will_come": _mf("آئیں گے", "آئیں گی"),
     },
 }
 #: Urdu verbs (masculine plural) that agree with the category a question asks about.

@@ -551,3 +551,86 @@ def test_elide_before_names_rewrites_the_word_before_a_vowel_initial_name():
     # a word that merely ends in "de" is not the preposition; other languages are untouched
     assert elide_before_names("garde {entity_B}", names, "fra") == "garde {entity_B}"
     assert elide_before_names("de {entity_B}", names, "spa") == "de {entity_B}"
+
+
+#: Per language and gender of a category, words that are fixed to *another* gender and so must not appear
+#: when the category slots hold a noun of that gender: a word that agrees with the category comes from a
+#: grammar spec (``{category_A:=placed}``) or is avoided by a gender-neutral wording. ``<rank>`` and the like
+#: stand for the (masculine) parameter words: before them the article must agree with a framing noun
+#: ("el elemento <rank_type>"), not with the category.
+FIXED_TO_ANOTHER_GENDER = {
+    "spa": {
+        "f": r"\bel que\b|\b(?:situados|afectados|cruzados|alejados|ellos|ambos|cercanos|Ordenados"
+        r"|ordenarlos)\b|\btodos sus\b|\bpor los que\b|\bcuántos hay\b"
+        r"|(?<!que es )\bel <(?:rank|rank_type|attribute)>|\bel <rank_position> <attribute>",
+        "m": r"\bla que\b|\b(?:situadas|afectadas|cruzadas|alejadas|ellas|ambas|cercanas)\b"
+        r"|\btodas sus\b|\bpor las que\b",
+    },
+    "ita": {
+        "f": r"\b(?:quello|situato|colpiti|attraversati|lontani|Ordinandoli)\b|\bli separa\b"
+        r"|\buno per uno\b|\bquanti se ne\b|(?<!che è )\b[Ii]l <(?:rank|rank_type)>"
+        r"|\bil <rank_position> <attribute>|\bdal <attribute>",
+        "m": r"\b(?:quella(?! di <entity)|situata|colpite|attraversate|lontane|Ordinandole)\b|\ble separa\b"
+        r"|\buna per una\b",
+    },
+    "por": {
+        "f": r"\b(?:situado|localizado|afetados|atravessados|afastados|neles|ordenados)\b"
+        r"|\bos separa\b|\bpelos quais\b|\bum a um\b|\buns dos outros\b|\bquantos há\b"
+        r"|(?<!que é )\b[Oo] <(?:rank|rank_type)>|\bo <rank_position> <attribute>|\bpelo <attribute>",
+        "m": r"\b(?:situada|localizada|afetadas|atravessadas|afastadas|nelas|ordenadas)\b"
+        r"|\bas separa\b|\bpelas quais\b|\buma a uma\b|\bumas das outras\b",
+    },
+    "fra": {
+        "f": r"\b(?:lequel|traversés|touchés|atteints)\b|(?<!élément )\ble <(?:rank|rank_type)>"
+        r"|\ble <rank_position> <attribute>|\bpar le <attribute>",
+        "m": r"\b(?:laquelle|traversées|touchées|atteintes)\b|\bla <rank>",
+    },
+    "deu": {
+        "f": r", das am\b|\bwelches ist\b|(?<!Objekt ist dann )\bdas <rank_type>\?|\bdem <attribute>(?! Objekt)",
+        "m": r", das am\b|\bwelches ist\b|(?<!Objekt ist dann )\bdas <rank_type>\?|\bderjenige der\b",
+    },
+    "rus": {
+        "f": r"\b[Кк]акой из (?:всех|них)\b|\b[Уу] какого из всех\b|<rank> из них"
+        r"|[Кк]акая из [^?]*<(?:rank_type|rank_position)>(?! значение)",
+    },
+    "ell": {
+        g: r"\b[Ππ]οιο(?! στοιχείο| είναι το <| είναι το σύνολ)\b|\bαπό όλα\b|\bσε αυτά\b|\bπόσα υπάρχουν\b"
+        r"|\bτα πλησιέστερα\b|\bένα προς ένα\b|\bαποστάσεις του\b|(?:πάρτε|απέχει|εξετάστε) <rank> "
+        r"(?:προς|από)"
+        for g in ("f", "m")
+    },
+    "urd": {
+        "f": r"کون سا (?:سب سے زیادہ|مجموعی|<cardinal)|متاثر ہوئے|\bآئے؟|\bتھے؟|آئیں گے"
+        r"|(?:ملتے|رہتے|کاٹتے|چھوتے|پہنچتے|پہنچتا)\b|کتنے ہیں",
+    },
+    "ron": {
+        "m": r"\b(?:[Cc]âte|toate(?! perechile)|situate|aflate|afectate|traversate|diferite|două)\b|\bcele mai\b"
+        r"|\bîn ele\b|\bunele de altele\b",
+    },
+    "sqi": {
+        "m": r"\b(?:[Cc]ilat|cilave|të gjitha(?! çiftet)|të ndryshme|të cilat|të cilave|më të afërtat|to)\b",
+        "f": r"\b(?:[Cc]ili|secili|secilin|secilit)\b(?! objekt)|\bnjëri-tjetri\b",
+    },
+    "bul": {"": r"\bкой (?:е|има|от тях)\b|<rank> от тях|\bедин от друг\b"},
+}
+
+
+def _noun_of_gender(tm: memory.TranslationMemory, gender: str) -> Noun:
+    """The first category of the memory (by key) with ``gender``, as a noun."""
+    key = next((k for k, e in sorted(tm.categories.items()) if e.get("gender", "") == gender), None)
+    assert key is not None, f"{tm.lang}: no category of gender {gender!r}"
+    return tm.noun(key, key)
+
+
+@pytest.mark.parametrize("lang", sorted(FIXED_TO_ANOTHER_GENDER))
+def test_words_around_a_category_agree_with_its_gender(lang):
+    tm = memory.load(lang)
+    bad = []
+    for gender, pattern in FIXED_TO_ANOTHER_GENDER[lang].items():
+        noun = _noun_of_gender(tm, gender)
+        for vid, entry in sorted(tm.variants.items()):
+            if "{category_" not in entry["text"]:
+                continue
+            out = render(entry["text"], noun)
+            bad += [(vid, gender, m.group(0), out) for m in re.finditer(pattern, out)]
+    assert not bad, bad
