@@ -364,16 +364,29 @@ def test_memory_singular_is_exposed_and_validated(tmp_path):
 
 @pytest.mark.parametrize("lang", TARGETS)
 def test_bundled_memory_has_the_singulars_display_names_need(lang):
-    """Every category the sample's display names qualify (and the memory has a plural for) has a
-    singular in every target language, a string where present."""
+    """The categories the sample's display names qualify have a singular in every target language, a
+    string where present."""
     tm = memory.load(lang)
     assert all(
         isinstance(e["singular"], str) and e["singular"].strip()
         for e in tm.categories.values()
         if "singular" in e
     )
-    qualified = ("administrative_region", "hamlet", "bus_stop", "stop_position", "platform")
+    qualified = (
+        "administrative_region",
+        "hamlet",
+        "bus_stop",
+        "stop_position",
+        "platform",
+        "public",
+    )
     assert all(tm.singular(c) for c in qualified)
+    # the categories added for display names carry the forms every other category of the memory has
+    added = ("public", "services", "natural", "tourism")
+    (usual,) = {
+        tuple(sorted(e.get("forms", {}))) for k, e in tm.categories.items() if k not in added
+    }
+    assert all(tuple(sorted(tm.categories[k].get("forms", {}))) == usual for k in added)
 
 
 def test_multimodal_twin_keeps_the_image_phrase_in_every_language():
