@@ -364,13 +364,11 @@ def test_memory_singular_is_exposed_and_validated(tmp_path):
 
 @pytest.mark.parametrize("lang", TARGETS)
 def test_bundled_memory_has_the_singulars_display_names_need(lang):
-    """The categories the sample's display names qualify have a singular in every target language, a
-    string where present."""
+    """Every category of every memory has a singular, a non-empty string: any category can be the word a
+    display name carries (on the sample, 159 do)."""
     tm = memory.load(lang)
     assert all(
-        isinstance(e["singular"], str) and e["singular"].strip()
-        for e in tm.categories.values()
-        if "singular" in e
+        isinstance(e.get("singular"), str) and e["singular"].strip() for e in tm.categories.values()
     )
     qualified = (
         "administrative_region",
