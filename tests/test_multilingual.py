@@ -7,7 +7,7 @@ import json
 import pytest
 
 from mgqa_platform import warehouse
-from mgqa_platform.multilingual import instantiate, memory, stage
+from mgqa_platform.multilingual import instantiate, memory, names, stage
 from mgqa_platform.multilingual.languages import CODES, TARGETS, in_script, language, scripts_of
 from mgqa_platform.multilingual.placeholders import placeholders, problems
 from mgqa_platform.questions.catalog import default_catalog
@@ -238,6 +238,174 @@ def test_localize_fills_labels_categories_numbers_and_records_fallbacks():
             display,
             cat,
         )
+
+
+def test_display_qualifier_finds_the_category_word_only_where_disambiguation_put_it():
+    q = names.display_qualifier
+    assert q("Lasipalatsi", "Lasipalatsi (public building)", "public") == names.Qualified(
+        "Lasipalatsi", "public"
+    )
+    assert q("Dia", "Dia (supermarket, Sant Julià de Lòria)", "supermarket") == names.Qualified(
+        "Dia", "supermarket", "Sant Julià de Lòria"
+    )
+    # a street or locality alone, the name itself, a name that already holds the word: no qualifier
+    assert q("Nordea", "Nordea (Mannerheimintie)", "bank") is None
+    assert q("Kamppi", "Kamppi", "suburb") is None
+    assert q("Foo (bus stop)", "Foo (bus stop)", "bus_stop") is None
+    assert q("Foo (bus stop)", "Foo (bus stop) (bus stop)", "bus_stop") == names.Qualified(
+        "Foo (bus stop)", "bus_stop"
+    )
+    # a base a rule replaced (another script) is what stands before the word
+    assert q("Rue Marchand شارع", "Rue Marchand (road)", "road") == names.Qualified(
+        "Rue Marchand", "road"
+    )
+    rows = [
+        {"entity_id": "k:1", "name": "Ruoholahti", "display_name": "Ruoholahti (bus stop)"},
+        {"entity_id": "k:2", "name": "Kamppi", "display_name": "Kamppi"},
+    ]
+    found = names.display_qualifiers([{**r, "category": "bus_stop"} for r in rows])
+    assert found == {"k:1": names.Qualified("Ruoholahti", "bus_stop")}
+
+
+def test_fallback_name_says_the_category_word_in_the_language():
+    """An entity without a label in the language keeps its English display name, but the category word
+    disambiguation gave it is the memory's singular; a street or locality stays; a missing singular
+    keeps the English word and is recorded."""
+    cat = default_catalog()
+    sub = cat.sub_template("B01.2")
+    vid = sub.variants[0].id
+    entry = {"source": "bus stops", "text": "paradas de autobús", "singular": "parada de autobús"}
+    spa = memory.TranslationMemory("spa", "draft", {}, categories={"bus_stop": entry})
+    es = "¿Cuántas {category_A} hay a menos de {value} km de {entity_B}?"
+    qualifiers = {"worldkg:1": names.Qualified("Rautatientori", "bus_stop")}
+    (row,), used = instantiate.localize(
+        [_record(variant_id=vid)],
+        "spa",
+        {vid: (es, "unreviewed")},
+        spa,
+        {},
+        {"worldkg:1": "Rautatientori (bus stop)"},
+        cat,
+        qualifiers=qualifiers,
+    )
+    assert row["text"].endswith("de Rautatientori (parada de autobús)?")
+    assert row["text_marked"].endswith("de {Rautatientori (parada de autobús)}?")
+    assert json.loads(row["fallbacks"]) == ["category:category_A", "label:entity_B"]
+    assert used == {"category": 1, "label": 1}
+    # German, with the locality kept as it is
+    deu = memory.TranslationMemory(
+        "deu",
+        "draft",
+        {},
+        categories={
+            "supermarket": {"source": "s", "text": "Supermärkte", "singular": "Supermarkt"}
+        },
+    )
+    de = "Wie viele {category_A} liegen im Umkreis von {value} km um {entity_B}?"
+    (row,), _ = instantiate.localize(
+        [_record(variant_id=vid)],
+        "deu",
+        {vid: (de, "unreviewed")},
+        deu,
+        {},
+        {"worldkg:1": "Dia (supermarket, Sant Julià de Lòria)"},
+        cat,
+        qualifiers={"worldkg:1": names.Qualified("Dia", "supermarket", "Sant Julià de Lòria")},
+    )
+    assert row["text"].endswith("um Dia (Supermarkt, Sant Julià de Lòria)?")
+    # a label in the language wins over the qualified English name
+    (row,), _ = instantiate.localize(
+        [_record(variant_id=vid)],
+        "spa",
+        {vid: (es, "unreviewed")},
+        spa,
+        {"worldkg:1": "Plaza del Ferrocarril"},
+        {"worldkg:1": "Rautatientori (bus stop)"},
+        cat,
+        qualifiers=qualifiers,
+    )
+    assert row["text"].endswith("de Plaza del Ferrocarril?")
+    assert "label:entity_B" not in json.loads(row["fallbacks"])
+    # no singular in the memory: the English word stays, recorded as a second fallback
+    plural_only = memory.TranslationMemory(
+        "spa", "draft", {}, categories={"bus_stop": {"source": "bus stops", "text": "paradas"}}
+    )
+    (row,), used = instantiate.localize(
+        [_record(variant_id=vid)],
+        "spa",
+        {vid: (es, "unreviewed")},
+        plural_only,
+        {},
+        {"worldkg:1": "Rautatientori (bus stop)"},
+        cat,
+        qualifiers=qualifiers,
+    )
+    assert row["text"].endswith("de Rautatientori (bus stop)?")
+    assert json.loads(row["fallbacks"]) == [
+        "category:category_A",
+        "label:entity_B",
+        "qualifier:entity_B",
+    ]
+    assert used == {"category": 1, "label": 1, "qualifier": 1}
+
+
+def test_memory_singular_is_exposed_and_validated(tmp_path):
+    tm = memory.TranslationMemory(
+        "spa",
+        "draft",
+        {},
+        categories={
+            "bank": {"source": "banks", "text": "bancos", "singular": "banco"},
+            "bar": {"source": "bars", "text": "bares"},
+            "cafe": {"source": "cafes", "text": "cafeterías", "singular": " "},
+            "pub": {"source": "pubs", "text": "pubs", "singular": ["pub"]},
+        },
+    )
+    assert tm.singular("bank") == "banco" and tm.singular("bar") is None
+    assert tm.singular("not_a_category") is None
+    assert memory.validate(tm, {}) == [
+        "category cafe: singular is not a non-empty string",
+        "category pub: singular is not a non-empty string",
+    ]
+    (tmp_path / "spa.json").write_text(
+        json.dumps({"lang": "spa", "categories": {"bank": tm.categories["bank"]}}),
+        encoding="utf-8",
+    )
+    assert memory.load("spa", tmp_path).singular("bank") == "banco"
+
+
+@pytest.mark.parametrize("lang", TARGETS)
+def test_bundled_memory_has_the_singulars_display_names_need(lang):
+    """Every category of every memory has a singular, a non-empty string: any category can be the word a
+    display name carries (on the sample, 159 do)."""
+    tm = memory.load(lang)
+    assert all(
+        isinstance(e.get("singular"), str) and e["singular"].strip() for e in tm.categories.values()
+    )
+    qualified = (
+        "administrative_region",
+        "hamlet",
+        "bus_stop",
+        "stop_position",
+        "platform",
+        "public",
+    )
+    assert all(tm.singular(c) for c in qualified)
+    # the categories added for display names carry the forms every other category of the memory has
+    added = (
+        "public",
+        "services",
+        "natural",
+        "tourism",
+        "barrier",
+        "beach_resort",
+        "border_control",
+    )
+    added += ("civil", "dry_cleaning", "landuse", "prison", "proposed", "substation")
+    (usual,) = {
+        tuple(sorted(e.get("forms", {}))) for k, e in tm.categories.items() if k not in added
+    }
+    assert all(tuple(sorted(tm.categories[k].get("forms", {}))) == usual for k in added)
 
 
 def test_multimodal_twin_keeps_the_image_phrase_in_every_language():

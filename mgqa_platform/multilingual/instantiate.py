@@ -6,7 +6,9 @@ For one language other than English and one English question record (``questions
 * entity slots take the entity's name in that language (``labels``: see
   :func:`mgqa_platform.multilingual.names.localized_names`: KG label, Natural Earth, GeoNames), else the
   English question's display name (the canonical English label, else the KG label, disambiguated) without a
-  leading English "the" (event names: "the Spanish Fire of 1994"): a fallback is recorded per role;
+  leading English "the" (event names: "the Spanish Fire of 1994"): a fallback is recorded per role; a display
+  name's category word ("Lasipalatsi (public building)") takes the memory's singular ("Lasipalatsi (edificio
+  público)"; :func:`fallback_name`), else stays English, recorded as a second fallback;
 * category slots take the translation memory's plural label as a grammar :class:`~.grammar.Noun`, so a slot
   with a spec (``{category_A:def}``) takes the agreeing form, else the English one (recorded); a sentence that
   starts with a category or parameter slot is capitalised after filling;
@@ -54,6 +56,7 @@ from mgqa_platform.multilingual.events import EventFacts, event_phrase
 from mgqa_platform.multilingual.grammar import Noun, capitalize_start, elide_before_names
 from mgqa_platform.multilingual.languages import SOURCE, language
 from mgqa_platform.multilingual.memory import TranslationMemory
+from mgqa_platform.multilingual.names import Qualified
 from mgqa_platform.multilingual.periods import period_phrase
 from mgqa_platform.multilingual.placeholders import placeholders
 from mgqa_platform.questions import roles
@@ -166,13 +169,16 @@ def localize(
     display: Mapping[str, str],
     catalog: Catalog,
     events: Mapping[str, EventFacts] | None = None,
+    qualifiers: Mapping[str, Qualified] | None = None,
 ) -> tuple[list[dict], Counter]:
     """Localized rows of ``questions`` (records of ``questions_en``) in ``lang`` (not English), and
     a counter of fallbacks by kind.
 
     ``templates``: variant id -> (resolved template text, its status); ``labels``: entity id -> label in ``lang``;
     ``display``: entity id -> the English display name; ``events``: entity id -> the facts of an
-    earthquake or fire, named in the language in its slot (:func:`place_events`). A record whose
+    earthquake or fire, named in the language in its slot (:func:`place_events`); ``qualifiers``: entity
+    id -> the parts of an English display name that carries a category word
+    (:func:`~mgqa_platform.multilingual.names.display_qualifiers`). A record whose
     template is missing raises KeyError (the resolved templates cover every variant: a blocking check
     guarantees it)."""
     if lang == SOURCE:
@@ -211,9 +217,11 @@ def localize(
                     name = IMAGE_PHRASES[lang]
                 elif eid in labels:
                     name = labels[eid]
-                else:  # the English display name, without its English article ("the X Fire of 1996")
-                    name = without_article(display[eid])
+                else:
+                    name, said = fallback_name(display[eid], (qualifiers or {}).get(eid), tm)
                     fallbacks.append(f"label:{slot}")
+                    if not said:
+                        fallbacks.append(f"qualifier:{slot}")
                 fill[slot], fill_marked[slot] = name, mark(name)
             elif slot in params:
                 fill[slot] = fill_marked[slot] = _param(slot, params[slot], lang, tm, fallbacks)
@@ -242,6 +250,21 @@ def localize(
             }
         )
     return out, used
+
+
+def fallback_name(
+    display: str, qualified: Qualified | None, tm: TranslationMemory
+) -> tuple[str, bool]:
+    """The name an entity slot without a label in the language takes: the English display name
+    without its English article ("the X Fire of 1996"), its category word (``qualified``) replaced by
+    the memory's singular, street or locality kept. The flag is False when the display name has a
+    category word the memory has no singular for (the English word stays)."""
+    if qualified is None:
+        return without_article(display), True
+    word = tm.singular(qualified.category)
+    if word is None:
+        return without_article(display), False
+    return without_article(qualified.render(word)), True
 
 
 def place_events(

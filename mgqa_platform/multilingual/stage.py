@@ -269,7 +269,15 @@ def localize_language(
         sources["event"] = len(named_events)
     tm = memory.load(lang)
     rows, fallbacks = instantiate.localize(
-        questions, lang, templates, tm, labels, display, catalog, named_events
+        questions,
+        lang,
+        templates,
+        tm,
+        labels,
+        display,
+        catalog,
+        named_events,
+        names.display_qualifiers(entities),
     )
     with registered(con, _slice=arrow_table(LOCALIZED_SCHEMA, rows)):
         n = replace_partition(
