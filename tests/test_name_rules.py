@@ -125,6 +125,7 @@ TOWN = {
     17: ("Rue Marchand شارع التجاري", ("Primary", "highway", "primary"), ""),
     18: ("Rue Marchand شارع التجاري", ("Cafe", "amenity", "cafe"), ""),
     19: ("Antanambao ?", ("Village", "place", "village"), ""),
+    20: ("Poe (Ducor City", ("Village", "place", "village"), ""),
 }
 #: entity number -> (display name, name_unique, name_rule)
 TOWN_EXPECTED = {
@@ -147,6 +148,7 @@ TOWN_EXPECTED = {
     17: ("Rue Marchand (road)", True, "other_script"),  # the Latin part, then disambiguated
     18: ("Rue Marchand (cafe)", True, "other_script"),
     19: ("Antanambao ?", False, "uncertain"),  # the mapper's doubt, not a name to ask about
+    20: ("Poe (Ducor City", False, "truncated"),  # cut off at import
 }
 
 
@@ -189,6 +191,7 @@ def test_rule_counts_and_aliases(town):
         "place_name_on_poi": {"entities": 4, "excluded": 2},
         "placeholder": {"entities": 1, "excluded": 1},
         "uncertain": {"entities": 1, "excluded": 1},
+        "truncated": {"entities": 1, "excluded": 1},
     }
     labels = {
         (r["entity_id"], r["label"], r["is_alias"])
@@ -357,3 +360,17 @@ def test_uncertain_names(name):
 @pytest.mark.parametrize("name", ["Antanambao", "Café Où", "L'Escale", "Saint-Denis !"])
 def test_certain_names(name):
     assert not names.uncertain(name)
+
+
+@pytest.mark.parametrize(
+    "name", ["Poe (Ducor City", "Taylor E.Mayor Camp (", "Farm )", "A [b (c] d)"]
+)
+def test_truncated_names(name):
+    assert names.truncated(name)
+
+
+@pytest.mark.parametrize(
+    "name", ["Helsinki (tram stop)", "Kamppi [Kampen]", "Café (Le) Bon", "Route 66"]
+)
+def test_whole_names(name):
+    assert not names.truncated(name)

@@ -48,6 +48,8 @@ RULES: dict[str, str] = {
     "placeholder": "a placeholder instead of a name (POINT, UNNAMED, unknown, n/a, ?, yes ...)",
     "uncertain": "the mapper marked the name as a guess with a question mark (Antanambao ?, "
     "name ?): a reader cannot tell the name from the doubt",
+    "truncated": "brackets that do not pair up, a name cut off at import (Poe (Ducor City, Taylor "
+    "E.Mayor Camp (): the rest of the name is lost",
     "code_like": "a code or number with no word (S166, U101, CS20, A-12, 1940)",
     "category_word": "the name is a category word (Kiosk, Borehole, Kiosque, Shopping ...)",
     "place_name_on_poi": "the name of a settlement, region or country on another feature: the "
@@ -175,6 +177,19 @@ def uncertain(name: str) -> bool:
     """The name carries a question mark (ASCII, full-width or inverted), the mapper's mark of a name not
     known for sure: "Antanambao ?", "Hafia?", "name ?"."""
     return any(ch in name for ch in "?？¿")
+
+
+def truncated(name: str) -> bool:
+    """Round or square brackets that do not pair up in order: the name was cut off ("Poe (Ducor City",
+    "Taylor E.Mayor Camp (") or is otherwise broken ("Farm )")."""
+    open_brackets: list[str] = []
+    for ch in name:
+        if ch in "([":
+            open_brackets.append(ch)
+        elif ch in ")]":
+            if not open_brackets or open_brackets.pop() != ("(" if ch == ")" else "["):
+                return True
+    return bool(open_brackets)
 
 
 def _has_word(name: str) -> bool:
@@ -433,6 +448,7 @@ def name_entity(
     excluding = (
         ("placeholder", placeholder(base)),
         ("uncertain", uncertain(base)),
+        ("truncated", truncated(base)),
         ("code_like", code_like(base)),
         ("category_word", category_word(base, words)),
     )
