@@ -255,12 +255,12 @@ def _wide_sql(prof: profiles.Profile, kg: str) -> str:
 
     return f"""
     WITH dups AS (
-        SELECT s, max(n) AS n_values FROM (
-            SELECT s, k, count(DISTINCT v) AS n FROM facts
-            WHERE k NOT IN ('@type', '@instant', '@begin', '@end') AND k NOT LIKE 'obs:%' GROUP BY s, k)
-        GROUP BY s
+        SELECT DISTINCT s FROM (
+            SELECT s FROM facts
+            WHERE k NOT IN ('@type', '@instant', '@begin', '@end') AND k NOT LIKE 'obs:%'
+            GROUP BY s, k HAVING min(v) <> max(v))
     ),
-    geo AS (SELECT s, count(DISTINCT wkt) AS n_wkt, min(wkt) AS wkt FROM geom GROUP BY s),
+    geo AS (SELECT s, min(wkt) <> max(wkt) AS wkt_conflict, min(wkt) AS wkt FROM geom GROUP BY s),
     wide AS (
         SELECT s,
             list_sort(list_distinct(list(v) FILTER (WHERE k = '@type'))) AS types,
@@ -282,7 +282,7 @@ def _wide_sql(prof: profiles.Profile, kg: str) -> str:
         coalesce(w.begin_min, w.instant_min) AS valid_from, coalesce(w.end_max, w.instant_max) AS valid_to,
         c.category, c.main_key, c.main_value, g.wkt,
         CASE WHEN g.s IS NULL THEN 'missing_geometry'
-             WHEN coalesce(d.n_values, 1) > 1 OR g.n_wkt > 1 THEN 'duplicate_id'
+             WHEN d.s IS NOT NULL OR g.wkt_conflict THEN 'duplicate_id'
              {no_class}
              WHEN trim(coalesce(w.name_en, w.label, '')) = '' THEN 'missing_name'
              WHEN c.category IS NULL THEN 'unknown_category' END AS reject
@@ -670,20 +670,18 @@ candidates AS (
     )
     WHERE f.form IS NOT NULL
 ),
-shared AS (
-    SELECT
-        form_key,
-        count(DISTINCT entity_id) AS n
+unique_keys AS (
+    SELECT form_key
     FROM candidates
     GROUP BY form_key
+    HAVING min(entity_id) = max(entity_id)
 ),
 chosen AS (
     SELECT
         c.entity_id,
         arg_min(c.form, c.rank) AS form
     FROM candidates c
-    JOIN shared s USING (form_key)
-    WHERE s.n = 1
+    SEMI JOIN unique_keys USING (form_key)
     GROUP BY c.entity_id
 )
 SELECT
@@ -810,6 +808,26 @@ def _name_rules(
     return rules, aliases
 
 
+def _source_triples_sql(prof: profiles.Profile) -> str:
+    """``INSERT INTO entity_triples`` (parameter: the KG) of the source triples of ``named``: each
+    entity's own subjects (with its road parts), the nodes up to two ``prof.cited_links`` hops
+    away, and the roads' derived statements (``new_road_triples``), sorted."""
+    links = ", ".join("'" + p.replace("'", "''") + "'" for p in prof.cited_links)
+    return f"""INSERT INTO entity_triples
+        WITH own AS (
+            SELECT entity_id, subject FROM named UNION SELECT entity_id, part_subject FROM new_parts
+        ),
+        linked AS (SELECT s, o FROM stage WHERE p IN ({links})),
+        hop1 AS (SELECT n.entity_id, t.o AS node FROM own n JOIN linked t ON t.s = n.subject),
+        hop2 AS (SELECT h.entity_id, t.o AS node FROM hop1 h JOIN linked t ON t.s = h.node),
+        src AS (SELECT entity_id, subject AS node FROM own UNION SELECT * FROM hop1 UNION SELECT * FROM hop2),
+        rows AS (
+            SELECT src.entity_id, t.s, t.p, t.o FROM src JOIN stage t ON t.s = src.node
+            UNION ALL SELECT entity_id, s, p, o FROM new_road_triples
+        )
+        SELECT entity_id, $1, s, p, o FROM rows ORDER BY entity_id, s, p, o"""
+
+
 def _finish(
     con: duckdb.DuckDBPyConnection,
     kg: str,
@@ -854,29 +872,16 @@ def _finish(
             ORDER BY ALL
             """
         )
-    links = ", ".join("'" + p.replace("'", "''") + "'" for p in prof.cited_links)
-    con.execute(
-        f"""CREATE OR REPLACE TEMP TABLE new_triples AS
-        WITH own AS (
-            SELECT entity_id, subject FROM named UNION SELECT entity_id, part_subject FROM new_parts
-        ),
-        hop1 AS (
-            SELECT n.entity_id, t.o AS node FROM own n JOIN stage t ON t.s = n.subject WHERE t.p IN ({links})
-        ),
-        hop2 AS (
-            SELECT h.entity_id, t.o AS node FROM hop1 h JOIN stage t ON t.s = h.node WHERE t.p IN ({links})
-        ),
-        src AS (SELECT entity_id, subject AS node FROM own UNION SELECT * FROM hop1 UNION SELECT * FROM hop2)
-        SELECT src.entity_id, t.s, t.p, t.o FROM src JOIN stage t ON t.s = src.node
-        UNION ALL SELECT entity_id, s, p, o FROM new_road_triples
-        ORDER BY ALL"""
-    )
-    for t in ("stage", "facts"):  # everything below reads only the new_* tables: free memory early
-        con.execute(f"DROP TABLE IF EXISTS {t}")
     with transaction(con):
         for table in ("entities", "entity_labels", "entity_triples", "entity_parts"):
             con.execute(f"DELETE FROM {table} WHERE kg = ?", [kg])
         con.execute("DELETE FROM quarantine WHERE kg = ? AND stage <> 'kg_build'", [kg])
+        con.execute(_source_triples_sql(prof), [kg])
+        for t in (
+            "stage",
+            "facts",
+        ):  # everything below reads only the new_* tables: free memory early
+            con.execute(f"DROP TABLE IF EXISTS {t}")
         con.execute(
             """
             INSERT INTO entities
@@ -895,9 +900,6 @@ def _finish(
             [kg],
         )
         con.execute(
-            "INSERT INTO entity_triples SELECT entity_id, ?, s, p, o FROM new_triples", [kg]
-        )
-        con.execute(
             "INSERT INTO entity_parts SELECT ?, entity_id, part_entity_id, part_subject FROM new_parts",
             [kg],
         )
@@ -905,7 +907,7 @@ def _finish(
             "INSERT INTO quarantine SELECT ?, stage, reason, detail, source, payload FROM new_quarantine ORDER BY ALL",
             [kg],
         )
-    for t in ("named", "new_triples", "new_labels", "label_facts"):
+    for t in ("named", "new_labels", "label_facts"):
         con.execute(f"DROP TABLE IF EXISTS {t}")
 
 
