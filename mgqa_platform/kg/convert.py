@@ -130,19 +130,28 @@ def _stage(
     quarantine: _QuarantineSink,
     parse_workers: int,
 ) -> int:
-    """Load the native file into TEMP table ``stage(s, p, o)``; return the number of triples.
-    RDF is parsed by ``parse_workers`` processes (0: the CPU count, at most 4)."""
+    """Stage the native file as ``stage(s, p, o)``; return the number of triples.
+
+    RDF is parsed by ``parse_workers`` processes (0: the CPU count, at most 4) into Parquet parts
+    under ``scratch``, and ``stage`` is a TEMP view over them: the compressed parts are scanned
+    where a statement needs them, so no uncompressed copy of the whole file is held in memory."""
     if osmh3kg_table.is_table(path):
         _stage_osmh3kg(con, path, quarantine)
-    else:
-        parts, _, bad_statements = parse_file(path, scratch / "parsed", workers=parse_workers)
-        for b in bad_statements:
-            quarantine.append(_qrow("parse", b.reason, b.detail, f"{path.name}:{b.line}", b.text))
-        con.execute(
-            "CREATE OR REPLACE TEMP TABLE stage AS SELECT * FROM read_parquet(?)",
-            [[str(p) for p in parts]],
-        )
-    return int(con.execute("SELECT count(*) FROM stage").fetchone()[0])
+        return int(con.execute("SELECT count(*) FROM stage").fetchone()[0])
+    parts, triples, bad_statements = parse_file(path, scratch / "parsed", workers=parse_workers)
+    for b in bad_statements:
+        quarantine.append(_qrow("parse", b.reason, b.detail, f"{path.name}:{b.line}", b.text))
+    files = ", ".join("'" + str(p).replace("'", "''") + "'" for p in parts)
+    con.execute(f"CREATE OR REPLACE TEMP VIEW stage AS SELECT * FROM read_parquet([{files}])")
+    return triples
+
+
+def _drop_temp(con: duckdb.DuckDBPyConnection, name: str) -> None:
+    """Drop the TEMP table or view ``name`` if it exists."""
+    view = con.execute(
+        "SELECT 1 FROM duckdb_views() WHERE temporary AND view_name = ?", [name]
+    ).fetchone()
+    con.execute(f"DROP {'VIEW' if view else 'TABLE'} IF EXISTS {name}")
 
 
 def _stage_osmh3kg(con: duckdb.DuckDBPyConnection, path: Path, quarantine: _QuarantineSink) -> None:
@@ -553,7 +562,7 @@ def convert_kg(
             "new_parts",
             "new_road_triples",
         ):
-            con.execute(f"DROP TABLE IF EXISTS {t}")
+            _drop_temp(con, t)
         shutil.rmtree(scratch, ignore_errors=True)
 
     def count(sql: str) -> int:
@@ -877,11 +886,9 @@ def _finish(
             con.execute(f"DELETE FROM {table} WHERE kg = ?", [kg])
         con.execute("DELETE FROM quarantine WHERE kg = ? AND stage <> 'kg_build'", [kg])
         con.execute(_source_triples_sql(prof), [kg])
-        for t in (
-            "stage",
-            "facts",
-        ):  # everything below reads only the new_* tables: free memory early
-            con.execute(f"DROP TABLE IF EXISTS {t}")
+        # everything below reads only the new_* tables: free memory early
+        for t in ("stage", "facts"):
+            _drop_temp(con, t)
         con.execute(
             """
             INSERT INTO entities
