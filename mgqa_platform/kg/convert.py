@@ -517,6 +517,9 @@ def convert_kg(
         Path(scratch_dir).mkdir(parents=True, exist_ok=True)
     scratch = Path(tempfile.mkdtemp(prefix=f"mgqa-convert-{kg}-", dir=scratch_dir))
     quarantine = _QuarantineSink(scratch / "quarantine.parquet")
+    # every table written below is sorted explicitly: intermediate results need no order
+    ordered = con.execute("SELECT current_setting('preserve_insertion_order')").fetchone()[0]
+    con.execute("SET preserve_insertion_order = false")
     try:
         with registered(con, **profiles.lookup_tables()):
             res.triples_staged = _stage(con, path, scratch, quarantine, parse_workers)
@@ -549,6 +552,7 @@ def convert_kg(
             roads.merge_roads(con, kg, geometry_columns, prof.route_signs)
             _finish(con, kg, prof, snapshot_id, names.keys(country_names))
     finally:
+        con.execute(f"SET preserve_insertion_order = {bool(ordered)}")
         quarantine.writer.close()
         for t in (
             "stage",
