@@ -525,6 +525,8 @@ def convert_kg(
             res.triples_staged = _stage(con, path, scratch, quarantine, parse_workers)
             _facts(con, prof)
             (accept or accept_in_process)(con, _wide_sql(prof, kg), kg, scratch, quarantine)
+            for t in ("ents", "geom", "cat"):  # read only by the wide rows
+                _drop_temp(con, t)
             # two subjects that map to one entity id: keep the first subject, quarantine the others
             dup = """
                 SELECT entity_id, subject
@@ -565,6 +567,9 @@ def convert_kg(
             "label_facts",
             "new_parts",
             "new_road_triples",
+            "named",
+            "new_labels",
+            "owners",
         ):
             _drop_temp(con, t)
         shutil.rmtree(scratch, ignore_errors=True)
@@ -822,18 +827,16 @@ def _name_rules(
 
 
 def _source_triples_sql(prof: profiles.Profile) -> str:
-    """``INSERT INTO entity_triples`` (parameter: the KG) of the source triples of ``named``: each
-    entity's own subjects (with its road parts), the nodes up to two ``prof.cited_links`` hops
-    away, and the roads' derived statements (``new_road_triples``), sorted."""
+    """``INSERT INTO entity_triples`` (parameter: the KG) of the source triples of the entities:
+    each entity's own subjects (``owners``: entity_id, subject, with its road parts), the nodes up to
+    two ``prof.cited_links`` hops away, and the roads' derived statements (``new_road_triples``),
+    sorted."""
     links = ", ".join("'" + p.replace("'", "''") + "'" for p in prof.cited_links)
     return f"""INSERT INTO entity_triples
-        WITH own AS (
-            SELECT entity_id, subject FROM named UNION SELECT entity_id, part_subject FROM new_parts
-        ),
-        linked AS (SELECT s, o FROM stage WHERE p IN ({links})),
-        hop1 AS (SELECT n.entity_id, t.o AS node FROM own n JOIN linked t ON t.s = n.subject),
+        WITH linked AS (SELECT s, o FROM stage WHERE p IN ({links})),
+        hop1 AS (SELECT n.entity_id, t.o AS node FROM owners n JOIN linked t ON t.s = n.subject),
         hop2 AS (SELECT h.entity_id, t.o AS node FROM hop1 h JOIN linked t ON t.s = h.node),
-        src AS (SELECT entity_id, subject AS node FROM own UNION SELECT * FROM hop1 UNION SELECT * FROM hop2),
+        src AS (SELECT entity_id, subject AS node FROM owners UNION SELECT * FROM hop1 UNION SELECT * FROM hop2),
         rows AS (
             SELECT src.entity_id, t.s, t.p, t.o FROM src JOIN stage t ON t.s = src.node
             UNION ALL SELECT entity_id, s, p, o FROM new_road_triples
@@ -853,6 +856,7 @@ def _finish(
     ]
     nouns = _category_nouns(categories)
     _label_facts(con, prof)
+    _drop_temp(con, "facts")  # label_facts is its last reader: free memory early
     rules, name_aliases = _name_rules(con, nouns, country_names, prof.route_signs)
     noun_table = pa.table(
         {
@@ -862,6 +866,7 @@ def _finish(
     )
     with registered(con, category_nouns=noun_table, name_rules=rules):
         con.execute(DISAMBIGUATE_SQL)
+    _drop_temp(con, "new_entities")  # named holds all of it
     # every accepted name that is not the display name is an alias (scoring accepts it)
     with registered(con, name_aliases=name_aliases):
         con.execute(
@@ -885,14 +890,11 @@ def _finish(
             ORDER BY ALL
             """
         )
+    _drop_temp(con, "label_facts")
     with transaction(con):
         for table in ("entities", "entity_labels", "entity_triples", "entity_parts"):
             con.execute(f"DELETE FROM {table} WHERE kg = ?", [kg])
         con.execute("DELETE FROM quarantine WHERE kg = ? AND stage <> 'kg_build'", [kg])
-        con.execute(_source_triples_sql(prof), [kg])
-        # everything below reads only the new_* tables: free memory early
-        for t in ("stage", "facts"):
-            _drop_temp(con, t)
         con.execute(
             """
             INSERT INTO entities
@@ -907,9 +909,21 @@ def _finish(
         )
         assign_category_kinds(con, kg)
         con.execute(
+            """
+            CREATE OR REPLACE TEMP TABLE owners AS
+            SELECT entity_id, subject FROM named
+            UNION
+            SELECT entity_id, part_subject FROM new_parts
+            """
+        )
+        _drop_temp(con, "named")
+        con.execute(
             "INSERT INTO entity_labels SELECT entity_id, ?, lang, label, is_alias FROM new_labels",
             [kg],
         )
+        _drop_temp(con, "new_labels")
+        con.execute(_source_triples_sql(prof), [kg])
+        _drop_temp(con, "stage")
         con.execute(
             "INSERT INTO entity_parts SELECT ?, entity_id, part_entity_id, part_subject FROM new_parts",
             [kg],
@@ -918,8 +932,7 @@ def _finish(
             "INSERT INTO quarantine SELECT ?, stage, reason, detail, source, payload FROM new_quarantine ORDER BY ALL",
             [kg],
         )
-    for t in ("named", "new_labels", "label_facts"):
-        con.execute(f"DROP TABLE IF EXISTS {t}")
+    _drop_temp(con, "owners")
 
 
 #: ``entities.category_kind`` of one KG: the geometry kind (point, line, polygon) that most entities
