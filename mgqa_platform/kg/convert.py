@@ -130,19 +130,28 @@ def _stage(
     quarantine: _QuarantineSink,
     parse_workers: int,
 ) -> int:
-    """Load the native file into TEMP table ``stage(s, p, o)``; return the number of triples.
-    RDF is parsed by ``parse_workers`` processes (0: the CPU count, at most 4)."""
+    """Stage the native file as ``stage(s, p, o)``; return the number of triples.
+
+    RDF is parsed by ``parse_workers`` processes (0: the CPU count, at most 4) into Parquet parts
+    under ``scratch``, and ``stage`` is a TEMP view over them: the compressed parts are scanned
+    where a statement needs them, so no uncompressed copy of the whole file is held in memory."""
     if osmh3kg_table.is_table(path):
         _stage_osmh3kg(con, path, quarantine)
-    else:
-        parts, _, bad_statements = parse_file(path, scratch / "parsed", workers=parse_workers)
-        for b in bad_statements:
-            quarantine.append(_qrow("parse", b.reason, b.detail, f"{path.name}:{b.line}", b.text))
-        con.execute(
-            "CREATE OR REPLACE TEMP TABLE stage AS SELECT * FROM read_parquet(?)",
-            [[str(p) for p in parts]],
-        )
-    return int(con.execute("SELECT count(*) FROM stage").fetchone()[0])
+        return int(con.execute("SELECT count(*) FROM stage").fetchone()[0])
+    parts, triples, bad_statements = parse_file(path, scratch / "parsed", workers=parse_workers)
+    for b in bad_statements:
+        quarantine.append(_qrow("parse", b.reason, b.detail, f"{path.name}:{b.line}", b.text))
+    files = ", ".join("'" + str(p).replace("'", "''") + "'" for p in parts)
+    con.execute(f"CREATE OR REPLACE TEMP VIEW stage AS SELECT * FROM read_parquet([{files}])")
+    return triples
+
+
+def _drop_temp(con: duckdb.DuckDBPyConnection, name: str) -> None:
+    """Drop the TEMP table or view ``name`` if it exists."""
+    view = con.execute(
+        "SELECT 1 FROM duckdb_views() WHERE temporary AND view_name = ?", [name]
+    ).fetchone()
+    con.execute(f"DROP {'VIEW' if view else 'TABLE'} IF EXISTS {name}")
 
 
 def _stage_osmh3kg(con: duckdb.DuckDBPyConnection, path: Path, quarantine: _QuarantineSink) -> None:
@@ -255,12 +264,12 @@ def _wide_sql(prof: profiles.Profile, kg: str) -> str:
 
     return f"""
     WITH dups AS (
-        SELECT s, max(n) AS n_values FROM (
-            SELECT s, k, count(DISTINCT v) AS n FROM facts
-            WHERE k NOT IN ('@type', '@instant', '@begin', '@end') AND k NOT LIKE 'obs:%' GROUP BY s, k)
-        GROUP BY s
+        SELECT DISTINCT s FROM (
+            SELECT s FROM facts
+            WHERE k NOT IN ('@type', '@instant', '@begin', '@end') AND k NOT LIKE 'obs:%'
+            GROUP BY s, k HAVING min(v) <> max(v))
     ),
-    geo AS (SELECT s, count(DISTINCT wkt) AS n_wkt, min(wkt) AS wkt FROM geom GROUP BY s),
+    geo AS (SELECT s, min(wkt) <> max(wkt) AS wkt_conflict, min(wkt) AS wkt FROM geom GROUP BY s),
     wide AS (
         SELECT s,
             list_sort(list_distinct(list(v) FILTER (WHERE k = '@type'))) AS types,
@@ -282,7 +291,7 @@ def _wide_sql(prof: profiles.Profile, kg: str) -> str:
         coalesce(w.begin_min, w.instant_min) AS valid_from, coalesce(w.end_max, w.instant_max) AS valid_to,
         c.category, c.main_key, c.main_value, g.wkt,
         CASE WHEN g.s IS NULL THEN 'missing_geometry'
-             WHEN coalesce(d.n_values, 1) > 1 OR g.n_wkt > 1 THEN 'duplicate_id'
+             WHEN d.s IS NOT NULL OR g.wkt_conflict THEN 'duplicate_id'
              {no_class}
              WHEN trim(coalesce(w.name_en, w.label, '')) = '' THEN 'missing_name'
              WHEN c.category IS NULL THEN 'unknown_category' END AS reject
@@ -508,11 +517,16 @@ def convert_kg(
         Path(scratch_dir).mkdir(parents=True, exist_ok=True)
     scratch = Path(tempfile.mkdtemp(prefix=f"mgqa-convert-{kg}-", dir=scratch_dir))
     quarantine = _QuarantineSink(scratch / "quarantine.parquet")
+    # every table written below is sorted explicitly: intermediate results need no order
+    ordered = con.execute("SELECT current_setting('preserve_insertion_order')").fetchone()[0]
+    con.execute("SET preserve_insertion_order = false")
     try:
         with registered(con, **profiles.lookup_tables()):
             res.triples_staged = _stage(con, path, scratch, quarantine, parse_workers)
             _facts(con, prof)
             (accept or accept_in_process)(con, _wide_sql(prof, kg), kg, scratch, quarantine)
+            for t in ("ents", "geom", "cat"):  # read only by the wide rows
+                _drop_temp(con, t)
             # two subjects that map to one entity id: keep the first subject, quarantine the others
             dup = """
                 SELECT entity_id, subject
@@ -540,6 +554,7 @@ def convert_kg(
             roads.merge_roads(con, kg, geometry_columns, prof.route_signs)
             _finish(con, kg, prof, snapshot_id, names.keys(country_names))
     finally:
+        con.execute(f"SET preserve_insertion_order = {bool(ordered)}")
         quarantine.writer.close()
         for t in (
             "stage",
@@ -552,8 +567,11 @@ def convert_kg(
             "label_facts",
             "new_parts",
             "new_road_triples",
+            "named",
+            "new_labels",
+            "owners",
         ):
-            con.execute(f"DROP TABLE IF EXISTS {t}")
+            _drop_temp(con, t)
         shutil.rmtree(scratch, ignore_errors=True)
 
     def count(sql: str) -> int:
@@ -670,20 +688,18 @@ candidates AS (
     )
     WHERE f.form IS NOT NULL
 ),
-shared AS (
-    SELECT
-        form_key,
-        count(DISTINCT entity_id) AS n
+unique_keys AS (
+    SELECT form_key
     FROM candidates
     GROUP BY form_key
+    HAVING min(entity_id) = max(entity_id)
 ),
 chosen AS (
     SELECT
         c.entity_id,
         arg_min(c.form, c.rank) AS form
     FROM candidates c
-    JOIN shared s USING (form_key)
-    WHERE s.n = 1
+    SEMI JOIN unique_keys USING (form_key)
     GROUP BY c.entity_id
 )
 SELECT
@@ -810,6 +826,24 @@ def _name_rules(
     return rules, aliases
 
 
+def _source_triples_sql(prof: profiles.Profile) -> str:
+    """``INSERT INTO entity_triples`` (parameter: the KG) of the source triples of the entities:
+    each entity's own subjects (``owners``: entity_id, subject, with its road parts), the nodes up to
+    two ``prof.cited_links`` hops away, and the roads' derived statements (``new_road_triples``),
+    sorted."""
+    links = ", ".join("'" + p.replace("'", "''") + "'" for p in prof.cited_links)
+    return f"""INSERT INTO entity_triples
+        WITH linked AS (SELECT s, o FROM stage WHERE p IN ({links})),
+        hop1 AS (SELECT n.entity_id, t.o AS node FROM owners n JOIN linked t ON t.s = n.subject),
+        hop2 AS (SELECT h.entity_id, t.o AS node FROM hop1 h JOIN linked t ON t.s = h.node),
+        src AS (SELECT entity_id, subject AS node FROM owners UNION SELECT * FROM hop1 UNION SELECT * FROM hop2),
+        rows AS (
+            SELECT src.entity_id, t.s, t.p, t.o FROM src JOIN stage t ON t.s = src.node
+            UNION ALL SELECT entity_id, s, p, o FROM new_road_triples
+        )
+        SELECT entity_id, $1, s, p, o FROM rows ORDER BY entity_id, s, p, o"""
+
+
 def _finish(
     con: duckdb.DuckDBPyConnection,
     kg: str,
@@ -822,6 +856,7 @@ def _finish(
     ]
     nouns = _category_nouns(categories)
     _label_facts(con, prof)
+    _drop_temp(con, "facts")  # label_facts is its last reader: free memory early
     rules, name_aliases = _name_rules(con, nouns, country_names, prof.route_signs)
     noun_table = pa.table(
         {
@@ -831,6 +866,7 @@ def _finish(
     )
     with registered(con, category_nouns=noun_table, name_rules=rules):
         con.execute(DISAMBIGUATE_SQL)
+    _drop_temp(con, "new_entities")  # named holds all of it
     # every accepted name that is not the display name is an alias (scoring accepts it)
     with registered(con, name_aliases=name_aliases):
         con.execute(
@@ -854,25 +890,7 @@ def _finish(
             ORDER BY ALL
             """
         )
-    links = ", ".join("'" + p.replace("'", "''") + "'" for p in prof.cited_links)
-    con.execute(
-        f"""CREATE OR REPLACE TEMP TABLE new_triples AS
-        WITH own AS (
-            SELECT entity_id, subject FROM named UNION SELECT entity_id, part_subject FROM new_parts
-        ),
-        hop1 AS (
-            SELECT n.entity_id, t.o AS node FROM own n JOIN stage t ON t.s = n.subject WHERE t.p IN ({links})
-        ),
-        hop2 AS (
-            SELECT h.entity_id, t.o AS node FROM hop1 h JOIN stage t ON t.s = h.node WHERE t.p IN ({links})
-        ),
-        src AS (SELECT entity_id, subject AS node FROM own UNION SELECT * FROM hop1 UNION SELECT * FROM hop2)
-        SELECT src.entity_id, t.s, t.p, t.o FROM src JOIN stage t ON t.s = src.node
-        UNION ALL SELECT entity_id, s, p, o FROM new_road_triples
-        ORDER BY ALL"""
-    )
-    for t in ("stage", "facts"):  # everything below reads only the new_* tables: free memory early
-        con.execute(f"DROP TABLE IF EXISTS {t}")
+    _drop_temp(con, "label_facts")
     with transaction(con):
         for table in ("entities", "entity_labels", "entity_triples", "entity_parts"):
             con.execute(f"DELETE FROM {table} WHERE kg = ?", [kg])
@@ -891,12 +909,21 @@ def _finish(
         )
         assign_category_kinds(con, kg)
         con.execute(
+            """
+            CREATE OR REPLACE TEMP TABLE owners AS
+            SELECT entity_id, subject FROM named
+            UNION
+            SELECT entity_id, part_subject FROM new_parts
+            """
+        )
+        _drop_temp(con, "named")
+        con.execute(
             "INSERT INTO entity_labels SELECT entity_id, ?, lang, label, is_alias FROM new_labels",
             [kg],
         )
-        con.execute(
-            "INSERT INTO entity_triples SELECT entity_id, ?, s, p, o FROM new_triples", [kg]
-        )
+        _drop_temp(con, "new_labels")
+        con.execute(_source_triples_sql(prof), [kg])
+        _drop_temp(con, "stage")
         con.execute(
             "INSERT INTO entity_parts SELECT ?, entity_id, part_entity_id, part_subject FROM new_parts",
             [kg],
@@ -905,8 +932,7 @@ def _finish(
             "INSERT INTO quarantine SELECT ?, stage, reason, detail, source, payload FROM new_quarantine ORDER BY ALL",
             [kg],
         )
-    for t in ("named", "new_triples", "new_labels", "label_facts"):
-        con.execute(f"DROP TABLE IF EXISTS {t}")
+    _drop_temp(con, "owners")
 
 
 #: ``entities.category_kind`` of one KG: the geometry kind (point, line, polygon) that most entities
