@@ -1,17 +1,17 @@
 """Question instantiation with execution-based ground truth (paper §3.3; docs/questions.md).
 
-For every sub-template with a built executor and every KG, SQL proposes candidate tuples (per stratum,
-on the bounded pool of one (KG, stratum), for the executors whose candidates stay in their stratum; for
-all strata at once on the KG's pool for the others), one batch of SQL computes their raw results, and
-the executor's pure ``finish`` turns each into a typed gold answer or a counted discard reason; tuples
-whose support area reaches past the KG's coverage are dropped as ``beyond_coverage``
-(questions/coverage.py), golds a constant predictor hits as ``trivial`` (questions/triviality.py). Per
-(template, KG, stratum) cell the generator then keeps at most :data:`CAP` tuples (round-robin over the
-template's sub-templates, each in seeded order), drops duplicate (question, gold) pairs, draws one
-English variant per tuple with a seeded RNG, renders the text, and cites the gold triples. Over all KGs,
-the most common gold value of a sub-template keeps at most 60% of its questions (surplus ``trivial``);
-false premises and the multimodal slice are derived from the kept questions. Same inputs and seed ->
-byte-identical rows.
+For every sub-template with a built executor and every KG, SQL proposes candidate tuples (per
+stratum, on the bounded pool of one (KG, stratum), for the executors whose candidates stay in their
+stratum; for all strata at once on the KG's pool for the others), one batch of SQL computes their
+raw results, and the executor's pure ``finish`` turns each into a typed gold answer or a counted
+discard reason; tuples whose support area reaches past the KG's coverage are dropped as
+``beyond_coverage`` (questions/coverage.py), golds a constant predictor hits as ``trivial``
+(questions/triviality.py). Per (template, KG, stratum) cell the generator then keeps at most
+:data:`CAP` tuples (round-robin over the template's sub-templates, each in seeded order), drops
+duplicate (question, gold) pairs, draws one English variant per tuple with a seeded RNG, renders the
+text, and cites the gold triples. Over all KGs, the most common gold value of a sub-template keeps
+at most 60% of its questions (surplus ``trivial``); false premises and the multimodal slice are
+derived from the kept questions. Same inputs and seed -> byte-identical rows.
 """
 
 from __future__ import annotations
