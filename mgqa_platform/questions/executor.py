@@ -2,8 +2,9 @@
 
 An executor is three steps, all deterministic:
 
-1. ``candidates(sub, pool)`` -> SQL over the per-KG view ``pool`` (entities joined with their strata)
-   returning candidate tuples for *all* strata at once: a ``stratum`` column, one column per role
+1. ``candidates(sub, pool)`` -> SQL over the temp table ``pool`` (entities joined with their strata: one
+   KG's, or one stratum's of it for a ``stratum_local`` executor) returning candidate tuples for every
+   stratum in it: a ``stratum`` column, one column per role
    placeholder (entity ids, or category names for category roles) and optionally parameter columns.
    A parameter value the candidates supply (e.g. a direction that holds for the pair) is kept; any other
    parameter is drawn from the catalog's values with a seeded RNG per tuple.
@@ -62,6 +63,11 @@ class Executor:
     version: ClassVar[str] = "1"
     # predicate classes of the bound entities' source triples cited as gold triples (labels always)
     evidence: ClassVar[tuple[str, ...]] = ("geometry",)
+    #: True when ``candidates`` reads only pool rows of the stratum it proposes a tuple for (every pool
+    #: read is a :meth:`Pool.sample` or joined on the same stratum, every window is partitioned by
+    #: stratum): the generator then runs it on the bounded pool of each (KG, stratum) in turn, which gives
+    #: the same tuples (tests/test_bounded_pool.py); otherwise on the pool of the whole KG.
+    stratum_local: ClassVar[bool] = False
 
     def candidates(self, sub: SubTemplate, pool: Pool) -> str:
         raise NotImplementedError

@@ -1,15 +1,17 @@
 """Question instantiation with execution-based ground truth (paper §3.3; docs/questions.md).
 
-For every sub-template with a built executor and every KG, one batch of SQL proposes candidate tuples
-for all strata, one batch of SQL computes their raw results, and the executor's pure ``finish`` turns
-each into a typed gold answer or a counted discard reason; tuples whose support area reaches past the KG's
-coverage are dropped as ``beyond_coverage`` (questions/coverage.py), golds a constant predictor hits as
-``trivial`` (questions/triviality.py). Per (template, KG, stratum) cell the
-generator then keeps at most :data:`CAP` tuples (round-robin over the template's sub-templates, each in
-seeded order), drops duplicate (question, gold) pairs, draws one English variant per tuple with a seeded
-RNG, renders the text, and cites the gold triples. Over all KGs, the most common gold value of a
-sub-template keeps at most 60% of its questions (surplus ``trivial``); false premises and the
-multimodal slice are derived from the kept questions. Same inputs and seed -> byte-identical rows.
+For every sub-template with a built executor and every KG, SQL proposes candidate tuples (per
+stratum, on the bounded pool of one (KG, stratum), for the executors whose candidates stay in their
+stratum; for all strata at once on the KG's pool for the others), one batch of SQL computes their
+raw results, and the executor's pure ``finish`` turns each into a typed gold answer or a counted
+discard reason; tuples whose support area reaches past the KG's coverage are dropped as
+``beyond_coverage`` (questions/coverage.py), golds a constant predictor hits as ``trivial``
+(questions/triviality.py). Per (template, KG, stratum) cell the generator then keeps at most
+:data:`CAP` tuples (round-robin over the template's sub-templates, each in seeded order), drops
+duplicate (question, gold) pairs, draws one English variant per tuple with a seeded RNG, renders the
+text, and cites the gold triples. Over all KGs, the most common gold value of a sub-template keeps
+at most 60% of its questions (surplus ``trivial``); false premises and the multimodal slice are
+derived from the kept questions. Same inputs and seed -> byte-identical rows.
 """
 
 from __future__ import annotations
@@ -71,17 +73,67 @@ def _draw_parameters(sub: SubTemplate, pool: Pool, row: dict) -> None:
             row[name] = rng.choice(choices)
 
 
-def execute_sub_template(
+def candidate_rows(
     con: duckdb.DuckDBPyConnection, sub: SubTemplate, pool: Pool, executor: Executor | None = None
+) -> list[dict]:
+    """The candidate tuples of ``sub`` over the current ``pool`` table (see :func:`create_pool`), as dicts."""
+    executor = executor or EXECUTORS[sub.executor]
+    cur = con.execute(f"SELECT * FROM ({executor.candidates(sub, pool)}) AS c")
+    names = [d[0] for d in cur.description]
+    return [dict(zip(names, r, strict=True)) for r in cur.fetchall()]
+
+
+def kg_strata(con: duckdb.DuckDBPyConnection, kg: str) -> list[str]:
+    """The strata that ``kg``'s entities fall in, sorted (entities without a stratum are in no pool)."""
+    rows = con.execute(
+        """
+        SELECT DISTINCT stratum
+        FROM entity_strata
+        WHERE kg = ? AND stratum IS NOT NULL
+        ORDER BY stratum
+        """,
+        [kg],
+    ).fetchall()
+    return [r[0] for r in rows]
+
+
+def pooled_candidates(
+    con: duckdb.DuckDBPyConnection, subs: list[SubTemplate], pool: Pool
+) -> dict[str, list[dict]]:
+    """Sub-template id -> its candidate tuples in ``pool.kg``, each drawn from the smallest pool that
+    gives the same tuples: the executors that are :attr:`Executor.stratum_local` run once per stratum on
+    the bounded pool of that (KG, stratum); the others once on the pool of the whole KG, built only when
+    one of ``subs`` needs it (docs/questions.md, "Bounded candidate pools")."""
+    local = [s for s in subs if EXECUTORS[s.executor].stratum_local]
+    cross = [s for s in subs if not EXECUTORS[s.executor].stratum_local]
+    out: dict[str, list[dict]] = {s.id: [] for s in subs}
+    if local:
+        for stratum in kg_strata(con, pool.kg):
+            create_pool(con, pool.kg, stratum)
+            for sub in local:
+                out[sub.id] += candidate_rows(con, sub, pool)
+    if cross:
+        create_pool(con, pool.kg)
+        for sub in cross:
+            out[sub.id] = candidate_rows(con, sub, pool)
+    return out
+
+
+def execute_sub_template(
+    con: duckdb.DuckDBPyConnection,
+    sub: SubTemplate,
+    pool: Pool,
+    executor: Executor | None = None,
+    cand: list[dict] | None = None,
 ) -> tuple[list[Execution], Counter]:
-    """Run one sub-template on the current ``pool`` (see :func:`create_pool`) for all strata at once.
+    """Run one sub-template for all strata at once: on the candidate tuples ``cand``
+    (:func:`pooled_candidates`), or when None on those of the current ``pool`` (:func:`create_pool`).
 
     Returns the verified executions and a Counter of discard reasons keyed (stratum, reason).
     """
     executor = executor or EXECUTORS[sub.executor]
-    cur = con.execute(f"SELECT * FROM ({executor.candidates(sub, pool)}) AS c")
-    names = [d[0] for d in cur.description]
-    cand = [dict(zip(names, r, strict=True)) for r in cur.fetchall()]
+    if cand is None:
+        cand = candidate_rows(con, sub, pool, executor)
     discards: Counter = Counter()
     if not cand:
         return [], discards
@@ -234,19 +286,23 @@ def _generate(
     seen: set[tuple[str, str]] = (
         set()
     )  # (text, gold) over all KGs: worldkg and osmh3kg share OSM nodes
+    subs = [
+        sub
+        for tpl in catalog.templates
+        for sub in tpl.sub_templates
+        if sub.executor in EXECUTORS and (not only or {sub.sfid, sub.tid, sub.id} & only)
+    ]
     for kg in kgs:
-        create_pool(con, kg)
         pool = Pool(kg, seed)
+        cands = pooled_candidates(con, subs, pool)
         centre = covered_centre(con, kg)
         area = coverage.kg_coverage(con, kg)
         by_cell: dict[tuple[str, str], list[list[Execution]]] = defaultdict(list)
         for tpl in catalog.templates:
             for sub in tpl.sub_templates:
-                if sub.executor not in EXECUTORS or (
-                    only and not ({sub.sfid, sub.tid, sub.id} & only)
-                ):
+                if sub.id not in cands:
                     continue
-                execs, dis = execute_sub_template(con, sub, pool)
+                execs, dis = execute_sub_template(con, sub, pool, cand=cands[sub.id])
                 execs, beyond = coverage.keep_covered(con, area, sub, execs)
                 dis.update(beyond)
                 if non_trivial:

@@ -229,6 +229,7 @@ class Parts(Executor):
     than :data:`MIN_PART_SHARE` of the total area (EPSG:6933) makes the count ambiguous (``sliver_part``)."""
 
     name = "admin.parts"
+    stratum_local = True
 
     def candidates(self, sub: SubTemplate, pool: Pool) -> str:
         b = sub.entity_roles[0]

@@ -272,6 +272,7 @@ class LineMidpoint(_OneShape):
     """G01.2: the point halfway along line A's WGS84 geodesic length, from its first vertex (pyproj)."""
 
     name = "centrality.line_midpoint"
+    stratum_local = True
 
     def finish(self, sub: SubTemplate, row: Mapping[str, Any]) -> Outcome:
         coords, reason = line_parts(
@@ -290,6 +291,7 @@ class Pole(_OneShape):
     above ``conventions.max_elongation`` are discarded (a long ridge of equally central points)."""
 
     name = "centrality.pole"
+    stratum_local = True
 
     def finish(self, sub: SubTemplate, row: Mapping[str, Any]) -> Outcome:
         reason = _shape_problem(row)
@@ -316,6 +318,7 @@ class ScaleShift(Executor):
     Discards: fewer than ``min_cells`` cells on either grid, too many grid rows, a shift that rounds to 0 m."""
 
     name = "centrality.scale_shift"
+    stratum_local = True
 
     def candidates(self, sub: SubTemplate, pool: Pool) -> str:
         a = sub.entity_roles[0]

@@ -323,6 +323,7 @@ class PopulationWithinRadius(Executor):
     built), a radius under :data:`MIN_RADIUS_PIXELS` pixel heights, zero population."""
 
     name = "containment.population_within"
+    stratum_local = True
 
     def candidates(self, sub: SubTemplate, pool: Pool) -> str:
         a = sub.entity_roles[0]

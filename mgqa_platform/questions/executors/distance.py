@@ -193,6 +193,7 @@ class PairDistance(Executor):
     """A01: geodesic distance (km) between the representative points of two entities in one stratum."""
 
     name = "distance.pair"
+    stratum_local = True
 
     def candidates(self, sub: SubTemplate, pool: Pool) -> str:
         a, b = sub.entity_roles[:2]

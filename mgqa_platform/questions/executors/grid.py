@@ -240,6 +240,7 @@ class CompositeCell(AtPoint):
     entity's representative point."""
 
     name = "grid.composite"
+    stratum_local = True
 
     def finish(self, sub: SubTemplate, row: Mapping[str, Any]) -> Outcome:
         lon, lat = lonlat(row, sub.entity_roles[0])

@@ -164,6 +164,7 @@ class CompareShapes(Executor):
     a near tie (:func:`too_close`)."""
 
     name = "shape.compare"
+    stratum_local = True
 
     def candidates(self, sub: SubTemplate, pool: Pool) -> str:
         a, b = sub.entity_roles[:2]
@@ -203,6 +204,7 @@ class Perimeter(Executor):
     """K04: geodesic perimeter (km, WGS84) of all rings of a polygon, :func:`perimeter_km_sql`."""
 
     name = "shape.perimeter"
+    stratum_local = True
 
     def candidates(self, sub: SubTemplate, pool: Pool) -> str:
         return _one_sql(sub, pool)
@@ -229,6 +231,7 @@ class Irregularity(Executor):
     ``min_area_kept`` of the area."""
 
     name = "shape.irregularity"
+    stratum_local = True
 
     def candidates(self, sub: SubTemplate, pool: Pool) -> str:
         a = sub.entity_roles[0]

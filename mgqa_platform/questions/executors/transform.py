@@ -60,6 +60,7 @@ class Conversion(AtPoint):
     at the resolution / level / precision given by the parameter named in ``conventions.parameter``."""
 
     name = "transform.convert"
+    stratum_local = True
 
     def finish(self, sub: SubTemplate, row: Mapping[str, Any]) -> Outcome:
         lon, lat = lonlat(row, sub.entity_roles[0])

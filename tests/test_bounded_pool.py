@@ -1,0 +1,175 @@
+"""The bounded pool of one (KG, stratum) and the candidates drawn from it (questions/generate.py).
+
+An executor marked ``stratum_local`` must propose, over the pool of one stratum at a time, exactly the
+tuples it proposes over the pool of the whole KG; the generator relies on it to keep the release bytes.
+The world below mixes three strata and two KGs in one area, so that a candidate query that reads
+another stratum's rows (a partner, a member count, a window over the whole pool) proposes other tuples
+when run per stratum: the last test shows that such executors exist and are told apart.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+import pytest
+import question_world as world
+
+from mgqa_platform.questions.catalog import default_catalog
+from mgqa_platform.questions.execution import create_pool
+from mgqa_platform.questions.executor import Pool
+from mgqa_platform.questions.executors import EXECUTORS
+from mgqa_platform.questions.generate import candidate_rows, kg_strata, pooled_candidates
+
+CATALOG = default_catalog()
+SUBS = [s for t in CATALOG.templates for s in t.sub_templates if s.executor in EXECUTORS]
+STRATA = ("HIC/high", "LIC/low", "UMC/medium")
+POINT_CATEGORIES = ("cafe", "pharmacy", "school", "city", "town", "village")
+POLYGON_CATEGORIES = ("administrative_region", "city_block", "park", "county")
+LINE_CATEGORIES = ("river", "railway")
+
+
+def _box(x: float, y: float, w: float, h: float) -> str:
+    return f"POLYGON(({x} {y}, {x + w} {y}, {x + w} {y + h}, {x} {y + h}, {x} {y}))"
+
+
+def _populate(con, kg: str, rng: random.Random) -> None:
+    """Points, lines, polygons (one of them in two parts) and events of every stratum, interleaved
+    over one area of about 1 x 1 degree near Porto Alegre, plus one entity without a stratum."""
+    x0, y0 = -51.5, -30.5
+
+    def stratum(i: int) -> str:
+        return STRATA[i % len(STRATA)]
+
+    for i in range(36):
+        cat = POINT_CATEGORIES[i % len(POINT_CATEGORIES)]
+        x, y = x0 + rng.random(), y0 + rng.random()
+        world.add(con, f"{kg}:n{i}", f"{cat} {i}", cat, f"POINT({x} {y})", stratum=stratum(i))
+    for i in range(12):
+        cat = POLYGON_CATEGORIES[i % len(POLYGON_CATEGORIES)]
+        w = 0.02 + 0.5 * rng.random()
+        x, y = x0 + rng.random() * (1 - w), y0 + rng.random() * (1 - w)
+        world.add(con, f"{kg}:w{i}", f"{cat} {i}", cat, _box(x, y, w, w), stratum=stratum(i))
+    two_parts = f"MULTIPOLYGON((({x0} {y0}, {x0 + 0.3} {y0}, {x0 + 0.3} {y0 + 0.3}, {x0} {y0})), (({x0 + 0.5} {y0 + 0.5}, {x0 + 0.9} {y0 + 0.5}, {x0 + 0.9} {y0 + 0.9}, {x0 + 0.5} {y0 + 0.5})))"
+    world.add(con, f"{kg}:r0", "island pair", "island", two_parts, stratum=STRATA[0])
+    for i in range(9):
+        cat = LINE_CATEGORIES[i % len(LINE_CATEGORIES)]
+        xa, ya = x0 + rng.random(), y0 + rng.random()
+        xb, yb = x0 + rng.random(), y0 + rng.random()
+        world.add(
+            con,
+            f"{kg}:l{i}",
+            f"{cat} {i}",
+            cat,
+            f"LINESTRING({xa} {ya}, {xb} {yb})",
+            stratum=stratum(i),
+        )
+    for i in range(9):
+        x, y = x0 + rng.random() * 0.7, y0 + rng.random() * 0.7
+        world.add(
+            con,
+            f"{kg}:f{i}",
+            f"FIRE {i} (2020)",
+            "wildfire",
+            _box(x, y, 0.3, 0.2),
+            stratum=stratum(i),
+            valid_from="2020-07-01",
+            valid_to="2020-07-20",
+        )
+        world.add(
+            con,
+            f"{kg}:q{i}",
+            f"QUAKE {i} (2021)",
+            "earthquake",
+            f"POINT({x0 + rng.random()} {y0 + rng.random()})",
+            stratum=stratum(i + 1),
+            valid_from=f"2021-03-0{1 + i % 9}",
+        )
+    world.add(con, f"{kg}:x", "unstratified", "cafe", f"POINT({x0} {y0})", stratum=None)
+
+
+@pytest.fixture
+def mixed(con):
+    rng = random.Random(20)
+    for kg in ("worldkg", "osmh3kg"):
+        _populate(con, kg, rng)
+    return con
+
+
+def _bag(rows: list[dict]) -> Counter:
+    return Counter(tuple(sorted(r.items())) for r in rows)
+
+
+def _per_stratum(con, sub, pool: Pool) -> Counter:
+    bag: Counter = Counter()
+    for stratum in kg_strata(con, pool.kg):
+        create_pool(con, pool.kg, stratum)
+        bag += _bag(candidate_rows(con, sub, pool))
+    return bag
+
+
+def test_pool_of_one_stratum_holds_that_stratum_only(mixed):
+    create_pool(mixed, "worldkg")
+    whole = mixed.execute("SELECT entity_id, stratum FROM pool ORDER BY 1").fetchall()
+    assert len(whole) == 36 + 12 + 1 + 9 + 18  # the unstratified entity is in no pool
+    assert kg_strata(mixed, "worldkg") == sorted(STRATA)
+    seen = []
+    for stratum in STRATA:
+        create_pool(mixed, "worldkg", stratum)
+        rows = mixed.execute("SELECT entity_id, stratum FROM pool ORDER BY 1").fetchall()
+        assert rows and {s for _, s in rows} == {stratum}
+        assert all(e.startswith("worldkg:") for e, _ in rows)
+        seen += rows
+    assert sorted(seen) == whole
+
+
+def test_pool_of_one_stratum_has_the_columns_of_the_whole_pool(mixed):
+    create_pool(mixed, "osmh3kg")
+    whole = [d[0] for d in mixed.execute("SELECT * FROM pool LIMIT 0").description]
+    create_pool(mixed, "osmh3kg", "LIC/low")
+    assert [d[0] for d in mixed.execute("SELECT * FROM pool LIMIT 0").description] == whole
+    create_pool(mixed, "osmh3kg", "no such stratum")
+    assert mixed.execute("SELECT count(*) FROM pool").fetchone() == (0,)
+
+
+@pytest.mark.parametrize("name", sorted(n for n, e in EXECUTORS.items() if e.stratum_local))
+def test_stratum_local_executor_proposes_the_same_tuples_per_stratum(mixed, name):
+    pool = Pool("worldkg", 11, per_stratum=4)  # a small cap, so that the seeded sampling decides
+    proposed = 0
+    for sub in (s for s in SUBS if s.executor == name):
+        create_pool(mixed, pool.kg)
+        whole = _bag(candidate_rows(mixed, sub, pool))
+        assert _per_stratum(mixed, sub, pool) == whole, sub.id
+        proposed += sum(whole.values())
+    assert proposed > 0, f"the world gives {name} no candidate: the test would prove nothing"
+
+
+#: Sub-templates of executors that read only their stratum and of executors that do not.
+MIXED = [
+    s
+    for s in SUBS
+    if s.executor
+    in {"distance.pair", "shape.compare", "distance.kth_nearest", "admin.collection_count"}
+]
+
+
+def test_pooled_candidates_equal_those_of_the_whole_pool(mixed):
+    pool = Pool("osmh3kg", 3, per_stratum=5)
+    pooled = pooled_candidates(mixed, MIXED, pool)
+    create_pool(mixed, pool.kg)
+    for sub in MIXED:
+        assert _bag(pooled[sub.id]) == _bag(candidate_rows(mixed, sub, pool)), sub.id
+    assert sum(len(v) for v in pooled.values()) > 0
+
+
+@pytest.mark.parametrize("name", ["centrality.centroid", "admin.collection_count", "event.area"])
+def test_cross_stratum_executors_are_told_apart(mixed, name):
+    """Executors that read partners or members across strata propose other tuples per stratum: the
+    comparison above can fail, and the flag is not a formality."""
+    assert not EXECUTORS[name].stratum_local
+    pool = Pool("worldkg", 11, per_stratum=4)
+    differ = []
+    for sub in (s for s in SUBS if s.executor == name):
+        create_pool(mixed, pool.kg)
+        differ.append(_per_stratum(mixed, sub, pool) != _bag(candidate_rows(mixed, sub, pool)))
+    assert any(differ)
