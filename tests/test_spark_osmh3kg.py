@@ -6,6 +6,7 @@ mode on one core; skipped where no ``java`` is on the PATH (Spark needs a JVM)."
 from __future__ import annotations
 
 import shutil
+from pathlib import Path
 
 import osmium
 import pyarrow as pa
@@ -169,3 +170,60 @@ def test_refused_and_repaired_geometries_give_the_same_records(spark, tmp_path):
 
     nothing = pa.concat_tables(stage(iter([]), RES, "empty"))
     assert nothing.num_rows == 0
+
+
+def test_kg_native_builds_osmh3kg_on_the_configured_engine(spark, tmp_path):
+    """``MGQA_ENGINE=spark``: the ``kg_native[osmh3kg]`` asset builds through the Spark stage
+    (its datasets appear under ``$MGQA_HOME/datasets``) and records the DuckDB engine's file."""
+    import dagster as dg
+
+    from mgqa_dagster import definitions
+    from mgqa_dagster.resources.engine import EngineResource
+    from mgqa_dagster.resources.paths import PathsResource
+    from mgqa_dagster.resources.sources import InputsResource
+    from mgqa_platform import warehouse
+    from mgqa_platform.snapshots import describe_osm_pbf
+
+    watch = tmp_path / "watch"
+    watch.mkdir()
+    pbf = write_pbf(watch / "town-2024-01.osm.pbf")
+    snapshot_id = describe_osm_pbf(pbf).snapshot_id
+    recorded = {}
+    for engine in ("duckdb", "spark"):
+        home = tmp_path / engine
+        paths = PathsResource(home=str(home))
+        resources = definitions.build_resources(
+            paths=paths,
+            inputs=InputsResource(osm_watch_dir=str(watch), osmh3kg_h3_resolution=RES),
+            engine=EngineResource(engine=engine, spark_master="local[1]", paths=paths),
+        )
+        defs = dg.Definitions(
+            assets=definitions.ALL_ASSETS, jobs=[definitions.intake_job], resources=resources
+        )
+        with dg.instance_for_test() as instance:
+            instance.add_dynamic_partitions("osm_snapshot", [snapshot_id])
+            registered = defs.resolve_job_def("register_osm_snapshot").execute_in_process(
+                instance=instance, partition_key=snapshot_id, raise_on_error=False
+            )
+            assert registered.success
+            result = dg.materialize(
+                definitions.ALL_ASSETS,
+                selection=dg.AssetSelection.assets("kg_native"),
+                partition_key="osmh3kg",
+                resources=resources,
+                instance=instance,
+            )
+        assert result.success, engine
+        with warehouse.session(home / "warehouse.duckdb", read_only=True) as con:
+            sha, path = con.execute(
+                "SELECT sha256, path FROM kg_files WHERE kg = 'osmh3kg'"
+            ).fetchone()
+            quarantine = con.execute(
+                "SELECT * FROM quarantine WHERE kg = 'osmh3kg' ORDER BY ALL"
+            ).fetchall()
+        recorded[engine] = (sha, Path(path).name, quarantine)
+        spark_datasets = sorted(p.name for p in (home / "datasets").glob("*"))
+        assert spark_datasets == (
+            [] if engine == "duckdb" else sorted((FEATURES_DATASET, ROWS_DATASET, CELLS_DATASET))
+        )
+    assert recorded["spark"] == recorded["duckdb"]
