@@ -370,65 +370,64 @@ def read_elements(pbf: str | Path, batch: int = ELEMENT_BATCH) -> Iterator[pa.Ta
         yield pa.Table.from_pylist(rows, schema=ELEMENTS_ARROW)
 
 
+def _records(rows: list[tuple]) -> pa.Table:
+    """A table of :data:`ROWS_ARROW` from tuples in its column order."""
+    columns = list(zip(*rows, strict=True)) if rows else [()] * len(ROWS_ARROW)
+    return pa.table(
+        {name: list(values) for name, values in zip(ROWS_ARROW.names, columns, strict=True)},
+        schema=ROWS_ARROW,
+    )
+
+
+def feature_records(
+    subject: str,
+    tags: dict[str, str],
+    wkt_text: str | None,
+    skip: tuple[str, str] | None,
+    h3_res: int,
+) -> list[tuple[str, str, str | None, str, str | None]]:
+    """The ``(record, subject, predicate, object, payload)`` records of one element, in order: a
+    ``skip`` (the reason and detail read with the element, or the refusal of
+    :func:`geometry.parse_wkt` with the WKT as payload), or the tag triples, the ``class`` records,
+    ``geo:hasGeometry``, ``geo:asWKT``, the cell links of :func:`cell_links` at ``h3_res`` and an
+    ``entity`` record naming the feature's kind."""
+    if skip is not None:
+        return [(SKIP, subject, skip[0], skip[1], "")]
+    try:
+        g = geometry.parse_wkt(wkt_text)
+    except geometry.GeometryError as e:
+        return [(SKIP, subject, e.reason, e.detail, wkt_text)]
+    triples, classes = tag_triples(subject, tags)
+    gnode = vocab.OSMH3_GEOMETRY_PREFIX + subject
+    text = shapely.to_wkt(g, rounding_precision=7, trim=True)
+    return [
+        *((TRIPLE, s, p, o, None) for s, p, o in triples),
+        *((CLASS, value, None, key, None) for value, key in sorted(classes)),
+        (TRIPLE, subject, vocab.OSMH3_HAS_GEOMETRY, gnode, None),
+        (TRIPLE, gnode, vocab.OSMH3_AS_WKT, text, None),
+        *((TRIPLE, cell, pred, subject, None) for cell, pred in cell_links(g, h3_res)),
+        (ENTITY, subject, None, geometry.geom_kind(g), None),
+    ]
+
+
 def element_rows(elements: pa.Table | pa.RecordBatch, h3_res: int) -> pa.Table:
-    """The per-feature work, a pure function over a batch of :data:`ELEMENTS_ARROW`: per element, in
-    order, its rows of :data:`ROWS_ARROW` (``pos`` numbers them): a ``skip`` record, or the tag
-    triples, its ``class`` records, ``geo:hasGeometry``, ``geo:asWKT``, the cell links of
-    :func:`cell_links` at ``h3_res`` and an ``entity`` record naming its kind. A WKT that
-    :func:`geometry.parse_wkt` refuses becomes a ``skip`` record with the WKT as payload."""
-    out: dict[str, list] = {name: [] for name in ROWS_ARROW.names}
-
-    def row(seq: int, record: str, s: str, p: str | None, o: str, payload: str | None = None):
-        for name, value in zip(ROWS_ARROW.names, (seq, pos[0], record, s, p, o, payload)):
-            out[name].append(value)
-        pos[0] += 1
-
-    pos = [0]
+    """The per-feature work, a pure function over a batch of :data:`ELEMENTS_ARROW`: the records
+    of :func:`feature_records` of every element, as :data:`ROWS_ARROW` (``seq`` the element's,
+    ``pos`` numbering its records)."""
     columns = (elements.column(n).to_pylist() for n in ELEMENTS_ARROW.names)
+    rows = []
     for seq, subject, keys, values, wkt_text, reason, detail in zip(*columns, strict=True):
-        pos[0] = 0
-        if reason is not None:
-            row(seq, SKIP, subject, reason, detail, "")
-            continue
-        try:
-            g = geometry.parse_wkt(wkt_text)
-        except geometry.GeometryError as e:
-            row(seq, SKIP, subject, e.reason, e.detail, wkt_text)
-            continue
-        triples, classes = tag_triples(subject, dict(zip(keys, values, strict=True)))
-        for s, p, o in triples:
-            row(seq, TRIPLE, s, p, o)
-        for value, key in sorted(classes):
-            row(seq, CLASS, value, None, key)
-        gnode = vocab.OSMH3_GEOMETRY_PREFIX + subject
-        row(seq, TRIPLE, subject, vocab.OSMH3_HAS_GEOMETRY, gnode)
-        row(
-            seq,
-            TRIPLE,
-            gnode,
-            vocab.OSMH3_AS_WKT,
-            shapely.to_wkt(g, rounding_precision=7, trim=True),
-        )
-        for cell, pred in cell_links(g, h3_res):
-            row(seq, TRIPLE, cell, pred, subject)
-        row(seq, ENTITY, subject, None, geometry.geom_kind(g))
-    return pa.table(out, schema=ROWS_ARROW)
+        tags = dict(zip(keys, values, strict=True))
+        skip = None if reason is None else (reason, detail)
+        records = feature_records(subject, tags, wkt_text, skip, h3_res)
+        rows += [(seq, pos, *r) for pos, r in enumerate(records)]
+    return _records(rows)
 
 
 def class_rows(classes: list[tuple[str, str]]) -> pa.Table:
     """``<value> rdfs:subClassOf <key>`` triple records of :data:`ROWS_ARROW`, in the given order."""
-    n = len(classes)
-    return pa.table(
-        {
-            "seq": pa.nulls(n, pa.int64()),
-            "pos": pa.array(range(n), pa.int64()),
-            "record": [TRIPLE] * n,
-            "subject": [v for v, _ in classes],
-            "predicate": [vocab.OSMH3_SUBCLASS] * n,
-            "object": [k for _, k in classes],
-            "payload": pa.nulls(n, pa.string()),
-        },
-        schema=ROWS_ARROW,
+    return _records(
+        [(None, i, TRIPLE, v, vocab.OSMH3_SUBCLASS, k, None) for i, (v, k) in enumerate(classes)]
     )
 
 
@@ -438,19 +437,15 @@ def cell_rows(cells: list[str], grid: set[str] | frozenset[str] | None = None) -
     is None: a caller that holds no grid filters them itself), neighbours sorted. ``seq`` is the
     cell's H3 index as an integer (the order of the cell strings, all 15 hex digits long), ``pos``
     0, 1 and 2 (adjacency)."""
-    out: dict[str, list] = {name: [] for name in ROWS_ARROW.names}
+    rows = []
     for c in cells:
-        gnode = vocab.OSMH3_CELL_GEOMETRY_PREFIX + c
-        neighbours = sorted(h3.grid_ring(c, 1) if grid is None else set(h3.grid_ring(c, 1)) & grid)
-        triples = [
-            (0, c, vocab.OSMH3_HAS_GEOMETRY, gnode),
-            (1, gnode, vocab.OSMH3_AS_WKT, cell_wkt(c)),
-        ]
-        triples += [(2, c, vocab.OSMH3_ADJACENT, nb) for nb in neighbours]
-        for pos, s, p, o in triples:
-            for name, value in zip(ROWS_ARROW.names, (int(c, 16), pos, TRIPLE, s, p, o, None)):
-                out[name].append(value)
-    return pa.table(out, schema=ROWS_ARROW)
+        seq, gnode = int(c, 16), vocab.OSMH3_CELL_GEOMETRY_PREFIX + c
+        ring = h3.grid_ring(c, 1)
+        neighbours = sorted(ring if grid is None else set(ring) & grid)
+        rows.append((seq, 0, TRIPLE, c, vocab.OSMH3_HAS_GEOMETRY, gnode, None))
+        rows.append((seq, 1, TRIPLE, gnode, vocab.OSMH3_AS_WKT, cell_wkt(c), None))
+        rows += [(seq, 2, TRIPLE, c, vocab.OSMH3_ADJACENT, nb, None) for nb in neighbours]
+    return _records(rows)
 
 
 def in_process_rows(elements: Iterator[pa.Table], h3_res: int) -> Iterator[pa.Table]:
