@@ -24,6 +24,11 @@ other ways lines; multipolygon and boundary relations are assembled into MULTIPO
 Elements that cannot be built are skipped *with a reason* in the build report (the asset writes them to
 ``quarantine``); an unclosed way whose first main key is ``boundary`` is a piece of an area's outline
 (skipped as ``boundary_segment``).
+
+The build runs in three steps: :func:`read_elements` (the one sequential pyosmium pass: GDAL-like
+feature rows), :func:`element_rows` and :func:`cell_rows` (the per-feature and per-cell work, pure
+functions over Arrow batches: in process by :func:`in_process_rows`, or on Spark by
+:class:`mgqa_platform.spark.osmh3kg.SparkOsmh3kg`) and :func:`write_rows` (the one output file).
 """
 
 from __future__ import annotations
