@@ -14,6 +14,7 @@ from mgqa_dagster.assets.intake import (
 )
 from mgqa_dagster.data_quality import guards, kwg_shacl
 from mgqa_dagster.data_quality.checks import Check
+from mgqa_dagster.resources.engine import EngineResource
 from mgqa_dagster.resources.paths import PathsResource
 from mgqa_dagster.resources.sources import InputsResource, KwgSourceResource
 from mgqa_dagster.resources.warehouse import WAREHOUSE_POOL, WarehouseResource
@@ -34,7 +35,11 @@ KG_NATIVE = dg.AssetKey("kg_native")
 
 
 def _build_osm_kg(
-    kg: str, snap: snapshots.Snapshot, inputs: InputsResource, paths: PathsResource
+    kg: str,
+    snap: snapshots.Snapshot,
+    inputs: InputsResource,
+    paths: PathsResource,
+    engine: EngineResource,
 ) -> tuple[Path, BuildReport]:
     out = native.native_path(paths.kg_dir(kg), kg, snap.snapshot_id)
     try:
@@ -45,6 +50,7 @@ def _build_osm_kg(
             out,
             fallback_date=inputs.osmh3kg_snapshot_date or None,
             h3_res=inputs.osmh3kg_h3_resolution,
+            stage=engine.osmh3kg_stage(),
         )
     except UnicodeDecodeError as e:  # pyosmium reading a corrupt string: name the file
         raise osm_reader.not_utf8(snap.path, e) from e
@@ -184,6 +190,7 @@ def kg_native(
     kwg: KwgSourceResource,
     paths: PathsResource,
     warehouse: WarehouseResource,
+    engine: EngineResource,
 ):
     kg = context.partition_key
     source_id = None
@@ -212,7 +219,7 @@ def kg_native(
                 f"building from {source_id}"
             )
         try:
-            path, report = _build_osm_kg(kg, snap, inputs, paths)
+            path, report = _build_osm_kg(kg, snap, inputs, paths, engine)
         except Exception as e:  # a snapshot that cannot be built never wins again
             with warehouse.get_connection() as con:
                 snapshots.mark_failed(con, source_id, f"kg_native[{kg}]: {e}".splitlines()[0])

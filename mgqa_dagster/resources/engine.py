@@ -1,4 +1,5 @@
-"""The engine of the heavy stages (KG conversion's per-entity work, the strata join): DuckDB in
+"""The engine of the heavy stages (the OSMH3KG build's per-feature work, KG conversion's
+per-entity work, the strata join): DuckDB in
 process (the default) or Apache Spark on any master URL (docs/spark.md).
 
 With ``MGQA_ENGINE=duckdb`` nothing here imports pyspark. With ``spark`` the session comes from
@@ -11,7 +12,7 @@ from __future__ import annotations
 import functools
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Annotated, Literal
 
@@ -66,6 +67,15 @@ class EngineResource(EnvConfigurableResource):
         from mgqa_platform.spark.convert import SparkConversion
 
         return SparkConversion(self.spark_session(), self.datasets_dir)
+
+    def osmh3kg_stage(self) -> Callable[..., Iterator] | None:
+        """The ``stage`` argument of :func:`mgqa_platform.kg.osmh3kg_build.build_osmh3kg`: None
+        (in process) or the Spark stage."""
+        if not self.is_spark:
+            return None
+        from mgqa_platform.spark.osmh3kg import SparkOsmh3kg
+
+        return SparkOsmh3kg(self.spark_session(), self.datasets_dir)
 
     def _strata(self):
         from mgqa_platform.spark.strata import SparkStrata

@@ -24,17 +24,25 @@ other ways lines; multipolygon and boundary relations are assembled into MULTIPO
 Elements that cannot be built are skipped *with a reason* in the build report (the asset writes them to
 ``quarantine``); an unclosed way whose first main key is ``boundary`` is a piece of an area's outline
 (skipped as ``boundary_segment``).
+
+The build runs in three steps: :func:`read_elements` (the one sequential pyosmium pass: GDAL-like
+feature rows), :func:`element_rows` and :func:`cell_rows` (the per-feature and per-cell work, pure
+functions over Arrow batches: in process by :func:`in_process_rows`, or on Spark by
+:class:`mgqa_platform.spark.osmh3kg.SparkOsmh3kg`) and :func:`write_rows` (the one output file).
 """
 
 from __future__ import annotations
 
 import datetime
+import itertools
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import h3
 import numpy as np
 import osmium
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import shapely
 from shapely.geometry.base import BaseGeometry
@@ -82,6 +90,37 @@ POLYGON_KEYS = frozenset(
 )
 POLYGON_TAGS = frozenset((("highway", "platform"), ("public_transport", "platform")))
 AREA_RELATION_TYPES = ("multipolygon", "boundary")
+#: One row per OSM element with a main key, in file order (``seq``): a feature as GDAL's OSM driver
+#: exports it (the tags it reports, sorted by key; osmium's WKT of the geometry, lon/lat), or an
+#: element that cannot be one (``skip_reason``, ``skip_detail``; no WKT).
+ELEMENTS_ARROW = pa.schema(
+    [
+        ("seq", pa.int64()),
+        ("subject", pa.string()),
+        ("tag_keys", pa.list_(pa.string())),
+        ("tag_values", pa.list_(pa.string())),
+        ("wkt", pa.string()),
+        ("skip_reason", pa.string()),
+        ("skip_detail", pa.string()),
+    ]
+)
+#: Records of the per-element work, ordered by (``seq``, ``pos``): ``triple`` (a row of the KG),
+#: ``class`` (``subject`` a main-tag value, ``object`` its key: an ``rdfs:subClassOf`` row to write
+#: once), ``entity`` (``object`` the feature's kind: point, line, polygon), ``skip`` (``subject``
+#: the element, ``predicate`` the reason, ``object`` the detail, ``payload`` the WKT refused).
+ROWS_ARROW = pa.schema(
+    [
+        ("seq", pa.int64()),
+        ("pos", pa.int64()),
+        ("record", pa.string()),
+        ("subject", pa.string()),
+        ("predicate", pa.string()),
+        ("object", pa.string()),
+        ("payload", pa.string()),
+    ]
+)
+TRIPLE, CLASS, ENTITY, SKIP = "triple", "class", "entity", "skip"
+ELEMENT_BATCH = 10_000
 #: DE-9IM matrix of a cell lying in the interior of the feature (no boundary contact): cell within feature.
 INTERIOR_CELL_MATRIX = "2FF1FF212"
 
@@ -232,121 +271,268 @@ def cell_wkt(cell: str) -> str:
     return shapely.to_wkt(cell_polygons([cell])[0], rounding_precision=7, trim=True)
 
 
+def _element(
+    seq: int,
+    subject: str,
+    tags: dict[str, str] | None = None,
+    wkt_text: str | None = None,
+    skip: tuple[str, str] | None = None,
+) -> dict:
+    """One row of :data:`ELEMENTS_ARROW`: a feature (kept tags sorted by key, WKT) or a skip."""
+    keys = sorted(tags or {})
+    reason, detail = skip or (None, None)
+    return {
+        "seq": seq,
+        "subject": subject,
+        "tag_keys": keys,
+        "tag_values": [tags[k] for k in keys],
+        "wkt": wkt_text,
+        "skip_reason": reason,
+        "skip_detail": detail,
+    }
+
+
+def read_elements(pbf: str | Path, batch: int = ELEMENT_BATCH) -> Iterator[pa.Table]:
+    """The one sequential pass over ``pbf`` (pyosmium): tables of :data:`ELEMENTS_ARROW`, in file
+    order, ``batch`` rows each. A feature is what GDAL's OSM driver would export: its subject, the
+    tags GDAL reports (:func:`kept_tags`) and its geometry as osmium's WKT; an element that cannot
+    be a feature is a row with ``skip_reason``/``skip_detail`` (no WKT). Relations that could not be
+    assembled into areas come last."""
+    wkt = osmium.geom.WKTFactory()
+    area_candidates: dict[int, str] = {}
+    assembled_relations: set[int] = set()
+    rows: list[dict] = []
+
+    seq = itertools.count()
+
+    def add(subject: str, **kw) -> Iterator[pa.Table]:
+        rows.append(_element(next(seq), subject, **kw))
+        if len(rows) >= batch:
+            yield pa.Table.from_pylist(rows, schema=ELEMENTS_ARROW)
+            rows.clear()
+
+    for obj in open_pbf(pbf, with_tags_only=True, areas=True):
+        tags = {t.k: t.v for t in obj.tags}
+        if not any(k in tags for k in osm_features.MAIN_KEYS):
+            continue
+        if obj.is_node():
+            subject = f"node/{obj.id}"
+            if obj.location.valid():
+                loc = obj.location
+                text = f"POINT({loc.lon!r} {loc.lat!r})"
+                yield from add(subject, tags=kept_tags(tags, False), wkt_text=text)
+            else:
+                skip = ("invalid_location", "node has no valid coordinates")
+                yield from add(subject, skip=skip)
+        elif obj.is_way():
+            subject = f"way/{obj.id}"
+            if obj.is_closed() and is_area_way(tags):
+                continue  # emitted as an area below
+            if not obj.is_closed() and _is_boundary_segment(tags):
+                skip = (
+                    "boundary_segment",
+                    "unclosed boundary way: a piece of an area's outline, not a feature",
+                )
+                yield from add(subject, skip=skip)
+                continue
+            try:
+                text = wkt.create_linestring(obj)
+            except (osmium.InvalidLocationError, RuntimeError) as e:
+                yield from add(subject, skip=("way_geometry_failed", str(e)))
+                continue
+            yield from add(subject, tags=kept_tags(tags, False), wkt_text=text)
+        elif obj.is_relation():
+            rtype = tags.get("type", "")
+            if rtype in AREA_RELATION_TYPES:
+                area_candidates[obj.id] = rtype
+            else:
+                skip = (
+                    "relation_type_unsupported",
+                    f"type={rtype or '(none)'} has no area semantics",
+                )
+                yield from add(f"relation/{obj.id}", skip=skip)
+        elif obj.is_area():
+            if obj.from_way():
+                if not is_area_way(tags):
+                    continue  # a closed line, already emitted
+                subject = f"way/{obj.orig_id()}"
+            else:
+                subject = f"relation/{obj.orig_id()}"
+                assembled_relations.add(obj.orig_id())
+            try:
+                text = wkt.create_multipolygon(obj)
+            except RuntimeError as e:
+                yield from add(subject, skip=("area_geometry_failed", str(e)))
+                continue
+            yield from add(subject, tags=kept_tags(tags, True), wkt_text=text)
+    for rid in sorted(set(area_candidates) - assembled_relations):
+        skip = (
+            "relation_incomplete",
+            f"{area_candidates[rid]} relation could not be assembled into an area (member ways missing from the snapshot or rings not closed)",
+        )
+        yield from add(f"relation/{rid}", skip=skip)
+    if rows:
+        yield pa.Table.from_pylist(rows, schema=ELEMENTS_ARROW)
+
+
+def _records(rows: list[tuple]) -> pa.Table:
+    """A table of :data:`ROWS_ARROW` from tuples in its column order."""
+    columns = list(zip(*rows, strict=True)) if rows else [()] * len(ROWS_ARROW)
+    return pa.table(
+        {name: list(values) for name, values in zip(ROWS_ARROW.names, columns, strict=True)},
+        schema=ROWS_ARROW,
+    )
+
+
+def feature_records(
+    subject: str,
+    tags: dict[str, str],
+    wkt_text: str | None,
+    skip: tuple[str, str] | None,
+    h3_res: int,
+) -> list[tuple[str, str, str | None, str, str | None]]:
+    """The ``(record, subject, predicate, object, payload)`` records of one element, in order: a
+    ``skip`` (the reason and detail read with the element, or the refusal of
+    :func:`geometry.parse_wkt` with the WKT as payload), or the tag triples, the ``class`` records,
+    ``geo:hasGeometry``, ``geo:asWKT``, the cell links of :func:`cell_links` at ``h3_res`` and an
+    ``entity`` record naming the feature's kind."""
+    if skip is not None:
+        return [(SKIP, subject, skip[0], skip[1], "")]
+    try:
+        g = geometry.parse_wkt(wkt_text)
+    except geometry.GeometryError as e:
+        return [(SKIP, subject, e.reason, e.detail, wkt_text)]
+    triples, classes = tag_triples(subject, tags)
+    gnode = vocab.OSMH3_GEOMETRY_PREFIX + subject
+    text = shapely.to_wkt(g, rounding_precision=7, trim=True)
+    return [
+        *((TRIPLE, s, p, o, None) for s, p, o in triples),
+        *((CLASS, value, None, key, None) for value, key in sorted(classes)),
+        (TRIPLE, subject, vocab.OSMH3_HAS_GEOMETRY, gnode, None),
+        (TRIPLE, gnode, vocab.OSMH3_AS_WKT, text, None),
+        *((TRIPLE, cell, pred, subject, None) for cell, pred in cell_links(g, h3_res)),
+        (ENTITY, subject, None, geometry.geom_kind(g), None),
+    ]
+
+
+def element_rows(elements: pa.Table | pa.RecordBatch, h3_res: int) -> pa.Table:
+    """The per-feature work, a pure function over a batch of :data:`ELEMENTS_ARROW`: the records
+    of :func:`feature_records` of every element, as :data:`ROWS_ARROW` (``seq`` the element's,
+    ``pos`` numbering its records)."""
+    columns = (elements.column(n).to_pylist() for n in ELEMENTS_ARROW.names)
+    rows = []
+    for seq, subject, keys, values, wkt_text, reason, detail in zip(*columns, strict=True):
+        tags = dict(zip(keys, values, strict=True))
+        skip = None if reason is None else (reason, detail)
+        records = feature_records(subject, tags, wkt_text, skip, h3_res)
+        rows += [(seq, pos, *r) for pos, r in enumerate(records)]
+    return _records(rows)
+
+
+def class_rows(classes: list[tuple[str, str]]) -> pa.Table:
+    """``<value> rdfs:subClassOf <key>`` triple records of :data:`ROWS_ARROW`, in the given order."""
+    return _records(
+        [(None, i, TRIPLE, v, vocab.OSMH3_SUBCLASS, k, None) for i, (v, k) in enumerate(classes)]
+    )
+
+
+def cell_rows(cells: list[str], grid: set[str] | frozenset[str] | None = None) -> pa.Table:
+    """Triple records of :data:`ROWS_ARROW` of grid cells: per cell ``geo:hasGeometry``, its
+    ``geo:asWKT`` and ``hcf:isAdjacentTo`` each neighbour in ``grid`` (every neighbour when ``grid``
+    is None: a caller that holds no grid filters them itself), neighbours sorted. ``seq`` is the
+    cell's H3 index as an integer (the order of the cell strings, all 15 hex digits long), ``pos``
+    0, 1 and 2 (adjacency)."""
+    rows = []
+    for c in cells:
+        seq, gnode = int(c, 16), vocab.OSMH3_CELL_GEOMETRY_PREFIX + c
+        ring = h3.grid_ring(c, 1)
+        neighbours = sorted(ring if grid is None else set(ring) & grid)
+        rows.append((seq, 0, TRIPLE, c, vocab.OSMH3_HAS_GEOMETRY, gnode, None))
+        rows.append((seq, 1, TRIPLE, gnode, vocab.OSMH3_AS_WKT, cell_wkt(c), None))
+        rows += [(seq, 2, TRIPLE, c, vocab.OSMH3_ADJACENT, nb, None) for nb in neighbours]
+    return _records(rows)
+
+
+def in_process_rows(elements: Iterator[pa.Table], h3_res: int) -> Iterator[pa.Table]:
+    """The rows of the whole KG, in file order, in this process (the DuckDB engine): the rows of
+    every element (:func:`element_rows`), then the ``rdfs:subClassOf`` rows of the classes used,
+    sorted, then the rows of the grid's cells (:func:`cell_rows`), sorted."""
+    classes: set[tuple[str, str]] = set()
+    grid: set[str] = set()
+    for batch in elements:
+        rows = element_rows(batch, h3_res)
+        record, pred = rows.column("record"), rows.column("predicate")
+        found = rows.filter(pc.equal(record, CLASS))
+        classes.update(zip(found.column("subject").to_pylist(), found.column("object").to_pylist()))
+        links = rows.filter(
+            pc.and_(pc.equal(record, TRIPLE), pc.equal(pred, vocab.OSMH3_SF_INTERSECTS))
+        )
+        grid.update(links.column("subject").to_pylist())
+        yield rows
+    yield class_rows(sorted(classes))
+    ordered = sorted(grid)
+    for i in range(0, len(ordered), ELEMENT_BATCH):
+        yield cell_rows(ordered[i : i + ELEMENT_BATCH], grid)
+
+
+def write_rows(rows: Iterator[pa.Table], sink: _TripleSink, report: BuildReport) -> None:
+    """Write the ``triple`` records of ``rows`` to ``sink`` in their order; count ``entity``
+    records, report ``skip`` records, count the grid cells (their ``geo:hasGeometry`` rows)."""
+    for table in rows:
+        columns = (
+            table.column(n).to_pylist()
+            for n in ("record", "subject", "predicate", "object", "payload")
+        )
+        for record, s, p, o, payload in zip(*columns, strict=True):
+            if record == TRIPLE:
+                sink.add(s, p, o)
+                if p == vocab.OSMH3_HAS_GEOMETRY and o.startswith(vocab.OSMH3_CELL_GEOMETRY_PREFIX):
+                    report.add("h3_cells")
+            elif record == ENTITY:
+                report.add(f"entities_{o}")
+            elif record == SKIP:
+                report.skip(p, s, o, payload)
+
+
+#: ``stage(elements, h3_res, name)``: the rows of :func:`in_process_rows` computed elsewhere (Spark).
+RowStage = Callable[[Iterator[pa.Table], int, str], Iterator[pa.Table]]
+
+
 def build_osmh3kg(
     pbf: str | Path,
     out_parquet: str | Path,
     *,
     fallback_date: str | None = None,
     h3_res: int = 9,
+    stage: RowStage | None = None,
 ) -> BuildReport:
     """Stream ``pbf`` into OSMH3KG triples at ``out_parquet`` (written atomically).
 
     ``h3_res`` is the one grid level linking features to cells. The date on every row is
-    :func:`snapshot_date` (header timestamp, else ``fallback_date``). Raises
+    :func:`snapshot_date` (header timestamp, else ``fallback_date``). ``stage`` computes the rows of
+    the elements :func:`read_elements` reads (None: :func:`in_process_rows`; the Spark engine's is
+    :class:`mgqa_platform.spark.osmh3kg.SparkOsmh3kg`, called with the output's stem as ``name``):
+    both give the same rows in the same order, so the same file. Raises
     :class:`mgqa_platform.kg.osm_reader.OsmSnapshotError` on a truncated or corrupt PBF and ValueError
     when no snapshot date is known.
     """
     date = snapshot_date(pbf, fallback_date)
     report = BuildReport()
-    wkt = osmium.geom.WKTFactory()
-    classes_used: set[tuple[str, str]] = set()
-    grid: set[str] = set()
-    area_candidates: dict[int, str] = {}
-    assembled_relations: set[int] = set()
-
+    elements = read_elements(pbf)
+    if stage is None:
+        rows = in_process_rows(elements, h3_res)
+    else:
+        rows = stage(elements, h3_res, Path(out_parquet).stem)
     with atomic_path(out_parquet) as tmp:
         writer = pq.ParquetWriter(tmp, SCHEMA, compression="zstd")
         sink = _TripleSink(writer, date)
         try:
-
-            def emit(subject: str, tags: dict[str, str], wkt_text: str, area: bool) -> None:
-                try:
-                    g = geometry.parse_wkt(wkt_text)
-                except geometry.GeometryError as e:
-                    report.skip(e.reason, subject, e.detail, wkt_text)
-                    return
-                triples, classes = tag_triples(subject, kept_tags(tags, area))
-                for t in triples:
-                    sink.add(*t)
-                classes_used.update(classes)
-                gnode = vocab.OSMH3_GEOMETRY_PREFIX + subject
-                sink.add(subject, vocab.OSMH3_HAS_GEOMETRY, gnode)
-                sink.add(
-                    gnode, vocab.OSMH3_AS_WKT, shapely.to_wkt(g, rounding_precision=7, trim=True)
-                )
-                for cell, pred in cell_links(g, h3_res):
-                    sink.add(cell, pred, subject)
-                    grid.add(cell)
-                report.add(f"entities_{geometry.geom_kind(g)}")
-
-            for obj in open_pbf(pbf, with_tags_only=True, areas=True):
-                tags = {t.k: t.v for t in obj.tags}
-                if not any(k in tags for k in osm_features.MAIN_KEYS):
-                    continue
-                if obj.is_node():
-                    if obj.location.valid():
-                        loc = obj.location
-                        emit(f"node/{obj.id}", tags, f"POINT({loc.lon!r} {loc.lat!r})", False)
-                    else:
-                        report.skip(
-                            "invalid_location", f"node/{obj.id}", "node has no valid coordinates"
-                        )
-                elif obj.is_way():
-                    if obj.is_closed() and is_area_way(tags):
-                        continue  # emitted as an area below
-                    if not obj.is_closed() and _is_boundary_segment(tags):
-                        report.skip(
-                            "boundary_segment",
-                            f"way/{obj.id}",
-                            "unclosed boundary way: a piece of an area's outline, not a feature",
-                        )
-                        continue
-                    try:
-                        emit(f"way/{obj.id}", tags, wkt.create_linestring(obj), False)
-                    except (osmium.InvalidLocationError, RuntimeError) as e:
-                        report.skip("way_geometry_failed", f"way/{obj.id}", str(e))
-                elif obj.is_relation():
-                    rtype = tags.get("type", "")
-                    if rtype in AREA_RELATION_TYPES:
-                        area_candidates[obj.id] = rtype
-                    else:
-                        report.skip(
-                            "relation_type_unsupported",
-                            f"relation/{obj.id}",
-                            f"type={rtype or '(none)'} has no area semantics",
-                        )
-                elif obj.is_area():
-                    if obj.from_way():
-                        if not is_area_way(tags):
-                            continue  # a closed line, already emitted
-                        subject = f"way/{obj.orig_id()}"
-                    else:
-                        subject = f"relation/{obj.orig_id()}"
-                        assembled_relations.add(obj.orig_id())
-                    try:
-                        emit(subject, tags, wkt.create_multipolygon(obj), True)
-                    except RuntimeError as e:
-                        report.skip("area_geometry_failed", subject, str(e))
-
-            for rid in sorted(set(area_candidates) - assembled_relations):
-                report.skip(
-                    "relation_incomplete",
-                    f"relation/{rid}",
-                    f"{area_candidates[rid]} relation could not be assembled into an area (member ways missing from the snapshot or rings not closed)",
-                )
-            for value, key in sorted(classes_used):
-                sink.add(value, vocab.OSMH3_SUBCLASS, key)
-            for c in sorted(grid):
-                gnode = vocab.OSMH3_CELL_GEOMETRY_PREFIX + c
-                sink.add(c, vocab.OSMH3_HAS_GEOMETRY, gnode)
-                sink.add(gnode, vocab.OSMH3_AS_WKT, cell_wkt(c))
-                for nb in sorted(set(h3.grid_ring(c, 1)) & grid):
-                    sink.add(c, vocab.OSMH3_ADJACENT, nb)
+            write_rows(rows, sink, report)
             sink.flush()
         finally:
             writer.close()
     report.add("triples", sink.n)
-    report.add("h3_cells", len(grid))
+    report.counts.setdefault("h3_cells", 0)
     for p, n in sink.by_predicate.items():
         if p.startswith(("geo:", "hcf:", "rdf")):
             report.add(f"rows_{p}", n)
