@@ -15,6 +15,7 @@ from osmium import SimpleWriter
 from osmium.osm import mutable
 
 from mgqa_dagster.assets.kg_build import kg_native
+from mgqa_dagster.resources.engine import EngineResource
 from mgqa_dagster.resources.paths import PathsResource
 from mgqa_dagster.resources.sources import InputsResource, KwgSourceResource
 from mgqa_dagster.resources.warehouse import WarehouseResource
@@ -265,6 +266,7 @@ def test_dump_path_gives_the_same_entity_table(con, andorra_pbf, tmp_path):
             "kwg": KwgSourceResource(),
             "paths": paths,
             "warehouse": WarehouseResource(paths=paths),
+            "engine": EngineResource(paths=paths),
         },
     )
     assert result.success
@@ -286,5 +288,6 @@ def test_missing_dump_is_a_clear_error(tmp_path):
                 "kwg": KwgSourceResource(),
                 "paths": paths,
                 "warehouse": WarehouseResource(paths=paths),
+                "engine": EngineResource(paths=paths),
             },
         )
