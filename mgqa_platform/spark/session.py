@@ -7,6 +7,8 @@ import sys
 from pathlib import Path
 
 DEFAULT_MASTER = "local[2]"
+#: The most rows one Spark task of a stage handles (a task's rows are held in memory when written).
+ROWS_PER_PARTITION = 100_000
 
 
 def spark_config(master: str, scratch_dir: str | Path) -> dict[str, str]:
@@ -45,3 +47,10 @@ def local_session(master: str = DEFAULT_MASTER, scratch_dir: str | Path = "."):
     for key, value in spark_config(master, scratch_dir).items():
         builder = builder.config(key, value)
     return builder.getOrCreate()
+
+
+def partition_count(rows: int, minimum: int, rows_per_partition: int = ROWS_PER_PARTITION) -> int:
+    """The number of Spark partitions for a stage over ``rows`` rows: ``minimum``, or more so that
+    no partition holds more than ``rows_per_partition`` rows (the work spreads over every core of
+    a cluster and a task's memory stays bounded as the input grows)."""
+    return max(minimum, -(-rows // rows_per_partition))

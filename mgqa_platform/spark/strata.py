@@ -23,6 +23,7 @@ import pyarrow as pa
 import shapely
 
 from mgqa_platform.spark import geoparquet
+from mgqa_platform.spark.session import partition_count
 from mgqa_platform.strata import countries as countries_lib
 from mgqa_platform.strata import strata as strata_lib
 from mgqa_platform.warehouse import replace_partition, transaction
@@ -97,22 +98,27 @@ def country_batches(
 @dataclass
 class SparkStrata:
     """The three per-KG strata stages on ``spark``, datasets under ``datasets``, exported inputs
-    in a temporary folder under ``scratch_dir``."""
+    in a temporary folder under ``scratch_dir``. Each stage runs over ``partitions`` Spark
+    partitions, more for a large KG (:func:`mgqa_platform.spark.session.partition_count`)."""
 
     spark: object
     datasets: Path
     scratch_dir: Path
     partitions: int = 8
 
-    def _export(self, con: duckdb.DuckDBPyConnection, folder: Path, name: str, sql: str, params):
+    def _export(
+        self, con: duckdb.DuckDBPyConnection, folder: Path, name: str, sql: str, params
+    ) -> int:
+        """Export the rows of ``sql`` to ``<folder>/<name>.parquet``, registered in Spark as the
+        temporary view ``name``; returns the number of rows."""
         path = folder / f"{name}.parquet"
-        con.execute(f"COPY ({sql}) TO '{path}' (FORMAT parquet)", params)
+        (n_rows,) = con.execute(f"COPY ({sql}) TO '{path}' (FORMAT parquet)", params).fetchone()
         self.spark.read.parquet(str(path)).createOrReplaceTempView(name)
-        return path
+        return n_rows
 
-    def _write(self, df, table: str, kg: str) -> None:
+    def _write(self, df, table: str, kg: str, partitions: int) -> None:
         """Write ``df`` (the columns of ``table`` plus ``country``) as the KG's partition of the
-        dataset ``table``."""
+        dataset ``table``, hash-partitioned by ``country`` over ``partitions`` Spark tasks."""
         root = Path(self.datasets) / table
         geoparquet.clear_partition(root, "kg", kg)
         schema = pa.schema(
@@ -121,7 +127,7 @@ class SparkStrata:
                 for f in df.schema.fields
             ]
         )
-        df.repartition(self.partitions, "country").mapInArrow(
+        df.repartition(partitions, "country").mapInArrow(
             functools.partial(
                 geoparquet.write_task,
                 root=str(root),
@@ -162,14 +168,20 @@ class SparkStrata:
         ]
         with self._folder() as tmp:
             sql = "SELECT entity_id, kg, lon, lat FROM entities WHERE kg = ? ORDER BY entity_id"
-            self._export(con, Path(tmp), "points", sql, [kg])
-            rows = self.spark.table("points").mapInArrow(
-                functools.partial(
-                    country_batches, countries=polygons, max_distance_km=max_distance_km
-                ),
-                COUNTRY_DDL,
+            partitions = partition_count(
+                self._export(con, Path(tmp), "points", sql, [kg]), self.partitions
             )
-            self._write(rows, "entity_country", kg)
+            rows = (
+                self.spark.table("points")
+                .repartition(partitions)
+                .mapInArrow(
+                    functools.partial(
+                        country_batches, countries=polygons, max_distance_km=max_distance_km
+                    ),
+                    COUNTRY_DDL,
+                )
+            )
+            self._write(rows, "entity_country", kg, partitions)
         self._publish(con, "entity_country", kg)
         n_rows, n_entities = con.execute(
             """
@@ -187,11 +199,13 @@ class SparkStrata:
         """:func:`mgqa_platform.strata.strata.assign_density` of one KG, on Spark."""
         with self._folder() as tmp:
             ents = "SELECT entity_id, kg, h3[1] AS h3_r3 FROM entities WHERE kg = ?"
-            self._export(con, Path(tmp), "ents", ents, [kg])
+            partitions = partition_count(
+                self._export(con, Path(tmp), "ents", ents, [kg]), self.partitions
+            )
             self._export(con, Path(tmp), "cells", "SELECT h3, density, tier FROM density_cells", [])
             sql = "SELECT entity_id, iso3 FROM entity_country WHERE kg = ?"
             self._export(con, Path(tmp), "entity_country", sql, [kg])
-            self._write(self.spark.sql(DENSITY_SQL), "entity_density", kg)
+            self._write(self.spark.sql(DENSITY_SQL), "entity_density", kg, partitions)
         self._publish(con, "entity_density", kg)
         return strata_lib.density_counts(con, kg)
 
@@ -199,8 +213,9 @@ class SparkStrata:
         """:func:`mgqa_platform.strata.strata.assign_strata` of one KG, on Spark."""
         with self._folder() as tmp:
             folder = Path(tmp)
-            self._export(
-                con, folder, "ents", "SELECT entity_id, kg FROM entities WHERE kg = ?", [kg]
+            sql = "SELECT entity_id, kg FROM entities WHERE kg = ?"
+            partitions = partition_count(
+                self._export(con, folder, "ents", sql, [kg]), self.partitions
             )
             sql = "SELECT entity_id, iso3, reason FROM entity_country WHERE kg = ?"
             self._export(con, folder, "entity_country", sql, [kg])
@@ -208,6 +223,6 @@ class SparkStrata:
             self._export(con, folder, "entity_density", sql, [kg])
             sql = "SELECT iso3, income_tier, income_note FROM countries"
             self._export(con, folder, "countries", sql, [])
-            self._write(self.spark.sql(STRATA_SQL), "entity_strata", kg)
+            self._write(self.spark.sql(STRATA_SQL), "entity_strata", kg, partitions)
         self._publish(con, "entity_strata", kg)
         return strata_lib.strata_counts(con, kg)
