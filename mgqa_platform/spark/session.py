@@ -14,7 +14,10 @@ ROWS_PER_PARTITION = 100_000
 def spark_config(master: str, scratch_dir: str | Path) -> dict[str, str]:
     """The Spark configuration of an MGQA session on ``master`` (any Spark master URL), its local
     and warehouse folders under ``scratch_dir``. Python workers run this interpreter, so executors
-    import the same ``mgqa_platform`` (on a cluster: the same environment on every node)."""
+    import the same ``mgqa_platform`` (on a cluster: the same environment on every node). Local
+    mode shuffles the joins into 8 partitions; a cluster keeps its own ``spark.sql.shuffle.partitions``
+    (``spark-defaults.conf``), which sets the join parallelism only (the datasets' files do not
+    depend on it)."""
     scratch = Path(scratch_dir).resolve() / "spark"
     utc = f"-Duser.timezone=UTC -Dderby.system.home={scratch / 'derby'}"
     conf = {
@@ -29,12 +32,15 @@ def spark_config(master: str, scratch_dir: str | Path) -> dict[str, str]:
         "spark.sql.warehouse.dir": str(scratch / "warehouse"),
         "spark.pyspark.python": sys.executable,
         "spark.pyspark.driver.python": sys.executable,
-        "spark.sql.shuffle.partitions": "8",
         "spark.sql.adaptive.enabled": "false",
         "spark.sql.execution.arrow.useLargeVarTypes": "false",
     }
     if master.startswith("local"):
-        conf |= {"spark.driver.host": "127.0.0.1", "spark.driver.bindAddress": "127.0.0.1"}
+        conf |= {
+            "spark.driver.host": "127.0.0.1",
+            "spark.driver.bindAddress": "127.0.0.1",
+            "spark.sql.shuffle.partitions": "8",
+        }
     return conf
 
 
