@@ -91,7 +91,8 @@ class SparkConversion:
     ``datasets`` (a folder every executor can reach: local disk in local mode, a shared or
     mounted path on a cluster). The wide rows are spread round-robin over ``partitions`` Spark
     partitions, more for a large KG (:func:`mgqa_platform.spark.session.partition_count`), and
-    the accepted rows are hash-partitioned by ``h3_r0`` over as many before they are written."""
+    the accepted rows are range-partitioned by (``h3_r0``, ``entity_id``) over as many before they
+    are written: a large cell spans several tasks (one file each) instead of loading one task."""
 
     spark: object
     datasets: Path
@@ -132,7 +133,7 @@ class SparkConversion:
             self.spark.read.parquet(str(built))
             .where("q_reason IS NULL")
             .drop(*_Q_COLUMNS)
-            .repartition(partitions, "h3_r0")
+            .repartitionByRange(partitions, "h3_r0", "entity_id")
             .mapInArrow(
                 functools.partial(
                     geoparquet.write_task,

@@ -118,7 +118,9 @@ class SparkStrata:
 
     def _write(self, df, table: str, kg: str, partitions: int) -> None:
         """Write ``df`` (the columns of ``table`` plus ``country``) as the KG's partition of the
-        dataset ``table``, hash-partitioned by ``country`` over ``partitions`` Spark tasks."""
+        dataset ``table``, range-partitioned by (``country``, ``entity_id``) over ``partitions``
+        Spark tasks (a large country spans several tasks, one file each). ``df`` is persisted for
+        the write, so that sampling the ranges does not compute its rows a second time."""
         root = Path(self.datasets) / table
         geoparquet.clear_partition(root, "kg", kg)
         schema = pa.schema(
@@ -127,17 +129,21 @@ class SparkStrata:
                 for f in df.schema.fields
             ]
         )
-        df.repartition(partitions, "country").mapInArrow(
-            functools.partial(
-                geoparquet.write_task,
-                root=str(root),
-                schema=schema,
-                partition_by=("kg", "country"),
-                sort_by="entity_id",
-                geometry_column=None,
-            ),
-            geoparquet.WRITTEN_DDL,
-        ).collect()
+        rows = df.persist()
+        try:
+            rows.repartitionByRange(partitions, "country", "entity_id").mapInArrow(
+                functools.partial(
+                    geoparquet.write_task,
+                    root=str(root),
+                    schema=schema,
+                    partition_by=("kg", "country"),
+                    sort_by="entity_id",
+                    geometry_column=None,
+                ),
+                geoparquet.WRITTEN_DDL,
+            ).collect()
+        finally:
+            rows.unpersist()
 
     def _publish(self, con: duckdb.DuckDBPyConnection, table: str, kg: str) -> None:
         """Replace the rows of ``kg`` in ``table`` by those of its dataset (view ``spark_<table>``)."""
