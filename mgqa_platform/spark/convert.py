@@ -24,7 +24,7 @@ import pyarrow.parquet as pq
 
 from mgqa_platform.kg import convert as kg_convert
 from mgqa_platform.spark import geoparquet
-from mgqa_platform.spark.session import partition_count
+from mgqa_platform.spark.session import partition_count, spread_key
 from mgqa_platform.warehouse import registered
 
 ENTITIES_DATASET = "entities_accepted"
@@ -91,8 +91,9 @@ class SparkConversion:
     ``datasets`` (a folder every executor can reach: local disk in local mode, a shared or
     mounted path on a cluster). The wide rows are spread round-robin over ``partitions`` Spark
     partitions, more for a large KG (:func:`mgqa_platform.spark.session.partition_count`), and
-    the accepted rows are range-partitioned by (``h3_r0``, ``entity_id``) over as many before they
-    are written: a large cell spans several tasks (one file each) instead of loading one task."""
+    the accepted rows are hash-partitioned by ``h3_r0`` and
+    :func:`mgqa_platform.spark.session.spread_key` over as many before they are written: a large
+    cell spans several tasks (one file each) instead of loading one."""
 
     spark: object
     datasets: Path
@@ -133,7 +134,7 @@ class SparkConversion:
             self.spark.read.parquet(str(built))
             .where("q_reason IS NULL")
             .drop(*_Q_COLUMNS)
-            .repartitionByRange(partitions, "h3_r0", "entity_id")
+            .repartition(partitions, "h3_r0", spread_key(n_rows))
             .mapInArrow(
                 functools.partial(
                     geoparquet.write_task,

@@ -60,3 +60,13 @@ def partition_count(rows: int, minimum: int, rows_per_partition: int = ROWS_PER_
     no partition holds more than ``rows_per_partition`` rows (the work spreads over every core of
     a cluster and a task's memory stays bounded as the input grows)."""
     return max(minimum, -(-rows // rows_per_partition))
+
+
+def spread_key(rows: int, column: str = "entity_id"):
+    """A Spark column that spreads the rows of one partition value (an H3 cell, a country) over
+    several write tasks: ``xxhash64(column)`` modulo one bucket per ``ROWS_PER_PARTITION`` rows
+    of the stage (a single bucket for a small stage). Hashed with the partition value, it keeps a
+    large cell or country from loading one task, and the same rows always go to the same task."""
+    from pyspark.sql import functions as F
+
+    return F.pmod(F.xxhash64(column), F.lit(partition_count(rows, 1)))

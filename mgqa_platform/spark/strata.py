@@ -23,7 +23,7 @@ import pyarrow as pa
 import shapely
 
 from mgqa_platform.spark import geoparquet
-from mgqa_platform.spark.session import partition_count
+from mgqa_platform.spark.session import partition_count, spread_key
 from mgqa_platform.strata import countries as countries_lib
 from mgqa_platform.strata import strata as strata_lib
 from mgqa_platform.warehouse import replace_partition, transaction
@@ -116,11 +116,11 @@ class SparkStrata:
         self.spark.read.parquet(str(path)).createOrReplaceTempView(name)
         return n_rows
 
-    def _write(self, df, table: str, kg: str, partitions: int) -> None:
-        """Write ``df`` (the columns of ``table`` plus ``country``) as the KG's partition of the
-        dataset ``table``, range-partitioned by (``country``, ``entity_id``) over ``partitions``
-        Spark tasks (a large country spans several tasks, one file each). ``df`` is persisted for
-        the write, so that sampling the ranges does not compute its rows a second time."""
+    def _write(self, df, table: str, kg: str, rows: int) -> None:
+        """Write ``df`` (the columns of ``table`` plus ``country``, ``rows`` rows) as the KG's
+        partition of the dataset ``table``, hash-partitioned by ``country`` and
+        :func:`mgqa_platform.spark.session.spread_key` (a large country spans several tasks, one
+        file each)."""
         root = Path(self.datasets) / table
         geoparquet.clear_partition(root, "kg", kg)
         schema = pa.schema(
@@ -129,21 +129,18 @@ class SparkStrata:
                 for f in df.schema.fields
             ]
         )
-        rows = df.persist()
-        try:
-            rows.repartitionByRange(partitions, "country", "entity_id").mapInArrow(
-                functools.partial(
-                    geoparquet.write_task,
-                    root=str(root),
-                    schema=schema,
-                    partition_by=("kg", "country"),
-                    sort_by="entity_id",
-                    geometry_column=None,
-                ),
-                geoparquet.WRITTEN_DDL,
-            ).collect()
-        finally:
-            rows.unpersist()
+        partitions = partition_count(rows, self.partitions)
+        df.repartition(partitions, "country", spread_key(rows)).mapInArrow(
+            functools.partial(
+                geoparquet.write_task,
+                root=str(root),
+                schema=schema,
+                partition_by=("kg", "country"),
+                sort_by="entity_id",
+                geometry_column=None,
+            ),
+            geoparquet.WRITTEN_DDL,
+        ).collect()
 
     def _publish(self, con: duckdb.DuckDBPyConnection, table: str, kg: str) -> None:
         """Replace the rows of ``kg`` in ``table`` by those of its dataset (view ``spark_<table>``)."""
@@ -174,12 +171,10 @@ class SparkStrata:
         ]
         with self._folder() as tmp:
             sql = "SELECT entity_id, kg, lon, lat FROM entities WHERE kg = ? ORDER BY entity_id"
-            partitions = partition_count(
-                self._export(con, Path(tmp), "points", sql, [kg]), self.partitions
-            )
+            n_points = self._export(con, Path(tmp), "points", sql, [kg])
             rows = (
                 self.spark.table("points")
-                .repartition(partitions)
+                .repartition(partition_count(n_points, self.partitions))
                 .mapInArrow(
                     functools.partial(
                         country_batches, countries=polygons, max_distance_km=max_distance_km
@@ -187,7 +182,7 @@ class SparkStrata:
                     COUNTRY_DDL,
                 )
             )
-            self._write(rows, "entity_country", kg, partitions)
+            self._write(rows, "entity_country", kg, n_points)
         self._publish(con, "entity_country", kg)
         n_rows, n_entities = con.execute(
             """
@@ -205,13 +200,11 @@ class SparkStrata:
         """:func:`mgqa_platform.strata.strata.assign_density` of one KG, on Spark."""
         with self._folder() as tmp:
             ents = "SELECT entity_id, kg, h3[1] AS h3_r3 FROM entities WHERE kg = ?"
-            partitions = partition_count(
-                self._export(con, Path(tmp), "ents", ents, [kg]), self.partitions
-            )
+            n_ents = self._export(con, Path(tmp), "ents", ents, [kg])
             self._export(con, Path(tmp), "cells", "SELECT h3, density, tier FROM density_cells", [])
             sql = "SELECT entity_id, iso3 FROM entity_country WHERE kg = ?"
             self._export(con, Path(tmp), "entity_country", sql, [kg])
-            self._write(self.spark.sql(DENSITY_SQL), "entity_density", kg, partitions)
+            self._write(self.spark.sql(DENSITY_SQL), "entity_density", kg, n_ents)
         self._publish(con, "entity_density", kg)
         return strata_lib.density_counts(con, kg)
 
@@ -220,15 +213,13 @@ class SparkStrata:
         with self._folder() as tmp:
             folder = Path(tmp)
             sql = "SELECT entity_id, kg FROM entities WHERE kg = ?"
-            partitions = partition_count(
-                self._export(con, folder, "ents", sql, [kg]), self.partitions
-            )
+            n_ents = self._export(con, folder, "ents", sql, [kg])
             sql = "SELECT entity_id, iso3, reason FROM entity_country WHERE kg = ?"
             self._export(con, folder, "entity_country", sql, [kg])
             sql = "SELECT entity_id, density_tier, density, reason FROM entity_density WHERE kg = ?"
             self._export(con, folder, "entity_density", sql, [kg])
             sql = "SELECT iso3, income_tier, income_note FROM countries"
             self._export(con, folder, "countries", sql, [])
-            self._write(self.spark.sql(STRATA_SQL), "entity_strata", kg, partitions)
+            self._write(self.spark.sql(STRATA_SQL), "entity_strata", kg, n_ents)
         self._publish(con, "entity_strata", kg)
         return strata_lib.strata_counts(con, kg)
