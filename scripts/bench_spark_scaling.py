@@ -13,9 +13,13 @@ For each (scale, cores) the script times, in a fresh Spark session:
   converted entities (bundled Natural Earth 1:50m and World Bank table, the GeoNames proxy density
   surface).
 
-It prints seconds per stage, rows per second, the ratio of each scale's time to the 1x time (ideal:
-the scale factor) and the speed-up of 2 cores over 1. Setup (generation, the DuckDB pivot, loading
-the entities into the warehouse) is not timed. See docs/spark.md.
+It prints seconds per stage, rows per second, the ratio of each scale's time to that of the
+smallest scale (ideal: the ratio of the scales), the speed-up of 2 cores over 1, and per stage the
+least-squares slope (seconds per million entities) and fixed cost. Setup (generation, the DuckDB
+pivot, loading the entities into the warehouse) is not timed; the start-up of each Spark session
+(the JVM and one Python worker per core, reused by the stages) is printed apart (``start``), and so
+is the 1-minute load average after each run (other work on the machine slows every stage). See
+docs/spark.md.
 
 Usage::
 
@@ -28,6 +32,7 @@ Usage::
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import shutil
 import tempfile
@@ -139,16 +144,35 @@ def load_entities(con) -> int:
     return int(con.execute("SELECT count(*) FROM entities").fetchone()[0])
 
 
+def _import_stages(batches):
+    """``mapInArrow`` body of the warm-up: a Python worker with the stages' modules imported."""
+    import mgqa_platform.spark.convert
+    import mgqa_platform.spark.strata  # noqa: F401
+
+    for batch in batches:
+        yield pa.RecordBatch.from_pydict({"n": [batch.num_rows]})
+
+
+def warm_up(spark) -> None:
+    """Start the session's executors and one Python worker per core (workers are reused by the
+    stages' tasks), so that no stage pays the start-up of the session."""
+    n = spark.sparkContext.defaultParallelism
+    spark.range(n).repartition(n).mapInArrow(_import_stages, "n bigint").collect()
+
+
 def run_one(wide: Path, master: str, work: Path, con) -> dict[str, float]:
-    """Seconds per stage for one input on one Spark master (a fresh session)."""
+    """Seconds per stage for one input on one Spark master (a fresh session), the session's
+    start-up (``start``) and the 1-minute load average of the machine after the run."""
     scratch = work / "scratch"
     shutil.rmtree(scratch, ignore_errors=True)
     scratch.mkdir()
     datasets = work / "datasets"
+    t = time.perf_counter()
     spark = local_session(master, scratch)
     times = {}
     try:
-        spark.range(1).collect()  # JVM and Python workers up: not part of any stage
+        warm_up(spark)
+        times["start"] = time.perf_counter() - t
         t = time.perf_counter()
         SparkConversion(spark, datasets)(
             con, f"SELECT * FROM read_parquet('{wide}')", "worldkg", scratch, []
@@ -166,6 +190,7 @@ def run_one(wide: Path, master: str, work: Path, con) -> dict[str, float]:
             times[name] = time.perf_counter() - t
     finally:
         spark.stop()
+    times["load"] = os.getloadavg()[0]
     return times
 
 
@@ -173,9 +198,13 @@ STAGES = ("convert", "country", "density", "strata")
 
 
 def report(results: dict[tuple[int, str], dict], scales: list[int], masters: list[str]) -> None:
-    """Print the table: seconds per stage, rows/s, scaling against 1x, 2-core speed-up."""
+    """Print the table (seconds per stage, rows/s, scaling against the smallest scale, session
+    start-up and load average), the 2-core speed-up and the per-stage linear fit."""
     print()
-    head = f"| scale | master | entities | {' | '.join(STAGES)} | total s | rows/s | vs 1x |"
+    head = (
+        f"| scale | master | entities | {' | '.join(STAGES)} | total s | rows/s | vs smallest "
+        "| start s | load |"
+    )
     print(head)
     print("|" + "---|" * (head.count("|") - 1))
     for master in masters:
@@ -189,12 +218,33 @@ def report(results: dict[tuple[int, str], dict], scales: list[int], masters: lis
                 f"| {scale}x | {master} | {r['entities']:,} | "
                 + " | ".join(f"{r[s]:.1f}" for s in STAGES)
                 + f" | {total:.1f} | {r['entities'] / total:,.0f} | {total / first[1]:.2f}"
-                f" (x{ratio:.2f} of linear) |"
+                f" (x{ratio:.2f} of linear) | {r['start']:.1f} | {r['load']:.1f} |"
             )
     if len(masters) == 2:
         for scale in scales:
             one, two = (sum(results[(scale, m)][s] for s in STAGES) for m in masters)
             print(f"speed-up {masters[1]} over {masters[0]} at {scale}x: {one / two:.2f}")
+    if len(scales) > 1:
+        print()
+        print("| master | stage | slope s per 1M entities | fixed s |")
+        print("|---|---|---:|---:|")
+        for master in masters:
+            for stage in (*STAGES, "total"):
+                slope, fixed = fit(results, scales, master, stage)
+                print(f"| {master} | {stage} | {slope:.1f} | {fixed:.1f} |")
+
+
+def fit(
+    results: dict[tuple[int, str], dict], scales: list[int], master: str, stage: str
+) -> tuple[float, float]:
+    """Least-squares line through (entities, seconds) of ``stage`` (or the ``total``) on
+    ``master``: (seconds per million entities, fixed seconds)."""
+    runs = [results[(scale, master)] for scale in scales]
+    n = np.array([r["entities"] for r in runs], dtype=float) / 1e6
+    stages = STAGES if stage == "total" else (stage,)
+    secs = np.array([sum(r[s] for s in stages) for r in runs])
+    slope, fixed = np.polyfit(n, secs, 1)
+    return float(slope), float(fixed)
 
 
 def main(argv: list[str] | None = None) -> int:

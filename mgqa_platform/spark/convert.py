@@ -24,6 +24,7 @@ import pyarrow.parquet as pq
 
 from mgqa_platform.kg import convert as kg_convert
 from mgqa_platform.spark import geoparquet
+from mgqa_platform.spark.session import partition_count, spread_key
 from mgqa_platform.warehouse import registered
 
 ENTITIES_DATASET = "entities_accepted"
@@ -88,7 +89,11 @@ class SparkConversion:
     """The ``accept`` stage of :func:`mgqa_platform.kg.convert.convert_kg` on Spark: build
     ``new_entities`` from the wide rows of ``wide_sql`` through the GeoParquet dataset under
     ``datasets`` (a folder every executor can reach: local disk in local mode, a shared or
-    mounted path on a cluster)."""
+    mounted path on a cluster). The wide rows are spread round-robin over ``partitions`` Spark
+    partitions, more for a large KG (:func:`mgqa_platform.spark.session.partition_count`), and
+    the accepted rows are hash-partitioned by ``h3_r0`` and
+    :func:`mgqa_platform.spark.session.spread_key` over as many before they are written: a large
+    cell spans several tasks (one file each) instead of loading one."""
 
     spark: object
     datasets: Path
@@ -107,13 +112,15 @@ class SparkConversion:
         quarantine: list,
     ) -> None:
         wide = scratch / "wide.parquet"
-        con.execute(
+        (n_rows,) = con.execute(
             f"COPY ({wide_sql} ORDER BY s) TO '{wide}' "
             f"(FORMAT parquet, ROW_GROUP_SIZE {kg_convert.BATCH_ROWS})"
-        )
+        ).fetchone()
+        partitions = partition_count(n_rows, self.partitions)
         built = scratch / "built"
         (
             self.spark.read.parquet(str(wide))
+            .repartition(partitions)
             .mapInArrow(
                 functools.partial(build_batches, wide_schema=pq.read_schema(wide), kg=kg),
                 spark_ddl(BUILT_ARROW),
@@ -127,7 +134,7 @@ class SparkConversion:
             self.spark.read.parquet(str(built))
             .where("q_reason IS NULL")
             .drop(*_Q_COLUMNS)
-            .repartition(self.partitions, "h3_r0")
+            .repartition(partitions, "h3_r0", spread_key(n_rows))
             .mapInArrow(
                 functools.partial(
                     geoparquet.write_task,

@@ -23,6 +23,7 @@ import pyarrow as pa
 import shapely
 
 from mgqa_platform.spark import geoparquet
+from mgqa_platform.spark.session import partition_count, spread_key
 from mgqa_platform.strata import countries as countries_lib
 from mgqa_platform.strata import strata as strata_lib
 from mgqa_platform.warehouse import replace_partition, transaction
@@ -97,22 +98,29 @@ def country_batches(
 @dataclass
 class SparkStrata:
     """The three per-KG strata stages on ``spark``, datasets under ``datasets``, exported inputs
-    in a temporary folder under ``scratch_dir``."""
+    in a temporary folder under ``scratch_dir``. Each stage runs over ``partitions`` Spark
+    partitions, more for a large KG (:func:`mgqa_platform.spark.session.partition_count`)."""
 
     spark: object
     datasets: Path
     scratch_dir: Path
     partitions: int = 8
 
-    def _export(self, con: duckdb.DuckDBPyConnection, folder: Path, name: str, sql: str, params):
+    def _export(
+        self, con: duckdb.DuckDBPyConnection, folder: Path, name: str, sql: str, params
+    ) -> int:
+        """Export the rows of ``sql`` to ``<folder>/<name>.parquet``, registered in Spark as the
+        temporary view ``name``; returns the number of rows."""
         path = folder / f"{name}.parquet"
-        con.execute(f"COPY ({sql}) TO '{path}' (FORMAT parquet)", params)
+        (n_rows,) = con.execute(f"COPY ({sql}) TO '{path}' (FORMAT parquet)", params).fetchone()
         self.spark.read.parquet(str(path)).createOrReplaceTempView(name)
-        return path
+        return n_rows
 
-    def _write(self, df, table: str, kg: str) -> None:
-        """Write ``df`` (the columns of ``table`` plus ``country``) as the KG's partition of the
-        dataset ``table``."""
+    def _write(self, df, table: str, kg: str, rows: int) -> None:
+        """Write ``df`` (the columns of ``table`` plus ``country``, ``rows`` rows) as the KG's
+        partition of the dataset ``table``, hash-partitioned by ``country`` and
+        :func:`mgqa_platform.spark.session.spread_key` (a large country spans several tasks, one
+        file each)."""
         root = Path(self.datasets) / table
         geoparquet.clear_partition(root, "kg", kg)
         schema = pa.schema(
@@ -121,7 +129,8 @@ class SparkStrata:
                 for f in df.schema.fields
             ]
         )
-        df.repartition(self.partitions, "country").mapInArrow(
+        partitions = partition_count(rows, self.partitions)
+        df.repartition(partitions, "country", spread_key(rows)).mapInArrow(
             functools.partial(
                 geoparquet.write_task,
                 root=str(root),
@@ -162,14 +171,18 @@ class SparkStrata:
         ]
         with self._folder() as tmp:
             sql = "SELECT entity_id, kg, lon, lat FROM entities WHERE kg = ? ORDER BY entity_id"
-            self._export(con, Path(tmp), "points", sql, [kg])
-            rows = self.spark.table("points").mapInArrow(
-                functools.partial(
-                    country_batches, countries=polygons, max_distance_km=max_distance_km
-                ),
-                COUNTRY_DDL,
+            n_points = self._export(con, Path(tmp), "points", sql, [kg])
+            rows = (
+                self.spark.table("points")
+                .repartition(partition_count(n_points, self.partitions))
+                .mapInArrow(
+                    functools.partial(
+                        country_batches, countries=polygons, max_distance_km=max_distance_km
+                    ),
+                    COUNTRY_DDL,
+                )
             )
-            self._write(rows, "entity_country", kg)
+            self._write(rows, "entity_country", kg, n_points)
         self._publish(con, "entity_country", kg)
         n_rows, n_entities = con.execute(
             """
@@ -187,11 +200,11 @@ class SparkStrata:
         """:func:`mgqa_platform.strata.strata.assign_density` of one KG, on Spark."""
         with self._folder() as tmp:
             ents = "SELECT entity_id, kg, h3[1] AS h3_r3 FROM entities WHERE kg = ?"
-            self._export(con, Path(tmp), "ents", ents, [kg])
+            n_ents = self._export(con, Path(tmp), "ents", ents, [kg])
             self._export(con, Path(tmp), "cells", "SELECT h3, density, tier FROM density_cells", [])
             sql = "SELECT entity_id, iso3 FROM entity_country WHERE kg = ?"
             self._export(con, Path(tmp), "entity_country", sql, [kg])
-            self._write(self.spark.sql(DENSITY_SQL), "entity_density", kg)
+            self._write(self.spark.sql(DENSITY_SQL), "entity_density", kg, n_ents)
         self._publish(con, "entity_density", kg)
         return strata_lib.density_counts(con, kg)
 
@@ -199,15 +212,14 @@ class SparkStrata:
         """:func:`mgqa_platform.strata.strata.assign_strata` of one KG, on Spark."""
         with self._folder() as tmp:
             folder = Path(tmp)
-            self._export(
-                con, folder, "ents", "SELECT entity_id, kg FROM entities WHERE kg = ?", [kg]
-            )
+            sql = "SELECT entity_id, kg FROM entities WHERE kg = ?"
+            n_ents = self._export(con, folder, "ents", sql, [kg])
             sql = "SELECT entity_id, iso3, reason FROM entity_country WHERE kg = ?"
             self._export(con, folder, "entity_country", sql, [kg])
             sql = "SELECT entity_id, density_tier, density, reason FROM entity_density WHERE kg = ?"
             self._export(con, folder, "entity_density", sql, [kg])
             sql = "SELECT iso3, income_tier, income_note FROM countries"
             self._export(con, folder, "countries", sql, [])
-            self._write(self.spark.sql(STRATA_SQL), "entity_strata", kg)
+            self._write(self.spark.sql(STRATA_SQL), "entity_strata", kg, n_ents)
         self._publish(con, "entity_strata", kg)
         return strata_lib.strata_counts(con, kg)
