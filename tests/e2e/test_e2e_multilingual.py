@@ -197,8 +197,10 @@ def test_a_broken_translation_is_caught(query, materialize, tmp_path):
 
 
 def test_post_edit_ensemble_on_the_sample(query):
-    """Offline, the rule-based member post-edits every language: French elisions applied, entity
-    names intact, languages without rules untouched, each applied edit in the log."""
+    """Offline, the rule-based member post-edits every language: French elisions and contractions
+    applied, entity names intact, languages without rules untouched, each applied edit in the log.
+    Most French elisions before a name are made by construction at re-instantiation
+    (``grammar.elide_before_names``); the ensemble takes the rest."""
     from mgqa_platform.multilingual.languages import CODES
 
     n_en = query("SELECT count(*) FROM questions_en")[0][0]
@@ -210,7 +212,12 @@ def test_post_edit_ensemble_on_the_sample(query):
         GROUP BY 1
     """
     edited = dict(query(decisions))
-    assert edited["fra"] > 0.05 * n_en and edited["eng"] == 0 and edited["jpn"] == 0
+    assert edited["fra"] > 0.02 * n_en and edited["eng"] == 0 and edited["jpn"] == 0
+    by_construction = """
+        SELECT count(*) FROM questions_localized
+        WHERE lang = 'fra' AND regexp_matches(text_marked, '[Dd]''\\{')
+    """
+    assert query(by_construction)[0][0] > 0.05 * n_en
     first_elision = """
         SELECT text_marked_localized, text_marked
         FROM questions_postedited
