@@ -641,8 +641,8 @@ PLACE_CATEGORIES = frozenset(
     (*lexicon.SETTLEMENT_CATEGORIES, *lexicon.REGION_CATEGORIES, "country", "state")
 )
 
-#: The temp table ``named``: ``new_entities`` with ``display_name``, ``name_unique`` and
-#: ``name_rule``. The name rules (``name_rules``: entity -> ``base``, ``name_rule``, ``excluded``,
+#: The temp table ``named``: ``display_name``, ``name_unique`` and ``name_rule`` of each entity of
+#: ``new_entities`` (by ``entity_id``). The name rules (``name_rules``: entity -> ``base``, ``name_rule``, ``excluded``,
 #: ``with_category``; :func:`mgqa_platform.kg.names.name_entities`) give each entity the base of its
 #: display name. Its candidate forms, in this order: the base; the base with its category word
 #: (``category_nouns``: category -> singular English noun); with its street; with its locality
@@ -656,7 +656,9 @@ DISAMBIGUATE_SQL = """
 CREATE OR REPLACE TEMP TABLE named AS
 WITH ruled AS (
     SELECT
-        e.*,
+        e.entity_id,
+        e.street,
+        e.locality,
         r.base,
         r.name_rule,
         r.excluded,
@@ -703,7 +705,7 @@ chosen AS (
     GROUP BY c.entity_id
 )
 SELECT
-    r.* EXCLUDE (base, name_rule, excluded, with_category, noun),
+    r.entity_id,
     coalesce(ch.form, r.base) AS display_name,
     ch.form IS NOT NULL AS name_unique,
     CASE WHEN ch.form IS NULL THEN coalesce(r.name_rule, 'ambiguous') ELSE r.name_rule END
@@ -866,7 +868,6 @@ def _finish(
     )
     with registered(con, category_nouns=noun_table, name_rules=rules):
         con.execute(DISAMBIGUATE_SQL)
-    _drop_temp(con, "new_entities")  # named holds all of it
     # every accepted name that is not the display name is an alias (scoring accepts it)
     with registered(con, name_aliases=name_aliases):
         con.execute(
@@ -899,10 +900,11 @@ def _finish(
             """
             INSERT INTO entities
             SELECT
-                entity_id, ?, iri, name, display_name, name_unique, name_rule, category, types,
-                ST_GeomFromWKB(wkb), geom_kind, lon, lat, h3, image_url, wikidata, valid_from,
-                valid_to, attributes::JSON, ?, NULL
-            FROM named
+                entity_id, ?, e.iri, e.name, n.display_name, n.name_unique, n.name_rule,
+                e.category, e.types, ST_GeomFromWKB(e.wkb), e.geom_kind, e.lon, e.lat, e.h3,
+                e.image_url, e.wikidata, e.valid_from, e.valid_to, e.attributes::JSON, ?, NULL
+            FROM new_entities e
+            JOIN named n USING (entity_id)
             ORDER BY entity_id
             """,
             [kg, snapshot_id],
@@ -911,11 +913,12 @@ def _finish(
         con.execute(
             """
             CREATE OR REPLACE TEMP TABLE owners AS
-            SELECT entity_id, subject FROM named
+            SELECT entity_id, subject FROM new_entities
             UNION
             SELECT entity_id, part_subject FROM new_parts
             """
         )
+        _drop_temp(con, "new_entities")
         _drop_temp(con, "named")
         con.execute(
             "INSERT INTO entity_labels SELECT entity_id, ?, lang, label, is_alias FROM new_labels",
