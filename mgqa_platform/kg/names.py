@@ -183,7 +183,7 @@ def placeholder(name: str) -> bool:
 def uncertain(name: str) -> bool:
     """The name carries a question mark (ASCII, full-width or inverted), the mapper's mark of a name not
     known for sure: "Antanambao ?", "Hafia?", "name ?"."""
-    return any(ch in name for ch in "?？¿")
+    return "?" in name or "？" in name or "¿" in name
 
 
 def truncated(name: str) -> bool:
@@ -246,10 +246,10 @@ def _latin_letter(ch: str) -> bool:
 def _script(token: str) -> str:
     """``latin``, ``other`` (a letter of another script) or ``neutral`` (digits, punctuation,
     modifier letters, symbols)."""
-    if token.isascii():  # the ASCII letters are A-Z and a-z, all Latin
+    if max(token, default="") < "\u0250":  # Latin letters only; isalpha() is Lu, Ll, Lt, Lo here
         return "latin" if any(map(str.isalpha, token)) else "neutral"
     letters = [ch for ch in token if unicodedata.category(ch) in ("Lu", "Ll", "Lt", "Lo")]
-    if max(token) >= "\u0250" and any(not _latin_letter(ch) for ch in letters):
+    if any(not _latin_letter(ch) for ch in letters):
         return "other"
     return "latin" if letters else "neutral"
 
