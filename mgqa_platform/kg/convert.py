@@ -43,7 +43,7 @@ import shapely
 from mgqa_platform import geometry, lexicon
 from mgqa_platform.kg import names, osmh3kg_table, profiles, roads
 from mgqa_platform.kg.rdf_stream import parse_file
-from mgqa_platform.warehouse import fetch_dicts, registered, transaction
+from mgqa_platform.warehouse import registered, transaction
 
 H3_RESOLUTIONS = (3, 5, 7, 9)
 BATCH_ROWS = 50_000
@@ -314,6 +314,9 @@ def _facts(con: duckdb.DuckDBPyConnection, prof: profiles.Profile) -> None:
 
 # ------------------------------------------------------------------------------------------ 3. geometry
 _KIND = {0: "point", 1: "line", 3: "polygon", 4: "point", 5: "line", 6: "polygon"}
+#: The encoder of ``attributes`` (what ``json.dumps(..., sort_keys=True, ensure_ascii=False)``
+#: builds on every call, built once).
+_ATTRIBUTES_JSON = json.JSONEncoder(sort_keys=True, ensure_ascii=False)
 _ATTR_COLUMNS = [
     (f"attr_{re.sub('[^a-z]', '_', key)}", name) for key, name in profiles.ATTRIBUTE_KEYS.items()
 ]
@@ -419,6 +422,7 @@ def _build_batch(rows: pa.Table, quarantine: list[dict]) -> pa.Table:
     )
     obs = kept.column("obs").to_pylist()
     attributes = []
+    encode = _ATTRIBUTES_JSON.encode
     for j in range(kept.num_rows):
         attrs = {
             name: _number(attr_cols[col][j]) for col, name in _ATTR_COLUMNS if attr_cols[col][j]
@@ -427,7 +431,7 @@ def _build_batch(rows: pa.Table, quarantine: list[dict]) -> pa.Table:
             attrs["osm_" + main_key[j]] = main_value[j]
         for ob in obs[j] or ():
             attrs[ob["k"]] = _number(ob["v"])
-        attributes.append(json.dumps(attrs, sort_keys=True, ensure_ascii=False) if attrs else None)
+        attributes.append(encode(attrs) if attrs else None)
     cols = {name: kept.column(name) for name in _PASSTHROUGH}
     cols["subject"] = cols.pop("s")
     cols["types"] = pc.fill_null(cols["types"], pa.scalar([], pa.list_(pa.string())))
@@ -785,27 +789,26 @@ def _name_rules(
     :attr:`profiles.Profile.route_signs`): the Arrow tables ``name_rules``
     (entity_id, base, name_rule, excluded, with_category) and ``name_aliases`` (entity_id, label)."""
     events = ", ".join(f"'{c}'" for c in sorted(names.EARTHQUAKE_CATEGORIES))
-    rows = fetch_dicts(
-        con,
+    rows = con.execute(
         f"""
         SELECT
             entity_id, name, category, valid_from,
             CASE WHEN category IN ({events}) THEN attributes END AS attributes
         FROM new_entities
         ORDER BY entity_id
-        """,
-    )
-    labels = _rule_labels(con, [r["entity_id"] for r in rows if names.other_script(r["name"])])
+        """
+    ).fetchall()
+    labels = _rule_labels(con, [eid for eid, name, *_ in rows if names.other_script(name)])
     entities = [
         names.Entity(
-            r["entity_id"],
-            r["name"],
-            r["category"],
-            r["valid_from"],
-            _rule_attributes(r["category"], r["attributes"]),
-            tuple(labels.get(r["entity_id"], ())),
+            eid,
+            name,
+            category,
+            valid_from,
+            _rule_attributes(category, attributes),
+            tuple(labels.get(eid, ())),
         )
-        for r in rows
+        for eid, name, category, valid_from, attributes in rows
     ]
     words = names.category_words(nouns.values(), nouns)
     out = names.name_entities(entities, words, country_names, PLACE_CATEGORIES, route_signs)
