@@ -211,10 +211,9 @@ def _stage_osmh3kg(con: duckdb.DuckDBPyConnection, path: Path, quarantine: _Quar
             WHERE regexp_full_match(s, '[0-9a-f]{15}')"""
         ).fetchall()
     ]
-    con.execute("CREATE OR REPLACE TEMP TABLE h3_cells (s VARCHAR)")
-    cells = [h for h in hexes if h3.is_valid_cell(h)]
-    if cells:
-        con.executemany("INSERT INTO h3_cells VALUES (?)", [[c] for c in cells])
+    cells = pa.table({"s": pa.array([h for h in hexes if h3.is_valid_cell(h)], pa.string())})
+    with registered(con, valid_h3_cells=cells):
+        con.execute("CREATE OR REPLACE TEMP TABLE h3_cells AS SELECT s FROM valid_h3_cells")
 
 
 class _QuarantineSink(list):
