@@ -414,28 +414,50 @@ def _build_batch(rows: pa.Table, quarantine: list[dict]) -> pa.Table:
     idx = pa.array([keep[j] for j in good], pa.int64())
     garr = np.array([geoms[j] for j in good], dtype=object)
     kept = rows.take(idx)
-    attr_cols = {col: kept.column(col).to_pylist() for col, _ in _ATTR_COLUMNS}
-    main_key, main_value = (
-        kept.column("main_key").to_pylist(),
-        kept.column("main_value").to_pylist(),
-    )
-    obs = kept.column("obs").to_pylist()
-    attributes = []
-    encode = _ATTRIBUTES_JSON.encode
-    for j in range(kept.num_rows):
-        attrs = {
-            name: _number(attr_cols[col][j]) for col, name in _ATTR_COLUMNS if attr_cols[col][j]
-        }
-        if main_key[j]:
-            attrs["osm_" + main_key[j]] = main_value[j]
-        for ob in obs[j] or ():
-            attrs[ob["k"]] = _number(ob["v"])
-        attributes.append(encode(attrs) if attrs else None)
     cols = {name: kept.column(name) for name in _PASSTHROUGH}
     cols["subject"] = cols.pop("s")
     cols["types"] = pc.fill_null(cols["types"], pa.scalar([], pa.list_(pa.string())))
-    cols.update(geometry_columns(garr), attributes=pa.array(attributes, pa.string()))
+    cols.update(geometry_columns(garr), attributes=_attributes(kept))
     return pa.table({name: cols[name] for name in ENTITY_ARROW.names}).cast(ENTITY_ARROW)
+
+
+def _present(col: pa.ChunkedArray) -> tuple[np.ndarray, list]:
+    """(row indices, values) of the rows of ``col`` whose value is true in Python: neither null
+    nor empty for a string or a list column (found by Arrow), tested one by one for any other
+    type (a column that is all NULL in a profile's SQL)."""
+    t = col.type
+    if pa.types.is_list(t) or pa.types.is_large_list(t):
+        size = pc.list_value_length(col)
+    elif pa.types.is_string(t) or pa.types.is_large_string(t):
+        size = pc.utf8_length(col)
+    else:
+        values = col.to_pylist()
+        idx = np.array([j for j, v in enumerate(values) if v], dtype=np.int64)
+        return idx, [values[j] for j in idx]
+    idx = np.flatnonzero(pc.fill_null(pc.greater(size, 0), False).to_numpy(zero_copy_only=False))
+    return idx, col.take(pa.array(idx, pa.int64())).to_pylist()
+
+
+def _attributes(kept: pa.Table) -> pa.Array:
+    """The ``attributes`` JSON of each wide row (None when it has none): the attribute columns
+    (:data:`_ATTR_COLUMNS`, numbers parsed), ``osm_<main key>`` and the observations, a later key
+    replacing an earlier one. Built column by column, only over the rows that have a value."""
+    attrs: dict[int, dict] = {}
+    for col, name in _ATTR_COLUMNS:
+        for j, v in zip(*_present(kept.column(col)), strict=True):
+            attrs.setdefault(j, {})[name] = _number(v)
+    main_idx, main_keys = _present(kept.column("main_key"))
+    main_values = kept.column("main_value").take(pa.array(main_idx, pa.int64())).to_pylist()
+    for j, k, v in zip(main_idx, main_keys, main_values, strict=True):
+        attrs.setdefault(j, {})["osm_" + k] = v
+    for j, observations in zip(*_present(kept.column("obs")), strict=True):
+        row = attrs.setdefault(j, {})
+        for ob in observations:
+            row[ob["k"]] = _number(ob["v"])
+    encode = _ATTRIBUTES_JSON.encode
+    return pa.array(
+        [encode(attrs[j]) if j in attrs else None for j in range(kept.num_rows)], pa.string()
+    )
 
 
 def geometry_columns(garr: np.ndarray) -> dict[str, pa.Array]:
