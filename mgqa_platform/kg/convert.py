@@ -262,13 +262,7 @@ def _wide_sql(prof: profiles.Profile, kg: str) -> str:
     )
 
     return f"""
-    WITH dups AS (
-        SELECT DISTINCT s FROM (
-            SELECT s FROM facts
-            WHERE k NOT IN ('@type', '@instant', '@begin', '@end') AND k NOT LIKE 'obs:%'
-            GROUP BY s, k HAVING min(v) <> max(v))
-    ),
-    geo AS (SELECT s, min(wkt) <> max(wkt) AS wkt_conflict, min(wkt) AS wkt FROM geom GROUP BY s),
+    WITH geo AS (SELECT s, min(wkt) <> max(wkt) AS wkt_conflict, min(wkt) AS wkt FROM geom GROUP BY s),
     wide AS (
         SELECT s,
             list_sort(list_distinct(list(v) FILTER (WHERE k = '@type'))) AS types,
@@ -298,8 +292,25 @@ def _wide_sql(prof: profiles.Profile, kg: str) -> str:
     """  # no ORDER BY: a sorted streamed result stays pinned in memory; rows are sorted when written
 
 
+#: The temp table ``dups``: the subjects with several different values for one property (not
+#: their types, times or observations), rejected as ``duplicate_id``. Built on its own before the
+#: wide rows, so that its (large) aggregation and theirs do not hold memory at the same time.
+DUPS_SQL = """
+CREATE OR REPLACE TEMP TABLE dups AS
+SELECT DISTINCT s
+FROM (
+    SELECT s
+    FROM facts
+    WHERE k NOT IN ('@type', '@instant', '@begin', '@end') AND k NOT LIKE 'obs:%'
+    GROUP BY s, k
+    HAVING min(v) <> max(v)
+)
+"""
+
+
 def _facts(con: duckdb.DuckDBPyConnection, prof: profiles.Profile) -> None:
-    """The temp tables ``ents``, ``facts``, ``geom`` and ``cat`` of ``prof`` over ``stage``.
+    """The temp tables ``ents``, ``facts``, ``geom``, ``cat`` and ``dups`` (:data:`DUPS_SQL`) of
+    ``prof`` over ``stage``.
 
     The lookup tables of :func:`profiles.lookup_tables` must be registered on ``con``."""
     con.execute(f"CREATE OR REPLACE TEMP TABLE ents AS {prof.entities_sql}")
@@ -309,6 +320,7 @@ def _facts(con: duckdb.DuckDBPyConnection, prof: profiles.Profile) -> None:
         f"CREATE OR REPLACE TEMP TABLE geom AS SELECT * FROM ({prof.geometry_sql}) SEMI JOIN ents USING (s)"
     )
     con.execute(f"CREATE OR REPLACE TEMP TABLE cat AS {prof.category_sql}")
+    con.execute(DUPS_SQL)
 
 
 # ------------------------------------------------------------------------------------------ 3. geometry
@@ -550,7 +562,7 @@ def convert_kg(
             res.triples_staged = _stage(con, path, scratch, quarantine, parse_workers)
             _facts(con, prof)
             (accept or accept_in_process)(con, _wide_sql(prof, kg), kg, scratch, quarantine)
-            for t in ("ents", "geom", "cat"):  # read only by the wide rows
+            for t in ("ents", "geom", "cat", "dups"):  # read only by the wide rows
                 _drop_temp(con, t)
             # two subjects that map to one entity id: keep the first subject, quarantine the others
             dup = """
@@ -587,6 +599,7 @@ def convert_kg(
             "facts",
             "geom",
             "cat",
+            "dups",
             "new_entities",
             "new_quarantine",
             "label_facts",
