@@ -43,7 +43,7 @@ import shapely
 from mgqa_platform import geometry, lexicon
 from mgqa_platform.kg import names, osmh3kg_table, profiles, roads
 from mgqa_platform.kg.rdf_stream import parse_file
-from mgqa_platform.warehouse import fetch_dicts, registered, transaction
+from mgqa_platform.warehouse import registered, transaction
 
 H3_RESOLUTIONS = (3, 5, 7, 9)
 BATCH_ROWS = 50_000
@@ -211,10 +211,9 @@ def _stage_osmh3kg(con: duckdb.DuckDBPyConnection, path: Path, quarantine: _Quar
             WHERE regexp_full_match(s, '[0-9a-f]{15}')"""
         ).fetchall()
     ]
-    con.execute("CREATE OR REPLACE TEMP TABLE h3_cells (s VARCHAR)")
-    cells = [h for h in hexes if h3.is_valid_cell(h)]
-    if cells:
-        con.executemany("INSERT INTO h3_cells VALUES (?)", [[c] for c in cells])
+    cells = pa.table({"s": pa.array([h for h in hexes if h3.is_valid_cell(h)], pa.string())})
+    with registered(con, valid_h3_cells=cells):
+        con.execute("CREATE OR REPLACE TEMP TABLE h3_cells AS SELECT s FROM valid_h3_cells")
 
 
 class _QuarantineSink(list):
@@ -263,13 +262,7 @@ def _wide_sql(prof: profiles.Profile, kg: str) -> str:
     )
 
     return f"""
-    WITH dups AS (
-        SELECT DISTINCT s FROM (
-            SELECT s FROM facts
-            WHERE k NOT IN ('@type', '@instant', '@begin', '@end') AND k NOT LIKE 'obs:%'
-            GROUP BY s, k HAVING min(v) <> max(v))
-    ),
-    geo AS (SELECT s, min(wkt) <> max(wkt) AS wkt_conflict, min(wkt) AS wkt FROM geom GROUP BY s),
+    WITH geo AS (SELECT s, min(wkt) <> max(wkt) AS wkt_conflict, min(wkt) AS wkt FROM geom GROUP BY s),
     wide AS (
         SELECT s,
             list_sort(list_distinct(list(v) FILTER (WHERE k = '@type'))) AS types,
@@ -299,8 +292,25 @@ def _wide_sql(prof: profiles.Profile, kg: str) -> str:
     """  # no ORDER BY: a sorted streamed result stays pinned in memory; rows are sorted when written
 
 
+#: The temp table ``dups``: the subjects with several different values for one property (not
+#: their types, times or observations), rejected as ``duplicate_id``. Built on its own before the
+#: wide rows, so that its (large) aggregation and theirs do not hold memory at the same time.
+DUPS_SQL = """
+CREATE OR REPLACE TEMP TABLE dups AS
+SELECT DISTINCT s
+FROM (
+    SELECT s
+    FROM facts
+    WHERE k NOT IN ('@type', '@instant', '@begin', '@end') AND k NOT LIKE 'obs:%'
+    GROUP BY s, k
+    HAVING min(v) <> max(v)
+)
+"""
+
+
 def _facts(con: duckdb.DuckDBPyConnection, prof: profiles.Profile) -> None:
-    """The temp tables ``ents``, ``facts``, ``geom`` and ``cat`` of ``prof`` over ``stage``.
+    """The temp tables ``ents``, ``facts``, ``geom``, ``cat`` and ``dups`` (:data:`DUPS_SQL`) of
+    ``prof`` over ``stage``.
 
     The lookup tables of :func:`profiles.lookup_tables` must be registered on ``con``."""
     con.execute(f"CREATE OR REPLACE TEMP TABLE ents AS {prof.entities_sql}")
@@ -310,10 +320,14 @@ def _facts(con: duckdb.DuckDBPyConnection, prof: profiles.Profile) -> None:
         f"CREATE OR REPLACE TEMP TABLE geom AS SELECT * FROM ({prof.geometry_sql}) SEMI JOIN ents USING (s)"
     )
     con.execute(f"CREATE OR REPLACE TEMP TABLE cat AS {prof.category_sql}")
+    con.execute(DUPS_SQL)
 
 
 # ------------------------------------------------------------------------------------------ 3. geometry
 _KIND = {0: "point", 1: "line", 3: "polygon", 4: "point", 5: "line", 6: "polygon"}
+#: The encoder of ``attributes`` (what ``json.dumps(..., sort_keys=True, ensure_ascii=False)``
+#: builds on every call, built once).
+_ATTRIBUTES_JSON = json.JSONEncoder(sort_keys=True, ensure_ascii=False)
 _ATTR_COLUMNS = [
     (f"attr_{re.sub('[^a-z]', '_', key)}", name) for key, name in profiles.ATTRIBUTE_KEYS.items()
 ]
@@ -412,27 +426,50 @@ def _build_batch(rows: pa.Table, quarantine: list[dict]) -> pa.Table:
     idx = pa.array([keep[j] for j in good], pa.int64())
     garr = np.array([geoms[j] for j in good], dtype=object)
     kept = rows.take(idx)
-    attr_cols = {col: kept.column(col).to_pylist() for col, _ in _ATTR_COLUMNS}
-    main_key, main_value = (
-        kept.column("main_key").to_pylist(),
-        kept.column("main_value").to_pylist(),
-    )
-    obs = kept.column("obs").to_pylist()
-    attributes = []
-    for j in range(kept.num_rows):
-        attrs = {
-            name: _number(attr_cols[col][j]) for col, name in _ATTR_COLUMNS if attr_cols[col][j]
-        }
-        if main_key[j]:
-            attrs["osm_" + main_key[j]] = main_value[j]
-        for ob in obs[j] or ():
-            attrs[ob["k"]] = _number(ob["v"])
-        attributes.append(json.dumps(attrs, sort_keys=True, ensure_ascii=False) if attrs else None)
     cols = {name: kept.column(name) for name in _PASSTHROUGH}
     cols["subject"] = cols.pop("s")
     cols["types"] = pc.fill_null(cols["types"], pa.scalar([], pa.list_(pa.string())))
-    cols.update(geometry_columns(garr), attributes=pa.array(attributes, pa.string()))
+    cols.update(geometry_columns(garr), attributes=_attributes(kept))
     return pa.table({name: cols[name] for name in ENTITY_ARROW.names}).cast(ENTITY_ARROW)
+
+
+def _present(col: pa.ChunkedArray) -> tuple[np.ndarray, list]:
+    """(row indices, values) of the rows of ``col`` whose value is true in Python: neither null
+    nor empty for a string or a list column (found by Arrow), tested one by one for any other
+    type (a column that is all NULL in a profile's SQL)."""
+    t = col.type
+    if pa.types.is_list(t) or pa.types.is_large_list(t):
+        size = pc.list_value_length(col)
+    elif pa.types.is_string(t) or pa.types.is_large_string(t):
+        size = pc.utf8_length(col)
+    else:
+        values = col.to_pylist()
+        idx = np.array([j for j, v in enumerate(values) if v], dtype=np.int64)
+        return idx, [values[j] for j in idx]
+    idx = np.flatnonzero(pc.fill_null(pc.greater(size, 0), False).to_numpy(zero_copy_only=False))
+    return idx, col.take(pa.array(idx, pa.int64())).to_pylist()
+
+
+def _attributes(kept: pa.Table) -> pa.Array:
+    """The ``attributes`` JSON of each wide row (None when it has none): the attribute columns
+    (:data:`_ATTR_COLUMNS`, numbers parsed), ``osm_<main key>`` and the observations, a later key
+    replacing an earlier one. Built column by column, only over the rows that have a value."""
+    attrs: dict[int, dict] = {}
+    for col, name in _ATTR_COLUMNS:
+        for j, v in zip(*_present(kept.column(col)), strict=True):
+            attrs.setdefault(j, {})[name] = _number(v)
+    main_idx, main_keys = _present(kept.column("main_key"))
+    main_values = kept.column("main_value").take(pa.array(main_idx, pa.int64())).to_pylist()
+    for j, k, v in zip(main_idx, main_keys, main_values, strict=True):
+        attrs.setdefault(j, {})["osm_" + k] = v
+    for j, observations in zip(*_present(kept.column("obs")), strict=True):
+        row = attrs.setdefault(j, {})
+        for ob in observations:
+            row[ob["k"]] = _number(ob["v"])
+    encode = _ATTRIBUTES_JSON.encode
+    return pa.array(
+        [encode(attrs[j]) if j in attrs else None for j in range(kept.num_rows)], pa.string()
+    )
 
 
 def geometry_columns(garr: np.ndarray) -> dict[str, pa.Array]:
@@ -525,7 +562,7 @@ def convert_kg(
             res.triples_staged = _stage(con, path, scratch, quarantine, parse_workers)
             _facts(con, prof)
             (accept or accept_in_process)(con, _wide_sql(prof, kg), kg, scratch, quarantine)
-            for t in ("ents", "geom", "cat"):  # read only by the wide rows
+            for t in ("ents", "geom", "cat", "dups"):  # read only by the wide rows
                 _drop_temp(con, t)
             # two subjects that map to one entity id: keep the first subject, quarantine the others
             dup = """
@@ -562,6 +599,7 @@ def convert_kg(
             "facts",
             "geom",
             "cat",
+            "dups",
             "new_entities",
             "new_quarantine",
             "label_facts",
@@ -641,8 +679,8 @@ PLACE_CATEGORIES = frozenset(
     (*lexicon.SETTLEMENT_CATEGORIES, *lexicon.REGION_CATEGORIES, "country", "state")
 )
 
-#: The temp table ``named``: ``new_entities`` with ``display_name``, ``name_unique`` and
-#: ``name_rule``. The name rules (``name_rules``: entity -> ``base``, ``name_rule``, ``excluded``,
+#: The temp table ``named``: ``display_name``, ``name_unique`` and ``name_rule`` of each entity of
+#: ``new_entities`` (by ``entity_id``). The name rules (``name_rules``: entity -> ``base``, ``name_rule``, ``excluded``,
 #: ``with_category``; :func:`mgqa_platform.kg.names.name_entities`) give each entity the base of its
 #: display name. Its candidate forms, in this order: the base; the base with its category word
 #: (``category_nouns``: category -> singular English noun); with its street; with its locality
@@ -656,7 +694,9 @@ DISAMBIGUATE_SQL = """
 CREATE OR REPLACE TEMP TABLE named AS
 WITH ruled AS (
     SELECT
-        e.*,
+        e.entity_id,
+        e.street,
+        e.locality,
         r.base,
         r.name_rule,
         r.excluded,
@@ -703,7 +743,7 @@ chosen AS (
     GROUP BY c.entity_id
 )
 SELECT
-    r.* EXCLUDE (base, name_rule, excluded, with_category, noun),
+    r.entity_id,
     coalesce(ch.form, r.base) AS display_name,
     ch.form IS NOT NULL AS name_unique,
     CASE WHEN ch.form IS NULL THEN coalesce(r.name_rule, 'ambiguous') ELSE r.name_rule END
@@ -783,27 +823,26 @@ def _name_rules(
     :attr:`profiles.Profile.route_signs`): the Arrow tables ``name_rules``
     (entity_id, base, name_rule, excluded, with_category) and ``name_aliases`` (entity_id, label)."""
     events = ", ".join(f"'{c}'" for c in sorted(names.EARTHQUAKE_CATEGORIES))
-    rows = fetch_dicts(
-        con,
+    rows = con.execute(
         f"""
         SELECT
             entity_id, name, category, valid_from,
             CASE WHEN category IN ({events}) THEN attributes END AS attributes
         FROM new_entities
         ORDER BY entity_id
-        """,
-    )
-    labels = _rule_labels(con, [r["entity_id"] for r in rows if names.other_script(r["name"])])
+        """
+    ).fetchall()
+    labels = _rule_labels(con, [eid for eid, name, *_ in rows if names.other_script(name)])
     entities = [
         names.Entity(
-            r["entity_id"],
-            r["name"],
-            r["category"],
-            r["valid_from"],
-            _rule_attributes(r["category"], r["attributes"]),
-            tuple(labels.get(r["entity_id"], ())),
+            eid,
+            name,
+            category,
+            valid_from,
+            _rule_attributes(category, attributes),
+            tuple(labels.get(eid, ())),
         )
-        for r in rows
+        for eid, name, category, valid_from, attributes in rows
     ]
     words = names.category_words(nouns.values(), nouns)
     out = names.name_entities(entities, words, country_names, PLACE_CATEGORIES, route_signs)
@@ -866,7 +905,6 @@ def _finish(
     )
     with registered(con, category_nouns=noun_table, name_rules=rules):
         con.execute(DISAMBIGUATE_SQL)
-    _drop_temp(con, "new_entities")  # named holds all of it
     # every accepted name that is not the display name is an alias (scoring accepts it)
     with registered(con, name_aliases=name_aliases):
         con.execute(
@@ -899,10 +937,11 @@ def _finish(
             """
             INSERT INTO entities
             SELECT
-                entity_id, ?, iri, name, display_name, name_unique, name_rule, category, types,
-                ST_GeomFromWKB(wkb), geom_kind, lon, lat, h3, image_url, wikidata, valid_from,
-                valid_to, attributes::JSON, ?, NULL
-            FROM named
+                entity_id, ?, e.iri, e.name, n.display_name, n.name_unique, n.name_rule,
+                e.category, e.types, ST_GeomFromWKB(e.wkb), e.geom_kind, e.lon, e.lat, e.h3,
+                e.image_url, e.wikidata, e.valid_from, e.valid_to, e.attributes::JSON, ?, NULL
+            FROM new_entities e
+            JOIN named n USING (entity_id)
             ORDER BY entity_id
             """,
             [kg, snapshot_id],
@@ -911,11 +950,12 @@ def _finish(
         con.execute(
             """
             CREATE OR REPLACE TEMP TABLE owners AS
-            SELECT entity_id, subject FROM named
+            SELECT entity_id, subject FROM new_entities
             UNION
             SELECT entity_id, part_subject FROM new_parts
             """
         )
+        _drop_temp(con, "new_entities")
         _drop_temp(con, "named")
         con.execute(
             "INSERT INTO entity_labels SELECT entity_id, ?, lang, label, is_alias FROM new_labels",

@@ -27,6 +27,7 @@ form is shared.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import re
 import unicodedata
 from collections import Counter
@@ -153,35 +154,43 @@ _FIRE_TITLE = re.compile(r"^(?P<name>.*?)\s*\((?P<year>\d{4})\)\s*$")
 
 
 # ---------------------------------------------------------------------------------------- keys
+_SEPARATORS = str.maketrans("-_/.", "    ")
+
+
+@functools.lru_cache(maxsize=4096)
 def key(text: str) -> str:
     """Matching key of a name: accents removed, case folded, ``-``, ``_``, ``/`` and ``.`` read as
-    spaces, whitespace collapsed."""
+    spaces, whitespace collapsed. Cached: the rules of one entity take the key of its name
+    several times."""
     if text.isascii():  # nothing to decompose, and case folding is lowering
         bare = text.lower()
     else:
+        combining = unicodedata.combining
         decomposed = unicodedata.normalize("NFKD", text)
-        bare = "".join(ch for ch in decomposed if not unicodedata.combining(ch)).casefold()
-    return " ".join(re.sub(r"[-_/.]", " ", bare).split())
+        bare = "".join([ch for ch in decomposed if not combining(ch)]).casefold()
+    return " ".join(bare.translate(_SEPARATORS).split())
 
 
 # ---------------------------------------------------------------------------------------- rules
 def placeholder(name: str) -> bool:
     """The name stands for no name: "POINT", "unnamed (1985)", "n/a", "?", "yes" ... (any case)."""
-    k = key(name)
-    if not any(ch.isalnum() for ch in name):
+    if not any(map(str.isalnum, name)):
         return True
+    k = key(name)
     return k in PLACEHOLDERS or bool(PLACEHOLDER_PREFIX.match(k))
 
 
 def uncertain(name: str) -> bool:
     """The name carries a question mark (ASCII, full-width or inverted), the mapper's mark of a name not
     known for sure: "Antanambao ?", "Hafia?", "name ?"."""
-    return any(ch in name for ch in "?？¿")
+    return "?" in name or "？" in name or "¿" in name
 
 
 def truncated(name: str) -> bool:
     """Round or square brackets that do not pair up in order: the name was cut off ("Poe (Ducor City",
     "Taylor E.Mayor Camp (") or is otherwise broken ("Farm )")."""
+    if not ("(" in name or ")" in name or "[" in name or "]" in name):
+        return False
     open_brackets: list[str] = []
     for ch in name:
         if ch in "([":
@@ -212,9 +221,9 @@ def code_like(name: str) -> bool:
     """A code or a number, no word: no letter at all ("1940", "07"), or a digit and no run of
     three letters ("S166", "U101", "CS20", "A-12", "PK206"). A name with a word besides its code
     is a name ("Route 66", "Beco 2", "7-Eleven"); letters alone are too ("BP", "H&M")."""
-    if not any(ch.isalpha() for ch in name):
+    if not any(map(str.isalpha, name)):
         return True
-    return any(ch.isdigit() for ch in name) and not _has_word(name)
+    return any(map(str.isdigit, name)) and not _has_word(name)
 
 
 def category_words(nouns: Iterable[str], categories: Iterable[str]) -> frozenset[str]:
@@ -237,10 +246,10 @@ def _latin_letter(ch: str) -> bool:
 def _script(token: str) -> str:
     """``latin``, ``other`` (a letter of another script) or ``neutral`` (digits, punctuation,
     modifier letters, symbols)."""
-    if token.isascii():  # the ASCII letters are A-Z and a-z, all Latin
-        return "latin" if any(ch.isalpha() for ch in token) else "neutral"
+    if max(token, default="") < "\u0250":  # Latin letters only; isalpha() is Lu, Ll, Lt, Lo here
+        return "latin" if any(map(str.isalpha, token)) else "neutral"
     letters = [ch for ch in token if unicodedata.category(ch) in ("Lu", "Ll", "Lt", "Lo")]
-    if max(token) >= "\u0250" and any(not _latin_letter(ch) for ch in letters):
+    if any(not _latin_letter(ch) for ch in letters):
         return "other"
     return "latin" if letters else "neutral"
 
@@ -460,6 +469,12 @@ def name_entity(
     return Naming(e.entity_id, base, rule, aliases=aliases)
 
 
+def _rule_inputs(e: Entity) -> tuple:
+    """Everything of ``e`` that :func:`name_entity` reads besides its id, as a hashable key."""
+    attributes = repr(sorted(e.attributes.items())) if e.attributes else None
+    return (e.name, e.category, e.valid_from, attributes, e.labels)
+
+
 def name_entities(
     entities: list[Entity],
     words: frozenset[str],
@@ -473,9 +488,20 @@ def name_entities(
     place_names = country_names | {
         key(_base(e, False, route_signs)[0]) for e in entities if e.category in place_categories
     }
-    first = [
-        name_entity(e, words, place_names, place_categories, False, route_signs) for e in entities
-    ]
+    outcomes: dict[tuple, Naming] = {}  # the rules' outcome per distinct input: names repeat
+    first = []
+    for e in entities:
+        inputs = _rule_inputs(e)
+        n = outcomes.get(inputs)
+        if n is None:
+            n = outcomes[inputs] = name_entity(
+                e, words, place_names, place_categories, False, route_signs
+            )
+        first.append(
+            Naming(e.entity_id, n.base, n.rule, n.excluded, n.with_category, n.aliases)
+            if n.entity_id != e.entity_id
+            else n
+        )
     events = Counter(n.base for n in first if n.rule == "event_name")
     return [
         name_entity(e, words, place_names, place_categories, True, route_signs)
