@@ -9,12 +9,15 @@ when run per stratum: the last test shows that such executors exist and are told
 
 from __future__ import annotations
 
+import json
 import random
 from collections import Counter
 
 import pytest
 import question_world as world
+from pyproj import Geod
 
+from mgqa_platform.questions import false_premise
 from mgqa_platform.questions.catalog import default_catalog
 from mgqa_platform.questions.execution import create_pool
 from mgqa_platform.questions.executor import Pool
@@ -27,6 +30,7 @@ STRATA = ("HIC/high", "LIC/low", "UMC/medium")
 POINT_CATEGORIES = ("cafe", "pharmacy", "school", "city", "town", "village")
 POLYGON_CATEGORIES = ("administrative_region", "city_block", "park", "county")
 LINE_CATEGORIES = ("river", "railway")
+GEOD = Geod(ellps="WGS84")
 
 
 def _box(x: float, y: float, w: float, h: float) -> str:
@@ -173,3 +177,73 @@ def test_cross_stratum_executors_are_told_apart(mixed, name):
         create_pool(mixed, pool.kg)
         differ.append(_per_stratum(mixed, sub, pool) != _bag(candidate_rows(mixed, sub, pool)))
     assert any(differ)
+
+
+def _premise_questions(con, kg: str) -> tuple[dict, list[dict]]:
+    """Eligible false-premise sub-templates by id, and one question per candidate tuple of each in
+    ``kg`` (the fields :func:`false_premise.stratum_replacements` reads)."""
+    subs = {s.id: s for s in false_premise.eligible(CATALOG)}
+    pool = Pool(kg, 5, per_stratum=6)
+    create_pool(con, kg)
+    questions = []
+    for sub in subs.values():
+        for i, row in enumerate(candidate_rows(con, sub, pool)):
+            questions.append(
+                {
+                    "question_id": f"{sub.id}-{i}",
+                    "kg": kg,
+                    "stratum": row["stratum"],
+                    "sub_template_id": sub.id,
+                    "bindings": json.dumps({r: row[r] for r in sub.roles}),
+                }
+            )
+    return subs, questions
+
+
+@pytest.mark.parametrize("km", [15.0, 40.0, false_premise.MAX_REPLACEMENT_KM])
+def test_false_premise_replacements_per_stratum_equal_those_of_the_whole_pool(mixed, km):
+    """The replacements searched stratum by stratum in the neighbourhood of the anchors are those the
+    KG's whole pool gives, for every eligible sub-template the world has questions for; at the
+    smaller radii the neighbourhoods leave entities out, so the equality is not a formality."""
+    kg = "worldkg"
+    subs, questions = _premise_questions(mixed, kg)
+    assert len({q["sub_template_id"] for q in questions}) >= 5
+    create_pool(mixed, kg)
+    whole_rows = mixed.execute("SELECT count(*) FROM pool").fetchone()[0]
+    whole = {}
+    for sub_id, sub in subs.items():
+        mine = [q for q in questions if q["sub_template_id"] == sub_id]
+        whole.update(false_premise.nearest_replacements(mixed, sub, mine, km=km))
+    assert sum(map(len, whole.values())) > 0
+    assert false_premise.stratum_replacements(mixed, kg, subs, questions, km=km) == whole
+    if km < 20:
+        anchors = [
+            json.loads(q["bindings"])[false_premise.anchor_role(subs[q["sub_template_id"]])]
+            for q in questions[:3]
+        ]
+        assert false_premise.create_neighbourhood_pool(mixed, kg, anchors, km) < whole_rows
+
+
+@pytest.mark.parametrize(
+    ("anchor", "inside", "outside"),
+    [
+        ((179.95, 10.0), [(-179.95, 10.0), (179.95, 10.85)], [(179.95, 10.95), (-179.0, 10.0)]),
+        ((0.0, 89.5), [(180.0, 89.7), (90.0, 89.4)], [(180.0, 89.4), (0.0, 88.5)]),
+        ((-30.0, -0.4), [(-30.0, 0.4), (-30.6, -0.4)], [(-30.0, 0.55), (-29.0, -0.4)]),
+    ],
+)
+def test_neighbourhood_pool_across_the_antimeridian_the_pole_and_the_equator(
+    con, anchor, inside, outside
+):
+    """The neighbourhood holds exactly the entities within 100 km of the anchor (the great-circle
+    distance, checked by pyproj here): across the antimeridian, over the pole, across the equator."""
+    world.add(con, "worldkg:a", "Anchor", "cafe", f"POINT({anchor[0]} {anchor[1]})")
+    points = {f"worldkg:in{i}": p for i, p in enumerate(inside)}
+    points |= {f"worldkg:out{i}": p for i, p in enumerate(outside)}
+    for eid, (x, y) in points.items():
+        world.add(con, eid, eid, "cafe", f"POINT({x} {y})", stratum="LIC/low")
+        km = GEOD.inv(anchor[0], anchor[1], x, y)[2] / 1000.0
+        assert abs(km - 100.0) > 2.0 and (km < 100.0) == eid.startswith("worldkg:in"), (eid, km)
+    assert false_premise.create_neighbourhood_pool(con, "worldkg", ["worldkg:a"]) == len(inside) + 1
+    got = {r[0] for r in con.execute("SELECT entity_id FROM pool").fetchall()}
+    assert got == {"worldkg:a", *(e for e in points if e.startswith("worldkg:in"))}

@@ -67,14 +67,19 @@ class Execution:
     order: str  # seeded sort key within (sub-template, KG, stratum)
 
 
-def create_pool(con: duckdb.DuckDBPyConnection, kg: str, stratum: str | None = None) -> None:
-    """(Re)create the temp table ``pool``: entities of ``kg`` that have a stratum (only those of
-    ``stratum`` when given: the bounded pool of one (KG, stratum), docs/questions.md), with strata
-    columns; and the temp table ``bindable_categories(category)`` of the lexicon's bindable
-    categories, which candidate SQL reads (:func:`roles.candidate_predicate`).
+#: SQL: the stratified entity rows of the KG ``$kg`` with their strata columns, the rows of every
+#: ``pool`` table; a caller appends its own conditions with ``AND``.
+POOL_ROWS_SQL = """
+    SELECT e.*, s.stratum, s.income_tier, s.density_tier, s.iso3
+    FROM entities e
+    JOIN entity_strata s ON s.entity_id = e.entity_id
+    WHERE e.kg = $kg AND s.kg = $kg AND s.stratum IS NOT NULL
+    """
 
-    The strata rows are filtered first (by KG and stratum) and the entity rows joined to them, so the
-    table holds one stratum's rows and never the whole KG's when ``stratum`` is given."""
+
+def create_bindable_categories(con: duckdb.DuckDBPyConnection) -> None:
+    """(Re)create the temp table ``bindable_categories(category)`` of the lexicon's bindable
+    categories, which candidate SQL reads (:func:`roles.candidate_predicate`)."""
     bindable = pa.table({"category": pa.array(lexicon.bindable_categories(), pa.string())})
     with registered(con, _bindable=bindable):
         con.execute(
@@ -84,15 +89,20 @@ def create_pool(con: duckdb.DuckDBPyConnection, kg: str, stratum: str | None = N
             FROM _bindable
             """
         )
-    in_stratum = "s.stratum IS NOT NULL" if stratum is None else "s.stratum = $stratum"
+
+
+def create_pool(con: duckdb.DuckDBPyConnection, kg: str, stratum: str | None = None) -> None:
+    """(Re)create the temp table ``pool``: entities of ``kg`` that have a stratum (only those of
+    ``stratum`` when given: the bounded pool of one (KG, stratum), docs/questions.md), with strata
+    columns (:data:`POOL_ROWS_SQL`); and the temp table ``bindable_categories``
+    (:func:`create_bindable_categories`).
+
+    The strata rows are filtered first (by KG and stratum) and the entity rows joined to them, so the
+    table holds one stratum's rows and never the whole KG's when ``stratum`` is given."""
+    create_bindable_categories(con)
+    in_stratum = "TRUE" if stratum is None else "s.stratum = $stratum"
     con.execute(
-        f"""
-        CREATE OR REPLACE TEMP TABLE pool AS
-        SELECT e.*, s.stratum, s.income_tier, s.density_tier, s.iso3
-        FROM entities e
-        JOIN entity_strata s ON s.entity_id = e.entity_id
-        WHERE e.kg = $kg AND s.kg = $kg AND {in_stratum}
-        """,
+        f"CREATE OR REPLACE TEMP TABLE pool AS {POOL_ROWS_SQL} AND {in_stratum}",
         {"kg": kg} | ({} if stratum is None else {"stratum": stratum}),
     )
 
