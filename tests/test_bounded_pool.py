@@ -13,16 +13,18 @@ import json
 import random
 from collections import Counter
 
+import pyarrow as pa
 import pytest
 import question_world as world
 from pyproj import Geod
 
-from mgqa_platform.questions import false_premise
+from mgqa_platform.questions import false_premise, roles
 from mgqa_platform.questions.catalog import default_catalog
-from mgqa_platform.questions.execution import create_pool
-from mgqa_platform.questions.executor import Pool
+from mgqa_platform.questions.execution import arrow_column, create_pool
+from mgqa_platform.questions.executor import Pool, gold_query, t_columns
 from mgqa_platform.questions.executors import EXECUTORS
 from mgqa_platform.questions.generate import candidate_rows, kg_strata, pooled_candidates
+from mgqa_platform.warehouse import registered
 
 CATALOG = default_catalog()
 SUBS = [s for t in CATALOG.templates for s in t.sub_templates if s.executor in EXECUTORS]
@@ -247,3 +249,119 @@ def test_neighbourhood_pool_across_the_antimeridian_the_pole_and_the_equator(
     assert false_premise.create_neighbourhood_pool(con, "worldkg", ["worldkg:a"]) == len(inside) + 1
     got = {r[0] for r in con.execute("SELECT entity_id FROM pool").fetchall()}
     assert got == {"worldkg:a", *(e for e in points if e.startswith("worldkg:in"))}
+
+
+def _gold_rows(con, sub, sql: str, t: pa.Table) -> list[str]:
+    """The rows of ``sql`` over the batch ``t``, each as its repr (NaN compares equal), sorted."""
+    with registered(con, t=t):
+        cur = con.execute(f"SELECT * FROM ({sql}) AS q")
+        names = [d[0] for d in cur.description]
+        return sorted(repr(dict(zip(names, r, strict=True))) for r in cur.fetchall())
+
+
+def _role_tuples(con, sub, n: int = 6) -> list[dict]:
+    """Up to ``n`` tuples of distinct pool entities of each role's type (the i-th tuple takes the
+    (i + j)-th entity of role j, by id): tuples for a sub-template whose candidates need partners
+    in the anchor's H3 cell, which the world's spread-out entities seldom share. Empty when a role
+    binds a category or has no entity."""
+    if any(roles.is_category(t) for t in sub.roles.values()):
+        return []
+    ids = {
+        r: [
+            row[0]
+            for row in con.execute(
+                f"SELECT entity_id FROM pool p WHERE {roles.predicate(t, 'p')} ORDER BY 1"
+            ).fetchall()
+        ]
+        for r, t in sub.roles.items()
+    }
+    if not all(ids.values()):
+        return []
+    out = []
+    for i in range(n):
+        row = {r: ids[r][(i + j) % len(ids[r])] for j, r in enumerate(sub.roles)}
+        if len(set(row.values())) == len(row):
+            out.append(row)
+    return out
+
+
+def _batch(con, sub, pool: Pool) -> pa.Table | None:
+    """The relation ``t`` of ``sub``'s candidates over the KG's whole pool (or, when it proposes none,
+    :func:`_role_tuples`), parameters not given by a candidate drawn with a seeded RNG per row; None
+    when the world gives no tuple."""
+    create_pool(con, pool.kg)
+    cand = candidate_rows(con, sub, pool) or _role_tuples(con, sub)
+    if not cand:
+        return None
+    rows = []
+    for i, c in enumerate(cand):
+        row = {"row_id": i, "kg": pool.kg, **{r: c[r] for r in sub.roles}}
+        for name, choices in sub.parameters.items():
+            row[name] = c.get(name) or random.Random(i).choice(choices)
+        rows.append(row)
+    return pa.table({c: arrow_column([r[c] for r in rows]) for c in t_columns(sub)})
+
+
+#: Executors whose gold query the generator runs on a neighbourhood of the bound entities.
+BOUNDED_GOLD = sorted(
+    n
+    for n, e in EXECUTORS.items()
+    if e.gold_bound_only or any(e.gold_boxes(s) for s in SUBS if s.executor == n)
+)
+
+
+def test_gold_neighbourhoods_are_declared_for_most_executors():
+    assert len(BOUNDED_GOLD) == 44 and "containment.count_within" in BOUNDED_GOLD
+
+
+@pytest.mark.parametrize("name", BOUNDED_GOLD)
+def test_gold_on_the_neighbourhood_equals_the_gold_on_the_whole_table(mixed, name):
+    """For every executor marked ``gold_bound_only`` or giving ``gold_boxes``, the gold batch run on
+    the bound entities' rows (and the rows in its boxes) alone, what the generator runs, returns the
+    rows of ``gold_sql`` on the whole entity table."""
+    executor = EXECUTORS[name]
+    rows = 0
+    for sub in (s for s in SUBS if s.executor == name):
+        t = _batch(mixed, sub, Pool("osmh3kg", 7, per_stratum=4))
+        if t is None:
+            continue
+        whole = _gold_rows(mixed, sub, executor.gold_sql(sub), t)
+        assert _gold_rows(mixed, sub, gold_query(executor, sub), t) == whole, sub.id
+        rows += len(whole)
+    assert rows > 0, f"the world gives {name} no gold row: the test would prove nothing"
+
+
+@pytest.mark.parametrize(
+    "name", ["distance.aggregate", "admin.collection_count", "topology.count_intersecting"]
+)
+def test_gold_of_members_differs_on_the_bound_entities(mixed, name):
+    """Executors that count or list members read rows beyond the bound entities: run on the bound
+    rows alone their gold differs, so they are not marked and the comparison above can fail."""
+    executor = EXECUTORS[name]
+    assert not executor.gold_bound_only
+    bound_only = type("BoundOnly", (type(executor),), {"gold_bound_only": True})()
+    differ = []
+    for sub in (s for s in SUBS if s.executor == name):
+        t = _batch(mixed, sub, Pool("osmh3kg", 7, per_stratum=4))
+        if t is not None:
+            whole = _gold_rows(mixed, sub, executor.gold_sql(sub), t)
+            differ.append(_gold_rows(mixed, sub, gold_query(bound_only, sub), t) != whole)
+    assert any(differ)
+
+
+def test_gold_on_boxes_narrower_than_the_reach_differs(mixed):
+    """Boxes of half the reach of ``containment.count_within``'s member join leave members out: the
+    equality above depends on the boxes holding every member the gold query tests."""
+    executor = EXECUTORS["containment.count_within"]
+
+    def half_boxes(self, sub):
+        return executor.gold_boxes(sub).replace(executor._gold_reach(), "c.value * 0.5")
+
+    narrow = type("Narrow", (type(executor),), {"gold_boxes": half_boxes})()
+    differ = []
+    for sub in (s for s in SUBS if s.executor == executor.name):
+        t = _batch(mixed, sub, Pool("osmh3kg", 7, per_stratum=4))
+        whole = _gold_rows(mixed, sub, executor.gold_sql(sub), t)
+        assert _gold_rows(mixed, sub, gold_query(executor, sub), t) == whole
+        differ.append(_gold_rows(mixed, sub, gold_query(narrow, sub), t) != whole)
+    assert any(differ)

@@ -42,6 +42,7 @@ from mgqa_platform.questions.executor import (
     Executor,
     Outcome,
     Pool,
+    gold_query,
     replay_sql,
     stable_hash,
     t_columns,
@@ -150,7 +151,7 @@ def execute_sub_template(
         rows.append(row)
     t = pa.table({c: arrow_column([r[c] for r in rows]) for c in cols})
     with registered(con, t=t):
-        cur = con.execute(f"SELECT * FROM ({executor.gold_sql(sub)}) AS q")
+        cur = con.execute(f"SELECT * FROM ({gold_query(executor, sub)}) AS q")
         rnames = [d[0] for d in cur.description]
         results = {}
         for r in cur.fetchall():

@@ -193,6 +193,7 @@ class PairDistance(Executor):
     """A01: geodesic distance (km) between the representative points of two entities in one stratum."""
 
     name = "distance.pair"
+    gold_bound_only = True
     stratum_local = True
 
     def candidates(self, sub: SubTemplate, pool: Pool) -> str:
@@ -248,6 +249,7 @@ class PointGeometryDistance(_NearestPointBase):
     """A01 (point to line): km from a point to the nearest point of a nearby line (same H3 res-7 cell)."""
 
     name = "distance.to_geometry"
+    gold_bound_only = True
 
     def candidates(self, sub: SubTemplate, pool: Pool) -> str:
         return local_tuples(sub, pool, 7)
@@ -262,6 +264,7 @@ class BoundaryDistance(_NearestPointBase):
     """
 
     name = "distance.to_boundary"
+    gold_bound_only = True
     boundary = True
 
     def premise_sql(self, sub: SubTemplate) -> str:
@@ -298,6 +301,7 @@ class DirectionalDistance(Executor):
     """
 
     name = "distance.directional"
+    gold_bound_only = True
 
     def candidates(self, sub: SubTemplate, pool: Pool) -> str:
         a, b = sub.entity_roles[:2]
@@ -347,6 +351,7 @@ class EventLocationDistance(Executor):
     """
 
     name = "distance.event_location"
+    gold_bound_only = True
     evidence = ("geometry", "time")
 
     def candidates(self, sub: SubTemplate, pool: Pool) -> str:
@@ -389,6 +394,7 @@ class ComparativeDistance(Executor):
     """
 
     name = "distance.compare"
+    gold_bound_only = True
 
     def candidates(self, sub: SubTemplate, pool: Pool) -> str:
         return local_tuples(sub, pool, 5)
@@ -438,6 +444,7 @@ class NeighbourCountryDistance(Executor):
     """
 
     name = "distance.neighbour_country"
+    gold_bound_only = True
 
     def candidates(self, sub: SubTemplate, pool: Pool) -> str:
         return local_tuples(sub, pool, 3)

@@ -161,6 +161,7 @@ class Near(_DistanceBand):
     """L01: is A approximately near B? yes when d <= near_km, no when d >= not_near_km."""
 
     name = "fuzzy.near"
+    gold_bound_only = True
 
     def rule(self, sub: SubTemplate, d: float) -> bool | None:
         return band_answer(d, _c(sub, "near_km"), _c(sub, "not_near_km"))
@@ -173,6 +174,7 @@ class Far(_DistanceBand):
     """L02: is A far from B? yes when d >= far_km, no when d <= not_far_km."""
 
     name = "fuzzy.far"
+    gold_bound_only = True
 
     def rule(self, sub: SubTemplate, d: float) -> bool | None:
         close = band_answer(d, _c(sub, "not_far_km"), _c(sub, "far_km"))
@@ -189,6 +191,7 @@ class LikelierNear(Executor):
     cell at ``candidate_h3_res[0]``."""
 
     name = "fuzzy.likelier_near"
+    gold_bound_only = True
 
     def candidates(self, sub: SubTemplate, pool: Pool) -> str:
         return local_tuples(sub, pool, sub.conventions["candidate_h3_res"][0])
@@ -293,6 +296,7 @@ class PlausiblyWithin(Executor):
     the gold rule and balanced over the three answers per stratum of A."""
 
     name = "fuzzy.plausibly_within"
+    gold_bound_only = True
     evidence = ("geometry", "topology")
 
     def _is_area(self, sub: SubTemplate) -> bool:
