@@ -20,7 +20,7 @@ from pyproj import Geod
 
 from mgqa_platform.questions import false_premise, roles
 from mgqa_platform.questions.catalog import default_catalog
-from mgqa_platform.questions.execution import arrow_column, create_pool
+from mgqa_platform.questions.execution import arrow_column, create_cell_pool, create_pool
 from mgqa_platform.questions.executor import Pool, gold_query, t_columns
 from mgqa_platform.questions.executors import EXECUTORS
 from mgqa_platform.questions.generate import candidate_rows, kg_strata, pooled_candidates
@@ -150,12 +150,19 @@ def test_stratum_local_executor_proposes_the_same_tuples_per_stratum(mixed, name
     assert proposed > 0, f"the world gives {name} no candidate: the test would prove nothing"
 
 
-#: Sub-templates of executors that read only their stratum and of executors that do not.
+#: Sub-templates of executors that read only their stratum, only its cell neighbourhood, or neither.
 MIXED = [
     s
     for s in SUBS
     if s.executor
-    in {"distance.pair", "shape.compare", "distance.kth_nearest", "admin.collection_count"}
+    in {
+        "distance.pair",
+        "shape.compare",
+        "distance.kth_nearest",
+        "admin.collection_count",
+        "grid.shared_cell",
+        "direction.cardinal",
+    }
 ]
 
 
@@ -365,3 +372,52 @@ def test_gold_on_boxes_narrower_than_the_reach_differs(mixed):
         assert _gold_rows(mixed, sub, gold_query(executor, sub), t) == whole
         differ.append(_gold_rows(mixed, sub, gold_query(narrow, sub), t) != whole)
     assert any(differ)
+
+
+def _per_cell_neighbourhood(con, sub, pool: Pool) -> Counter:
+    """The tuples of ``sub`` proposed stratum by stratum on each stratum's cell neighbourhood, each
+    stratum keeping its own tuples."""
+    bag: Counter = Counter()
+    for stratum in kg_strata(con, pool.kg):
+        create_cell_pool(con, pool.kg, stratum)
+        bag += _bag([r for r in candidate_rows(con, sub, pool) if r["stratum"] == stratum])
+    return bag
+
+
+@pytest.mark.parametrize("name", sorted(n for n, e in EXECUTORS.items() if e.cell_local))
+def test_cell_local_executor_proposes_the_same_tuples_on_cell_neighbourhoods(mixed, name):
+    """The tuples of a ``cell_local`` executor over each stratum's cell neighbourhood are those over
+    the KG's pool; over the stratum's rows alone they are not (partners of other strata share the
+    anchors' cells), so the neighbourhood is needed and the equality can fail."""
+    proposed, alone_differs = 0, []
+    for kg, per_stratum in (("worldkg", 4), ("osmh3kg", 90)):
+        pool = Pool(kg, 13, per_stratum=per_stratum)
+        for sub in (s for s in SUBS if s.executor == name):
+            create_pool(mixed, kg)
+            whole = _bag(candidate_rows(mixed, sub, pool))
+            assert _per_cell_neighbourhood(mixed, sub, pool) == whole, sub.id
+            alone_differs.append(_per_stratum(mixed, sub, pool) != whole)
+            proposed += sum(whole.values())
+    assert proposed > 0, f"the world gives {name} no candidate: the test would prove nothing"
+    assert any(alone_differs)
+
+
+def test_cell_neighbourhood_holds_the_stratum_and_the_rows_sharing_its_cells(mixed):
+    """A stratum's cell neighbourhood holds all its rows and the rows of other strata that share one of
+    their stored H3 cells, and no row elsewhere (an entity about 1,000 km away is left out)."""
+    world.add(mixed, "worldkg:far", "far cafe", "cafe", "POINT(-42.0 -22.0)", stratum="LIC/low")
+    rows = mixed.execute(
+        """
+        SELECT e.entity_id, s.stratum, e.h3
+        FROM entities e
+        JOIN entity_strata s USING (entity_id)
+        WHERE e.kg = 'worldkg' AND s.stratum IS NOT NULL
+        """
+    ).fetchall()
+    for stratum in STRATA:
+        cells = {c for _, st, h3 in rows if st == stratum for c in h3}
+        expected = {eid for eid, st, h3 in rows if st == stratum or cells & set(h3)}
+        create_cell_pool(mixed, "worldkg", stratum)
+        got = {r[0] for r in mixed.execute("SELECT entity_id FROM pool").fetchall()}
+        assert got == expected
+        assert ("worldkg:far" in got) == (stratum == "LIC/low")

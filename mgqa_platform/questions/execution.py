@@ -107,6 +107,34 @@ def create_pool(con: duckdb.DuckDBPyConnection, kg: str, stratum: str | None = N
     )
 
 
+def create_cell_pool(con: duckdb.DuckDBPyConnection, kg: str, stratum: str) -> None:
+    """(Re)create the temp table ``pool`` (columns of :func:`create_pool`) holding the rows of one
+    (KG, stratum) and every stratified row of the KG, of any stratum, that shares a stored H3 cell
+    (``entities.h3``, any resolution) with one of them: the cell neighbourhood on which a
+    ``cell_local`` executor proposes the stratum's tuples. Also the temp table
+    ``bindable_categories``. The cells of the stratum are collected first (at most four per row), and
+    the KG's rows are joined to them, so the table never holds the whole KG unless the stratum's cells
+    reach every row."""
+    create_bindable_categories(con)
+    con.execute(
+        f"""
+        CREATE OR REPLACE TEMP TABLE pool AS
+        WITH mine AS (
+            SELECT DISTINCT unnest(e.h3) AS cell
+            FROM entities e
+            JOIN entity_strata s ON s.entity_id = e.entity_id
+            WHERE e.kg = $kg AND s.kg = $kg AND s.stratum = $stratum
+        ), near AS (
+            SELECT DISTINCT x.entity_id
+            FROM (SELECT entity_id, unnest(h3) AS cell FROM entities WHERE kg = $kg) AS x
+            SEMI JOIN mine USING (cell)
+        )
+        {POOL_ROWS_SQL} AND e.entity_id IN (SELECT entity_id FROM near)
+        """,
+        {"kg": kg, "stratum": stratum},
+    )
+
+
 def arrow_column(values: list) -> pa.Array:
     """One column of a ``t`` table: strings, else integers, else floats."""
     if all(isinstance(v, str) or v is None for v in values):

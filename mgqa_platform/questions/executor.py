@@ -68,6 +68,13 @@ class Executor:
     #: stratum): the generator then runs it on the bounded pool of each (KG, stratum) in turn, which gives
     #: the same tuples (tests/test_bounded_pool.py); otherwise on the pool of the whole KG.
     stratum_local: ClassVar[bool] = False
+    #: True when ``candidates`` reads, besides its stratum's rows, only pool rows that share a stored H3
+    #: cell (``entities.h3``) with a row of that stratum, and every window or count a tuple of the
+    #: stratum depends on is partitioned by stratum or taken over the rows of one such cell: the
+    #: generator then runs it per stratum on the stratum's cell neighbourhood
+    #: (:func:`execution.create_cell_pool`) and keeps the tuples of that stratum, which gives the same
+    #: tuples (tests/test_bounded_pool.py); otherwise on the pool of the whole KG.
+    cell_local: ClassVar[bool] = False
     #: True when ``gold_sql`` reads ``entities`` rows only by the entity id of a bound entity role
     #: (every join of ``entities`` is on ``entity_id`` = a role column of ``t``, directly or through a
     #: relation that only renames those columns): the generator then runs it on the rows of the

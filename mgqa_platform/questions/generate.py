@@ -32,6 +32,7 @@ from mgqa_platform.questions.execution import (
     LANG,
     Execution,
     arrow_column,
+    create_cell_pool,
     create_pool,
     entity_info,
     entity_subjects,
@@ -103,16 +104,29 @@ def pooled_candidates(
 ) -> dict[str, list[dict]]:
     """Sub-template id -> its candidate tuples in ``pool.kg``, each drawn from the smallest pool that
     gives the same tuples: the executors that are :attr:`Executor.stratum_local` run once per stratum on
-    the bounded pool of that (KG, stratum); the others once on the pool of the whole KG, built only when
-    one of ``subs`` needs it (docs/questions.md, "Bounded candidate pools")."""
+    the bounded pool of that (KG, stratum); those that are :attr:`Executor.cell_local` once per stratum
+    on its cell neighbourhood (:func:`create_cell_pool`), keeping that stratum's tuples; the others once
+    on the pool of the whole KG, built only when one of ``subs`` needs it (docs/questions.md, "Bounded
+    candidate pools")."""
     local = [s for s in subs if EXECUTORS[s.executor].stratum_local]
-    cross = [s for s in subs if not EXECUTORS[s.executor].stratum_local]
+    cell = [s for s in subs if EXECUTORS[s.executor].cell_local]
+    cross = [
+        s
+        for s in subs
+        if not (EXECUTORS[s.executor].stratum_local or EXECUTORS[s.executor].cell_local)
+    ]
     out: dict[str, list[dict]] = {s.id: [] for s in subs}
-    if local:
-        for stratum in kg_strata(con, pool.kg):
+    for stratum in kg_strata(con, pool.kg) if local or cell else []:
+        if local:
             create_pool(con, pool.kg, stratum)
             for sub in local:
                 out[sub.id] += candidate_rows(con, sub, pool)
+        if cell:
+            create_cell_pool(con, pool.kg, stratum)
+            for sub in cell:
+                out[sub.id] += [
+                    r for r in candidate_rows(con, sub, pool) if r["stratum"] == stratum
+                ]
     if cross:
         create_pool(con, pool.kg)
         for sub in cross:

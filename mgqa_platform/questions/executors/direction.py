@@ -163,6 +163,7 @@ class Cardinal(Executor):
     both points and whether the geometries intersect (region pairs must be disjoint)."""
 
     name = "direction.cardinal"
+    cell_local = True
     gold_bound_only = True
 
     def candidates(self, sub: SubTemplate, pool: Pool) -> str:
@@ -208,6 +209,7 @@ class Bearing(Executor):
     """J04: compass sector (predefined ``options``: cardinal8 / cardinal4) of the azimuth from A to B."""
 
     name = "direction.bearing"
+    cell_local = True
     gold_bound_only = True
 
     def candidates(self, sub: SubTemplate, pool: Pool) -> str:

@@ -40,6 +40,7 @@ class RelativePosition(Executor):
     Pairs share a stored H3 cell at resolution 3, 5 or 7 (seeded), i.e. lie roughly 0.1-100 km apart."""
 
     name = "transform.polar"
+    cell_local = True
     gold_bound_only = True
 
     def candidates(self, sub: SubTemplate, pool: Pool) -> str:
