@@ -6,8 +6,9 @@ of a built warehouse, each mode in a child process of its own so that its peak R
 - ``whole``: every sub-template's candidates over the pool of the whole KG (the generator before the
   bounded pools);
 - ``bounded``: :func:`mgqa_platform.questions.generate.pooled_candidates`, what the generator does now;
-- ``whole-local`` and ``bounded-local``: the same two, on the ``stratum_local`` executors only: what the
-  memory of the candidate step becomes once no executor needs the whole KG's pool;
+- ``whole-local`` and ``bounded-local``: the same two, on the ``stratum_local`` and ``cell_local``
+  executors only: what the memory of the candidate step becomes once no executor needs the whole KG's
+  pool;
 - ``fp-whole`` and ``fp-bounded``: the replacements of the false-premise step for every true question of
   an eligible sub-template in the warehouse's ``questions_en``, searched in the pool of the whole KG
   (before) and per (KG, stratum) in the neighbourhood of the anchors
@@ -65,7 +66,7 @@ def _true_questions(con) -> list[dict]:
     return [dict(zip(names, r, strict=True)) for r in cur.fetchall()]
 
 
-def _false_premise(con, mode: str) -> tuple[list[str], int, float]:
+def _false_premise(con, mode: str) -> tuple[list[str], int, float, str]:
     """Replacements of every eligible true question, whole-KG pool or per stratum; (lines, largest
     pool, seconds of the search)."""
     from mgqa_platform import settings
@@ -101,12 +102,13 @@ def _false_premise(con, mode: str) -> tuple[list[str], int, float]:
                 ]
                 largest = max(largest, false_premise.create_neighbourhood_pool(con, kg, anchors))
         lines += [json.dumps([qid, found[qid]], default=str) for qid in sorted(found)]
-    return lines, largest, seconds
+    return lines, largest, seconds, ""
 
 
-def _gold(con, mode: str) -> tuple[list[str], int, float]:
+def _gold(con, mode: str) -> tuple[list[str], int, float, str]:
     """Gold rows of every sub-template's batch of true questions, whole table or neighbourhood;
-    (lines, most ``entities`` rows one batch can read, seconds of the gold queries)."""
+    (lines, most ``entities`` rows one batch run on a neighbourhood can read (the whole table in
+    ``gold-whole``), seconds of the gold queries, a note: how many batches ran on a neighbourhood)."""
     import pyarrow as pa
 
     from mgqa_platform.questions.catalog import default_catalog
@@ -120,7 +122,7 @@ def _gold(con, mode: str) -> tuple[list[str], int, float]:
     by_key: dict = {}
     for q in _true_questions(con):
         by_key.setdefault((q["kg"], q["sub_template_id"]), []).append(q)
-    lines, largest, seconds = [], 0, 0.0
+    lines, largest, seconds, bounded = [], 0, 0.0, 0
     for (kg, sub_id), group in sorted(by_key.items()):
         sub = catalog.sub_template(sub_id)
         executor = EXECUTORS[sub.executor]
@@ -135,14 +137,16 @@ def _gold(con, mode: str) -> tuple[list[str], int, float]:
             found = con.execute(f"SELECT * FROM ({sql}) AS q ORDER BY row_id").fetchall()
             seconds += time.perf_counter() - t0
             seen = whole_rows
-            if mode == "gold-bounded" and sql.startswith("WITH entities AS ("):
+            if sql.startswith("WITH entities AS ("):
                 cte = sql.split("\n", 1)[0][len("WITH entities AS (") : -1]
                 seen = con.execute(f"SELECT count(*) FROM ({cte})").fetchone()[0]
-        largest = max(largest, seen)
+        if seen < whole_rows:
+            largest, bounded = max(largest, seen), bounded + 1
         lines += [
             json.dumps([kg, sub_id, group[r[0]]["question_id"], r[1:]], default=str) for r in found
         ]
-    return lines, largest, seconds
+    note = f"{bounded} of {len(by_key)} batches on a neighbourhood, {whole_rows:,} entity rows"
+    return lines, largest if mode == "gold-bounded" else whole_rows, seconds, note
 
 
 def _child(mode: str, path: str) -> dict:
@@ -162,44 +166,64 @@ def _child(mode: str, path: str) -> dict:
     con = connect(path)
     con.execute(f"SET memory_limit = '{MEMORY_LIMIT}'")
     if mode.startswith(("fp-", "gold-")):
-        lines, largest, seconds = (_false_premise if mode.startswith("fp-") else _gold)(con, mode)
-        return _measures(mode, seconds, largest, lines)
+        run = _false_premise if mode.startswith("fp-") else _gold
+        lines, largest, seconds, note = run(con, mode)
+        return _measures(mode, seconds, largest, lines, note)
     subs = [
         s for t in default_catalog().templates for s in t.sub_templates if s.executor in EXECUTORS
     ]
     if mode.endswith("-local"):
-        subs = [s for s in subs if EXECUTORS[s.executor].stratum_local]
-    t0 = time.perf_counter()
-    tuples, largest = [], 0
+        subs = [s for s in subs if _bounded(EXECUTORS[s.executor])]
+    seconds, tuples, largest = 0.0, [], 0
     for kg in settings.KGS:
         pool = Pool(kg, 20260101)
+        t0 = time.perf_counter()
         if mode.startswith("whole"):
             create_pool(con, kg)
             cands = {s.id: candidate_rows(con, s, pool) for s in subs}
-            largest = max(largest, con.execute("SELECT count(*) FROM pool").fetchone()[0])
         else:
             cands = pooled_candidates(con, subs, pool)
-            sizes = con.execute(
-                "SELECT max(n) FROM (SELECT count(*) AS n FROM entity_strata "
-                "WHERE kg = ? AND stratum IS NOT NULL GROUP BY stratum)",
-                [kg],
-            ).fetchone()[0]
-            cross = any(not EXECUTORS[s.executor].stratum_local for s in subs)
-            whole = con.execute(
-                "SELECT count(*) FROM entity_strata WHERE kg = ? AND stratum IS NOT NULL", [kg]
-            ).fetchone()[0]
-            largest = max(largest, whole if cross else sizes or 0)
+        seconds += time.perf_counter() - t0
+        largest = max(largest, _largest_pool(con, kg, subs, whole=mode.startswith("whole")))
         tuples += sorted(
             json.dumps([kg, sid, sorted(r.items())], default=str)
             for sid, rows in cands.items()
             for r in rows
         )
-    return _measures(mode, time.perf_counter() - t0, largest, tuples)
+    return _measures(mode, seconds, largest, tuples)
 
 
-def _measures(mode: str, seconds: float, largest: int, lines: list[str]) -> dict:
-    """What a child prints: seconds, peak RSS, largest pool, how many lines and their hash."""
+def _bounded(executor) -> bool:
+    """Whether the generator draws ``executor``'s candidates without the KG's pool."""
+    return executor.stratum_local or executor.cell_local
+
+
+def _largest_pool(con, kg: str, subs: list, whole: bool) -> int:
+    """Rows of the largest pool table the candidate step builds for ``kg``: the KG's pool when any of
+    ``subs`` needs it (or in a ``whole`` mode), else the largest stratum or cell neighbourhood."""
+    from mgqa_platform.questions.execution import create_cell_pool, create_pool
+    from mgqa_platform.questions.executors import EXECUTORS
+    from mgqa_platform.questions.generate import kg_strata
+
+    executors = [EXECUTORS[s.executor] for s in subs]
+    if whole or not all(_bounded(e) for e in executors):
+        create_pool(con, kg)
+        return con.execute("SELECT count(*) FROM pool").fetchone()[0]
+    largest = 0
+    for stratum in kg_strata(con, kg):
+        if any(e.stratum_local for e in executors):
+            create_pool(con, kg, stratum)
+            largest = max(largest, con.execute("SELECT count(*) FROM pool").fetchone()[0])
+        if any(e.cell_local for e in executors):
+            create_cell_pool(con, kg, stratum)
+            largest = max(largest, con.execute("SELECT count(*) FROM pool").fetchone()[0])
+    return largest
+
+
+def _measures(mode: str, seconds: float, largest: int, lines: list[str], note: str = "") -> dict:
+    """What a child prints: seconds, peak RSS, largest pool, how many lines, their hash, a note."""
     return {
+        "note": note,
         "mode": mode,
         "seconds": round(seconds, 2),
         "peak_rss_mib": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
@@ -240,6 +264,9 @@ def main() -> None:
             f"| {r['mode']} | {r['seconds']} | {r['peak_rss_mib']} | {r['largest_pool_rows']:,} "
             f"| {r['tuples']:,} | {r['sha256']} |"
         )
+    for r in results.values():
+        if r["note"]:
+            print(f"{r['mode']}: {r['note']}")
     for base, new in PAIRS:
         if base not in results or new not in results:
             continue

@@ -20,8 +20,13 @@ from pyproj import Geod
 
 from mgqa_platform.questions import false_premise, roles
 from mgqa_platform.questions.catalog import default_catalog
-from mgqa_platform.questions.execution import arrow_column, create_cell_pool, create_pool
-from mgqa_platform.questions.executor import Pool, gold_query, t_columns
+from mgqa_platform.questions.execution import (
+    arrow_column,
+    create_cell_pool,
+    create_pool,
+    sample_ids_sql,
+)
+from mgqa_platform.questions.executor import Executor, Pool, gold_query, t_columns
 from mgqa_platform.questions.executors import EXECUTORS
 from mgqa_platform.questions.generate import candidate_rows, kg_strata, pooled_candidates
 from mgqa_platform.warehouse import registered
@@ -375,11 +380,12 @@ def test_gold_on_boxes_narrower_than_the_reach_differs(mixed):
 
 
 def _per_cell_neighbourhood(con, sub, pool: Pool) -> Counter:
-    """The tuples of ``sub`` proposed stratum by stratum on each stratum's cell neighbourhood, each
-    stratum keeping its own tuples."""
+    """The tuples of ``sub`` proposed stratum by stratum on each stratum's cell neighbourhood (with the
+    rows of the samples its executor names), each stratum keeping its own tuples."""
+    samples = sample_ids_sql(pool, EXECUTORS[sub.executor].cell_samples(sub)) or None
     bag: Counter = Counter()
     for stratum in kg_strata(con, pool.kg):
-        create_cell_pool(con, pool.kg, stratum)
+        create_cell_pool(con, pool.kg, stratum, samples)
         bag += _bag([r for r in candidate_rows(con, sub, pool) if r["stratum"] == stratum])
     return bag
 
@@ -389,6 +395,7 @@ def test_cell_local_executor_proposes_the_same_tuples_on_cell_neighbourhoods(mix
     """The tuples of a ``cell_local`` executor over each stratum's cell neighbourhood are those over
     the KG's pool; over the stratum's rows alone they are not (partners of other strata share the
     anchors' cells), so the neighbourhood is needed and the equality can fail."""
+    _cluster(mixed)
     proposed, alone_differs = 0, []
     for kg, per_stratum in (("worldkg", 4), ("osmh3kg", 90)):
         pool = Pool(kg, 13, per_stratum=per_stratum)
@@ -421,3 +428,55 @@ def test_cell_neighbourhood_holds_the_stratum_and_the_rows_sharing_its_cells(mix
         got = {r[0] for r in mixed.execute("SELECT entity_id FROM pool").fetchall()}
         assert got == expected
         assert ("worldkg:far" in got) == (stratum == "LIC/low")
+
+
+def _cluster(con) -> None:
+    """One cluster of a few hundred metres (one H3 res-7 cell) near Porto Alegre holding points and
+    short rivers of two strata, and 2 degrees east a second cluster of the second stratum only: that
+    stratum's sample is mostly taken far away, yet its rows in the first cluster meet the first
+    stratum's anchors."""
+    rng = random.Random(7)
+    x0, y0 = -51.2, -30.03
+    for i in range(16):
+        x, y = x0 + 0.004 * rng.random(), y0 + 0.004 * rng.random()
+        st = STRATA[i % 2]
+        world.add(con, f"worldkg:cc{i}", f"cafe {i}", "cafe", f"POINT({x} {y})", stratum=st)
+    for i in range(4):
+        x, y = x0 + 0.004 * rng.random(), y0 + 0.004 * rng.random()
+        line = f"LINESTRING({x} {y}, {x + 0.0005} {y + 0.0005})"
+        world.add(con, f"worldkg:cl{i}", f"river {i}", "river", line, stratum=STRATA[i % 2])
+    for i in range(24):
+        x, y = x0 + 2 + 0.004 * rng.random(), y0 + 0.004 * rng.random()
+        world.add(con, f"worldkg:cf{i}", f"far {i}", "cafe", f"POINT({x} {y})", stratum=STRATA[1])
+
+
+@pytest.fixture
+def clustered(con):
+    _cluster(con)
+    return con
+
+
+def test_cell_neighbourhood_needs_the_samples_of_other_strata(clustered):
+    """On the clustered world the ``local_tuples`` executors propose the whole pool's tuples on cell
+    neighbourhoods with every stratum's sampled anchors added, and other tuples without them, so
+    :meth:`Executor.cell_samples` is needed and the comparison can fail."""
+    pool = Pool("worldkg", 3, per_stratum=3)
+    names = sorted(
+        n for n, e in EXECUTORS.items() if type(e).cell_samples is not Executor.cell_samples
+    )
+    assert "distance.to_geometry" in names
+    proposed, without_differs = 0, []
+    for sub in (s for s in SUBS if s.executor in names):
+        create_pool(clustered, pool.kg)
+        whole = _bag(candidate_rows(clustered, sub, pool))
+        assert _per_cell_neighbourhood(clustered, sub, pool) == whole, sub.id
+        bare: Counter = Counter()
+        for stratum in kg_strata(clustered, pool.kg):
+            create_cell_pool(clustered, pool.kg, stratum)
+            bare += _bag(
+                [r for r in candidate_rows(clustered, sub, pool) if r["stratum"] == stratum]
+            )
+        without_differs.append(bare != whole)
+        proposed += sum(whole.values())
+    assert proposed > 0
+    assert any(without_differs)

@@ -22,7 +22,7 @@ from mgqa_platform.kg.roads import ROAD_IRI_PREFIX
 from mgqa_platform.marks import mark
 from mgqa_platform.questions import roles
 from mgqa_platform.questions.catalog import SubTemplate
-from mgqa_platform.questions.executor import Outcome
+from mgqa_platform.questions.executor import Outcome, Pool
 from mgqa_platform.questions.executors import EXECUTORS
 from mgqa_platform.warehouse import registered
 
@@ -107,15 +107,36 @@ def create_pool(con: duckdb.DuckDBPyConnection, kg: str, stratum: str | None = N
     )
 
 
-def create_cell_pool(con: duckdb.DuckDBPyConnection, kg: str, stratum: str) -> None:
+def sample_ids_sql(pool: Pool, samples: tuple[tuple[str, str], ...]) -> str:
+    """SQL: the entity ids that :meth:`Pool.sample` (``per_stratum`` rows per stratum, ordered by the
+    same seeded key) takes over the pool of ``pool.kg`` for each ``(role type, salt)`` of
+    ``samples``, computed from the entity table with a top-k aggregate per stratum, which holds
+    ``per_stratum`` ids per stratum and never the KG's rows."""
+    parts = [
+        f"""
+        SELECT unnest(min_by(e.entity_id, {pool.order_key(salt, "e.entity_id")}, {pool.per_stratum}))
+        FROM entities e
+        JOIN entity_strata s ON s.entity_id = e.entity_id
+        WHERE e.kg = $kg AND s.kg = $kg AND s.stratum IS NOT NULL AND {roles.predicate(rtype, "e")}
+        GROUP BY s.stratum
+        """
+        for rtype, salt in samples
+    ]
+    return " UNION ".join(parts)
+
+
+def create_cell_pool(
+    con: duckdb.DuckDBPyConnection, kg: str, stratum: str, samples: str | None = None
+) -> None:
     """(Re)create the temp table ``pool`` (columns of :func:`create_pool`) holding the rows of one
-    (KG, stratum) and every stratified row of the KG, of any stratum, that shares a stored H3 cell
-    (``entities.h3``, any resolution) with one of them: the cell neighbourhood on which a
-    ``cell_local`` executor proposes the stratum's tuples. Also the temp table
-    ``bindable_categories``. The cells of the stratum are collected first (at most four per row), and
-    the KG's rows are joined to them, so the table never holds the whole KG unless the stratum's cells
-    reach every row."""
+    (KG, stratum), every stratified row of the KG, of any stratum, that shares a stored H3 cell
+    (``entities.h3``, any resolution) with one of them, and the rows whose ids the SQL ``samples``
+    returns (:func:`sample_ids_sql`): the cell neighbourhood on which a ``cell_local`` executor
+    proposes the stratum's tuples. Also the temp table ``bindable_categories``. The cells of the
+    stratum are collected first (at most four per row), and the KG's rows are joined to them, so the
+    table never holds the whole KG unless the stratum's cells reach every row."""
     create_bindable_categories(con)
+    sampled = f" OR e.entity_id IN ({samples})" if samples else ""
     con.execute(
         f"""
         CREATE OR REPLACE TEMP TABLE pool AS
@@ -129,7 +150,7 @@ def create_cell_pool(con: duckdb.DuckDBPyConnection, kg: str, stratum: str) -> N
             FROM (SELECT entity_id, unnest(h3) AS cell FROM entities WHERE kg = $kg) AS x
             SEMI JOIN mine USING (cell)
         )
-        {POOL_ROWS_SQL} AND e.entity_id IN (SELECT entity_id FROM near)
+        {POOL_ROWS_SQL} AND (e.entity_id IN (SELECT entity_id FROM near){sampled})
         """,
         {"kg": kg, "stratum": stratum},
     )

@@ -75,6 +75,15 @@ class Executor:
     #: (:func:`execution.create_cell_pool`) and keeps the tuples of that stratum, which gives the same
     #: tuples (tests/test_bounded_pool.py); otherwise on the pool of the whole KG.
     cell_local: ClassVar[bool] = False
+
+    def cell_samples(self, sub: SubTemplate) -> tuple[tuple[str, str], ...]:
+        """``(role type, salt)`` of every :meth:`Pool.sample` (``per_stratum`` rows, no ``where``) a
+        ``cell_local`` executor's candidates take in every stratum and meet in a cell of another
+        stratum: the cell neighbourhood then also holds each stratum's sampled rows
+        (:func:`execution.sample_ids_sql`), so that a sample taken over the neighbourhood is the
+        sample over the KG's pool (its top rows are all there)."""
+        return ()
+
     #: True when ``gold_sql`` reads ``entities`` rows only by the entity id of a bound entity role
     #: (every join of ``entities`` is on ``entity_id`` = a role column of ``t``, directly or through a
     #: relation that only renames those columns): the generator then runs it on the rows of the

@@ -38,6 +38,7 @@ from mgqa_platform.questions.execution import (
     entity_subjects,
     gold_triples,
     render,
+    sample_ids_sql,
 )
 from mgqa_platform.questions.executor import (
     Executor,
@@ -105,7 +106,8 @@ def pooled_candidates(
     """Sub-template id -> its candidate tuples in ``pool.kg``, each drawn from the smallest pool that
     gives the same tuples: the executors that are :attr:`Executor.stratum_local` run once per stratum on
     the bounded pool of that (KG, stratum); those that are :attr:`Executor.cell_local` once per stratum
-    on its cell neighbourhood (:func:`create_cell_pool`), keeping that stratum's tuples; the others once
+    on its cell neighbourhood (:func:`create_cell_pool`, with the rows of the samples it names), keeping
+    that stratum's tuples; the others once
     on the pool of the whole KG, built only when one of ``subs`` needs it (docs/questions.md, "Bounded
     candidate pools")."""
     local = [s for s in subs if EXECUTORS[s.executor].stratum_local]
@@ -121,9 +123,12 @@ def pooled_candidates(
             create_pool(con, pool.kg, stratum)
             for sub in local:
                 out[sub.id] += candidate_rows(con, sub, pool)
-        if cell:
-            create_cell_pool(con, pool.kg, stratum)
-            for sub in cell:
+        by_samples: dict[tuple, list[SubTemplate]] = defaultdict(list)
+        for sub in cell:
+            by_samples[EXECUTORS[sub.executor].cell_samples(sub)].append(sub)
+        for samples, group in by_samples.items():
+            create_cell_pool(con, pool.kg, stratum, sample_ids_sql(pool, samples) or None)
+            for sub in group:
                 out[sub.id] += [
                     r for r in candidate_rows(con, sub, pool) if r["stratum"] == stratum
                 ]

@@ -125,6 +125,14 @@ def local_tuples(sub: SubTemplate, pool: Pool, h3_res: int) -> str:
     )
 
 
+def local_tuples_samples(sub: SubTemplate) -> tuple[tuple[str, str], ...]:
+    """The sample :func:`local_tuples` takes in every stratum (its anchors), as
+    :meth:`Executor.cell_samples` names it: anchors of several strata in one H3 cell are numbered
+    together, so a cell neighbourhood must hold every stratum's sampled anchors."""
+    anchor = sub.entity_roles[0]
+    return ((sub.roles[anchor], f"{sub.id}|{anchor}"),)
+
+
 def members_sql(poly_cte: str, member_pred: str, category: str) -> str:
     """SQL: (row_id, entity_id, display_name, lon, lat) of the entities satisfying ``member_pred`` (alias m)
     of category ``category`` (a column of ``poly_cte``) whose representative point lies in the polygon of
@@ -250,6 +258,11 @@ class PointGeometryDistance(_NearestPointBase):
 
     name = "distance.to_geometry"
     gold_bound_only = True
+    cell_local = True
+
+    def cell_samples(self, sub: SubTemplate) -> tuple[tuple[str, str], ...]:
+        """The anchors :func:`local_tuples` samples in every stratum."""
+        return local_tuples_samples(sub)
 
     def candidates(self, sub: SubTemplate, pool: Pool) -> str:
         return local_tuples(sub, pool, 7)
@@ -302,6 +315,11 @@ class DirectionalDistance(Executor):
 
     name = "distance.directional"
     gold_bound_only = True
+    cell_local = True
+
+    def cell_samples(self, sub: SubTemplate) -> tuple[tuple[str, str], ...]:
+        """The anchors :func:`local_tuples` samples in every stratum."""
+        return local_tuples_samples(sub)
 
     def candidates(self, sub: SubTemplate, pool: Pool) -> str:
         a, b = sub.entity_roles[:2]
@@ -395,6 +413,11 @@ class ComparativeDistance(Executor):
 
     name = "distance.compare"
     gold_bound_only = True
+    cell_local = True
+
+    def cell_samples(self, sub: SubTemplate) -> tuple[tuple[str, str], ...]:
+        """The anchors :func:`local_tuples` samples in every stratum."""
+        return local_tuples_samples(sub)
 
     def candidates(self, sub: SubTemplate, pool: Pool) -> str:
         return local_tuples(sub, pool, 5)
@@ -445,6 +468,11 @@ class NeighbourCountryDistance(Executor):
 
     name = "distance.neighbour_country"
     gold_bound_only = True
+    cell_local = True
+
+    def cell_samples(self, sub: SubTemplate) -> tuple[tuple[str, str], ...]:
+        """The anchors :func:`local_tuples` samples in every stratum."""
+        return local_tuples_samples(sub)
 
     def candidates(self, sub: SubTemplate, pool: Pool) -> str:
         return local_tuples(sub, pool, 3)

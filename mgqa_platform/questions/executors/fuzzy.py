@@ -34,6 +34,7 @@ from mgqa_platform.questions.executors.distance import (
     PairDistance,
     frame_to_km_sql,
     local_tuples,
+    local_tuples_samples,
     nearest_point_sql,
 )
 from mgqa_platform.questions.executors.shape import area_km2_sql
@@ -125,6 +126,12 @@ def _pair_sources(sub: SubTemplate, pool: Pool) -> str:
 class _DistanceBand(Executor):
     """Boolean from one geodesic distance with a vague band; subclasses give the (yes, no) thresholds."""
 
+    cell_local = True
+
+    def cell_samples(self, sub: SubTemplate) -> tuple[tuple[str, str], ...]:
+        """The anchors :func:`local_tuples` samples in every stratum."""
+        return local_tuples_samples(sub)
+
     def rule(self, sub: SubTemplate, d: float) -> bool | None:
         raise NotImplementedError
 
@@ -192,6 +199,11 @@ class LikelierNear(Executor):
 
     name = "fuzzy.likelier_near"
     gold_bound_only = True
+    cell_local = True
+
+    def cell_samples(self, sub: SubTemplate) -> tuple[tuple[str, str], ...]:
+        """The anchors :func:`local_tuples` samples in every stratum."""
+        return local_tuples_samples(sub)
 
     def candidates(self, sub: SubTemplate, pool: Pool) -> str:
         return local_tuples(sub, pool, sub.conventions["candidate_h3_res"][0])
