@@ -1,9 +1,11 @@
 """Question instantiation with execution-based ground truth (paper §3.3; docs/questions.md).
 
 For every sub-template with a built executor and every KG, SQL proposes candidate tuples (per
-stratum, on the bounded pool of one (KG, stratum), for the executors whose candidates stay in their
-stratum; for all strata at once on the KG's pool for the others), one batch of SQL computes their
-raw results, and the executor's pure ``finish`` turns each into a typed gold answer or a counted
+stratum, on the bounded pool of one (KG, stratum) for the executors whose candidates stay in their
+stratum, or on its cell neighbourhood for those whose partners share the anchors' H3 cells; for all
+strata at once on the KG's pool for the others), one batch of SQL computes their raw results (on
+the entity rows it can read, ``executor.gold_query``), and the executor's pure ``finish`` turns
+each into a typed gold answer or a counted
 discard reason; tuples whose support area reaches past the KG's coverage are dropped as
 ``beyond_coverage`` (questions/coverage.py), golds a constant predictor hits as ``trivial``
 (questions/triviality.py). Per (template, KG, stratum) cell the generator then keeps at most
