@@ -323,7 +323,7 @@ BOUNDED_GOLD = sorted(
 
 
 def test_gold_neighbourhoods_are_declared_for_most_executors():
-    assert len(BOUNDED_GOLD) == 44 and "containment.count_within" in BOUNDED_GOLD
+    assert len(BOUNDED_GOLD) == 45 and "containment.count_within" in BOUNDED_GOLD
 
 
 @pytest.mark.parametrize("name", BOUNDED_GOLD)

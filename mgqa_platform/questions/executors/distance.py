@@ -647,6 +647,12 @@ class KthNearestDistance(Executor):
 
     name = "distance.kth_nearest"
     evidence = ("geometry", "type")
+    cell_local = True
+
+    def cell_samples(self, sub: SubTemplate) -> tuple[tuple[str, str], ...]:
+        """The anchors (B) :func:`local_tuples` samples in every stratum; the category counts are
+        per res-5 cell of B, which the cell neighbourhood holds whole."""
+        return local_tuples_samples(sub)
 
     def _roles(self, sub: SubTemplate) -> tuple[str, str, str]:
         cat = next(r for r, t in sub.roles.items() if roles.is_category(t))

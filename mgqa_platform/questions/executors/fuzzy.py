@@ -255,6 +255,13 @@ class RoughlyClosest(Executor):
     def _max_set(self, sub: SubTemplate) -> int:
         return int(sub.conventions.get("max_set", MAX_SET))
 
+    def gold_boxes(self, sub: SubTemplate) -> str:
+        """The boxes of :meth:`members_sql`'s member join (:func:`box_columns_sql` around B, the search
+        radius): no member outside them is read."""
+        _, b = self._roles(sub)
+        r = _c(sub, "search_radius_km")
+        return f"SELECT {box_columns_sql('b', str(r))} FROM t JOIN main.entities b ON b.entity_id = t.{b}"
+
     def members_sql(self, sub: SubTemplate) -> str:
         """SQL CTEs ``q, m``: m = (row_id, entity_id, display_name, km) of the members within the radius."""
         cat, b = self._roles(sub)
