@@ -6,13 +6,24 @@ of a built warehouse, each mode in a child process of its own so that its peak R
 - ``whole``: every sub-template's candidates over the pool of the whole KG (the generator before the
   bounded pools);
 - ``bounded``: :func:`mgqa_platform.questions.generate.pooled_candidates`, what the generator does now;
-- ``whole-local`` and ``bounded-local``: the same two, on the ``stratum_local`` executors only: what the
-  memory of the candidate step becomes once no executor needs the whole KG's pool.
+- ``whole-local`` and ``bounded-local``: the same two, on the ``stratum_local`` and ``cell_local``
+  executors only: what the memory of the candidate step becomes once no executor needs the whole KG's
+  pool;
+- ``fp-whole`` and ``fp-bounded``: the replacements of the false-premise step for every true question of
+  an eligible sub-template in the warehouse's ``questions_en``, searched in the pool of the whole KG
+  (before) and per (KG, stratum) in the neighbourhood of the anchors
+  (:func:`mgqa_platform.questions.false_premise.stratum_replacements`, now);
+- ``gold-whole`` and ``gold-bounded``: the gold batch of every sub-template, ``t`` bound to its true
+  questions in ``questions_en``, run as ``gold_sql`` on the whole entity table (before) and as
+  :func:`mgqa_platform.questions.executor.gold_query` on the rows it can read (now); "largest pool" is
+  then the most ``entities`` rows one batch can see.
 
-Each child prints seconds, peak RSS, the largest pool table it built (rows) and a hash of the candidate
-tuples; the parent checks that both paths propose the same tuples and prints the ratios.
+Each child prints seconds, peak RSS, the largest pool table it built (rows) and a hash of what it
+computed (tuples, replacements or gold rows); the parent checks that both paths of a pair agree and
+prints the ratios. ``--modes`` picks the pairs to run (all by default).
 
     PYTHONPATH=. .venv/bin/python scripts/bench_candidate_pools.py --warehouse .mgqa/warehouse.duckdb
+    PYTHONPATH=. .venv/bin/python scripts/bench_candidate_pools.py --modes fp-whole fp-bounded gold-whole gold-bounded
 """
 
 from __future__ import annotations
@@ -28,7 +39,114 @@ import tempfile
 import time
 from pathlib import Path
 
-MODES = ("whole", "bounded", "whole-local", "bounded-local")
+MODES = (
+    "whole",
+    "bounded",
+    "whole-local",
+    "bounded-local",
+    "fp-whole",
+    "fp-bounded",
+    "gold-whole",
+    "gold-bounded",
+)
+PAIRS = (
+    ("whole", "bounded"),
+    ("whole-local", "bounded-local"),
+    ("fp-whole", "fp-bounded"),
+    ("gold-whole", "gold-bounded"),
+)
+
+
+def _true_questions(con) -> list[dict]:
+    """The true questions of ``questions_en`` (no false premise, no multimodal twin), as dicts."""
+    cur = con.execute(
+        "SELECT * FROM questions_en WHERE NOT false_premise AND NOT multimodal ORDER BY question_id"
+    )
+    names = [d[0] for d in cur.description]
+    return [dict(zip(names, r, strict=True)) for r in cur.fetchall()]
+
+
+def _false_premise(con, mode: str) -> tuple[list[str], int, float, str]:
+    """Replacements of every eligible true question, whole-KG pool or per stratum; (lines, largest
+    pool, seconds of the search)."""
+    from mgqa_platform import settings
+    from mgqa_platform.questions import false_premise
+    from mgqa_platform.questions.catalog import default_catalog
+    from mgqa_platform.questions.execution import create_pool
+
+    subs = {s.id: s for s in false_premise.eligible(default_catalog())}
+    questions = [q for q in _true_questions(con) if q["sub_template_id"] in subs]
+    lines, largest, seconds = [], 0, 0.0
+    for kg in settings.KGS:
+        mine = [q for q in questions if q["kg"] == kg]
+        if not mine:
+            continue
+        if mode == "fp-whole":
+            t0 = time.perf_counter()
+            create_pool(con, kg)
+            found = {}
+            for sub_id, sub in subs.items():
+                group = [q for q in mine if q["sub_template_id"] == sub_id]
+                found.update(false_premise.nearest_replacements(con, sub, group))
+            seconds += time.perf_counter() - t0
+            largest = max(largest, con.execute("SELECT count(*) FROM pool").fetchone()[0])
+        else:
+            t0 = time.perf_counter()
+            found = false_premise.stratum_replacements(con, kg, subs, mine)
+            seconds += time.perf_counter() - t0
+            for stratum in sorted({q["stratum"] for q in mine}):  # the pools it built, measured
+                anchors = [
+                    json.loads(q["bindings"])[false_premise.anchor_role(subs[q["sub_template_id"]])]
+                    for q in mine
+                    if q["stratum"] == stratum
+                ]
+                largest = max(largest, false_premise.create_neighbourhood_pool(con, kg, anchors))
+        lines += [json.dumps([qid, found[qid]], default=str) for qid in sorted(found)]
+    return lines, largest, seconds, ""
+
+
+def _gold(con, mode: str) -> tuple[list[str], int, float, str]:
+    """Gold rows of every sub-template's batch of true questions, whole table or neighbourhood;
+    (lines, most ``entities`` rows one batch run on a neighbourhood can read (the whole table in
+    ``gold-whole``), seconds of the gold queries, a note: how many batches ran on a neighbourhood)."""
+    import pyarrow as pa
+
+    from mgqa_platform.questions.catalog import default_catalog
+    from mgqa_platform.questions.execution import arrow_column
+    from mgqa_platform.questions.executor import gold_query, t_columns
+    from mgqa_platform.questions.executors import EXECUTORS
+    from mgqa_platform.warehouse import registered
+
+    catalog = default_catalog()
+    whole_rows = con.execute("SELECT count(*) FROM entities").fetchone()[0]
+    by_key: dict = {}
+    for q in _true_questions(con):
+        by_key.setdefault((q["kg"], q["sub_template_id"]), []).append(q)
+    lines, largest, seconds, bounded = [], 0, 0.0, 0
+    for (kg, sub_id), group in sorted(by_key.items()):
+        sub = catalog.sub_template(sub_id)
+        executor = EXECUTORS[sub.executor]
+        rows = []
+        for i, q in enumerate(group):
+            values = {**json.loads(q["bindings"]), **json.loads(q["parameters"])}
+            rows.append({"row_id": i, "kg": kg, **{c: values[c] for c in t_columns(sub)[2:]}})
+        t = pa.table({c: arrow_column([r[c] for r in rows]) for c in t_columns(sub)})
+        sql = executor.gold_sql(sub) if mode == "gold-whole" else gold_query(executor, sub)
+        with registered(con, t=t):
+            t0 = time.perf_counter()
+            found = con.execute(f"SELECT * FROM ({sql}) AS q ORDER BY row_id").fetchall()
+            seconds += time.perf_counter() - t0
+            seen = whole_rows
+            if sql.startswith("WITH entities AS ("):
+                cte = sql.split("\n", 1)[0][len("WITH entities AS (") : -1]
+                seen = con.execute(f"SELECT count(*) FROM ({cte})").fetchone()[0]
+        if seen < whole_rows:
+            largest, bounded = max(largest, seen), bounded + 1
+        lines += [
+            json.dumps([kg, sub_id, group[r[0]]["question_id"], r[1:]], default=str) for r in found
+        ]
+    note = f"{bounded} of {len(by_key)} batches on a neighbourhood, {whole_rows:,} entity rows"
+    return lines, largest if mode == "gold-bounded" else whole_rows, seconds, note
 
 
 def _child(mode: str, path: str) -> dict:
@@ -47,50 +165,78 @@ def _child(mode: str, path: str) -> dict:
 
     con = connect(path)
     con.execute(f"SET memory_limit = '{MEMORY_LIMIT}'")
+    if mode.startswith(("fp-", "gold-")):
+        run = _false_premise if mode.startswith("fp-") else _gold
+        lines, largest, seconds, note = run(con, mode)
+        return _measures(mode, seconds, largest, lines, note)
     subs = [
         s for t in default_catalog().templates for s in t.sub_templates if s.executor in EXECUTORS
     ]
     if mode.endswith("-local"):
-        subs = [s for s in subs if EXECUTORS[s.executor].stratum_local]
-    t0 = time.perf_counter()
-    tuples, largest = [], 0
+        subs = [s for s in subs if _bounded(EXECUTORS[s.executor])]
+    seconds, tuples, largest = 0.0, [], 0
     for kg in settings.KGS:
         pool = Pool(kg, 20260101)
+        t0 = time.perf_counter()
         if mode.startswith("whole"):
             create_pool(con, kg)
             cands = {s.id: candidate_rows(con, s, pool) for s in subs}
-            largest = max(largest, con.execute("SELECT count(*) FROM pool").fetchone()[0])
         else:
             cands = pooled_candidates(con, subs, pool)
-            sizes = con.execute(
-                "SELECT max(n) FROM (SELECT count(*) AS n FROM entity_strata "
-                "WHERE kg = ? AND stratum IS NOT NULL GROUP BY stratum)",
-                [kg],
-            ).fetchone()[0]
-            cross = any(not EXECUTORS[s.executor].stratum_local for s in subs)
-            whole = con.execute(
-                "SELECT count(*) FROM entity_strata WHERE kg = ? AND stratum IS NOT NULL", [kg]
-            ).fetchone()[0]
-            largest = max(largest, whole if cross else sizes or 0)
+        seconds += time.perf_counter() - t0
+        largest = max(largest, _largest_pool(con, kg, subs, whole=mode.startswith("whole")))
         tuples += sorted(
             json.dumps([kg, sid, sorted(r.items())], default=str)
             for sid, rows in cands.items()
             for r in rows
         )
-    seconds = time.perf_counter() - t0
+    return _measures(mode, seconds, largest, tuples)
+
+
+def _bounded(executor) -> bool:
+    """Whether the generator draws ``executor``'s candidates without the KG's pool."""
+    return executor.stratum_local or executor.cell_local
+
+
+def _largest_pool(con, kg: str, subs: list, whole: bool) -> int:
+    """Rows of the largest pool table the candidate step builds for ``kg``: the KG's pool when any of
+    ``subs`` needs it (or in a ``whole`` mode), else the largest stratum or cell neighbourhood."""
+    from mgqa_platform.questions.execution import create_cell_pool, create_pool
+    from mgqa_platform.questions.executors import EXECUTORS
+    from mgqa_platform.questions.generate import kg_strata
+
+    executors = [EXECUTORS[s.executor] for s in subs]
+    if whole or not all(_bounded(e) for e in executors):
+        create_pool(con, kg)
+        return con.execute("SELECT count(*) FROM pool").fetchone()[0]
+    largest = 0
+    for stratum in kg_strata(con, kg):
+        if any(e.stratum_local for e in executors):
+            create_pool(con, kg, stratum)
+            largest = max(largest, con.execute("SELECT count(*) FROM pool").fetchone()[0])
+        if any(e.cell_local for e in executors):
+            create_cell_pool(con, kg, stratum)
+            largest = max(largest, con.execute("SELECT count(*) FROM pool").fetchone()[0])
+    return largest
+
+
+def _measures(mode: str, seconds: float, largest: int, lines: list[str], note: str = "") -> dict:
+    """What a child prints: seconds, peak RSS, largest pool, how many lines, their hash, a note."""
     return {
+        "note": note,
         "mode": mode,
         "seconds": round(seconds, 2),
         "peak_rss_mib": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
         "largest_pool_rows": largest,
-        "tuples": len(tuples),
-        "sha256": hashlib.sha256("\n".join(sorted(tuples)).encode()).hexdigest()[:16],
+        "tuples": len(lines),
+        "sha256": hashlib.sha256("\n".join(sorted(lines)).encode()).hexdigest()[:16],
     }
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--warehouse", default=".mgqa/warehouse.duckdb", help="a built warehouse")
+    ap.add_argument("--modes", nargs="+", choices=MODES, default=list(MODES), help="modes to run")
     ap.add_argument("--child", choices=MODES, help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
@@ -98,7 +244,7 @@ def main() -> None:
         return
     with tempfile.TemporaryDirectory() as tmp:
         results = {}
-        for mode in MODES:
+        for mode in args.modes:
             copy = Path(tmp) / f"{mode}.duckdb"
             shutil.copyfile(
                 args.warehouse, copy
@@ -111,16 +257,21 @@ def main() -> None:
             )
             results[mode] = json.loads(out.stdout.strip().splitlines()[-1])
             copy.unlink()
-    print("| mode | seconds | peak RSS (MiB) | largest pool (rows) | tuples | tuples sha256 |")
+    print("| mode | seconds | peak RSS (MiB) | largest pool (rows) | lines | sha256 |")
     print("|---|---:|---:|---:|---:|---|")
     for r in results.values():
         print(
             f"| {r['mode']} | {r['seconds']} | {r['peak_rss_mib']} | {r['largest_pool_rows']:,} "
             f"| {r['tuples']:,} | {r['sha256']} |"
         )
-    for base, new in (("whole", "bounded"), ("whole-local", "bounded-local")):
+    for r in results.values():
+        if r["note"]:
+            print(f"{r['mode']}: {r['note']}")
+    for base, new in PAIRS:
+        if base not in results or new not in results:
+            continue
         a, b = results[base], results[new]
-        same = "same tuples" if a["sha256"] == b["sha256"] else "DIFFERENT TUPLES"
+        same = "same lines" if a["sha256"] == b["sha256"] else "DIFFERENT LINES"
         print(
             f"{new} / {base}: time {b['seconds'] / a['seconds']:.2f}x, peak RSS "
             f"{b['peak_rss_mib'] / a['peak_rss_mib']:.2f}x, largest pool "

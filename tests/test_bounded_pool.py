@@ -9,17 +9,27 @@ when run per stratum: the last test shows that such executors exist and are told
 
 from __future__ import annotations
 
+import json
 import random
 from collections import Counter
 
+import pyarrow as pa
 import pytest
 import question_world as world
+from pyproj import Geod
 
+from mgqa_platform.questions import false_premise, roles
 from mgqa_platform.questions.catalog import default_catalog
-from mgqa_platform.questions.execution import create_pool
-from mgqa_platform.questions.executor import Pool
+from mgqa_platform.questions.execution import (
+    arrow_column,
+    create_cell_pool,
+    create_pool,
+    sample_ids_sql,
+)
+from mgqa_platform.questions.executor import Executor, Pool, gold_query, t_columns
 from mgqa_platform.questions.executors import EXECUTORS
 from mgqa_platform.questions.generate import candidate_rows, kg_strata, pooled_candidates
+from mgqa_platform.warehouse import registered
 
 CATALOG = default_catalog()
 SUBS = [s for t in CATALOG.templates for s in t.sub_templates if s.executor in EXECUTORS]
@@ -27,6 +37,7 @@ STRATA = ("HIC/high", "LIC/low", "UMC/medium")
 POINT_CATEGORIES = ("cafe", "pharmacy", "school", "city", "town", "village")
 POLYGON_CATEGORIES = ("administrative_region", "city_block", "park", "county")
 LINE_CATEGORIES = ("river", "railway")
+GEOD = Geod(ellps="WGS84")
 
 
 def _box(x: float, y: float, w: float, h: float) -> str:
@@ -144,12 +155,19 @@ def test_stratum_local_executor_proposes_the_same_tuples_per_stratum(mixed, name
     assert proposed > 0, f"the world gives {name} no candidate: the test would prove nothing"
 
 
-#: Sub-templates of executors that read only their stratum and of executors that do not.
+#: Sub-templates of executors that read only their stratum, only its cell neighbourhood, or neither.
 MIXED = [
     s
     for s in SUBS
     if s.executor
-    in {"distance.pair", "shape.compare", "distance.kth_nearest", "admin.collection_count"}
+    in {
+        "distance.pair",
+        "shape.compare",
+        "distance.kth_nearest",
+        "admin.collection_count",
+        "grid.shared_cell",
+        "direction.cardinal",
+    }
 ]
 
 
@@ -173,3 +191,292 @@ def test_cross_stratum_executors_are_told_apart(mixed, name):
         create_pool(mixed, pool.kg)
         differ.append(_per_stratum(mixed, sub, pool) != _bag(candidate_rows(mixed, sub, pool)))
     assert any(differ)
+
+
+def _premise_questions(con, kg: str) -> tuple[dict, list[dict]]:
+    """Eligible false-premise sub-templates by id, and one question per candidate tuple of each in
+    ``kg`` (the fields :func:`false_premise.stratum_replacements` reads)."""
+    subs = {s.id: s for s in false_premise.eligible(CATALOG)}
+    pool = Pool(kg, 5, per_stratum=6)
+    create_pool(con, kg)
+    questions = []
+    for sub in subs.values():
+        for i, row in enumerate(candidate_rows(con, sub, pool)):
+            questions.append(
+                {
+                    "question_id": f"{sub.id}-{i}",
+                    "kg": kg,
+                    "stratum": row["stratum"],
+                    "sub_template_id": sub.id,
+                    "bindings": json.dumps({r: row[r] for r in sub.roles}),
+                }
+            )
+    return subs, questions
+
+
+@pytest.mark.parametrize("km", [15.0, 40.0, false_premise.MAX_REPLACEMENT_KM])
+def test_false_premise_replacements_per_stratum_equal_those_of_the_whole_pool(mixed, km):
+    """The replacements searched stratum by stratum in the neighbourhood of the anchors are those the
+    KG's whole pool gives, for every eligible sub-template the world has questions for; at the
+    smaller radii the neighbourhoods leave entities out, so the equality is not a formality."""
+    kg = "worldkg"
+    subs, questions = _premise_questions(mixed, kg)
+    assert len({q["sub_template_id"] for q in questions}) >= 5
+    create_pool(mixed, kg)
+    whole_rows = mixed.execute("SELECT count(*) FROM pool").fetchone()[0]
+    whole = {}
+    for sub_id, sub in subs.items():
+        mine = [q for q in questions if q["sub_template_id"] == sub_id]
+        whole.update(false_premise.nearest_replacements(mixed, sub, mine, km=km))
+    assert sum(map(len, whole.values())) > 0
+    assert false_premise.stratum_replacements(mixed, kg, subs, questions, km=km) == whole
+    if km < 20:
+        anchors = [
+            json.loads(q["bindings"])[false_premise.anchor_role(subs[q["sub_template_id"]])]
+            for q in questions[:3]
+        ]
+        assert false_premise.create_neighbourhood_pool(mixed, kg, anchors, km) < whole_rows
+
+
+@pytest.mark.parametrize(
+    ("anchor", "inside", "outside"),
+    [
+        ((179.95, 10.0), [(-179.95, 10.0), (179.95, 10.85)], [(179.95, 10.95), (-179.0, 10.0)]),
+        ((0.0, 89.5), [(180.0, 89.7), (90.0, 89.4)], [(180.0, 89.4), (0.0, 88.5)]),
+        ((-30.0, -0.4), [(-30.0, 0.4), (-30.6, -0.4)], [(-30.0, 0.55), (-29.0, -0.4)]),
+    ],
+)
+def test_neighbourhood_pool_across_the_antimeridian_the_pole_and_the_equator(
+    con, anchor, inside, outside
+):
+    """The neighbourhood holds exactly the entities within 100 km of the anchor (the great-circle
+    distance, checked by pyproj here): across the antimeridian, over the pole, across the equator."""
+    world.add(con, "worldkg:a", "Anchor", "cafe", f"POINT({anchor[0]} {anchor[1]})")
+    points = {f"worldkg:in{i}": p for i, p in enumerate(inside)}
+    points |= {f"worldkg:out{i}": p for i, p in enumerate(outside)}
+    for eid, (x, y) in points.items():
+        world.add(con, eid, eid, "cafe", f"POINT({x} {y})", stratum="LIC/low")
+        km = GEOD.inv(anchor[0], anchor[1], x, y)[2] / 1000.0
+        assert abs(km - 100.0) > 2.0 and (km < 100.0) == eid.startswith("worldkg:in"), (eid, km)
+    assert false_premise.create_neighbourhood_pool(con, "worldkg", ["worldkg:a"]) == len(inside) + 1
+    got = {r[0] for r in con.execute("SELECT entity_id FROM pool").fetchall()}
+    assert got == {"worldkg:a", *(e for e in points if e.startswith("worldkg:in"))}
+
+
+def _gold_rows(con, sub, sql: str, t: pa.Table) -> list[str]:
+    """The rows of ``sql`` over the batch ``t``, each as its repr (NaN compares equal), sorted."""
+    with registered(con, t=t):
+        cur = con.execute(f"SELECT * FROM ({sql}) AS q")
+        names = [d[0] for d in cur.description]
+        return sorted(repr(dict(zip(names, r, strict=True))) for r in cur.fetchall())
+
+
+def _role_tuples(con, sub, n: int = 6) -> list[dict]:
+    """Up to ``n`` tuples of distinct pool entities of each role's type (the i-th tuple takes the
+    (i + j)-th entity of role j, by id): tuples for a sub-template whose candidates need partners
+    in the anchor's H3 cell, which the world's spread-out entities seldom share. Empty when a role
+    binds a category or has no entity."""
+    if any(roles.is_category(t) for t in sub.roles.values()):
+        return []
+    ids = {
+        r: [
+            row[0]
+            for row in con.execute(
+                f"SELECT entity_id FROM pool p WHERE {roles.predicate(t, 'p')} ORDER BY 1"
+            ).fetchall()
+        ]
+        for r, t in sub.roles.items()
+    }
+    if not all(ids.values()):
+        return []
+    out = []
+    for i in range(n):
+        row = {r: ids[r][(i + j) % len(ids[r])] for j, r in enumerate(sub.roles)}
+        if len(set(row.values())) == len(row):
+            out.append(row)
+    return out
+
+
+def _batch(con, sub, pool: Pool) -> pa.Table | None:
+    """The relation ``t`` of ``sub``'s candidates over the KG's whole pool (or, when it proposes none,
+    :func:`_role_tuples`), parameters not given by a candidate drawn with a seeded RNG per row; None
+    when the world gives no tuple."""
+    create_pool(con, pool.kg)
+    cand = candidate_rows(con, sub, pool) or _role_tuples(con, sub)
+    if not cand:
+        return None
+    rows = []
+    for i, c in enumerate(cand):
+        row = {"row_id": i, "kg": pool.kg, **{r: c[r] for r in sub.roles}}
+        for name, choices in sub.parameters.items():
+            row[name] = c.get(name) or random.Random(i).choice(choices)
+        rows.append(row)
+    return pa.table({c: arrow_column([r[c] for r in rows]) for c in t_columns(sub)})
+
+
+#: Executors whose gold query the generator runs on a neighbourhood of the bound entities.
+BOUNDED_GOLD = sorted(
+    n
+    for n, e in EXECUTORS.items()
+    if e.gold_bound_only or any(e.gold_boxes(s) for s in SUBS if s.executor == n)
+)
+
+
+def test_gold_neighbourhoods_are_declared_for_most_executors():
+    assert len(BOUNDED_GOLD) == 45 and "containment.count_within" in BOUNDED_GOLD
+
+
+@pytest.mark.parametrize("name", BOUNDED_GOLD)
+def test_gold_on_the_neighbourhood_equals_the_gold_on_the_whole_table(mixed, name):
+    """For every executor marked ``gold_bound_only`` or giving ``gold_boxes``, the gold batch run on
+    the bound entities' rows (and the rows in its boxes) alone, what the generator runs, returns the
+    rows of ``gold_sql`` on the whole entity table."""
+    executor = EXECUTORS[name]
+    rows = 0
+    for sub in (s for s in SUBS if s.executor == name):
+        t = _batch(mixed, sub, Pool("osmh3kg", 7, per_stratum=4))
+        if t is None:
+            continue
+        whole = _gold_rows(mixed, sub, executor.gold_sql(sub), t)
+        assert _gold_rows(mixed, sub, gold_query(executor, sub), t) == whole, sub.id
+        rows += len(whole)
+    assert rows > 0, f"the world gives {name} no gold row: the test would prove nothing"
+
+
+@pytest.mark.parametrize(
+    "name", ["distance.aggregate", "admin.collection_count", "topology.count_intersecting"]
+)
+def test_gold_of_members_differs_on_the_bound_entities(mixed, name):
+    """Executors that count or list members read rows beyond the bound entities: run on the bound
+    rows alone their gold differs, so they are not marked and the comparison above can fail."""
+    executor = EXECUTORS[name]
+    assert not executor.gold_bound_only
+    bound_only = type("BoundOnly", (type(executor),), {"gold_bound_only": True})()
+    differ = []
+    for sub in (s for s in SUBS if s.executor == name):
+        t = _batch(mixed, sub, Pool("osmh3kg", 7, per_stratum=4))
+        if t is not None:
+            whole = _gold_rows(mixed, sub, executor.gold_sql(sub), t)
+            differ.append(_gold_rows(mixed, sub, gold_query(bound_only, sub), t) != whole)
+    assert any(differ)
+
+
+def test_gold_on_boxes_narrower_than_the_reach_differs(mixed):
+    """Boxes of half the reach of ``containment.count_within``'s member join leave members out: the
+    equality above depends on the boxes holding every member the gold query tests."""
+    executor = EXECUTORS["containment.count_within"]
+
+    def half_boxes(self, sub):
+        return executor.gold_boxes(sub).replace(executor._gold_reach(), "c.value * 0.5")
+
+    narrow = type("Narrow", (type(executor),), {"gold_boxes": half_boxes})()
+    differ = []
+    for sub in (s for s in SUBS if s.executor == executor.name):
+        t = _batch(mixed, sub, Pool("osmh3kg", 7, per_stratum=4))
+        whole = _gold_rows(mixed, sub, executor.gold_sql(sub), t)
+        assert _gold_rows(mixed, sub, gold_query(executor, sub), t) == whole
+        differ.append(_gold_rows(mixed, sub, gold_query(narrow, sub), t) != whole)
+    assert any(differ)
+
+
+def _per_cell_neighbourhood(con, sub, pool: Pool) -> Counter:
+    """The tuples of ``sub`` proposed stratum by stratum on each stratum's cell neighbourhood (with the
+    rows of the samples its executor names), each stratum keeping its own tuples."""
+    samples = sample_ids_sql(pool, EXECUTORS[sub.executor].cell_samples(sub)) or None
+    bag: Counter = Counter()
+    for stratum in kg_strata(con, pool.kg):
+        create_cell_pool(con, pool.kg, stratum, samples)
+        bag += _bag([r for r in candidate_rows(con, sub, pool) if r["stratum"] == stratum])
+    return bag
+
+
+@pytest.mark.parametrize("name", sorted(n for n, e in EXECUTORS.items() if e.cell_local))
+def test_cell_local_executor_proposes_the_same_tuples_on_cell_neighbourhoods(mixed, name):
+    """The tuples of a ``cell_local`` executor over each stratum's cell neighbourhood are those over
+    the KG's pool; over the stratum's rows alone they are not (partners of other strata share the
+    anchors' cells), so the neighbourhood is needed and the equality can fail."""
+    _cluster(mixed)
+    proposed, alone_differs = 0, []
+    for kg, per_stratum in (("worldkg", 4), ("osmh3kg", 90)):
+        pool = Pool(kg, 13, per_stratum=per_stratum)
+        for sub in (s for s in SUBS if s.executor == name):
+            create_pool(mixed, kg)
+            whole = _bag(candidate_rows(mixed, sub, pool))
+            assert _per_cell_neighbourhood(mixed, sub, pool) == whole, sub.id
+            alone_differs.append(_per_stratum(mixed, sub, pool) != whole)
+            proposed += sum(whole.values())
+    assert proposed > 0, f"the world gives {name} no candidate: the test would prove nothing"
+    assert any(alone_differs)
+
+
+def test_cell_neighbourhood_holds_the_stratum_and_the_rows_sharing_its_cells(mixed):
+    """A stratum's cell neighbourhood holds all its rows and the rows of other strata that share one of
+    their stored H3 cells, and no row elsewhere (an entity about 1,000 km away is left out)."""
+    world.add(mixed, "worldkg:far", "far cafe", "cafe", "POINT(-42.0 -22.0)", stratum="LIC/low")
+    rows = mixed.execute(
+        """
+        SELECT e.entity_id, s.stratum, e.h3
+        FROM entities e
+        JOIN entity_strata s USING (entity_id)
+        WHERE e.kg = 'worldkg' AND s.stratum IS NOT NULL
+        """
+    ).fetchall()
+    for stratum in STRATA:
+        cells = {c for _, st, h3 in rows if st == stratum for c in h3}
+        expected = {eid for eid, st, h3 in rows if st == stratum or cells & set(h3)}
+        create_cell_pool(mixed, "worldkg", stratum)
+        got = {r[0] for r in mixed.execute("SELECT entity_id FROM pool").fetchall()}
+        assert got == expected
+        assert ("worldkg:far" in got) == (stratum == "LIC/low")
+
+
+def _cluster(con) -> None:
+    """One cluster of a few hundred metres (one H3 res-7 cell) near Porto Alegre holding points and
+    short rivers of two strata, and 2 degrees east a second cluster of the second stratum only: that
+    stratum's sample is mostly taken far away, yet its rows in the first cluster meet the first
+    stratum's anchors."""
+    rng = random.Random(7)
+    x0, y0 = -51.2, -30.03
+    for i in range(16):
+        x, y = x0 + 0.004 * rng.random(), y0 + 0.004 * rng.random()
+        st = STRATA[i % 2]
+        world.add(con, f"worldkg:cc{i}", f"cafe {i}", "cafe", f"POINT({x} {y})", stratum=st)
+    for i in range(4):
+        x, y = x0 + 0.004 * rng.random(), y0 + 0.004 * rng.random()
+        line = f"LINESTRING({x} {y}, {x + 0.0005} {y + 0.0005})"
+        world.add(con, f"worldkg:cl{i}", f"river {i}", "river", line, stratum=STRATA[i % 2])
+    for i in range(24):
+        x, y = x0 + 2 + 0.004 * rng.random(), y0 + 0.004 * rng.random()
+        world.add(con, f"worldkg:cf{i}", f"far {i}", "cafe", f"POINT({x} {y})", stratum=STRATA[1])
+
+
+@pytest.fixture
+def clustered(con):
+    _cluster(con)
+    return con
+
+
+def test_cell_neighbourhood_needs_the_samples_of_other_strata(clustered):
+    """On the clustered world the ``local_tuples`` executors propose the whole pool's tuples on cell
+    neighbourhoods with every stratum's sampled anchors added, and other tuples without them, so
+    :meth:`Executor.cell_samples` is needed and the comparison can fail."""
+    pool = Pool("worldkg", 3, per_stratum=3)
+    names = sorted(
+        n for n, e in EXECUTORS.items() if type(e).cell_samples is not Executor.cell_samples
+    )
+    assert "distance.to_geometry" in names
+    proposed, without_differs = 0, []
+    for sub in (s for s in SUBS if s.executor in names):
+        create_pool(clustered, pool.kg)
+        whole = _bag(candidate_rows(clustered, sub, pool))
+        assert _per_cell_neighbourhood(clustered, sub, pool) == whole, sub.id
+        bare: Counter = Counter()
+        for stratum in kg_strata(clustered, pool.kg):
+            create_cell_pool(clustered, pool.kg, stratum)
+            bare += _bag(
+                [r for r in candidate_rows(clustered, sub, pool) if r["stratum"] == stratum]
+            )
+        without_differs.append(bare != whole)
+        proposed += sum(whole.values())
+    assert proposed > 0
+    assert any(without_differs)

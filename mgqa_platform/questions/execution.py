@@ -22,7 +22,7 @@ from mgqa_platform.kg.roads import ROAD_IRI_PREFIX
 from mgqa_platform.marks import mark
 from mgqa_platform.questions import roles
 from mgqa_platform.questions.catalog import SubTemplate
-from mgqa_platform.questions.executor import Outcome
+from mgqa_platform.questions.executor import Outcome, Pool
 from mgqa_platform.questions.executors import EXECUTORS
 from mgqa_platform.warehouse import registered
 
@@ -67,14 +67,19 @@ class Execution:
     order: str  # seeded sort key within (sub-template, KG, stratum)
 
 
-def create_pool(con: duckdb.DuckDBPyConnection, kg: str, stratum: str | None = None) -> None:
-    """(Re)create the temp table ``pool``: entities of ``kg`` that have a stratum (only those of
-    ``stratum`` when given: the bounded pool of one (KG, stratum), docs/questions.md), with strata
-    columns; and the temp table ``bindable_categories(category)`` of the lexicon's bindable
-    categories, which candidate SQL reads (:func:`roles.candidate_predicate`).
+#: SQL: the stratified entity rows of the KG ``$kg`` with their strata columns, the rows of every
+#: ``pool`` table; a caller appends its own conditions with ``AND``.
+POOL_ROWS_SQL = """
+    SELECT e.*, s.stratum, s.income_tier, s.density_tier, s.iso3
+    FROM entities e
+    JOIN entity_strata s ON s.entity_id = e.entity_id
+    WHERE e.kg = $kg AND s.kg = $kg AND s.stratum IS NOT NULL
+    """
 
-    The strata rows are filtered first (by KG and stratum) and the entity rows joined to them, so the
-    table holds one stratum's rows and never the whole KG's when ``stratum`` is given."""
+
+def create_bindable_categories(con: duckdb.DuckDBPyConnection) -> None:
+    """(Re)create the temp table ``bindable_categories(category)`` of the lexicon's bindable
+    categories, which candidate SQL reads (:func:`roles.candidate_predicate`)."""
     bindable = pa.table({"category": pa.array(lexicon.bindable_categories(), pa.string())})
     with registered(con, _bindable=bindable):
         con.execute(
@@ -84,16 +89,70 @@ def create_pool(con: duckdb.DuckDBPyConnection, kg: str, stratum: str | None = N
             FROM _bindable
             """
         )
-    in_stratum = "s.stratum IS NOT NULL" if stratum is None else "s.stratum = $stratum"
+
+
+def create_pool(con: duckdb.DuckDBPyConnection, kg: str, stratum: str | None = None) -> None:
+    """(Re)create the temp table ``pool``: entities of ``kg`` that have a stratum (only those of
+    ``stratum`` when given: the bounded pool of one (KG, stratum), docs/questions.md), with strata
+    columns (:data:`POOL_ROWS_SQL`); and the temp table ``bindable_categories``
+    (:func:`create_bindable_categories`).
+
+    The strata rows are filtered first (by KG and stratum) and the entity rows joined to them, so the
+    table holds one stratum's rows and never the whole KG's when ``stratum`` is given."""
+    create_bindable_categories(con)
+    in_stratum = "TRUE" if stratum is None else "s.stratum = $stratum"
+    con.execute(
+        f"CREATE OR REPLACE TEMP TABLE pool AS {POOL_ROWS_SQL} AND {in_stratum}",
+        {"kg": kg} | ({} if stratum is None else {"stratum": stratum}),
+    )
+
+
+def sample_ids_sql(pool: Pool, samples: tuple[tuple[str, str], ...]) -> str:
+    """SQL: the entity ids that :meth:`Pool.sample` (``per_stratum`` rows per stratum, ordered by the
+    same seeded key) takes over the pool of ``pool.kg`` for each ``(role type, salt)`` of
+    ``samples``, computed from the entity table with a top-k aggregate per stratum, which holds
+    ``per_stratum`` ids per stratum and never the KG's rows."""
+    parts = [
+        f"""
+        SELECT unnest(min_by(e.entity_id, {pool.order_key(salt, "e.entity_id")}, {pool.per_stratum}))
+        FROM entities e
+        JOIN entity_strata s ON s.entity_id = e.entity_id
+        WHERE e.kg = $kg AND s.kg = $kg AND s.stratum IS NOT NULL AND {roles.predicate(rtype, "e")}
+        GROUP BY s.stratum
+        """
+        for rtype, salt in samples
+    ]
+    return " UNION ".join(parts)
+
+
+def create_cell_pool(
+    con: duckdb.DuckDBPyConnection, kg: str, stratum: str, samples: str | None = None
+) -> None:
+    """(Re)create the temp table ``pool`` (columns of :func:`create_pool`) holding the rows of one
+    (KG, stratum), every stratified row of the KG, of any stratum, that shares a stored H3 cell
+    (``entities.h3``, any resolution) with one of them, and the rows whose ids the SQL ``samples``
+    returns (:func:`sample_ids_sql`): the cell neighbourhood on which a ``cell_local`` executor
+    proposes the stratum's tuples. Also the temp table ``bindable_categories``. The cells of the
+    stratum are collected first (at most four per row), and the KG's rows are joined to them, so the
+    table never holds the whole KG unless the stratum's cells reach every row."""
+    create_bindable_categories(con)
+    sampled = f" OR e.entity_id IN ({samples})" if samples else ""
     con.execute(
         f"""
         CREATE OR REPLACE TEMP TABLE pool AS
-        SELECT e.*, s.stratum, s.income_tier, s.density_tier, s.iso3
-        FROM entities e
-        JOIN entity_strata s ON s.entity_id = e.entity_id
-        WHERE e.kg = $kg AND s.kg = $kg AND {in_stratum}
+        WITH mine AS (
+            SELECT DISTINCT unnest(e.h3) AS cell
+            FROM entities e
+            JOIN entity_strata s ON s.entity_id = e.entity_id
+            WHERE e.kg = $kg AND s.kg = $kg AND s.stratum = $stratum
+        ), near AS (
+            SELECT DISTINCT x.entity_id
+            FROM (SELECT entity_id, unnest(h3) AS cell FROM entities WHERE kg = $kg) AS x
+            SEMI JOIN mine USING (cell)
+        )
+        {POOL_ROWS_SQL} AND (e.entity_id IN (SELECT entity_id FROM near){sampled})
         """,
-        {"kg": kg} | ({} if stratum is None else {"stratum": stratum}),
+        {"kg": kg, "stratum": stratum},
     )
 
 

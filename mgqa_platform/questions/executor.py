@@ -68,6 +68,35 @@ class Executor:
     #: stratum): the generator then runs it on the bounded pool of each (KG, stratum) in turn, which gives
     #: the same tuples (tests/test_bounded_pool.py); otherwise on the pool of the whole KG.
     stratum_local: ClassVar[bool] = False
+    #: True when ``candidates`` reads, besides its stratum's rows, only pool rows that share a stored H3
+    #: cell (``entities.h3``) with a row of that stratum, and every window or count a tuple of the
+    #: stratum depends on is partitioned by stratum or taken over the rows of one such cell: the
+    #: generator then runs it per stratum on the stratum's cell neighbourhood
+    #: (:func:`execution.create_cell_pool`) and keeps the tuples of that stratum, which gives the same
+    #: tuples (tests/test_bounded_pool.py); otherwise on the pool of the whole KG.
+    cell_local: ClassVar[bool] = False
+
+    def cell_samples(self, sub: SubTemplate) -> tuple[tuple[str, str], ...]:
+        """``(role type, salt)`` of every :meth:`Pool.sample` (``per_stratum`` rows, no ``where``) a
+        ``cell_local`` executor's candidates take in every stratum and meet in a cell of another
+        stratum: the cell neighbourhood then also holds each stratum's sampled rows
+        (:func:`execution.sample_ids_sql`), so that a sample taken over the neighbourhood is the
+        sample over the KG's pool (its top rows are all there)."""
+        return ()
+
+    #: True when ``gold_sql`` reads ``entities`` rows only by the entity id of a bound entity role
+    #: (every join of ``entities`` is on ``entity_id`` = a role column of ``t``, directly or through a
+    #: relation that only renames those columns): the generator then runs it on the rows of the
+    #: bound entities alone (:func:`gold_query`), which gives the same rows
+    #: (tests/test_bounded_pool.py); otherwise on the whole table.
+    gold_bound_only: ClassVar[bool] = False
+
+    def gold_boxes(self, sub: SubTemplate) -> str | None:
+        """SQL over ``t`` and ``main.entities`` returning lon/lat boxes ``y0, y1, x0, x1`` (degrees)
+        outside of which ``gold_sql`` reads no ``entities`` row other than the bound entities' (the
+        boxes its own joins test, built by the same expression): the generator then runs it on the
+        bound rows plus the rows in these boxes (:func:`gold_query`). None: no such bound."""
+        return None
 
     def candidates(self, sub: SubTemplate, pool: Pool) -> str:
         raise NotImplementedError
@@ -134,6 +163,29 @@ def bound_join(**aliases: str) -> str:
         f"JOIN entities {al} ON {al}.entity_id = t.{role}" for al, role in aliases.items()
     )
     return f"FROM t {joins}"
+
+
+def gold_query(executor: Executor, sub: SubTemplate) -> str:
+    """The gold query the generator runs over a batch ``t``: ``gold_sql`` itself, or with
+    ``entities`` shadowed by a CTE of the rows it can read: the entities bound in ``t`` for a
+    :attr:`Executor.gold_bound_only` executor, those and the rows inside its
+    :meth:`Executor.gold_boxes` for one that gives boxes. The stored ``query`` of a question stays
+    ``gold_sql`` (:func:`replay_sql`), which reads the whole table and returns the same row."""
+    sql = executor.gold_sql(sub)
+    boxes = executor.gold_boxes(sub)
+    if not (executor.gold_bound_only or boxes) or not sub.entity_roles:
+        return sql
+    bound = " UNION ".join(f"SELECT {role} FROM t" for role in sub.entity_roles)
+    rows = f"e.entity_id IN ({bound})"
+    if boxes:
+        rows += (
+            f" OR EXISTS (SELECT 1 FROM ({boxes}) AS x WHERE e.lat >= x.y0 AND e.lat <= x.y1 "
+            "AND e.lon >= x.x0 AND e.lon <= x.x1)"
+        )
+    return (
+        f"WITH entities AS (SELECT e.* FROM main.entities e WHERE {rows})\n"
+        f"SELECT * FROM (\n{sql}\n) AS g"
+    )
 
 
 def sql_literal(value: Any) -> str:

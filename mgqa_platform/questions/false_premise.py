@@ -25,6 +25,7 @@ true. When the eligible questions are too few, the share falls short (reported a
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping
@@ -40,9 +41,10 @@ from mgqa_platform.questions import coverage, formats, roles
 from mgqa_platform.questions.catalog import Catalog, SubTemplate
 from mgqa_platform.questions.execution import (
     LANG,
+    POOL_ROWS_SQL,
     Execution,
     arrow_column,
-    create_pool,
+    create_bindable_categories,
     entity_info,
     entity_subjects,
     gold_triples,
@@ -103,19 +105,74 @@ def anchor_role(sub: SubTemplate) -> str:
     return sub.perturb_role
 
 
+def lat_reach_deg(km: float) -> float:
+    """Degrees of latitude a point can differ by from another within ``km`` of great-circle
+    distance (sphere of :data:`EARTH_RADIUS_KM`), with a margin for rounding: a meridian arc is the
+    shortest path between two parallels, so ``km`` spans at most ``km / R`` radians of latitude."""
+    return math.degrees(km / EARTH_RADIUS_KM) * (1 + 1e-9) + 1e-9
+
+
+def create_neighbourhood_pool(
+    con: duckdb.DuckDBPyConnection, kg: str, anchors: list[str], km: float = MAX_REPLACEMENT_KM
+) -> int:
+    """(Re)create the temp table ``pool`` (columns of :func:`execution.create_pool`) holding the
+    stratified entities of ``kg``, of every stratum, whose representative point lies within ``km``
+    (plus a rounding margin) of the representative point of one of the ``anchors`` (entity ids):
+    the neighbourhood :func:`nearest_replacements` searches for these anchors. Returns its rows.
+
+    Exact for the replacements: they are ranked by the same great-circle distance and never
+    farther than ``km``, so every replacement the KG's whole pool gives lies in this one (the
+    members farther than ``km`` never win a category's minimum either). The entity rows are
+    read through a latitude band per anchor (:func:`lat_reach_deg`), then filtered by the
+    distance itself."""
+    create_bindable_categories(con)
+    reach = lat_reach_deg(km)
+    near = _haversine_km_sql("a", "e")
+    ids = pa.table({"entity_id": pa.array(sorted(set(anchors)), pa.string())})
+    with registered(con, _anchor_ids=ids):
+        con.execute(
+            f"""
+            CREATE OR REPLACE TEMP TABLE pool AS
+            WITH a AS (
+                SELECT DISTINCT e.lon, e.lat
+                FROM _anchor_ids i
+                JOIN entities e USING (entity_id)
+            )
+            {POOL_ROWS_SQL}
+              AND EXISTS (
+                SELECT 1
+                FROM a
+                WHERE e.lat BETWEEN a.lat - $reach AND a.lat + $reach
+                  AND {near} <= $km
+              )
+            """,
+            {"kg": kg, "reach": reach, "km": km + 1e-6},
+        )
+    return con.execute("SELECT count(*) FROM pool").fetchone()[0]
+
+
 def nearest_replacements(
-    con: duckdb.DuckDBPyConnection, sub: SubTemplate, questions: list[dict], k: int = NEAREST
+    con: duckdb.DuckDBPyConnection,
+    sub: SubTemplate,
+    questions: list[dict],
+    k: int = NEAREST,
+    km: float = MAX_REPLACEMENT_KM,
 ) -> dict[str, list[dict]]:
     """Question id -> up to ``k`` replacement bindings for ``sub.perturb_role``, nearest first.
 
     Candidates are the rows of the temp table ``pool`` of the role type (categories: bindable ones with at
-    least ``roles.MIN_CATEGORY_MEMBERS`` members, other than the anchor's own category, since "the
+    least ``roles.MIN_CATEGORY_MEMBERS`` members among the stratified entities of the question's KG,
+    counted over the KG's entity table, other than the anchor's own category, since "the
     regions in region B" is a question about coverage, not a false premise), other than the question's own
-    bindings, within :data:`MAX_REPLACEMENT_KM`. An entity is
-    ranked by the distance of its representative point from the anchor's (:func:`anchor_role`), a category
-    by its member nearest to the anchor. Each item is ``{"value", "lon", "lat", "anchor_lon",
-    "anchor_lat"}``: the replacement, the point measured (WGS84 lon/lat degrees) and the anchor's point.
+    bindings, within ``km`` (:data:`MAX_REPLACEMENT_KM`). The pool is the KG's (``create_pool``) or
+    the neighbourhood of the questions' anchors (:func:`create_neighbourhood_pool`, same result). An
+    entity is ranked by the distance of its representative point from the anchor's
+    (:func:`anchor_role`), a category by its member nearest to the anchor. Each item is ``{"value",
+    "lon", "lat", "anchor_lon", "anchor_lat"}``: the replacement, the point measured (WGS84 lon/lat
+    degrees) and the anchor's point.
     """
+    if not questions:
+        return {}
     rtype = sub.roles[sub.perturb_role]
     anchor = anchor_role(sub)
     bound = {q["question_id"]: set(json.loads(q["bindings"]).values()) for q in questions}
@@ -125,28 +182,30 @@ def nearest_replacements(
             "anchor": pa.array([json.loads(q["bindings"])[anchor] for q in questions], pa.string()),
         }
     )
-    km = _haversine_km_sql("a", "p")
+    km_sql = _haversine_km_sql("a", "p")
     if roles.is_category(rtype):
         members = f"""
-            SELECT a.question_id, p.category AS value, arg_min(p.lon, {km}) AS lon,
-                   arg_min(p.lat, {km}) AS lat, min({km}) AS km, a.lon AS anchor_lon,
+            SELECT a.question_id, p.category AS value, arg_min(p.lon, {km_sql}) AS lon,
+                   arg_min(p.lat, {km_sql}) AS lat, min({km_sql}) AS km, a.lon AS anchor_lon,
                    a.lat AS anchor_lat
             FROM a
             CROSS JOIN pool p
             WHERE {roles.candidate_predicate(rtype, "p")}
               AND p.category <> a.category
               AND p.category IN (
-                SELECT category
-                FROM pool p
-                WHERE {roles.candidate_predicate(rtype, "p")}
-                GROUP BY category
+                SELECT p.category
+                FROM entities p
+                    JOIN entity_strata s ON s.entity_id = p.entity_id
+                WHERE p.kg = $kg AND s.kg = $kg AND s.stratum IS NOT NULL
+                  AND {roles.candidate_predicate(rtype, "p")}
+                GROUP BY p.category
                 HAVING count(*) >= {roles.MIN_CATEGORY_MEMBERS}
               )
             GROUP BY a.question_id, p.category, a.lon, a.lat
             """
     else:
         members = f"""
-            SELECT a.question_id, p.entity_id AS value, p.lon, p.lat, {km} AS km,
+            SELECT a.question_id, p.entity_id AS value, p.lon, p.lat, {km_sql} AS km,
                    a.lon AS anchor_lon, a.lat AS anchor_lat
             FROM a
             CROSS JOIN pool p
@@ -160,19 +219,48 @@ def nearest_replacements(
         ), d AS ({members})
         SELECT question_id, value, lon, lat, anchor_lon, anchor_lat
         FROM d
-        WHERE km <= {MAX_REPLACEMENT_KM}
+        WHERE km <= {float(km)!r}
         QUALIFY row_number() OVER (PARTITION BY question_id ORDER BY km, value) <= {k + len(sub.roles)}
         ORDER BY question_id, km, value
         """
+    params = {"kg": questions[0]["kg"]} if roles.is_category(rtype) else {}
     out: dict[str, list[dict]] = defaultdict(list)
     with registered(con, _anchors=anchors):
-        cur = con.execute(sql)
+        cur = con.execute(sql, params)
         names = [d[0] for d in cur.description]
         for row in cur.fetchall():
             item = dict(zip(names, row, strict=True))
             qid = item.pop("question_id")
             if item["value"] not in bound[qid] and len(out[qid]) < k:
                 out[qid].append(item)
+    return out
+
+
+def stratum_replacements(
+    con: duckdb.DuckDBPyConnection,
+    kg: str,
+    subs: Mapping[str, SubTemplate],
+    questions: list[dict],
+    km: float = MAX_REPLACEMENT_KM,
+) -> dict[str, list[dict]]:
+    """Question id -> its :func:`nearest_replacements` within ``km``, for ``questions`` of ``kg``
+    (of the sub-templates in ``subs``), one stratum at a time: each stratum's questions are searched
+    in the neighbourhood pool of their anchors (:func:`create_neighbourhood_pool`), so no pool of
+    the whole KG is built and the largest pool is the neighbourhood of one stratum's anchors."""
+    by_stratum: dict[str, dict[str, list[dict]]] = defaultdict(lambda: defaultdict(list))
+    for q in questions:
+        by_stratum[q["stratum"]][q["sub_template_id"]].append(q)
+    out: dict[str, list[dict]] = {}
+    for stratum in sorted(by_stratum):
+        groups = by_stratum[stratum]
+        anchors = [
+            json.loads(q["bindings"])[anchor_role(subs[sub_id])]
+            for sub_id, qs in groups.items()
+            for q in qs
+        ]
+        create_neighbourhood_pool(con, kg, anchors, km)
+        for sub_id in sorted(groups):
+            out.update(nearest_replacements(con, subs[sub_id], groups[sub_id], km=km))
     return out
 
 
@@ -262,15 +350,17 @@ def _perturb_batch(con, subs, batch, kgs, seed, seen, failures, run_id, code_ver
         mine = [q for q in batch if q["kg"] == kg]
         if not mine:
             continue
-        create_pool(con, kg)
         pool = Pool(kg, seed)
         area = coverage.kg_coverage(con, kg)
+        replacements = stratum_replacements(con, kg, subs, mine)
         by_sub: dict[str, list[dict]] = defaultdict(list)
         for q in mine:
             by_sub[q["sub_template_id"]].append(q)
         made: list[tuple[Execution, dict, dict]] = []  # execution, question, perturbation
         for sub_id in sorted(by_sub):
-            made += _perturb_sub(con, subs[sub_id], pool, by_sub[sub_id], failures, area)
+            made += _perturb_sub(
+                con, subs[sub_id], pool, by_sub[sub_id], replacements, failures, area
+            )
         out += _rows(con, made, seen, failures, kg, run_id, code_version)
     return out
 
@@ -280,14 +370,15 @@ def _perturb_sub(
     sub: SubTemplate,
     pool: Pool,
     questions: list[dict],
+    replacements: Mapping[str, list[dict]],
     failures: Counter,
     area: BaseGeometry | None = None,
 ) -> list[tuple[Execution, dict, dict]]:
-    """Try the :data:`NEAREST` replacements per question, nearest first; keep the first whose premise is
+    """Try the :data:`NEAREST` ``replacements`` per question (:func:`stratum_replacements`), nearest
+    first; keep the first whose premise is
     false and whose support (the sub-template's ``premise_support`` or ``support``) lies inside
     ``area``, the KG's coverage (questions/coverage.py): a premise is false only where the KG holds
     every feature."""
-    replacements = nearest_replacements(con, sub, questions)
     role = sub.perturb_role
     trials: list[tuple[dict, dict, dict]] = []  # (question, t row, candidate)
     for q in questions:

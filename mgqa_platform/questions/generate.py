@@ -1,9 +1,11 @@
 """Question instantiation with execution-based ground truth (paper §3.3; docs/questions.md).
 
 For every sub-template with a built executor and every KG, SQL proposes candidate tuples (per
-stratum, on the bounded pool of one (KG, stratum), for the executors whose candidates stay in their
-stratum; for all strata at once on the KG's pool for the others), one batch of SQL computes their
-raw results, and the executor's pure ``finish`` turns each into a typed gold answer or a counted
+stratum, on the bounded pool of one (KG, stratum) for the executors whose candidates stay in their
+stratum, or on its cell neighbourhood for those whose partners share the anchors' H3 cells; for all
+strata at once on the KG's pool for the others), one batch of SQL computes their raw results (on
+the entity rows it can read, ``executor.gold_query``), and the executor's pure ``finish`` turns
+each into a typed gold answer or a counted
 discard reason; tuples whose support area reaches past the KG's coverage are dropped as
 ``beyond_coverage`` (questions/coverage.py), golds a constant predictor hits as ``trivial``
 (questions/triviality.py). Per (template, KG, stratum) cell the generator then keeps at most
@@ -32,16 +34,19 @@ from mgqa_platform.questions.execution import (
     LANG,
     Execution,
     arrow_column,
+    create_cell_pool,
     create_pool,
     entity_info,
     entity_subjects,
     gold_triples,
     render,
+    sample_ids_sql,
 )
 from mgqa_platform.questions.executor import (
     Executor,
     Outcome,
     Pool,
+    gold_query,
     replay_sql,
     stable_hash,
     t_columns,
@@ -102,16 +107,33 @@ def pooled_candidates(
 ) -> dict[str, list[dict]]:
     """Sub-template id -> its candidate tuples in ``pool.kg``, each drawn from the smallest pool that
     gives the same tuples: the executors that are :attr:`Executor.stratum_local` run once per stratum on
-    the bounded pool of that (KG, stratum); the others once on the pool of the whole KG, built only when
-    one of ``subs`` needs it (docs/questions.md, "Bounded candidate pools")."""
+    the bounded pool of that (KG, stratum); those that are :attr:`Executor.cell_local` once per stratum
+    on its cell neighbourhood (:func:`create_cell_pool`, with the rows of the samples it names), keeping
+    that stratum's tuples; the others once
+    on the pool of the whole KG, built only when one of ``subs`` needs it (docs/questions.md, "Bounded
+    candidate pools")."""
     local = [s for s in subs if EXECUTORS[s.executor].stratum_local]
-    cross = [s for s in subs if not EXECUTORS[s.executor].stratum_local]
+    cell = [s for s in subs if EXECUTORS[s.executor].cell_local]
+    cross = [
+        s
+        for s in subs
+        if not (EXECUTORS[s.executor].stratum_local or EXECUTORS[s.executor].cell_local)
+    ]
     out: dict[str, list[dict]] = {s.id: [] for s in subs}
-    if local:
-        for stratum in kg_strata(con, pool.kg):
+    for stratum in kg_strata(con, pool.kg) if local or cell else []:
+        if local:
             create_pool(con, pool.kg, stratum)
             for sub in local:
                 out[sub.id] += candidate_rows(con, sub, pool)
+        by_samples: dict[tuple, list[SubTemplate]] = defaultdict(list)
+        for sub in cell:
+            by_samples[EXECUTORS[sub.executor].cell_samples(sub)].append(sub)
+        for samples, group in by_samples.items():
+            create_cell_pool(con, pool.kg, stratum, sample_ids_sql(pool, samples) or None)
+            for sub in group:
+                out[sub.id] += [
+                    r for r in candidate_rows(con, sub, pool) if r["stratum"] == stratum
+                ]
     if cross:
         create_pool(con, pool.kg)
         for sub in cross:
@@ -150,7 +172,7 @@ def execute_sub_template(
         rows.append(row)
     t = pa.table({c: arrow_column([r[c] for r in rows]) for c in cols})
     with registered(con, t=t):
-        cur = con.execute(f"SELECT * FROM ({executor.gold_sql(sub)}) AS q")
+        cur = con.execute(f"SELECT * FROM ({gold_query(executor, sub)}) AS q")
         rnames = [d[0] for d in cur.description]
         results = {}
         for r in cur.fetchall():

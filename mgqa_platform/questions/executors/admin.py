@@ -229,6 +229,7 @@ class Parts(Executor):
     than :data:`MIN_PART_SHARE` of the total area (EPSG:6933) makes the count ambiguous (``sliver_part``)."""
 
     name = "admin.parts"
+    gold_bound_only = True
     stratum_local = True
 
     def candidates(self, sub: SubTemplate, pool: Pool) -> str:
@@ -349,6 +350,7 @@ class FullContainment(Executor):
     Candidates: near and random pairs balanced on ST_Covers (topology's pair sampler)."""
 
     name = "admin.full_containment"
+    gold_bound_only = True
     evidence = ("geometry", "topology")
 
     def candidates(self, sub: SubTemplate, pool: Pool) -> str:

@@ -212,6 +212,7 @@ class Centroid(Executor):
     Discards: invalid geometry, antimeridian, centroid outside A, B outside A."""
 
     name = "centrality.centroid"
+    gold_bound_only = True
 
     def candidates(self, sub: SubTemplate, pool: Pool) -> str:
         a = sub.entity_roles[0]
@@ -272,6 +273,7 @@ class LineMidpoint(_OneShape):
     """G01.2: the point halfway along line A's WGS84 geodesic length, from its first vertex (pyproj)."""
 
     name = "centrality.line_midpoint"
+    gold_bound_only = True
     stratum_local = True
 
     def finish(self, sub: SubTemplate, row: Mapping[str, Any]) -> Outcome:
@@ -291,6 +293,7 @@ class Pole(_OneShape):
     above ``conventions.max_elongation`` are discarded (a long ridge of equally central points)."""
 
     name = "centrality.pole"
+    gold_bound_only = True
     stratum_local = True
 
     def finish(self, sub: SubTemplate, row: Mapping[str, Any]) -> Outcome:
@@ -318,6 +321,7 @@ class ScaleShift(Executor):
     Discards: fewer than ``min_cells`` cells on either grid, too many grid rows, a shift that rounds to 0 m."""
 
     name = "centrality.scale_shift"
+    gold_bound_only = True
     stratum_local = True
 
     def candidates(self, sub: SubTemplate, pool: Pool) -> str:

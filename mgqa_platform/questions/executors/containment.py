@@ -142,9 +142,22 @@ class _RadiusMembers(Executor):
             f"{pool.order_key(sub.id, 'anchor', 'category')}) = 1 AND (n > 0) = want"
         )
 
+    def _gold_reach(self) -> str:
+        """SQL: the radius (km) around the anchor within which the gold query reads members."""
+        return f"c.value * {1 + BOUNDARY_BAND}"
+
+    def gold_boxes(self, sub: SubTemplate) -> str:
+        """The boxes of :meth:`gold_sql`'s member join (:func:`box_columns_sql` around the anchor, same
+        reach): no member outside them is read."""
+        _, anchor = self._roles(sub)
+        return (
+            f"SELECT {box_columns_sql('c', self._gold_reach())} FROM (SELECT t.value, a.lon, a.lat "
+            f"FROM t JOIN main.entities a ON a.entity_id = t.{anchor}) AS c"
+        )
+
     def gold_sql(self, sub: SubTemplate) -> str:
         cat, anchor = self._roles(sub)
-        reach = f"c.value * {1 + BOUNDARY_BAND}"
+        reach = self._gold_reach()
         return (
             f"WITH c AS (SELECT t.row_id, t.kg, t.{cat} AS category, t.value, a.entity_id, a.lon, a.lat FROM t "
             f"JOIN entities a ON a.entity_id = t.{anchor}), "
@@ -323,6 +336,7 @@ class PopulationWithinRadius(Executor):
     built), a radius under :data:`MIN_RADIUS_PIXELS` pixel heights, zero population."""
 
     name = "containment.population_within"
+    gold_bound_only = True
     stratum_local = True
 
     def candidates(self, sub: SubTemplate, pool: Pool) -> str:

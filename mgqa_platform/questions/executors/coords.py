@@ -50,6 +50,7 @@ class Centroid(Executor):
     """N01: (lon, lat) of the entity's centroid (EPSG:6933 planar centroid, see the module docstring)."""
 
     name = "coords.centroid"
+    gold_bound_only = True
     stratum_local = True
 
     def candidates(self, sub: SubTemplate, pool: Pool) -> str:
@@ -70,6 +71,7 @@ class BoundingBox(Executor):
     """N02: lon/lat bounding box of a line or polygon; slivers narrower than :data:`MIN_BOX_SIDE_DEG` are discarded."""
 
     name = "coords.bbox"
+    gold_bound_only = True
     stratum_local = True
 
     def candidates(self, sub: SubTemplate, pool: Pool) -> str:

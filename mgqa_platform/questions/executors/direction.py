@@ -163,6 +163,8 @@ class Cardinal(Executor):
     both points and whether the geometries intersect (region pairs must be disjoint)."""
 
     name = "direction.cardinal"
+    cell_local = True
+    gold_bound_only = True
 
     def candidates(self, sub: SubTemplate, pool: Pool) -> str:
         a, b = sub.entity_roles[:2]
@@ -207,6 +209,8 @@ class Bearing(Executor):
     """J04: compass sector (predefined ``options``: cardinal8 / cardinal4) of the azimuth from A to B."""
 
     name = "direction.bearing"
+    cell_local = True
+    gold_bound_only = True
 
     def candidates(self, sub: SubTemplate, pool: Pool) -> str:
         return cell_pairs(
@@ -237,6 +241,7 @@ class SideOfRoute(Executor):
     preferred by a seeded coin so that left and right are balanced."""
 
     name = "direction.side_of_route"
+    gold_bound_only = True
 
     def candidates(self, sub: SubTemplate, pool: Pool) -> str:
         a, b, c = sub.entity_roles[:3]
@@ -295,6 +300,7 @@ class AlongLine(Executor):
     found in the local equirectangular frame, geodesic km, as in SFID A)."""
 
     name = "direction.along_line"
+    gold_bound_only = True
 
     def candidates(self, sub: SubTemplate, pool: Pool) -> str:
         a, b, c = sub.entity_roles[:3]

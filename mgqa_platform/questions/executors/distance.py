@@ -125,6 +125,14 @@ def local_tuples(sub: SubTemplate, pool: Pool, h3_res: int) -> str:
     )
 
 
+def local_tuples_samples(sub: SubTemplate) -> tuple[tuple[str, str], ...]:
+    """The sample :func:`local_tuples` takes in every stratum (its anchors), as
+    :meth:`Executor.cell_samples` names it: anchors of several strata in one H3 cell are numbered
+    together, so a cell neighbourhood must hold every stratum's sampled anchors."""
+    anchor = sub.entity_roles[0]
+    return ((sub.roles[anchor], f"{sub.id}|{anchor}"),)
+
+
 def members_sql(poly_cte: str, member_pred: str, category: str) -> str:
     """SQL: (row_id, entity_id, display_name, lon, lat) of the entities satisfying ``member_pred`` (alias m)
     of category ``category`` (a column of ``poly_cte``) whose representative point lies in the polygon of
@@ -193,6 +201,7 @@ class PairDistance(Executor):
     """A01: geodesic distance (km) between the representative points of two entities in one stratum."""
 
     name = "distance.pair"
+    gold_bound_only = True
     stratum_local = True
 
     def candidates(self, sub: SubTemplate, pool: Pool) -> str:
@@ -248,6 +257,12 @@ class PointGeometryDistance(_NearestPointBase):
     """A01 (point to line): km from a point to the nearest point of a nearby line (same H3 res-7 cell)."""
 
     name = "distance.to_geometry"
+    gold_bound_only = True
+    cell_local = True
+
+    def cell_samples(self, sub: SubTemplate) -> tuple[tuple[str, str], ...]:
+        """The anchors :func:`local_tuples` samples in every stratum."""
+        return local_tuples_samples(sub)
 
     def candidates(self, sub: SubTemplate, pool: Pool) -> str:
         return local_tuples(sub, pool, 7)
@@ -262,6 +277,7 @@ class BoundaryDistance(_NearestPointBase):
     """
 
     name = "distance.to_boundary"
+    gold_bound_only = True
     boundary = True
 
     def premise_sql(self, sub: SubTemplate) -> str:
@@ -298,6 +314,12 @@ class DirectionalDistance(Executor):
     """
 
     name = "distance.directional"
+    gold_bound_only = True
+    cell_local = True
+
+    def cell_samples(self, sub: SubTemplate) -> tuple[tuple[str, str], ...]:
+        """The anchors :func:`local_tuples` samples in every stratum."""
+        return local_tuples_samples(sub)
 
     def candidates(self, sub: SubTemplate, pool: Pool) -> str:
         a, b = sub.entity_roles[:2]
@@ -347,6 +369,7 @@ class EventLocationDistance(Executor):
     """
 
     name = "distance.event_location"
+    gold_bound_only = True
     evidence = ("geometry", "time")
 
     def candidates(self, sub: SubTemplate, pool: Pool) -> str:
@@ -389,6 +412,12 @@ class ComparativeDistance(Executor):
     """
 
     name = "distance.compare"
+    gold_bound_only = True
+    cell_local = True
+
+    def cell_samples(self, sub: SubTemplate) -> tuple[tuple[str, str], ...]:
+        """The anchors :func:`local_tuples` samples in every stratum."""
+        return local_tuples_samples(sub)
 
     def candidates(self, sub: SubTemplate, pool: Pool) -> str:
         return local_tuples(sub, pool, 5)
@@ -438,6 +467,12 @@ class NeighbourCountryDistance(Executor):
     """
 
     name = "distance.neighbour_country"
+    gold_bound_only = True
+    cell_local = True
+
+    def cell_samples(self, sub: SubTemplate) -> tuple[tuple[str, str], ...]:
+        """The anchors :func:`local_tuples` samples in every stratum."""
+        return local_tuples_samples(sub)
 
     def candidates(self, sub: SubTemplate, pool: Pool) -> str:
         return local_tuples(sub, pool, 3)
@@ -612,6 +647,12 @@ class KthNearestDistance(Executor):
 
     name = "distance.kth_nearest"
     evidence = ("geometry", "type")
+    cell_local = True
+
+    def cell_samples(self, sub: SubTemplate) -> tuple[tuple[str, str], ...]:
+        """The anchors (B) :func:`local_tuples` samples in every stratum; the category counts are
+        per res-5 cell of B, which the cell neighbourhood holds whole."""
+        return local_tuples_samples(sub)
 
     def _roles(self, sub: SubTemplate) -> tuple[str, str, str]:
         cat = next(r for r, t in sub.roles.items() if roles.is_category(t))

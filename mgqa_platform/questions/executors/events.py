@@ -190,6 +190,7 @@ class EventDistance(Executor):
     km from the event's representative point; footprints: box grown by the radius, B outside the footprint)."""
 
     name = "event.distance"
+    gold_bound_only = True
     evidence = ("geometry", "time")
 
     def candidates(self, sub: SubTemplate, pool: Pool) -> str:
@@ -312,6 +313,7 @@ class HitDate(_PairPremise):
     Candidates: per event one seeded affected entity of role entity_A; the gold query re-checks the hit."""
 
     name = "event.hit_date"
+    gold_bound_only = True
     evidence = ("geometry", "time")
 
     def candidates(self, sub: SubTemplate, pool: Pool) -> str:
@@ -337,6 +339,7 @@ class AffectedArea(_PairPremise):
     least ``min_area_km2``. ``premise_sql`` (I05): that overlap."""
 
     name = "event.area"
+    gold_bound_only = True
     evidence = ("geometry", "time")
 
     def candidates(self, sub: SubTemplate, pool: Pool) -> str:

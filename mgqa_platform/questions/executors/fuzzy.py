@@ -34,6 +34,7 @@ from mgqa_platform.questions.executors.distance import (
     PairDistance,
     frame_to_km_sql,
     local_tuples,
+    local_tuples_samples,
     nearest_point_sql,
 )
 from mgqa_platform.questions.executors.shape import area_km2_sql
@@ -125,6 +126,12 @@ def _pair_sources(sub: SubTemplate, pool: Pool) -> str:
 class _DistanceBand(Executor):
     """Boolean from one geodesic distance with a vague band; subclasses give the (yes, no) thresholds."""
 
+    cell_local = True
+
+    def cell_samples(self, sub: SubTemplate) -> tuple[tuple[str, str], ...]:
+        """The anchors :func:`local_tuples` samples in every stratum."""
+        return local_tuples_samples(sub)
+
     def rule(self, sub: SubTemplate, d: float) -> bool | None:
         raise NotImplementedError
 
@@ -161,6 +168,7 @@ class Near(_DistanceBand):
     """L01: is A approximately near B? yes when d <= near_km, no when d >= not_near_km."""
 
     name = "fuzzy.near"
+    gold_bound_only = True
 
     def rule(self, sub: SubTemplate, d: float) -> bool | None:
         return band_answer(d, _c(sub, "near_km"), _c(sub, "not_near_km"))
@@ -173,6 +181,7 @@ class Far(_DistanceBand):
     """L02: is A far from B? yes when d >= far_km, no when d <= not_far_km."""
 
     name = "fuzzy.far"
+    gold_bound_only = True
 
     def rule(self, sub: SubTemplate, d: float) -> bool | None:
         close = band_answer(d, _c(sub, "not_far_km"), _c(sub, "far_km"))
@@ -189,6 +198,12 @@ class LikelierNear(Executor):
     cell at ``candidate_h3_res[0]``."""
 
     name = "fuzzy.likelier_near"
+    gold_bound_only = True
+    cell_local = True
+
+    def cell_samples(self, sub: SubTemplate) -> tuple[tuple[str, str], ...]:
+        """The anchors :func:`local_tuples` samples in every stratum."""
+        return local_tuples_samples(sub)
 
     def candidates(self, sub: SubTemplate, pool: Pool) -> str:
         return local_tuples(sub, pool, sub.conventions["candidate_h3_res"][0])
@@ -239,6 +254,13 @@ class RoughlyClosest(Executor):
 
     def _max_set(self, sub: SubTemplate) -> int:
         return int(sub.conventions.get("max_set", MAX_SET))
+
+    def gold_boxes(self, sub: SubTemplate) -> str:
+        """The boxes of :meth:`members_sql`'s member join (:func:`box_columns_sql` around B, the search
+        radius): no member outside them is read."""
+        _, b = self._roles(sub)
+        r = _c(sub, "search_radius_km")
+        return f"SELECT {box_columns_sql('b', str(r))} FROM t JOIN main.entities b ON b.entity_id = t.{b}"
 
     def members_sql(self, sub: SubTemplate) -> str:
         """SQL CTEs ``q, m``: m = (row_id, entity_id, display_name, km) of the members within the radius."""
@@ -293,6 +315,7 @@ class PlausiblyWithin(Executor):
     the gold rule and balanced over the three answers per stratum of A."""
 
     name = "fuzzy.plausibly_within"
+    gold_bound_only = True
     evidence = ("geometry", "topology")
 
     def _is_area(self, sub: SubTemplate) -> bool:

@@ -181,6 +181,8 @@ class FinestCommonCell(_Pairs):
     of a seeded resolution (3, 5, 7 or 9), which spreads the answer over many resolutions."""
 
     name = "grid.finest_common"
+    cell_local = True
+    gold_bound_only = True
 
     def finish(self, sub: SubTemplate, row: Mapping[str, Any]) -> Outcome:
         a, b = (lonlat(row, r) for r in sub.entity_roles[:2])
@@ -199,6 +201,8 @@ class SharedCellAt(_Pairs):
     share the target cell are discarded (``not_in_same_cell``)."""
 
     name = "grid.shared_cell"
+    cell_local = True
+    gold_bound_only = True
 
     def columns(self, sub: SubTemplate) -> tuple[list[int], str | None, list[int]]:
         grid, param = sub.conventions["grid"], sub.conventions["parameter"]
@@ -240,6 +244,7 @@ class CompositeCell(AtPoint):
     entity's representative point."""
 
     name = "grid.composite"
+    gold_bound_only = True
     stratum_local = True
 
     def finish(self, sub: SubTemplate, row: Mapping[str, Any]) -> Outcome:

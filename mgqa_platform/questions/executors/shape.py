@@ -164,6 +164,7 @@ class CompareShapes(Executor):
     a near tie (:func:`too_close`)."""
 
     name = "shape.compare"
+    gold_bound_only = True
     stratum_local = True
 
     def candidates(self, sub: SubTemplate, pool: Pool) -> str:
@@ -204,6 +205,7 @@ class Perimeter(Executor):
     """K04: geodesic perimeter (km, WGS84) of all rings of a polygon, :func:`perimeter_km_sql`."""
 
     name = "shape.perimeter"
+    gold_bound_only = True
     stratum_local = True
 
     def candidates(self, sub: SubTemplate, pool: Pool) -> str:
@@ -231,6 +233,7 @@ class Irregularity(Executor):
     ``min_area_kept`` of the area."""
 
     name = "shape.irregularity"
+    gold_bound_only = True
     stratum_local = True
 
     def candidates(self, sub: SubTemplate, pool: Pool) -> str:

@@ -222,6 +222,7 @@ class Intersects(_PairPredicate):
     """C01/C02: do A and B share at least one point (ST_Intersects)?"""
 
     name = "topology.intersects"
+    gold_bound_only = True
     predicate = "intersects"
     symmetric = True
 
@@ -230,6 +231,7 @@ class Overlaps(_PairPredicate):
     """C07: do A and B overlap in the DE-9IM sense (ST_Overlaps)? Nested or equal pairs are discarded."""
 
     name = "topology.overlaps"
+    gold_bound_only = True
     predicate = "overlaps"
     symmetric = True
 
@@ -244,6 +246,7 @@ class TouchesBoundary(_PairPredicate):
     """C08: does A meet the boundary of B (A ∩ ∂B non-empty)?"""
 
     name = "topology.touches_boundary"
+    gold_bound_only = True
     predicate = "touches_boundary"
 
 
@@ -251,6 +254,7 @@ class Adjacent(_PairPredicate):
     """C09: are A and B adjacent (interiors disjoint; areas share a boundary segment, lines touch)?"""
 
     name = "topology.adjacent"
+    gold_bound_only = True
     predicate = "adjacent"
     symmetric = True
 
@@ -259,6 +263,7 @@ class Disjoint(_PairPredicate):
     """C10: are A and B disjoint (no common point, ST_Disjoint)?"""
 
     name = "topology.disjoint"
+    gold_bound_only = True
     predicate = "disjoint"
     symmetric = True
 
@@ -267,6 +272,7 @@ class Encloses(_PairPredicate):
     """C11: does A completely surround B (B in the interior of A with its holes filled)?"""
 
     name = "topology.encloses"
+    gold_bound_only = True
     predicate = "encloses"
 
     def candidates(self, sub: SubTemplate, pool: Pool) -> str:
@@ -303,6 +309,7 @@ class CrossingPoints(Executor):
     (collinear overlap) are discarded."""
 
     name = "topology.crossing_points"
+    gold_bound_only = True
     evidence = ("geometry", "topology")
 
     def candidates(self, sub: SubTemplate, pool: Pool) -> str:

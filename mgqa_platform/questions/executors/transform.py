@@ -40,6 +40,8 @@ class RelativePosition(Executor):
     Pairs share a stored H3 cell at resolution 3, 5 or 7 (seeded), i.e. lie roughly 0.1-100 km apart."""
 
     name = "transform.polar"
+    cell_local = True
+    gold_bound_only = True
 
     def candidates(self, sub: SubTemplate, pool: Pool) -> str:
         return cell_pairs(sub, pool, [1, 2, 3])
@@ -60,6 +62,7 @@ class Conversion(AtPoint):
     at the resolution / level / precision given by the parameter named in ``conventions.parameter``."""
 
     name = "transform.convert"
+    gold_bound_only = True
     stratum_local = True
 
     def finish(self, sub: SubTemplate, row: Mapping[str, Any]) -> Outcome:
