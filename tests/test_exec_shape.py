@@ -78,6 +78,14 @@ SHAPES = {  # name -> (shell in local metres, holes); all centred near (LON0, LA
     "LONG": (rect_m(4000, 1000, 10000, 5000), ()),  # elongation 0.75
     "RING": (rect_m(3000, 3000, 0, 10000), (rect_m(1000, 1000, 0, 10000),)),
     "SAW": (zigzag_m(), ()),
+    # a 2:1 ellipse: Polsby-Popper about 0.84, above the square's pi/4, but Reock 0.5, below its 2/pi
+    "OVAL": (
+        [
+            (20000 + 1200 * math.cos(t), 10000 + 600 * math.sin(t))
+            for t in np.linspace(0, 2 * math.pi, 256, endpoint=False)
+        ],
+        (),
+    ),
 }
 
 
@@ -142,6 +150,9 @@ def test_compare_known_answers(shapes):
     assert value(c, "K02.1", entity_A="ROUND", entity_B="BIG") is True  # circle 1.0 vs square pi/4
     assert value(c, "K02.2", entity_A="THIN", entity_B="BIG") is False
     assert value(c, "K02.1", entity_A="BIG", entity_B="TWIN") == "near_tie"
+    # "more compact" names no score: the ellipse wins on Polsby-Popper, the square on Reock
+    assert value(c, "K02.1", entity_A="OVAL", entity_B="BIG") == "reading_dependent"
+    assert value(c, "K02.2", entity_A="BIG", entity_B="OVAL") == "reading_dependent"
     assert value(c, "K03.1", entity_A="THIN", entity_B="LONG") is True
     assert value(c, "K03.2", entity_A="BIG", entity_B="LONG") is False
     assert value(c, "K03.1", entity_A="BIG", entity_B="ROUND") == "near_tie"  # both ~0
@@ -160,6 +171,15 @@ def test_measures_match_construction(shapes):
     _, row = run(shapes, "K02.1", entity_A="ROUND", entity_B="BIG")
     assert shape.measure("compactness", row, "a") == pytest.approx(1.0, abs=2e-3)
     assert shape.measure("compactness", row, "b") == pytest.approx(math.pi / 4, rel=2e-3)
+    readings = {
+        n: shape.compactness_readings(geom(shapes, n), *lonlat, area, perim)
+        for n, lonlat, area, perim in (
+            ("ROUND", (row["a_lon"], row["a_lat"]), row["a_area"], row["a_perim"]),
+            ("BIG", (row["b_lon"], row["b_lat"]), row["b_area"], row["b_perim"]),
+        )
+    }
+    assert readings["ROUND"]["reock"] == pytest.approx(1.0, abs=2e-3)
+    assert readings["BIG"]["reock"] == pytest.approx(2 / math.pi, rel=2e-3)  # square in its circle
 
 
 def test_area_and_perimeter_match_pyproj(shapes):

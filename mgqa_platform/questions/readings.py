@@ -27,6 +27,13 @@ reading         cardinal words (N/E/S/W)   intercardinal words (NE/SE/SW/NW)
                 direction is positive
 ==============  =========================  ===========================================================
 
+Compactness (K02). "More compact" and "closer to a circle" do not name a score. ``polsby_popper``:
+4 pi A / P^2 (A the EPSG:6933 area, P the geodesic perimeter), which punishes a ragged outline;
+``reock``: A over the area of the smallest circle that encloses the shape (planar, in an
+azimuthal-equidistant projection centred on the shape's representative point), which punishes a
+stretched one. Both are 1 for a disc. (The convex-hull ratio is no reading of it: every convex shape
+scores 1.)
+
 Grid origin (G03 scale shift). A square grid of side s in a projected CRS has its cell edges at
 x0 + i s, y0 + j s; the question names s but not (x0, y0). ``projection_origin``: (0, 0) of the
 projection; ``half_cell``: (s / 2, s / 2), the grid farthest from it.
@@ -38,11 +45,13 @@ READING_DEPENDENT = "reading_dependent"  #: discard reason: the listed readings 
 
 DIRECTION_READINGS = ("quadrant", "sector8", "half_plane")
 GRID_ORIGIN_READINGS = ("projection_origin", "half_cell")
+COMPACTNESS_READINGS = ("polsby_popper", "reock")
 
 #: dimension -> the readings a catalog ``readings`` entry may list for it
 READINGS: dict[str, tuple[str, ...]] = {
     "direction": DIRECTION_READINGS,
     "grid_origin": GRID_ORIGIN_READINGS,
+    "compactness": COMPACTNESS_READINGS,
 }
 
 #: bearing (degrees clockwise from true north) at the centre of each direction word's arc

@@ -9,6 +9,9 @@ One definition per measure (recorded in every sub-template's ``conventions``; F0
   ``ST_Perimeter_Spheroid``, which expects (lat, lon) coordinates, on ``ST_FlipCoordinates(g)``
   (:func:`perimeter_km_sql`; tests cross-check it with pyproj ``Geod``).
 * compactness: Polsby-Popper ``4 * pi * area / perimeter**2`` with the two measures above (1 for a circle).
+  A comparison that does not name the score is also decided under the other readings of
+  ``conventions.readings.compactness`` (:func:`compactness_readings`: Reock) and kept only
+  when all agree, none within ``min_abs_diff`` (else ``reading_dependent``).
 * elongation: ``1 - minor / major`` of the sides of the minimum rotated rectangle of the geometry in a
   local azimuthal-equidistant projection (WGS84, metres) centred on the representative point.
 * irregularity (K05) at a scale s km: the polygon in that local projection is simplified with
@@ -33,7 +36,7 @@ import shapely
 from pyproj import Transformer
 from shapely import wkt as shapely_wkt
 
-from mgqa_platform.questions import formats
+from mgqa_platform.questions import formats, readings
 from mgqa_platform.questions.catalog import SubTemplate
 from mgqa_platform.questions.executor import Executor, Outcome, Pool, bound_join
 
@@ -99,6 +102,21 @@ def elongation(geom: shapely.Geometry, lon: float, lat: float) -> float | None:
     return 1.0 - min(s1, s2) / max(s1, s2)
 
 
+def compactness_readings(
+    geom: shapely.Geometry, lon: float, lat: float, area_km2: float, perimeter_km: float
+) -> dict[str, float]:
+    """The compactness of ``geom`` (EPSG:4326, x = lon, y = lat) under each reading of
+    :data:`mgqa_platform.questions.readings.COMPACTNESS_READINGS`, each 1 for a disc:
+    ``polsby_popper`` from ``area_km2`` (EPSG:6933) and ``perimeter_km`` (geodesic); ``reock``, the area over
+    the area of the minimum enclosing circle, planar in the local AEQD projection centred on (lon, lat)."""
+    proj = local_aeqd(geom, lon, lat)
+    radius = float(shapely.minimum_bounding_radius(proj))
+    return {
+        "polsby_popper": polsby_popper(area_km2, perimeter_km),
+        "reock": proj.area / (math.pi * radius**2) if radius > 0 else 0.0,
+    }
+
+
 def irregularity(
     geom: shapely.Geometry, lon: float, lat: float, scale_km: float
 ) -> dict[str, float] | None:
@@ -161,7 +179,8 @@ class CompareShapes(Executor):
     Candidates: per stratum, up to ``per_stratum`` seeded polygons of the role; each takes the next
     :data:`PAIRS_PER_ANCHOR` polygons of a second seeded order of the stratum as partners (rotation, so no
     self pairs and every polygon appears in several pairs). Discards: not a valid polygon, zero area,
-    a near tie (:func:`too_close`)."""
+    a near tie (:func:`too_close`); for compactness with ``readings.compactness`` listed, readings that
+    disagree or are near ties themselves (``reading_dependent``)."""
 
     name = "shape.compare"
     stratum_local = True
@@ -178,7 +197,7 @@ class CompareShapes(Executor):
 
     def gold_sql(self, sub: SubTemplate) -> str:
         a, b = sub.entity_roles[:2]
-        wkt = sub.conventions["measure"] == "elongation"
+        wkt = sub.conventions["measure"] == "elongation" or "readings" in sub.conventions
         return (
             f"SELECT t.row_id, {_measure_cols('a', 'a', wkt)}, {_measure_cols('b', 'b', wkt)} "
             f"{bound_join(a=a, b=b)}"
@@ -196,7 +215,26 @@ class CompareShapes(Executor):
             return Outcome.discard("degenerate_shape")
         if too_close(sub, va, vb):
             return Outcome.discard("near_tie")
+        others = sub.conventions.get("readings", {}).get("compactness", ())
+        if others and not _readings_agree(row, others, va > vb, sub):
+            return Outcome.discard(readings.READING_DEPENDENT)
         return Outcome(formats.boolean(va > vb))
+
+
+def _readings_agree(row: Mapping[str, Any], names, verdict: bool, sub: SubTemplate) -> bool:
+    """Whether every compactness reading in ``names`` gives ``verdict`` (A more compact than B) by more than a
+    near tie (:func:`too_close`)."""
+    a, b = (
+        compactness_readings(
+            shapely_wkt.loads(row[f"{p}_wkt"]),
+            row[f"{p}_lon"],
+            row[f"{p}_lat"],
+            row[f"{p}_area"],
+            row[f"{p}_perim"],
+        )
+        for p in ("a", "b")
+    )
+    return all(not too_close(sub, a[n], b[n]) and (a[n] > b[n]) == verdict for n in names)
 
 
 # ---------------------------------------------------------------- K04
