@@ -1,7 +1,10 @@
 """Runs at once on one warehouse: three language partitions launched together, each in a process
 of its own (as the UI's run launcher starts them), on an instance configured by the instance
 config an MGQA home gets (mgqa_dagster/dagster.yaml). DuckDB lets one process write the file at a
-time; the warehouse pool's single slot makes the steps take turns instead of failing on the lock.
+time; the warehouse pool's single slot schedules the steps one after another, and the writer lock of
+every warehouse connection guarantees it (tests/test_writer_lock.py): Dagster's SQLite storage can
+grant the one slot to two claims made at the same instant (it reads a free slot, then updates it,
+without a row lock), so the step windows themselves are not asserted here.
 """
 
 from __future__ import annotations
@@ -83,9 +86,6 @@ def test_three_language_partitions_at_once(tmp_path, monkeypatch):
         assert [r.status for r in runs] == [dg.DagsterRunStatus.SUCCESS] * 3
         assert sorted(r.tags["dagster/partition"] for r in runs) == sorted(LANGS)
         assert {r.job_name for r in runs} == {"build_language"}
-        # the steps of the three runs took turns on the pool's one slot
-        windows = sorted(w for r in run_ids for w in _step_windows(instance, r))
-        assert len(windows) == 3 * 2
-        for (_, end), (start, _) in zip(windows, windows[1:]):
-            assert start >= end
+        # every run ran both warehouse-writing steps of its partition
+        assert [len(_step_windows(instance, r)) for r in run_ids] == [2, 2, 2]
         assert instance.event_log_storage.get_pool_limits()[0].name == WAREHOUSE_POOL

@@ -18,11 +18,13 @@ from mgqa_dagster.data_quality import guards
 from mgqa_dagster.data_quality.checks import Check, run_checks
 from mgqa_dagster.resources.env import EnvConfigurableResource
 from mgqa_dagster.resources.paths import PathsResource
-from mgqa_platform import warehouse
+from mgqa_platform import files, warehouse
 
 #: The Dagster concurrency pool of every asset that writes the warehouse. DuckDB lets one process
 #: write a file at a time, so the instance config (``mgqa_dagster/dagster.yaml``) gives the pool one
-#: slot: steps of overlapping runs wait for it instead of failing on the file lock.
+#: slot: steps of overlapping runs wait for it instead of failing on the file lock. The pool schedules;
+#: the guarantee is the writer lock every connection takes (:meth:`WarehouseResource.get_connection`),
+#: since Dagster's SQLite storage can grant one slot to two claims made at the same instant.
 WAREHOUSE_POOL = "mgqa_warehouse"
 
 T = TypeVar("T")
@@ -64,7 +66,10 @@ class WarehouseResource(EnvConfigurableResource, DuckDBResource):
 
     ``get_connection`` yields a connection with ``LOAD spatial`` done (from the local
     ``duckdb-ext-spatial`` package) and the foundation schema ensured. The connection config is the
-    single shared :data:`mgqa_platform.warehouse.CONNECTION_CONFIG`.
+    single shared :data:`mgqa_platform.warehouse.CONNECTION_CONFIG`. Connections of different
+    processes take turns: each holds ``<warehouse>.writer.lock`` (:func:`mgqa_platform.files.writer_lock`)
+    from before it opens the file until after it closes it, so a second process waits instead of
+    failing on DuckDB's file lock.
     """
 
     paths: PathsResource
@@ -83,6 +88,10 @@ class WarehouseResource(EnvConfigurableResource, DuckDBResource):
         default="",
         description="Comma-separated tables (or *) whose next write may shrink below min_rows_ratio.",
     )
+    lock_timeout_s: float = Field(
+        default=6 * 3600.0,
+        description="Longest wait, in seconds, for another process's warehouse connection to close.",
+    )
 
     def resolved(self) -> Self:
         out = super().resolved()
@@ -95,13 +104,15 @@ class WarehouseResource(EnvConfigurableResource, DuckDBResource):
                 "WarehouseResource is not initialized: use it in a run, or call resolved()"
             )
         Path(self.database).parent.mkdir(parents=True, exist_ok=True)
-        with super().get_connection() as con:
-            try:
-                warehouse.load_spatial(con)
-                warehouse.ensure_schema(con)
-                yield con
-            finally:
-                con.close()  # also when the asset fails inside the block (a refused write)
+        lock = Path(f"{self.database}.writer.lock")
+        with files.writer_lock(lock, self.lock_timeout_s, dg.get_dagster_logger().info):
+            with super().get_connection() as con:
+                try:
+                    warehouse.load_spatial(con)
+                    warehouse.ensure_schema(con)
+                    yield con
+                finally:
+                    con.close()  # also when the asset fails inside the block (a refused write)
 
     def write_audited(
         self,
