@@ -533,24 +533,25 @@ def test_french_elides_before_vowels_and_mute_h_only():
 
 
 def test_elide_before_names_rewrites_the_word_before_a_vowel_initial_name():
-    t = "Combien de kilomètres séparent {entity_A} de {entity_B} ?"
-    names = {"entity_A": "Mandabe", "entity_B": "Ampamoloambe"}
-    assert elide_before_names(t, names, "fra") == (
-        "Combien de kilomètres séparent {entity_A} d'{entity_B} ?"
+    t = "Combien de kilomètres séparent {Mandabe} de {Ampamoloambe} ?"
+    assert elide_before_names(t, "fra") == (
+        "Combien de kilomètres séparent {Mandabe} d'{Ampamoloambe} ?"
     )
-    # only the slot's own word, capital kept, "que" and "le" too; a consonant keeps "de"
-    assert (
-        elide_before_names("De {entity_A} à {entity_B}", names, "fra")
-        == "De {entity_A} à {entity_B}"
+    # only the word right before the name, capital kept, "que" and "le" too; a consonant keeps "de"
+    assert elide_before_names("De {Mandabe} à {Orly}", "fra") == "De {Mandabe} à {Orly}"
+    assert elide_before_names("De {Orly} à {Mandabe}", "fra") == "D'{Orly} à {Mandabe}"
+    assert elide_before_names("plus que {Orly}", "fra") == "plus qu'{Orly}"
+    assert elide_before_names("prenez le {hôpital Sainte-Anne}", "fra") == (
+        "prenez l'{hôpital Sainte-Anne}"
     )
-    assert (
-        elide_before_names("De {entity_B} à {entity_A}", names, "fra")
-        == "D'{entity_B} à {entity_A}"
+    # whatever put the word there: "le plus près de" is a word parameter's value, not template text
+    assert elide_before_names("se trouve le plus près de {Isalo} ?", "fra") == (
+        "se trouve le plus près d'{Isalo} ?"
     )
-    assert elide_before_names("plus que {entity_B}", names, "fra") == "plus qu'{entity_B}"
-    # a word that merely ends in "de" is not the preposition; other languages are untouched
-    assert elide_before_names("garde {entity_B}", names, "fra") == "garde {entity_B}"
-    assert elide_before_names("de {entity_B}", names, "spa") == "de {entity_B}"
+    # a word that merely ends in "de", a "de" inside a name, another language: untouched
+    assert elide_before_names("garde {Orly}", "fra") == "garde {Orly}"
+    assert elide_before_names("{Maison de Orly} et {Isalo}", "fra") == "{Maison de Orly} et {Isalo}"
+    assert elide_before_names("de {Orly}", "spa") == "de {Orly}"
 
 
 #: Per language and gender of a category, words that are fixed to *another* gender and so must not appear

@@ -240,6 +240,37 @@ def test_localize_fills_labels_categories_numbers_and_records_fallbacks():
         )
 
 
+def test_french_elides_before_a_name_whatever_put_the_word_there():
+    """ "le plus près de" is the value of the word parameter ``rank_type``, not template text: the elision
+    is made on the filled text, so the name after it takes "d'" like a name after the template's own "de"."""
+    cat = default_catalog()
+    vid = cat.sub_template("A04.1").variants[0].id
+    fra = memory.load("fra")
+    record = _record(
+        sub_template_id="A04.1",
+        variant_id=vid,
+        bindings=json.dumps({"entity_A": "k:1", "entity_B": "k:2", "entity_C": "k:3"}),
+        parameters=json.dumps({"rank_type": "closer to"}),
+    )
+    labels = {"k:1": "Mandabe", "k:2": "Ampamoloambe", "k:3": "Isalo"}
+    (row,), _ = instantiate.localize(
+        [record], "fra", {vid: (fra.variants[vid]["text"], "unreviewed")}, fra, labels, {}, cat
+    )
+    assert row["text"] == "Est-ce Mandabe ou Ampamoloambe qui se trouve le plus près d'Isalo ?"
+    assert row["text_marked"].endswith("le plus près d'{Isalo} ?")
+    # a consonant keeps "de"
+    (row,), _ = instantiate.localize(
+        [record],
+        "fra",
+        {vid: (fra.variants[vid]["text"], "unreviewed")},
+        fra,
+        {**labels, "k:3": "Mandabe"},
+        {},
+        cat,
+    )
+    assert row["text"].endswith("le plus près de Mandabe ?")
+
+
 def test_display_qualifier_finds_the_category_word_only_where_disambiguation_put_it():
     q = names.display_qualifier
     assert q("Lasipalatsi", "Lasipalatsi (public building)", "public") == names.Qualified(

@@ -170,23 +170,22 @@ def french_elides(text: str) -> bool:
     return w[0] == "h" and any(w.startswith(h) for h in _FR_MUTE_H)
 
 
-def elide_before_names(template: str, names: Mapping[str, str], lang: str) -> str:
-    """``template`` with the French word before each name slot elided where the name asks for it:
-    ``"séparent {entity_A} de {entity_B}"`` with ``entity_B = "Ampamoloambe"`` ->
-    ``"séparent {entity_A} d'{entity_B}"`` (``De {x}`` -> ``D'{x}``). ``names``: slot -> the text that will
-    fill it. Other languages, and slots not in ``names``, are returned as they are."""
+_FR_ELISION_BEFORE_NAME = re.compile(
+    r"(?<![\w'’])(" + "|".join(_FR_ELIDING) + r") (?=\{([^{}]*)\})", re.IGNORECASE
+)
+
+
+def elide_before_names(text_marked: str, lang: str) -> str:
+    """``text_marked`` (a filled question, each name wrapped in ``{...}``) with the French word before each
+    name elided where the name asks for it, whichever put the word there: the template ("séparent {A} de
+    {Ampamoloambe}" -> "séparent {A} d'{Ampamoloambe}") or a word parameter ("le plus près de {Isalo}" ->
+    "le plus près d'{Isalo}"); ``De {Orly}`` -> ``D'{Orly}``. Words inside a name are never touched. Other
+    languages are returned as they are."""
     if lang != "fra":
-        return template
-    for slot, name in names.items():
-        if not french_elides(name):
-            continue
-        template = re.sub(
-            r"(?<![\w'’])(" + "|".join(_FR_ELIDING) + r") (\{" + re.escape(slot) + r"\})",
-            lambda m: m.group(1)[:-1] + "'" + m.group(2),
-            template,
-            flags=re.IGNORECASE,
-        )
-    return template
+        return text_marked
+    return _FR_ELISION_BEFORE_NAME.sub(
+        lambda m: m.group(1)[:-1] + "'" if french_elides(m.group(2)) else m.group(0), text_marked
+    )
 
 
 #: Upper case of a letter where the language's differs from Unicode's default (Turkish dotted i).

@@ -22,9 +22,10 @@ For one language other than English and one English question record (``questions
 * earthquakes and wildfires (``events``) are named in the language from their facts, in the form their
   slot needs (:func:`place_events`, :mod:`~.events`), and a month, range of months or year named as a period
   takes the case the sentence needs (:func:`place_period`, :mod:`~.periods`);
-* in French, the word before a name that starts with a vowel or mute *h* is elided by construction
-  (``séparent {A} d'{Ampamoloambe}``: :func:`~.grammar.elide_before_names`), so no post-edit is needed for
-  it (the post-edit rule cannot address a ``de`` that sits between two names and also occurs earlier);
+* in French, the word before a name that starts with a vowel or mute *h* is elided by construction, on
+  the filled marked text, so that a word a parameter brings is elided too (``séparent {A} d'{Ampamoloambe}``,
+  ``le plus près d'{Isalo}``: :func:`~.grammar.elide_before_names`), and no post-edit is needed for it (the
+  post-edit rule cannot address a ``de`` that sits between two names and also occurs earlier);
 * ``text_marked`` wraps entity names in ``{...}`` for the post-edit ensemble, as in English.
 
 The result is a lean row (:data:`~mgqa_platform.questions.schema.LOCALIZED_SCHEMA`): everything else
@@ -51,7 +52,7 @@ from babel.units import get_unit_name
 from mgqa_platform import lexicon
 from mgqa_platform.kg.names import without_article
 from mgqa_platform.lexicon import MONTHS
-from mgqa_platform.marks import mark
+from mgqa_platform.marks import mark, unmark
 from mgqa_platform.multilingual.events import EventFacts, event_phrase
 from mgqa_platform.multilingual.grammar import Noun, capitalize_start, elide_before_names
 from mgqa_platform.multilingual.languages import SOURCE, language
@@ -228,11 +229,8 @@ def localize(
             else:
                 raise KeyError(f"{q['question_id']}: template slot {slot!r} has no value")
         used.update(f.split(":")[0] for f in fallbacks)
-        named_slots = {
-            s: str(fill[s]) for s in fill if s in sub.roles and not roles.is_category(sub.roles[s])
-        }
-        template = elide_before_names(template, named_slots, lang)
-        text, text_marked = template.format(**fill), template.format(**fill_marked)
+        text_marked = elide_before_names(template.format(**fill_marked), lang)
+        text = unmark(text_marked)
         if _starts_with_word(template, sub.roles):
             text, text_marked = capitalize_start(text, lang), capitalize_start(text_marked, lang)
         if q["image_role"]:
