@@ -67,6 +67,40 @@ def test_bundled_memory_is_complete_and_keeps_every_slot(lang):
     assert tm.category("post_office") and tm.term("direction", "north")
 
 
+#: The word for north and the kilometre unit as each language's templates write them.
+NORTH_AND_KM = {
+    "fra": ("nord", "km"),
+    "ita": ("nord", "km"),
+    "por": ("norte", "km"),
+    "ron": ("nord", "km"),
+    "spa": ("norte", "km"),
+    "bul": ("север", "км"),
+    "rus": ("север", "км"),
+    "deu": ("Nord", "km"),
+    "urd": ("شمال", "کلو میٹر"),
+    "sqi": ("veri", "km"),
+    "ell": ("βορρά", "χλμ."),
+    "jpn": ("北", "km"),
+    "kat": ("ჩრდილოეთ", "კმ"),
+    "tur": ("kuzey", "km"),
+    "vie": ("bắc", "km"),
+    "zho": ("北", "km"),
+}
+
+
+@pytest.mark.parametrize("lang", TARGETS)
+def test_relative_position_states_its_angle_convention(lang):
+    """M01's gold is a bearing clockwise from true north and a distance in km: every variant says so, in
+    English and in every language, so that the reader does not have to guess where the angle starts."""
+    sub = default_catalog().sub_template("M01.1")
+    assert all("clockwise from true north" in v.text and "in km" in v.text for v in sub.variants)
+    north, km = NORTH_AND_KM[lang]
+    tm = memory.load(lang)
+    for v in sub.variants:
+        text = tm.variant(v.id, v.text)
+        assert text is not None and north in text and km in text, (v.id, text)
+
+
 def test_memory_flags_missing_stale_and_broken_entries(tmp_path):
     vid, en = "A01.1.v1", SOURCES["A01.1.v1"]
     (tmp_path / "fra.json").write_text(
