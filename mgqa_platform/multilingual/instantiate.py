@@ -40,6 +40,7 @@ from __future__ import annotations
 import datetime as _dt
 import json
 import re
+import unicodedata
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -200,36 +201,47 @@ def localize(
             stored, sub.roles, bindings, q["image_role"], lang, events or {}
         )
         template, period = place_period(template, params, lang)
-        fill = {**named, **period}
-        fill_marked = {**{k: mark(v) for k, v in named.items()}, **period}
+        fill = {**{k: mark(v) for k, v in named.items()}, **period}
         fallbacks = []
+        entity_names: dict[str, str] = {}
         for slot in dict.fromkeys(placeholders(template)):
             if slot in fill:
                 continue
             if slot in sub.roles and roles.is_category(sub.roles[slot]):
                 if tm.category(bindings[slot]) is None:
                     fallbacks.append(f"category:{slot}")
-                fill[slot] = fill_marked[slot] = tm.noun(
-                    bindings[slot], lexicon.label(bindings[slot])
-                )
+                fill[slot] = tm.noun(bindings[slot], lexicon.label(bindings[slot]))
             elif slot in sub.roles:
                 eid = bindings[slot]
                 if slot == q["image_role"]:
-                    name = IMAGE_PHRASES[lang]
-                elif eid in labels:
+                    fill[slot] = mark(IMAGE_PHRASES[lang])
+                    continue
+                if eid in labels:
                     name = labels[eid]
                 else:
                     name, said = fallback_name(display[eid], (qualifiers or {}).get(eid), tm)
                     fallbacks.append(f"label:{slot}")
                     if not said:
                         fallbacks.append(f"qualifier:{slot}")
-                fill[slot], fill_marked[slot] = name, mark(name)
+                entity_names[slot] = name
             elif slot in params:
-                fill[slot] = fill_marked[slot] = _param(slot, params[slot], lang, tm, fallbacks)
+                fill[slot] = _param(slot, params[slot], lang, tm, fallbacks)
             else:
                 raise KeyError(f"{q['question_id']}: template slot {slot!r} has no value")
+        english = {
+            s: without_article(display[bindings[s]]) for s in entity_names if bindings[s] in display
+        }
+        fixed = {s: unmark(fill[s]) for s in fill if s in named or s == q["image_role"]}
+        given_way = distinct_names(entity_names, english, fixed, bindings)
+        for slot, name in entity_names.items():
+            if slot in given_way:
+                name = english[slot]
+                fallbacks += [f"unique:{slot}"] + [f"label:{slot}"] * (
+                    f"label:{slot}" not in fallbacks
+                )
+            fill[slot] = mark(name)
         used.update(f.split(":")[0] for f in fallbacks)
-        text_marked = elide_before_names(template.format(**fill_marked), lang)
+        text_marked = elide_before_names(template.format(**fill), lang)
         text = unmark(text_marked)
         if _starts_with_word(template, sub.roles):
             text, text_marked = capitalize_start(text, lang), capitalize_start(text_marked, lang)
@@ -248,6 +260,43 @@ def localize(
             }
         )
     return out, used
+
+
+def _name_key(name: str) -> str:
+    """A name as a reader tells names apart: NFC, without case, spaces collapsed."""
+    return " ".join(unicodedata.normalize("NFC", name).casefold().split())
+
+
+def distinct_names(
+    names: Mapping[str, str],
+    english: Mapping[str, str],
+    fixed: Mapping[str, str],
+    entities: Mapping[str, str],
+) -> set[str]:
+    """The entity slots of one question whose name in the language gives way to its English display name,
+    so that no two different entities read the same. ``names``: slot -> the name the slot would take (a
+    label in the language or a fallback name); ``english``: slot -> its English display name (without
+    article), unique within a KG, for each slot that can give way; ``fixed``: slot -> a name that stays (an event's description, the image
+    phrase); ``entities``: slot -> entity id. Two categories whose words coincide in a language
+    ("neighbourhood" and "city quarter" are both *quartier* in French) would make "Ambohipo
+    (neighbourhood)" and "Ambohipo (city quarter)" one name. Every slot of a clash gives way, again while a
+    clash is left. Empty for a question whose names differ already."""
+    given_way: set[str] = set()
+    while True:
+        current = {s: english[s] if s in given_way else n for s, n in names.items()}
+        by_key: dict[str, set[str]] = {}
+        for slot, name in {**fixed, **current}.items():
+            by_key.setdefault(_name_key(name), set()).add(slot)
+        clash = {
+            slot
+            for slots in by_key.values()
+            if len({entities[s] for s in slots}) > 1
+            for slot in slots
+            if slot in english and slot not in given_way
+        }
+        if not clash:
+            return given_way
+        given_way |= clash
 
 
 def fallback_name(
