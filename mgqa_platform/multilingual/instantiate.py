@@ -14,6 +14,8 @@ For one language other than English and one English question record (``questions
   starts with a category or parameter slot is capitalised after filling;
 * word parameters (north, nearest, closer to...) take the memory's term, else English (recorded); a term the
   language's grammar gives a gender (``collection_of_entity``) is a Noun, formatted by feature like a category;
+  a term the grammar gives agreeing forms (an Urdu rank word) is an :class:`~.grammar.Agreeing` word that
+  takes the form of the category its spec names (``{rank_type:~category_A}``);
 * numbers are formatted for the language's CLDR locale with ``babel`` (``1 234,5`` in French); time periods
   as CLDR writes them (:func:`format_period`: month and year with the ``yMMMM`` skeleton, whole-month ranges
   as CLDR's month interval, long dates with French "1er"); unit words as CLDR's short unit names;
@@ -43,6 +45,7 @@ import re
 import unicodedata
 from collections import Counter
 from collections.abc import Iterable, Mapping
+from dataclasses import replace
 from typing import Any
 
 from babel import Locale
@@ -55,7 +58,12 @@ from mgqa_platform.kg.names import without_article
 from mgqa_platform.lexicon import MONTHS
 from mgqa_platform.marks import mark, unmark
 from mgqa_platform.multilingual.events import EventFacts, event_phrase
-from mgqa_platform.multilingual.grammar import Noun, capitalize_start, elide_before_names
+from mgqa_platform.multilingual.grammar import (
+    Agreeing,
+    Noun,
+    capitalize_start,
+    elide_before_names,
+)
 from mgqa_platform.multilingual.languages import SOURCE, language
 from mgqa_platform.multilingual.memory import TranslationMemory
 from mgqa_platform.multilingual.names import Qualified
@@ -240,6 +248,10 @@ def localize(
                     f"label:{slot}" not in fallbacks
                 )
             fill[slot] = mark(name)
+        nouns = {s: v for s, v in fill.items() if isinstance(v, Noun)}
+        fill = {
+            s: replace(v, nouns=nouns) if isinstance(v, Agreeing) else v for s, v in fill.items()
+        }
         used.update(f.split(":")[0] for f in fallbacks)
         text_marked = elide_before_names(template.format(**fill), lang)
         text = unmark(text_marked)
@@ -371,7 +383,7 @@ def _starts_with_word(template: str, slot_roles: Mapping[str, str]) -> bool:
 
 def _param(
     slot: str, value: Any, lang: str, tm: TranslationMemory, fallbacks: list[str]
-) -> str | Noun:
+) -> str | Noun | Agreeing:
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         return format_number(value, lang)
     value = str(value)
@@ -384,4 +396,4 @@ def _param(
     if text is None:
         fallbacks.append(f"term:{slot}")
         text = value
-    return tm.term_noun(slot, value, text) or text
+    return tm.term_noun(slot, value, text) or tm.term_word(slot, value, text) or text
