@@ -415,22 +415,25 @@ def test_fallback_name_says_the_category_word_in_the_language():
 
 
 def test_two_entities_never_read_the_same_in_a_language():
-    """ "Ambohipo (neighbourhood)" and "Ambohipo (city quarter)" are two entities; where the language has one
-    word for both categories (French *quartier*), both names give way to their English display names,
-    recorded as ``unique``; so do two different entities with the same label in the language."""
+    """ "Ambohipo (neighbourhood)" and "Ambohipo (city quarter)" are two entities. Where the language has
+    one word for both categories, both names give way to their English display names; two different
+    entities with one label in the language take the label with the category word in the language, else
+    English. Each name that gives way is recorded as ``unique``, an English one also as ``label``."""
     cat = default_catalog()
     vid = cat.sub_template("A01.1").variants[0].id
     fr = "Quelle est la distance entre {entity_A} et {entity_B} ?"
-    quartier = {"text": "quartiers", "singular": "quartier", "gender": "m"}
-    tm = memory.TranslationMemory(
-        "fra",
-        "draft",
-        {},
-        categories={
-            "neighbourhood": {"source": "neighbourhoods", **quartier},
-            "quarter": {"source": "city quarters", **quartier},
-        },
-    )
+
+    def fra(quarter: str) -> memory.TranslationMemory:
+        return memory.TranslationMemory(
+            "fra",
+            "draft",
+            {},
+            categories={
+                "neighbourhood": {"source": "n", "text": "quartiers", "singular": "quartier"},
+                "quarter": {"source": "q", "text": f"{quarter}s", "singular": quarter},
+            },
+        )
+
     display = {"k:1": "Ambohipo (neighbourhood)", "k:2": "Ambohipo (city quarter)"}
     qualifiers = {
         "k:1": names.Qualified("Ambohipo", "neighbourhood"),
@@ -443,17 +446,15 @@ def test_two_entities_never_read_the_same_in_a_language():
         parameters="{}",
     )
 
-    def localize(labels, bindings=None):
+    def localize(tm, labels, bindings=None):
         rec = record if bindings is None else {**record, "bindings": json.dumps(bindings)}
         (row,), used = instantiate.localize(
             [rec], "fra", {vid: (fr, "unreviewed")}, tm, labels, display, cat, None, qualifiers
         )
-        return row, used
+        return row["text"].removeprefix("Quelle est la distance entre "), row, used
 
-    row, used = localize({})
-    assert row["text"] == (
-        "Quelle est la distance entre Ambohipo (neighbourhood) et Ambohipo (city quarter) ?"
-    )
+    text, row, used = localize(fra("quartier"), {})
+    assert text == "Ambohipo (neighbourhood) et Ambohipo (city quarter) ?"
     assert json.loads(row["fallbacks"]) == [
         "label:entity_A",
         "label:entity_B",
@@ -461,21 +462,24 @@ def test_two_entities_never_read_the_same_in_a_language():
         "unique:entity_B",
     ]
     assert used == {"label": 2, "unique": 2}
-    # one French label "Ambohipo (quartier)" against the other's fallback: both give way as well
-    row, _ = localize({"k:1": "ambohipo  (Quartier)"})
-    assert "Ambohipo (neighbourhood) et Ambohipo (city quarter)" in row["text"]
+    # one label for both: the category word in the language tells them apart, else English does
+    same = {"k:1": "Ambohipo", "k:2": "Ambohipo"}
+    text, row, used = localize(fra("secteur"), same)
+    assert text == "Ambohipo (quartier) et Ambohipo (secteur) ?"
+    assert json.loads(row["fallbacks"]) == ["unique:entity_A", "unique:entity_B"]
+    text, row, _ = localize(fra("quartier"), same)
+    assert text == "Ambohipo (neighbourhood) et Ambohipo (city quarter) ?"
     assert json.loads(row["fallbacks"]) == [
-        "label:entity_B",
         "unique:entity_A",
         "label:entity_A",
         "unique:entity_B",
+        "label:entity_B",
     ]
     # names that differ stay in the language; one entity in two slots is one name
-    row, _ = localize({"k:1": "Ambohipo"})
-    assert row["text"].endswith("entre Ambohipo et Ambohipo (quartier) ?")
-    row, used = localize({}, {"entity_A": "k:1", "entity_B": "k:1"})
-    assert row["text"].endswith("entre Ambohipo (quartier) et Ambohipo (quartier) ?")
-    assert "unique" not in used
+    text, _, _ = localize(fra("quartier"), {"k:1": "Ambohipo"})
+    assert text == "Ambohipo et Ambohipo (quartier) ?"
+    text, _, used = localize(fra("quartier"), {}, {"entity_A": "k:1", "entity_B": "k:1"})
+    assert text == "Ambohipo (quartier) et Ambohipo (quartier) ?" and "unique" not in used
 
 
 def test_memory_singular_is_exposed_and_validated(tmp_path):

@@ -236,18 +236,18 @@ def localize(
                 fill[slot] = _param(slot, params[slot], lang, tm, fallbacks)
             else:
                 raise KeyError(f"{q['question_id']}: template slot {slot!r} has no value")
-        english = {
-            s: without_article(display[bindings[s]]) for s in entity_names if bindings[s] in display
+        choices = {
+            s: name_choices(name, bindings[s], labels, display, (qualifiers or {}), tm)
+            for s, name in entity_names.items()
         }
         fixed = {s: unmark(fill[s]) for s in fill if s in named or s == q["image_role"]}
-        given_way = distinct_names(entity_names, english, fixed, bindings)
-        for slot, name in entity_names.items():
-            if slot in given_way:
-                name = english[slot]
-                fallbacks += [f"unique:{slot}"] + [f"label:{slot}"] * (
-                    f"label:{slot}" not in fallbacks
-                )
-            fill[slot] = mark(name)
+        taken = distinct_names(choices, fixed, bindings)
+        for slot, i in taken.items():
+            fill[slot] = mark(choices[slot][i])
+            if i:
+                fallbacks.append(f"unique:{slot}")
+            if i == len(choices[slot]) - 1 and i and f"label:{slot}" not in fallbacks:
+                fallbacks.append(f"label:{slot}")
         nouns = {s: v for s, v in fill.items() if isinstance(v, Noun)}
         fill = {
             s: replace(v, nouns=nouns) if isinstance(v, Agreeing) else v for s, v in fill.items()
@@ -279,24 +279,44 @@ def _name_key(name: str) -> str:
     return " ".join(unicodedata.normalize("NFC", name).casefold().split())
 
 
+def name_choices(
+    name: str,
+    eid: str,
+    labels: Mapping[str, str],
+    display: Mapping[str, str],
+    qualifiers: Mapping[str, Qualified],
+    tm: TranslationMemory,
+) -> list[str]:
+    """The names an entity slot can take, best first, for :func:`distinct_names`: ``name`` (its label in
+    the language, or its fallback name); its label with the category word its English display name carries,
+    said in the language ("Сант-Жулия-де-Лория (город)"); its English display name without article."""
+    out = [name]
+    qualified, word = qualifiers.get(eid), None
+    if eid in labels and qualified is not None:
+        word = tm.singular(qualified.category)
+    if word is not None:
+        out.append(Qualified(labels[eid], qualified.category, qualified.rest).render(word))
+    if eid in display:
+        out.append(without_article(display[eid]))
+    return list(dict.fromkeys(out))
+
+
 def distinct_names(
-    names: Mapping[str, str],
-    english: Mapping[str, str],
-    fixed: Mapping[str, str],
-    entities: Mapping[str, str],
-) -> set[str]:
-    """The entity slots of one question whose name in the language gives way to its English display name,
-    so that no two different entities read the same. ``names``: slot -> the name the slot would take (a
-    label in the language or a fallback name); ``english``: slot -> its English display name (without
-    article), unique within a KG, for each slot that can give way; ``fixed``: slot -> a name that stays (an event's description, the image
-    phrase); ``entities``: slot -> entity id. Two categories whose words coincide in a language
-    ("neighbourhood" and "city quarter" are both *quartier* in French) would make "Ambohipo
-    (neighbourhood)" and "Ambohipo (city quarter)" one name. Every slot of a clash gives way, again while a
-    clash is left. Empty for a question whose names differ already."""
-    given_way: set[str] = set()
+    choices: Mapping[str, list[str]], fixed: Mapping[str, str], entities: Mapping[str, str]
+) -> dict[str, int]:
+    """Which name each entity slot of one question takes so that no two different entities read the same.
+    ``choices``: slot -> the names the slot can take, best first (its name in the language; that name
+    with the category word in the language; the English display name, unique within a KG, last);
+    ``fixed``: slot -> a name that stays (an event's description, the image phrase); ``entities``: slot
+    -> entity id. Two categories whose words coincide in a language ("neighbourhood" and "city quarter"
+    were both *quartier* in French), or one label for a town and its region (Russian
+    "Сант-Жулия-де-Лория"), would make two entities one name: each slot of a clash takes its next choice,
+    again while a clash is left. Returns slot -> index of the choice taken (0 for every slot of a question
+    whose names differ already)."""
+    taken = dict.fromkeys(choices, 0)
     while True:
-        current = {s: english[s] if s in given_way else n for s, n in names.items()}
         by_key: dict[str, set[str]] = {}
+        current = {s: choices[s][i] for s, i in taken.items()}
         for slot, name in {**fixed, **current}.items():
             by_key.setdefault(_name_key(name), set()).add(slot)
         clash = {
@@ -304,11 +324,12 @@ def distinct_names(
             for slots in by_key.values()
             if len({entities[s] for s in slots}) > 1
             for slot in slots
-            if slot in english and slot not in given_way
+            if slot in taken and taken[slot] + 1 < len(choices[slot])
         }
         if not clash:
-            return given_way
-        given_way |= clash
+            return taken
+        for slot in clash:
+            taken[slot] += 1
 
 
 def fallback_name(
