@@ -101,6 +101,33 @@ def test_relative_position_states_its_angle_convention(lang):
         assert text is not None and north in text and km in text, (v.id, text)
 
 
+#: What "the most central point" is, by sub-template: the words a variant that asks for it must say.
+CENTRAL_POINT = {
+    "G01.1": "centroid",
+    "G01.2": "halfway along",
+    "G01.3": "farthest from",
+    "G01.4": "centroid",
+    "G02.1": "centroid",
+    "G02.2": "centroid",
+}
+
+
+def test_central_points_and_centroid_shifts_say_what_they_are():
+    """ "The most central point" is a centroid, the point halfway along a line or the point farthest from the
+    edges, depending on the sub-template: each variant that asks for it says which; a centroid's change
+    between two resolutions is answered as a distance, and every variant says so. Every memory has the
+    current translation of each (``test_bundled_memory_is_complete_and_keeps_every_slot``)."""
+    cat = default_catalog()
+    for sub_id, words in CENTRAL_POINT.items():
+        for v in cat.sub_template(sub_id).variants:
+            assert "most central point" not in v.text or words in v.text, v.id
+    for sub_id in ("G03.1", "G03.2", "G03.3"):
+        for v in cat.sub_template(sub_id).variants:
+            assert (
+                "kilometres" in v.text or "distance in km" in v.text or "how far" in v.text.lower()
+            )
+
+
 def test_memory_flags_missing_stale_and_broken_entries(tmp_path):
     vid, en = "A01.1.v1", SOURCES["A01.1.v1"]
     (tmp_path / "fra.json").write_text(
