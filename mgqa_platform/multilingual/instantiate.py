@@ -243,10 +243,12 @@ def localize(
         fixed = {s: unmark(fill[s]) for s in fill if s in named or s == q["image_role"]}
         taken = distinct_names(choices, fixed, bindings)
         for slot, i in taken.items():
-            fill[slot] = mark(choices[slot][i])
+            name = choices[slot][i]
+            fill[slot] = mark(name)
+            english = name == without_article(display.get(bindings[slot], ""))
             if i:
                 fallbacks.append(f"unique:{slot}")
-            if i == len(choices[slot]) - 1 and i and f"label:{slot}" not in fallbacks:
+            if i and english and f"label:{slot}" not in fallbacks:
                 fallbacks.append(f"label:{slot}")
         nouns = {s: v for s, v in fill.items() if isinstance(v, Noun)}
         fill = {
