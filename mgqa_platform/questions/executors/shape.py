@@ -112,12 +112,17 @@ def compactness_readings(
     :data:`mgqa_platform.questions.readings.COMPACTNESS_READINGS`, each 1 for a disc:
     ``polsby_popper`` from ``area_km2`` (EPSG:6933) and ``perimeter_km`` (geodesic); ``reock``, the area over
     the area of the minimum enclosing circle, planar in the local AEQD projection centred on (lon, lat)."""
-    proj = local_aeqd(geom, lon, lat)
-    radius = float(shapely.minimum_bounding_radius(proj))
     return {
         "polsby_popper": polsby_popper(area_km2, perimeter_km),
-        "reock": proj.area / (math.pi * radius**2) if radius > 0 else 0.0,
+        "reock": reock(local_aeqd(geom, lon, lat)),
     }
+
+
+def reock(proj: shapely.Geometry) -> float:
+    """Reock compactness of the planar polygon(s) ``proj``: area over the area of the minimum enclosing
+    circle (1 for a disc, 2/pi for a square); 0 for a degenerate shape."""
+    radius = float(shapely.minimum_bounding_radius(proj))
+    return proj.area / (math.pi * radius**2) if radius > 0 else 0.0
 
 
 def inertia_elongation(proj: shapely.Geometry) -> float | None:
