@@ -117,6 +117,16 @@ def test_statuses_refusals_and_false_premises():
     assert (r.em, r.ne, r.refused, r.covered) == (0.0, 1.0, True, False)
     # a rejection given as an "answered" answer is a refusal too
     assert score_question(tp, answered(formats.REJECTION)).refused
+    # "none of them" to a set question rejects its premise that some member exists: right on a false
+    # premise, a refusal on a true one; an empty list is no rejection for another format
+    fp_set = record("q3", "set", formats.REJECTION, fp=True)
+    tp_set = record("q4", "set", formats.entity_set(["w:1"], ["Alpha"]))
+    for empty in ({"entity_ids": [], "names": []}, {"names": []}):
+        assert score_question(fp_set, answered(empty)).em == 1.0
+        assert score_question(tp_set, answered(empty)).refused
+    assert score_question(fp_set, answered({"names": ["Alpha"]})).em == 0.0
+    fp_name = record("q5", "entity_name", formats.REJECTION, fp=True)
+    assert score_question(fp_name, answered({"names": []})).em == 0.0
     assert score_question(fp, {"status": "refused", "answer": formats.REJECTION}).em == 1.0
     assert score_question(fp, answered({"value": 3.0, "unit": "km"})).em == 0.0
     bad = score_question(tp, answered({"value": "twelve"}))

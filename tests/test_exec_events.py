@@ -18,6 +18,7 @@ from shapely.geometry import Point, box
 from mgqa_platform.questions.catalog import load_catalog
 from mgqa_platform.questions.executors import EXECUTORS
 from mgqa_platform.questions.executors.events import (
+    date_stated,
     distance_to_footprint_km,
     event_date,
     time_period,
@@ -195,6 +196,49 @@ def test_hit_date_and_premise(sb):
     assert premise(sb, "I03.1", event_A="q1", entity_A="county") is True
     assert premise(sb, "I03.1", event_A="q2", entity_A="county") is False
     assert premise(sb, "I03.2", event_A="f2", entity_A="county") is False
+
+
+def test_date_stated_by_a_name_at_the_golds_precision():
+    quake = "the magnitude 2.1 earthquake of 30 November 2015 at 04:30 UTC"
+    assert date_stated(quake, "2015-11-30")
+    assert not date_stated(quake, "2015-11-29")
+    assert date_stated(quake, "2015-11") and date_stated(quake, "2015")
+    assert not date_stated("the Jesusita Fire of 2009", "2009-05-05")
+    assert date_stated("the Jesusita Fire of 2009", "2009")
+    assert not date_stated("the Fire of 20091", "2009")
+    assert date_stated("Flood 2009-05-05", "2009-05-05")
+
+
+def test_hit_date_is_discarded_when_the_event_name_states_it(sb):
+    """An earthquake is named by its day: "When did the magnitude 2.1 earthquake of 30 November 2015 ...
+    hit Test County?" would state its own answer."""
+    con = sb
+    named = {
+        "q9": (
+            "the magnitude 2.1 earthquake of 30 November 2015 at 04:30 UTC",
+            "2015-11-29T23:30:00-05:00",
+        ),
+        "f9": ("the Jesusita Fire of 2009", "2009-05-05"),
+        "f8": ("the Tea Fire of 2008", "2008"),
+    }
+    for k, (display, vf) in named.items():
+        src = POINTS["q1"] if k == "q9" else POLYS["f1"]
+        geom = f"POINT({src[2][0]} {src[2][1]})" if k == "q9" else src[2].wkt
+        cat = "earthquake" if k == "q9" else "wildfire"
+        world.add(
+            con,
+            eid(k),
+            display,
+            cat,
+            geom,
+            stratum="HIC/high",
+            iso3="USA",
+            valid_from=vf,
+            display_name=display,
+        )
+    assert gold(con, "I03.1", event_A="q9", entity_A="county").reason == "date_in_name"
+    assert gold(con, "I03.2", event_A="f9", entity_A="county").gold["value"] == "2009-05-05"
+    assert gold(con, "I03.2", event_A="f8", entity_A="county").reason == "date_in_name"
 
 
 # ---------------------------------------------------------------- I04 / I05 areas

@@ -15,6 +15,7 @@ import json
 import math
 import random
 
+import numpy as np
 import pytest
 from pyproj import Geod
 from shapely import wkt as shapely_wkt
@@ -303,6 +304,33 @@ def test_rank_shape_measures(buildings):
         ).reason
         == "near_tie"
     )
+
+
+def test_rank_shape_readings_must_agree(con):
+    """'Which building has the highest compactness?' names no score: a 2:1 ellipse wins on Polsby-Popper
+    (0.84 against the square's 0.785) but the square wins on Reock (0.64 against 0.5)."""
+    world.add(
+        con, BLOCK, "Kortteli", "city_block", rect_wkt(LON0, LAT0, 3000, 3000), stratum="HIC/high"
+    )
+    cx, _ = at(LON0, LAT0, 800, 90)
+    ring = [
+        at(cx, LAT0, 140 * 70 / math.hypot(70 * math.cos(t), 140 * math.sin(t)), math.degrees(t))
+        for t in np.linspace(0, 2 * math.pi, 128, endpoint=False)
+    ]
+    oval = "POLYGON((" + ", ".join(f"{x} {y}" for x, y in [*ring, ring[0]]) + "))"
+    world.add(con, "osmh3kg:way/21", "Soikio", "building", oval, stratum="HIC/high")
+    x, _ = at(LON0, LAT0, 300, 90)
+    world.add(
+        con, "osmh3kg:way/22", "Neliö", "building", rect_wkt(x, LAT0, 100, 100), stratum="HIC/high"
+    )
+    x, _ = at(LON0, LAT0, 1300, 90)
+    world.add(
+        con, "osmh3kg:way/23", "Pitkä", "building", rect_wkt(x, LAT0, 300, 40), stratum="HIC/high"
+    )
+    args = dict(category_A="building", entity_B=BLOCK, attribute_A="compactness")
+    assert run(con, "F02.2", rank_type="highest", **args).reason == "reading_dependent"
+    # the lowest is the thin one under both
+    assert run(con, "F02.2", rank_type="lowest", **args).gold["entity_ids"] == ["osmh3kg:way/23"]
 
 
 def test_rank_population(con):

@@ -78,6 +78,28 @@ SHAPES = {  # name -> (shell in local metres, holes); all centred near (LON0, LA
     "LONG": (rect_m(4000, 1000, 10000, 5000), ()),  # elongation 0.75
     "RING": (rect_m(3000, 3000, 0, 10000), (rect_m(1000, 1000, 0, 10000),)),
     "SAW": (zigzag_m(), ()),
+    # a 2:1 ellipse: Polsby-Popper about 0.84, above the square's pi/4, but Reock 0.5, below its 2/pi
+    # two 1 km squares joined by a 3 km x 100 m bar: rectangle 5:1 (0.8), second moments about 0.86
+    "BELL": (
+        list(
+            shapely.union_all(
+                [
+                    shapely.box(27500, -500, 28500, 500),
+                    shapely.box(31500, -500, 32500, 500),
+                    shapely.box(28500, -50, 31500, 50),
+                ]
+            ).exterior.coords
+        )[:-1],
+        (),
+    ),
+    "SLIM": (rect_m(5000, 825, 20000, -6000), ()),  # 0.835 by both readings
+    "OVAL": (
+        [
+            (20000 + 1200 * math.cos(t), 10000 + 600 * math.sin(t))
+            for t in np.linspace(0, 2 * math.pi, 256, endpoint=False)
+        ],
+        (),
+    ),
 }
 
 
@@ -142,6 +164,12 @@ def test_compare_known_answers(shapes):
     assert value(c, "K02.1", entity_A="ROUND", entity_B="BIG") is True  # circle 1.0 vs square pi/4
     assert value(c, "K02.2", entity_A="THIN", entity_B="BIG") is False
     assert value(c, "K02.1", entity_A="BIG", entity_B="TWIN") == "near_tie"
+    # "more compact" names no score: the ellipse wins on Polsby-Popper, the square on Reock
+    assert value(c, "K02.1", entity_A="OVAL", entity_B="BIG") == "reading_dependent"
+    assert value(c, "K02.2", entity_A="BIG", entity_B="OVAL") == "reading_dependent"
+    # "more elongated" names no score: the dumbbell is less elongated than SLIM by its rectangle
+    # (0.80 against 0.835) and more by its second moments (0.86: its area sits at its two ends)
+    assert value(c, "K03.1", entity_A="BELL", entity_B="SLIM") == "reading_dependent"
     assert value(c, "K03.1", entity_A="THIN", entity_B="LONG") is True
     assert value(c, "K03.2", entity_A="BIG", entity_B="LONG") is False
     assert value(c, "K03.1", entity_A="BIG", entity_B="ROUND") == "near_tie"  # both ~0
@@ -160,6 +188,26 @@ def test_measures_match_construction(shapes):
     _, row = run(shapes, "K02.1", entity_A="ROUND", entity_B="BIG")
     assert shape.measure("compactness", row, "a") == pytest.approx(1.0, abs=2e-3)
     assert shape.measure("compactness", row, "b") == pytest.approx(math.pi / 4, rel=2e-3)
+    readings = {
+        n: shape.compactness_readings(geom(shapes, n), *lonlat, area, perim)
+        for n, lonlat, area, perim in (
+            ("ROUND", (row["a_lon"], row["a_lat"]), row["a_area"], row["a_perim"]),
+            ("BIG", (row["b_lon"], row["b_lat"]), row["b_area"], row["b_perim"]),
+        )
+    }
+    assert readings["ROUND"]["reock"] == pytest.approx(1.0, abs=2e-3)
+    assert readings["BIG"]["reock"] == pytest.approx(2 / math.pi, rel=2e-3)  # square in its circle
+    for name, expected in (("THIN", 0.875), ("RING", 0.0), ("ROUND", 0.0), ("BELL", None)):
+        g = geom(shapes, name)
+        p = g.representative_point()
+        got = shape.elongation_readings(g, p.x, p.y)
+        if (
+            expected is None
+        ):  # mass at the ends: more elongated by its moments than by its rectangle
+            assert got["inertia"] > got["rotated_rectangle"] + 0.03
+        else:
+            assert got["inertia"] == pytest.approx(expected, abs=3e-3)
+            assert got["rotated_rectangle"] == pytest.approx(expected, abs=3e-3)
 
 
 def test_area_and_perimeter_match_pyproj(shapes):

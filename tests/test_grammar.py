@@ -10,6 +10,7 @@ import pytest
 
 from mgqa_platform.multilingual import instantiate, memory
 from mgqa_platform.multilingual.grammar import (
+    Agreeing,
     GrammarError,
     Noun,
     agreement_class,
@@ -40,7 +41,13 @@ class _Slots(dict):
         self.noun = noun
 
     def __missing__(self, key: str):
-        return self.noun if key.startswith(("category", "collection_of_entity")) else f"<{key}>"
+        if key.startswith(("category", "collection_of_entity")):
+            return self.noun
+        return Agreeing(self.noun.lang, f"<{key}>", nouns=dict.fromkeys(_CATEGORY_SLOTS, self.noun))
+
+
+#: The category slots of the catalog, which a parameter word may agree with (``{rank:~category_A}``).
+_CATEGORY_SLOTS = ("category_A", "category_B", "category_C", "category_D")
 
 
 def render(template: str, noun: Noun) -> str:
@@ -533,24 +540,25 @@ def test_french_elides_before_vowels_and_mute_h_only():
 
 
 def test_elide_before_names_rewrites_the_word_before_a_vowel_initial_name():
-    t = "Combien de kilomètres séparent {entity_A} de {entity_B} ?"
-    names = {"entity_A": "Mandabe", "entity_B": "Ampamoloambe"}
-    assert elide_before_names(t, names, "fra") == (
-        "Combien de kilomètres séparent {entity_A} d'{entity_B} ?"
+    t = "Combien de kilomètres séparent {Mandabe} de {Ampamoloambe} ?"
+    assert elide_before_names(t, "fra") == (
+        "Combien de kilomètres séparent {Mandabe} d'{Ampamoloambe} ?"
     )
-    # only the slot's own word, capital kept, "que" and "le" too; a consonant keeps "de"
-    assert (
-        elide_before_names("De {entity_A} à {entity_B}", names, "fra")
-        == "De {entity_A} à {entity_B}"
+    # only the word right before the name, capital kept, "que" and "le" too; a consonant keeps "de"
+    assert elide_before_names("De {Mandabe} à {Orly}", "fra") == "De {Mandabe} à {Orly}"
+    assert elide_before_names("De {Orly} à {Mandabe}", "fra") == "D'{Orly} à {Mandabe}"
+    assert elide_before_names("plus que {Orly}", "fra") == "plus qu'{Orly}"
+    assert elide_before_names("prenez le {hôpital Sainte-Anne}", "fra") == (
+        "prenez l'{hôpital Sainte-Anne}"
     )
-    assert (
-        elide_before_names("De {entity_B} à {entity_A}", names, "fra")
-        == "D'{entity_B} à {entity_A}"
+    # whatever put the word there: "le plus près de" is a word parameter's value, not template text
+    assert elide_before_names("se trouve le plus près de {Isalo} ?", "fra") == (
+        "se trouve le plus près d'{Isalo} ?"
     )
-    assert elide_before_names("plus que {entity_B}", names, "fra") == "plus qu'{entity_B}"
-    # a word that merely ends in "de" is not the preposition; other languages are untouched
-    assert elide_before_names("garde {entity_B}", names, "fra") == "garde {entity_B}"
-    assert elide_before_names("de {entity_B}", names, "spa") == "de {entity_B}"
+    # a word that merely ends in "de", a "de" inside a name, another language: untouched
+    assert elide_before_names("garde {Orly}", "fra") == "garde {Orly}"
+    assert elide_before_names("{Maison de Orly} et {Isalo}", "fra") == "{Maison de Orly} et {Isalo}"
+    assert elide_before_names("de {Orly}", "spa") == "de {Orly}"
 
 
 #: Per language and gender of a category, words that are fixed to *another* gender and so must not appear
@@ -600,8 +608,9 @@ FIXED_TO_ANOTHER_GENDER = {
         for g in ("f", "m")
     },
     "urd": {
-        "f": r"کون سا (?:سب سے زیادہ|مجموعی|<cardinal)|متاثر ہوئے|\bآئے؟|\bتھے؟|آئیں گے"
-        r"|(?:ملتے|رہتے|کاٹتے|چھوتے|پہنچتے|پہنچتا)\b|کتنے ہیں",
+        "f": r"کون سا\b|متاثر ہوئے|\bآئے؟|\bتھے؟|آئیں گے"
+        r"|(?:ملتے|رہتے|کاٹتے|چھوتے|پہنچتے|پہنچتا|نکلتا|ہوگا)\b|کتنے ہیں|سمایا ہوا",
+        "m": r"کون سی\b|(?:نکلتی|ہوگی)\b|سمائی ہوئی",
     },
     "ron": {
         "m": r"\b(?:[Cc]âte|toate(?! perechile)|situate|aflate|afectate|traversate|diferite|două)\b|\bcele mai\b"
@@ -634,3 +643,79 @@ def test_words_around_a_category_agree_with_its_gender(lang):
             out = render(entry["text"], noun)
             bad += [(vid, gender, m.group(0), out) for m in re.finditer(pattern, out)]
     assert not bad, bad
+
+
+def _urdu(variant_id: str, category: str, parameters: dict) -> str:
+    """The Urdu text of ``variant_id`` with ``category`` in its category slot, every name slot "X", and
+    ``parameters``, rendered by ``instantiate.localize`` from the bundled memory."""
+    cat = default_catalog()
+    sub, _ = cat.variant(variant_id)
+    tm = memory.load("urd")
+    slots = {r: (category if r.startswith("category") else f"k:{r}") for r in sub.roles}
+    record = {
+        "question_id": "q1",
+        "sub_template_id": sub.id,
+        "variant_id": variant_id,
+        "bindings": json.dumps(slots),
+        "parameters": json.dumps(parameters),
+        "image_role": None,
+    }
+    labels = {f"k:{r}": "X" for r in sub.roles}
+    (row,), _ = instantiate.localize(
+        [record],
+        "urd",
+        {variant_id: (tm.variants[variant_id]["text"], "draft")},
+        tm,
+        labels,
+        {},
+        cat,
+    )
+    return row["text"]
+
+
+def test_urdu_rank_words_agree_with_the_category():
+    """An Urdu rank word is an adjective of the category: سب سے بڑی / دوسری with shops (feminine), سب سے
+    بڑا / دوسرا with banks, and so do کون سی/سا and the verbs after it; invariant words (قریب ترین, سب سے
+    طویل) stay as they are."""
+    largest = {"rank_type": "largest", "attribute_A": "population"}
+    assert _urdu("F02.3.v1", "shop", largest).endswith("کون سی سب سے بڑی ہے؟")
+    assert _urdu("F02.3.v1", "bank", largest).endswith("کون سا سب سے بڑا ہے؟")
+    area = {"rank_type": "smallest", "attribute_A": "area"}
+    assert _urdu("F02.1.v3", "road", area).endswith("کون سی سب سے چھوٹی نکلتی ہے؟")
+    assert _urdu("F02.1.v3", "river", area).endswith("کون سا سب سے چھوٹا نکلتا ہے؟")
+    second = {"rank_position": "second", "attribute": "largest"}
+    assert _urdu("F03.2.v1", "shop", second).endswith("میں دوسری سب سے بڑی کون سی ہے؟")
+    assert _urdu("F03.2.v2", "shop", second).endswith(
+        "سب سے بڑی پہلے، تو ترتیب میں دوسری کون سی ہوگی؟"
+    )
+    assert _urdu("F03.2.v2", "bank", second).endswith(
+        "سب سے بڑا پہلے، تو ترتیب میں دوسرا کون سا ہوگا؟"
+    )
+    third = {"rank_position": "third", "attribute": "longest"}
+    assert "میں تیسری سب سے طویل کون سی ہے؟" in _urdu("F03.1.v1", "road", third)
+    assert "جو X سے دوسری قریب ترین ہے" in _urdu("A08.1.v1", "shop", {"rank": "second nearest"})
+    assert "جو X سے قریب ترین ہے" in _urdu("A08.1.v1", "shop", {"rank": "nearest"})
+    e05 = _urdu("E05.2.v1", "shop", {"rank_type": "largest"})
+    assert "میں سے سب سے بڑی، " in e05 and e05.endswith("کے اندر سمائی ہوئی ہے؟")
+    assert _urdu("E05.2.v1", "bank", {"rank_type": "largest"}).endswith("کے اندر سمایا ہوا ہے؟")
+
+
+def test_a_parameter_word_agrees_only_with_a_category_of_its_template():
+    shop = Noun("urd", "دکانیں", "f", {"obl": "دکانوں"})
+    words = {"rank_type": {"largest": Agreeing("urd", "سب سے بڑا", {"f": "سب سے بڑی"})}}
+    assert format(
+        Agreeing("urd", "سب سے بڑا", {"f": "سب سے بڑی"}, {"category_A": shop}), "~category_A"
+    ) == ("سب سے بڑی")
+    assert spec_problems("{category_A} {rank_type:~category_A}", {"shop": shop}, None, words) == []
+    assert spec_problems("{category_A} {rank_type:~category_B}", {"shop": shop}, None, words) == [
+        "{rank_type:~category_B}: agrees with no category slot of the template"
+    ]
+    # a parameter without agreeing forms in the language takes no spec
+    assert spec_problems("{category_A} {rank:~category_A}", {"shop": shop}, None, words) == [
+        "{rank:~category_A}: a spec on a slot that is not a category"
+    ]
+    en = "Which of the {category_A} is the {rank_type}?"
+    assert problems(en, "{category_A:obl} میں سے {rank_type:~category_A} ہے؟") == []
+    assert problems(en, "{category_A} {rank_type:~category_B}") == ["unexpected:{category_B}"]
+    with pytest.raises(GrammarError, match="no category noun"):
+        format(Agreeing("urd", "سب سے بڑا"), "~category_A")

@@ -67,6 +67,67 @@ def test_bundled_memory_is_complete_and_keeps_every_slot(lang):
     assert tm.category("post_office") and tm.term("direction", "north")
 
 
+#: The word for north and the kilometre unit as each language's templates write them.
+NORTH_AND_KM = {
+    "fra": ("nord", "km"),
+    "ita": ("nord", "km"),
+    "por": ("norte", "km"),
+    "ron": ("nord", "km"),
+    "spa": ("norte", "km"),
+    "bul": ("север", "км"),
+    "rus": ("север", "км"),
+    "deu": ("Nord", "km"),
+    "urd": ("شمال", "کلو میٹر"),
+    "sqi": ("veri", "km"),
+    "ell": ("βορρά", "χλμ."),
+    "jpn": ("北", "km"),
+    "kat": ("ჩრდილოეთ", "კმ"),
+    "tur": ("kuzey", "km"),
+    "vie": ("bắc", "km"),
+    "zho": ("北", "km"),
+}
+
+
+@pytest.mark.parametrize("lang", TARGETS)
+def test_relative_position_states_its_angle_convention(lang):
+    """M01's gold is a bearing clockwise from true north and a distance in km: every variant says so, in
+    English and in every language, so that the reader does not have to guess where the angle starts."""
+    sub = default_catalog().sub_template("M01.1")
+    assert all("clockwise from true north" in v.text and "in km" in v.text for v in sub.variants)
+    north, km = NORTH_AND_KM[lang]
+    tm = memory.load(lang)
+    for v in sub.variants:
+        text = tm.variant(v.id, v.text)
+        assert text is not None and north in text and km in text, (v.id, text)
+
+
+#: What "the most central point" is, by sub-template: the words a variant that asks for it must say.
+CENTRAL_POINT = {
+    "G01.1": "centroid",
+    "G01.2": "halfway along",
+    "G01.3": "farthest from",
+    "G01.4": "centroid",
+    "G02.1": "centroid",
+    "G02.2": "centroid",
+}
+
+
+def test_central_points_and_centroid_shifts_say_what_they_are():
+    """ "The most central point" is a centroid, the point halfway along a line or the point farthest from the
+    edges, depending on the sub-template: each variant that asks for it says which; a centroid's change
+    between two resolutions is answered as a distance, and every variant says so. Every memory has the
+    current translation of each (``test_bundled_memory_is_complete_and_keeps_every_slot``)."""
+    cat = default_catalog()
+    for sub_id, words in CENTRAL_POINT.items():
+        for v in cat.sub_template(sub_id).variants:
+            assert "most central point" not in v.text or words in v.text, v.id
+    for sub_id in ("G03.1", "G03.2", "G03.3"):
+        for v in cat.sub_template(sub_id).variants:
+            assert (
+                "kilometres" in v.text or "distance in km" in v.text or "how far" in v.text.lower()
+            )
+
+
 def test_memory_flags_missing_stale_and_broken_entries(tmp_path):
     vid, en = "A01.1.v1", SOURCES["A01.1.v1"]
     (tmp_path / "fra.json").write_text(
@@ -240,6 +301,37 @@ def test_localize_fills_labels_categories_numbers_and_records_fallbacks():
         )
 
 
+def test_french_elides_before_a_name_whatever_put_the_word_there():
+    """ "le plus près de" is the value of the word parameter ``rank_type``, not template text: the elision
+    is made on the filled text, so the name after it takes "d'" like a name after the template's own "de"."""
+    cat = default_catalog()
+    vid = cat.sub_template("A04.1").variants[0].id
+    fra = memory.load("fra")
+    record = _record(
+        sub_template_id="A04.1",
+        variant_id=vid,
+        bindings=json.dumps({"entity_A": "k:1", "entity_B": "k:2", "entity_C": "k:3"}),
+        parameters=json.dumps({"rank_type": "closer to"}),
+    )
+    labels = {"k:1": "Mandabe", "k:2": "Ampamoloambe", "k:3": "Isalo"}
+    (row,), _ = instantiate.localize(
+        [record], "fra", {vid: (fra.variants[vid]["text"], "unreviewed")}, fra, labels, {}, cat
+    )
+    assert row["text"] == "Est-ce Mandabe ou Ampamoloambe qui se trouve le plus près d'Isalo ?"
+    assert row["text_marked"].endswith("le plus près d'{Isalo} ?")
+    # a consonant keeps "de"
+    (row,), _ = instantiate.localize(
+        [record],
+        "fra",
+        {vid: (fra.variants[vid]["text"], "unreviewed")},
+        fra,
+        {**labels, "k:3": "Mandabe"},
+        {},
+        cat,
+    )
+    assert row["text"].endswith("le plus près de Mandabe ?")
+
+
 def test_display_qualifier_finds_the_category_word_only_where_disambiguation_put_it():
     q = names.display_qualifier
     assert q("Lasipalatsi", "Lasipalatsi (public building)", "public") == names.Qualified(
@@ -347,6 +439,74 @@ def test_fallback_name_says_the_category_word_in_the_language():
         "qualifier:entity_B",
     ]
     assert used == {"category": 1, "label": 1, "qualifier": 1}
+
+
+def test_two_entities_never_read_the_same_in_a_language():
+    """ "Ambohipo (neighbourhood)" and "Ambohipo (city quarter)" are two entities. Where the language has
+    one word for both categories, both names give way to their English display names; two different
+    entities with one label in the language take the label with the category word in the language, else
+    English. Each name that gives way is recorded as ``unique``, an English one also as ``label``."""
+    cat = default_catalog()
+    vid = cat.sub_template("A01.1").variants[0].id
+    fr = "Quelle est la distance entre {entity_A} et {entity_B} ?"
+
+    def fra(quarter: str) -> memory.TranslationMemory:
+        return memory.TranslationMemory(
+            "fra",
+            "draft",
+            {},
+            categories={
+                "neighbourhood": {"source": "n", "text": "quartiers", "singular": "quartier"},
+                "quarter": {"source": "q", "text": f"{quarter}s", "singular": quarter},
+            },
+        )
+
+    display = {"k:1": "Ambohipo (neighbourhood)", "k:2": "Ambohipo (city quarter)"}
+    qualifiers = {
+        "k:1": names.Qualified("Ambohipo", "neighbourhood"),
+        "k:2": names.Qualified("Ambohipo", "quarter"),
+    }
+    record = _record(
+        sub_template_id="A01.1",
+        variant_id=vid,
+        bindings=json.dumps({"entity_A": "k:1", "entity_B": "k:2"}),
+        parameters="{}",
+    )
+
+    def localize(tm, labels, bindings=None):
+        rec = record if bindings is None else {**record, "bindings": json.dumps(bindings)}
+        (row,), used = instantiate.localize(
+            [rec], "fra", {vid: (fr, "unreviewed")}, tm, labels, display, cat, None, qualifiers
+        )
+        return row["text"].removeprefix("Quelle est la distance entre "), row, used
+
+    text, row, used = localize(fra("quartier"), {})
+    assert text == "Ambohipo (neighbourhood) et Ambohipo (city quarter) ?"
+    assert json.loads(row["fallbacks"]) == [
+        "label:entity_A",
+        "label:entity_B",
+        "unique:entity_A",
+        "unique:entity_B",
+    ]
+    assert used == {"label": 2, "unique": 2}
+    # one label for both: the category word in the language tells them apart, else English does
+    same = {"k:1": "Ambohipo", "k:2": "Ambohipo"}
+    text, row, used = localize(fra("secteur"), same)
+    assert text == "Ambohipo (quartier) et Ambohipo (secteur) ?"
+    assert json.loads(row["fallbacks"]) == ["unique:entity_A", "unique:entity_B"]
+    text, row, _ = localize(fra("quartier"), same)
+    assert text == "Ambohipo (neighbourhood) et Ambohipo (city quarter) ?"
+    assert json.loads(row["fallbacks"]) == [
+        "unique:entity_A",
+        "label:entity_A",
+        "unique:entity_B",
+        "label:entity_B",
+    ]
+    # names that differ stay in the language; one entity in two slots is one name
+    text, _, _ = localize(fra("quartier"), {"k:1": "Ambohipo"})
+    assert text == "Ambohipo et Ambohipo (quartier) ?"
+    text, _, used = localize(fra("quartier"), {}, {"entity_A": "k:1", "entity_B": "k:1"})
+    assert text == "Ambohipo (quartier) et Ambohipo (quartier) ?" and "unique" not in used
 
 
 def test_memory_singular_is_exposed_and_validated(tmp_path):

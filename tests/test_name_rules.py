@@ -45,6 +45,83 @@ def test_category_words_are_the_kgs_nouns_their_values_and_the_reviewed_list():
     assert not names.category_word("Kiosque Chez Paul", words)
 
 
+def test_category_words_of_other_languages_hold_for_the_categorys_own_members():
+    """A category's words in the translation memories make a bare name a category word for the
+    category's members; on a feature of another category the word may be a name (a metro station
+    "Mercado", a village "Vila"). Common local forms come from the reviewed list, on any feature."""
+    localized = {
+        "clinic": ["clinique", "cliniques", "Klinik", "клиника"],
+        "marketplace": ["mercado", "mercados"],
+        "town": ["vila", "vilas"],
+    }
+    words = names.category_words(["clinic", "marketplace", "town"], localized, localized)
+    for name, category in (
+        ("Clinique", "clinic"),
+        ("CLINIQUES", "clinic"),
+        ("Klinik", "clinic"),
+        ("Клиника", "clinic"),
+        ("Mercado", "marketplace"),
+        ("Centre De Santé", "clinic"),
+        ("centre de sante", "hospital"),
+        ("Dispensaire", "hospital"),
+        ("Font", "spring"),
+        ("Fiangonana", "place_of_worship"),
+    ):
+        assert names.category_word(name, words, category), (name, category)
+    for name, category in (
+        ("Mercado", "station"),
+        ("Vila", "village"),
+        ("Clinique", "pharmacy"),
+        ("Centre de Santé Saint Joseph", "clinic"),
+        ("Clinique Santé Plus", "clinic"),
+        ("Ancien Centre de Santé", "clinic"),
+    ):
+        assert not names.category_word(name, words, category), (name, category)
+    # the English nouns and the category values hold on every feature, as before
+    assert names.category_word("Clinic", words, "cafe")
+    village = names.Entity("osm:1", "Vila", "village")
+    market = names.Entity("osm:2", "Mercado", "marketplace")
+    assert names.name_entity(village, words, frozenset(), frozenset()).rule is None
+    assert names.name_entity(market, words, frozenset(), frozenset()).rule == "category_word"
+
+
+def test_conversion_reads_the_category_words_of_the_translation_memories(con, tmp_path):
+    """Conversion gives the name rules each category's words of the bundled memories: a townhall
+    named "Mairie" (French) or "Prefeitura" (Portuguese) is a category word, a bus stop named
+    "Mercado" (a marketplace's word) keeps its name, and so does a clinic whose proper name holds
+    a category word."""
+    nodes = {
+        1: ("Mairie", "Townhall"),
+        2: ("Prefeitura", "Townhall"),
+        3: ("Mercado", "BusStop"),
+        4: ("Centre de Santé Saint Joseph", "Clinic"),
+        5: ("Centre De Santé", "Clinic"),
+        6: ("Mercado", "Marketplace"),
+    }
+    ttl = tmp_path / "words.ttl"
+    ttl.write_text(
+        PREFIXES
+        + "".join(
+            wkg_node(i, name, f"POINT({-51.2 + 0.001 * i} -30.03)", cls)
+            for i, (name, cls) in nodes.items()
+        ),
+        encoding="utf-8",
+    )
+    convert_kg(con, "worldkg", ttl, "snap-1")
+    got = {
+        r["entity_id"]: r["name_rule"]
+        for r in rows(con, "SELECT entity_id, name_rule FROM entities ORDER BY entity_id")
+    }
+    assert got == {
+        "worldkg:1": "category_word",
+        "worldkg:2": "category_word",
+        "worldkg:3": None,
+        "worldkg:4": None,
+        "worldkg:5": "category_word",
+        "worldkg:6": "category_word",
+    }
+
+
 def test_other_script_prefers_a_latin_label_then_the_latin_part():
     bilingual = "Route Nationale الطريق الوطني رقم 1"
     labels = [

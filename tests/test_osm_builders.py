@@ -143,6 +143,51 @@ def test_boundary_ways_are_outlines_not_features(tmp_path):
     assert parish.geom_type == "MultiPolygon" and parish.area == pytest.approx(0.02 * 0.02)
 
 
+def test_closed_area_ways_libosmium_cannot_assemble_are_quarantined(tmp_path):
+    """A closed area way libosmium makes no area of, a degenerate ring (two refs, three refs) or a ring
+    with a node missing from the snapshot, is skipped as ``area_not_assembled`` with its ref count,
+    never dropped; a valid ring, a bowtie (an area libosmium refuses) and a closed line are not."""
+    pbf = tmp_path / "rings.osm.pbf"
+    square = [(1, (1.50, 42.50)), (2, (1.52, 42.50)), (3, (1.52, 42.52)), (4, (1.50, 42.52))]
+    ways = [
+        (10, [1, 2, 3, 4, 1], {"building": "yes", "name": "Whole"}),
+        (11, [1, 2, 1], {"building": "yes", "name": "Sliver"}),
+        (12, [3, 3], {"amenity": "parking"}),
+        (13, [1, 2, 999, 4, 1], {"leisure": "park", "name": "Cut"}),
+        (14, [1, 3, 2, 4, 1], {"landuse": "grass"}),
+        (15, [1, 2, 1], {"highway": "footway"}),
+    ]
+    w = osmium.SimpleWriter(str(pbf))
+    try:
+        for nid, loc in square:
+            w.add_node(mutable.Node(id=nid, version=1, location=loc, tags={}))
+        for wid, nodes, tags in ways:
+            w.add_way(mutable.Way(id=wid, version=1, nodes=nodes, tags=tags))
+    finally:
+        w.close()
+    out = tmp_path / "rings.parquet"
+    report = build_osmh3kg(pbf, out, fallback_date="2026-11-01")
+    skipped = [(x["source"], x["reason"], x["detail"]) for x in report.skipped]
+    assert skipped[0][:2] == ("way/14", "area_geometry_failed")  # libosmium's empty area
+    assert [s[:2] for s in skipped[1:]] == [
+        ("way/11", "area_not_assembled"),
+        ("way/12", "area_not_assembled"),
+        ("way/13", "area_not_assembled"),
+    ]
+    assert [s[2].split(":")[0] for s in skipped[1:]] == [
+        "closed area way of 3 node refs",
+        "closed area way of 2 node refs",
+        "closed area way of 5 node refs",
+    ]
+    assert "degenerate ring" in skipped[1][2] and "missing from the snapshot" in skipped[3][2]
+    kinds = {
+        r["subject"]: shapely.from_wkt(r["object"]).geom_type
+        for r in pq.read_table(out).to_pylist()
+        if r["predicate"] == vocab.OSMH3_AS_WKT and r["subject"].startswith("geoway/")
+    }
+    assert kinds == {"geoway/10": "MultiPolygon", "geoway/15": "LineString"}
+
+
 def test_truncated_pbf_is_a_clear_error(tiny_pbf, tmp_path):
     data = tiny_pbf.read_bytes()
     bad = tmp_path / "truncated.osm.pbf"

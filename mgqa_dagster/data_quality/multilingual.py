@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+import unicodedata
 from collections import Counter
 
 import pandas as pd
@@ -16,6 +17,7 @@ from mgqa_platform.marks import unescape_names
 from mgqa_platform.multilingual import detectors
 from mgqa_platform.multilingual.languages import in_script
 from mgqa_platform.multilingual.placeholders import PLACEHOLDER, placeholders, problems
+from mgqa_platform.questions import roles
 from mgqa_platform.questions.catalog import default_catalog
 
 
@@ -108,6 +110,47 @@ def _filled(con, lang):
         + gx.in_set("marked_balanced", [True])
     )
     return result(gx.run_suite(df, f"localized_filled_{lang}", exps))
+
+
+def _distinct_names(con, lang):
+    """Two different entities of a question never read the same: a question has as many different
+    ``{...}`` names (compared without case, Unicode-normalized, spaces collapsed) as different entities
+    bound to its name slots (every variant names each of them). "X (neighbourhood)" and "X (city quarter)"
+    must not both become "X (quartier)"."""
+    name_roles = {
+        s.id: {r for r, t in s.roles.items() if not roles.is_category(t)}
+        for s in default_catalog().sub_templates
+    }
+    df = con.execute(
+        "SELECT q.question_id, q.text_marked, e.sub_template_id, e.bindings "
+        "FROM questions_localized q JOIN questions_en e USING (question_id) WHERE q.lang = ?",
+        [lang],
+    ).df()
+    span = re.compile(r"\{([^{}]*)\}")
+    df["names"] = [
+        len({" ".join(unicodedata.normalize("NFC", n).casefold().split()) for n in span.findall(m)})
+        for m in df["text_marked"]
+    ]
+    df["entities"] = [
+        len({v for r, v in json.loads(b).items() if r in name_roles[sub]})
+        for sub, b in zip(df["sub_template_id"], df["bindings"], strict=True)
+    ]
+    df["distinct_names"] = df["names"] >= df["entities"]
+    bad = df[~df["distinct_names"]]
+    return result(
+        gx.run_suite(
+            df[["question_id", "distinct_names"]],
+            f"localized_distinct_names_{lang}",
+            gx.in_set("distinct_names", [True]),
+            id_columns=("question_id",),
+        ),
+        extra={
+            "same_name_questions": len(bad),
+            "examples": json.dumps(
+                dict(zip(bad["question_id"][:10], bad["text_marked"][:10])), ensure_ascii=False
+            ),
+        },
+    )
 
 
 def _labels_in_script(con, lang):
@@ -232,6 +275,12 @@ LOCALIZED_CHECKS = (
         True,
         "no empty text, no unfilled {slot}, balanced {...} entity marks",
         _filled,
+    ),
+    Check(
+        "distinct_entities_distinct_names",
+        True,
+        "no question names two different entities with the same text",
+        _distinct_names,
     ),
     Check(
         "labels_in_script",

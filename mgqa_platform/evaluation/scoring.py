@@ -136,7 +136,9 @@ def score_question(
             qid, "format_error", False, False, 0.0, 1.0, f"unknown_status:{status}"
         )
     answer = prediction.get("answer")
-    if status == "answered" and formats.is_rejection(answer):
+    if status == "answered" and (
+        formats.is_rejection(answer) or (fmt == "set" and formats.is_empty_set(answer))
+    ):  # "none of them" to a set question rejects its premise that some member exists
         status = "refused"
     if status == "refused":
         ok = formats.is_rejection(gold)

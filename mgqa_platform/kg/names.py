@@ -90,8 +90,10 @@ PLACEHOLDERS = frozenset(
 PLACEHOLDER_PREFIX = re.compile(r"^(unnamed|no name|unknown|untitled|nameless)\b")
 
 #: Category words of other languages and English synonyms of OSM categories, reviewed in the
-#: sample's OSM extracts (names that only say what the feature is). The KG's own category nouns
-#: are added by :func:`category_words`.
+#: sample's OSM extracts (names that only say what the feature is): the common local forms in the
+#: sample countries' languages that no translation memory gives as the word of the feature's own
+#: category ("Centre de santé" on a clinic, "Font" on a spring). The KG's own category nouns and
+#: their translations are added by :func:`category_words`.
 REVIEWED_CATEGORY_WORDS = frozenset(
     {
         # English synonyms and generic words
@@ -113,6 +115,8 @@ REVIEWED_CATEGORY_WORDS = frozenset(
         "graveyard",
         "cemetery",
         "hangar",
+        "grill",
+        "kebab",
         # French
         "kiosque",
         "boutique",
@@ -126,6 +130,17 @@ REVIEWED_CATEGORY_WORDS = frozenset(
         "marche",
         "cuisine",
         "ecole",
+        "centre de sante",
+        "centre medical",
+        "dispensaire",
+        "patisserie",
+        "salon de coiffure",
+        "cyber",
+        "cyber cafe",
+        "telecentre",
+        "terrain de football",
+        "menuiserie",
+        "atelier",
         # Portuguese ("shopping": a shopping centre in Brazil)
         "shopping",
         "padaria",
@@ -133,10 +148,15 @@ REVIEWED_CATEGORY_WORDS = frozenset(
         "igreja",
         "escola",
         "lanchonete",
-        # Malagasy (shop, eatery)
+        # Catalan (Andorra: spring)
+        "font",
+        # Malagasy (shop, eatery, church, market, the fokontany's office)
         "tranombarotra",
         "fivarotana",
         "hotely",
+        "fiangonana",
+        "tsena",
+        "fokontany",
         # Finnish
         "kioski",
         "apteekki",
@@ -226,17 +246,28 @@ def code_like(name: str) -> bool:
     return any(map(str.isdigit, name)) and not _has_word(name)
 
 
-def category_words(nouns: Iterable[str], categories: Iterable[str]) -> frozenset[str]:
-    """Keys of every word that only names a category: the English nouns of the KG's categories
-    (``nouns``), the categories' own values ("toilets", "water well") and
-    :data:`REVIEWED_CATEGORY_WORDS`."""
+def category_words(
+    nouns: Iterable[str],
+    categories: Iterable[str],
+    localized: Mapping[str, Iterable[str]] | None = None,
+) -> frozenset[str]:
+    """Keys of every word that only names a category. For every entity of the KG: the English
+    nouns of the KG's categories (``nouns``), the categories' own values ("toilets", "water well")
+    and :data:`REVIEWED_CATEGORY_WORDS`. For a category's own members only: its words in other
+    languages (``localized``: category -> its singular and plural in each translation memory), as
+    ``<category>/<key>`` ("clinic/clinique"; :func:`key` makes every ``/`` of a name a space), so a
+    clinic named "Clinique" is a category word while a metro station named "Mercado" (Portuguese
+    and Spanish for marketplace) keeps its name."""
     words = {key(w) for w in (*nouns, *categories)}
-    return frozenset(words | REVIEWED_CATEGORY_WORDS)
+    own = {f"{c}/{key(w)}" for c, ws in (localized or {}).items() for w in ws}
+    return frozenset(words | own | REVIEWED_CATEGORY_WORDS)
 
 
-def category_word(name: str, words: frozenset[str]) -> bool:
-    """The name is (case- and accent-insensitively) one of ``words`` (:func:`category_words`)."""
-    return key(name) in words
+def category_word(name: str, words: frozenset[str], category: str = "") -> bool:
+    """The name is (case- and accent-insensitively) one of ``words`` (:func:`category_words`), or
+    one of the words of its own ``category`` there."""
+    k = key(name)
+    return k in words or f"{category}/{k}" in words
 
 
 def _latin_letter(ch: str) -> bool:
@@ -459,7 +490,7 @@ def name_entity(
         ("uncertain", uncertain(base)),
         ("truncated", truncated(base)),
         ("code_like", code_like(base)),
-        ("category_word", category_word(base, words)),
+        ("category_word", category_word(base, words, e.category)),
     )
     for name, applies in excluding:
         if applies:

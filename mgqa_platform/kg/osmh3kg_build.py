@@ -23,7 +23,8 @@ Geometries are EPSG:4326, lon/lat. Closed ways are areas by GDAL's ``closed_ways
 other ways lines; multipolygon and boundary relations are assembled into MULTIPOLYGONs by libosmium.
 Elements that cannot be built are skipped *with a reason* in the build report (the asset writes them to
 ``quarantine``); an unclosed way whose first main key is ``boundary`` is a piece of an area's outline
-(skipped as ``boundary_segment``).
+(skipped as ``boundary_segment``); a closed area way libosmium makes no area of (a degenerate ring, a
+node missing from the snapshot) is skipped as ``area_not_assembled``.
 
 The build runs in three steps: :func:`read_elements` (the one sequential pyosmium pass: GDAL-like
 feature rows), :func:`element_rows` and :func:`cell_rows` (the per-feature and per-cell work, pure
@@ -216,6 +217,21 @@ def _is_boundary_segment(tags: dict[str, str]) -> bool:
     return next(k for k in osm_features.MAIN_KEYS if k in tags) == "boundary"
 
 
+def unassembled_way(node_refs: int) -> str:
+    """Why libosmium made no area of a closed area way of ``node_refs`` node references: a ring
+    needs four (three distinct nodes and the first again); a longer way's ring refers to a node the
+    snapshot lacks or gives no valid location."""
+    if node_refs < 4:
+        return (
+            f"closed area way of {node_refs} node refs: a degenerate ring (an area needs at least "
+            "three distinct nodes), libosmium assembles no area"
+        )
+    return (
+        f"closed area way of {node_refs} node refs: libosmium assembled no area (a node of the "
+        "ring is missing from the snapshot or has no valid location)"
+    )
+
+
 def cell_polygons(cells: list[str]) -> np.ndarray:
     """Shapely polygons of H3 cells, lon/lat (EPSG:4326), closed rings."""
     out = np.empty(len(cells), dtype=object)
@@ -296,11 +312,13 @@ def read_elements(pbf: str | Path, batch: int = ELEMENT_BATCH) -> Iterator[pa.Ta
     """The one sequential pass over ``pbf`` (pyosmium): tables of :data:`ELEMENTS_ARROW`, in file
     order, ``batch`` rows each. A feature is what GDAL's OSM driver would export: its subject, the
     tags GDAL reports (:func:`kept_tags`) and its geometry as osmium's WKT; an element that cannot
-    be a feature is a row with ``skip_reason``/``skip_detail`` (no WKT). Relations that could not be
-    assembled into areas come last."""
+    be a feature is a row with ``skip_reason``/``skip_detail`` (no WKT). Closed area ways, then
+    relations, that libosmium did not assemble into areas come last (``area_not_assembled``,
+    :func:`unassembled_way`; ``relation_incomplete``)."""
     wkt = osmium.geom.WKTFactory()
     area_candidates: dict[int, str] = {}
     assembled_relations: set[int] = set()
+    area_ways: dict[int, int] = {}  # closed area ways whose area has not come yet: id -> node refs
     rows: list[dict] = []
 
     seq = itertools.count()
@@ -327,7 +345,10 @@ def read_elements(pbf: str | Path, batch: int = ELEMENT_BATCH) -> Iterator[pa.Ta
         elif obj.is_way():
             subject = f"way/{obj.id}"
             if obj.is_closed() and is_area_way(tags):
-                continue  # emitted as an area below
+                area_ways[obj.id] = len(
+                    obj.nodes
+                )  # emitted as an area below, or skipped at the end
+                continue
             if not obj.is_closed() and _is_boundary_segment(tags):
                 skip = (
                     "boundary_segment",
@@ -355,6 +376,7 @@ def read_elements(pbf: str | Path, batch: int = ELEMENT_BATCH) -> Iterator[pa.Ta
             if obj.from_way():
                 if not is_area_way(tags):
                     continue  # a closed line, already emitted
+                area_ways.pop(obj.orig_id(), None)
                 subject = f"way/{obj.orig_id()}"
             else:
                 subject = f"relation/{obj.orig_id()}"
@@ -365,6 +387,8 @@ def read_elements(pbf: str | Path, batch: int = ELEMENT_BATCH) -> Iterator[pa.Ta
                 yield from add(subject, skip=("area_geometry_failed", str(e)))
                 continue
             yield from add(subject, tags=kept_tags(tags, True), wkt_text=text)
+    for wid in sorted(area_ways):
+        yield from add(f"way/{wid}", skip=("area_not_assembled", unassembled_way(area_ways[wid])))
     for rid in sorted(set(area_candidates) - assembled_relations):
         skip = (
             "relation_incomplete",

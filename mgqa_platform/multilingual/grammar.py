@@ -9,7 +9,10 @@ A translated template names the form of a category it needs by *feature*, as a P
   (``"den {dat}"``);
 * ``{category_A:=placed}``: an agreeing word *alone* (``"placed": {"m": "situados", "f": "situadas"}``), for a
   participle or adjective away from the noun. It does not count as an occurrence of the slot
-  (:mod:`~mgqa_platform.multilingual.placeholders`).
+  (:mod:`~mgqa_platform.multilingual.placeholders`);
+* ``{rank_type:~category_A}``: a *parameter* word that agrees with the category in ``category_A`` (an Urdu rank
+  word: *سب سے بڑا* with a masculine category, *سب سے بڑی* with a feminine one), from the language's
+  ``grammar.adjectives`` table (:class:`Agreeing`).
 
 The agreement class of a noun is its ``gender`` (``m``, ``f``, ``n``...) refined by the sound of its first word
 where the language's articles depend on it (Italian ``gli`` before a vowel, *s* + consonant, *z*, *gn*, *ps*,
@@ -88,6 +91,39 @@ class Noun:
         return self.text
 
 
+@dataclass(frozen=True)
+class Agreeing:
+    """A parameter word that agrees with a category noun of its question: ``text`` is its form in the
+    memory's terms, ``forms`` its form by agreement class or gender where it differs (``{"f": "سب سے
+    بڑی"}``), ``nouns`` the question's category nouns by slot. ``{rank_type:~category_A}`` formats as the
+    form agreeing with the noun in ``category_A``; without a spec, as ``text``."""
+
+    lang: str
+    text: str
+    forms: Mapping[str, str] = field(default_factory=dict)
+    nouns: Mapping[str, Noun] = field(default_factory=dict)
+
+    def agreeing(self, noun: Noun) -> str:
+        """The form that agrees with ``noun``: by its class, then its gender, else ``text``."""
+        cls = agreement_class(self.lang, noun.gender, noun.text)
+        return self.forms.get(cls, self.forms.get(noun.gender, self.text))
+
+    def __format__(self, spec: str) -> str:
+        if not spec:
+            return self.text
+        if not spec.startswith("~"):
+            raise GrammarError(
+                f"{self.lang}: a parameter word takes only '~<category slot>': {spec!r}"
+            )
+        noun = self.nouns.get(spec[1:])
+        if noun is None:
+            raise GrammarError(f"{self.lang}: no category noun in {spec[1:]!r} to agree with")
+        return self.agreeing(noun)
+
+    def __str__(self) -> str:
+        return self.text
+
+
 def specs(template: str) -> list[tuple[str, str]]:
     """``(slot, spec)`` of every slot of a template, in order; spec ``""`` when none."""
     return [(m.group(1), m.group(2) or "") for m in SLOT_SPEC.finditer(template)]
@@ -97,14 +133,23 @@ def spec_problems(
     template: str,
     nouns: Mapping[str, Noun],
     slot_nouns: Mapping[str, Mapping[str, Noun]] | None = None,
+    slot_words: Mapping[str, Mapping[str, Agreeing]] | None = None,
 ) -> list[str]:
-    """Why ``template`` cannot be rendered with each of ``nouns`` (name -> noun) in its category slots, and
-    with each of ``slot_nouns[slot]`` in a parameter slot whose words are nouns too (``collection_of_entity``):
-    ``"{category_A:def} with supermarket: unknown feature 'def'"``. A spec on any other slot is a problem too.
-    [] when every spec renders for every noun."""
+    """Why ``template`` cannot be rendered with each of ``nouns`` (name -> noun) in its category slots, with
+    each of ``slot_nouns[slot]`` in a parameter slot whose words are nouns too (``collection_of_entity``),
+    and with a parameter slot of ``slot_words`` (its words agree with a category) agreeing with a category
+    slot of the template (``{rank_type:~category_A}``):
+    ``"{category_A:def} with supermarket: unknown feature 'def'"``. A spec on any other slot is a problem
+    too. [] when every spec renders for every noun."""
     out = []
+    slots = {slot for slot, _ in specs(template)}
     for slot, spec in specs(template):
         if not spec:
+            continue
+        if spec.startswith("~") and slot in (slot_words or {}):
+            # every word renders with every noun (a form or the term): only the slot it agrees with can fail
+            if not (spec[1:].startswith("category") and spec[1:] in slots):
+                out.append(f"{{{slot}:{spec}}}: agrees with no category slot of the template")
             continue
         if slot.startswith("category"):
             candidates = nouns
@@ -170,23 +215,22 @@ def french_elides(text: str) -> bool:
     return w[0] == "h" and any(w.startswith(h) for h in _FR_MUTE_H)
 
 
-def elide_before_names(template: str, names: Mapping[str, str], lang: str) -> str:
-    """``template`` with the French word before each name slot elided where the name asks for it:
-    ``"séparent {entity_A} de {entity_B}"`` with ``entity_B = "Ampamoloambe"`` ->
-    ``"séparent {entity_A} d'{entity_B}"`` (``De {x}`` -> ``D'{x}``). ``names``: slot -> the text that will
-    fill it. Other languages, and slots not in ``names``, are returned as they are."""
+_FR_ELISION_BEFORE_NAME = re.compile(
+    r"(?<![\w'’])(" + "|".join(_FR_ELIDING) + r") (?=\{([^{}]*)\})", re.IGNORECASE
+)
+
+
+def elide_before_names(text_marked: str, lang: str) -> str:
+    """``text_marked`` (a filled question, each name wrapped in ``{...}``) with the French word before each
+    name elided where the name asks for it, whichever put the word there: the template ("séparent {A} de
+    {Ampamoloambe}" -> "séparent {A} d'{Ampamoloambe}") or a word parameter ("le plus près de {Isalo}" ->
+    "le plus près d'{Isalo}"); ``De {Orly}`` -> ``D'{Orly}``. Words inside a name are never touched. Other
+    languages are returned as they are."""
     if lang != "fra":
-        return template
-    for slot, name in names.items():
-        if not french_elides(name):
-            continue
-        template = re.sub(
-            r"(?<![\w'’])(" + "|".join(_FR_ELIDING) + r") (\{" + re.escape(slot) + r"\})",
-            lambda m: m.group(1)[:-1] + "'" + m.group(2),
-            template,
-            flags=re.IGNORECASE,
-        )
-    return template
+        return text_marked
+    return _FR_ELISION_BEFORE_NAME.sub(
+        lambda m: m.group(1)[:-1] + "'" if french_elides(m.group(2)) else m.group(0), text_marked
+    )
 
 
 #: Upper case of a letter where the language's differs from Unicode's default (Turkish dotted i).

@@ -14,6 +14,8 @@ For one language other than English and one English question record (``questions
   starts with a category or parameter slot is capitalised after filling;
 * word parameters (north, nearest, closer to...) take the memory's term, else English (recorded); a term the
   language's grammar gives a gender (``collection_of_entity``) is a Noun, formatted by feature like a category;
+  a term the grammar gives agreeing forms (an Urdu rank word) is an :class:`~.grammar.Agreeing` word that
+  takes the form of the category its spec names (``{rank_type:~category_A}``);
 * numbers are formatted for the language's CLDR locale with ``babel`` (``1 234,5`` in French); time periods
   as CLDR writes them (:func:`format_period`: month and year with the ``yMMMM`` skeleton, whole-month ranges
   as CLDR's month interval, long dates with French "1er"); unit words as CLDR's short unit names;
@@ -22,9 +24,10 @@ For one language other than English and one English question record (``questions
 * earthquakes and wildfires (``events``) are named in the language from their facts, in the form their
   slot needs (:func:`place_events`, :mod:`~.events`), and a month, range of months or year named as a period
   takes the case the sentence needs (:func:`place_period`, :mod:`~.periods`);
-* in French, the word before a name that starts with a vowel or mute *h* is elided by construction
-  (``séparent {A} d'{Ampamoloambe}``: :func:`~.grammar.elide_before_names`), so no post-edit is needed for
-  it (the post-edit rule cannot address a ``de`` that sits between two names and also occurs earlier);
+* in French, the word before a name that starts with a vowel or mute *h* is elided by construction, on
+  the filled marked text, so that a word a parameter brings is elided too (``séparent {A} d'{Ampamoloambe}``,
+  ``le plus près d'{Isalo}``: :func:`~.grammar.elide_before_names`), and no post-edit is needed for it (the
+  post-edit rule cannot address a ``de`` that sits between two names and also occurs earlier);
 * ``text_marked`` wraps entity names in ``{...}`` for the post-edit ensemble, as in English.
 
 The result is a lean row (:data:`~mgqa_platform.questions.schema.LOCALIZED_SCHEMA`): everything else
@@ -39,8 +42,10 @@ from __future__ import annotations
 import datetime as _dt
 import json
 import re
+import unicodedata
 from collections import Counter
 from collections.abc import Iterable, Mapping
+from dataclasses import replace
 from typing import Any
 
 from babel import Locale
@@ -51,9 +56,14 @@ from babel.units import get_unit_name
 from mgqa_platform import lexicon
 from mgqa_platform.kg.names import without_article
 from mgqa_platform.lexicon import MONTHS
-from mgqa_platform.marks import mark
+from mgqa_platform.marks import mark, unmark
 from mgqa_platform.multilingual.events import EventFacts, event_phrase
-from mgqa_platform.multilingual.grammar import Noun, capitalize_start, elide_before_names
+from mgqa_platform.multilingual.grammar import (
+    Agreeing,
+    Noun,
+    capitalize_start,
+    elide_before_names,
+)
 from mgqa_platform.multilingual.languages import SOURCE, language
 from mgqa_platform.multilingual.memory import TranslationMemory
 from mgqa_platform.multilingual.names import Qualified
@@ -199,40 +209,54 @@ def localize(
             stored, sub.roles, bindings, q["image_role"], lang, events or {}
         )
         template, period = place_period(template, params, lang)
-        fill = {**named, **period}
-        fill_marked = {**{k: mark(v) for k, v in named.items()}, **period}
+        fill = {**{k: mark(v) for k, v in named.items()}, **period}
         fallbacks = []
+        entity_names: dict[str, str] = {}
         for slot in dict.fromkeys(placeholders(template)):
             if slot in fill:
                 continue
             if slot in sub.roles and roles.is_category(sub.roles[slot]):
                 if tm.category(bindings[slot]) is None:
                     fallbacks.append(f"category:{slot}")
-                fill[slot] = fill_marked[slot] = tm.noun(
-                    bindings[slot], lexicon.label(bindings[slot])
-                )
+                fill[slot] = tm.noun(bindings[slot], lexicon.label(bindings[slot]))
             elif slot in sub.roles:
                 eid = bindings[slot]
                 if slot == q["image_role"]:
-                    name = IMAGE_PHRASES[lang]
-                elif eid in labels:
+                    fill[slot] = mark(IMAGE_PHRASES[lang])
+                    continue
+                if eid in labels:
                     name = labels[eid]
                 else:
                     name, said = fallback_name(display[eid], (qualifiers or {}).get(eid), tm)
                     fallbacks.append(f"label:{slot}")
                     if not said:
                         fallbacks.append(f"qualifier:{slot}")
-                fill[slot], fill_marked[slot] = name, mark(name)
+                entity_names[slot] = name
             elif slot in params:
-                fill[slot] = fill_marked[slot] = _param(slot, params[slot], lang, tm, fallbacks)
+                fill[slot] = _param(slot, params[slot], lang, tm, fallbacks)
             else:
                 raise KeyError(f"{q['question_id']}: template slot {slot!r} has no value")
-        used.update(f.split(":")[0] for f in fallbacks)
-        named_slots = {
-            s: str(fill[s]) for s in fill if s in sub.roles and not roles.is_category(sub.roles[s])
+        choices = {
+            s: name_choices(name, bindings[s], labels, display, (qualifiers or {}), tm)
+            for s, name in entity_names.items()
         }
-        template = elide_before_names(template, named_slots, lang)
-        text, text_marked = template.format(**fill), template.format(**fill_marked)
+        fixed = {s: unmark(fill[s]) for s in fill if s in named or s == q["image_role"]}
+        taken = distinct_names(choices, fixed, bindings)
+        for slot, i in taken.items():
+            name = choices[slot][i]
+            fill[slot] = mark(name)
+            english = name == without_article(display.get(bindings[slot], ""))
+            if i:
+                fallbacks.append(f"unique:{slot}")
+            if i and english and f"label:{slot}" not in fallbacks:
+                fallbacks.append(f"label:{slot}")
+        nouns = {s: v for s, v in fill.items() if isinstance(v, Noun)}
+        fill = {
+            s: replace(v, nouns=nouns) if isinstance(v, Agreeing) else v for s, v in fill.items()
+        }
+        used.update(f.split(":")[0] for f in fallbacks)
+        text_marked = elide_before_names(template.format(**fill), lang)
+        text = unmark(text_marked)
         if _starts_with_word(template, sub.roles):
             text, text_marked = capitalize_start(text, lang), capitalize_start(text_marked, lang)
         if q["image_role"]:
@@ -250,6 +274,64 @@ def localize(
             }
         )
     return out, used
+
+
+def _name_key(name: str) -> str:
+    """A name as a reader tells names apart: NFC, without case, spaces collapsed."""
+    return " ".join(unicodedata.normalize("NFC", name).casefold().split())
+
+
+def name_choices(
+    name: str,
+    eid: str,
+    labels: Mapping[str, str],
+    display: Mapping[str, str],
+    qualifiers: Mapping[str, Qualified],
+    tm: TranslationMemory,
+) -> list[str]:
+    """The names an entity slot can take, best first, for :func:`distinct_names`: ``name`` (its label in
+    the language, or its fallback name); its label with the category word its English display name carries,
+    said in the language ("Сант-Жулия-де-Лория (город)"); its English display name without article."""
+    out = [name]
+    qualified, word = qualifiers.get(eid), None
+    if eid in labels and qualified is not None:
+        word = tm.singular(qualified.category)
+    if word is not None:
+        out.append(Qualified(labels[eid], qualified.category, qualified.rest).render(word))
+    if eid in display:
+        out.append(without_article(display[eid]))
+    return list(dict.fromkeys(out))
+
+
+def distinct_names(
+    choices: Mapping[str, list[str]], fixed: Mapping[str, str], entities: Mapping[str, str]
+) -> dict[str, int]:
+    """Which name each entity slot of one question takes so that no two different entities read the same.
+    ``choices``: slot -> the names the slot can take, best first (its name in the language; that name
+    with the category word in the language; the English display name, unique within a KG, last);
+    ``fixed``: slot -> a name that stays (an event's description, the image phrase); ``entities``: slot
+    -> entity id. Two categories whose words coincide in a language ("neighbourhood" and "city quarter"
+    were both *quartier* in French), or one label for a town and its region (Russian
+    "Сант-Жулия-де-Лория"), would make two entities one name: each slot of a clash takes its next choice,
+    again while a clash is left. Returns slot -> index of the choice taken (0 for every slot of a question
+    whose names differ already)."""
+    taken = dict.fromkeys(choices, 0)
+    while True:
+        by_key: dict[str, set[str]] = {}
+        current = {s: choices[s][i] for s, i in taken.items()}
+        for slot, name in {**fixed, **current}.items():
+            by_key.setdefault(_name_key(name), set()).add(slot)
+        clash = {
+            slot
+            for slots in by_key.values()
+            if len({entities[s] for s in slots}) > 1
+            for slot in slots
+            if slot in taken and taken[slot] + 1 < len(choices[slot])
+        }
+        if not clash:
+            return taken
+        for slot in clash:
+            taken[slot] += 1
 
 
 def fallback_name(
@@ -324,7 +406,7 @@ def _starts_with_word(template: str, slot_roles: Mapping[str, str]) -> bool:
 
 def _param(
     slot: str, value: Any, lang: str, tm: TranslationMemory, fallbacks: list[str]
-) -> str | Noun:
+) -> str | Noun | Agreeing:
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         return format_number(value, lang)
     value = str(value)
@@ -337,4 +419,4 @@ def _param(
     if text is None:
         fallbacks.append(f"term:{slot}")
         text = value
-    return tm.term_noun(slot, value, text) or text
+    return tm.term_noun(slot, value, text) or tm.term_word(slot, value, text) or text

@@ -12,10 +12,13 @@ post-edit is resolved. File layout::
      "terms":      {"direction": {"north": "nord", ...}, ...},
      "patterns":   {"time_range": "du {start} au {end}"},
      "grammar":    {"default_gender": "m", "agree": {"def": {"m": "les {}", "f": "les {}"}, ...},
-                   "terms": {"collection_of_entity": {"schools and kindergartens": {"gender": "f"}}}}}
+                   "terms": {"collection_of_entity": {"schools and kindergartens": {"gender": "f"}}},
+                   "adjectives": {"rank_type": {"largest": {"f": "سب سے بڑی"}}}}}
 
 A category's ``gender`` and case ``forms`` and the language's ``grammar.agree`` table let templates ask for a
 form by feature (``{category_A:def}``, ``{category_A:gen}``; :mod:`~mgqa_platform.multilingual.grammar`).
+A parameter listed in ``grammar.adjectives`` has words that agree with a category (``{rank_type:~category_A}``):
+each value's forms by class or gender where they differ from the term.
 A category's ``singular`` is the word a display name carries in brackets ("Lasipalatsi (edificio público)",
 docs/questions.md "Display names"), where the English display name stands in for a missing label.
 
@@ -31,7 +34,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
-from mgqa_platform.multilingual.grammar import Noun, spec_problems
+from mgqa_platform.multilingual.grammar import Agreeing, Noun, spec_problems
 from mgqa_platform.multilingual.languages import TARGETS, language
 from mgqa_platform.multilingual.placeholders import problems as slot_problems
 from mgqa_platform.settings import PACKAGE_DATA
@@ -101,6 +104,26 @@ class TranslationMemory:
             for parameter, entries in self.grammar.get("terms", {}).items()
         }
 
+    def term_word(self, parameter: str, value: str, text: str) -> Agreeing | None:
+        """Parameter word ``value`` (rendered ``text``) as an :class:`Agreeing` word where the language's
+        grammar makes the parameter's words agree with a category (``grammar.adjectives.<parameter>``:
+        value -> form by class or gender; a value it does not list has one form, ``text``). None for other
+        parameters."""
+        entries = self.grammar.get("adjectives", {}).get(parameter)
+        if entries is None:
+            return None
+        return Agreeing(self.lang, text, entries.get(value, {}))
+
+    def term_words(self) -> dict[str, dict[str, Agreeing]]:
+        """Every parameter word of the parameters with agreeing forms: parameter -> value -> word."""
+        return {
+            parameter: {
+                value: self.term_word(parameter, value, text)
+                for value, text in self.terms.get(parameter, {}).items()
+            }
+            for parameter in self.grammar.get("adjectives", {})
+        }
+
     def _fallback_noun(self, text: str) -> Noun:
         """``text`` as a noun the memory knows nothing of: every case form of the language is the text itself,
         the gender the language's default."""
@@ -154,7 +177,7 @@ def validate(tm: TranslationMemory, sources: Mapping[str, str]) -> list[str]:
     variants, placeholder problems, grammar specs that do not render with every category, empty texts,
     a category's ``singular`` that is present but not a non-empty string. [] when complete and valid."""
     out = []
-    nouns, term_nouns = tm.nouns(), tm.term_nouns()
+    nouns, term_nouns, term_words = tm.nouns(), tm.term_nouns(), tm.term_words()
     for vid, en in sorted(sources.items()):
         entry = tm.variants.get(vid)
         if entry is None:
@@ -164,7 +187,8 @@ def validate(tm: TranslationMemory, sources: Mapping[str, str]) -> list[str]:
         else:
             out += [f"{vid}: {p}" for p in slot_problems(en, entry.get("text"))]
             out += [
-                f"{vid}: {p}" for p in spec_problems(entry.get("text") or "", nouns, term_nouns)
+                f"{vid}: {p}"
+                for p in spec_problems(entry.get("text") or "", nouns, term_nouns, term_words)
             ]
     for key, entry in sorted(tm.categories.items()):
         if not (entry.get("text") or "").strip():

@@ -383,6 +383,18 @@ def is_rejection(answer: Any) -> bool:
     return isinstance(answer, dict) and answer == REJECTION
 
 
+def is_empty_set(answer: Any) -> bool:
+    """An entity set with no member (``{"entity_ids": [], "names": []}``, either key alone too): "there are
+    none". Every false premise of a set template says some member exists ("which peaks lie within 2 km of
+    X?" when none does), so this answer rejects the premise as :data:`REJECTION` does."""
+    return (
+        isinstance(answer, dict)
+        and bool(answer)
+        and set(answer) <= {"entity_ids", "names"}
+        and all(v == [] for v in answer.values())
+    )
+
+
 def canonical(fmt: str, gold: dict, *, allow_empty: bool = False) -> dict:
     """Validate ``gold`` for format ``fmt`` and return its canonical dict (idempotent).  Keys the
     format does not define are refused (``unexpected_key``); ``allow_empty`` only matters for sets.

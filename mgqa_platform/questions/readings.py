@@ -27,6 +27,20 @@ reading         cardinal words (N/E/S/W)   intercardinal words (NE/SE/SW/NW)
                 direction is positive
 ==============  =========================  ===========================================================
 
+Compactness (K02). "More compact" and "closer to a circle" do not name a score. ``polsby_popper``:
+4 pi A / P^2 (A the EPSG:6933 area, P the geodesic perimeter), which punishes a ragged outline;
+``reock``: A over the area of the smallest circle that encloses the shape (planar, in an
+azimuthal-equidistant projection centred on the shape's representative point), which punishes a
+stretched one. Both are 1 for a disc. (The convex-hull ratio is no reading of it: every convex shape
+scores 1.)
+
+Elongation (K03). "More elongated" and "longer and narrower" do not name a score either.
+``rotated_rectangle``: 1 - minor/major side of the minimum-area rotated rectangle; ``inertia``: 1 - the
+axis ratio of the ellipse with the shape's second moments of area (the square root of the smaller over
+the larger principal moment), which weighs where the area lies (a dumbbell is more elongated by it than
+its rectangle says). Both planar in the local azimuthal-equidistant projection, 0 for a square or a
+disc, equal for a rectangle.
+
 Grid origin (G03 scale shift). A square grid of side s in a projected CRS has its cell edges at
 x0 + i s, y0 + j s; the question names s but not (x0, y0). ``projection_origin``: (0, 0) of the
 projection; ``half_cell``: (s / 2, s / 2), the grid farthest from it.
@@ -38,11 +52,15 @@ READING_DEPENDENT = "reading_dependent"  #: discard reason: the listed readings 
 
 DIRECTION_READINGS = ("quadrant", "sector8", "half_plane")
 GRID_ORIGIN_READINGS = ("projection_origin", "half_cell")
+COMPACTNESS_READINGS = ("polsby_popper", "reock")
+ELONGATION_READINGS = ("rotated_rectangle", "inertia")
 
 #: dimension -> the readings a catalog ``readings`` entry may list for it
 READINGS: dict[str, tuple[str, ...]] = {
     "direction": DIRECTION_READINGS,
     "grid_origin": GRID_ORIGIN_READINGS,
+    "compactness": COMPACTNESS_READINGS,
+    "elongation": ELONGATION_READINGS,
 }
 
 #: bearing (degrees clockwise from true north) at the centre of each direction word's arc

@@ -31,6 +31,7 @@ from shapely import ops as shapely_ops
 from shapely import wkt as shapely_wkt
 from shapely.geometry import Point
 
+from mgqa_platform.lexicon import MONTHS
 from mgqa_platform.questions import formats, roles
 from mgqa_platform.questions.catalog import SubTemplate
 from mgqa_platform.questions.executor import Executor, Outcome, Pool, bound_join, geodesic_km_sql
@@ -63,6 +64,20 @@ def event_date(valid_from: str | None) -> str | None:
     if t.tzinfo is not None:
         t = t.astimezone(_dt.UTC)
     return t.date().isoformat()
+
+
+def date_stated(name: str, date: str) -> bool:
+    """Whether the display name ``name`` states the date ``date`` (``YYYY``, ``YYYY-MM`` or ``YYYY-MM-DD``) at
+    that precision, in ISO form or in the English form of event names ("30 November 2015", "November 2015",
+    the year as a word of its own): "the magnitude 2.1 earthquake of 30 November 2015 at 04:30 UTC" states
+    ``2015-11-30``; "the Jesusita Fire of 2009" states ``2009`` but not ``2009-05-05``."""
+    y, *rest = date.split("-")
+    forms = [date]
+    if len(rest) == 2:
+        forms.append(f"{int(rest[1])} {MONTHS[int(rest[0]) - 1]} {y}")
+    elif len(rest) == 1:
+        forms.append(f"{MONTHS[int(rest[0]) - 1]} {y}")
+    return any(re.search(rf"(?<![\w-]){re.escape(f)}(?![\w-])", name) for f in forms)
 
 
 def time_period(date: str | None) -> str | None:
@@ -310,7 +325,9 @@ class _PairPremise(Executor):
 class HitDate(_PairPremise):
     """I03: the UTC date of the event's ``valid_from`` (:func:`event_date`), asked for an entity it affected.
 
-    Candidates: per event one seeded affected entity of role entity_A; the gold query re-checks the hit."""
+    Candidates: per event one seeded affected entity of role entity_A; the gold query re-checks the hit. An
+    event whose display name states the gold (:func:`date_stated`: an earthquake is named by its day) is
+    discarded as ``date_in_name``: the question would hand its answer to the reader."""
 
     name = "event.hit_date"
     gold_bound_only = True
@@ -320,7 +337,10 @@ class HitDate(_PairPremise):
         return _pairs_sql(sub, pool, sub.entity_roles[1], _sub_affects(sub))
 
     def gold_sql(self, sub: SubTemplate) -> str:
-        return f"SELECT t.row_id, ev.valid_from, {_sub_affects(sub)} AS hit {self._join(sub)}"
+        return (
+            f"SELECT t.row_id, ev.valid_from, ev.display_name AS event_name, "
+            f"{_sub_affects(sub)} AS hit {self._join(sub)}"
+        )
 
     def finish(self, sub: SubTemplate, row: Mapping[str, Any]) -> Outcome:
         if not row["hit"]:
@@ -328,6 +348,8 @@ class HitDate(_PairPremise):
         date = event_date(row["valid_from"])
         if date is None:
             return Outcome.discard("no_event_date")
+        if date_stated(row["event_name"] or "", date):
+            return Outcome.discard("date_in_name")
         return Outcome(formats.date(date))
 
 

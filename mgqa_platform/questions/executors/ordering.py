@@ -38,6 +38,7 @@ from shapely.geometry.base import BaseGeometry
 from mgqa_platform.questions import formats, readings, roles
 from mgqa_platform.questions.catalog import SubTemplate
 from mgqa_platform.questions.executor import Executor, Outcome, Pool, bound_join, geodesic_km_sql
+from mgqa_platform.questions.executors import shape
 from mgqa_platform.questions.executors.containment import (
     BOUNDARY_BAND,
     approx_km_sql,
@@ -383,6 +384,35 @@ def ranked(
     return sorted(values, key=lambda vm: (sign * vm[0], vm[1]["id"]))
 
 
+def shape_reading(reading: str, m: Mapping[str, Any]) -> float | None:
+    """A member's compactness or elongation under ``reading`` (:mod:`mgqa_platform.questions.readings`),
+    planar ones in the local frame centred on its representative point. The member's ``elongation``
+    field is its WKT (:data:`MEASURES_SQL`); ``compactness`` its Polsby-Popper score."""
+    if reading == "polsby_popper":
+        return m["compactness"]
+    local = to_local(shapely_wkt.loads(m["elongation"]), float(m["lon"]), float(m["lat"]))
+    if reading == "reock":
+        return shape.reock(local)
+    if reading == "rotated_rectangle":
+        return elongation(local)
+    return shape.inertia_elongation(local)
+
+
+def same_winner_under_readings(sub: SubTemplate, row: Mapping[str, Any], winner: str) -> bool:
+    """Whether every reading of the ranked measure that ``conventions.readings`` lists (F02.2: compactness,
+    elongation) puts member ``winner`` first, clear of the runner-up (:func:`is_tie`); True when the
+    measure lists none."""
+    listed = sub.conventions.get("readings", {}).get(row["attribute_A"], ())
+    for reading in listed:
+        values = [(shape_reading(reading, m), m) for m in row["members"]]
+        if any(v is None for v, _ in values):
+            return False
+        order = ranked(values, row["rank_type"])
+        if order[0][1]["id"] != winner or is_tie(order[0][0], order[1][0], sub.conventions):
+            return False
+    return True
+
+
 class Rank(_RegionRanking):
     """F02: the member of ``category_A`` in B that ranks first by ``attribute_A`` (``rank_type`` largest /
     highest sorts descending, smallest / lowest ascending). Discarded when the runner-up ties with the
@@ -409,6 +439,8 @@ class Rank(_RegionRanking):
         order = ranked(values, row["rank_type"])
         if is_tie(order[0][0], order[1][0], sub.conventions):
             return Outcome.discard("near_tie")
+        if not same_winner_under_readings(sub, row, order[0][1]["id"]):
+            return Outcome.discard(readings.READING_DEPENDENT)
         return Outcome(
             formats.entity_name(*_names([order[0][1]])),
             evidence=tuple(m["id"] for m in row["members"]),

@@ -9,8 +9,13 @@ One definition per measure (recorded in every sub-template's ``conventions``; F0
   ``ST_Perimeter_Spheroid``, which expects (lat, lon) coordinates, on ``ST_FlipCoordinates(g)``
   (:func:`perimeter_km_sql`; tests cross-check it with pyproj ``Geod``).
 * compactness: Polsby-Popper ``4 * pi * area / perimeter**2`` with the two measures above (1 for a circle).
+  A comparison that does not name the score is also decided under the other readings of
+  ``conventions.readings.compactness`` (:func:`compactness_readings`: Reock) and kept only
+  when all agree, none within ``min_abs_diff`` (else ``reading_dependent``).
 * elongation: ``1 - minor / major`` of the sides of the minimum rotated rectangle of the geometry in a
-  local azimuthal-equidistant projection (WGS84, metres) centred on the representative point.
+  local azimuthal-equidistant projection (WGS84, metres) centred on the representative point; checked
+  against the second-moment reading of ``conventions.readings.elongation`` (:func:`elongation_readings`)
+  the same way.
 * irregularity (K05) at a scale s km: the polygon in that local projection is simplified with
   Douglas-Peucker (shapely ``simplify(s * 1000, preserve_topology=True)``); shape index = P / (2 sqrt(pi A))
   of the simplified polygon, perimeter ratio = P(original) / P(simplified), all planar in the projection.
@@ -32,8 +37,9 @@ import numpy as np
 import shapely
 from pyproj import Transformer
 from shapely import wkt as shapely_wkt
+from shapely.geometry.polygon import orient
 
-from mgqa_platform.questions import formats
+from mgqa_platform.questions import formats, readings
 from mgqa_platform.questions.catalog import SubTemplate
 from mgqa_platform.questions.executor import Executor, Outcome, Pool, bound_join
 
@@ -99,6 +105,58 @@ def elongation(geom: shapely.Geometry, lon: float, lat: float) -> float | None:
     return 1.0 - min(s1, s2) / max(s1, s2)
 
 
+def compactness_readings(
+    geom: shapely.Geometry, lon: float, lat: float, area_km2: float, perimeter_km: float
+) -> dict[str, float]:
+    """The compactness of ``geom`` (EPSG:4326, x = lon, y = lat) under each reading of
+    :data:`mgqa_platform.questions.readings.COMPACTNESS_READINGS`, each 1 for a disc:
+    ``polsby_popper`` from ``area_km2`` (EPSG:6933) and ``perimeter_km`` (geodesic); ``reock``, the area over
+    the area of the minimum enclosing circle, planar in the local AEQD projection centred on (lon, lat)."""
+    return {
+        "polsby_popper": polsby_popper(area_km2, perimeter_km),
+        "reock": reock(local_aeqd(geom, lon, lat)),
+    }
+
+
+def reock(proj: shapely.Geometry) -> float:
+    """Reock compactness of the planar polygon(s) ``proj``: area over the area of the minimum enclosing
+    circle (1 for a disc, 2/pi for a square); 0 for a degenerate shape."""
+    radius = float(shapely.minimum_bounding_radius(proj))
+    return proj.area / (math.pi * radius**2) if radius > 0 else 0.0
+
+
+def inertia_elongation(proj: shapely.Geometry) -> float | None:
+    """1 - sqrt(I_min / I_max) of the principal second moments of area of the planar polygon(s) ``proj``
+    (holes subtracted; Green's theorem on each ring about the centroid): 0 for a disc or a square,
+    1 - h/w for a w x h rectangle. None for zero area."""
+    c = proj.centroid
+    if proj.area <= 0 or c.is_empty:
+        return None
+    ixx = iyy = ixy = 0.0
+    for part in getattr(proj, "geoms", [proj]):
+        part = orient(part, 1.0)  # exterior CCW, holes CW
+        for ring in (part.exterior, *part.interiors):
+            xy = np.asarray(ring.coords) - (c.x, c.y)
+            x, y, x1, y1 = xy[:-1, 0], xy[:-1, 1], xy[1:, 0], xy[1:, 1]
+            cross = x * y1 - x1 * y
+            ixx += float(((y * y + y * y1 + y1 * y1) * cross).sum()) / 12.0
+            iyy += float(((x * x + x * x1 + x1 * x1) * cross).sum()) / 12.0
+            ixy += float(((x * y1 + 2 * x * y + 2 * x1 * y1 + x1 * y) * cross).sum()) / 24.0
+    low, high = np.linalg.eigvalsh([[iyy, ixy], [ixy, ixx]])
+    return 1.0 - math.sqrt(max(low, 0.0) / high) if high > 0 else None
+
+
+def elongation_readings(geom: shapely.Geometry, lon: float, lat: float) -> dict[str, float | None]:
+    """The elongation of ``geom`` (EPSG:4326, x = lon, y = lat) under each reading of
+    :data:`mgqa_platform.questions.readings.ELONGATION_READINGS`, planar in the local AEQD projection
+    centred on (lon, lat): ``rotated_rectangle`` (:func:`elongation`) and ``inertia``
+    (:func:`inertia_elongation`)."""
+    return {
+        "rotated_rectangle": elongation(geom, lon, lat),
+        "inertia": inertia_elongation(local_aeqd(geom, lon, lat)),
+    }
+
+
 def irregularity(
     geom: shapely.Geometry, lon: float, lat: float, scale_km: float
 ) -> dict[str, float] | None:
@@ -161,7 +219,8 @@ class CompareShapes(Executor):
     Candidates: per stratum, up to ``per_stratum`` seeded polygons of the role; each takes the next
     :data:`PAIRS_PER_ANCHOR` polygons of a second seeded order of the stratum as partners (rotation, so no
     self pairs and every polygon appears in several pairs). Discards: not a valid polygon, zero area,
-    a near tie (:func:`too_close`)."""
+    a near tie (:func:`too_close`); when ``readings.<measure>`` is listed, readings that disagree or are
+    near ties themselves (``reading_dependent``)."""
 
     name = "shape.compare"
     gold_bound_only = True
@@ -179,7 +238,7 @@ class CompareShapes(Executor):
 
     def gold_sql(self, sub: SubTemplate) -> str:
         a, b = sub.entity_roles[:2]
-        wkt = sub.conventions["measure"] == "elongation"
+        wkt = sub.conventions["measure"] == "elongation" or "readings" in sub.conventions
         return (
             f"SELECT t.row_id, {_measure_cols('a', 'a', wkt)}, {_measure_cols('b', 'b', wkt)} "
             f"{bound_join(a=a, b=b)}"
@@ -197,7 +256,38 @@ class CompareShapes(Executor):
             return Outcome.discard("degenerate_shape")
         if too_close(sub, va, vb):
             return Outcome.discard("near_tie")
+        if not _readings_agree(sub, row, va > vb):
+            return Outcome.discard(readings.READING_DEPENDENT)
         return Outcome(formats.boolean(va > vb))
+
+
+def _measure_readings(name: str, row: Mapping[str, Any], prefix: str) -> dict[str, float | None]:
+    """Measure ``name`` (compactness, elongation) of the ``<prefix>_*`` columns under each of its readings."""
+    g, lon, lat = (
+        shapely_wkt.loads(row[f"{prefix}_wkt"]),
+        row[f"{prefix}_lon"],
+        row[f"{prefix}_lat"],
+    )
+    if name == "compactness":
+        return compactness_readings(g, lon, lat, row[f"{prefix}_area"], row[f"{prefix}_perim"])
+    return elongation_readings(g, lon, lat)
+
+
+def _readings_agree(sub: SubTemplate, row: Mapping[str, Any], verdict: bool) -> bool:
+    """Whether every reading of the measure that ``conventions.readings`` lists gives ``verdict`` (A's value
+    larger than B's) by more than a near tie (:func:`too_close`); True when none is listed."""
+    name = sub.conventions["measure"]
+    listed = sub.conventions.get("readings", {}).get(name, ())
+    if not listed:
+        return True
+    a, b = _measure_readings(name, row, "a"), _measure_readings(name, row, "b")
+    return all(
+        a[n] is not None
+        and b[n] is not None
+        and not too_close(sub, a[n], b[n])
+        and (a[n] > b[n]) == verdict
+        for n in listed
+    )
 
 
 # ---------------------------------------------------------------- K04
