@@ -1,0 +1,177 @@
+"""The DuckDB N-Triples path (rdf_stream.parse_ntriples_duckdb) gives exactly parse_file's triples and
+bad statements: same rows in the same order, same line numbers, reasons, messages and offsets."""
+
+from __future__ import annotations
+
+import importlib.util
+import random
+from pathlib import Path
+
+import duckdb
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from mgqa_platform.kg.rdf_stream import (
+    lines_triples_sql,
+    parse_file,
+    parse_ntriples_duckdb,
+)
+
+REPO = Path(__file__).resolve().parent.parent
+EX = "http://ex.org/"
+TRICKY = "\n".join(
+    [
+        "# a comment line",
+        f'<{EX}s1> <{EX}p> "plain" .',
+        f'<{EX}s1> <{EX}p> "esc \\"q\\" \\\\ back\\nnl \\u00e9 \\U0001F600" .',
+        f'<{EX}s1> <{EX}p> "hello"@en-GB .',
+        f'<{EX}s1> <{EX}p> "hej"@sv .',
+        f'<{EX}s1> <{EX}p> "oed"@en-gb-oed .',
+        f'<{EX}s1> <{EX}p> "42"^^<http://www.w3.org/2001/XMLSchema#integer> .',
+        f'<{EX}s1> <{EX}p> "x"^^<http://www.w3.org/1999/02/22-rdf-syntax-ns#langString> .',
+        f"<{EX}a#frag> <{EX}p%20q> <{EX}o?x=1/2?#f/?> .",
+        "",
+        "   ",
+        f'<{EX}s2>\t<{EX}p>\t"tabbed"\t.\t',
+        f"<{EX}s2> <{EX}p> <{EX}o> .   ",
+        f"_:b1 <{EX}p> _:b2 .",
+        f"_:b1 <{EX}p> _:x-y.z .",
+        f'<{EX}s3><{EX}p>"nospace".',
+        f"<{EX}s3> <{EX}p> <{EX}o> . # trailing comment",
+        f'<{EX}s3> <{EX}p> "unterminated .',
+        '<relative> <http://ex.org/p> "x" .',
+        f'<{EX}s#a#b> <{EX}p> "two fragments" .',
+        f'<{EX}\u00fc> <{EX}p> "\u00fcn\u00efcode \u6771\u4eac" .',
+        f'<{EX}s4> <{EX}p> "" .',
+        f'<http://a:b/s> <{EX}p> "bad port" .',
+        f'<{EX}s4> <{EX}p> "text ^^<http://www.w3.org/1999/02/22-rdf-syntax-ns#x" .',
+        f"<{EX}s4> <{EX}p> <{EX}o> . <{EX}s4> <{EX}p> <{EX}o2> .",
+        "\x0c",
+        f'<{EX}s5> <{EX}p> "last line, no newline" .',
+    ]
+)
+
+
+def _reference(path: Path, out: Path, workers: int) -> tuple[list[tuple], list]:
+    parts, n, bad = parse_file(path, out, workers=workers, min_parallel_bytes=0)
+    rows = [
+        tuple(r.values()) for r in pa.concat_tables(pq.read_table(p) for p in parts).to_pylist()
+    ]
+    assert len(rows) == n
+    return rows, bad
+
+
+def _duckdb(path: Path, out: Path, threads: int = 2) -> tuple[list[tuple], list, list[Path]]:
+    con = duckdb.connect()
+    res = parse_ntriples_duckdb(con, path, out, threads=threads, fallback_rows=7)
+    assert res is not None
+    parts, n, bad = res
+    rows = con.execute(lines_triples_sql(parts)).fetchall()
+    assert len(rows) == n
+    return rows, bad, parts
+
+
+def _fast_and_fallback(parts: list[Path]) -> tuple[int, int]:
+    """Triples the regular expression took and lines it left to pyoxigraph."""
+    t = pq.read_table(parts[0])
+    return len(t) - t.column("s").null_count, len(t) - t.column("text").null_count
+
+
+def _assert_same(path: Path, tmp: Path) -> tuple[int, int]:
+    got, got_bad, parts = _duckdb(path, tmp / "duck")
+    for workers in (1, 2):
+        rows, bad = _reference(path, tmp / f"ox{workers}", workers)
+        assert got == rows
+        assert got_bad == bad
+    return _fast_and_fallback(parts)
+
+
+def test_tricky_lines_same_as_pyoxigraph(tmp_path):
+    path = tmp_path / "tricky.nt"
+    path.write_text(TRICKY, encoding="utf-8")
+    got, bad, parts = _duckdb(path, tmp_path / "duck", threads=1)
+    assert [b.line for b in bad] == [8, 18, 19, 20, 23, 25]
+    assert (f"{EX}s1", f"{EX}p", 'esc "q" \\ back\nnl \u00e9 \U0001f600') in got
+    assert (f"{EX}s5", f"{EX}p", "last line, no newline") == got[-1]
+    fast, fallback = _fast_and_fallback(parts)
+    assert fast >= 12 and fallback >= 10
+    _assert_same(path, tmp_path)
+
+
+def _random_line(rng: random.Random) -> str:
+    iris = [
+        f"<{EX}r{rng.randrange(9)}>",
+        "<urn:isbn:0451450523>",
+        "<file:///tmp/x>",
+        f"<{EX}%4A%zz>",
+        f"<{EX}a b>",
+        "<http://[::1]/v6>",
+        "<http://u@host/x>",
+        f"<{EX}\ue000>",
+        f"<{EX}q?\ue000>",
+        "<mailto:a@b.c>",
+        "<x:>",
+        "<http://h:80/>",
+        "<http://h:8a/>",
+        f"<{EX}\\u00e9>",
+    ]
+    literals = [
+        '"v"',
+        '"t\\tab"',
+        '"\u0430\u0431"@ru',
+        '"a"@de-CH-1996',
+        '"b"@zh-Hant-TW',
+        '"c"@i-klingon',
+        '"d"@x',
+        '"e"^^<http://www.w3.org/2001/XMLSchema#date>',
+        '"f"^^<rel>',
+        '"g',
+        '"h"@',
+    ]
+    blanks = ["_:a", "_:0z", "_:a.b", "_:-x", "_:"]
+    spaces = [" ", "  ", "\t", ""]
+    s = rng.choice(iris + blanks + literals[:1])
+    p = rng.choice(iris + blanks[:1])
+    o = rng.choice(iris + blanks + literals)
+    end = rng.choice([" .", ".", " . # c", " .\t", "", " ;"])
+    sp = rng.choice(spaces)
+    return f"{rng.choice(['', ' '])}{s}{sp}{p}{sp or ' '}{o}{end}"
+
+
+def test_random_lines_same_as_pyoxigraph(tmp_path):
+    rng = random.Random(7)
+    path = tmp_path / "random.nt"
+    path.write_text("\n".join(_random_line(rng) for _ in range(3000)) + "\n", encoding="utf-8")
+    fast, fallback = _assert_same(path, tmp_path)
+    assert fast > 100 and fallback > 1000
+
+
+def test_generated_worldkg_file_takes_the_fast_path(tmp_path):
+    spec = importlib.util.spec_from_file_location("bench", REPO / "scripts" / "bench_conversion.py")
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    path = tmp_path / "worldkg.nt"
+    bench.generate(path, 30_000, seed=3)
+    fast, fallback = _assert_same(path, tmp_path)
+    assert (fast, fallback) == (30_000, 0)
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        b'<http://ex.org/s> <http://ex.org/p> "crlf" .\r\n',
+        b'\xef\xbb\xbf<http://ex.org/s> <http://ex.org/p> "bom" .\n',
+        b'<http://ex.org/s> <http://ex.org/p> "delim \x01" .\n',
+    ],
+)
+def test_files_duckdb_cannot_read_line_for_line_are_left_to_parse_file(tmp_path, data):
+    path = tmp_path / "odd.nt"
+    path.write_bytes(data)
+    assert parse_ntriples_duckdb(duckdb.connect(), path, tmp_path / "out") is None
+
+
+def test_bytes_that_are_not_utf8_are_left_to_parse_file(tmp_path):
+    path = tmp_path / "latin1.nt"
+    path.write_bytes(b'<http://ex.org/s> <http://ex.org/p> "caf\xe9" .\n')
+    assert parse_ntriples_duckdb(duckdb.connect(), path, tmp_path / "out") is None
