@@ -529,12 +529,13 @@ def parse_ntriples_duckdb(
     con: duckdb.DuckDBPyConnection,
     path: str | Path,
     out_dir: str | Path,
-    threads: int = 2,
+    threads: int = 1,
     fallback_rows: int = 20_000,
 ) -> tuple[list[Path], int, list[BadStatement]] | None:
     """Parse an N-Triples file with DuckDB (``threads`` threads on ``con``, restored afterwards) and
     pyoxigraph for the lines DuckDB does not take; the triples and bad statements are those of
-    :func:`parse_file`.
+    :func:`parse_file`. One thread is the default: the line numbers come from a window that two threads
+    make slower, not faster (docs/benchmarks.md).
 
     Returns ``(parts, triples, bad statements)``: the parts are Parquet files of
     :data:`FAST_LINES_SCHEMA` under ``out_dir``, whose rows with a non-NULL ``s`` are the triples
