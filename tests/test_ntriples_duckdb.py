@@ -219,3 +219,18 @@ def test_conversion_is_the_same_through_duckdb_and_pyoxigraph(con, tmp_path):
             rows = [tuple(str(v).replace("duck.nt", "ox.nt") for v in r) for r in rows]
             other = [tuple(str(v) for v in r) for r in other]
         assert rows == other, table
+
+
+@pytest.mark.parametrize(
+    "data", [b"", b"# only\n\n# comments", b'NULL\n<http://e.org/s> <http://e.org/p> "NULL" .\n']
+)
+def test_empty_comment_only_and_null_like_files(tmp_path, data):
+    path = tmp_path / "small.nt"
+    path.write_bytes(data)
+    _assert_same(path, tmp_path)
+
+
+def test_a_line_longer_than_duckdb_reads_is_left_to_parse_file(tmp_path):
+    path = tmp_path / "long.nt"
+    path.write_bytes(b'<http://e.org/s> <http://e.org/p> "' + b"a" * 3_000_000 + b'" .\n')
+    assert parse_ntriples_duckdb(duckdb.connect(), path, tmp_path / "out") is None
