@@ -6,6 +6,10 @@ blank nodes as ``_:<id>``.
 
 * **N-Triples** is read in chunks of whole lines (a few MiB); each chunk is handed to pyoxigraph (Rust) in
   one call. Large files are split into byte ranges parsed by worker processes (:func:`parse_file`).
+* **N-Triples through DuckDB** (:func:`parse_ntriples_duckdb`): DuckDB reads the file as one text column
+  per line and takes, with a regular expression, only the lines whose parse is exact without an N-Triples
+  parser (:data:`FAST_LINE_RE`); every other line goes to pyoxigraph, so the triples and bad statements are
+  the ones :func:`parse_file` gives.
 * **Turtle** is cut into blocks of whole statements: a statement ends on a line whose last non-blank
   character is ``.`` outside a long (triple-quoted) literal; ``@prefix``/``@base`` lines are remembered and
   prepended to every block.
@@ -25,6 +29,7 @@ from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+import duckdb
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pyoxigraph as ox
@@ -112,10 +117,15 @@ class _Bisector:
         o.extend(lo)
 
 
+def _is_statement(raw: bytes) -> bool:
+    """Whether a line holds a statement: it is not blank or a comment."""
+    return bool(raw.strip()) and not raw.lstrip().startswith(b"#")
+
+
 def _split_lines(chunk: bytes, first_line: int, offset: int) -> list[tuple[int, int, bytes]]:
     out = []
     for i, raw in enumerate(chunk.splitlines(keepends=True)):
-        if raw.strip() and not raw.lstrip().startswith(b"#"):
+        if _is_statement(raw):
             out.append((first_line + i, offset, raw))
         offset += len(raw)
     return out
@@ -341,6 +351,257 @@ def _renumber(path: Path, bad: list[BadStatement]) -> list[BadStatement]:
                 pos += len(chunk)
             out.append(BadStatement(b.reason, line, b.detail, b.text, b.offset))
     return out
+
+
+# ------------------------------------------------------------------- N-Triples through DuckDB
+def _iri_re() -> str:
+    """RE2 of an absolute IRI that pyoxigraph accepts as written: scheme, then an optional ``//`` host of
+    unreserved characters with a numeric port, path, query and one fragment; no backslash, no ``%`` without two
+    hex digits, no brackets (IPv6 hosts), no user info, no private-use characters. A strict subset of RFC 3987.
+    """
+    ucs = (
+        r"\x{A0}-\x{D7FF}\x{F900}-\x{FDCF}\x{FDF0}-\x{FFEF}"
+        + "".join(rf"\x{{{k:X}0000}}-\x{{{k:X}FFFD}}" for k in range(1, 14))
+        + r"\x{E1000}-\x{EFFFD}"
+    )
+    pchar = rf"(?:[A-Za-z0-9\-._~!$&'()*+,;=:@{ucs}]|%[0-9A-Fa-f]{{2}})"
+    host = r"[A-Za-z0-9\-._~!$&'()*+,;=]"
+    return (
+        r"[A-Za-z][A-Za-z0-9+.\-]*:"
+        rf"(?://{host}*(?::[0-9]*)?(?:/{pchar}*)*|/?(?:{pchar}+(?:/{pchar}*)*)?)"
+        rf"(?:\?(?:{pchar}|[/?])*)?(?:#(?:{pchar}|[/?])*)?"
+    )
+
+
+_IRI = _iri_re()
+_LANG = r"[A-Za-z]{2,3}(?:-[A-Za-z]{4})?(?:-(?:[A-Za-z]{2}|[0-9]{3}))?"
+_BNODE = r"_:[A-Za-z0-9_]+"
+#: The lines the DuckDB path takes (a full match): ``<iri>`` or ``_:label`` subject, ``<iri>`` predicate,
+#: ``<iri>``, ``_:label`` or a literal without backslash (plain, ``@lang`` or ``^^<iri>`` outside the rdf:
+#: namespace, whose langString datatypes need a tag), then ``.`` and an optional comment.
+FAST_LINE_RE = (
+    rf"[ \t]*(?:<{_IRI}>|{_BNODE})[ \t]*<{_IRI}>[ \t]*"
+    rf"(?:<{_IRI}>|{_BNODE}|\"[^\"\\]*\""
+    rf"(?:\^\^<{_IRI}>|@{_LANG})?)[ \t]*\.[ \t]*(?:#.*)?"
+)
+#: Lines that hold no statement: blank (DuckDB reads an empty line as NULL) or a comment.
+SKIP_LINE_RE = r"[ \t]*(?:#.*)?"
+#: Terms of a line that :data:`FAST_LINE_RE` took, written ``<s> <p> <o> .`` or ``<s> <p> "o"...``.
+_CANONICAL_TERMS = r'^<([^>]*)> <([^>]*)> (?:<([^>]*)>|"([^"]*)")'
+#: Terms of any other line that :data:`FAST_LINE_RE` took.
+_GENERAL_TERMS = r'^[ \t]*(?:<([^>]*)>|(_:\w+))[ \t]*<([^>]*)>[ \t]*(?:<([^>]*)>|(_:\w+)|"([^"]*)")'
+_RDF_NS = "http://www.w3.org/1999/02/22-rdf-syntax-ns#"
+#: A byte DuckDB's CSV reader is told to split columns on; files holding it take the pyoxigraph path.
+_DELIM = b"\x01"
+FAST_LINES_SCHEMA = pa.schema(
+    [
+        ("line", pa.int64()),
+        ("s", pa.string()),
+        ("p", pa.string()),
+        ("o", pa.string()),
+        ("text", pa.string()),
+    ]
+)
+
+
+def _sql_str(text: str) -> str:
+    """``text`` as a SQL string literal."""
+    return "'" + text.replace("'", "''") + "'"
+
+
+def duckdb_readable(path: str | Path) -> bool:
+    """Whether DuckDB's CSV reader sees exactly the file's ``\\n``-separated lines: no ``\\r`` (which it
+    also splits on), no NUL, no column delimiter byte and no byte-order mark (which it would drop)."""
+    with open(path, "rb") as f:
+        head = f.read(3)
+        if head.startswith(b"\xef\xbb\xbf"):
+            return False
+        f.seek(0)
+        while chunk := f.read(CHUNK_BYTES):
+            if b"\r" in chunk or b"\x00" in chunk or _DELIM in chunk:
+                return False
+    return True
+
+
+def ntriples_duckdb_sql(path: str | Path, out: str | Path) -> str:
+    """The ``COPY`` statement that writes ``out`` (Parquet, :data:`FAST_LINES_SCHEMA`) from an N-Triples file
+    in one scan: one row per line that is not blank or a comment, in file order, with its 1-based ``line``;
+    lines that :data:`FAST_LINE_RE` takes carry ``s, p, o`` (literals as their lexical form, blank nodes as
+    ``_:label``) and a NULL ``text``; the others carry only their ``text``. Needs
+    ``preserve_insertion_order`` for the line numbers."""
+    src = (
+        f"read_csv({_sql_str(str(path))}, delim={_sql_str(_DELIM.decode())}, quote='', escape='', "
+        "header=false, auto_detect=false, columns={'text': 'VARCHAR'}, strict_mode=false)"
+    )
+    return f"""
+        COPY (
+            SELECT
+                line,
+                t.s,
+                t.p,
+                CASE WHEN t.o1 <> '' THEN t.o1 ELSE t.o3 END AS o,
+                CASE WHEN NOT fast THEN text END AS text
+            FROM (
+                SELECT
+                    line,
+                    text,
+                    fast,
+                    CASE WHEN fast AND c.s = '' THEN regexp_extract(
+                        text, {_sql_str(_GENERAL_TERMS)}, ['s1', 's2', 'p', 'o1', 'o2', 'o3']
+                    ) END AS g,
+                    CASE
+                        WHEN NOT fast THEN NULL
+                        WHEN c.s <> '' THEN c
+                        ELSE {{
+                            's': coalesce(nullif(g['s1'], ''), g['s2']),
+                            'p': g['p'],
+                            'o1': coalesce(nullif(g['o1'], ''), g['o2']),
+                            'o3': g['o3']
+                        }}
+                    END AS t
+                FROM (
+                    SELECT
+                        line,
+                        text,
+                        fast,
+                        CASE WHEN fast THEN regexp_extract(
+                            text, {_sql_str(_CANONICAL_TERMS)}, ['s', 'p', 'o1', 'o3']
+                        ) END AS c
+                    FROM (
+                        SELECT
+                            line,
+                            text,
+                            regexp_full_match(text, {_sql_str(FAST_LINE_RE)})
+                                AND NOT contains(text, {_sql_str("^^<" + _RDF_NS)}) AS fast
+                        FROM (SELECT row_number() OVER () AS line, text FROM {src})
+                        WHERE text IS NOT NULL AND NOT regexp_full_match(text, {_sql_str(SKIP_LINE_RE)})
+                    )
+                )
+            )
+        ) TO {_sql_str(str(out))} (FORMAT parquet, COMPRESSION lz4)
+    """
+
+
+def _line_offsets(path: Path, lines: set[int]) -> tuple[dict[int, int], int]:
+    """Byte offsets of the 1-based ``lines`` of a file, and its number of lines."""
+    out: dict[int, int] = {}
+    line, pos = 1, 0
+    with open(path, "rb") as f:
+        for raw in f:
+            if line in lines:
+                out[line] = pos
+            pos += len(raw)
+            line += 1
+    return out, line - 1
+
+
+def _parse_fallback(
+    rows: list[tuple[int, str]], last: tuple[int, bool], bis: _Bisector
+) -> tuple[list[int], list[str], list[str], list[str]]:
+    """pyoxigraph's triples of the lines DuckDB did not take, ``(line, text)`` in file order, as columns
+    ``(line, s, p, o)``; bad lines are added to ``bis.bad``. ``last`` is the file's last line number and
+    whether it ends without a newline (that line's bytes have none)."""
+    stmts = []
+    for line, text in rows:
+        raw = text.encode() if line == last[0] and last[1] else (text + "\n").encode()
+        if _is_statement(raw):
+            stmts.append((line, -1, raw))
+    known = len(bis.bad)
+    s: list[str] = []
+    p: list[str] = []
+    o: list[str] = []
+    bis.parse(stmts, s, p, o)
+    bad = {b.line for b in bis.bad[known:]}
+    good = [line for line, _, _ in stmts if line not in bad]
+    if len(good) == len(s):
+        return good, s, p, o
+    lines: list[int] = []
+    s, p, o = [], [], []
+    for line, _, raw in stmts:
+        if line not in bad:
+            n = len(s)
+            _columns(ox.parse(input=raw, format=ox.RdfFormat.N_TRIPLES), s, p, o)
+            lines += [line] * (len(s) - n)
+    return lines, s, p, o
+
+
+def parse_ntriples_duckdb(
+    con: duckdb.DuckDBPyConnection,
+    path: str | Path,
+    out_dir: str | Path,
+    threads: int = 1,
+    fallback_rows: int = 20_000,
+) -> tuple[list[Path], int, list[BadStatement]] | None:
+    """Parse an N-Triples file with DuckDB (``threads`` threads on ``con``, restored afterwards) and
+    pyoxigraph for the lines DuckDB does not take; the triples and bad statements are those of
+    :func:`parse_file`. One thread is the default: the line numbers come from a window that two threads
+    make slower, not faster (docs/benchmarks.md).
+
+    Returns ``(parts, triples, bad statements)``: the parts are Parquet files of
+    :data:`FAST_LINES_SCHEMA` under ``out_dir``, whose rows with a non-NULL ``s`` are the triples
+    (:func:`lines_triples_sql` reads them in file order). None when DuckDB cannot read the file line for
+    line (:func:`duckdb_readable`, bytes that are not UTF-8, a line longer than its reader takes): parse it
+    with :func:`parse_file` then."""
+    path, out_dir = Path(path), Path(out_dir)
+    if not path.is_file():
+        raise FileNotFoundError(f"{path}: no such KG file")
+    if format_for(path) != "ntriples" or not duckdb_readable(path):
+        return None
+    out_dir.mkdir(parents=True, exist_ok=True)
+    fast, rest = out_dir / "lines-000.parquet", out_dir / "lines-001.parquet"
+    saved = con.execute(
+        "SELECT current_setting('threads'), current_setting('preserve_insertion_order')"
+    ).fetchone()
+    con.execute(f"SET threads = {int(threads)}")
+    con.execute("SET preserve_insertion_order = true")
+    try:
+        con.execute(ntriples_duckdb_sql(path, fast))
+    except duckdb.InvalidInputException:
+        return None
+    finally:
+        con.execute(f"SET threads = {int(saved[0])}")
+        con.execute(f"SET preserve_insertion_order = {bool(saved[1])}")
+    triples = int(con.execute("SELECT count(s) FROM read_parquet(?)", [str(fast)]).fetchone()[0])
+    reader = con.execute(
+        "SELECT line, text FROM read_parquet(?) WHERE text IS NOT NULL ORDER BY line", [str(fast)]
+    ).fetch_record_batch(fallback_rows)
+    bis = _Bisector(ox.RdfFormat.N_TRIPLES)
+    last = (0, False)
+    with open(path, "rb") as f:
+        if path.stat().st_size and f.seek(-1, 2) and f.read(1) != b"\n":
+            last = (-1, True)
+    parts = [fast]
+    with pq.ParquetWriter(rest, FAST_LINES_SCHEMA, compression="lz4") as w:
+        for batch in reader:
+            rows = list(zip(batch.column("line").to_pylist(), batch.column("text").to_pylist()))
+            if last == (-1, True):  # the file's last line has no newline: which line is it?
+                last = (_line_offsets(path, set())[1], True)
+            lines, s, p, o = _parse_fallback(rows, last, bis)
+            triples += len(s)
+            w.write_batch(
+                pa.RecordBatch.from_arrays(
+                    [
+                        pa.array(lines, pa.int64()),
+                        pa.array(s),
+                        pa.array(p),
+                        pa.array(o),
+                        pa.nulls(len(s), pa.string()),
+                    ],
+                    schema=FAST_LINES_SCHEMA,
+                )
+            )
+    parts.append(rest)
+    bad = bis.bad
+    if bad:
+        offsets, _ = _line_offsets(path, {b.line for b in bad})
+        bad = [BadStatement(b.reason, b.line, b.detail, b.text, offsets[b.line]) for b in bad]
+    return parts, triples, bad
+
+
+def lines_triples_sql(parts: list[Path]) -> str:
+    """``SELECT s, p, o`` of the triples in :func:`parse_ntriples_duckdb`'s parts, in file order."""
+    files = ", ".join(_sql_str(str(p)) for p in parts)
+    return f"SELECT s, p, o FROM read_parquet([{files}]) WHERE s IS NOT NULL ORDER BY line"
 
 
 if __name__ == "__main__":  # worker entry point of parse_file: <path> <start> <end> <out.parquet>
