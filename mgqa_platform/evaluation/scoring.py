@@ -81,8 +81,9 @@ def resolve_entities(
     """Turn an entity answer given by ``names`` (and/or ``entity_ids``) into ``{"entity_ids": [...]}``.
 
     entity_name: only the first item counts (Table 12 resolves one answer); it is right when any entity it may
-    denote is in the gold-acceptable set G* (ties included). set: each name becomes the gold entity it
-    denotes if any, else one entity it denotes, else a distinct unknown item, so Jaccard counts it as wrong.
+    denote is in the gold-acceptable set G* (ties included). set: each name becomes every gold entity it
+    denotes (a name cannot tell apart two gold entities that bear it, so naming it once names both), else
+    one entity it denotes, else a distinct unknown item, so Jaccard counts it as wrong.
     """
     gold_ids = set(gold.get("entity_ids", []))
     items: list[tuple[str, str]] = [("id", i) for i in answer.get("entity_ids", []) or []]
@@ -97,13 +98,11 @@ def resolve_entities(
             out.append(v.strip())
             continue
         ids = store.resolve(v)
-        # distinct gold entities may share a name: give each name a gold entity not matched yet, if any
-        fresh = sorted((ids & gold_ids) - set(out)) or sorted(ids & gold_ids)
-        out.append(
-            fresh[0]
-            if fresh
-            else (sorted(ids)[0] if ids else f"unresolved:{formats._norm_name(v)}")
-        )
+        golds = sorted(ids & gold_ids)
+        if golds:
+            out.extend(golds)
+        else:
+            out.append(sorted(ids)[0] if ids else f"unresolved:{formats._norm_name(v)}")
     return {"entity_ids": sorted(set(out))}
 
 
