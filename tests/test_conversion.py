@@ -250,6 +250,66 @@ def test_osmh3kg_null_rows_and_missing_columns(con, tmp_path):
         convert_kg(con, "osmh3kg", bad, "s")
 
 
+def osmh3kg_rows(entities: dict[str, dict[str, str]], wkts: dict[str, str]) -> pa.Table:
+    """An OSMH3KG table (subject, predicate, object, date) of ``entities`` (subject -> tags, the
+    ``rdf:type`` among them) with their geometries, and the types' ``rdfs:subClassOf`` rows."""
+    triples = [("country", "rdfs:subClassOf", "place"), ("state", "rdfs:subClassOf", "place")]
+    triples.append(("administrative", "rdfs:subClassOf", "boundary"))
+    for subject, tags in entities.items():
+        triples += [(subject, k, v) for k, v in tags.items()]
+        triples += [
+            (subject, "geo:hasGeometry", f"geo{subject}"),
+            (f"geo{subject}", "geo:asWKT", wkts[subject]),
+        ]
+    cols = list(zip(*triples, strict=True))
+    return pa.table(
+        {
+            "subject": cols[0],
+            "predicate": cols[1],
+            "object": cols[2],
+            "date": ["2021-06-22"] * len(triples),
+        }
+    )
+
+
+def test_a_country_label_node_folds_into_its_boundary(con, tmp_path):
+    square = "MULTIPOLYGON (((1.4 42.4, 1.8 42.4, 1.8 42.7, 1.4 42.7, 1.4 42.4)))"
+    entities = {
+        "node/148874198": {"rdf:type": "country", "name": "Andorra", "wikidata": "Q228"},
+        "relation/9407": {
+            "rdf:type": "administrative",
+            "name": "Andorra",
+            "wikidata": "Q228",
+            "admin_level": "2",
+        },
+        # a state point whose area the KG lacks, and a country point of another Wikidata item
+        "node/2912811858": {"rdf:type": "state", "name": "Margibi"},
+        "node/424311573": {"rdf:type": "country", "name": "Liberia", "wikidata": "Q1014"},
+    }
+    wkts = {s: "POINT (1.57 42.54)" for s in entities} | {"relation/9407": square}
+    p = tmp_path / "o.parquet"
+    pq.write_table(osmh3kg_rows(entities, wkts), p)
+    res = convert_kg(con, "osmh3kg", p, "s")
+    got = rows(con, "SELECT entity_id, display_name, category FROM entities ORDER BY entity_id")
+    assert [(r["entity_id"], r["display_name"]) for r in got] == [
+        ("osmh3kg:node/2912811858", "Margibi"),
+        ("osmh3kg:node/424311573", "Liberia"),
+        ("osmh3kg:relation/9407", "Andorra"),  # no longer "Andorra (administrative region)"
+    ]
+    (q,) = rows(
+        con, "SELECT source, detail, payload FROM quarantine WHERE reason = 'label_node_of_area'"
+    )
+    assert q == {
+        "source": "node/148874198",
+        "detail": "label node of osmh3kg:relation/9407: the same Wikidata item, and the KG has its area",
+        "payload": "osmh3kg:node/148874198",
+    }
+    assert res.quarantined["label_node_of_area"] == 1
+    # its labels and source triples went with it
+    assert not rows(con, "SELECT 1 FROM entity_labels WHERE entity_id = 'osmh3kg:node/148874198'")
+    assert not rows(con, "SELECT 1 FROM entity_triples WHERE entity_id = 'osmh3kg:node/148874198'")
+
+
 def test_reconversion_replaces_the_partition_with_identical_rows(con, tiny_pbf, tmp_path):
     ttl = tmp_path / "wkg.ttl"
     build_worldkg(tiny_pbf, ttl)

@@ -596,6 +596,7 @@ def convert_kg(
                 why = f"entity id {eid} already produced by another subject"
                 quarantine.append(_qrow("entity", "duplicate_id", why, subj))
             con.execute(f"DELETE FROM new_entities WHERE (entity_id, subject) IN ({dup})")
+            _fold_label_nodes(con, quarantine)
             con.execute(
                 """
                 CREATE OR REPLACE TEMP TABLE new_quarantine AS
@@ -686,6 +687,40 @@ def convert_kg(
         )
     )
     return res
+
+
+#: Categories of a country's or a state's point (its OSM label node, ``place=country``/``state``).
+LABEL_NODE_CATEGORIES = ("country", "state")
+
+#: ``(point entity_id, point subject, area entity_id)``: each country or state point of
+#: ``new_entities`` that names the same Wikidata item as an administrative area of the KG.
+LABEL_NODES_SQL = f"""
+SELECT p.entity_id, p.subject, min(a.entity_id) AS area_id
+FROM new_entities p
+JOIN new_entities a ON a.wikidata = p.wikidata AND a.entity_id <> p.entity_id
+WHERE p.geom_kind = 'point'
+    AND p.category IN ({", ".join(f"'{c}'" for c in LABEL_NODE_CATEGORIES)})
+    AND a.geom_kind = 'polygon'
+    AND a.category IN ({", ".join(f"'{c}'" for c in lexicon.REGION_CATEGORIES)})
+GROUP BY p.entity_id, p.subject
+ORDER BY p.entity_id
+"""
+
+
+def _fold_label_nodes(con: duckdb.DuckDBPyConnection, quarantine: list) -> None:
+    """Drop from ``new_entities`` the point of a country or state whose area the KG also has.
+
+    OSM maps a country twice: the ``place=country`` label node and the boundary relation
+    (``boundary=administrative``, ``admin_level=2``), both with the country's Wikidata item. Kept
+    apart, the two are one place with two names ("Andorra (country)", "Andorra (administrative
+    region)"). The area holds the place (its extent, containment, border); the point goes to the
+    quarantine with the reason ``label_node_of_area`` and the area's entity id."""
+    for eid, subject, area in con.execute(LABEL_NODES_SQL).fetchall():
+        why = f"label node of {area}: the same Wikidata item, and the KG has its area"
+        quarantine.append(_qrow("entity", "label_node_of_area", why, subject, eid))
+    con.execute(
+        f"DELETE FROM new_entities WHERE entity_id IN (SELECT entity_id FROM ({LABEL_NODES_SQL}))"
+    )
 
 
 # ------------------------------------------------------------------------------------------ 4. finish
