@@ -14,6 +14,7 @@ from mgqa_dagster.resources.warehouse import WAREHOUSE_POOL, WarehouseResource, 
 from mgqa_platform import CODE_VERSION, snapshots
 from mgqa_platform.kg import native
 from mgqa_platform.kg.convert import convert_kg
+from mgqa_platform.kg.data_version import conversion_data_version
 from mgqa_platform.strata.countries import country_names
 from mgqa_platform.warehouse import Slice, partition_slices
 
@@ -66,7 +67,8 @@ def conversion_slices(kg: str) -> tuple[Slice, ...]:
         ENTITIES, entity_checks.ENTITY_CHECKS + input_guards.ENTITY_GUARDS, kg_partitions
     ),
     can_subset=False,
-    code_version=CODE_VERSION,
+    # the category tables and the memories' category words decide names too (kg/data_version.py)
+    code_version=f"{CODE_VERSION}+{conversion_data_version()}",
 )
 def kg_entities(
     context: dg.AssetExecutionContext,
