@@ -125,16 +125,40 @@ def sample_ids_sql(pool: Pool, samples: tuple[tuple[str, str], ...]) -> str:
     return " UNION ".join(parts)
 
 
+#: The temp table of sampled entity ids that :func:`create_pool_samples` fills.
+SAMPLES_TABLE = "pool_samples"
+
+
+def create_pool_samples(
+    con: duckdb.DuckDBPyConnection, pool: Pool, samples: tuple[tuple[str, str], ...]
+) -> str | None:
+    """(Re)create the temp table ``pool_samples(entity_id)`` of the ids that :func:`sample_ids_sql`
+    returns for ``samples`` over ``pool.kg``, once per KG, and return the SQL that reads it (the
+    ``samples`` argument of :func:`create_cell_pool`); None when ``samples`` is empty."""
+    if not samples:
+        return None
+    con.execute(
+        f"CREATE OR REPLACE TEMP TABLE {SAMPLES_TABLE} AS "
+        f"SELECT DISTINCT * FROM ({sample_ids_sql(pool, samples)}) AS s(entity_id)",
+        {"kg": pool.kg},
+    )
+    return f"SELECT entity_id FROM {SAMPLES_TABLE}"
+
+
 def create_cell_pool(
-    con: duckdb.DuckDBPyConnection, kg: str, stratum: str, samples: str | None = None
-) -> None:
-    """(Re)create the temp table ``pool`` (columns of :func:`create_pool`) holding the rows of one
-    (KG, stratum), every stratified row of the KG, of any stratum, that shares a stored H3 cell
-    (``entities.h3``, any resolution) with one of them, and the rows whose ids the SQL ``samples``
-    returns (:func:`sample_ids_sql`): the cell neighbourhood on which a ``cell_local`` executor
-    proposes the stratum's tuples. Also the temp table ``bindable_categories``. The cells of the
-    stratum are collected first (at most four per row), and the KG's rows are joined to them, so the
-    table never holds the whole KG unless the stratum's cells reach every row."""
+    con: duckdb.DuckDBPyConnection, kg: str, strata: tuple[str, ...], samples: str | None = None
+) -> int:
+    """(Re)create the temp table ``pool`` (columns of :func:`create_pool`) holding the rows of a group
+    of ``strata`` of ``kg``, every stratified row of the KG, of any stratum, that shares a stored H3
+    cell (``entities.h3``, any resolution) with one of them, and the rows whose ids the SQL ``samples``
+    returns (:func:`sample_ids_sql`, :func:`create_pool_samples`): the cell neighbourhood on which the
+    generator proposes the tuples of those strata (``generate.pooled_candidates``). Also the temp
+    table ``bindable_categories``. Returns the rows of ``pool``.
+
+    The cells of the strata are collected first (at most four per row), and the KG's rows are joined
+    to them, so the table never holds the whole KG unless the strata's cells reach every row."""
+    if isinstance(strata, str):
+        raise TypeError(f"create_cell_pool takes a tuple of strata, not the string {strata!r}")
     create_bindable_categories(con)
     sampled = f" OR e.entity_id IN ({samples})" if samples else ""
     con.execute(
@@ -144,16 +168,18 @@ def create_cell_pool(
             SELECT DISTINCT unnest(e.h3) AS cell
             FROM entities e
             JOIN entity_strata s ON s.entity_id = e.entity_id
-            WHERE e.kg = $kg AND s.kg = $kg AND s.stratum = $stratum
+            WHERE e.kg = $kg AND s.kg = $kg AND list_contains($strata, s.stratum)
         ), near AS (
             SELECT DISTINCT x.entity_id
             FROM (SELECT entity_id, unnest(h3) AS cell FROM entities WHERE kg = $kg) AS x
             SEMI JOIN mine USING (cell)
         )
-        {POOL_ROWS_SQL} AND (e.entity_id IN (SELECT entity_id FROM near){sampled})
+        {POOL_ROWS_SQL}
+            AND (list_contains($strata, s.stratum) OR e.entity_id IN (SELECT entity_id FROM near){sampled})
         """,
-        {"kg": kg, "stratum": stratum},
+        {"kg": kg, "strata": list(strata)},
     )
+    return con.execute("SELECT count(*) FROM pool").fetchone()[0]
 
 
 def arrow_column(values: list) -> pa.Array:

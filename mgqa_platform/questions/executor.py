@@ -65,15 +65,16 @@ class Executor:
     evidence: ClassVar[tuple[str, ...]] = ("geometry",)
     #: True when ``candidates`` reads only pool rows of the stratum it proposes a tuple for (every pool
     #: read is a :meth:`Pool.sample` or joined on the same stratum, every window is partitioned by
-    #: stratum): the generator then runs it on the bounded pool of each (KG, stratum) in turn, which gives
-    #: the same tuples (tests/test_bounded_pool.py); otherwise on the pool of the whole KG.
+    #: stratum): the generator then runs it on the neighbourhood of each group of strata in turn, keeping
+    #: the tuples of the group's strata (:attr:`Pool.strata`), which gives the same tuples
+    #: (tests/test_bounded_pool.py); otherwise on the pool of the whole KG.
     stratum_local: ClassVar[bool] = False
     #: True when ``candidates`` reads, besides its stratum's rows, only pool rows that share a stored H3
     #: cell (``entities.h3``) with a row of that stratum, and every window or count a tuple of the
     #: stratum depends on is partitioned by stratum or taken over the rows of one such cell: the
-    #: generator then runs it per stratum on the stratum's cell neighbourhood
-    #: (:func:`execution.create_cell_pool`) and keeps the tuples of that stratum, which gives the same
-    #: tuples (tests/test_bounded_pool.py); otherwise on the pool of the whole KG.
+    #: generator then runs it on the cell neighbourhood of each group of strata in turn
+    #: (:func:`execution.create_cell_pool`) and keeps the tuples of the group's strata, which gives the
+    #: same tuples (tests/test_bounded_pool.py); otherwise on the pool of the whole KG.
     cell_local: ClassVar[bool] = False
 
     def cell_samples(self, sub: SubTemplate) -> tuple[tuple[str, str], ...]:
@@ -125,12 +126,23 @@ class Pool:
     """The candidate pool of one KG: the temp view ``pool`` plus seeded sampling helpers.
 
     ``per_stratum`` is how many candidates an executor should propose per stratum (the generator keeps
-    at most 30 tuples per (template, KG, stratum) after discards and de-duplication).
+    at most 30 tuples per (template, KG, stratum) after discards and de-duplication). ``strata`` names
+    the strata whose tuples the caller keeps when the ``pool`` table also holds rows of other strata (a
+    neighbourhood of a group of strata, :func:`execution.create_cell_pool`); empty: every stratum.
     """
 
     kg: str
     seed: int
     per_stratum: int = 90
+    strata: tuple[str, ...] = ()
+
+    def kept(self, alias: str) -> str:
+        """SQL: whether the row ``alias`` is of a stratum whose tuples the caller keeps (``TRUE``
+        when ``strata`` is empty). Candidates may test it on their anchors to skip work for tuples
+        that would be dropped; :func:`generate.candidate_rows` tests it on every tuple."""
+        if not self.strata:
+            return "TRUE"
+        return f"{alias}.stratum IN ({', '.join(sql_literal(s) for s in self.strata)})"
 
     def order_key(self, salt: str, *columns: str) -> str:
         """A seeded, stable sort key: ``md5('<seed>|<kg>|<salt>|' || col1 || '|' || col2 ...)``."""
