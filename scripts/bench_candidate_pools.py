@@ -127,13 +127,13 @@ def _false_premise(con, mode: str) -> tuple[list[str], int, str]:
 def _gold(con, mode: str) -> tuple[list[str], int, str]:
     """Gold rows of every sub-template's batch of true questions, whole table or neighbourhood (the
     gold queries timed); (lines, most ``entities`` rows one batch run on a neighbourhood can read (the
-    whole table in ``gold-whole``), a note: how many batches ran on a neighbourhood)."""
-    import pyarrow as pa
-
+    whole table in ``gold-whole``), a note: how many batches ran on a neighbourhood and, in
+    ``gold-bounded``, the rows of each KG's ``gold_rows`` table, built once per KG and timed)."""
     from mgqa_platform.questions.catalog import default_catalog
-    from mgqa_platform.questions.execution import arrow_column
-    from mgqa_platform.questions.executor import gold_query, t_columns
+    from mgqa_platform.questions.execution import create_gold_rows
+    from mgqa_platform.questions.executor import gold_query
     from mgqa_platform.questions.executors import EXECUTORS
+    from mgqa_platform.questions.generate import bound_ids
     from mgqa_platform.warehouse import registered
 
     catalog = default_catalog()
@@ -142,15 +142,19 @@ def _gold(con, mode: str) -> tuple[list[str], int, str]:
     for q in _true_questions(con):
         by_key.setdefault((q["kg"], q["sub_template_id"]), []).append(q)
     lines, largest, bounded = [], 0, 0
+    batches = {key: _batch(catalog, key, group) for key, group in sorted(by_key.items())}
+    rows, kg_rows = None, {}
     for (kg, sub_id), group in sorted(by_key.items()):
         sub = catalog.sub_template(sub_id)
         executor = EXECUTORS[sub.executor]
-        rows = []
-        for i, q in enumerate(group):
-            values = {**json.loads(q["bindings"]), **json.loads(q["parameters"])}
-            rows.append({"row_id": i, "kg": kg, **{c: values[c] for c in t_columns(sub)[2:]}})
-        t = pa.table({c: arrow_column([r[c] for r in rows]) for c in t_columns(sub)})
-        sql = executor.gold_sql(sub) if mode == "gold-whole" else gold_query(executor, sub)
+        t = batches[(kg, sub_id)]
+        if mode == "gold-bounded" and kg not in kg_rows:  # what the generator builds once per KG
+            subs = [catalog.sub_template(s) for k, s in by_key if k == kg]
+            cands = {s: batches[(k, s)].to_pylist() for k, s in by_key if k == kg}
+            with _timed():
+                rows = create_gold_rows(con, bound_ids(subs, cands))
+            kg_rows[kg] = con.execute(f"SELECT count(*) FROM {rows}").fetchone()[0]
+        sql = executor.gold_sql(sub) if mode == "gold-whole" else gold_query(executor, sub, rows)
         with registered(con, t=t):
             with _timed():
                 found = con.execute(f"SELECT * FROM ({sql}) AS q ORDER BY row_id").fetchall()
@@ -163,8 +167,26 @@ def _gold(con, mode: str) -> tuple[list[str], int, str]:
         lines += [
             json.dumps([kg, sub_id, group[r[0]]["question_id"], r[1:]], default=str) for r in found
         ]
-    note = f"{bounded} of {len(by_key)} batches on a neighbourhood, {whole_rows:,} entity rows"
+    note = f"{bounded} of {len(by_key)} batches on a neighbourhood, {whole_rows:,} entity rows" + (
+        f", bound rows per KG (gold_rows): {kg_rows}" if kg_rows else ""
+    )
     return lines, largest if mode == "gold-bounded" else whole_rows, note
+
+
+def _batch(catalog, key: tuple[str, str], group: list[dict]):
+    """The relation ``t`` of the (KG, sub-template) ``key`` bound to its true questions ``group``."""
+    import pyarrow as pa
+
+    from mgqa_platform.questions.execution import arrow_column
+    from mgqa_platform.questions.executor import t_columns
+
+    kg, sub_id = key
+    sub = catalog.sub_template(sub_id)
+    rows = []
+    for i, q in enumerate(group):
+        values = {**json.loads(q["bindings"]), **json.loads(q["parameters"])}
+        rows.append({"row_id": i, "kg": kg, **{c: values[c] for c in t_columns(sub)[2:]}})
+    return pa.table({c: arrow_column([r[c] for r in rows]) for c in t_columns(sub)})
 
 
 def _child(mode: str, path: str) -> dict:

@@ -24,6 +24,7 @@ from mgqa_platform.questions.catalog import default_catalog
 from mgqa_platform.questions.execution import (
     arrow_column,
     create_cell_pool,
+    create_gold_rows,
     create_pool,
     sample_ids_sql,
 )
@@ -347,8 +348,30 @@ def test_gold_on_the_neighbourhood_equals_the_gold_on_the_whole_table(mixed, nam
             continue
         whole = _gold_rows(mixed, sub, executor.gold_sql(sub), t)
         assert _gold_rows(mixed, sub, gold_query(executor, sub), t) == whole, sub.id
+        kg_rows = create_gold_rows(mixed, _bound_ids(sub, t) | {"worldkg:n1", "osmh3kg:w2"})
+        assert _gold_rows(mixed, sub, gold_query(executor, sub, kg_rows), t) == whole, sub.id
         rows += len(whole)
     assert rows > 0, f"the world gives {name} no gold row: the test would prove nothing"
+
+
+def _bound_ids(sub, t: pa.Table) -> set[str]:
+    """The entity ids bound in the batch ``t`` of ``sub``."""
+    return {i for role in sub.entity_roles for i in t.column(role).to_pylist()}
+
+
+def test_gold_rows_hold_the_rows_of_every_bound_entity(mixed):
+    """``create_gold_rows`` holds exactly the rows of the ids given; a gold batch whose bound rows it
+    lacks returns other rows, so the table must hold every bound entity (``generate.bound_ids``)."""
+    executor = EXECUTORS["distance.pair"]
+    sub = next(s for s in SUBS if s.executor == executor.name)
+    t = _batch(mixed, sub, Pool("osmh3kg", 7, per_stratum=4))
+    ids = _bound_ids(sub, t)
+    table = create_gold_rows(mixed, ids)
+    got = {r[0] for r in mixed.execute(f"SELECT entity_id FROM {table}").fetchall()}
+    assert got == ids
+    whole = _gold_rows(mixed, sub, executor.gold_sql(sub), t)
+    create_gold_rows(mixed, sorted(ids)[1:])
+    assert _gold_rows(mixed, sub, gold_query(executor, sub, table), t) != whole
 
 
 @pytest.mark.parametrize(

@@ -9,7 +9,7 @@ triples.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -180,6 +180,24 @@ def create_cell_pool(
         {"kg": kg, "strata": list(strata)},
     )
     return con.execute("SELECT count(*) FROM pool").fetchone()[0]
+
+
+#: The temp table of entity rows that :func:`create_gold_rows` fills.
+GOLD_ROWS_TABLE = "gold_rows"
+
+
+def create_gold_rows(con: duckdb.DuckDBPyConnection, ids: Iterable[str]) -> str:
+    """(Re)create the temp table ``gold_rows`` holding the ``entities`` rows of ``ids`` (the entities
+    bound in the candidate tuples of one KG's ``gold_bound_only`` sub-templates), read from the
+    entity table in one pass; return its name, the ``rows`` of :func:`executor.gold_query`. It holds
+    at most (entity roles x candidate tuples) rows, whatever the size of the KG."""
+    table = pa.table({"entity_id": pa.array(sorted(set(ids)), pa.string())})
+    with registered(con, _gold_ids=table):
+        con.execute(
+            f"CREATE OR REPLACE TEMP TABLE {GOLD_ROWS_TABLE} AS "
+            "SELECT e.* FROM main.entities e SEMI JOIN _gold_ids i ON i.entity_id = e.entity_id"
+        )
+    return GOLD_ROWS_TABLE
 
 
 def arrow_column(values: list) -> pa.Array:

@@ -177,25 +177,29 @@ def bound_join(**aliases: str) -> str:
     return f"FROM t {joins}"
 
 
-def gold_query(executor: Executor, sub: SubTemplate) -> str:
+def gold_query(executor: Executor, sub: SubTemplate, rows: str | None = None) -> str:
     """The gold query the generator runs over a batch ``t``: ``gold_sql`` itself, or with
     ``entities`` shadowed by a CTE of the rows it can read: the entities bound in ``t`` for a
     :attr:`Executor.gold_bound_only` executor, those and the rows inside its
-    :meth:`Executor.gold_boxes` for one that gives boxes. The stored ``query`` of a question stays
-    ``gold_sql`` (:func:`replay_sql`), which reads the whole table and returns the same row."""
+    :meth:`Executor.gold_boxes` for one that gives boxes. ``rows`` names a table that holds (at
+    least) the entity rows bound in ``t`` (:func:`execution.create_gold_rows`, built once per KG):
+    the bound rows are then taken from it instead of the entity table, for an executor without
+    boxes. The stored ``query`` of a question stays ``gold_sql`` (:func:`replay_sql`), which reads
+    the whole table and returns the same row."""
     sql = executor.gold_sql(sub)
     boxes = executor.gold_boxes(sub)
     if not (executor.gold_bound_only or boxes) or not sub.entity_roles:
         return sql
     bound = " UNION ".join(f"SELECT {role} FROM t" for role in sub.entity_roles)
-    rows = f"e.entity_id IN ({bound})"
+    cond = f"e.entity_id IN ({bound})"
     if boxes:
-        rows += (
+        cond += (
             f" OR EXISTS (SELECT 1 FROM ({boxes}) AS x WHERE e.lat >= x.y0 AND e.lat <= x.y1 "
             "AND e.lon >= x.x0 AND e.lon <= x.x1)"
         )
+    source = rows if rows and not boxes else "main.entities"
     return (
-        f"WITH entities AS (SELECT e.* FROM main.entities e WHERE {rows})\n"
+        f"WITH entities AS (SELECT e.* FROM {source} e WHERE {cond})\n"
         f"SELECT * FROM (\n{sql}\n) AS g"
     )
 

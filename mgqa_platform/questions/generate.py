@@ -35,6 +35,7 @@ from mgqa_platform.questions.execution import (
     Execution,
     arrow_column,
     create_cell_pool,
+    create_gold_rows,
     create_pool,
     create_pool_samples,
     entity_info,
@@ -168,15 +169,29 @@ def pooled_candidates(
     return out
 
 
+def bound_ids(subs: list[SubTemplate], cands: Mapping[str, list[dict]]) -> set[str]:
+    """The entity ids bound in the candidate tuples ``cands`` (sub-template id -> tuples) of the
+    ``subs`` whose executor is :attr:`Executor.gold_bound_only`: the rows their gold batches read."""
+    return {
+        c[role]
+        for sub in subs
+        if EXECUTORS[sub.executor].gold_bound_only
+        for c in cands.get(sub.id, [])
+        for role in sub.entity_roles
+    }
+
+
 def execute_sub_template(
     con: duckdb.DuckDBPyConnection,
     sub: SubTemplate,
     pool: Pool,
     executor: Executor | None = None,
     cand: list[dict] | None = None,
+    gold_rows: str | None = None,
 ) -> tuple[list[Execution], Counter]:
     """Run one sub-template for all strata at once: on the candidate tuples ``cand``
-    (:func:`pooled_candidates`), or when None on those of the current ``pool`` (:func:`create_pool`).
+    (:func:`pooled_candidates`), or when None on those of the current ``pool`` (:func:`create_pool`);
+    the gold query reads the bound rows from the table ``gold_rows`` when given (:func:`gold_query`).
 
     Returns the verified executions and a Counter of discard reasons keyed (stratum, reason).
     """
@@ -199,7 +214,7 @@ def execute_sub_template(
         rows.append(row)
     t = pa.table({c: arrow_column([r[c] for r in rows]) for c in cols})
     with registered(con, t=t):
-        cur = con.execute(f"SELECT * FROM ({gold_query(executor, sub)}) AS q")
+        cur = con.execute(f"SELECT * FROM ({gold_query(executor, sub, gold_rows)}) AS q")
         rnames = [d[0] for d in cur.description]
         results = {}
         for r in cur.fetchall():
@@ -344,6 +359,7 @@ def _generate(
     for kg in kgs:
         pool = Pool(kg, seed)
         cands = pooled_candidates(con, subs, pool)
+        gold_rows = create_gold_rows(con, bound_ids(subs, cands))
         centre = covered_centre(con, kg)
         area = coverage.kg_coverage(con, kg)
         by_cell: dict[tuple[str, str], list[list[Execution]]] = defaultdict(list)
@@ -351,7 +367,9 @@ def _generate(
             for sub in tpl.sub_templates:
                 if sub.id not in cands:
                     continue
-                execs, dis = execute_sub_template(con, sub, pool, cand=cands[sub.id])
+                execs, dis = execute_sub_template(
+                    con, sub, pool, cand=cands[sub.id], gold_rows=gold_rows
+                )
                 execs, beyond = coverage.keep_covered(con, area, sub, execs)
                 dis.update(beyond)
                 if non_trivial:
