@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import random
 from collections import Counter
+from dataclasses import replace
 
 import pyarrow as pa
 import pytest
@@ -23,12 +24,20 @@ from mgqa_platform.questions.catalog import default_catalog
 from mgqa_platform.questions.execution import (
     arrow_column,
     create_cell_pool,
+    create_gold_rows,
     create_pool,
     sample_ids_sql,
 )
 from mgqa_platform.questions.executor import Executor, Pool, gold_query, t_columns
 from mgqa_platform.questions.executors import EXECUTORS
-from mgqa_platform.questions.generate import candidate_rows, kg_strata, pooled_candidates
+from mgqa_platform.questions.generate import (
+    candidate_rows,
+    is_bounded,
+    kg_strata,
+    pooled_candidates,
+    stratum_groups,
+    stratum_sizes,
+)
 from mgqa_platform.warehouse import registered
 
 CATALOG = default_catalog()
@@ -339,8 +348,30 @@ def test_gold_on_the_neighbourhood_equals_the_gold_on_the_whole_table(mixed, nam
             continue
         whole = _gold_rows(mixed, sub, executor.gold_sql(sub), t)
         assert _gold_rows(mixed, sub, gold_query(executor, sub), t) == whole, sub.id
+        kg_rows = create_gold_rows(mixed, _bound_ids(sub, t) | {"worldkg:n1", "osmh3kg:w2"})
+        assert _gold_rows(mixed, sub, gold_query(executor, sub, kg_rows), t) == whole, sub.id
         rows += len(whole)
     assert rows > 0, f"the world gives {name} no gold row: the test would prove nothing"
+
+
+def _bound_ids(sub, t: pa.Table) -> set[str]:
+    """The entity ids bound in the batch ``t`` of ``sub``."""
+    return {i for role in sub.entity_roles for i in t.column(role).to_pylist()}
+
+
+def test_gold_rows_hold_the_rows_of_every_bound_entity(mixed):
+    """``create_gold_rows`` holds exactly the rows of the ids given; a gold batch whose bound rows it
+    lacks returns other rows, so the table must hold every bound entity (``generate.bound_ids``)."""
+    executor = EXECUTORS["distance.pair"]
+    sub = next(s for s in SUBS if s.executor == executor.name)
+    t = _batch(mixed, sub, Pool("osmh3kg", 7, per_stratum=4))
+    ids = _bound_ids(sub, t)
+    table = create_gold_rows(mixed, ids)
+    got = {r[0] for r in mixed.execute(f"SELECT entity_id FROM {table}").fetchall()}
+    assert got == ids
+    whole = _gold_rows(mixed, sub, executor.gold_sql(sub), t)
+    create_gold_rows(mixed, sorted(ids)[1:])
+    assert _gold_rows(mixed, sub, gold_query(executor, sub, table), t) != whole
 
 
 @pytest.mark.parametrize(
@@ -385,8 +416,8 @@ def _per_cell_neighbourhood(con, sub, pool: Pool) -> Counter:
     samples = sample_ids_sql(pool, EXECUTORS[sub.executor].cell_samples(sub)) or None
     bag: Counter = Counter()
     for stratum in kg_strata(con, pool.kg):
-        create_cell_pool(con, pool.kg, stratum, samples)
-        bag += _bag([r for r in candidate_rows(con, sub, pool) if r["stratum"] == stratum])
+        create_cell_pool(con, pool.kg, (stratum,), samples)
+        bag += _bag(candidate_rows(con, sub, replace(pool, strata=(stratum,))))
     return bag
 
 
@@ -424,7 +455,7 @@ def test_cell_neighbourhood_holds_the_stratum_and_the_rows_sharing_its_cells(mix
     for stratum in STRATA:
         cells = {c for _, st, h3 in rows if st == stratum for c in h3}
         expected = {eid for eid, st, h3 in rows if st == stratum or cells & set(h3)}
-        create_cell_pool(mixed, "worldkg", stratum)
+        create_cell_pool(mixed, "worldkg", (stratum,))
         got = {r[0] for r in mixed.execute("SELECT entity_id FROM pool").fetchall()}
         assert got == expected
         assert ("worldkg:far" in got) == (stratum == "LIC/low")
@@ -472,11 +503,79 @@ def test_cell_neighbourhood_needs_the_samples_of_other_strata(clustered):
         assert _per_cell_neighbourhood(clustered, sub, pool) == whole, sub.id
         bare: Counter = Counter()
         for stratum in kg_strata(clustered, pool.kg):
-            create_cell_pool(clustered, pool.kg, stratum)
-            bare += _bag(
-                [r for r in candidate_rows(clustered, sub, pool) if r["stratum"] == stratum]
-            )
+            create_cell_pool(clustered, pool.kg, (stratum,))
+            bare += _bag(candidate_rows(clustered, sub, replace(pool, strata=(stratum,))))
         without_differs.append(bare != whole)
         proposed += sum(whole.values())
     assert proposed > 0
     assert any(without_differs)
+
+
+#: Sub-templates whose candidates the generator draws on the neighbourhoods of groups of strata.
+BOUNDED = [s for s in SUBS if is_bounded(EXECUTORS[s.executor])]
+
+
+def test_stratum_groups_pack_the_strata_first_fit_in_decreasing_size():
+    sizes = {"a": 10, "b": 7, "c": 5, "d": 1, "e": 7}
+    assert stratum_groups(sizes, 12) == [("a", "d"), ("b", "c"), ("e",)]
+    assert stratum_groups(sizes, 1) == [("a",), ("b",), ("e",), ("c",), ("d",)]
+    assert stratum_groups(sizes, 10**6) == [("a", "b", "c", "d", "e")]
+    assert stratum_groups({"x": 100, "y": 1}, 10) == [("x",), ("y",)]
+    assert stratum_groups({}, 10) == []
+
+
+@pytest.mark.parametrize("pool_rows", [1, 61, 10**6])
+def test_grouped_candidates_equal_those_of_the_whole_pool(mixed, pool_rows):
+    """Every ``stratum_local`` and ``cell_local`` sub-template proposes, over the neighbourhoods of
+    groups of strata (one stratum a group, groups of two, all strata in one), exactly the tuples of
+    the KG's whole pool, in both KGs of the mixed world with the dense cluster (``per_stratum`` 4 and
+    90, so that the seeded samples decide in one and take every row in the other)."""
+    _cluster(mixed)
+    proposed = 0
+    for kg, per_stratum in (("worldkg", 4), ("osmh3kg", 90)):
+        sizes = stratum_sizes(mixed, kg)
+        assert len(stratum_groups(sizes, pool_rows)) == (
+            3 if pool_rows == 1 else 2 if pool_rows == 61 else 1
+        ), sizes
+        pool = Pool(kg, 13, per_stratum=per_stratum)
+        pooled = pooled_candidates(mixed, BOUNDED, pool, pool_rows=pool_rows)
+        create_pool(mixed, kg)
+        for sub in BOUNDED:
+            whole = _bag(candidate_rows(mixed, sub, pool))
+            assert _bag(pooled[sub.id]) == whole, sub.id
+            proposed += sum(whole.values())
+    assert proposed > 0
+
+
+def test_the_tuples_of_other_strata_in_a_neighbourhood_are_dropped(mixed):
+    """A group's neighbourhood holds rows of the other strata too, from which the executors propose
+    tuples of those strata on part of their rows: without :attr:`Pool.strata` (every stratum kept),
+    the union over the groups is not the whole pool's, so the filter is needed."""
+    _cluster(mixed)
+    pool = Pool("worldkg", 13, per_stratum=4)
+    groups = stratum_groups(stratum_sizes(mixed, pool.kg), 1)
+    differ = []
+    for sub in (s for s in BOUNDED if EXECUTORS[s.executor].cell_local):
+        create_pool(mixed, pool.kg)
+        whole = _bag(candidate_rows(mixed, sub, pool))
+        unfiltered: Counter = Counter()
+        for group in groups:
+            create_cell_pool(mixed, pool.kg, group)
+            unfiltered += _bag(candidate_rows(mixed, sub, pool))
+        differ.append(unfiltered != whole)
+    assert any(differ)
+
+
+def test_cell_pool_takes_a_tuple_of_strata(mixed):
+    """A group's neighbourhood holds every row of each of its strata; a bare string is refused (it
+    would be read as a group of one-letter strata and give an empty neighbourhood)."""
+    with pytest.raises(TypeError, match="tuple of strata"):
+        create_cell_pool(mixed, "worldkg", "LIC/low")
+    group = ("HIC/high", "LIC/low")
+    n = create_cell_pool(mixed, "worldkg", group)
+    got = {r[0] for r in mixed.execute("SELECT entity_id FROM pool").fetchall()}
+    mine = mixed.execute(
+        "SELECT entity_id FROM entity_strata WHERE kg = 'worldkg' AND list_contains(?, stratum)",
+        [list(group)],
+    ).fetchall()
+    assert len(got) == n and mine and {r[0] for r in mine} <= got

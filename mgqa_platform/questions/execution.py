@@ -9,7 +9,7 @@ triples.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -125,16 +125,40 @@ def sample_ids_sql(pool: Pool, samples: tuple[tuple[str, str], ...]) -> str:
     return " UNION ".join(parts)
 
 
+#: The temp table of sampled entity ids that :func:`create_pool_samples` fills.
+SAMPLES_TABLE = "pool_samples"
+
+
+def create_pool_samples(
+    con: duckdb.DuckDBPyConnection, pool: Pool, samples: tuple[tuple[str, str], ...]
+) -> str | None:
+    """(Re)create the temp table ``pool_samples(entity_id)`` of the ids that :func:`sample_ids_sql`
+    returns for ``samples`` over ``pool.kg``, once per KG, and return the SQL that reads it (the
+    ``samples`` argument of :func:`create_cell_pool`); None when ``samples`` is empty."""
+    if not samples:
+        return None
+    con.execute(
+        f"CREATE OR REPLACE TEMP TABLE {SAMPLES_TABLE} AS "
+        f"SELECT DISTINCT * FROM ({sample_ids_sql(pool, samples)}) AS s(entity_id)",
+        {"kg": pool.kg},
+    )
+    return f"SELECT entity_id FROM {SAMPLES_TABLE}"
+
+
 def create_cell_pool(
-    con: duckdb.DuckDBPyConnection, kg: str, stratum: str, samples: str | None = None
-) -> None:
-    """(Re)create the temp table ``pool`` (columns of :func:`create_pool`) holding the rows of one
-    (KG, stratum), every stratified row of the KG, of any stratum, that shares a stored H3 cell
-    (``entities.h3``, any resolution) with one of them, and the rows whose ids the SQL ``samples``
-    returns (:func:`sample_ids_sql`): the cell neighbourhood on which a ``cell_local`` executor
-    proposes the stratum's tuples. Also the temp table ``bindable_categories``. The cells of the
-    stratum are collected first (at most four per row), and the KG's rows are joined to them, so the
-    table never holds the whole KG unless the stratum's cells reach every row."""
+    con: duckdb.DuckDBPyConnection, kg: str, strata: tuple[str, ...], samples: str | None = None
+) -> int:
+    """(Re)create the temp table ``pool`` (columns of :func:`create_pool`) holding the rows of a group
+    of ``strata`` of ``kg``, every stratified row of the KG, of any stratum, that shares a stored H3
+    cell (``entities.h3``, any resolution) with one of them, and the rows whose ids the SQL ``samples``
+    returns (:func:`sample_ids_sql`, :func:`create_pool_samples`): the cell neighbourhood on which the
+    generator proposes the tuples of those strata (``generate.pooled_candidates``). Also the temp
+    table ``bindable_categories``. Returns the rows of ``pool``.
+
+    The cells of the strata are collected first (at most four per row), and the KG's rows are joined
+    to them, so the table never holds the whole KG unless the strata's cells reach every row."""
+    if isinstance(strata, str):
+        raise TypeError(f"create_cell_pool takes a tuple of strata, not the string {strata!r}")
     create_bindable_categories(con)
     sampled = f" OR e.entity_id IN ({samples})" if samples else ""
     con.execute(
@@ -144,16 +168,36 @@ def create_cell_pool(
             SELECT DISTINCT unnest(e.h3) AS cell
             FROM entities e
             JOIN entity_strata s ON s.entity_id = e.entity_id
-            WHERE e.kg = $kg AND s.kg = $kg AND s.stratum = $stratum
+            WHERE e.kg = $kg AND s.kg = $kg AND list_contains($strata, s.stratum)
         ), near AS (
             SELECT DISTINCT x.entity_id
             FROM (SELECT entity_id, unnest(h3) AS cell FROM entities WHERE kg = $kg) AS x
             SEMI JOIN mine USING (cell)
         )
-        {POOL_ROWS_SQL} AND (e.entity_id IN (SELECT entity_id FROM near){sampled})
+        {POOL_ROWS_SQL}
+            AND (list_contains($strata, s.stratum) OR e.entity_id IN (SELECT entity_id FROM near){sampled})
         """,
-        {"kg": kg, "stratum": stratum},
+        {"kg": kg, "strata": list(strata)},
     )
+    return con.execute("SELECT count(*) FROM pool").fetchone()[0]
+
+
+#: The temp table of entity rows that :func:`create_gold_rows` fills.
+GOLD_ROWS_TABLE = "gold_rows"
+
+
+def create_gold_rows(con: duckdb.DuckDBPyConnection, ids: Iterable[str]) -> str:
+    """(Re)create the temp table ``gold_rows`` holding the ``entities`` rows of ``ids`` (the entities
+    bound in the candidate tuples of one KG's ``gold_bound_only`` sub-templates), read from the
+    entity table in one pass; return its name, the ``rows`` of :func:`executor.gold_query`. It holds
+    at most (entity roles x candidate tuples) rows, whatever the size of the KG."""
+    table = pa.table({"entity_id": pa.array(sorted(set(ids)), pa.string())})
+    with registered(con, _gold_ids=table):
+        con.execute(
+            f"CREATE OR REPLACE TEMP TABLE {GOLD_ROWS_TABLE} AS "
+            "SELECT e.* FROM main.entities e SEMI JOIN _gold_ids i ON i.entity_id = e.entity_id"
+        )
+    return GOLD_ROWS_TABLE
 
 
 def arrow_column(values: list) -> pa.Array:

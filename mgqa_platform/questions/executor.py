@@ -65,15 +65,16 @@ class Executor:
     evidence: ClassVar[tuple[str, ...]] = ("geometry",)
     #: True when ``candidates`` reads only pool rows of the stratum it proposes a tuple for (every pool
     #: read is a :meth:`Pool.sample` or joined on the same stratum, every window is partitioned by
-    #: stratum): the generator then runs it on the bounded pool of each (KG, stratum) in turn, which gives
-    #: the same tuples (tests/test_bounded_pool.py); otherwise on the pool of the whole KG.
+    #: stratum): the generator then runs it on the neighbourhood of each group of strata in turn, keeping
+    #: the tuples of the group's strata (:attr:`Pool.strata`), which gives the same tuples
+    #: (tests/test_bounded_pool.py); otherwise on the pool of the whole KG.
     stratum_local: ClassVar[bool] = False
     #: True when ``candidates`` reads, besides its stratum's rows, only pool rows that share a stored H3
     #: cell (``entities.h3``) with a row of that stratum, and every window or count a tuple of the
     #: stratum depends on is partitioned by stratum or taken over the rows of one such cell: the
-    #: generator then runs it per stratum on the stratum's cell neighbourhood
-    #: (:func:`execution.create_cell_pool`) and keeps the tuples of that stratum, which gives the same
-    #: tuples (tests/test_bounded_pool.py); otherwise on the pool of the whole KG.
+    #: generator then runs it on the cell neighbourhood of each group of strata in turn
+    #: (:func:`execution.create_cell_pool`) and keeps the tuples of the group's strata, which gives the
+    #: same tuples (tests/test_bounded_pool.py); otherwise on the pool of the whole KG.
     cell_local: ClassVar[bool] = False
 
     def cell_samples(self, sub: SubTemplate) -> tuple[tuple[str, str], ...]:
@@ -125,12 +126,23 @@ class Pool:
     """The candidate pool of one KG: the temp view ``pool`` plus seeded sampling helpers.
 
     ``per_stratum`` is how many candidates an executor should propose per stratum (the generator keeps
-    at most 30 tuples per (template, KG, stratum) after discards and de-duplication).
+    at most 30 tuples per (template, KG, stratum) after discards and de-duplication). ``strata`` names
+    the strata whose tuples the caller keeps when the ``pool`` table also holds rows of other strata (a
+    neighbourhood of a group of strata, :func:`execution.create_cell_pool`); empty: every stratum.
     """
 
     kg: str
     seed: int
     per_stratum: int = 90
+    strata: tuple[str, ...] = ()
+
+    def kept(self, alias: str) -> str:
+        """SQL: whether the row ``alias`` is of a stratum whose tuples the caller keeps (``TRUE``
+        when ``strata`` is empty). Candidates may test it on their anchors to skip work for tuples
+        that would be dropped; :func:`generate.candidate_rows` tests it on every tuple."""
+        if not self.strata:
+            return "TRUE"
+        return f"{alias}.stratum IN ({', '.join(sql_literal(s) for s in self.strata)})"
 
     def order_key(self, salt: str, *columns: str) -> str:
         """A seeded, stable sort key: ``md5('<seed>|<kg>|<salt>|' || col1 || '|' || col2 ...)``."""
@@ -165,25 +177,29 @@ def bound_join(**aliases: str) -> str:
     return f"FROM t {joins}"
 
 
-def gold_query(executor: Executor, sub: SubTemplate) -> str:
+def gold_query(executor: Executor, sub: SubTemplate, rows: str | None = None) -> str:
     """The gold query the generator runs over a batch ``t``: ``gold_sql`` itself, or with
     ``entities`` shadowed by a CTE of the rows it can read: the entities bound in ``t`` for a
     :attr:`Executor.gold_bound_only` executor, those and the rows inside its
-    :meth:`Executor.gold_boxes` for one that gives boxes. The stored ``query`` of a question stays
-    ``gold_sql`` (:func:`replay_sql`), which reads the whole table and returns the same row."""
+    :meth:`Executor.gold_boxes` for one that gives boxes. ``rows`` names a table that holds (at
+    least) the entity rows bound in ``t`` (:func:`execution.create_gold_rows`, built once per KG):
+    the bound rows are then taken from it instead of the entity table, for an executor without
+    boxes. The stored ``query`` of a question stays ``gold_sql`` (:func:`replay_sql`), which reads
+    the whole table and returns the same row."""
     sql = executor.gold_sql(sub)
     boxes = executor.gold_boxes(sub)
     if not (executor.gold_bound_only or boxes) or not sub.entity_roles:
         return sql
     bound = " UNION ".join(f"SELECT {role} FROM t" for role in sub.entity_roles)
-    rows = f"e.entity_id IN ({bound})"
+    cond = f"e.entity_id IN ({bound})"
     if boxes:
-        rows += (
+        cond += (
             f" OR EXISTS (SELECT 1 FROM ({boxes}) AS x WHERE e.lat >= x.y0 AND e.lat <= x.y1 "
             "AND e.lon >= x.x0 AND e.lon <= x.x1)"
         )
+    source = rows if rows and not boxes else "main.entities"
     return (
-        f"WITH entities AS (SELECT e.* FROM main.entities e WHERE {rows})\n"
+        f"WITH entities AS (SELECT e.* FROM {source} e WHERE {cond})\n"
         f"SELECT * FROM (\n{sql}\n) AS g"
     )
 

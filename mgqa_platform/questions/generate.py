@@ -1,9 +1,9 @@
 """Question instantiation with execution-based ground truth (paper §3.3; docs/questions.md).
 
-For every sub-template with a built executor and every KG, SQL proposes candidate tuples (per
-stratum, on the bounded pool of one (KG, stratum) for the executors whose candidates stay in their
-stratum, or on its cell neighbourhood for those whose partners share the anchors' H3 cells; for all
-strata at once on the KG's pool for the others), one batch of SQL computes their raw results (on
+For every sub-template with a built executor and every KG, SQL proposes candidate tuples (per group
+of strata, on the group's cell neighbourhood, built once and shared, for the executors whose
+candidates stay in their stratum or whose partners share the anchors' H3 cells; for all strata at
+once on the KG's pool for the others), one batch of SQL computes their raw results (on
 the entity rows it can read, ``executor.gold_query``), and the executor's pure ``finish`` turns
 each into a typed gold answer or a counted
 discard reason; tuples whose support area reaches past the KG's coverage are dropped as
@@ -22,7 +22,7 @@ import json
 import random
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import duckdb
@@ -35,12 +35,13 @@ from mgqa_platform.questions.execution import (
     Execution,
     arrow_column,
     create_cell_pool,
+    create_gold_rows,
     create_pool,
+    create_pool_samples,
     entity_info,
     entity_subjects,
     gold_triples,
     render,
-    sample_ids_sql,
 )
 from mgqa_platform.questions.executor import (
     Executor,
@@ -60,6 +61,10 @@ DEFAULT_SEED = 20260101
 #: DuckDB memory budget while generating (the warehouse default is 1 GB, sized for streaming conversion): the
 #: candidate joins of the polygon and event templates hold more at once on large entity tables
 MEMORY_LIMIT = "4GB"
+#: Stratum rows one candidate pool of the bounded executors takes at most (``pooled_candidates``):
+#: smaller strata share a pool, so that each pool is built and queried once for many of them; a
+#: larger stratum has a pool of its own (its cell neighbourhood, bounded by the stratum, not the KG)
+POOL_ROWS = 25_000
 
 
 @dataclass
@@ -81,64 +86,99 @@ def _draw_parameters(sub: SubTemplate, pool: Pool, row: dict) -> None:
 def candidate_rows(
     con: duckdb.DuckDBPyConnection, sub: SubTemplate, pool: Pool, executor: Executor | None = None
 ) -> list[dict]:
-    """The candidate tuples of ``sub`` over the current ``pool`` table (see :func:`create_pool`), as dicts."""
+    """The candidate tuples of ``sub`` over the current ``pool`` table (see :func:`create_pool`) of the
+    strata ``pool`` keeps (:meth:`Pool.kept`), as dicts."""
     executor = executor or EXECUTORS[sub.executor]
-    cur = con.execute(f"SELECT * FROM ({executor.candidates(sub, pool)}) AS c")
+    cur = con.execute(
+        f"SELECT * FROM ({executor.candidates(sub, pool)}) AS c WHERE {pool.kept('c')}"
+    )
     names = [d[0] for d in cur.description]
     return [dict(zip(names, r, strict=True)) for r in cur.fetchall()]
 
 
 def kg_strata(con: duckdb.DuckDBPyConnection, kg: str) -> list[str]:
     """The strata that ``kg``'s entities fall in, sorted (entities without a stratum are in no pool)."""
+    return sorted(stratum_sizes(con, kg))
+
+
+def stratum_sizes(con: duckdb.DuckDBPyConnection, kg: str) -> dict[str, int]:
+    """Stratum -> how many of ``kg``'s entities fall in it (entities without a stratum are in none)."""
     rows = con.execute(
         """
-        SELECT DISTINCT stratum
+        SELECT stratum, count(*)
         FROM entity_strata
         WHERE kg = ? AND stratum IS NOT NULL
-        ORDER BY stratum
+        GROUP BY stratum
         """,
         [kg],
     ).fetchall()
-    return [r[0] for r in rows]
+    return dict(rows)
+
+
+def stratum_groups(sizes: Mapping[str, int], max_rows: int) -> list[tuple[str, ...]]:
+    """The strata of ``sizes`` (stratum -> rows) packed into groups of at most ``max_rows`` rows, first
+    fit in decreasing size (ties by name), each group sorted; a stratum larger than ``max_rows`` is a
+    group of its own. Every stratum is in exactly one group; same sizes -> same groups."""
+    groups: list[list[str]] = []
+    totals: list[int] = []
+    for stratum in sorted(sizes, key=lambda s: (-sizes[s], s)):
+        fit = next((i for i, t in enumerate(totals) if t + sizes[stratum] <= max_rows), None)
+        if fit is None:
+            groups.append([stratum])
+            totals.append(sizes[stratum])
+        else:
+            groups[fit].append(stratum)
+            totals[fit] += sizes[stratum]
+    return [tuple(sorted(g)) for g in groups]
+
+
+def is_bounded(executor: Executor) -> bool:
+    """Whether the generator draws ``executor``'s candidates without the pool of the whole KG."""
+    return executor.stratum_local or executor.cell_local
 
 
 def pooled_candidates(
-    con: duckdb.DuckDBPyConnection, subs: list[SubTemplate], pool: Pool
+    con: duckdb.DuckDBPyConnection,
+    subs: list[SubTemplate],
+    pool: Pool,
+    pool_rows: int = POOL_ROWS,
 ) -> dict[str, list[dict]]:
     """Sub-template id -> its candidate tuples in ``pool.kg``, each drawn from the smallest pool that
-    gives the same tuples: the executors that are :attr:`Executor.stratum_local` run once per stratum on
-    the bounded pool of that (KG, stratum); those that are :attr:`Executor.cell_local` once per stratum
-    on its cell neighbourhood (:func:`create_cell_pool`, with the rows of the samples it names), keeping
-    that stratum's tuples; the others once
-    on the pool of the whole KG, built only when one of ``subs`` needs it (docs/questions.md, "Bounded
-    candidate pools")."""
-    local = [s for s in subs if EXECUTORS[s.executor].stratum_local]
-    cell = [s for s in subs if EXECUTORS[s.executor].cell_local]
-    cross = [
-        s
-        for s in subs
-        if not (EXECUTORS[s.executor].stratum_local or EXECUTORS[s.executor].cell_local)
-    ]
+    gives the same tuples. The executors that are :attr:`Executor.stratum_local` or
+    :attr:`Executor.cell_local` run once per group of strata (:func:`stratum_groups`, at most
+    ``pool_rows`` stratum rows a group unless one stratum has more) on that group's cell
+    neighbourhood (:func:`create_cell_pool`), built once per group and shared by all of them, with
+    the rows of every sample they name (:func:`create_pool_samples`, once per KG); each keeps the
+    tuples of the group's strata (:attr:`Pool.strata`). The others run once on the pool of the whole
+    KG, built only when one of ``subs`` needs it (docs/questions.md, "Bounded candidate pools")."""
+    bounded = [s for s in subs if is_bounded(EXECUTORS[s.executor])]
+    cross = [s for s in subs if not is_bounded(EXECUTORS[s.executor])]
     out: dict[str, list[dict]] = {s.id: [] for s in subs}
-    for stratum in kg_strata(con, pool.kg) if local or cell else []:
-        if local:
-            create_pool(con, pool.kg, stratum)
-            for sub in local:
-                out[sub.id] += candidate_rows(con, sub, pool)
-        by_samples: dict[tuple, list[SubTemplate]] = defaultdict(list)
-        for sub in cell:
-            by_samples[EXECUTORS[sub.executor].cell_samples(sub)].append(sub)
-        for samples, group in by_samples.items():
-            create_cell_pool(con, pool.kg, stratum, sample_ids_sql(pool, samples) or None)
-            for sub in group:
-                out[sub.id] += [
-                    r for r in candidate_rows(con, sub, pool) if r["stratum"] == stratum
-                ]
+    if bounded:
+        samples = {x for s in bounded for x in EXECUTORS[s.executor].cell_samples(s)}
+        sampled = create_pool_samples(con, pool, tuple(sorted(samples)))
+        for group in stratum_groups(stratum_sizes(con, pool.kg), pool_rows):
+            create_cell_pool(con, pool.kg, group, sampled)
+            kept = replace(pool, strata=group)
+            for sub in bounded:
+                out[sub.id] += candidate_rows(con, sub, kept)
     if cross:
         create_pool(con, pool.kg)
         for sub in cross:
             out[sub.id] = candidate_rows(con, sub, pool)
     return out
+
+
+def bound_ids(subs: list[SubTemplate], cands: Mapping[str, list[dict]]) -> set[str]:
+    """The entity ids bound in the candidate tuples ``cands`` (sub-template id -> tuples) of the
+    ``subs`` whose executor is :attr:`Executor.gold_bound_only`: the rows their gold batches read."""
+    return {
+        c[role]
+        for sub in subs
+        if EXECUTORS[sub.executor].gold_bound_only
+        for c in cands.get(sub.id, [])
+        for role in sub.entity_roles
+    }
 
 
 def execute_sub_template(
@@ -147,9 +187,11 @@ def execute_sub_template(
     pool: Pool,
     executor: Executor | None = None,
     cand: list[dict] | None = None,
+    gold_rows: str | None = None,
 ) -> tuple[list[Execution], Counter]:
     """Run one sub-template for all strata at once: on the candidate tuples ``cand``
-    (:func:`pooled_candidates`), or when None on those of the current ``pool`` (:func:`create_pool`).
+    (:func:`pooled_candidates`), or when None on those of the current ``pool`` (:func:`create_pool`);
+    the gold query reads the bound rows from the table ``gold_rows`` when given (:func:`gold_query`).
 
     Returns the verified executions and a Counter of discard reasons keyed (stratum, reason).
     """
@@ -172,7 +214,7 @@ def execute_sub_template(
         rows.append(row)
     t = pa.table({c: arrow_column([r[c] for r in rows]) for c in cols})
     with registered(con, t=t):
-        cur = con.execute(f"SELECT * FROM ({gold_query(executor, sub)}) AS q")
+        cur = con.execute(f"SELECT * FROM ({gold_query(executor, sub, gold_rows)}) AS q")
         rnames = [d[0] for d in cur.description]
         results = {}
         for r in cur.fetchall():
@@ -317,6 +359,7 @@ def _generate(
     for kg in kgs:
         pool = Pool(kg, seed)
         cands = pooled_candidates(con, subs, pool)
+        gold_rows = create_gold_rows(con, bound_ids(subs, cands))
         centre = covered_centre(con, kg)
         area = coverage.kg_coverage(con, kg)
         by_cell: dict[tuple[str, str], list[list[Execution]]] = defaultdict(list)
@@ -324,7 +367,9 @@ def _generate(
             for sub in tpl.sub_templates:
                 if sub.id not in cands:
                     continue
-                execs, dis = execute_sub_template(con, sub, pool, cand=cands[sub.id])
+                execs, dis = execute_sub_template(
+                    con, sub, pool, cand=cands[sub.id], gold_rows=gold_rows
+                )
                 execs, beyond = coverage.keep_covered(con, area, sub, execs)
                 dis.update(beyond)
                 if non_trivial:

@@ -96,7 +96,10 @@ def local_tuples(sub: SubTemplate, pool: Pool, h3_res: int) -> str:
     anchor's H3 cell at ``h3_res``. Per cell, those entities are put in a seeded order and the j-th
     anchor of the cell (seeded order) takes positions j*m .. j*m+m-1 (mod the cell's count), so anchors
     of one cell get different partners; all bound entities are distinct. Columns: stratum + entity roles.
-    Only the pool and the anchors are hashed (no per-pair sort keys)."""
+    Only the pool and the anchors are hashed (no per-pair sort keys). The anchors of every stratum are
+    numbered, but only those of the strata the pool keeps (:meth:`Pool.kept`) get partners and tuples:
+    the callers' windows are partitioned by stratum or by tuple, so the others' tuples are not needed.
+    Partners are numbered only in those anchors' cells (whole cells, the window's partitions)."""
     anchor, *others = sub.entity_roles
     idx, m = H3_RES_INDEX[h3_res], len(others) + 1
     ctes = [
@@ -108,20 +111,22 @@ def local_tuples(sub: SubTemplate, pool: Pool, h3_res: int) -> str:
         ctes += [
             f"c{i} AS (SELECT p.entity_id, p.h3[{idx}] AS cell, row_number() OVER (PARTITION BY p.h3[{idx}] ORDER BY "
             f"{pool.order_key(f'{sub.id}|{r}', 'p.entity_id')}) - 1 AS pos, count(*) OVER (PARTITION BY p.h3[{idx}]) AS n "
-            f"FROM pool p WHERE {roles.predicate(sub.roles[r], 'p')})",
+            f"FROM pool p WHERE {roles.predicate(sub.roles[r], 'p')} "
+            f"AND p.h3[{idx}] IN (SELECT cell FROM aj WHERE {pool.kept('aj')}))",
             f"p{i} AS (SELECT aj.entity_id AS anchor, c{i}.entity_id AS {r}, w.k AS k{i} FROM aj "
             f"JOIN (SELECT DISTINCT cell, n FROM c{i}) n{i} ON n{i}.cell = aj.cell CROSS JOIN range({m}) w(k) "
-            f"JOIN c{i} ON c{i}.cell = aj.cell AND c{i}.pos = (aj.j * {m} + w.k) % n{i}.n WHERE c{i}.entity_id <> aj.entity_id)",
+            f"JOIN c{i} ON c{i}.cell = aj.cell AND c{i}.pos = (aj.j * {m} + w.k) % n{i}.n "
+            f"WHERE c{i}.entity_id <> aj.entity_id AND {pool.kept('aj')})",
         ]
     joins = " ".join(f"JOIN p{i} ON p{i}.anchor = aj.entity_id" for i in range(len(others)))
-    distinct = [
+    distinct = [pool.kept("aj")] + [
         f"p{i}.{r} <> p{j}.{s}" for i, r in enumerate(others) for j, s in enumerate(others) if i < j
     ]
     ranks = ", ".join(f"k{i}" for i in range(len(others))) or "1"
     cols = ", ".join(f"p{i}.{r}" for i, r in enumerate(others))
     return (
         f"WITH {', '.join(ctes)} SELECT aj.stratum, aj.entity_id AS {anchor}{', ' + cols if cols else ''} FROM aj {joins} "
-        f"WHERE {' AND '.join(distinct) or 'TRUE'} QUALIFY row_number() OVER (PARTITION BY aj.entity_id ORDER BY {ranks}) = 1"
+        f"WHERE {' AND '.join(distinct)} QUALIFY row_number() OVER (PARTITION BY aj.entity_id ORDER BY {ranks}) = 1"
     )
 
 

@@ -122,21 +122,27 @@ def cell_pairs(
     role), each with one seeded partner (second entity role) at a different position whose stored H3 cell
     ``entities.h3[k]`` equals the anchor's. ``k`` is drawn per anchor (seeded) from ``columns``; with
     ``param``, ``values[i]`` is drawn together with ``columns[i]`` and returned as the parameter column.
-    Anchors are only drawn among those whose drawn cell holds at least two distinct positions."""
+    Anchors are only drawn among those whose drawn cell holds at least two distinct positions, and only
+    in the strata the pool keeps (:meth:`Pool.kept`): an anchor's tuple depends on its stratum's window
+    and its cell's rows alone, so the other strata's anchors would only give tuples that are dropped.
+    Partners are read (and cells counted) only in the cells drawn for those anchors: whole cells, so
+    every count and partner is the one over the pool."""
     a, b = sub.entity_roles[:2]
     n = len(columns)
     pick = f"1 + CAST(md5_number({pool.order_key(f'{sub.id}|k', 'p.entity_id')}) % {n} AS INTEGER)"
     par = f", {_array(values)}[x.i] AS {param}" if param else ""
     par_out = f", s.{param}" if param else ""
     return f"""
-        WITH bc AS (
-            SELECT p.entity_id, p.lon, p.lat, unnest(p.h3) AS cell FROM pool p
-            WHERE {roles.predicate(sub.roles[b], "p")}),
-        dense AS (SELECT cell FROM bc GROUP BY cell HAVING count(DISTINCT [lon, lat]) >= 2),
-        x AS (
+        WITH x AS (
             SELECT p.entity_id, p.stratum, p.lon, p.lat, p.h3, {pick} AS i FROM pool p
-            WHERE {roles.predicate(sub.roles[a], "p")}),
+            WHERE {roles.predicate(sub.roles[a], "p")} AND {pool.kept("p")}),
         y AS (SELECT x.entity_id, x.stratum, x.lon, x.lat, x.h3[{_array(columns)}[x.i]] AS cell{par} FROM x),
+        bc AS (
+            SELECT * FROM (
+                SELECT p.entity_id, p.lon, p.lat, unnest(p.h3) AS cell FROM pool p
+                WHERE {roles.predicate(sub.roles[b], "p")})
+            WHERE cell IN (SELECT cell FROM y)),
+        dense AS (SELECT cell FROM bc GROUP BY cell HAVING count(DISTINCT [lon, lat]) >= 2),
         s AS (
             SELECT y.*, row_number() OVER (PARTITION BY y.stratum ORDER BY {pool.order_key(f"{sub.id}|{a}", "y.entity_id")}) AS rn
             FROM y SEMI JOIN dense USING (cell)
