@@ -480,3 +480,29 @@ def test_parallel_parse_matches_single_process_and_numbers_bad_lines(tmp_path):
         == [(b.reason, b.line) for b in two_bad]
         == [("malformed_triple", 1701)]
     )
+
+
+def test_entity_triples_are_written_in_sorted_order(con, tmp_path):
+    """The table holds the source triples in (entity_id, s, p, o) order, over several row groups,
+    whatever order the file gives them in (lineage reads them by entity in that order)."""
+    rdf = "http://www.w3.org/1999/02/22-rdf-syntax-ns#type"
+    label = "http://www.w3.org/2000/01/rdf-schema#label"
+    wkg, wkgs = "http://www.worldkg.org/resource/", "http://www.worldkg.org/schema/"
+    wkt = "http://www.opengis.net/ont/geosparql#asWKT"
+    lines = []
+    for i in range(45_000, 0, -1):  # written in reverse: the order comes from the sort
+        lon, lat = (i % 3_600) / 10 - 180, (i % 1_700) / 10 - 85
+        lines += [
+            f"<{wkg}{i}> <{rdf}> <{wkgs}Pharmacy> .",
+            f'<{wkg}{i}> <{label}> "Pharmacy {i}" .',
+            f"<{wkg}{i}> <{wkgs}spatialObject> <{wkg}geo{i}> .",
+            f'<{wkg}geo{i}> <{wkt}> "Point({lon} {lat})" .',
+        ]
+    nt = tmp_path / "wkg.nt"
+    nt.write_text("\n".join(lines) + "\n")
+    res = convert_kg(con, "worldkg", nt, "s")
+    stored = con.execute(
+        "SELECT entity_id, s, p, o FROM entity_triples WHERE kg = 'worldkg'"
+    ).fetchall()
+    assert res.entities == 45_000 and res.entity_triples == len(stored) == 180_000
+    assert stored == sorted(stored)
