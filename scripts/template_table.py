@@ -7,7 +7,7 @@ they cover in brackets; the last column counts the template's false premises ove
 
 from __future__ import annotations
 
-import sys
+import argparse
 
 import duckdb
 
@@ -42,4 +42,6 @@ def main(warehouse: str) -> None:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1])
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("warehouse", help="a built warehouse, opened read-only")
+    main(parser.parse_args().warehouse)

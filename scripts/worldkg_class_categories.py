@@ -19,6 +19,7 @@ Prints the classes that stand for several pairs and the count per basis, for a c
 
 from __future__ import annotations
 
+import argparse
 import csv
 import sys
 from collections import Counter, defaultdict
@@ -85,4 +86,5 @@ def main() -> int:
 
 
 if __name__ == "__main__":
+    argparse.ArgumentParser(description=__doc__.splitlines()[0]).parse_args()
     sys.exit(main())
