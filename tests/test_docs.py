@@ -122,9 +122,17 @@ def test_repository_path_rule():
     assert repository_path("scripts/coverage.py --shared ../shared/data") == "scripts/coverage.py"
     assert repository_path("tests/test_docs.py::test_x") == "tests/test_docs.py"
     assert repository_path("mgqa_platform/warehouse.py:12") == "mgqa_platform/warehouse.py"
-    assert repository_path("mgqa_platform/warehouse.py QUESTION_SCHEMA") == "mgqa_platform/warehouse.py"
+    assert (
+        repository_path("mgqa_platform/warehouse.py QUESTION_SCHEMA")
+        == "mgqa_platform/warehouse.py"
+    )
     assert repository_path("pyproject.toml") == "pyproject.toml"
-    for not_a_path in ("kg/convert.py", ".mgqa/warehouse.duckdb", "$MGQA_HOME/reports", "mgqa_dagster.cli"):
+    for not_a_path in (
+        "kg/convert.py",
+        ".mgqa/warehouse.duckdb",
+        "$MGQA_HOME/reports",
+        "mgqa_dagster.cli",
+    ):
         assert repository_path(not_a_path) is None
     assert expansions("data/<lang>/{large,small}.parquet") == [
         "data/*/large.parquet",
@@ -148,7 +156,9 @@ def test_architecture_names_every_module():
     modules = {str(p.relative_to(REPO)) for pkg in PACKAGES for p in (REPO / pkg).rglob("*.py")}
     named = module_map((DOCS / "architecture.md").read_text(encoding="utf-8"))
     assert not modules - named, f"modules missing from the module map: {sorted(modules - named)}"
-    assert not named - modules, f"modules in the module map that do not exist: {sorted(named - modules)}"
+    assert not named - modules, (
+        f"modules in the module map that do not exist: {sorted(named - modules)}"
+    )
 
 
 def test_mkdocs_nav_lists_every_page():
