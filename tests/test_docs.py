@@ -6,7 +6,8 @@
   names no module that does not exist (see `module_map`).
 - The mkdocs nav lists every page of docs/ once, and every nav entry is a page of docs/.
 
-The site itself is built with `mkdocs build --strict` by .ci/run (broken links and anchors fail there).
+The site itself is built with `mkdocs build --strict` by .ci/run (broken links and anchors fail
+there).
 """
 
 from __future__ import annotations
@@ -37,10 +38,10 @@ def repository_path(text: str) -> str | None:
 
     The text's first whitespace-separated token is taken (so `scripts/x.py --flag` and
     `kg/convert.py convert_kg` name their file), then a trailing `::name` or `:<line>` is stripped.
-    The token is a repository path when its first `/`-separated segment is a top-level entry of the
-    repository (`TOP_LEVEL`) and it either contains a `/` or is that entry itself. Paths of a built home
-    (`$MGQA_HOME/...`, `.mgqa/...`), package-relative paths (`kg/convert.py`) and dotted module names are
-    not repository paths.
+    The token is a repository path when its first `/`-separated segment is a top-level entry of
+    the repository (`TOP_LEVEL`) and it either contains a `/` or is that entry itself. Paths of a
+    built home (`$MGQA_HOME/...`, `.mgqa/...`), package-relative paths (`kg/convert.py`) and
+    dotted module names are not repository paths.
     """
     token = text.strip().split()[0] if text.strip() else ""
     token = re.sub(r"::\w+$", "", token)
@@ -64,7 +65,10 @@ def expansions(path: str) -> list[str]:
 
 
 def exists(path: str) -> bool:
-    """True when every expansion of the path names an existing file or folder (a glob: at least one)."""
+    """True when every expansion of the path names an existing file or folder.
+
+    An expansion with a glob character must match at least one.
+    """
     for pattern in expansions(path):
         if any(ch in pattern for ch in "*?["):
             if not glob.glob(str(REPO / pattern), recursive=True):
@@ -77,9 +81,9 @@ def exists(path: str) -> bool:
 def module_map(text: str) -> set[str]:
     """The modules the architecture page's module map names, as paths relative to the repository.
 
-    The rule: a heading whose text is one backticked package folder (`### `mgqa_platform/kg/``) opens
-    that folder's table; in each table row below it, every backticked `*.py` name of the first cell is a
-    module of that folder. Another heading closes the table.
+    The rule: a heading whose text is one backticked package folder (`### `mgqa_platform/kg/``)
+    opens that folder's table; in each table row below it, every backticked `*.py` name of the first
+    cell is a module of that folder. Another heading closes the table.
     """
     named: set[str] = set()
     folder = None

@@ -1,8 +1,8 @@
-"""Every script in scripts/ answers `--help` with its usage and exit status 0, without doing its work.
+"""Every script in scripts/ answers `--help` with its usage and exit status 0, without working.
 
-The scripts are the tools an engineer runs again (benchmarks, comparisons, the sample's rebuild); a script
-that crashes on `--help`, or ignores it and starts working, fails here. All scripts run at once, each in its
-own subprocess, so the test costs about the slowest script's imports.
+The scripts are the tools an engineer runs again (benchmarks, comparisons, the sample's rebuild);
+a script that crashes on `--help`, or ignores it and starts working, fails here. All scripts run
+at once, each in its own subprocess, so the test costs about the slowest script's imports.
 """
 
 from __future__ import annotations
