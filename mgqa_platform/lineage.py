@@ -17,6 +17,12 @@ from mgqa_platform.kg import vocab
 BOUND_TRIPLES = 10
 
 
+def summary(obj: object) -> str:
+    """The first paragraph of the docstring of ``obj``'s class, on one line ("" without one)."""
+    doc = (type(obj).__doc__ or "").strip()
+    return " ".join(doc.split("\n\n")[0].split())
+
+
 def describe(con: duckdb.DuckDBPyConnection, some_id: str, max_triples: int = 40) -> str:
     """Lineage of a question id (``q...``) or an entity id (``worldkg:123``). Raises ``KeyError`` if unknown."""
     has_questions = con.execute(
@@ -92,7 +98,7 @@ def describe_question(
         *([f"  multimodal: the entity is shown by {q['image_url']}"] if q["multimodal"] else []),
         f"executor    {q['executor']}"
         + (
-            f"  ({type(executor).__module__}.{type(executor).__qualname__}: {(type(executor).__doc__ or '').strip().splitlines()[0]})"
+            f"  ({type(executor).__module__}.{type(executor).__qualname__}: {summary(executor)})"
             if executor
             else "  (not registered)"
         ),

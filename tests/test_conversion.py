@@ -347,19 +347,28 @@ KWG_SHAPES = """@prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .
 @prefix usgs: <http://gnis-ld.org/lod/usgs/ontology/> .
 @prefix mgqa: <urn:mgqa:ontology:> .
 kwgr:Earthquake.ci1 a kwg-ont:Earthquake ; rdfs:label "M 2.5 - 10km N of Somewhere" ;
-  geo:hasGeometry kwgr:g1 ; sosa:isFeatureOfInterestOf kwgr:c1 ; kwg-ont:sfWithin kwgr:s2.level13.1 .
-kwgr:g1 geo:asWKT "<http://www.opengis.net/def/crs/OGC/1.3/CRS84> POINT(-119.7 34.4)"^^geo:wktLiteral .
-kwgr:c1 a sosa:ObservationCollection ; sosa:phenomenonTime kwgr:t1 ; sosa:hasMember kwgr:o1, kwgr:o2 .
+  geo:hasGeometry kwgr:g1 ; sosa:isFeatureOfInterestOf kwgr:c1 ;
+    kwg-ont:sfWithin kwgr:s2.level13.1 .
+kwgr:g1 geo:asWKT
+  "<http://www.opengis.net/def/crs/OGC/1.3/CRS84> POINT(-119.7 34.4)"^^geo:wktLiteral .
+kwgr:c1 a sosa:ObservationCollection ; sosa:phenomenonTime kwgr:t1 ;
+  sosa:hasMember kwgr:o1, kwgr:o2 .
 kwgr:t1 a time:Instant ; time:inXSDDateTime "2015-12-01T10:00:00Z"^^xsd:dateTime .
-kwgr:o1 sosa:observedProperty kwgr:EarthquakeObservableProperty.mag ; sosa:hasSimpleResult "2.5"^^xsd:decimal .
-kwgr:o2 sosa:observedProperty kwgr:EarthquakeObservableProperty.depth ; sosa:hasSimpleResult "7.1"^^xsd:decimal .
-kwgr:EarthquakeObservableProperty.mag a kwg-ont:EarthquakeObservableProperty, sosa:ObservableProperty ;
+kwgr:o1 sosa:observedProperty kwgr:EarthquakeObservableProperty.mag ;
+  sosa:hasSimpleResult "2.5"^^xsd:decimal .
+kwgr:o2 sosa:observedProperty kwgr:EarthquakeObservableProperty.depth ;
+  sosa:hasSimpleResult "7.1"^^xsd:decimal .
+kwgr:EarthquakeObservableProperty.mag a
+  kwg-ont:EarthquakeObservableProperty, sosa:ObservableProperty ;
   rdfs:label "mag" .
 kwgr:s2.level13.1 a kwg-ont:S2Cell_Level13 ; kwg-ont:cellID 1 ; geo:hasGeometry kwgr:gc1 ;
   kwg-ont:sfContains kwgr:Earthquake.ci1, kwgr:hospital.X .
-kwgr:gc1 geo:asWKT "POLYGON((-119.71 34.39, -119.69 34.39, -119.69 34.41, -119.71 34.41, -119.71 34.39))"^^geo:wktLiteral .
+kwgr:gc1 geo:asWKT
+  "POLYGON((-119.71 34.39, -119.69 34.39, -119.69 34.41, -119.71 34.41, -119.71 34.39))"
+    ^^geo:wktLiteral .
 kwgr:mtbsfire.X.FIRE.2001 a kwg-ont:MTBSFire ; rdfs:label "FIRE" ;
-  geo:hasGeometry kwgr:g2 ; kwg-ont:hasTemporalScope kwgr:t2 ; kwg-ont:sfOverlaps kwgr:s2.level13.1 .
+  geo:hasGeometry kwgr:g2 ; kwg-ont:hasTemporalScope kwgr:t2 ;
+    kwg-ont:sfOverlaps kwgr:s2.level13.1 .
 kwgr:g2 geo:asWKT "POLYGON((-120 34, -119.9 34, -119.9 34.1, -120 34))"^^geo:wktLiteral .
 kwgr:t2 a time:Interval ; time:hasBeginning kwgr:b2 ; time:hasEnd kwgr:e2 .
 kwgr:b2 time:inXSDDate "2001-07-01"^^xsd:date .
@@ -368,7 +377,8 @@ kwgr:hospital.X a kwg-ont:Hospital ; kwg-ont:hospitalName "X HOSPITAL" ;
   kwg-ont:helipadAvailability kwgr:yes ; kwg-ont:noHospitalBeds "12.0" ;
   geo:hasDefaultGeometry kwgr:g3 ; kwg-ont:sfWithin kwgr:s2.level13.1 .
 kwgr:g3 geo:asWKT "POINT (-119.70 34.40)"^^geo:wktLiteral .
-<http://gnis-ld.org/lod/gnis/feature/7> a usgs:School ; rdfs:label "A School" ; geo:hasGeometry kwgr:g4 .
+<http://gnis-ld.org/lod/gnis/feature/7> a usgs:School ; rdfs:label "A School" ;
+  geo:hasGeometry kwgr:g4 .
 kwgr:g4 geo:asWKT "POINT (-119.71 34.41)"^^geo:wktLiteral .
 <urn:mgqa:kwg:roadSegment.U101.1> a kwg-ont:RoadSegment ; kwg-ont:hasRoadSign "U101" ;
   geo:hasGeometry kwgr:g5 .
@@ -376,19 +386,23 @@ kwgr:g5 geo:asWKT "LINESTRING (-119.8 34.4, -119.79 34.41)"^^geo:wktLiteral .
 kwgr:administrativeRegion.USA.06 a kwg-ont:AdministrativeRegion_1 ; rdfs:label "California" ;
   geo:hasGeometry kwgr:g6 .
 kwgr:g6 geo:asWKT "POLYGON((-124 32, -114 32, -114 42, -124 42, -124 32))"^^geo:wktLiteral .
-kwgr:administrativeRegion.USA.06083 a kwg-ont:AdministrativeRegion_2 ; rdfs:label "Santa Barbara County" ;
+kwgr:administrativeRegion.USA.06083 a kwg-ont:AdministrativeRegion_2 ;
+  rdfs:label "Santa Barbara County" ;
   kwg-ont:administrativePartOf kwgr:administrativeRegion.USA.06 ; geo:hasGeometry kwgr:g7 .
-kwgr:g7 geo:asWKT "POLYGON((-120.6 34.3, -119.4 34.3, -119.4 35.1, -120.6 35.1, -120.6 34.3))"^^geo:wktLiteral .
+kwgr:g7 geo:asWKT
+  "POLYGON((-120.6 34.3, -119.4 34.3, -119.4 35.1, -120.6 35.1, -120.6 34.3))"^^geo:wktLiteral .
 kwgr:Earth.North_America.United_States.USA.5.42_1 a kwg-ont:AdministrativeRegion_3 ;
   rdfs:label "Santa Barbara" ; geo:hasGeometry kwgr:g7 .
-<https://earthquake.usgs.gov/earthquakes/eventpage/ci2> a mgqa:Earthquake ; rdfs:label "M 3.1 - Ojai" ;
+<https://earthquake.usgs.gov/earthquakes/eventpage/ci2> a mgqa:Earthquake ;
+  rdfs:label "M 3.1 - Ojai" ;
   geo:hasGeometry <urn:mgqa:usgs:ci2:geometry> ; time:hasTime <urn:mgqa:usgs:ci2:time> ;
   sosa:isFeatureOfInterestOf <urn:mgqa:usgs:ci2:observations> .
 <urn:mgqa:usgs:ci2:geometry> geo:asWKT "POINT(-119.2 34.5)"^^geo:wktLiteral .
 <urn:mgqa:usgs:ci2:time> a time:Instant ; time:inXSDDateTime "2015-12-02T08:00:00Z"^^xsd:dateTime .
 <urn:mgqa:usgs:ci2:observations> a sosa:ObservationCollection ;
   sosa:phenomenonTime <urn:mgqa:usgs:ci2:time> ; sosa:hasMember <urn:mgqa:usgs:ci2:magnitude> .
-<urn:mgqa:usgs:ci2:magnitude> sosa:observedProperty mgqa:magnitude ; sosa:hasSimpleResult "3.1"^^xsd:decimal .
+<urn:mgqa:usgs:ci2:magnitude> sosa:observedProperty mgqa:magnitude ;
+  sosa:hasSimpleResult "3.1"^^xsd:decimal .
 mgqa:magnitude a sosa:ObservableProperty ; rdfs:label "earthquake magnitude" .
 """
 

@@ -167,7 +167,8 @@ def test_assign_countries_within_nearest_unassigned(con):
 
 def test_income_of_addis_ababa_and_antarctica_depends_on_policy(con, ne_countries, wb_income):
     countries.assign_countries(con)
-    sql = """SELECT c.income_tier, c.income_note FROM entity_country ec JOIN countries c USING (iso3)
+    sql = """SELECT c.income_tier, c.income_note
+             FROM entity_country ec JOIN countries c USING (iso3)
              WHERE ec.entity_id = ?"""
     assert con.execute(sql, ["worldkg:addis_ababa"]).fetchone() == (
         "LIC",

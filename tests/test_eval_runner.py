@@ -181,7 +181,8 @@ import json, sys
 from mgqa_platform.llm import ChatClient
 from mgqa_platform.evaluation import runner
 qs = json.loads(sys.argv[3])
-runner.run(qs, ChatClient(sys.argv[1], "fake-model"), "T1", sys.argv[2], system_name="fake", concurrency=2)
+client = ChatClient(sys.argv[1], "fake-model")
+runner.run(qs, client, "T1", sys.argv[2], system_name="fake", concurrency=2)
 """
 
 

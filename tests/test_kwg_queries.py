@@ -71,7 +71,8 @@ def test_region_parent_fips_and_geometries(crawl):
         f"""{r} a kwg-ont:AdministrativeRegion_2 ; rdfs:label "Santa Barbara County" ;
             kwg-ont:hasFIPS "06083" ; kwg-ont:administrativePartOf ?state ;
             geo:hasGeometry/geo:asWKT ?w .
-        ?state a kwg-ont:AdministrativeRegion_1 ; kwg-ont:hasFIPS "06" ; geo:hasGeometry/geo:asWKT ?sw""",
+        ?state a kwg-ont:AdministrativeRegion_1 ; kwg-ont:hasFIPS "06" ;
+            geo:hasGeometry/geo:asWKT ?sw""",
     )
 
 

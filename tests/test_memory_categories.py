@@ -13,9 +13,11 @@ import pytest
 from mgqa_platform.multilingual import memory
 from mgqa_platform.multilingual.languages import TARGETS
 
-ADDED = """administrative_region stream water river retail drain rail apartments peak speed_camera fire_station
-    water_point internet_cafe department_store seafood viewpoint second_hand shelter tyres wine nature_reserve
-    paint fountain coffee public_transport_station garden railway_crossing motorcycle tree theme_park""".split()
+ADDED = """
+    administrative_region stream water river retail drain rail apartments peak speed_camera
+    fire_station water_point internet_cafe department_store seafood viewpoint second_hand shelter
+    tyres wine nature_reserve paint fountain coffee public_transport_station garden railway_crossing
+    motorcycle tree theme_park""".split()
 LATIN = {"bul", "ell", "jpn", "kat", "rus", "urd", "zho"}
 
 

@@ -315,7 +315,8 @@ def _usgs_quake(i: int, title: str, when: str, magnitude: str) -> str:
 {node}geometry> geo:asWKT "POINT(-119.{i} 34.4)"^^geo:wktLiteral .
 {node}time> time:inXSDDateTime "{when}"^^xsd:dateTime .
 {node}observations> sosa:hasMember {node}magnitude> .
-{node}magnitude> sosa:observedProperty mgqa:magnitude ; sosa:hasSimpleResult "{magnitude}"^^xsd:decimal .
+{node}magnitude> sosa:observedProperty mgqa:magnitude ;
+  sosa:hasSimpleResult "{magnitude}"^^xsd:decimal .
 """
 
 

@@ -114,14 +114,20 @@ def test_deterministic(usgs_events, tmp_path):
 def test_bad_rows_are_reported_not_fatal(tmp_path):
     quakes = tmp_path / "quakes.csv"
     quakes.write_text(
-        QUAKE_HEADER
-        + '2015-12-22T18:45:11.000Z,,-152.7191,100,3,ml,,,,0.54,ak,bad1,2015-12-22T19:09:29.736Z,"no latitude",earthquake\n'
-        + '2015-12-22T18:45:11.000Z,34.4,-119.7,5,,ml,,,,0.54,ci,bad2,2015-12-22T19:09:29.736Z,"no magnitude",earthquake\n'
-        + 'yesterday,34.4,-119.7,5,2.1,ml,,,,0.54,ci,bad3,2015-12-22T19:09:29.736Z,"bad time",earthquake\n'
-        + '2015-12-22T18:45:11.000Z,134.4,-119.7,5,2.1,ml,,,,0.54,ci,bad4,2015-12-22T19:09:29.736Z,"bad latitude",earthquake\n'
-        + '2015-12-21T21:34:48.470Z,33.2,-117.2,-0.62,1.07,ml,,,,0.2,ci,blast,2015-12-22T00:00:00.000Z,"a quarry",quarry blast\n'
-        + '2015-12-20T10:00:00.000Z,34.45,-119.75,,2.5,ml,,,,0.2,ci,good1,2015-12-22T00:00:00.000Z,"near Santa Barbara",earthquake\n'
-        + '2015-12-20T10:00:00.000Z,34.45,-119.75,7.5,2.5,ml,,,,0.2,ci,good1,2015-12-22T00:00:00.000Z,"again",earthquake\n',
+        QUAKE_HEADER + "2015-12-22T18:45:11.000Z,,-152.7191,100,3,ml,,,,0.54,ak,bad1,"
+        '2015-12-22T19:09:29.736Z,"no latitude",earthquake\n'
+        + "2015-12-22T18:45:11.000Z,34.4,-119.7,5,,ml,,,,0.54,ci,bad2,"
+        '2015-12-22T19:09:29.736Z,"no magnitude",earthquake\n'
+        + "yesterday,34.4,-119.7,5,2.1,ml,,,,0.54,ci,bad3,"
+        '2015-12-22T19:09:29.736Z,"bad time",earthquake\n'
+        + "2015-12-22T18:45:11.000Z,134.4,-119.7,5,2.1,ml,,,,0.54,ci,bad4,"
+        '2015-12-22T19:09:29.736Z,"bad latitude",earthquake\n'
+        + "2015-12-21T21:34:48.470Z,33.2,-117.2,-0.62,1.07,ml,,,,0.2,ci,blast,"
+        '2015-12-22T00:00:00.000Z,"a quarry",quarry blast\n'
+        + "2015-12-20T10:00:00.000Z,34.45,-119.75,,2.5,ml,,,,0.2,ci,good1,"
+        '2015-12-22T00:00:00.000Z,"near Santa Barbara",earthquake\n'
+        + "2015-12-20T10:00:00.000Z,34.45,-119.75,7.5,2.5,ml,,,,0.2,ci,good1,"
+        '2015-12-22T00:00:00.000Z,"again",earthquake\n',
         encoding="utf-8",
     )
     out = tmp_path / "events.ttl"

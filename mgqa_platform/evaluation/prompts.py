@@ -297,7 +297,8 @@ Functions defined in your Python environment (knowledge-graph tools, read-only):
   are available); at most 200 rows come back."""
 _TOOLS_T3O = """\
 Functions defined in your Python environment:
-- triples() -> the facts above as Python data (a list of {"subject": ..., "facts": {predicate: [values]}}).
+- triples() -> the facts above as Python data \
+(a list of {"subject": ..., "facts": {predicate: [values]}}).
 You have no retrieval tools: everything you need is in the facts above."""
 _LIBS = (
     "Already imported: math, json, shapely (with shapely.wkt and shapely.geometry), pyproj "

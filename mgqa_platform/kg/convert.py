@@ -275,6 +275,11 @@ def _wide_sql(prof: profiles.Profile, kg: str) -> str:
         else ""
     )
 
+    attributes = ", ".join(
+        f"{one(k)} AS {col}"
+        for k, (col, _) in zip(profiles.ATTRIBUTE_KEYS, _ATTR_COLUMNS, strict=True)
+    )
+    # no ORDER BY: a sorted streamed result stays pinned in memory; rows are sorted when written
     return f"""
     WITH geo AS (SELECT s, min(wkt) <> max(wkt) AS wkt_conflict, min(wkt) AS wkt FROM geom GROUP BY s),
     wide AS (
@@ -284,7 +289,7 @@ def _wide_sql(prof: profiles.Profile, kg: str) -> str:
             {one(profiles.STREET_KEY)} AS street,
             coalesce({", ".join(one(k) for k in profiles.LOCALITY_KEYS)}) AS locality,
             {one("image")} AS image, {one("wikimedia_commons")} AS commons, {one("wikidata")} AS wikidata,
-            {", ".join(f"{one(k)} AS {col}" for k, (col, _) in zip(profiles.ATTRIBUTE_KEYS, _ATTR_COLUMNS, strict=True))},
+            {attributes},
             min(v) FILTER (WHERE k = '@instant') AS instant_min, max(v) FILTER (WHERE k = '@instant') AS instant_max,
             min(v) FILTER (WHERE k = '@begin') AS begin_min, max(v) FILTER (WHERE k = '@end') AS end_max,
             list_sort(list(struct_pack(k := substr(k, 5), v := v)) FILTER (WHERE k LIKE 'obs:%')) AS obs
@@ -303,7 +308,7 @@ def _wide_sql(prof: profiles.Profile, kg: str) -> str:
              WHEN trim(coalesce(w.name_en, w.label, '')) = '' THEN 'missing_name'
              WHEN c.category IS NULL THEN 'unknown_category' END AS reject
     FROM wide w LEFT JOIN cat c USING (s) LEFT JOIN geo g USING (s) LEFT JOIN dups d USING (s)
-    """  # no ORDER BY: a sorted streamed result stays pinned in memory; rows are sorted when written
+    """
 
 
 #: The temp table ``dups``: the subjects with several different values for one property (not

@@ -406,11 +406,17 @@ KWG = Profile(
         SELECT t.s, arg_min(kc.category, kc.priority) AS category, NULL AS main_key, NULL AS main_value
         FROM stage t SEMI JOIN ents USING (s) JOIN lk_kwg_classes kc ON kc.cls = t.o
         WHERE t.p = {_q(vocab.RDF_TYPE)} GROUP BY t.s""",
-    local_id_sql=f"""CASE WHEN s LIKE {_q(vocab.KWGR + "%")} THEN substr(s, {len(vocab.KWGR) + 1})
-                         WHEN s LIKE {_q(vocab.GNIS + "%")} THEN 'gnis.' || substr(s, {len(vocab.GNIS) + 1})
-                         WHEN s LIKE {_q(vocab.USGS_EVENT + "%")} THEN 'usgs.' || substr(s, {len(vocab.USGS_EVENT) + 1})
-                         WHEN s LIKE {_q(vocab.MGQA_KWG + "%")} THEN substr(s, {len(vocab.MGQA_KWG) + 1})
-                         ELSE url_encode(s) END""",
+    local_id_sql="CASE "
+    + " ".join(
+        f"WHEN s LIKE {_q(iri + '%')} THEN {tag}substr(s, {len(iri) + 1})"
+        for iri, tag in (
+            (vocab.KWGR, ""),
+            (vocab.GNIS, "'gnis.' || "),
+            (vocab.USGS_EVENT, "'usgs.' || "),
+            (vocab.MGQA_KWG, ""),
+        )
+    )
+    + " ELSE url_encode(s) END",
     iri_sql="s",
     label_lang="eng",
     cited_links=(

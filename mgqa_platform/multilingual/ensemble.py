@@ -617,7 +617,8 @@ EDITS_SCHEMA: dict = {
     "additionalProperties": False,
 }
 
-_SYSTEM = """You proofread questions of a geospatial benchmark after place and event names were inserted into \
+_SYSTEM = """\
+You proofread questions of a geospatial benchmark after place and event names were inserted into \
 a translated template. The names are wrapped in curly braces, e.g. {Orly}. Inserting a name can leave small \
 grammatical slips in the words right next to it: a missing elision, a preposition and article that should be \
 fused, an article or preposition that no longer fits, a wrong case ending or agreement, wrong spacing before \
@@ -632,7 +633,8 @@ translate anything else.
 right before "{" or start right after "}"), "fix" is its replacement; the first occurrence of "original" \
 outside the braces is the one replaced, so include enough neighbouring words to make it unambiguous. Neither \
 "original" nor "fix" may contain a brace.
-- If the question is already correct, answer {"edits": []} (or a single NOCHG edit with empty original and fix).
+- If the question is already correct, answer {"edits": []} (or a single NOCHG edit with empty \
+original and fix).
 - Answer with JSON only: {"edits": [{"op": ..., "original": ..., "fix": ...}]}, at most 25 edits.
 
 Operations:

@@ -65,7 +65,8 @@ JUDGE_SCHEMA: dict = {
 }
 
 _SYSTEM_PROMPT = """\
-You arbitrate between two human post-edits of a machine-translated question template ({language_name}).
+You arbitrate between two human post-edits of a machine-translated question template \
+({language_name}).
 Each template is an English geographic question with slots in curly braces such as {{entity_A}}; the slots are \
 filled with place names later, so they must never be translated or altered.
 Two bilingual reviewers each judged the machine translation wrong or improvable and wrote a corrected version. \
@@ -78,7 +79,8 @@ Go through these tests in order and stop at the first one that separates the can
 2. Meaning: the spatial relation, the quantity or unit asked for, and the kind of question (yes/no, which, how \
 many, where...) match the English.
 3. Grammar: agreement, case, verb forms and word order are valid {language_name}.
-4. Terminology: established domain words (e.g. centroid, bounding box, geodesic distance) beat loose paraphrases.
+4. Terminology: established domain words (e.g. centroid, bounding box, geodesic distance) beat \
+loose paraphrases.
 5. Naturalness: the wording a native speaker would use for a neutral factual question.
 
 Never decide on: gender or case endings that depend on which place fills a slot (fixed later per question); \

@@ -112,17 +112,19 @@ def sample_ids_sql(pool: Pool, samples: tuple[tuple[str, str], ...]) -> str:
     same seeded key) takes over the pool of ``pool.kg`` for each ``(role type, salt)`` of
     ``samples``, computed from the entity table with a top-k aggregate per stratum, which holds
     ``per_stratum`` ids per stratum and never the KG's rows."""
-    parts = [
-        f"""
-        SELECT unnest(min_by(e.entity_id, {pool.order_key(salt, "e.entity_id")}, {pool.per_stratum}))
+    return " UNION ".join(_sampled_ids_sql(pool, rtype, salt) for rtype, salt in samples)
+
+
+def _sampled_ids_sql(pool: Pool, rtype: str, salt: str) -> str:
+    """SQL: the ``per_stratum`` entity ids of role type ``rtype`` per stratum, by ``salt``'s key."""
+    order = pool.order_key(salt, "e.entity_id")
+    return f"""
+        SELECT unnest(min_by(e.entity_id, {order}, {pool.per_stratum}))
         FROM entities e
         JOIN entity_strata s ON s.entity_id = e.entity_id
         WHERE e.kg = $kg AND s.kg = $kg AND s.stratum IS NOT NULL AND {roles.predicate(rtype, "e")}
         GROUP BY s.stratum
         """
-        for rtype, salt in samples
-    ]
-    return " UNION ".join(parts)
 
 
 #: The temp table of sampled entity ids that :func:`create_pool_samples` fills.
@@ -175,7 +177,8 @@ def create_cell_pool(
             SEMI JOIN mine USING (cell)
         )
         {POOL_ROWS_SQL}
-            AND (list_contains($strata, s.stratum) OR e.entity_id IN (SELECT entity_id FROM near){sampled})
+            AND (list_contains($strata, s.stratum)
+                 OR e.entity_id IN (SELECT entity_id FROM near){sampled})
         """,
         {"kg": kg, "strata": list(strata)},
     )

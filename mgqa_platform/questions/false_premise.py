@@ -211,6 +211,7 @@ def nearest_replacements(
             CROSS JOIN pool p
             WHERE {roles.predicate(rtype, "p")}
             """
+    keep = k + len(sub.roles)
     sql = f"""
         WITH a AS (
             SELECT q.question_id, e.lon, e.lat, e.category
@@ -220,7 +221,7 @@ def nearest_replacements(
         SELECT question_id, value, lon, lat, anchor_lon, anchor_lat
         FROM d
         WHERE km <= {float(km)!r}
-        QUALIFY row_number() OVER (PARTITION BY question_id ORDER BY km, value) <= {k + len(sub.roles)}
+        QUALIFY row_number() OVER (PARTITION BY question_id ORDER BY km, value) <= {keep}
         ORDER BY question_id, km, value
         """
     params = {"kg": questions[0]["kg"]} if roles.is_category(rtype) else {}

@@ -243,10 +243,11 @@ class RoughlyClosest(Executor):
         cat, b = self._roles(sub)
         i = {3: 1, 5: 2, 7: 3, 9: 4}[sub.conventions["candidate_h3_res"][0]]
         pred = roles.candidate_predicate(sub.roles[cat], "p")
+        in_cells = f"p.h3[{i}] IN (SELECT cell FROM cc)"
         return (
             f"WITH big AS (SELECT category FROM pool p WHERE {pred} GROUP BY category HAVING count(*) >= {roles.MIN_CATEGORY_MEMBERS}), "
             f"cc AS (SELECT p.h3[{i}] AS cell, p.category, count(*) AS n FROM pool p WHERE {pred} AND p.category IN (SELECT category FROM big) GROUP BY ALL), "
-            f"bs AS ({pool.sample(sub.roles[b], f'{sub.id}|{b}', where=f'p.h3[{i}] IN (SELECT cell FROM cc)')}) "
+            f"bs AS ({pool.sample(sub.roles[b], f'{sub.id}|{b}', where=in_cells)}) "
             f"SELECT bs.stratum, bs.entity_id AS {b}, cc.category AS {cat} FROM bs JOIN cc ON cc.cell = bs.h3[{i}] "
             f"WHERE cc.n > CASE WHEN cc.category = bs.category THEN 1 ELSE 0 END "
             f"QUALIFY row_number() OVER (PARTITION BY bs.entity_id ORDER BY {pool.order_key(f'{sub.id}|{cat}', 'bs.entity_id', 'cc.category')}) = 1"

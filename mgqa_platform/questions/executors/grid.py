@@ -132,11 +132,14 @@ def cell_pairs(
     pick = f"1 + CAST(md5_number({pool.order_key(f'{sub.id}|k', 'p.entity_id')}) % {n} AS INTEGER)"
     par = f", {_array(values)}[x.i] AS {param}" if param else ""
     par_out = f", s.{param}" if param else ""
+    cell_of = f"x.h3[{_array(columns)}[x.i]]"
+    a_order = pool.order_key(f"{sub.id}|{a}", "y.entity_id")
+    b_order = pool.order_key(f"{sub.id}|{b}", "s.entity_id", "bc.entity_id")
     return f"""
         WITH x AS (
             SELECT p.entity_id, p.stratum, p.lon, p.lat, p.h3, {pick} AS i FROM pool p
             WHERE {roles.predicate(sub.roles[a], "p")} AND {pool.kept("p")}),
-        y AS (SELECT x.entity_id, x.stratum, x.lon, x.lat, x.h3[{_array(columns)}[x.i]] AS cell{par} FROM x),
+        y AS (SELECT x.entity_id, x.stratum, x.lon, x.lat, {cell_of} AS cell{par} FROM x),
         bc AS (
             SELECT * FROM (
                 SELECT p.entity_id, p.lon, p.lat, unnest(p.h3) AS cell FROM pool p
@@ -144,12 +147,12 @@ def cell_pairs(
             WHERE cell IN (SELECT cell FROM y)),
         dense AS (SELECT cell FROM bc GROUP BY cell HAVING count(DISTINCT [lon, lat]) >= 2),
         s AS (
-            SELECT y.*, row_number() OVER (PARTITION BY y.stratum ORDER BY {pool.order_key(f"{sub.id}|{a}", "y.entity_id")}) AS rn
+            SELECT y.*, row_number() OVER (PARTITION BY y.stratum ORDER BY {a_order}) AS rn
             FROM y SEMI JOIN dense USING (cell)
             QUALIFY rn <= {pool.per_stratum})
         SELECT s.stratum, s.entity_id AS {a}, bc.entity_id AS {b}{par_out}
         FROM s JOIN bc ON bc.cell = s.cell AND (bc.lon <> s.lon OR bc.lat <> s.lat)
-        QUALIFY row_number() OVER (PARTITION BY s.entity_id ORDER BY {pool.order_key(f"{sub.id}|{b}", "s.entity_id", "bc.entity_id")}) = 1
+        QUALIFY row_number() OVER (PARTITION BY s.entity_id ORDER BY {b_order}) = 1
     """
 
 

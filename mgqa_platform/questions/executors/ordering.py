@@ -575,9 +575,10 @@ class Compound(Executor):
         reading, the half-plane within 90 degrees of the word's bearing (``readings.WORD_BEARINGS``; spherical bearing
         from C, degrees): a false premise is then false under the quadrant and 8-sector readings as well."""
         off = offset_sql("x.brg", "q.cardinal_direction", sub.parameters["cardinal_direction"])
+        within = f"x.km <= q.value AND {off} <= 90"
         return f"""
             SELECT q.row_id,
-                   coalesce(len(list_filter(q.members, x -> x.km <= q.value AND {off} <= 90)), 0) > 0
+                   coalesce(len(list_filter(q.members, x -> {within})), 0) > 0
                    AS holds
             FROM ({self.gold_sql(sub)}) AS q
             """

@@ -450,8 +450,11 @@ class ListIntersectingExcept(Executor):
     def candidates(self, sub: SubTemplate, pool: Pool) -> str:
         cat = _category_role(sub)
         b, c = sub.entity_roles[:2]
+        b_rows = _sample_rows(
+            pool, sub.roles[b], f"{sub.id}|{b}", pool.per_stratum, NEAR_MARGIN_DEG
+        )
         return (
-            f"WITH b AS ({_sample_rows(pool, sub.roles[b], f'{sub.id}|{b}', pool.per_stratum, NEAR_MARGIN_DEG)}), "
+            f"WITH b AS ({b_rows}), "
             f"c AS ({_role_rows(pool, sub.roles[c])}), "
             "bc AS (SELECT b.stratum, b.entity_id AS eb, c.entity_id AS ec, b.geometry AS gb, c.geometry AS gc, "
             "ST_XMin(b.geometry) AS x0, ST_XMax(b.geometry) AS x1, ST_YMin(b.geometry) AS y0, ST_YMax(b.geometry) AS y1 "
