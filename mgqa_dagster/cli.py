@@ -370,7 +370,7 @@ def cmd_images_fetch(args: argparse.Namespace) -> int:
 def main(argv: list[str] | None = None) -> int:
     from mgqa_platform import settings
     from mgqa_platform.evaluation.tiers import TIERS
-    from mgqa_platform.multilingual.languages import CODES
+    from mgqa_platform.languages import CODES
 
     ap = argparse.ArgumentParser(prog="mgqa", description="MGQA platform command line")
     ap.add_argument(

@@ -6,8 +6,8 @@ import datetime as dt
 
 import pytest
 
+from mgqa_platform.languages import TARGETS
 from mgqa_platform.multilingual import instantiate, memory
-from mgqa_platform.multilingual.languages import TARGETS
 
 T, N, NB = "\u2009", "\u202f", "\u00a0"  # thin space, narrow no-break space, no-break space
 

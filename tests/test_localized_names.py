@@ -9,10 +9,10 @@ import pytest
 
 from mgqa_platform import warehouse
 from mgqa_platform.kg import profiles
+from mgqa_platform.languages import TARGETS
 from mgqa_platform.multilingual import names, stage
-from mgqa_platform.multilingual.languages import TARGETS
+from mgqa_platform.question_schema import QUESTION_SCHEMA, arrow_table
 from mgqa_platform.questions.catalog import default_catalog
-from mgqa_platform.questions.schema import QUESTION_SCHEMA, arrow_table
 
 #: Andorra in every language Natural Earth names it (ron, bul, sqi and kat have no NAME_xx field)
 ANDORRA = {

@@ -7,11 +7,11 @@ import json
 import pytest
 
 from mgqa_platform import warehouse
+from mgqa_platform.languages import CODES, TARGETS, in_script, language, scripts_of
 from mgqa_platform.multilingual import instantiate, memory, names, stage
-from mgqa_platform.multilingual.languages import CODES, TARGETS, in_script, language, scripts_of
 from mgqa_platform.multilingual.placeholders import placeholders, problems
+from mgqa_platform.question_schema import LOCALIZED_SCHEMA, QUESTION_SCHEMA, arrow_table
 from mgqa_platform.questions.catalog import default_catalog
-from mgqa_platform.questions.schema import LOCALIZED_SCHEMA, QUESTION_SCHEMA, arrow_table
 
 PAPER_LANGUAGES = "eng fra ita por ron spa bul rus deu urd sqi ell jpn kat tur vie zho".split()
 

@@ -18,12 +18,12 @@ from mgqa_dagster.resources.llm import LLMResource, PostEditEnsembleResource
 from mgqa_dagster.resources.paths import PathsResource
 from mgqa_dagster.resources.translator import TranslatorResource
 from mgqa_dagster.resources.warehouse import WAREHOUSE_POOL, WarehouseResource
+from mgqa_platform.languages import CODES, language
 from mgqa_platform.multilingual import annotations, stage
 from mgqa_platform.multilingual.ensemble import describe as describe_member
 from mgqa_platform.multilingual.judge import LLMJudge, OfflineJudge
-from mgqa_platform.multilingual.languages import CODES, language
+from mgqa_platform.question_schema import LOCALIZED_SCHEMA, POSTEDITED_SCHEMA
 from mgqa_platform.questions.catalog import default_catalog
-from mgqa_platform.questions.schema import LOCALIZED_SCHEMA, POSTEDITED_SCHEMA
 from mgqa_platform.warehouse import Slice, partition_slices
 
 language_partitions = dg.StaticPartitionsDefinition(list(CODES))

@@ -12,8 +12,9 @@ from mgqa_dagster.data_quality.checks import non_blocking, run_checks
 from mgqa_dagster.data_quality.guards import audited_specs
 from mgqa_dagster.resources.paths import PathsResource
 from mgqa_dagster.resources.warehouse import WAREHOUSE_POOL, WarehouseResource
+from mgqa_platform import question_schema as schema
 from mgqa_platform import settings
-from mgqa_platform.questions import distribution, schema, splits
+from mgqa_platform.questions import distribution, splits
 from mgqa_platform.questions.catalog import default_catalog
 from mgqa_platform.questions.executor import stable_hash
 from mgqa_platform.questions.executors import EXECUTORS
@@ -34,7 +35,7 @@ QUESTION_DISCARDS = dg.AssetKey("question_discards")
 
 def column_schema(table: pa.Schema) -> dg.TableSchema:
     """The UI's ``dagster/column_schema`` of a declared question table
-    (mgqa_platform/questions/schema.py)."""
+    (mgqa_platform/question_schema.py)."""
     return dg.TableSchema(
         columns=[
             dg.TableColumn(

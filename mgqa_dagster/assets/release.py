@@ -11,7 +11,7 @@ from mgqa_dagster.data_quality.checks import bound, check_specs, non_blocking, r
 from mgqa_dagster.data_quality.guards import audited_specs
 from mgqa_dagster.resources.paths import PathsResource
 from mgqa_dagster.resources.warehouse import WAREHOUSE_POOL, Audited, WarehouseResource, blocks
-from mgqa_platform.multilingual.languages import language
+from mgqa_platform.languages import language
 from mgqa_platform.release import card, export, sites
 from mgqa_platform.warehouse import partition_slices
 

@@ -42,9 +42,9 @@ import pyarrow.parquet as pq
 import shapely
 
 from mgqa_platform import geometry, lexicon
+from mgqa_platform.category_words import localized_nouns
 from mgqa_platform.kg import names, osmh3kg_table, profiles, roads
 from mgqa_platform.kg.rdf_stream import format_for, parse_file, parse_ntriples_duckdb
-from mgqa_platform.multilingual import languages, memory
 from mgqa_platform.warehouse import registered, transaction
 
 H3_RESOLUTIONS = (3, 5, 7, 9)
@@ -809,15 +809,6 @@ def _category_nouns(categories: list[str]) -> dict[str, str]:
     return {c: lexicon.noun(c) for c in categories}
 
 
-def _localized_nouns(categories: Iterable[str]) -> dict[str, list[str]]:
-    """Category -> its singular and plural in every target language's translation memory
-    (:mod:`mgqa_platform.multilingual.memory`): the words a local name uses for the category."""
-    memories = [memory.load(lang) for lang in languages.TARGETS]
-    return {
-        c: [w for tm in memories for w in (tm.singular(c), tm.category(c)) if w] for c in categories
-    }
-
-
 def _label_facts(con: duckdb.DuckDBPyConnection, prof: profiles.Profile) -> None:
     """The temp table ``label_facts(entity_id, lang, label, is_alias)``: the labels of
     ``new_entities`` in ``facts`` (language tags, the KG label, the alias keys); a whole road also
@@ -904,7 +895,7 @@ def _name_rules(
         )
         for eid, name, category, valid_from, attributes in rows
     ]
-    words = names.category_words(nouns.values(), nouns, _localized_nouns(nouns))
+    words = names.category_words(nouns.values(), nouns, localized_nouns(nouns))
     out = names.name_entities(entities, words, country_names, PLACE_CATEGORIES, route_signs)
     rules = pa.table(
         {

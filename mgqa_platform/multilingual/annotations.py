@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from mgqa_platform.errors import InputError
-from mgqa_platform.multilingual.languages import language
+from mgqa_platform.languages import language
 
 __all__ = [
     "LABELS",

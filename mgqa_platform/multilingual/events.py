@@ -28,7 +28,7 @@ from babel.dates import format_date
 from babel.numbers import format_decimal
 
 from mgqa_platform.kg.names import EARTHQUAKE_CATEGORIES, FIRE_CATEGORIES, event_instant, fire_name
-from mgqa_platform.multilingual.languages import language
+from mgqa_platform.languages import language
 
 #: every language with a pattern (all 16 targets)
 EVENT_LANGS = (

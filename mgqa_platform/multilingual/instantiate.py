@@ -30,7 +30,7 @@ For one language other than English and one English question record (``questions
   post-edit rule cannot address a ``de`` that sits between two names and also occurs earlier);
 * ``text_marked`` wraps entity names in ``{...}`` for the post-edit ensemble, as in English.
 
-The result is a lean row (:data:`~mgqa_platform.questions.schema.LOCALIZED_SCHEMA`): everything else
+The result is a lean row (:data:`~mgqa_platform.question_schema.LOCALIZED_SCHEMA`): everything else
 (gold, query, gold triples, strata...) stays in the English record. A question keeps its
 ``question_id`` in every language, so ``(question_id, lang)`` is the key and ids line up across
 languages. English itself is not rendered here: its slice copies ``questions_en``
@@ -55,6 +55,7 @@ from babel.units import get_unit_name
 
 from mgqa_platform import lexicon
 from mgqa_platform.kg.names import without_article
+from mgqa_platform.languages import SOURCE, language
 from mgqa_platform.lexicon import MONTHS
 from mgqa_platform.marks import mark, unmark
 from mgqa_platform.multilingual.events import EventFacts, event_phrase
@@ -64,7 +65,6 @@ from mgqa_platform.multilingual.grammar import (
     capitalize_start,
     elide_before_names,
 )
-from mgqa_platform.multilingual.languages import SOURCE, language
 from mgqa_platform.multilingual.memory import TranslationMemory
 from mgqa_platform.multilingual.names import Qualified
 from mgqa_platform.multilingual.periods import period_phrase

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from mgqa_platform import markdown
+from mgqa_platform.languages import language
 from mgqa_platform.multilingual.annotations import (
     CORRECT,
     METHODS,
@@ -31,7 +32,6 @@ from mgqa_platform.multilingual.annotations import (
     Rejected,
 )
 from mgqa_platform.multilingual.judge import Judge, JudgeError
-from mgqa_platform.multilingual.languages import language
 from mgqa_platform.multilingual.placeholders import problems as slot_problems
 
 __all__ = ["Resolution", "resolve", "report_markdown"]

@@ -7,7 +7,7 @@ unreviewed) -> ``questions_localized`` (every English question re-rendered) ->
 partition like the others: its "translation" is the catalog text itself (engine ``source``) and its
 localized slice copies the text of ``questions_en``, so that every language, English included, is
 read from the same tables downstream. The language tables hold only the text and how it was made
-(:mod:`mgqa_platform.questions.schema`); readers join ``questions_en`` by ``question_id`` for the
+(:mod:`mgqa_platform.question_schema`); readers join ``questions_en`` by ``question_id`` for the
 rest.
 """
 
@@ -23,16 +23,16 @@ from typing import Any
 import duckdb
 import pyarrow as pa
 
+from mgqa_platform.languages import SOURCE, language
 from mgqa_platform.multilingual import ensemble, events, instantiate, memory, names
 from mgqa_platform.multilingual.agreement import agreement
 from mgqa_platform.multilingual.annotations import load_annotations
-from mgqa_platform.multilingual.languages import SOURCE, language
 from mgqa_platform.multilingual.names_in_context import span_classes
 from mgqa_platform.multilingual.resolution import Resolution, report_markdown, resolve
 from mgqa_platform.multilingual.translate import Translation, Translator, translate_catalog
+from mgqa_platform.question_schema import LOCALIZED_SCHEMA, arrow_table
 from mgqa_platform.questions.catalog import Catalog
 from mgqa_platform.questions.multimodal import IMAGE_PHRASE
-from mgqa_platform.questions.schema import LOCALIZED_SCHEMA, arrow_table
 from mgqa_platform.warehouse import fetch_dicts, registered, replace_partition, transaction
 
 

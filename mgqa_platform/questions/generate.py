@@ -28,6 +28,7 @@ from typing import Any
 import duckdb
 import pyarrow as pa
 
+from mgqa_platform.question_schema import QUESTION_SCHEMA, arrow_table
 from mgqa_platform.questions import coverage, false_premise, formats, multimodal, triviality
 from mgqa_platform.questions.catalog import Catalog, SubTemplate, catalog_rows
 from mgqa_platform.questions.execution import (
@@ -53,7 +54,6 @@ from mgqa_platform.questions.executor import (
     t_columns,
 )
 from mgqa_platform.questions.executors import EXECUTORS
-from mgqa_platform.questions.schema import QUESTION_SCHEMA, arrow_table
 from mgqa_platform.warehouse import CONNECTION_CONFIG, registered, transaction
 
 CAP = 30
