@@ -46,23 +46,22 @@ def release_questions(
         export.record_language(con, info)
         return info
 
+    def publish_or_discard(out) -> None:
+        """The staged files replace the published ones only when the audit passed."""
+        if out.published:
+            export.publish_staged(root, lang)
+        else:
+            export.discard_staged(root, lang)
+
     with warehouse.get_connection() as con:
-        out = warehouse.write_audited(
+        yield from warehouse.publish_audited(
             con,
             partition_slices("lang", lang, "release_files"),
             write,
             asset_key=RELEASE_QUESTIONS,
             partition=lang,
             checks=bound(checks.RELEASE_QUESTION_CHECKS, root=staged),
-        )
-        if out.published:
-            export.publish_staged(root, lang)
-        else:
-            export.discard_staged(root, lang)
-        yield from out.refused()
-        info = out.value
-        yield dg.MaterializeResult(
-            metadata={
+            metadata=lambda info: {
                 "dagster/row_count": info["rows"]["large"],
                 "language": language(lang).name,
                 "rows": dg.MetadataValue.json(info["rows"]),
@@ -71,11 +70,10 @@ def release_questions(
                 "multimodal": info["multimodal"],
                 "post_edited": info["edited"],
                 "path": paths.portable(root / "data" / lang),
-            }
+            },
+            late_checks=bound(checks.RELEASE_QUESTION_CHECKS, root=root),
+            on_audit=publish_or_discard,
         )
-        yield from out.results
-        question_warnings = non_blocking(bound(checks.RELEASE_QUESTION_CHECKS, root=root))
-        yield from run_checks(con, lang, RELEASE_QUESTIONS, question_warnings)
 
 
 @dg.asset(

@@ -10,7 +10,7 @@ from mgqa_dagster.assets.kg_build import kg_partitions
 from mgqa_dagster.assets.kg_conversion import ENTITIES
 from mgqa_dagster.data_quality import input_guards
 from mgqa_dagster.data_quality import strata as checks
-from mgqa_dagster.data_quality.checks import bound, check_specs, non_blocking, run_checks
+from mgqa_dagster.data_quality.checks import bound, check_specs, run_checks
 from mgqa_dagster.data_quality.guards import audited_specs
 from mgqa_dagster.resources.engine import EngineResource
 from mgqa_dagster.resources.paths import PathsResource
@@ -57,41 +57,35 @@ def countries(
 ):
     ne = countries_lib.load_countries(strata_inputs.countries_path)
     table = income.load_income(strata_inputs.income_path, strata_inputs.income_fiscal_year or None)
+    guards = bound(
+        input_guards.COUNTRY_GUARDS, degenerate_features=ne.attrs.get("degenerate_features", [])
+    )
     with warehouse.get_connection() as con:
-        out = warehouse.write_audited(
+
+        def metadata(per_tier: dict) -> dict:
+            notes = con.execute(
+                "SELECT iso3, income_note FROM countries WHERE income_note IS NOT NULL ORDER BY iso3"
+            ).fetchall()
+            return {
+                "dagster/row_count": len(ne),
+                "countries_per_income_tier": dg.MetadataValue.json(
+                    {str(k): v for k, v in per_tier.items()}
+                ),
+                "unclassified_policy": strata_inputs.unclassified_policy,
+                "income_notes": dg.MetadataValue.json(dict(notes)),
+                "income_source": Path(strata_inputs.income_path).name,
+            }
+
+        yield from warehouse.publish_audited(
             con,
             whole_tables("countries"),
             lambda c: countries_lib.write_countries(
                 c, ne, table, strata_inputs.unclassified_policy
             ),
             asset_key=COUNTRIES,
-            partition=None,
-            checks=checks.COUNTRY_CHECKS
-            + bound(
-                input_guards.COUNTRY_GUARDS,
-                degenerate_features=ne.attrs.get("degenerate_features", []),
-            ),
+            checks=checks.COUNTRY_CHECKS + guards,
+            metadata=metadata,
         )
-        yield from out.refused()
-        per_tier = out.value
-        notes = dict(
-            con.execute(
-                "SELECT iso3, income_note FROM countries WHERE income_note IS NOT NULL ORDER BY iso3"
-            ).fetchall()
-        )
-        yield dg.MaterializeResult(
-            metadata={
-                "dagster/row_count": len(ne),
-                "countries_per_income_tier": dg.MetadataValue.json(
-                    {str(k): v for k, v in per_tier.items()}
-                ),
-                "unclassified_policy": strata_inputs.unclassified_policy,
-                "income_notes": dg.MetadataValue.json(notes),
-                "income_source": Path(strata_inputs.income_path).name,
-            }
-        )
-        yield from out.results
-        yield from run_checks(con, None, COUNTRIES, non_blocking(checks.COUNTRY_CHECKS))
 
 
 def _raster_path(strata_inputs: StrataInputsResource, paths: PathsResource) -> Path:
@@ -173,36 +167,32 @@ def density_cells(
     label, is_proxy = density.raster_label(path)
     breaks = [str(path), sha256_file(path), is_proxy, label, p33, p67, table.num_rows]
     with warehouse.get_connection() as con:
-        out = warehouse.write_audited(
-            con,
-            whole_tables("density_cells", "density_breaks"),
-            lambda c: _write_density(c, table, breaks),
-            asset_key=DENSITY_CELLS,
-            partition=None,
-            checks=checks.DENSITY_CHECKS,
-        )
-        yield from out.refused()
-        tiers = dict(
-            con.execute("""
+
+        def metadata(_: None) -> dict:
+            tiers = con.execute("""
             SELECT tier, count(*)
             FROM density_cells
             GROUP BY 1
             ORDER BY 1
         """).fetchall()
-        )
-        yield dg.MaterializeResult(
-            metadata={
+            return {
                 "dagster/row_count": table.num_rows,
                 "p33_people_per_km2": p33,
                 "p67_people_per_km2": p67,
-                "cells_per_tier": dg.MetadataValue.json(tiers),
+                "cells_per_tier": dg.MetadataValue.json(dict(tiers)),
                 "raster_label": label,
                 "is_proxy": is_proxy,
                 **density.aggregation_stats(table),
             }
+
+        yield from warehouse.publish_audited(
+            con,
+            whole_tables("density_cells", "density_breaks"),
+            lambda c: _write_density(c, table, breaks),
+            asset_key=DENSITY_CELLS,
+            checks=checks.DENSITY_CHECKS,
+            metadata=metadata,
         )
-        yield from out.results
-        yield from run_checks(con, None, DENSITY_CELLS, non_blocking(checks.DENSITY_CHECKS))
 
 
 _per_kg = dict(
@@ -234,7 +224,7 @@ def entity_country(
 ):
     kg = context.partition_key
     with warehouse.get_connection() as con:
-        out = warehouse.write_audited(
+        yield from warehouse.publish_audited(
             con,
             partition_slices("kg", kg, "entity_country"),
             lambda c: engine.assign_countries(c, strata_inputs.nearest_country_max_km, kg),
@@ -242,19 +232,13 @@ def entity_country(
             partition=kg,
             checks=checks.ENTITY_COUNTRY_CHECKS
             + bound(input_guards.COUNTRY_SHARE_GUARDS, minimum=strata_inputs.min_country_share),
-        )
-        yield from out.refused()
-        res = out.value
-        yield dg.MaterializeResult(
-            metadata={
+            metadata=lambda res: {
                 "dagster/row_count": res["entities"],
                 "by_method": dg.MetadataValue.json(res["methods"]),
                 "top_countries": dg.MetadataValue.json(res["top_iso3"]),
                 "nearest_max_km": strata_inputs.nearest_country_max_km,
-            }
+            },
         )
-        yield from out.results
-        yield from run_checks(con, kg, ENTITY_COUNTRY, non_blocking(checks.ENTITY_COUNTRY_CHECKS))
 
 
 ENTITY_DENSITY = dg.AssetKey("entity_density")
@@ -273,20 +257,17 @@ def entity_density(
 ):
     kg = context.partition_key
     with warehouse.get_connection() as con:
-        out = warehouse.write_audited(
+        yield from warehouse.publish_audited(
             con,
             partition_slices("kg", kg, "entity_density"),
             lambda c: engine.assign_density(c, kg),
             asset_key=ENTITY_DENSITY,
             partition=kg,
-            checks=(),
+            metadata=lambda tiers: {
+                "dagster/row_count": sum(tiers.values()),
+                "by_tier": dg.MetadataValue.json(tiers),
+            },
         )
-    yield from out.refused()
-    tiers = out.value
-    yield dg.MaterializeResult(
-        metadata={"dagster/row_count": sum(tiers.values()), "by_tier": dg.MetadataValue.json(tiers)}
-    )
-    yield from out.results
 
 
 ENTITY_STRATA = dg.AssetKey("entity_strata")
@@ -310,7 +291,7 @@ def entity_strata(
 ):
     kg = context.partition_key
     with warehouse.get_connection() as con:
-        out = warehouse.write_audited(
+        yield from warehouse.publish_audited(
             con,
             partition_slices("kg", kg, "entity_strata"),
             lambda c: engine.assign_strata(c, kg),
@@ -318,17 +299,11 @@ def entity_strata(
             partition=kg,
             checks=checks.STRATA_CHECKS
             + bound(input_guards.STRATUM_SHARE_GUARDS, minimum=strata_inputs.min_stratum_share),
-        )
-        yield from out.refused()
-        per = out.value
-        yield dg.MaterializeResult(
-            metadata={
+            metadata=lambda per: {
                 "dagster/row_count": sum(per.values()),
                 "by_stratum": dg.MetadataValue.json(per),
-            }
+            },
         )
-        yield from out.results
-        yield from run_checks(con, kg, ENTITY_STRATA, non_blocking(checks.STRATA_CHECKS))
 
 
 STRATA_COVERAGE = dg.AssetKey("strata_coverage")
