@@ -565,7 +565,6 @@ def convert_kg(
             f"{path}: native file of KG {kg!r} not found; materialize kg_native[{kg}] first"
         )
     prof = profiles.PROFILES[kg]
-    res = ConversionResult(kg=kg)
     if scratch_dir is not None:
         Path(scratch_dir).mkdir(parents=True, exist_ok=True)
     scratch = Path(tempfile.mkdtemp(prefix=f"mgqa-convert-{kg}-", dir=scratch_dir))
@@ -575,27 +574,12 @@ def convert_kg(
     con.execute("SET preserve_insertion_order = false")
     try:
         with registered(con, **profiles.lookup_tables()):
-            res.triples_staged = _stage(con, path, scratch, quarantine, parse_workers)
+            staged = _stage(con, path, scratch, quarantine, parse_workers)
             _facts(con, prof)
             (accept or accept_in_process)(con, _wide_sql(prof, kg), kg, scratch, quarantine)
             for t in ("ents", "geom", "cat", "dups"):  # read only by the wide rows
                 _drop_temp(con, t)
-            # two subjects that map to one entity id: keep the first subject, quarantine the others
-            dup = """
-                SELECT entity_id, subject
-                FROM (
-                    SELECT
-                        entity_id,
-                        subject,
-                        row_number() OVER (PARTITION BY entity_id ORDER BY subject) AS rn
-                    FROM new_entities
-                )
-                WHERE rn > 1
-            """
-            for eid, subj in con.execute(f"{dup} ORDER BY entity_id, subject").fetchall():
-                why = f"entity id {eid} already produced by another subject"
-                quarantine.append(_qrow("entity", "duplicate_id", why, subj))
-            con.execute(f"DELETE FROM new_entities WHERE (entity_id, subject) IN ({dup})")
+            _quarantine_duplicate_ids(con, quarantine)
             _fold_label_nodes(con, quarantine)
             con.execute(
                 """
@@ -610,28 +594,61 @@ def convert_kg(
     finally:
         con.execute(f"SET preserve_insertion_order = {bool(ordered)}")
         quarantine.writer.close()
-        for t in (
-            "stage",
-            "ents",
-            "facts",
-            "geom",
-            "cat",
-            "dups",
-            "new_entities",
-            "new_quarantine",
-            "label_facts",
-            "new_parts",
-            "new_road_triples",
-            "named",
-            "new_labels",
-            "owners",
-        ):
+        for t in _TEMP_TABLES:
             _drop_temp(con, t)
         shutil.rmtree(scratch, ignore_errors=True)
+    return _result(con, kg, staged)
+
+
+#: The temporary tables a conversion may leave behind, dropped when it ends (or fails).
+_TEMP_TABLES = (
+    "stage",
+    "ents",
+    "facts",
+    "geom",
+    "cat",
+    "dups",
+    "new_entities",
+    "new_quarantine",
+    "label_facts",
+    "new_parts",
+    "new_road_triples",
+    "named",
+    "new_labels",
+    "owners",
+)
+
+
+def _quarantine_duplicate_ids(con: duckdb.DuckDBPyConnection, quarantine: list) -> None:
+    """Two subjects that map to one entity id: keep the first subject in ``new_entities``,
+    quarantine the others (reason ``duplicate_id``)."""
+    dup = """
+        SELECT entity_id, subject
+        FROM (
+            SELECT
+                entity_id,
+                subject,
+                row_number() OVER (PARTITION BY entity_id ORDER BY subject) AS rn
+            FROM new_entities
+        )
+        WHERE rn > 1
+    """
+    for eid, subj in con.execute(f"{dup} ORDER BY entity_id, subject").fetchall():
+        why = f"entity id {eid} already produced by another subject"
+        quarantine.append(_qrow("entity", "duplicate_id", why, subj))
+    con.execute(f"DELETE FROM new_entities WHERE (entity_id, subject) IN ({dup})")
+
+
+def _result(con: duckdb.DuckDBPyConnection, kg: str, triples_staged: int) -> ConversionResult:
+    """What the warehouse holds for ``kg`` after its conversion, counted there."""
 
     def count(sql: str) -> int:
         return int(con.execute(sql, [kg]).fetchone()[0])
 
+    def counter(sql: str) -> Counter:
+        return Counter(dict(con.execute(sql, [kg]).fetchall()))
+
+    res = ConversionResult(kg=kg, triples_staged=triples_staged)
     res.entities = count("SELECT count(*) FROM entities WHERE kg = ?")
     res.labels = count("SELECT count(*) FROM entity_labels WHERE kg = ?")
     res.entity_triples = count("SELECT count(*) FROM entity_triples WHERE kg = ?")
@@ -664,28 +681,11 @@ def convert_kg(
             [kg],
         ).fetchall()
     }
-    res.quarantined = Counter(
-        dict(
-            con.execute(
-                "SELECT reason, count(*) FROM quarantine WHERE kg = ? AND stage <> 'kg_build' GROUP BY 1",
-                [kg],
-            ).fetchall()
-        )
+    res.quarantined = counter(
+        "SELECT reason, count(*) FROM quarantine WHERE kg = ? AND stage <> 'kg_build' GROUP BY 1"
     )
-    res.categories = Counter(
-        dict(
-            con.execute(
-                "SELECT category, count(*) FROM entities WHERE kg = ? GROUP BY 1", [kg]
-            ).fetchall()
-        )
-    )
-    res.geom_kinds = Counter(
-        dict(
-            con.execute(
-                "SELECT geom_kind, count(*) FROM entities WHERE kg = ? GROUP BY 1", [kg]
-            ).fetchall()
-        )
-    )
+    res.categories = counter("SELECT category, count(*) FROM entities WHERE kg = ? GROUP BY 1")
+    res.geom_kinds = counter("SELECT geom_kind, count(*) FROM entities WHERE kg = ? GROUP BY 1")
     return res
 
 
@@ -941,6 +941,17 @@ def _finish(
     snapshot_id: str,
     country_names: frozenset[str],
 ) -> None:
+    """Name the new entities and their labels (:func:`_name_entities`), then replace the KG's
+    partition of the entity tables with them (:func:`_replace_kg`)."""
+    _name_entities(con, prof, country_names)
+    _replace_kg(con, kg, prof, snapshot_id)
+
+
+def _name_entities(
+    con: duckdb.DuckDBPyConnection, prof: profiles.Profile, country_names: frozenset[str]
+) -> None:
+    """The temp tables ``named`` (display name, uniqueness and rule of each new entity, by the
+    name rules) and ``new_labels`` (the labels, with every other accepted name as an alias)."""
     categories = [
         r[0] for r in con.execute("SELECT DISTINCT category FROM new_entities").fetchall()
     ]
@@ -980,6 +991,14 @@ def _finish(
             """
         )
     _drop_temp(con, "label_facts")
+
+
+def _replace_kg(
+    con: duckdb.DuckDBPyConnection, kg: str, prof: profiles.Profile, snapshot_id: str
+) -> None:
+    """In one transaction, replace the rows of ``kg`` in ``entities``, ``entity_labels``,
+    ``entity_triples``, ``entity_parts`` and its conversion quarantine by the new ones, dropping
+    each temp table after its last reader."""
     with transaction(con):
         for table in ("entities", "entity_labels", "entity_triples", "entity_parts"):
             con.execute(f"DELETE FROM {table} WHERE kg = ?", [kg])
