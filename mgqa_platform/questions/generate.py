@@ -481,9 +481,22 @@ def _instantiate(con, by_cell, discards, seen, kg, seed, run_id, code_version, c
     ids = {e.values[r] for e in all_execs for r in e.sub.entity_roles}
     ids.update(i for e in all_execs for i in e.outcome.evidence)
     info = entity_info(con, sorted(ids))
-    chosen: list[
-        tuple[Execution, str, str, str, str]
-    ] = []  # execution, variant id, variant text, text, gold json
+    chosen = _choose(by_cell, info, discards, seen, kg, seed, cap)
+    triples = gold_triples(con, [c[0] for c in chosen])
+    return [
+        _question_row(e, vid, vtext, text, gold_json, cited, info, kg, code_version, run_id)
+        for (e, vid, vtext, text, gold_json), cited in zip(chosen, triples, strict=True)
+    ]
+
+
+def _choose(
+    by_cell, info, discards, seen, kg, seed, cap
+) -> list[tuple[Execution, str, str, str, str]]:
+    """Per (template, stratum) cell in order, executions taken round-robin over their groups: a
+    seeded variant each, rendered; a (text, gold) already ``seen`` is counted in ``discards`` and
+    dropped; at most ``cap`` per cell. Returns (execution, variant id, variant text, text, gold
+    JSON) tuples."""
+    chosen = []
     for (tid, stratum), groups in sorted(by_cell.items()):
         kept = 0
         for e in _round_robin(groups):
@@ -501,65 +514,68 @@ def _instantiate(con, by_cell, discards, seen, kg, seed, run_id, code_version, c
             seen.add((text, gold_json))
             chosen.append((e, variant.id, variant.text, text, gold_json))
             kept += 1
-    triples = gold_triples(con, [c[0] for c in chosen])
-    out = []
-    for (e, vid, vtext, text, gold_json), cited in zip(chosen, triples, strict=True):
-        sub = e.sub
-        bound_ids = [e.values[r] for r in sub.entity_roles]
-        names = {i: info[i]["display_name"] for i in bound_ids}
-        anchor = info[bound_ids[0]]
-        bindings = {r: e.values[r] for r in sub.roles}
-        params = {p: e.values[p] for p in sub.parameters}
-        executor = EXECUTORS[sub.executor]
-        out.append(
-            {
-                "question_id": "q"
-                + stable_hash(
-                    vid,
-                    kg,
-                    json.dumps(bindings, sort_keys=True),
-                    json.dumps(params, sort_keys=True),
-                    LANG,
-                ),
-                "lang": LANG,
-                "kg": kg,
-                "sfid": sub.sfid,
-                "tid": sub.tid,
-                "sub_template_id": sub.id,
-                "variant_id": vid,
-                "text": text,
-                "text_marked": render(vtext, sub, e.values, names, e.outcome.extras, marked=True),
-                "answer_format": sub.answer_format,
-                "gold": gold_json,
-                "gold_aliases": json.dumps(_aliases(e.outcome.gold, info), ensure_ascii=False),
-                "unit": formats.FORMAT_INFO[sub.answer_format].get("unit"),
-                "bindings": json.dumps(bindings, sort_keys=True, ensure_ascii=False),
-                "parameters": json.dumps(
-                    {**params, **{k: e.outcome.extras[k] for k in sub.extras}},
-                    sort_keys=True,
-                    ensure_ascii=False,
-                ),
-                "executor": executor.ref,
-                "query": replay_sql(executor, sub, {"row_id": 0, **e.values}),
-                "gold_triples": json.dumps(cited, ensure_ascii=False),
-                "entity_subjects": json.dumps(
-                    entity_subjects(e, info), sort_keys=True, ensure_ascii=False
-                ),
-                "false_premise": False,
-                "perturbation": None,
-                "multimodal": False,
-                "image_url": None,
-                "image_role": None,
-                "stratum": e.stratum,
-                "income_tier": anchor["income_tier"],
-                "density_tier": anchor["density_tier"],
-                "country_iso3": anchor["iso3"],
-                "snapshot_ids": sorted({info[i]["snapshot_id"] for i in bound_ids}),
-                "code_version": code_version,
-                "run_id": run_id,
-            }
-        )
-    return out
+    return chosen
+
+
+def _question_row(
+    e: Execution,
+    vid: str,
+    vtext: str,
+    text: str,
+    gold_json: str,
+    cited: list,
+    info: Mapping[str, dict],
+    kg: str,
+    code_version: str,
+    run_id: str,
+) -> dict:
+    """The ``questions_en`` record of one chosen execution: ids, text, gold and its aliases, the
+    replayable query, the cited triples, the strata of its first bound entity, provenance."""
+    sub = e.sub
+    bound_ids = [e.values[r] for r in sub.entity_roles]
+    names = {i: info[i]["display_name"] for i in bound_ids}
+    anchor = info[bound_ids[0]]
+    bindings = {r: e.values[r] for r in sub.roles}
+    params = {p: e.values[p] for p in sub.parameters}
+    executor = EXECUTORS[sub.executor]
+    question_key = (json.dumps(bindings, sort_keys=True), json.dumps(params, sort_keys=True))
+    return {
+        "question_id": "q" + stable_hash(vid, kg, *question_key, LANG),
+        "lang": LANG,
+        "kg": kg,
+        "sfid": sub.sfid,
+        "tid": sub.tid,
+        "sub_template_id": sub.id,
+        "variant_id": vid,
+        "text": text,
+        "text_marked": render(vtext, sub, e.values, names, e.outcome.extras, marked=True),
+        "answer_format": sub.answer_format,
+        "gold": gold_json,
+        "gold_aliases": json.dumps(_aliases(e.outcome.gold, info), ensure_ascii=False),
+        "unit": formats.FORMAT_INFO[sub.answer_format].get("unit"),
+        "bindings": json.dumps(bindings, sort_keys=True, ensure_ascii=False),
+        "parameters": json.dumps(
+            {**params, **{k: e.outcome.extras[k] for k in sub.extras}},
+            sort_keys=True,
+            ensure_ascii=False,
+        ),
+        "executor": executor.ref,
+        "query": replay_sql(executor, sub, {"row_id": 0, **e.values}),
+        "gold_triples": json.dumps(cited, ensure_ascii=False),
+        "entity_subjects": json.dumps(entity_subjects(e, info), sort_keys=True, ensure_ascii=False),
+        "false_premise": False,
+        "perturbation": None,
+        "multimodal": False,
+        "image_url": None,
+        "image_role": None,
+        "stratum": e.stratum,
+        "income_tier": anchor["income_tier"],
+        "density_tier": anchor["density_tier"],
+        "country_iso3": anchor["iso3"],
+        "snapshot_ids": sorted({info[i]["snapshot_id"] for i in bound_ids}),
+        "code_version": code_version,
+        "run_id": run_id,
+    }
 
 
 def _aliases(gold: dict, info: Mapping[str, dict]) -> dict[str, list[str]]:
