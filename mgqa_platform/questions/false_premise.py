@@ -151,6 +151,40 @@ def create_neighbourhood_pool(
     return con.execute("SELECT count(*) FROM pool").fetchone()[0]
 
 
+def _replacement_members_sql(rtype) -> str:
+    """The SQL of the candidate replacements of a role of type ``rtype``, one row per (question,
+    candidate) with its distance from the anchor ``a``: for a category, its member nearest to the
+    anchor, among the bindable categories with enough stratified members; for an entity, itself."""
+    km_sql = _haversine_km_sql("a", "p")
+    if roles.is_category(rtype):
+        return f"""
+            SELECT a.question_id, p.category AS value, arg_min(p.lon, {km_sql}) AS lon,
+                   arg_min(p.lat, {km_sql}) AS lat, min({km_sql}) AS km, a.lon AS anchor_lon,
+                   a.lat AS anchor_lat
+            FROM a
+            CROSS JOIN pool p
+            WHERE {roles.candidate_predicate(rtype, "p")}
+              AND p.category <> a.category
+              AND p.category IN (
+                SELECT p.category
+                FROM entities p
+                    JOIN entity_strata s ON s.entity_id = p.entity_id
+                WHERE p.kg = $kg AND s.kg = $kg AND s.stratum IS NOT NULL
+                  AND {roles.candidate_predicate(rtype, "p")}
+                GROUP BY p.category
+                HAVING count(*) >= {roles.MIN_CATEGORY_MEMBERS}
+              )
+            GROUP BY a.question_id, p.category, a.lon, a.lat
+            """
+    return f"""
+            SELECT a.question_id, p.entity_id AS value, p.lon, p.lat, {km_sql} AS km,
+                   a.lon AS anchor_lon, a.lat AS anchor_lat
+            FROM a
+            CROSS JOIN pool p
+            WHERE {roles.predicate(rtype, "p")}
+            """
+
+
 def nearest_replacements(
     con: duckdb.DuckDBPyConnection,
     sub: SubTemplate,
@@ -182,35 +216,7 @@ def nearest_replacements(
             "anchor": pa.array([json.loads(q["bindings"])[anchor] for q in questions], pa.string()),
         }
     )
-    km_sql = _haversine_km_sql("a", "p")
-    if roles.is_category(rtype):
-        members = f"""
-            SELECT a.question_id, p.category AS value, arg_min(p.lon, {km_sql}) AS lon,
-                   arg_min(p.lat, {km_sql}) AS lat, min({km_sql}) AS km, a.lon AS anchor_lon,
-                   a.lat AS anchor_lat
-            FROM a
-            CROSS JOIN pool p
-            WHERE {roles.candidate_predicate(rtype, "p")}
-              AND p.category <> a.category
-              AND p.category IN (
-                SELECT p.category
-                FROM entities p
-                    JOIN entity_strata s ON s.entity_id = p.entity_id
-                WHERE p.kg = $kg AND s.kg = $kg AND s.stratum IS NOT NULL
-                  AND {roles.candidate_predicate(rtype, "p")}
-                GROUP BY p.category
-                HAVING count(*) >= {roles.MIN_CATEGORY_MEMBERS}
-              )
-            GROUP BY a.question_id, p.category, a.lon, a.lat
-            """
-    else:
-        members = f"""
-            SELECT a.question_id, p.entity_id AS value, p.lon, p.lat, {km_sql} AS km,
-                   a.lon AS anchor_lon, a.lat AS anchor_lat
-            FROM a
-            CROSS JOIN pool p
-            WHERE {roles.predicate(rtype, "p")}
-            """
+    members = _replacement_members_sql(rtype)
     sql = f"""
         WITH a AS (
             SELECT q.question_id, e.lon, e.lat, e.category
