@@ -402,7 +402,7 @@ _PLACE_KINDS = (
 )
 
 #: The predicates every feature query emits: types, label and geometry links.
-_FEATURE_LINKS = ("rdf:type", "rdfs:label", "geo:hasGeometry", "geo:hasDefaultGeometry")
+_FEATURE_PREDICATES = ("rdf:type", "rdfs:label", "geo:hasGeometry", "geo:hasDefaultGeometry")
 
 #: The observation collections of a feature, their member observations, the observed
 #: properties and the phenomenon times, as (path from the feature, predicates).
@@ -458,7 +458,7 @@ def kwg_queries(region_iri: str) -> list[str]:
     r = f"<{region_iri}>"
     geometry = (_GEOMETRY_LINKS, _GEOMETRY_PREDICATES)
     hazards = _hazards_in(r)
-    places, feature_links = _PLACE_KINDS, _FEATURE_LINKS
+    places, feature_links = _PLACE_KINDS, _FEATURE_PREDICATES
     region = _resource_triples(
         f"{{ VALUES ?f {{ {r} }} }} UNION {{ {r} kwg-ont:administrativePartOf ?f }}",
         [("", (*feature_links, "kwg-ont:hasFIPS", "kwg-ont:administrativePartOf")), geometry],
