@@ -10,9 +10,8 @@ import dagster as dg
 
 from mgqa_dagster.assets.questions import QUESTIONS_EN, SPLIT_SMALL
 from mgqa_dagster.data_quality import evaluation as checks
-from mgqa_dagster.data_quality.guards import audited_specs
 from mgqa_dagster.resources.paths import PathsResource
-from mgqa_dagster.resources.warehouse import WAREHOUSE_POOL, WarehouseResource
+from mgqa_dagster.resources.warehouse import WAREHOUSE_POOL, WarehouseResource, audited_asset
 from mgqa_platform import markdown
 from mgqa_platform.evaluation import baseline, evaluate, report
 from mgqa_platform.warehouse import Slice
@@ -36,13 +35,12 @@ def _table(results: dict[tuple[str, str], dict]) -> str:
     return "\n".join(markdown.table(["system", "split", *cols], rows)) + "\n"
 
 
-@dg.asset(
-    pool=WAREHOUSE_POOL,
-    key=EVAL_BASELINES,
+@audited_asset(
+    EVAL_BASELINES,
+    checks.BASELINE_CHECKS,
     deps=[QUESTIONS_EN, SPLIT_SMALL],
     group_name="evaluation",
     kinds={"duckdb", "python"},
-    check_specs=audited_specs(EVAL_BASELINES, checks.BASELINE_CHECKS),
     automation_condition=dg.AutomationCondition.eager(),
     description="Scores (Table 12) of the gold answers themselves (must be EM 100, NE 0) and of the majority-class "
     "baseline per sub-template, on the large and small English splits, in the `scores` table.",
@@ -77,13 +75,12 @@ def eval_baselines(warehouse: WarehouseResource):
         )
 
 
-@dg.asset(
-    pool=WAREHOUSE_POOL,
-    key=EVAL_REFERENCE_SOLVER,
+@audited_asset(
+    EVAL_REFERENCE_SOLVER,
+    checks.SOLVER_CHECKS,
     deps=[QUESTIONS_EN],
     group_name="evaluation",
     kinds={"duckdb", "python"},
-    check_specs=audited_specs(EVAL_REFERENCE_SOLVER, checks.SOLVER_CHECKS),
     automation_condition=dg.AutomationCondition.eager(),
     description="The compute-grounded reference solver recomputes every true-premise answer from its record alone "
     "(question, template, bindings, parameters, gold triples; no warehouse). Its EM measures whether the released "

@@ -16,7 +16,7 @@ from mgqa_dagster.data_quality.guards import audited_specs
 from mgqa_dagster.resources.llm import LLMResource, PostEditEnsembleResource
 from mgqa_dagster.resources.paths import PathsResource
 from mgqa_dagster.resources.translator import TranslatorResource
-from mgqa_dagster.resources.warehouse import WAREHOUSE_POOL, WarehouseResource
+from mgqa_dagster.resources.warehouse import WAREHOUSE_POOL, WarehouseResource, audited_asset
 from mgqa_platform.languages import CODES, language
 from mgqa_platform.multilingual import annotations, stage
 from mgqa_platform.multilingual.ensemble import describe as describe_member
@@ -49,17 +49,14 @@ class PostEditConfig(dg.Config):
     judge_seed: int = 0
 
 
-@dg.asset(
-    pool=WAREHOUSE_POOL,
-    key=TEMPLATE_TRANSLATIONS,
+@audited_asset(
+    TEMPLATE_TRANSLATIONS,
+    checks.TRANSLATION_CHECKS,
     deps=[TEMPLATES],
     partitions_def=language_partitions,
     group_name="multilingual",
     automation_condition=dg.AutomationCondition.eager(),
     kinds={"duckdb", "translation"},
-    check_specs=audited_specs(
-        TEMPLATE_TRANSLATIONS, checks.TRANSLATION_CHECKS, language_partitions
-    ),
     description="Machine translation of every template variant into the partition's language (Google Cloud Translation "
     "v3 with protected placeholders, or the bundled translation memory offline). Broken slots are flagged for post-edit."
     + TAIL_POLICY,
@@ -185,15 +182,14 @@ def template_translations_resolved(
         yield from side_tables(context, {ANNOTATION_AGREEMENT: agreement})
 
 
-@dg.asset(
-    pool=WAREHOUSE_POOL,
-    key=QUESTIONS_LOCALIZED,
+@audited_asset(
+    QUESTIONS_LOCALIZED,
+    checks.LOCALIZED_CHECKS,
     deps=[TEMPLATE_TRANSLATIONS_RESOLVED, QUESTIONS_EN],
     partitions_def=language_partitions,
     group_name="multilingual",
     automation_condition=dg.AutomationCondition.eager(),
     kinds={"duckdb"},
-    check_specs=audited_specs(QUESTIONS_LOCALIZED, checks.LOCALIZED_CHECKS, language_partitions),
     description="Every English question re-rendered in the partition's language: resolved "
     "template, entity labels in that language (else English, else the KG label), translated "
     "categories and terms, locale-formatted numbers and dates, entity names marked {...}. Same "

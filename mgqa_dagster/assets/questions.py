@@ -10,7 +10,7 @@ from mgqa_dagster.assets.strata import ENTITY_STRATA
 from mgqa_dagster.data_quality import questions as checks
 from mgqa_dagster.data_quality.guards import audited_specs
 from mgqa_dagster.resources.paths import PathsResource
-from mgqa_dagster.resources.warehouse import WAREHOUSE_POOL, WarehouseResource
+from mgqa_dagster.resources.warehouse import WAREHOUSE_POOL, WarehouseResource, audited_asset
 from mgqa_platform import question_schema as schema
 from mgqa_platform import settings
 from mgqa_platform.questions import distribution, splits
@@ -79,13 +79,12 @@ def _code_version() -> str:
     return f"{default_catalog().version}-{stable_hash(refs, n=8)}"
 
 
-@dg.asset(
-    pool=WAREHOUSE_POOL,
-    key=TEMPLATES,
+@audited_asset(
+    TEMPLATES,
+    checks.TEMPLATE_CHECKS,
     group_name="questions",
     kinds={"duckdb", "yaml"},
     code_version=default_catalog().version,
-    check_specs=audited_specs(TEMPLATES, checks.TEMPLATE_CHECKS),
     automation_condition=dg.AutomationCondition.eager(),
     description="The template catalog (mgqa_platform/data/templates/*.yaml): 65 templates, their sub-templates, English variants, answer formats and executors.",
 )
@@ -243,13 +242,12 @@ SPLIT_SMALL = dg.AssetKey("split_small")
 QUESTION_DISTRIBUTION = dg.AssetKey("question_distribution")
 
 
-@dg.asset(
-    pool=WAREHOUSE_POOL,
-    key=SPLIT_SMALL,
+@audited_asset(
+    SPLIT_SMALL,
+    checks.SPLIT_CHECKS,
     deps=[QUESTIONS_EN],
     group_name="questions",
     kinds={"duckdb"},
-    check_specs=audited_specs(SPLIT_SMALL, checks.SPLIT_CHECKS),
     automation_condition=dg.AutomationCondition.eager(),
     description=f"The small split: at most {splits.SMALL_PER_CELL} questions per (KG, SFID) cell of the large split, by a seeded hash.",
 )

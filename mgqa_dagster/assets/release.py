@@ -8,9 +8,14 @@ from mgqa_dagster.assets.multilingual import QUESTIONS_POSTEDITED, TAIL_POLICY, 
 from mgqa_dagster.assets.questions import SPLIT_SMALL
 from mgqa_dagster.data_quality import release as checks
 from mgqa_dagster.data_quality.checks import bound, check_specs, non_blocking, run_checks
-from mgqa_dagster.data_quality.guards import audited_specs
 from mgqa_dagster.resources.paths import PathsResource
-from mgqa_dagster.resources.warehouse import WAREHOUSE_POOL, Audited, WarehouseResource, blocks
+from mgqa_dagster.resources.warehouse import (
+    WAREHOUSE_POOL,
+    Audited,
+    WarehouseResource,
+    audited_asset,
+    blocks,
+)
 from mgqa_platform.languages import language
 from mgqa_platform.release import card, export, sites
 from mgqa_platform.warehouse import partition_slices
@@ -19,17 +24,14 @@ RELEASE_QUESTIONS = dg.AssetKey("release_questions")
 RELEASE_CARD = dg.AssetKey("release_card")
 
 
-@dg.asset(
-    pool=WAREHOUSE_POOL,
-    key=RELEASE_QUESTIONS,
+@audited_asset(
+    RELEASE_QUESTIONS,
+    checks.RELEASE_QUESTION_CHECKS,
     deps=[QUESTIONS_POSTEDITED, SPLIT_SMALL],
     partitions_def=language_partitions,
     group_name="release",
     automation_condition=dg.AutomationCondition.eager(),
     kinds={"parquet"},
-    check_specs=audited_specs(
-        RELEASE_QUESTIONS, checks.RELEASE_QUESTION_CHECKS, language_partitions
-    ),
     description="The language's released questions as Parquet: data/<lang>/large.parquet (every question) and small.parquet "
     "(the small split), with gold, gold triples and the query of every answer; byte-identical on rebuild."
     + TAIL_POLICY,

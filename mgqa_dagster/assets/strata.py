@@ -11,11 +11,10 @@ from mgqa_dagster.assets.kg_conversion import ENTITIES
 from mgqa_dagster.data_quality import input_guards
 from mgqa_dagster.data_quality import strata as checks
 from mgqa_dagster.data_quality.checks import bound, check_specs, run_checks
-from mgqa_dagster.data_quality.guards import audited_specs
 from mgqa_dagster.resources.engine import EngineResource
 from mgqa_dagster.resources.paths import PathsResource
 from mgqa_dagster.resources.sources import StrataInputsResource
-from mgqa_dagster.resources.warehouse import WAREHOUSE_POOL, WarehouseResource
+from mgqa_dagster.resources.warehouse import WAREHOUSE_POOL, WarehouseResource, audited_asset
 from mgqa_platform.files import sha256_file
 from mgqa_platform.strata import countries as countries_lib
 from mgqa_platform.strata import density, income, strata
@@ -41,13 +40,12 @@ def world_bank_income(strata_inputs: StrataInputsResource) -> dg.DataVersion:
 COUNTRIES = dg.AssetKey("countries")
 
 
-@dg.asset(
-    pool=WAREHOUSE_POOL,
-    key=COUNTRIES,
+@audited_asset(
+    COUNTRIES,
+    checks.COUNTRY_CHECKS + input_guards.COUNTRY_GUARDS,
     deps=[natural_earth_countries, world_bank_income],
     group_name="strata",
     kinds={"duckdb"},
-    check_specs=audited_specs(COUNTRIES, checks.COUNTRY_CHECKS + input_guards.COUNTRY_GUARDS),
     description="Country polygons with ISO3 (ISO_A3, else ISO_A3_EH, else ADM0_A3) and World Bank income tier.",
 )
 def countries(
@@ -150,13 +148,12 @@ def _write_density(con, cells, breaks: list) -> None:
         con.execute("INSERT INTO density_breaks VALUES (?, ?, ?, ?, ?, ?, ?)", breaks)
 
 
-@dg.asset(
-    pool=WAREHOUSE_POOL,
-    key=DENSITY_CELLS,
+@audited_asset(
+    DENSITY_CELLS,
+    checks.DENSITY_CHECKS,
     deps=[population_raster],
     group_name="strata",
     kinds={"duckdb", "h3"},
-    check_specs=audited_specs(DENSITY_CELLS, checks.DENSITY_CHECKS),
     description="Population aggregated to H3 resolution-3 cells (pixel-centre rule) and binned at the global 33rd/67th percentiles.",
 )
 def density_cells(
@@ -204,15 +201,10 @@ _per_kg = dict(
 ENTITY_COUNTRY = dg.AssetKey("entity_country")
 
 
-@dg.asset(
-    pool=WAREHOUSE_POOL,
-    key=ENTITY_COUNTRY,
+@audited_asset(
+    ENTITY_COUNTRY,
+    checks.ENTITY_COUNTRY_CHECKS + input_guards.COUNTRY_SHARE_GUARDS,
     deps=[ENTITIES, COUNTRIES],
-    check_specs=audited_specs(
-        ENTITY_COUNTRY,
-        checks.ENTITY_COUNTRY_CHECKS + input_guards.COUNTRY_SHARE_GUARDS,
-        kg_partitions,
-    ),
     description="Country of each entity's representative point: within a polygon, else the nearest country within the configured distance, else unassigned with a reason.",
     **_per_kg,
 )
@@ -244,11 +236,10 @@ def entity_country(
 ENTITY_DENSITY = dg.AssetKey("entity_density")
 
 
-@dg.asset(
-    key=ENTITY_DENSITY,
-    pool=WAREHOUSE_POOL,
+@audited_asset(
+    ENTITY_DENSITY,
+    (),
     deps=[ENTITIES, DENSITY_CELLS],
-    check_specs=audited_specs(ENTITY_DENSITY, (), kg_partitions),
     description="Density tier of each entity's resolution-3 H3 cell.",
     **_per_kg,
 )
@@ -273,13 +264,10 @@ def entity_density(
 ENTITY_STRATA = dg.AssetKey("entity_strata")
 
 
-@dg.asset(
-    pool=WAREHOUSE_POOL,
-    key=ENTITY_STRATA,
+@audited_asset(
+    ENTITY_STRATA,
+    checks.STRATA_CHECKS + input_guards.STRATUM_SHARE_GUARDS,
     deps=[ENTITY_COUNTRY, ENTITY_DENSITY, COUNTRIES],
-    check_specs=audited_specs(
-        ENTITY_STRATA, checks.STRATA_CHECKS + input_guards.STRATUM_SHARE_GUARDS, kg_partitions
-    ),
     description="Stratum of each entity: World Bank income tier x density tier (4 x 3 grid), or a reason.",
     **_per_kg,
 )

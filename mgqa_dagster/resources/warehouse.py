@@ -31,6 +31,25 @@ WAREHOUSE_POOL = "mgqa_warehouse"
 T = TypeVar("T")
 
 
+def audited_asset(
+    key: dg.AssetKey,
+    checks: Sequence[Check],
+    *,
+    partitions_def: dg.PartitionsDefinition | None = None,
+    **kwargs: Any,
+):
+    """``dg.asset`` for an asset that fills warehouse tables: in :data:`WAREHOUSE_POOL`, with the
+    check specs of its audits and the volume guard (:func:`guards.audited_specs`). ``kwargs`` are
+    the rest of the asset's definition (dependencies, group, kinds, description...)."""
+    return dg.asset(
+        key=key,
+        pool=WAREHOUSE_POOL,
+        partitions_def=partitions_def,
+        check_specs=guards.audited_specs(key, checks, partitions_def),
+        **kwargs,
+    )
+
+
 def blocks(r: dg.AssetCheckResult) -> bool:
     """Whether an audit result stops the publication: failed with severity ERROR (a WARN never blocks)."""
     return not r.passed and r.severity == dg.AssetCheckSeverity.ERROR
