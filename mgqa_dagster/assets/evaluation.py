@@ -35,13 +35,16 @@ def _table(results: dict[tuple[str, str], dict]) -> str:
     return "\n".join(markdown.table(["system", "split", *cols], rows)) + "\n"
 
 
+#: What every evaluation asset shares: its group, and eager automation.
+_evaluation = dict(group_name="evaluation", automation_condition=dg.AutomationCondition.eager())
+
+
 @audited_asset(
     EVAL_BASELINES,
     checks.BASELINE_CHECKS,
     deps=[QUESTIONS_EN, SPLIT_SMALL],
-    group_name="evaluation",
+    **_evaluation,
     kinds={"duckdb", "python"},
-    automation_condition=dg.AutomationCondition.eager(),
     description="Scores (Table 12) of the gold answers themselves (must be EM 100, NE 0) and of the majority-class "
     "baseline per sub-template, on the large and small English splits, in the `scores` table.",
 )
@@ -79,9 +82,8 @@ def eval_baselines(warehouse: WarehouseResource):
     EVAL_REFERENCE_SOLVER,
     checks.SOLVER_CHECKS,
     deps=[QUESTIONS_EN],
-    group_name="evaluation",
+    **_evaluation,
     kinds={"duckdb", "python"},
-    automation_condition=dg.AutomationCondition.eager(),
     description="The compute-grounded reference solver recomputes every true-premise answer from its record alone "
     "(question, template, bindings, parameters, gold triples; no warehouse). Its EM measures whether the released "
     "golds are reproducible from the released triples; every miss is listed with its reason.",
@@ -146,9 +148,8 @@ def _solver_metadata(paths: PathsResource, rows: list[dict], questions: int, sec
     pool=WAREHOUSE_POOL,
     key=EVALUATION_REPORT,
     deps=[EVAL_BASELINES, EVAL_REFERENCE_SOLVER],
-    group_name="evaluation",
+    **_evaluation,
     kinds={"markdown", "matplotlib"},
-    automation_condition=dg.AutomationCondition.eager(),
     description="Markdown and PNG reports (EM/NE by SFID, answer format, KG, income and density tier standardized to "
     "the SFID mix, language) for every scored (system, split) in `scores`, under $MGQA_HOME/reports/evaluation/.",
 )

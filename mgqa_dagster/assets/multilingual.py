@@ -49,13 +49,16 @@ class PostEditConfig(dg.Config):
     judge_seed: int = 0
 
 
+#: What every multilingual asset shares: its group, and eager automation.
+_multilingual = dict(group_name="multilingual", automation_condition=dg.AutomationCondition.eager())
+
+
 @audited_asset(
     TEMPLATE_TRANSLATIONS,
     checks.TRANSLATION_CHECKS,
     deps=[TEMPLATES],
     partitions_def=language_partitions,
-    group_name="multilingual",
-    automation_condition=dg.AutomationCondition.eager(),
+    **_multilingual,
     kinds={"duckdb", "translation"},
     description="Machine translation of every template variant into the partition's language (Google Cloud Translation "
     "v3 with protected placeholders, or the bundled translation memory offline). Broken slots are flagged for post-edit."
@@ -98,8 +101,7 @@ def _translation_metadata(lang: str, done: list) -> dict:
         dg.AssetSpec(
             TEMPLATE_TRANSLATIONS_RESOLVED,
             deps=[TEMPLATE_TRANSLATIONS],
-            group_name="multilingual",
-            automation_condition=dg.AutomationCondition.eager(),
+            **_multilingual,
             kinds={"duckdb", "markdown"},
             description="Human post-edits resolved into one template per variant: rules (both "
             "correct, identical corrections, one-sided, stricter wins) then an LLM judge choosing "
@@ -187,8 +189,7 @@ def template_translations_resolved(
     checks.LOCALIZED_CHECKS,
     deps=[TEMPLATE_TRANSLATIONS_RESOLVED, QUESTIONS_EN],
     partitions_def=language_partitions,
-    group_name="multilingual",
-    automation_condition=dg.AutomationCondition.eager(),
+    **_multilingual,
     kinds={"duckdb"},
     description="Every English question re-rendered in the partition's language: resolved "
     "template, entity labels in that language (else English, else the KG label), translated "
@@ -244,8 +245,7 @@ def _edit_log_markdown(examples: list[dict]) -> str:
         dg.AssetSpec(
             QUESTIONS_POSTEDITED,
             deps=[QUESTIONS_LOCALIZED],
-            group_name="multilingual",
-            automation_condition=dg.AutomationCondition.eager(),
+            **_multilingual,
             kinds={"duckdb", "llm"},
             description="Grammar around the inserted entity names fixed by an ensemble: members "
             "propose typed edits (13 operations: articles, adpositions, declension, agreement, "

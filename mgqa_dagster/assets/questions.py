@@ -79,13 +79,16 @@ def _code_version() -> str:
     return f"{default_catalog().version}-{stable_hash(refs, n=8)}"
 
 
+#: What every questions asset shares: its group, and eager automation.
+_questions = dict(group_name="questions", automation_condition=dg.AutomationCondition.eager())
+
+
 @audited_asset(
     TEMPLATES,
     checks.TEMPLATE_CHECKS,
-    group_name="questions",
+    **_questions,
     kinds={"duckdb", "yaml"},
     code_version=default_catalog().version,
-    automation_condition=dg.AutomationCondition.eager(),
     description="The template catalog (mgqa_platform/data/templates/*.yaml): 65 templates, their sub-templates, English variants, answer formats and executors.",
 )
 def templates(warehouse: WarehouseResource):
@@ -141,10 +144,9 @@ def _markdown(rows: list[tuple], header: tuple[str, ...]) -> str:
                 TEMPLATES,
                 dg.AssetDep(ENTITY_STRATA, partition_mapping=dg.AllPartitionMapping()),
             ],
-            group_name="questions",
+            **_questions,
             kinds={"duckdb"},
             code_version=_code_version(),
-            automation_condition=dg.AutomationCondition.eager(),
             description="English questions with execution-based gold, the executed query and the "
             "gold triples (docs/questions.md); at most `cap` tuples per (template, KG, stratum), seeded.",
             metadata={"dagster/column_schema": column_schema(schema.QUESTION_SCHEMA)},
@@ -246,9 +248,8 @@ QUESTION_DISTRIBUTION = dg.AssetKey("question_distribution")
     SPLIT_SMALL,
     checks.SPLIT_CHECKS,
     deps=[QUESTIONS_EN],
-    group_name="questions",
+    **_questions,
     kinds={"duckdb"},
-    automation_condition=dg.AutomationCondition.eager(),
     description=f"The small split: at most {splits.SMALL_PER_CELL} questions per (KG, SFID) cell of the large split, by a seeded hash.",
 )
 def split_small(config: QuestionsConfig, warehouse: WarehouseResource):
@@ -271,9 +272,8 @@ def split_small(config: QuestionsConfig, warehouse: WarehouseResource):
     pool=WAREHOUSE_POOL,
     key=QUESTION_DISTRIBUTION,
     deps=[QUESTIONS_EN, SPLIT_SMALL],
-    group_name="questions",
+    **_questions,
     kinds={"duckdb", "markdown"},
-    automation_condition=dg.AutomationCondition.eager(),
     description="Distribution of the English questions: per strata cell and country (Table 2), per "
     "(KG, SFID) with the small split (Table 7), per answer format (Fig. 6), false-premise and "
     "multimodal counts. Also written to $MGQA_HOME/reports/.",

@@ -201,6 +201,23 @@ _per_kg = dict(
 ENTITY_COUNTRY = dg.AssetKey("entity_country")
 
 
+def _publish_kg_slice(
+    warehouse: WarehouseResource, kg: str, key: dg.AssetKey, write, checks, metadata
+):
+    """The body of a per-KG strata asset: replace the KG's slice of the asset's table (named as
+    its key) by ``write``, audited by ``checks``, materialized with ``metadata``."""
+    with warehouse.get_connection() as con:
+        yield from warehouse.publish_audited(
+            con,
+            partition_slices("kg", kg, key.path[-1]),
+            write,
+            asset_key=key,
+            partition=kg,
+            checks=checks,
+            metadata=metadata,
+        )
+
+
 @audited_asset(
     ENTITY_COUNTRY,
     checks.ENTITY_COUNTRY_CHECKS + input_guards.COUNTRY_SHARE_GUARDS,
@@ -215,22 +232,21 @@ def entity_country(
     engine: EngineResource,
 ):
     kg = context.partition_key
-    with warehouse.get_connection() as con:
-        yield from warehouse.publish_audited(
-            con,
-            partition_slices("kg", kg, "entity_country"),
-            lambda c: engine.assign_countries(c, strata_inputs.nearest_country_max_km, kg),
-            asset_key=ENTITY_COUNTRY,
-            partition=kg,
-            checks=checks.ENTITY_COUNTRY_CHECKS
-            + bound(input_guards.COUNTRY_SHARE_GUARDS, minimum=strata_inputs.min_country_share),
-            metadata=lambda res: {
-                "dagster/row_count": res["entities"],
-                "by_method": dg.MetadataValue.json(res["methods"]),
-                "top_countries": dg.MetadataValue.json(res["top_iso3"]),
-                "nearest_max_km": strata_inputs.nearest_country_max_km,
-            },
-        )
+    max_km = strata_inputs.nearest_country_max_km
+    share = bound(input_guards.COUNTRY_SHARE_GUARDS, minimum=strata_inputs.min_country_share)
+    yield from _publish_kg_slice(
+        warehouse,
+        kg,
+        ENTITY_COUNTRY,
+        lambda c: engine.assign_countries(c, max_km, kg),
+        checks.ENTITY_COUNTRY_CHECKS + share,
+        lambda res: {
+            "dagster/row_count": res["entities"],
+            "by_method": dg.MetadataValue.json(res["methods"]),
+            "top_countries": dg.MetadataValue.json(res["top_iso3"]),
+            "nearest_max_km": max_km,
+        },
+    )
 
 
 ENTITY_DENSITY = dg.AssetKey("entity_density")
@@ -247,18 +263,17 @@ def entity_density(
     context: dg.AssetExecutionContext, warehouse: WarehouseResource, engine: EngineResource
 ):
     kg = context.partition_key
-    with warehouse.get_connection() as con:
-        yield from warehouse.publish_audited(
-            con,
-            partition_slices("kg", kg, "entity_density"),
-            lambda c: engine.assign_density(c, kg),
-            asset_key=ENTITY_DENSITY,
-            partition=kg,
-            metadata=lambda tiers: {
-                "dagster/row_count": sum(tiers.values()),
-                "by_tier": dg.MetadataValue.json(tiers),
-            },
-        )
+    yield from _publish_kg_slice(
+        warehouse,
+        kg,
+        ENTITY_DENSITY,
+        lambda c: engine.assign_density(c, kg),
+        (),
+        lambda tiers: {
+            "dagster/row_count": sum(tiers.values()),
+            "by_tier": dg.MetadataValue.json(tiers),
+        },
+    )
 
 
 ENTITY_STRATA = dg.AssetKey("entity_strata")
@@ -278,20 +293,18 @@ def entity_strata(
     engine: EngineResource,
 ):
     kg = context.partition_key
-    with warehouse.get_connection() as con:
-        yield from warehouse.publish_audited(
-            con,
-            partition_slices("kg", kg, "entity_strata"),
-            lambda c: engine.assign_strata(c, kg),
-            asset_key=ENTITY_STRATA,
-            partition=kg,
-            checks=checks.STRATA_CHECKS
-            + bound(input_guards.STRATUM_SHARE_GUARDS, minimum=strata_inputs.min_stratum_share),
-            metadata=lambda per: {
-                "dagster/row_count": sum(per.values()),
-                "by_stratum": dg.MetadataValue.json(per),
-            },
-        )
+    share = bound(input_guards.STRATUM_SHARE_GUARDS, minimum=strata_inputs.min_stratum_share)
+    yield from _publish_kg_slice(
+        warehouse,
+        kg,
+        ENTITY_STRATA,
+        lambda c: engine.assign_strata(c, kg),
+        checks.STRATA_CHECKS + share,
+        lambda per: {
+            "dagster/row_count": sum(per.values()),
+            "by_stratum": dg.MetadataValue.json(per),
+        },
+    )
 
 
 STRATA_COVERAGE = dg.AssetKey("strata_coverage")
