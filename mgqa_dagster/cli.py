@@ -245,12 +245,11 @@ def cmd_snapshots(args: argparse.Namespace) -> int:
     return 0
 
 
-def _built_warehouse(paths) -> Path | None:
-    """The configured warehouse file, or None (with a message) when nothing has been built yet."""
+def _built_warehouse(paths) -> Path:
+    """The configured warehouse file; a :class:`UserError` when nothing has been built yet."""
     path = paths.warehouse_path
     if not path.exists():
-        print(f"mgqa: no warehouse at {path}; run `mgqa build` first", file=sys.stderr)
-        return None
+        raise UserError(f"no warehouse at {path}; run `mgqa build` first")
     return path
 
 
@@ -258,10 +257,7 @@ def cmd_summary(args: argparse.Namespace) -> int:
     from mgqa_platform import report, warehouse
 
     paths = _paths()
-    path = _built_warehouse(paths)
-    if path is None:
-        return 2
-    with warehouse.session(path, read_only=True) as con:
+    with warehouse.session(_built_warehouse(paths), read_only=True) as con:
         print(report.summary(con, paths.release_path))
     return 0
 
@@ -284,8 +280,6 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
 
     paths = _paths()
     path = _built_warehouse(paths)
-    if path is None:
-        return 2
     with warehouse.session(path, read_only=True) as con:
         questions = evaluate.load_questions(con, args.split, args.lang)
     if not questions:
