@@ -202,6 +202,16 @@ def _word_index(sub: SubTemplate, param: str, value: str) -> int:
 
 
 # ---------------------------------------------------------------- A01 direct distance
+def pair_km_sql(sub: SubTemplate) -> str:
+    """SQL: each row's ``row_id`` and the geodesic ``km`` between the points of its first two
+    entity roles."""
+    a, b = sub.entity_roles[:2]
+    return (
+        f"SELECT t.row_id, {geodesic_km_sql('a', 'b')} AS km FROM t "
+        f"JOIN entities a ON a.entity_id = t.{a} JOIN entities b ON b.entity_id = t.{b}"
+    )
+
+
 class PairDistance(Executor):
     """A01: geodesic distance (km) between the representative points of two entities in one stratum."""
 
@@ -218,11 +228,7 @@ class PairDistance(Executor):
         )
 
     def gold_sql(self, sub: SubTemplate) -> str:
-        a, b = sub.entity_roles[:2]
-        return (
-            f"SELECT t.row_id, {geodesic_km_sql('a', 'b')} AS km FROM t "
-            f"JOIN entities a ON a.entity_id = t.{a} JOIN entities b ON b.entity_id = t.{b}"
-        )
+        return pair_km_sql(sub)
 
     def finish(self, sub: SubTemplate, row: Mapping[str, Any]) -> Outcome:
         if row["km"] is None or row["km"] <= 0:

@@ -36,6 +36,7 @@ from mgqa_platform.questions.executors.distance import (
     local_tuples,
     local_tuples_samples,
     nearest_point_sql,
+    pair_km_sql,
 )
 from mgqa_platform.questions.executors.shape import area_km2_sql
 
@@ -148,11 +149,7 @@ class _DistanceBand(Executor):
         )
 
     def gold_sql(self, sub: SubTemplate) -> str:
-        a, b = sub.entity_roles[:2]
-        return (
-            f"SELECT t.row_id, {geodesic_km_sql('a', 'b')} AS km FROM t "
-            f"JOIN entities a ON a.entity_id = t.{a} JOIN entities b ON b.entity_id = t.{b}"
-        )
+        return pair_km_sql(sub)
 
     def finish(self, sub: SubTemplate, row: Mapping[str, Any]) -> Outcome:
         km = row["km"]
