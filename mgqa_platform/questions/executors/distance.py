@@ -30,7 +30,14 @@ from typing import Any, ClassVar
 from mgqa_platform.lexicon import MONTHS
 from mgqa_platform.questions import formats, roles
 from mgqa_platform.questions.catalog import SubTemplate
-from mgqa_platform.questions.executor import Executor, Outcome, Pool, bound_join, geodesic_km_sql
+from mgqa_platform.questions.executor import (
+    Executor,
+    LocalExecutor,
+    Outcome,
+    Pool,
+    bound_join,
+    geodesic_km_sql,
+)
 
 WGS84_A_KM = 6378.137  #: semi-major axis
 WGS84_E2 = 0.00669437999014  #: first eccentricity squared
@@ -212,12 +219,10 @@ def pair_km_sql(sub: SubTemplate) -> str:
     )
 
 
-class PairDistance(Executor):
+class PairDistance(LocalExecutor):
     """A01: geodesic distance (km) between the representative points of two entities in one stratum."""
 
     name = "distance.pair"
-    gold_bound_only = True
-    stratum_local = True
 
     def candidates(self, sub: SubTemplate, pool: Pool) -> str:
         a, b = sub.entity_roles[:2]
