@@ -18,10 +18,11 @@ derived from the kept questions. Same inputs and seed -> byte-identical rows.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import random
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -314,38 +315,7 @@ def generate(
     memory limit is raised to ``memory_limit`` for the duration, then set back to the platform's connection
     budget (``warehouse.CONNECTION_CONFIG``).
     """
-    con.execute(f"SET memory_limit = '{memory_limit}'")
-    try:
-        return _generate(
-            con,
-            catalog,
-            list(kgs),
-            seed,
-            run_id,
-            code_version,
-            cap,
-            only,
-            false_premises,
-            multimodal_slice,
-            non_trivial,
-        )
-    finally:  # back to the platform's connection budget (DuckDB reports limits rounded, so no read-back)
-        con.execute(f"SET memory_limit = '{CONNECTION_CONFIG['memory_limit']}'")
-
-
-def _generate(
-    con,
-    catalog,
-    kgs,
-    seed,
-    run_id,
-    code_version,
-    cap,
-    only,
-    false_premises,
-    multimodal_slice,
-    non_trivial,
-) -> Generation:
+    kgs = list(kgs)
     gen = Generation()
     seen: set[tuple[str, str]] = (
         set()
@@ -356,57 +326,85 @@ def _generate(
         for sub in tpl.sub_templates
         if sub.executor in EXECUTORS and (not only or {sub.sfid, sub.tid, sub.id} & only)
     ]
-    for kg in kgs:
-        pool = Pool(kg, seed)
-        cands = pooled_candidates(con, subs, pool)
-        gold_rows = create_gold_rows(con, bound_ids(subs, cands))
-        centre = covered_centre(con, kg)
-        area = coverage.kg_coverage(con, kg)
-        by_cell: dict[tuple[str, str], list[list[Execution]]] = defaultdict(list)
-        for tpl in catalog.templates:
-            for sub in tpl.sub_templates:
-                if sub.id not in cands:
-                    continue
-                execs, dis = execute_sub_template(
-                    con, sub, pool, cand=cands[sub.id], gold_rows=gold_rows
-                )
-                execs, beyond = coverage.keep_covered(con, area, sub, execs)
-                dis.update(beyond)
-                if non_trivial:
-                    execs, trivial = _non_trivial(sub, execs, centre)
-                    dis.update(trivial)
-                for (stratum, reason), n in dis.items():
-                    gen.discards[(kg, sub.id, stratum, reason)] += n
-                per_stratum: dict[str, list[Execution]] = defaultdict(list)
-                for e in execs:
-                    per_stratum[e.stratum].append(e)
-                for stratum, group in per_stratum.items():
-                    by_cell[(tpl.tid, stratum)].append(group)
-        gen.questions += _instantiate(
-            con, by_cell, gen.discards, seen, kg, seed, run_id, code_version, cap
-        )
-    if non_trivial:
-        gen.questions = _cap_gold_values(gen.questions, gen.discards, seed)
-    if false_premises:  # derived from the kept true questions only: no orphan premise
-        fp, failed = false_premise.perturb(
-            con,
-            catalog,
-            gen.questions,
-            kgs,
-            seed=seed,
-            seen=seen,
-            run_id=run_id,
-            code_version=code_version,
-        )
-        for (kg, sub_id, stratum, reason), n in failed.items():
-            gen.discards[(kg, sub_id, stratum, f"false_premise:{reason}")] += n
-        gen.questions += fp
-    if multimodal_slice:
-        mm, lost = multimodal.twins(con, gen.questions, seen)
-        gen.discards.update(lost)
-        gen.questions += mm
+    with _memory_limit(con, memory_limit):
+        for kg in kgs:
+            by_cell = _executions_by_cell(con, catalog, subs, kg, seed, non_trivial, gen.discards)
+            gen.questions += _instantiate(
+                con, by_cell, gen.discards, seen, kg, seed, run_id, code_version, cap
+            )
+        if non_trivial:
+            gen.questions = _cap_gold_values(gen.questions, gen.discards, seed)
+        if false_premises:  # derived from the kept true questions only: no orphan premise
+            fp, failed = false_premise.perturb(
+                con,
+                catalog,
+                gen.questions,
+                kgs,
+                seed=seed,
+                seen=seen,
+                run_id=run_id,
+                code_version=code_version,
+            )
+            for (kg, sub_id, stratum, reason), n in failed.items():
+                gen.discards[(kg, sub_id, stratum, f"false_premise:{reason}")] += n
+            gen.questions += fp
+        if multimodal_slice:
+            mm, lost = multimodal.twins(con, gen.questions, seen)
+            gen.discards.update(lost)
+            gen.questions += mm
     gen.questions.sort(key=lambda q: q["question_id"])
     return gen
+
+
+@contextlib.contextmanager
+def _memory_limit(con: duckdb.DuckDBPyConnection, limit: str) -> Iterator[None]:
+    """DuckDB's memory limit at ``limit`` for the block, then back to the platform's connection
+    budget (DuckDB reports limits rounded, so no read-back)."""
+    con.execute(f"SET memory_limit = '{limit}'")
+    try:
+        yield
+    finally:
+        con.execute(f"SET memory_limit = '{CONNECTION_CONFIG['memory_limit']}'")
+
+
+def _executions_by_cell(
+    con: duckdb.DuckDBPyConnection,
+    catalog: Catalog,
+    subs: list,
+    kg: str,
+    seed: int,
+    non_trivial: bool,
+    discards: Counter,
+) -> dict[tuple[str, str], list[list[Execution]]]:
+    """The kept executions of ``kg`` per (template, stratum) cell, one group per sub-template:
+    candidates executed, those outside the KG's coverage and (``non_trivial``) the trivial ones
+    counted in ``discards`` and dropped."""
+    pool = Pool(kg, seed)
+    cands = pooled_candidates(con, subs, pool)
+    gold_rows = create_gold_rows(con, bound_ids(subs, cands))
+    centre = covered_centre(con, kg)
+    area = coverage.kg_coverage(con, kg)
+    by_cell: dict[tuple[str, str], list[list[Execution]]] = defaultdict(list)
+    for tpl in catalog.templates:
+        for sub in tpl.sub_templates:
+            if sub.id not in cands:
+                continue
+            execs, dis = execute_sub_template(
+                con, sub, pool, cand=cands[sub.id], gold_rows=gold_rows
+            )
+            execs, beyond = coverage.keep_covered(con, area, sub, execs)
+            dis.update(beyond)
+            if non_trivial:
+                execs, trivial = _non_trivial(sub, execs, centre)
+                dis.update(trivial)
+            for (stratum, reason), n in dis.items():
+                discards[(kg, sub.id, stratum, reason)] += n
+            per_stratum: dict[str, list[Execution]] = defaultdict(list)
+            for e in execs:
+                per_stratum[e.stratum].append(e)
+            for stratum, group in per_stratum.items():
+                by_cell[(tpl.tid, stratum)].append(group)
+    return by_cell
 
 
 def covered_centre(con: duckdb.DuckDBPyConnection, kg: str) -> tuple[float, float] | None:
