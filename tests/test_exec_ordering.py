@@ -49,6 +49,20 @@ def run(con, sub_id: str, sql: str = "gold", kg: str = KG, **values):
     return world.run(con, sub_id, sql, kg, **values)
 
 
+def add_block(con, name: str, side_m: float) -> None:
+    """The city block :data:`BLOCK`, a square of ``side_m`` metres from (LON0, LAT0)."""
+    world.add(
+        con, BLOCK, name, "city_block", rect_wkt(LON0, LAT0, side_m, side_m), stratum="HIC/high"
+    )
+
+
+def ranked(con, sub_id: str, category: str, rank_type: str, attribute: str):
+    """The outcome of ranking the ``category`` members of :data:`BLOCK` by ``attribute``."""
+    return run(
+        con, sub_id, category_A=category, entity_B=BLOCK, rank_type=rank_type, attribute_A=attribute
+    )
+
+
 @pytest.fixture
 def block(con):
     """A 2 x 2 km city block with cafes at known offsets, one cafe outside, and a pharmacy."""
@@ -144,9 +158,7 @@ def test_extreme_ties_are_all_accepted(block):
 def test_extreme_diagonal_matches_geodesic_azimuths(con, direction):
     """Random members: the F01.3 answer maximises d * cos(az - bearing) computed with Geod.inv from B's point."""
     rng = random.Random(direction)
-    world.add(
-        con, BLOCK, "Kortteli", "city_block", rect_wkt(LON0, LAT0, 3000, 3000), stratum="HIC/high"
-    )
+    add_block(con, "Kortteli", 3000)
     lon0, lat0 = con.execute(
         f"SELECT lon, lat FROM entities WHERE entity_id = '{BLOCK}'"
     ).fetchone()
@@ -183,9 +195,7 @@ def test_extreme_diagonal_readings(con, second, outcome):
     """At latitude 60 a degree of longitude is half as long as one of latitude: a member 1100 m away at
     bearing 80 reaches less far northeast than one 1000 m at bearing 45 (901 m along the bearing), but has
     the larger longitude + latitude, so "furthest northeast" depends on the map it is read on."""
-    world.add(
-        con, BLOCK, "Kortteli", "city_block", rect_wkt(LON0, LAT0, 3000, 3000), stratum="HIC/high"
-    )
+    add_block(con, "Kortteli", 3000)
     lon0, lat0 = con.execute(
         f"SELECT lon, lat FROM entities WHERE entity_id = '{BLOCK}'"
     ).fetchone()
@@ -201,9 +211,7 @@ def test_extreme_diagonal_readings(con, second, outcome):
 @pytest.fixture
 def buildings(con):
     """Rectangular buildings of known sides in a block (w x h metres) plus a square park."""
-    world.add(
-        con, BLOCK, "Kortteli", "city_block", rect_wkt(LON0, LAT0, 3000, 3000), stratum="HIC/high"
-    )
+    add_block(con, "Kortteli", 3000)
     sizes = {
         "osmh3kg:way/11": (100, 100),
         "osmh3kg:way/12": (300, 40),
@@ -228,14 +236,7 @@ def test_rank_area_perimeter_match_pyproj(buildings):
         geo[eid] = (abs(area) / 1e6, perim / 1000)
     for attr, idx in (("area", 0), ("perimeter", 1)):
         for word, pick in (("largest", max), ("smallest", min)):
-            out = run(
-                con,
-                "F02.1",
-                category_A="building",
-                entity_B=BLOCK,
-                rank_type=word,
-                attribute_A=attr,
-            )
+            out = ranked(con, "F02.1", "building", word, attr)
             assert out.gold["entity_ids"] == [pick(geo, key=lambda k: geo[k][idx])], (attr, word)
     # the members' measures agree with pyproj within 0.1 %
     sub = CATALOG.sub_template("F02.1")
@@ -262,56 +263,23 @@ def test_rank_area_perimeter_match_pyproj(buildings):
 def test_rank_shape_measures(buildings):
     con, sizes = buildings
     elong = {k: 1 - min(w, h) / max(w, h) for k, (w, h) in sizes.items()}
-    out = run(
-        con,
-        "F02.2",
-        category_A="building",
-        entity_B=BLOCK,
-        rank_type="highest",
-        attribute_A="elongation",
-    )
+    out = ranked(con, "F02.2", "building", "highest", "elongation")
     assert out.gold["entity_ids"] == [max(elong, key=elong.get)]
     # lowest elongation: the 100 x 100 square (0) vs 150 x 120 (0.2) vs 60 x 50 (0.17) -> the square
-    out = run(
-        con,
-        "F02.2",
-        category_A="building",
-        entity_B=BLOCK,
-        rank_type="lowest",
-        attribute_A="elongation",
-    )
+    out = ranked(con, "F02.2", "building", "lowest", "elongation")
     assert out.gold["entity_ids"] == ["osmh3kg:way/11"]
     # compactness of a w x h rectangle: 4 pi A / P^2 = pi w h / (w + h)^2
     comp = {k: 3.141592653589793 * w * h / (w + h) ** 2 for k, (w, h) in sizes.items()}
-    out = run(
-        con,
-        "F02.2",
-        category_A="building",
-        entity_B=BLOCK,
-        rank_type="lowest",
-        attribute_A="compactness",
-    )
+    out = ranked(con, "F02.2", "building", "lowest", "compactness")
     assert out.gold["entity_ids"] == [min(comp, key=comp.get)]
     # 100 x 100 (0.785) and 60 x 50 (0.779) are within 0.01: highest compactness is a near tie
-    assert (
-        run(
-            con,
-            "F02.2",
-            category_A="building",
-            entity_B=BLOCK,
-            rank_type="highest",
-            attribute_A="compactness",
-        ).reason
-        == "near_tie"
-    )
+    assert ranked(con, "F02.2", "building", "highest", "compactness").reason == "near_tie"
 
 
 def test_rank_shape_readings_must_agree(con):
     """'Which building has the highest compactness?' names no score: a 2:1 ellipse wins on Polsby-Popper
     (0.84 against the square's 0.785) but the square wins on Reock (0.64 against 0.5)."""
-    world.add(
-        con, BLOCK, "Kortteli", "city_block", rect_wkt(LON0, LAT0, 3000, 3000), stratum="HIC/high"
-    )
+    add_block(con, "Kortteli", 3000)
     cx, _ = at(LON0, LAT0, 800, 90)
     ring = [
         at(cx, LAT0, 140 * 70 / math.hypot(70 * math.cos(t), 140 * math.sin(t)), math.degrees(t))
@@ -334,9 +302,7 @@ def test_rank_shape_readings_must_agree(con):
 
 
 def test_rank_population(con):
-    world.add(
-        con, BLOCK, "Kunta", "city_block", rect_wkt(LON0, LAT0, 9000, 9000), stratum="HIC/high"
-    )
+    add_block(con, "Kunta", 9000)
     pops = {
         "osmh3kg:node/1": 1200,
         "osmh3kg:node/2": 5400,
@@ -354,31 +320,14 @@ def test_rank_population(con):
             stratum="HIC/high",
             attributes={"population": pop} if pop else None,
         )
-    assert run(
-        con,
-        "F02.3",
-        category_A="village",
-        entity_B=BLOCK,
-        rank_type="smallest",
-        attribute_A="population",
-    ).gold["entity_ids"] == ["osmh3kg:node/1"]
-    assert (
-        run(
-            con,
-            "F02.3",
-            category_A="village",
-            entity_B=BLOCK,
-            rank_type="largest",
-            attribute_A="population",
-        ).reason
-        == "near_tie"
-    )
+    assert ranked(con, "F02.3", "village", "smallest", "population").gold["entity_ids"] == [
+        "osmh3kg:node/1"
+    ]
+    assert ranked(con, "F02.3", "village", "largest", "population").reason == "near_tie"
 
 
 def test_rank_position_by_length(con):
-    world.add(
-        con, BLOCK, "Kortteli", "city_block", rect_wkt(LON0, LAT0, 5000, 5000), stratum="HIC/high"
-    )
+    add_block(con, "Kortteli", 5000)
     lengths = {
         "osmh3kg:way/21": 800,
         "osmh3kg:way/22": 1500,
