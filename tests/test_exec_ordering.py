@@ -326,6 +326,12 @@ def test_rank_population(con):
     assert ranked(con, "F02.3", "village", "largest", "population").reason == "near_tie"
 
 
+def by_position(con, category: str, position: str, attribute: str, sql: str = "gold"):
+    """F03.1 on the ``category`` members of :data:`BLOCK`: the one at ``position`` by ``attribute``."""
+    values = dict(category_A=category, entity_B=BLOCK, rank_position=position, attribute=attribute)
+    return run(con, "F03.1", sql, **values)
+
+
 def test_rank_position_by_length(con):
     add_block(con, "Kortteli", 5000)
     lengths = {
@@ -348,55 +354,12 @@ def test_rank_position_by_length(con):
             stratum="HIC/high",
         )
     # second longest: 1200 vs 1195 is within 1 % -> discarded; second shortest is 800; third shortest 1195 ties 1200
-    assert (
-        run(
-            con,
-            "F03.1",
-            category_A="road",
-            entity_B=BLOCK,
-            rank_position="second",
-            attribute="longest",
-        ).reason
-        == "near_tie"
-    )
-    assert run(
-        con,
-        "F03.1",
-        category_A="road",
-        entity_B=BLOCK,
-        rank_position="second",
-        attribute="shortest",
-    ).gold["entity_ids"] == ["osmh3kg:way/21"]
-    assert (
-        run(
-            con,
-            "F03.1",
-            category_A="road",
-            entity_B=BLOCK,
-            rank_position="third",
-            attribute="shortest",
-        ).reason
-        == "near_tie"
-    )
-    prem = run(
-        con,
-        "F03.1",
-        "premise",
-        category_A="road",
-        entity_B=BLOCK,
-        rank_position="third",
-        attribute="shortest",
-    )
+    assert by_position(con, "road", "second", "longest").reason == "near_tie"
+    assert by_position(con, "road", "second", "shortest").gold["entity_ids"] == ["osmh3kg:way/21"]
+    assert by_position(con, "road", "third", "shortest").reason == "near_tie"
+    prem = by_position(con, "road", "third", "shortest", "premise")
     assert prem["holds"] is True
-    prem = run(
-        con,
-        "F03.1",
-        "premise",
-        category_A="rail",
-        entity_B=BLOCK,
-        rank_position="second",
-        attribute="shortest",
-    )
+    prem = by_position(con, "rail", "second", "shortest", "premise")
     assert prem["holds"] is False
 
 
