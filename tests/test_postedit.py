@@ -406,26 +406,15 @@ def test_llm_judge_b_maps_back_through_shuffled_order():
         judge = _judge(srv)
         straight, swapped = _keys_by_order(judge)
         assert straight and swapped  # both orders occur
-        c = judge.choose(
-            "fra",
-            ENGLISH["A01.1.v1"],
-            MT_FRA["A01.1.v1"],
-            "FIRST {entity_A} {entity_B}",
-            "SECOND {entity_A} {entity_B}",
-            swapped[0],
-        )
-        assert c.order == ("second", "first") and c.choice == "first"
-        assert _cands(srv.requests[-1])["B"] == "FIRST {entity_A} {entity_B}"
-        c = judge.choose(
-            "fra",
-            ENGLISH["A01.1.v1"],
-            MT_FRA["A01.1.v1"],
-            "FIRST {entity_A} {entity_B}",
-            "SECOND {entity_A} {entity_B}",
-            straight[0],
-        )
-        assert c.order == ("first", "second") and c.choice == "second"
-        assert _cands(srv.requests[-1])["B"] == "SECOND {entity_A} {entity_B}"
+        first, second = "FIRST {entity_A} {entity_B}", "SECOND {entity_A} {entity_B}"
+        for key, order, shown_as_b in (
+            (swapped[0], ("second", "first"), first),
+            (straight[0], ("first", "second"), second),
+        ):
+            c = judge.choose("fra", ENGLISH["A01.1.v1"], MT_FRA["A01.1.v1"], first, second, key)
+            # the model always answers "B": the candidate shown second in this key's order
+            assert c.order == order and c.choice == order[1]
+            assert _cands(srv.requests[-1])["B"] == shown_as_b
 
 
 def test_llm_judge_picks_what_it_saw_in_full_resolution():
