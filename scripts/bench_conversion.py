@@ -684,19 +684,14 @@ def run_child(
 
 def _library_version() -> str:
     """Git commit of the repository, and whether mgqa_platform/ has uncommitted changes (results depend on it)."""
+
+    def git(*args: str) -> str:
+        cmd = ["git", "-C", str(REPO_ROOT), *args]
+        return subprocess.run(cmd, capture_output=True, text=True, check=True).stdout.strip()
+
     try:
-        sha = subprocess.run(
-            ["git", "-C", str(REPO_ROOT), "rev-parse", "--short", "HEAD"],
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout.strip()
-        dirty = subprocess.run(
-            ["git", "-C", str(REPO_ROOT), "status", "--porcelain", "mgqa_platform"],
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout.strip()
+        sha = git("rev-parse", "--short", "HEAD")
+        dirty = git("status", "--porcelain", "mgqa_platform")
     except (OSError, subprocess.CalledProcessError):
         return "unknown (not a git checkout)"
     return f"git {sha}" + (" + uncommitted changes in mgqa_platform/" if dirty else "")
