@@ -45,7 +45,7 @@ import re
 import unicodedata
 from collections import Counter
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from babel import Locale
@@ -204,11 +204,11 @@ def localize(
             stored, sub.roles, bindings, q["image_role"], lang, events or {}
         )
         template, period = place_period(template, params, lang)
-        fill = {**{k: mark(v) for k, v in named.items()}, **period}
-        fallbacks: list[str] = []
-        entity_names = _fill_slots(q, template, sub.roles, bindings, params, fill, names, fallbacks)
+        filling = _Filling({**{k: mark(v) for k, v in named.items()}, **period})
+        entity_names = _fill_slots(q, template, sub.roles, bindings, params, filling, names)
+        fill, fallbacks = filling.fill, filling.fallbacks
         fixed = {s: unmark(fill[s]) for s in fill if s in named or s == q["image_role"]}
-        _place_distinct_names(entity_names, bindings, fixed, fill, names, fallbacks)
+        _place_distinct_names(entity_names, bindings, fixed, filling, names)
         used.update(f.split(":")[0] for f in fallbacks)
         text, text_marked = _render(template, fill, lang, sub.roles, q["image_role"])
         out.append(
@@ -237,6 +237,15 @@ class _Names:
     qualifiers: Mapping[str, Qualified]
 
 
+@dataclass
+class _Filling:
+    """One question's slot values as they are filled, and the fallbacks taken on the way (see
+    :func:`localize`)."""
+
+    fill: dict
+    fallbacks: list[str] = field(default_factory=list)
+
+
 def _as_dict(value: str | Mapping) -> dict:
     """A JSON object column as a dict (DuckDB gives JSON text, Arrow a mapping)."""
     return json.loads(value or "{}") if isinstance(value, str) else dict(value)
@@ -248,15 +257,15 @@ def _fill_slots(
     slot_roles: Mapping[str, Any],
     bindings: Mapping[str, str],
     params: Mapping[str, Any],
-    fill: dict,
+    filling: _Filling,
     names: _Names,
-    fallbacks: list[str],
 ) -> dict[str, str]:
-    """Fill each open slot of ``template`` into ``fill``: a category role with its noun, the image
+    """Fill each open slot of ``template`` into ``filling``: a category role with its noun, the image
     role with the image phrase, a parameter with its localized word; returns the name chosen for
     each entity slot (placed later, once names are made distinct). Records every fallback in
-    ``fallbacks``; a slot without a value raises KeyError."""
+    ``filling``; a slot without a value raises KeyError."""
     lang, tm = names.lang, names.tm
+    fill, fallbacks = filling.fill, filling.fallbacks
     entity_names: dict[str, str] = {}
     for slot in dict.fromkeys(placeholders(template)):
         if slot in fill:
@@ -289,11 +298,10 @@ def _place_distinct_names(
     entity_names: Mapping[str, str],
     bindings: Mapping[str, str],
     fixed: Mapping[str, str],
-    fill: dict,
+    filling: _Filling,
     names: _Names,
-    fallbacks: list[str],
 ) -> None:
-    """Place a name in each entity slot of ``fill`` so that two entities never read alike (nor
+    """Place a name in each entity slot of ``filling`` so that two entities never read alike (nor
     like a ``fixed`` name): the first choice where it is distinct, else the next
     (:func:`distinct_names`); records ``unique:`` and ``label:`` fallbacks."""
     choices = {
@@ -301,6 +309,7 @@ def _place_distinct_names(
         for s, name in entity_names.items()
     }
     taken = distinct_names(choices, fixed, bindings)
+    fill, fallbacks = filling.fill, filling.fallbacks
     for slot, i in taken.items():
         name = choices[slot][i]
         fill[slot] = mark(name)
