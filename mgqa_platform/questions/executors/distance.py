@@ -145,6 +145,28 @@ def local_tuples_samples(sub: SubTemplate) -> tuple[tuple[str, str], ...]:
     return ((sub.roles[anchor], f"{sub.id}|{anchor}"),)
 
 
+class CellTuplesExecutor(Executor):
+    """An executor whose candidates are :func:`local_tuples` in each anchor's H3 cell of
+    resolution :meth:`h3_res`, and whose gold reads only its bound entities."""
+
+    gold_bound_only = True
+    cell_local = True
+    #: The H3 resolution of the anchor's cell the other entities are picked in.
+    cell_res: ClassVar[int] = 5
+
+    def h3_res(self, sub: SubTemplate) -> int:
+        """The resolution of the cell for ``sub`` (:attr:`cell_res` unless a subclass reads it
+        from the sub-template)."""
+        return self.cell_res
+
+    def cell_samples(self, sub: SubTemplate) -> tuple[tuple[str, str], ...]:
+        """The anchors :func:`local_tuples` samples in every stratum."""
+        return local_tuples_samples(sub)
+
+    def candidates(self, sub: SubTemplate, pool: Pool) -> str:
+        return local_tuples(sub, pool, self.h3_res(sub))
+
+
 def members_sql(poly_cte: str, member_pred: str, category: str) -> str:
     """SQL: (row_id, entity_id, display_name, lon, lat) of the entities satisfying ``member_pred`` (alias m)
     of category ``category`` (a column of ``poly_cte``) whose representative point lies in the polygon of
@@ -420,7 +442,7 @@ class EventLocationDistance(Executor):
 
 
 # ---------------------------------------------------------------- A04 comparative
-class ComparativeDistance(Executor):
+class ComparativeDistance(CellTuplesExecutor):
     """A04: which of A and B is closer to / farther from C (representative points, geodesic km).
 
     ``rank_type`` values start with "closer"/"nearer" (min) or "farther"/"further" (max). Near ties
@@ -428,15 +450,7 @@ class ComparativeDistance(Executor):
     """
 
     name = "distance.compare"
-    gold_bound_only = True
-    cell_local = True
-
-    def cell_samples(self, sub: SubTemplate) -> tuple[tuple[str, str], ...]:
-        """The anchors :func:`local_tuples` samples in every stratum."""
-        return local_tuples_samples(sub)
-
-    def candidates(self, sub: SubTemplate, pool: Pool) -> str:
-        return local_tuples(sub, pool, 5)
+    cell_res = 5
 
     def gold_sql(self, sub: SubTemplate) -> str:
         a, b, c = sub.entity_roles[:3]
@@ -472,7 +486,7 @@ def _pick_one(sub: SubTemplate, row: Mapping[str, Any], want_min: bool) -> Outco
 
 
 # ---------------------------------------------------------------- A05 neighbouring country
-class NeighbourCountryDistance(Executor):
+class NeighbourCountryDistance(CellTuplesExecutor):
     """A05: which of B and C is closer to a country bordering the country containing A.
 
     Countries are the ``countries`` table (Natural Earth 1:50m). A's country: the polygon containing A's
@@ -483,15 +497,7 @@ class NeighbourCountryDistance(Executor):
     """
 
     name = "distance.neighbour_country"
-    gold_bound_only = True
-    cell_local = True
-
-    def cell_samples(self, sub: SubTemplate) -> tuple[tuple[str, str], ...]:
-        """The anchors :func:`local_tuples` samples in every stratum."""
-        return local_tuples_samples(sub)
-
-    def candidates(self, sub: SubTemplate, pool: Pool) -> str:
-        return local_tuples(sub, pool, 3)
+    cell_res = 3
 
     def gold_sql(self, sub: SubTemplate) -> str:
         a, b, c = sub.entity_roles[:3]

@@ -31,6 +31,7 @@ from mgqa_platform.questions.catalog import SubTemplate
 from mgqa_platform.questions.executor import Executor, Outcome, Pool, bound_join, geodesic_km_sql
 from mgqa_platform.questions.executors.containment import approx_km_sql, box_columns_sql, in_box_sql
 from mgqa_platform.questions.executors.distance import (
+    CellTuplesExecutor,
     PairDistance,
     frame_to_km_sql,
     local_tuples,
@@ -189,21 +190,15 @@ class Far(_DistanceBand):
 
 
 # ---------------------------------------------------------------- L03
-class LikelierNear(Executor):
+class LikelierNear(CellTuplesExecutor):
     """L03: is A more plausibly near B than near C? Compares the near memberships of d(A, B) and d(A, C)
     (:func:`near_membership`); differences below ``margin`` are discarded. Candidates: B and C from A's H3
     cell at ``candidate_h3_res[0]``."""
 
     name = "fuzzy.likelier_near"
-    gold_bound_only = True
-    cell_local = True
 
-    def cell_samples(self, sub: SubTemplate) -> tuple[tuple[str, str], ...]:
-        """The anchors :func:`local_tuples` samples in every stratum."""
-        return local_tuples_samples(sub)
-
-    def candidates(self, sub: SubTemplate, pool: Pool) -> str:
-        return local_tuples(sub, pool, sub.conventions["candidate_h3_res"][0])
+    def h3_res(self, sub: SubTemplate) -> int:
+        return sub.conventions["candidate_h3_res"][0]
 
     def gold_sql(self, sub: SubTemplate) -> str:
         a, b, c = sub.entity_roles[:3]
