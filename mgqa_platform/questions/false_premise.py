@@ -515,11 +515,20 @@ def premise_replay(
     con: duckdb.DuckDBPyConnection, sub: SubTemplate, question: Mapping[str, Any]
 ) -> bool:
     """Re-run a false-premise question's stored premise query: True when the premise (still) holds."""
+    row = stored_query_row(con, question, "premise query")
+    return EXECUTORS[sub.executor].premise_holds(sub, row)
+
+
+def stored_query_row(
+    con: duckdb.DuckDBPyConnection, question: Mapping[str, Any], what: str = "query"
+) -> dict[str, Any]:
+    """The one row of ``question``'s stored query, by column name; RuntimeError naming ``what``
+    and the question when it returns another number of rows."""
     cur = con.execute(question["query"])
     names = [d[0] for d in cur.description]
     rows = cur.fetchall()
     if len(rows) != 1:
         raise RuntimeError(
-            f"premise query of {question['question_id']} returned {len(rows)} rows, expected 1"
+            f"{what} of {question['question_id']} returned {len(rows)} rows, expected 1"
         )
-    return EXECUTORS[sub.executor].premise_holds(sub, dict(zip(names, rows[0], strict=True)))
+    return dict(zip(names, rows[0], strict=True))

@@ -268,14 +268,7 @@ def replay(con: duckdb.DuckDBPyConnection, catalog: Catalog, question: Mapping[s
                 f"the premise of false-premise question {question['question_id']} holds now"
             )
         return dict(formats.REJECTION)
-    cur = con.execute(question["query"])
-    names = [d[0] for d in cur.description]
-    rows = cur.fetchall()
-    if len(rows) != 1:
-        raise RuntimeError(
-            f"query of {question['question_id']} returned {len(rows)} rows, expected 1"
-        )
-    outcome = executor.finish(sub, dict(zip(names, rows[0], strict=True)))
+    outcome = executor.finish(sub, false_premise.stored_query_row(con, question))
     if outcome.gold is None:
         raise RuntimeError(
             f"replay of {question['question_id']} is degenerate now: {outcome.reason}"
