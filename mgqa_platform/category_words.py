@@ -1,5 +1,6 @@
 """The category words of the target languages: the singular and plural that each translation
-memory (``mgqa_platform/data/translations/<lang>.json``, its ``categories`` section) gives a category.
+memory (``mgqa_platform/data/translations/<lang>.json``, its ``categories`` section) gives a
+category.
 
 Conversion reads them to find a category word inside a local name (:mod:`mgqa_platform.kg.names`),
 and its data version digests them (:mod:`mgqa_platform.kg.data_version`). This module reads only the

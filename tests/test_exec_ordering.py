@@ -327,7 +327,8 @@ def test_rank_population(con):
 
 
 def by_position(con, category: str, position: str, attribute: str, sql: str = "gold"):
-    """F03.1 on the ``category`` members of :data:`BLOCK`: the one at ``position`` by ``attribute``."""
+    """F03.1 on the ``category`` members of :data:`BLOCK`: the one at ``position`` by
+    ``attribute``."""
     values = dict(category_A=category, entity_B=BLOCK, rank_position=position, attribute=attribute)
     return run(con, "F03.1", sql, **values)
 

@@ -1,6 +1,6 @@
-"""The warehouse resource: ``DuckDBResource`` with the spatial extension loaded on every connection, and
-the one write path of every asset that fills warehouse tables (write-audit-publish, :meth:`write_audited`;
-the whole asset body around it, :meth:`publish_audited`)."""
+"""The warehouse resource: ``DuckDBResource`` with the spatial extension loaded on every
+connection, and the one write path of every asset that fills warehouse tables (write-audit-publish,
+:meth:`write_audited`; the whole asset body around it, :meth:`publish_audited`)."""
 
 from __future__ import annotations
 
@@ -182,8 +182,8 @@ class WarehouseResource(EnvConfigurableResource, DuckDBResource):
         late_checks: Sequence[Check] | None = None,
         on_audit: Callable[[Audited[T]], None] | None = None,
     ) -> Generator[dg.MaterializeResult | dg.AssetCheckResult, None, T]:
-        """The body of an asset that writes warehouse tables, for ``yield from``: :meth:`write_audited`
-        on ``con``; ``on_audit`` (when given) with its outcome, published or not; the refusal of a
+        """The body of an asset that writes warehouse tables, for ``yield from``:
+        :meth:`write_audited` on ``con``; ``on_audit`` (when given) with its outcome, published or not; the refusal of a
         failed audit (:meth:`Audited.refused`); then, when the asset is ``selected`` (a multi-asset
         run may leave it out), its materialization with ``metadata(value)``, the audit results and
         the non-blocking checks run on the published rows (those of ``late_checks``, by default

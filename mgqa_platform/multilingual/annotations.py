@@ -311,8 +311,9 @@ def _parse_row(
 
 
 def _duplicates(parsed: Sequence[Annotation]) -> dict[int, str]:
-    """Index -> reason, for the annotations of a (variant, annotator) seen twice: identical, every
-    one after the first is a ``duplicate``; conflicting, all of them are ``conflicting_duplicate``."""
+    """Index -> reason, for the annotations of a (variant, annotator) seen twice: identical,
+    every one after the first is a ``duplicate``; conflicting, all of them are
+    ``conflicting_duplicate``."""
     groups: dict[tuple[str, str], list[int]] = defaultdict(list)
     for i, a in enumerate(parsed):
         groups[(a.variant_id, a.annotator)].append(i)

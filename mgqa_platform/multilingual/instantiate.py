@@ -260,8 +260,8 @@ def _fill_slots(
     filling: _Filling,
     names: _Names,
 ) -> dict[str, str]:
-    """Fill each open slot of ``template`` into ``filling``: a category role with its noun, the image
-    role with the image phrase, a parameter with its localized word; returns the name chosen for
+    """Fill each open slot of ``template`` into ``filling``: a category role with its noun, the
+    image role with the image phrase, a parameter with its localized word; returns the name chosen for
     each entity slot (placed later, once names are made distinct). Records every fallback in
     ``filling``; a slot without a value raises KeyError."""
     lang, tm = names.lang, names.tm
