@@ -291,19 +291,11 @@ class _NearestPointBase(Executor):
         return _distance_gold(row["km"], "on_geometry")
 
 
-class PointGeometryDistance(_NearestPointBase):
+class PointGeometryDistance(_NearestPointBase, CellTuplesExecutor):
     """A01 (point to line): km from a point to the nearest point of a nearby line (same H3 res-7 cell)."""
 
     name = "distance.to_geometry"
-    gold_bound_only = True
-    cell_local = True
-
-    def cell_samples(self, sub: SubTemplate) -> tuple[tuple[str, str], ...]:
-        """The anchors :func:`local_tuples` samples in every stratum."""
-        return local_tuples_samples(sub)
-
-    def candidates(self, sub: SubTemplate, pool: Pool) -> str:
-        return local_tuples(sub, pool, 7)
+    cell_res = 7
 
 
 class BoundaryDistance(_NearestPointBase):
@@ -342,7 +334,7 @@ class BoundaryDistance(_NearestPointBase):
 
 
 # ---------------------------------------------------------------- A02 directional distance
-class DirectionalDistance(Executor):
+class DirectionalDistance(CellTuplesExecutor):
     """A02: "How far {direction} is A from B?" = the component of A's offset from B along that direction.
 
     north/south: meridian arc (km) between lat(B) and lat(A); east/west: arc of the parallel at the mean
@@ -352,12 +344,6 @@ class DirectionalDistance(Executor):
     """
 
     name = "distance.directional"
-    gold_bound_only = True
-    cell_local = True
-
-    def cell_samples(self, sub: SubTemplate) -> tuple[tuple[str, str], ...]:
-        """The anchors :func:`local_tuples` samples in every stratum."""
-        return local_tuples_samples(sub)
 
     def candidates(self, sub: SubTemplate, pool: Pool) -> str:
         a, b = sub.entity_roles[:2]
@@ -366,7 +352,7 @@ class DirectionalDistance(Executor):
         words = ", ".join(f"'{w}'" for w in sub.parameters["direction"])
         return (
             f"SELECT * FROM (SELECT c.*, CASE WHEN abs({dx}) >= abs({dy}) THEN (CASE WHEN {dx} < 0 THEN 'west' ELSE 'east' END) "
-            f"ELSE (CASE WHEN {dy} < 0 THEN 'south' ELSE 'north' END) END AS direction FROM ({local_tuples(sub, pool, 5)}) c "
+            f"ELSE (CASE WHEN {dy} < 0 THEN 'south' ELSE 'north' END) END AS direction FROM ({super().candidates(sub, pool)}) c "
             f"JOIN pool ea ON ea.entity_id = c.{a} JOIN pool eb ON eb.entity_id = c.{b} WHERE greatest(abs({dx}), abs({dy})) > 0) "
             f"WHERE direction IN ({words})"
         )
