@@ -324,32 +324,33 @@ def test_resolve_rejects_inconsistent_input():
         resolve("fra", ENGLISH, MT_FRA, three)
 
 
-def test_offline_judge_rules():
-    j = OfflineJudge()
-    en = ENGLISH["A01.1.v1"]
-    mt = MT_FRA["A01.1.v1"]
-    c = j.choose(
-        "fra",
-        en,
-        mt,
-        "Quelle {entité_A} et {entity_B} ?",
-        "Quelle est la distance de {entity_A} à {entity_B} ?",
-        "k",
-    )
-    assert c.choice == "second" and c.rationale.startswith("placeholder integrity")
-    c = j.choose(
-        "fra",
-        en,
-        mt,
-        "Quel écart sépare {entity_A} de {entity_B} ?",
-        "Quelle est la distance entre {entity_A} et {entity_B} ?!",
-        "k",
-    )
-    assert c.choice == "second" and c.rationale.startswith("smaller edit")
-    c = j.choose(
-        "fra", en, mt, "Distance {entity_A} {entity_B} ?", "Distance {entity_A} {entity_B} ?", "k"
-    )
-    assert c.choice == "first" and c.rationale.startswith("annotator order")
+@pytest.mark.parametrize(
+    ("first", "second", "choice", "rule"),
+    [
+        (
+            "Quelle {entité_A} et {entity_B} ?",
+            "Quelle est la distance de {entity_A} à {entity_B} ?",
+            "second",
+            "placeholder integrity",
+        ),
+        (
+            "Quel écart sépare {entity_A} de {entity_B} ?",
+            "Quelle est la distance entre {entity_A} et {entity_B} ?!",
+            "second",
+            "smaller edit",
+        ),
+        (
+            "Distance {entity_A} {entity_B} ?",
+            "Distance {entity_A} {entity_B} ?",
+            "first",
+            "annotator order",
+        ),
+    ],
+    ids=["placeholders", "smaller-edit", "tie"],
+)
+def test_offline_judge_rules(first, second, choice, rule):
+    c = OfflineJudge().choose("fra", ENGLISH["A01.1.v1"], MT_FRA["A01.1.v1"], first, second, "k")
+    assert c.choice == choice and c.rationale.startswith(rule)
 
 
 # -- LLM judge against a local fake OpenAI server ---------------------------------------------------------
