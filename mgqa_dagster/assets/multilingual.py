@@ -12,11 +12,14 @@ from mgqa_dagster.assets.questions import (
     side_tables,
 )
 from mgqa_dagster.data_quality import multilingual as checks
-from mgqa_dagster.data_quality.guards import audited_specs
 from mgqa_dagster.resources.llm import LLMResource, PostEditEnsembleResource
 from mgqa_dagster.resources.paths import PathsResource
 from mgqa_dagster.resources.translator import TranslatorResource
-from mgqa_dagster.resources.warehouse import WAREHOUSE_POOL, WarehouseResource, audited_asset
+from mgqa_dagster.resources.warehouse import (
+    WarehouseResource,
+    audited_asset,
+    audited_multi_asset,
+)
 from mgqa_platform.languages import CODES, language
 from mgqa_platform.multilingual import annotations, stage
 from mgqa_platform.multilingual.ensemble import describe as describe_member
@@ -95,19 +98,10 @@ def _translation_metadata(lang: str, done: list) -> dict:
     }
 
 
-@dg.multi_asset(
-    pool=WAREHOUSE_POOL,
-    specs=[
-        dg.AssetSpec(
-            TEMPLATE_TRANSLATIONS_RESOLVED,
-            deps=[TEMPLATE_TRANSLATIONS],
-            **_multilingual,
-            kinds={"duckdb", "markdown"},
-            description="Human post-edits resolved into one template per variant: rules (both "
-            "correct, identical corrections, one-sided, stricter wins) then an LLM judge choosing "
-            "between the annotators' texts (offline: a rule-based twin). Without an annotation "
-            "export the MT passes through, flagged unreviewed.",
-        ),
+@audited_multi_asset(
+    TEMPLATE_TRANSLATIONS_RESOLVED,
+    checks.RESOLVED_CHECKS,
+    [
         side_table_spec(
             ANNOTATION_AGREEMENT,
             TEMPLATE_TRANSLATIONS_RESOLVED,
@@ -117,10 +111,13 @@ def _translation_metadata(lang: str, done: list) -> dict:
         ),
     ],
     partitions_def=language_partitions,
-    check_specs=audited_specs(
-        TEMPLATE_TRANSLATIONS_RESOLVED, checks.RESOLVED_CHECKS, language_partitions
-    ),
-    can_subset=True,
+    deps=[TEMPLATE_TRANSLATIONS],
+    **_multilingual,
+    kinds={"duckdb", "markdown"},
+    description="Human post-edits resolved into one template per variant: rules (both "
+    "correct, identical corrections, one-sided, stricter wins) then an LLM judge choosing "
+    "between the annotators' texts (offline: a rule-based twin). Without an annotation "
+    "export the MT passes through, flagged unreviewed.",
 )
 def template_translations_resolved(
     context: dg.AssetExecutionContext,
@@ -239,21 +236,10 @@ def _edit_log_markdown(examples: list[dict]) -> str:
     return "\n".join(lines)
 
 
-@dg.multi_asset(
-    pool=WAREHOUSE_POOL,
-    specs=[
-        dg.AssetSpec(
-            QUESTIONS_POSTEDITED,
-            deps=[QUESTIONS_LOCALIZED],
-            **_multilingual,
-            kinds={"duckdb", "llm"},
-            description="Grammar around the inserted entity names fixed by an ensemble: members "
-            "propose typed edits (13 operations: articles, adpositions, declension, agreement, "
-            "contraction, elision, punctuation...) that may never touch a {name}; an edit "
-            "proposed by two members is applied, else the primary member's. Offline: the "
-            "rule-based member.",
-            metadata={"dagster/column_schema": column_schema(POSTEDITED_SCHEMA)},
-        ),
+@audited_multi_asset(
+    QUESTIONS_POSTEDITED,
+    checks.POSTEDIT_CHECKS,
+    [
         side_table_spec(
             ENSEMBLE_EDIT_LOG,
             QUESTIONS_POSTEDITED,
@@ -270,8 +256,15 @@ def _edit_log_markdown(examples: list[dict]) -> str:
         ),
     ],
     partitions_def=language_partitions,
-    check_specs=audited_specs(QUESTIONS_POSTEDITED, checks.POSTEDIT_CHECKS, language_partitions),
-    can_subset=True,
+    deps=[QUESTIONS_LOCALIZED],
+    **_multilingual,
+    kinds={"duckdb", "llm"},
+    description="Grammar around the inserted entity names fixed by an ensemble: members "
+    "propose typed edits (13 operations: articles, adpositions, declension, agreement, "
+    "contraction, elision, punctuation...) that may never touch a {name}; an edit "
+    "proposed by two members is applied, else the primary member's. Offline: the "
+    "rule-based member.",
+    metadata={"dagster/column_schema": column_schema(POSTEDITED_SCHEMA)},
 )
 def questions_postedited(
     context: dg.AssetExecutionContext,

@@ -8,9 +8,13 @@ import pyarrow as pa
 
 from mgqa_dagster.assets.strata import ENTITY_STRATA
 from mgqa_dagster.data_quality import questions as checks
-from mgqa_dagster.data_quality.guards import audited_specs
 from mgqa_dagster.resources.paths import PathsResource
-from mgqa_dagster.resources.warehouse import WAREHOUSE_POOL, WarehouseResource, audited_asset
+from mgqa_dagster.resources.warehouse import (
+    WAREHOUSE_POOL,
+    WarehouseResource,
+    audited_asset,
+    audited_multi_asset,
+)
 from mgqa_platform import question_schema as schema
 from mgqa_platform import settings
 from mgqa_platform.questions import distribution, splits
@@ -135,22 +139,10 @@ def _markdown(rows: list[tuple], header: tuple[str, ...]) -> str:
     return "\n".join(lines)
 
 
-@dg.multi_asset(
-    pool=WAREHOUSE_POOL,
-    specs=[
-        dg.AssetSpec(
-            QUESTIONS_EN,
-            deps=[
-                TEMPLATES,
-                dg.AssetDep(ENTITY_STRATA, partition_mapping=dg.AllPartitionMapping()),
-            ],
-            **_questions,
-            kinds={"duckdb"},
-            code_version=_code_version(),
-            description="English questions with execution-based gold, the executed query and the "
-            "gold triples (docs/questions.md); at most `cap` tuples per (template, KG, stratum), seeded.",
-            metadata={"dagster/column_schema": column_schema(schema.QUESTION_SCHEMA)},
-        ),
+@audited_multi_asset(
+    QUESTIONS_EN,
+    checks.QUESTION_CHECKS,
+    [
         side_table_spec(
             QUESTION_DISCARDS,
             QUESTIONS_EN,
@@ -159,8 +151,16 @@ def _markdown(rows: list[tuple], header: tuple[str, ...]) -> str:
             "reason): degenerate or invalid gold, duplicates, false premises that stayed true.",
         ),
     ],
-    check_specs=audited_specs(QUESTIONS_EN, checks.QUESTION_CHECKS),
-    can_subset=True,
+    deps=[
+        TEMPLATES,
+        dg.AssetDep(ENTITY_STRATA, partition_mapping=dg.AllPartitionMapping()),
+    ],
+    **_questions,
+    kinds={"duckdb"},
+    code_version=_code_version(),
+    description="English questions with execution-based gold, the executed query and the "
+    "gold triples (docs/questions.md); at most `cap` tuples per (template, KG, stratum), seeded.",
+    metadata={"dagster/column_schema": column_schema(schema.QUESTION_SCHEMA)},
 )
 def questions_en(
     context: dg.AssetExecutionContext, config: QuestionsConfig, warehouse: WarehouseResource

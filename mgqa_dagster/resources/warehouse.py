@@ -50,6 +50,27 @@ def audited_asset(
     )
 
 
+def audited_multi_asset(
+    key: dg.AssetKey,
+    checks: Sequence[Check],
+    side_specs: Sequence[dg.AssetSpec],
+    *,
+    partitions_def: dg.PartitionsDefinition | None = None,
+    **spec: Any,
+):
+    """``dg.multi_asset`` for an asset that fills warehouse tables and materializes side tables
+    beside them: in :data:`WAREHOUSE_POOL`, the asset's own spec (``key`` and ``spec``) then
+    ``side_specs``, the check specs of its audits (:func:`guards.audited_specs`), subsettable so
+    that a run may select the side tables alone."""
+    return dg.multi_asset(
+        pool=WAREHOUSE_POOL,
+        specs=[dg.AssetSpec(key, **spec), *side_specs],
+        partitions_def=partitions_def,
+        check_specs=guards.audited_specs(key, checks, partitions_def),
+        can_subset=True,
+    )
+
+
 def blocks(r: dg.AssetCheckResult) -> bool:
     """Whether an audit result stops the publication: failed with severity ERROR (a WARN never blocks)."""
     return not r.passed and r.severity == dg.AssetCheckSeverity.ERROR
