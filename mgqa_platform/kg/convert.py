@@ -43,6 +43,7 @@ import shapely
 
 from mgqa_platform import geometry, lexicon
 from mgqa_platform.category_words import localized_nouns
+from mgqa_platform.columns import arrow_schema
 from mgqa_platform.kg import names, osmh3kg_table, profiles, roads
 from mgqa_platform.kg.rdf_stream import format_for, parse_file, parse_ntriples_duckdb
 from mgqa_platform.warehouse import registered, transaction
@@ -50,36 +51,11 @@ from mgqa_platform.warehouse import registered, transaction
 H3_RESOLUTIONS = (3, 5, 7, 9)
 BATCH_ROWS = 50_000
 
-ENTITY_ARROW = pa.schema(
-    [
-        ("entity_id", pa.string()),
-        ("iri", pa.string()),
-        ("subject", pa.string()),
-        ("name", pa.string()),
-        ("street", pa.string()),
-        ("locality", pa.string()),
-        ("category", pa.string()),
-        ("types", pa.list_(pa.string())),
-        ("wkb", pa.binary()),
-        ("geom_kind", pa.string()),
-        ("lon", pa.float64()),
-        ("lat", pa.float64()),
-        ("h3", pa.list_(pa.string())),
-        ("image_url", pa.string()),
-        ("wikidata", pa.string()),
-        ("valid_from", pa.string()),
-        ("valid_to", pa.string()),
-        ("attributes", pa.string()),
-    ]
+ENTITY_ARROW = arrow_schema(
+    "entity_id VARCHAR, iri VARCHAR, subject VARCHAR, name VARCHAR, street VARCHAR, locality VARCHAR, category VARCHAR, types VARCHAR[], wkb BLOB, geom_kind VARCHAR, lon DOUBLE, lat DOUBLE, h3 VARCHAR[], image_url VARCHAR, wikidata VARCHAR, valid_from VARCHAR, valid_to VARCHAR, attributes VARCHAR"
 )
-QUARANTINE_ARROW = pa.schema(
-    [
-        ("stage", pa.string()),
-        ("reason", pa.string()),
-        ("detail", pa.string()),
-        ("source", pa.string()),
-        ("payload", pa.string()),
-    ]
+QUARANTINE_ARROW = arrow_schema(
+    "stage VARCHAR, reason VARCHAR, detail VARCHAR, source VARCHAR, payload VARCHAR"
 )
 REJECT_DETAILS = {
     "missing_geometry": "no geometry linked to the entity",

@@ -49,19 +49,13 @@ import shapely
 from shapely.geometry.base import BaseGeometry
 
 from mgqa_platform import geometry
+from mgqa_platform.columns import arrow_schema
 from mgqa_platform.files import atomic_path
 from mgqa_platform.kg import osm_features, vocab
 from mgqa_platform.kg.osm_reader import header_timestamp, open_pbf
 from mgqa_platform.kg.worldkg_build import BuildReport
 
-SCHEMA = pa.schema(
-    [
-        ("subject", pa.string()),
-        ("predicate", pa.string()),
-        ("object", pa.string()),
-        ("date", pa.string()),
-    ]
-)
+SCHEMA = arrow_schema("subject VARCHAR, predicate VARCHAR, object VARCHAR, date VARCHAR")
 #: GDAL osmconf.ini ``ignore=``: keys never reported (``openGeoDB:`` is a prefix); areas also drop ``area``.
 IGNORED_KEYS = frozenset(
     ("created_by", "converted_by", "source", "time", "ele", "note", "todo", "fixme", "FIXME")
@@ -94,31 +88,15 @@ AREA_RELATION_TYPES = ("multipolygon", "boundary")
 #: One row per OSM element with a main key, in file order (``seq``): a feature as GDAL's OSM driver
 #: exports it (the tags it reports, sorted by key; osmium's WKT of the geometry, lon/lat), or an
 #: element that cannot be one (``skip_reason``, ``skip_detail``; no WKT).
-ELEMENTS_ARROW = pa.schema(
-    [
-        ("seq", pa.int64()),
-        ("subject", pa.string()),
-        ("tag_keys", pa.list_(pa.string())),
-        ("tag_values", pa.list_(pa.string())),
-        ("wkt", pa.string()),
-        ("skip_reason", pa.string()),
-        ("skip_detail", pa.string()),
-    ]
+ELEMENTS_ARROW = arrow_schema(
+    "seq BIGINT, subject VARCHAR, tag_keys VARCHAR[], tag_values VARCHAR[], wkt VARCHAR, skip_reason VARCHAR, skip_detail VARCHAR"
 )
 #: Records of the per-element work, ordered by (``seq``, ``pos``): ``triple`` (a row of the KG),
 #: ``class`` (``subject`` a main-tag value, ``object`` its key: an ``rdfs:subClassOf`` row to write
 #: once), ``entity`` (``object`` the feature's kind: point, line, polygon), ``skip`` (``subject``
 #: the element, ``predicate`` the reason, ``object`` the detail, ``payload`` the WKT refused).
-ROWS_ARROW = pa.schema(
-    [
-        ("seq", pa.int64()),
-        ("pos", pa.int64()),
-        ("record", pa.string()),
-        ("subject", pa.string()),
-        ("predicate", pa.string()),
-        ("object", pa.string()),
-        ("payload", pa.string()),
-    ]
+ROWS_ARROW = arrow_schema(
+    "seq BIGINT, pos BIGINT, record VARCHAR, subject VARCHAR, predicate VARCHAR, object VARCHAR, payload VARCHAR"
 )
 TRIPLE, CLASS, ENTITY, SKIP = "triple", "class", "entity", "skip"
 ELEMENT_BATCH = 10_000

@@ -50,6 +50,7 @@ from rasterio.crs import CRS
 from rasterio.enums import MaskFlags
 from rasterio.transform import Affine
 
+from mgqa_platform.columns import arrow_schema
 from mgqa_platform.files import atomic_path
 
 log = logging.getLogger(__name__)
@@ -64,14 +65,8 @@ PROXY_NODATA = -3.4028234663852886e38
 PROXY_MIN_CITY_POPULATION = 500
 
 #: Column order and types of :func:`aggregate_to_h3`'s table.
-DENSITY_SCHEMA = pa.schema(
-    [
-        ("h3", pa.string()),
-        ("population", pa.float64()),
-        ("valid_pixels", pa.int64()),
-        ("area_km2", pa.float64()),
-        ("density", pa.float64()),
-    ]
+DENSITY_SCHEMA = arrow_schema(
+    "h3 VARCHAR, population DOUBLE, valid_pixels BIGINT, area_km2 DOUBLE, density DOUBLE"
 )
 TIERS = ("low", "medium", "high")
 
