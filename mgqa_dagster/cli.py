@@ -245,12 +245,11 @@ def cmd_snapshots(args: argparse.Namespace) -> int:
     return 0
 
 
-def _built_warehouse(paths) -> Path | None:
-    """The configured warehouse file, or None (with a message) when nothing has been built yet."""
+def _built_warehouse(paths) -> Path:
+    """The configured warehouse file; a :class:`UserError` when nothing has been built yet."""
     path = paths.warehouse_path
     if not path.exists():
-        print(f"mgqa: no warehouse at {path}; run `mgqa build` first", file=sys.stderr)
-        return None
+        raise UserError(f"no warehouse at {path}; run `mgqa build` first")
     return path
 
 
@@ -258,10 +257,7 @@ def cmd_summary(args: argparse.Namespace) -> int:
     from mgqa_platform import report, warehouse
 
     paths = _paths()
-    path = _built_warehouse(paths)
-    if path is None:
-        return 2
-    with warehouse.session(path, read_only=True) as con:
+    with warehouse.session(_built_warehouse(paths), read_only=True) as con:
         print(report.summary(con, paths.release_path))
     return 0
 
@@ -284,8 +280,6 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
 
     paths = _paths()
     path = _built_warehouse(paths)
-    if path is None:
-        return 2
     with warehouse.session(path, read_only=True) as con:
         questions = evaluate.load_questions(con, args.split, args.lang)
     if not questions:
@@ -368,15 +362,45 @@ def cmd_images_fetch(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from mgqa_platform import settings
-    from mgqa_platform.evaluation.tiers import TIERS
-    from mgqa_platform.multilingual.languages import CODES
+    """``mgqa``: run the subcommand of ``argv``; a :class:`UserError` prints one line and exits 2
+    (its traceback with ``--debug`` or ``MGQA_DEBUG=1``)."""
+    args = parser().parse_args(argv)
+    try:
+        return args.fn(args)
+    except UserError as e:
+        if args.debug or os.environ.get("MGQA_DEBUG", "") not in ("", "0"):
+            raise
+        print(f"mgqa: {e}", file=sys.stderr)
+        print("mgqa: (`mgqa --debug ...` or MGQA_DEBUG=1 shows the traceback)", file=sys.stderr)
+        return 2
 
+
+def parser() -> argparse.ArgumentParser:
+    """The ``mgqa`` argument parser: one subcommand per ``cmd_*`` function."""
     ap = argparse.ArgumentParser(prog="mgqa", description="MGQA platform command line")
     ap.add_argument(
         "--debug", action="store_true", help="show the traceback of an error (also MGQA_DEBUG=1)"
     )
     sub = ap.add_subparsers(dest="cmd", required=True)
+    _add_build(sub)
+    s = sub.add_parser(
+        "summary", help="print entities per KG, category and country, and quarantine counts"
+    )
+    s.set_defaults(fn=cmd_summary)
+    lg = sub.add_parser("lineage", help="print the provenance chain of an entity id")
+    lg.add_argument("id")
+    lg.set_defaults(fn=cmd_lineage)
+    _add_evaluate(sub)
+    _add_images(sub)
+    _add_snapshots(sub)
+    return ap
+
+
+def _add_build(sub) -> None:
+    """``mgqa build``: materialize the pipeline, narrowed to some KGs, languages or jobs."""
+    from mgqa_platform import settings
+    from mgqa_platform.languages import CODES
+
     b = sub.add_parser(
         "build",
         help="materialize the pipeline on the configured inputs (default: the bundled sample)",
@@ -398,13 +422,12 @@ def main(argv: list[str] | None = None) -> int:
         help="stop after the English questions and their evaluation",
     )
     b.set_defaults(fn=cmd_build)
-    s = sub.add_parser(
-        "summary", help="print entities per KG, category and country, and quarantine counts"
-    )
-    s.set_defaults(fn=cmd_summary)
-    lg = sub.add_parser("lineage", help="print the provenance chain of an entity id")
-    lg.add_argument("id")
-    lg.set_defaults(fn=cmd_lineage)
+
+
+def _add_evaluate(sub) -> None:
+    """``mgqa evaluate``: score a system (or a model's run) on a split and write its report."""
+    from mgqa_platform.evaluation.tiers import TIERS
+
     ev = sub.add_parser(
         "evaluate",
         help="score a system on a split and write its report (EM, NE, coverage, FRR, NRR)",
@@ -456,6 +479,10 @@ def main(argv: list[str] | None = None) -> int:
         "--run-dir", help="--run: where predictions.jsonl goes (default $MGQA_HOME/runs/...)"
     )
     ev.set_defaults(fn=cmd_evaluate)
+
+
+def _add_images(sub) -> None:
+    """``mgqa images fetch``: download the released images with their licences."""
     im = sub.add_parser("images", help="the images of the multimodal questions")
     im_sub = im.add_subparsers(dest="images_cmd", required=True)
     fetch = im_sub.add_parser(
@@ -470,6 +497,10 @@ def main(argv: list[str] | None = None) -> int:
     )
     fetch.add_argument("--timeout", type=float, default=60.0, help="seconds per request")
     fetch.set_defaults(fn=cmd_images_fetch)
+
+
+def _add_snapshots(sub) -> None:
+    """``mgqa snapshots list|retire|pin|unpin``: the OSM snapshots the KGs are built from."""
     sn = sub.add_parser(
         "snapshots",
         help="list the OSM snapshots and which one the OSM-derived KGs are built from; retire or pin one",
@@ -487,15 +518,6 @@ def main(argv: list[str] | None = None) -> int:
         one.add_argument("--reason", help="why (shown by `mgqa snapshots list`)")
     sn_sub.add_parser("unpin", help="back to the newest usable snapshot")
     sn.set_defaults(fn=cmd_snapshots)
-    args = ap.parse_args(argv)
-    try:
-        return args.fn(args)
-    except UserError as e:
-        if args.debug or os.environ.get("MGQA_DEBUG", "") not in ("", "0"):
-            raise
-        print(f"mgqa: {e}", file=sys.stderr)
-        print("mgqa: (`mgqa --debug ...` or MGQA_DEBUG=1 shows the traceback)", file=sys.stderr)
-        return 2
 
 
 if __name__ == "__main__":

@@ -49,65 +49,66 @@ SOURCES = dg.AssetSelection.assets(*(a.key for a in ALL_ASSETS if isinstance(a, 
 #: for a Python start of its own, so a run launched from the UI costs what `mgqa build` pays.
 EXECUTOR = dg.in_process_executor
 
-kg_job = dg.define_asset_job(
+
+def _job(
+    name: str, selection, description: str | None = None, **kwargs
+) -> dg.UnresolvedAssetJobDefinition:
+    """An asset job of ``selection`` on :data:`EXECUTOR`; ``kwargs``: its partitions."""
+    return dg.define_asset_job(
+        name, selection=selection, executor_def=EXECUTOR, description=description, **kwargs
+    )
+
+
+kg_job = _job(
     "build_kgs",
-    selection=PER_KG,
+    PER_KG,
     partitions_def=kg_build.kg_partitions,
-    executor_def=EXECUTOR,
     description="Build one KG in its native format, convert it into the entity tables and stratify its entities (one run per KG partition).",
 )
-strata_job = dg.define_asset_job(
+strata_job = _job(
     "build_strata_inputs",
-    selection=GLOBAL_STRATA,
-    executor_def=EXECUTOR,
+    GLOBAL_STRATA,
     description="Countries with income tiers, the population raster and density cells (independent of the KGs).",
 )
-coverage_job = dg.define_asset_job(
+coverage_job = _job(
     "strata_coverage_report",
-    selection=COVERAGE,
-    executor_def=EXECUTOR,
+    COVERAGE,
     description="Count entities per income x density cell over all KGs and draw the strata world map.",
 )
-questions_job = dg.define_asset_job(
+questions_job = _job(
     "build_questions_en",
-    selection=QUESTIONS,
-    executor_def=EXECUTOR,
+    QUESTIONS,
     description="Load the template catalog, instantiate the English questions with execution-based gold over all KGs "
     "(with false premises and the multimodal slice), draw the small split and report the distribution.",
 )
-evaluation_job = dg.define_asset_job(
+evaluation_job = _job(
     "evaluate_reference_systems",
-    selection=EVALUATION,
-    executor_def=EXECUTOR,
+    EVALUATION,
     description="Score the gold answers, the majority baseline and the compute-grounded reference solver on the English "
     "splits, and write the evaluation reports.",
 )
-language_job = dg.define_asset_job(
+language_job = _job(
     "build_language",
-    selection=LANGUAGE,
+    LANGUAGE,
     partitions_def=multilingual.language_partitions,
-    executor_def=EXECUTOR,
     description="One language: translate the templates, resolve the human post-edits, re-instantiate every English "
     "question, post-edit it with the ensemble and write its release files (one run per language partition; English is a "
     "partition too).",
 )
-release_job = dg.define_asset_job(
+release_job = _job(
     "publish_release",
-    selection=RELEASE,
-    executor_def=EXECUTOR,
+    RELEASE,
     description="Write the release's dataset card, attribution, entity sites GeoParquet and checksums over the languages "
     "written so far.",
 )
-intake_job = dg.define_asset_job(
+intake_job = _job(
     "register_osm_snapshot",
-    selection=dg.AssetSelection.assets(intake.osm_snapshot),
+    dg.AssetSelection.assets(intake.osm_snapshot),
     partitions_def=intake.osm_snapshot_partitions,
-    executor_def=EXECUTOR,
 )
-sources_job = dg.define_asset_job(
+sources_job = _job(
     "observe_sources",
-    selection=SOURCES,
-    executor_def=EXECUTOR,
+    SOURCES,
     description="Hash the inputs (OSM snapshots, KnowWhereGraph results, USGS catalog, country polygons, income "
     "classification): a changed "
     "input shows its downstream assets as stale.",

@@ -16,7 +16,7 @@ from typing import Any
 
 import duckdb
 
-from mgqa_platform.questions import schema
+from mgqa_platform import question_schema as schema
 
 #: One connection config for every opener of the warehouse file.
 CONNECTION_CONFIG: dict[str, str] = {
@@ -451,7 +451,7 @@ CREATE TABLE IF NOT EXISTS entity_strata (
 
 # --------------------------------------------------------------------------------------------------
 # Question tables (template catalog, English questions, discard counts). See docs/questions.md. The
-# question tables' DDL is derived from the declared record (mgqa_platform/questions/schema.py).
+# question tables' DDL is derived from the declared record (mgqa_platform/question_schema.py).
 # --------------------------------------------------------------------------------------------------
 QUESTION_SCHEMA = (
     schema.create_table_sql("questions_en")

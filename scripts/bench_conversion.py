@@ -433,14 +433,61 @@ def _child_convert(
     trace: bool,
     memory_limit: str | None,
 ) -> None:
-    import inspect
-
-    from mgqa_platform import warehouse
+    """One convert run in this process: a fresh warehouse under ``workdir``, convert's phases
+    timed, the run recorded into ``out`` (with ``--trace``, each statement; with ``--profile``,
+    the top functions); the warehouse is removed afterwards."""
     from mgqa_platform.kg import convert
 
-    db = workdir / f"bench-{os.getpid()}.duckdb"
+    con, db = _bench_warehouse(workdir, memory_limit, out)
+    phases = _time_phases(convert, sampler)
+    trace_stats: dict[str, dict] = {}
+    raw_con = con
+    if trace:
+        con = _TracedConnection(raw_con, sampler, trace_stats)
+    kwargs = _convert_kwargs(convert, workdir, out)
+    profiler = None
+    if profile:
+        import cProfile
+
+        profiler = cProfile.Profile()
+        profiler.enable()
+    t0 = time.perf_counter()
+    try:
+        res = convert.convert_kg(con, "worldkg", path, "bench-snapshot", **kwargs)
+    except BaseException:
+        raw_con.close()
+        _remove_db(db)
+        raise
+    out["seconds"] = time.perf_counter() - t0
+    if profiler is not None:
+        profiler.disable()
+        out.update(_profile_report(profiler))
+    _record_convert(out, res, phases, sampler, trace_stats if trace else None)
+    try:
+        out["duckdb_memory_end"] = raw_con.execute(
+            "SELECT tag, round(memory_usage_bytes / 2**20) AS mib, round(temporary_storage_bytes / 2**20) AS tmp_mib "
+            "FROM duckdb_memory() WHERE memory_usage_bytes > 0 OR temporary_storage_bytes > 0"
+        ).fetchall()
+    except Exception as e:
+        out["duckdb_memory_end"] = str(e)
+    raw_con.close()
+    out["db_mib"] = round(db.stat().st_size / 2**20)
+    _remove_db(db)
+
+
+def _remove_db(db: Path) -> None:
+    """Remove the benchmark's warehouse file and its WAL."""
     for p in (db, Path(str(db) + ".wal")):
         p.unlink(missing_ok=True)
+
+
+def _bench_warehouse(workdir: Path, memory_limit: str | None, out: dict):
+    """A fresh warehouse of this process under ``workdir`` (schema ensured, ``memory_limit`` set
+    when given) and its path; records DuckDB's settings and MGQA_PARSE_WORKERS into ``out``."""
+    from mgqa_platform import warehouse
+
+    db = workdir / f"bench-{os.getpid()}.duckdb"
+    _remove_db(db)
     con = warehouse.connect(db)
     warehouse.ensure_schema(con)
     if memory_limit:
@@ -448,8 +495,14 @@ def _child_convert(
     out["duckdb_memory_limit"] = con.execute("SELECT current_setting('memory_limit')").fetchone()[0]
     out["duckdb_threads"] = con.execute("SELECT current_setting('threads')").fetchone()[0]
     out["MGQA_PARSE_WORKERS"] = os.environ.get("MGQA_PARSE_WORKERS")
+    return con, db
 
-    # Phase timings: wrap convert's internal steps in this process only (no library edits; best effort).
+
+def _time_phases(convert, sampler: _RssSampler) -> dict[str, dict]:
+    """Wrap convert's internal steps (:data:`PHASE_FUNCS`) in this process only (no library edits;
+    best effort); returns phase -> {calls, seconds}, filled as they run."""
+    import inspect
+
     phases: dict[str, dict] = {}
 
     def timed_phase(name, fn):
@@ -470,43 +523,39 @@ def _child_convert(
         fn = getattr(convert, name, None)
         if inspect.isfunction(fn):
             setattr(convert, name, timed_phase(name, fn))
+    return phases
 
-    trace_stats: dict[str, dict] = {}
-    raw_con = con
-    if trace:
-        con = _TracedConnection(raw_con, sampler, trace_stats)
+
+def _convert_kwargs(convert, workdir: Path, out: dict) -> dict:
+    """The keyword arguments of ``convert_kg`` that this library version takes: the scratch folder
+    and the parser workers (from MGQA_PARSE_WORKERS)."""
+    import inspect
+
+    params = inspect.signature(convert.convert_kg).parameters
     kwargs = {}
-    if "scratch_dir" in inspect.signature(convert.convert_kg).parameters:
+    if "scratch_dir" in params:
         kwargs["scratch_dir"] = str(workdir)
-    takes_workers = "parse_workers" in inspect.signature(convert.convert_kg).parameters
-    if out["MGQA_PARSE_WORKERS"] and takes_workers:
+    if out["MGQA_PARSE_WORKERS"] and "parse_workers" in params:
         kwargs["parse_workers"] = int(out["MGQA_PARSE_WORKERS"])  # an argument of the library
+    return kwargs
 
-    profiler = None
-    if profile:
-        import cProfile
 
-        profiler = cProfile.Profile()
-        profiler.enable()
-    t0 = time.perf_counter()
-    try:
-        res = convert.convert_kg(con, "worldkg", path, "bench-snapshot", **kwargs)
-    except BaseException:
-        raw_con.close()
-        for p in (db, Path(str(db) + ".wal")):
-            p.unlink(missing_ok=True)
-        raise
-    out["seconds"] = time.perf_counter() - t0
-    if profiler is not None:
-        import io
-        import pstats
+def _profile_report(profiler) -> dict[str, str]:
+    """The top functions of a cProfile run, by cumulative and by own time."""
+    import io
+    import pstats
 
-        profiler.disable()
-        s1, s2 = io.StringIO(), io.StringIO()
-        pstats.Stats(profiler, stream=s1).sort_stats("cumulative").print_stats(25)
-        pstats.Stats(profiler, stream=s2).sort_stats("tottime").print_stats(20)
-        out["cprofile_cumulative"] = s1.getvalue()
-        out["cprofile_tottime"] = s2.getvalue()
+    s1, s2 = io.StringIO(), io.StringIO()
+    pstats.Stats(profiler, stream=s1).sort_stats("cumulative").print_stats(25)
+    pstats.Stats(profiler, stream=s2).sort_stats("tottime").print_stats(20)
+    return {"cprofile_cumulative": s1.getvalue(), "cprofile_tottime": s2.getvalue()}
+
+
+def _record_convert(
+    out: dict, res, phases: dict, sampler: _RssSampler, trace_stats: dict | None
+) -> None:
+    """Record the conversion's counts, its phases with their peak RSS and (when traced) each
+    statement's time and peak into ``out``."""
     out["triples"] = res.triples_staged
     out["entities"] = res.entities
     out["labels"] = res.labels
@@ -521,22 +570,11 @@ def _child_convert(
         }
         for k, v in phases.items()
     }
-    if trace:
+    if trace_stats is not None:
         for label, st in trace_stats.items():
             st["seconds"] = round(st["seconds"], 3)
             st["peak_tree_rss_mib"] = round(sampler.peaks.get(label, 0))
         out["trace"] = trace_stats
-    try:
-        out["duckdb_memory_end"] = raw_con.execute(
-            "SELECT tag, round(memory_usage_bytes / 2**20) AS mib, round(temporary_storage_bytes / 2**20) AS tmp_mib "
-            "FROM duckdb_memory() WHERE memory_usage_bytes > 0 OR temporary_storage_bytes > 0"
-        ).fetchall()
-    except Exception as e:
-        out["duckdb_memory_end"] = str(e)
-    raw_con.close()
-    out["db_mib"] = round(db.stat().st_size / 2**20)
-    for p in (db, Path(str(db) + ".wal")):
-        p.unlink(missing_ok=True)
 
 
 def _child_rdflib(path: Path, out: dict, sampler: _RssSampler) -> None:
@@ -646,19 +684,14 @@ def run_child(
 
 def _library_version() -> str:
     """Git commit of the repository, and whether mgqa_platform/ has uncommitted changes (results depend on it)."""
+
+    def git(*args: str) -> str:
+        cmd = ["git", "-C", str(REPO_ROOT), *args]
+        return subprocess.run(cmd, capture_output=True, text=True, check=True).stdout.strip()
+
     try:
-        sha = subprocess.run(
-            ["git", "-C", str(REPO_ROOT), "rev-parse", "--short", "HEAD"],
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout.strip()
-        dirty = subprocess.run(
-            ["git", "-C", str(REPO_ROOT), "status", "--porcelain", "mgqa_platform"],
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout.strip()
+        sha = git("rev-parse", "--short", "HEAD")
+        dirty = git("status", "--porcelain", "mgqa_platform")
     except (OSError, subprocess.CalledProcessError):
         return "unknown (not a git checkout)"
     return f"git {sha}" + (" + uncommitted changes in mgqa_platform/" if dirty else "")
@@ -681,6 +714,46 @@ HEADER = (
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run the benchmark (or, with ``--child``, one measurement in this process) and print the
+    report; ``--json`` also writes the results."""
+    args = _parser().parse_args(argv)
+    if args.child:
+        child_main(
+            args.child,
+            args.child_path,
+            args.workdir,
+            args.profile,
+            args.trace,
+            args.duckdb_memory_limit,
+        )
+        return 0
+    sizes = sorted(args.sizes or (QUICK_SIZES if args.quick else DEFAULT_SIZES))
+    modes = [m for m in MODES if m in args.modes and not (m == "rdflib" and args.skip_rdflib)]
+    if "parse-parallel" in modes:
+        sys.path.insert(0, str(REPO_ROOT))
+        from mgqa_platform.kg import rdf_stream
+
+        if not hasattr(rdf_stream, "parse_file"):
+            modes.remove("parse-parallel")
+    print(
+        f"# KG conversion benchmark: sizes {sizes}, modes {modes}, workdir {args.workdir}, {os.cpu_count()} CPUs",
+        flush=True,
+    )
+    print(f"# library: {_library_version()}; python {sys.version.split()[0]}", flush=True)
+    results = _measure(args, sizes, modes)
+    _print_results(results, sizes, modes)
+    speedups = _print_ratios(results, sizes, modes)
+    growth = _print_growth(results, sizes, modes)
+    _print_targets(sizes, modes, speedups, growth)
+    if args.json:
+        args.json.write_text(
+            json.dumps({str(k): v for k, v in results.items()}, indent=2, default=str)
+        )
+    return 0
+
+
+def _parser() -> argparse.ArgumentParser:
+    """The benchmark's command line."""
     ap = argparse.ArgumentParser(
         description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
     )
@@ -736,33 +809,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("--child", choices=MODES, help=argparse.SUPPRESS)
     ap.add_argument("--child-path", type=Path, help=argparse.SUPPRESS)
-    args = ap.parse_args(argv)
+    return ap
 
-    if args.child:
-        child_main(
-            args.child,
-            args.child_path,
-            args.workdir,
-            args.profile,
-            args.trace,
-            args.duckdb_memory_limit,
-        )
-        return 0
 
-    sizes = sorted(args.sizes or (QUICK_SIZES if args.quick else DEFAULT_SIZES))
-    modes = [m for m in MODES if m in args.modes and not (m == "rdflib" and args.skip_rdflib)]
-    if "parse-parallel" in modes:
-        sys.path.insert(0, str(REPO_ROOT))
-        from mgqa_platform.kg import rdf_stream
-
-        if not hasattr(rdf_stream, "parse_file"):
-            modes.remove("parse-parallel")
-    print(
-        f"# KG conversion benchmark: sizes {sizes}, modes {modes}, workdir {args.workdir}, {os.cpu_count()} CPUs",
-        flush=True,
-    )
-    print(f"# library: {_library_version()}; python {sys.version.split()[0]}", flush=True)
-
+def _measure(args: argparse.Namespace, sizes: list[int], modes: list[str]) -> dict:
+    """Size -> mode -> the measurement of a child process (and ``_meta``: the generated file's)."""
     results: dict[int, dict[str, dict]] = {}
     for size in sizes:
         path, meta = dataset(args.workdir, size, args.seed)
@@ -782,40 +833,47 @@ def main(argv: list[str] | None = None) -> int:
             results[size][mode] = r
             print("      " + fmt_row(size, r).strip(), flush=True)
             if mode == "convert" and "error" not in r:
-                accounted = sum(v["seconds"] for v in r["phases"].values())
-                ph = "; ".join(
-                    f"{k} {v['seconds']}s x{v['calls']} (peak {v['peak_tree_rss_mib']} MiB)"
-                    for k, v in r["phases"].items()
-                )
-                print(
-                    f"      convert phases: {ph}; outside these functions {r['seconds'] - accounted:.2f}s",
-                    flush=True,
-                )
-                print(
-                    f"      entities {r['entities']:,}, labels {r['labels']:,}, entity_triples {r['entity_triples']:,}, "
-                    f"quarantined {r['quarantined']}, ambiguous names {r['ambiguous_names']:,}, warehouse {r['db_mib']} MiB; "
-                    f"duckdb memory_limit {r.get('duckdb_memory_limit')}, threads {r.get('duckdb_threads')}, "
-                    f"MGQA_PARSE_WORKERS={r.get('MGQA_PARSE_WORKERS') or '(unset)'}",
-                    flush=True,
-                )
-                if r.get("trace"):
-                    print(
-                        f"      {'seconds':>8} {'calls':>6} {'peak MiB':>9}  statement", flush=True
-                    )
-                    for label, st in sorted(r["trace"].items(), key=lambda kv: -kv[1]["seconds"]):
-                        if st["seconds"] >= 0.01:
-                            pk = st["peak_tree_rss_mib"] or "<sample"
-                            print(
-                                f"      {st['seconds']:>8.2f} {st['calls']:>6} {pk:>9}  {label}",
-                                flush=True,
-                            )
-                if args.profile:
-                    print(r.get("cprofile_cumulative", ""), flush=True)
-                    print(r.get("cprofile_tottime", ""), flush=True)
+                _print_convert_detail(r, args.profile)
             if "error" in r and r.get("stderr_tail"):
                 print(r["stderr_tail"], flush=True)
+    return results
 
-    # ---- report
+
+def _print_convert_detail(r: dict, profile: bool) -> None:
+    """The phases, counts, settings and (with ``--trace``/``--profile``) the statements and the
+    profile of one convert run."""
+    accounted = sum(v["seconds"] for v in r["phases"].values())
+    ph = "; ".join(
+        f"{k} {v['seconds']}s x{v['calls']} (peak {v['peak_tree_rss_mib']} MiB)"
+        for k, v in r["phases"].items()
+    )
+    print(
+        f"      convert phases: {ph}; outside these functions {r['seconds'] - accounted:.2f}s",
+        flush=True,
+    )
+    print(
+        f"      entities {r['entities']:,}, labels {r['labels']:,}, entity_triples {r['entity_triples']:,}, "
+        f"quarantined {r['quarantined']}, ambiguous names {r['ambiguous_names']:,}, warehouse {r['db_mib']} MiB; "
+        f"duckdb memory_limit {r.get('duckdb_memory_limit')}, threads {r.get('duckdb_threads')}, "
+        f"MGQA_PARSE_WORKERS={r.get('MGQA_PARSE_WORKERS') or '(unset)'}",
+        flush=True,
+    )
+    if r.get("trace"):
+        print(f"      {'seconds':>8} {'calls':>6} {'peak MiB':>9}  statement", flush=True)
+        for label, st in sorted(r["trace"].items(), key=lambda kv: -kv[1]["seconds"]):
+            if st["seconds"] >= 0.01:
+                pk = st["peak_tree_rss_mib"] or "<sample"
+                print(
+                    f"      {st['seconds']:>8.2f} {st['calls']:>6} {pk:>9}  {label}",
+                    flush=True,
+                )
+    if profile:
+        print(r.get("cprofile_cumulative", ""), flush=True)
+        print(r.get("cprofile_tottime", ""), flush=True)
+
+
+def _print_results(results: dict, sizes: list[int], modes: list[str]) -> None:
+    """The table of every measurement, and a warning when the machine was busy."""
     print()
     print("## Results")
     print(HEADER)
@@ -838,15 +896,16 @@ def main(argv: list[str] | None = None) -> int:
             "timings are pessimistic and noisy; re-run on an idle machine for reference numbers."
         )
 
+
+def _print_ratios(results: dict, sizes: list[int], modes: list[str]) -> dict[int, float | None]:
+    """Throughput and CPU time against rdflib per size; returns convert's throughput ratio per
+    size."""
+
     def tps(size: int, mode: str) -> float | None:
         r = results[size].get(mode)
         if not r or "error" in r or not r.get("seconds"):
             return None
         return r["triples"] / r["seconds"]
-
-    def peak(size: int, mode: str) -> float | None:
-        r = results[size].get(mode)
-        return None if not r or "error" in r else r["peak_rss_mib"]
 
     print()
     print("## Throughput vs rdflib (same run)")
@@ -878,18 +937,40 @@ def main(argv: list[str] | None = None) -> int:
                 parts.append(f"{mode} {ref['cpu_s'] / r['cpu_s']:.2f}x")
         print(f"{size:>10,}: " + ", ".join(parts))
 
+    return speedups
+
+
+def _peak(results: dict, size: int, mode: str) -> float | None:
+    """The peak RSS of one measurement (None when it failed or did not run)."""
+    r = results[size].get(mode)
+    return None if not r or "error" in r else r["peak_rss_mib"]
+
+
+def _print_growth(results: dict, sizes: list[int], modes: list[str]) -> dict[str, float | None]:
+    """Peak RSS growth from the smallest to the largest size per mode; returns it."""
     print()
     lo, hi = sizes[0], sizes[-1]
     print(f"## Peak RSS growth ({hi:,} vs {lo:,} triples, file {hi / lo:.1f}x larger)")
     growth: dict[str, float | None] = {}
     for mode in modes:
-        a, b = peak(lo, mode), peak(hi, mode)
+        a, b = _peak(results, lo, mode), _peak(results, hi, mode)
         growth[mode] = b / a if (a and b) else None
         print(
             f"{mode:<14}: {a if a else float('nan'):,.0f} -> {b if b else float('nan'):,.0f} MiB = "
             + (f"{growth[mode]:.2f}x" if growth[mode] else "n/a")
         )
 
+    return growth
+
+
+def _print_targets(
+    sizes: list[int],
+    modes: list[str],
+    speedups: dict[int, float | None],
+    growth: dict[str, float | None],
+) -> None:
+    """Whether the two targets (convert >= 10x rdflib, peak RSS growth <= 1.5x) were met."""
+    lo, hi = sizes[0], sizes[-1]
     print()
     if "rdflib" not in modes or "convert" not in modes:
         print(
@@ -920,12 +1001,6 @@ def main(argv: list[str] | None = None) -> int:
             + (f"{g:.2f}x" if g else "n/a")
             + " > 1.5x"
         )
-
-    if args.json:
-        args.json.write_text(
-            json.dumps({str(k): v for k, v in results.items()}, indent=2, default=str)
-        )
-    return 0
 
 
 if __name__ == "__main__":

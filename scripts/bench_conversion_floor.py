@@ -40,6 +40,7 @@ sys.path.insert(0, str(REPO_ROOT / "scripts"))
 import bench_conversion  # noqa: E402  (the generator of the benchmark's files)
 
 from mgqa_platform import warehouse  # noqa: E402
+from mgqa_platform.category_words import localized_nouns  # noqa: E402
 from mgqa_platform.kg import convert, names, rdf_stream  # noqa: E402
 
 WRITTEN = ("entities", "entity_labels", "entity_triples")
@@ -118,7 +119,7 @@ def main(argv: list[str] | None = None) -> int:
         lons, lats = [p[0] for p in points], [p[1] for p in points]
         timed("h3", lambda: convert._point_cells(lons, lats), results)
         nouns = convert._category_nouns(sorted({e.category for e in rules_in}))
-        words = names.category_words(nouns.values(), nouns, convert._localized_nouns(nouns))
+        words = names.category_words(nouns.values(), nouns, localized_nouns(nouns))
         timed(
             "name rules",
             lambda: names.name_entities(rules_in, words, frozenset(), convert.PLACE_CATEGORIES),

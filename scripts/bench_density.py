@@ -191,6 +191,26 @@ def _run_child(mode: str, raster: Path | str, window_rows: int) -> dict:
 # Report
 # --------------------------------------------------------------------------------------------------
 def main(argv: list[str] | None = None) -> int:
+    """Run the density benchmark (or, with ``--child``, one measurement in this process) and print
+    its table and summary."""
+    args = _parser().parse_args(argv)
+    if args.child:
+        print(json.dumps(_child(args.child[0], args.child[1], int(args.child[2]))))
+        return 0
+    rows = args.rows
+    small_rows = max(1, rows // 4)
+    top = args.top_lat if args.top_lat is not None else round(rows * PIXEL_DEG / 2.0, 6)
+    if top > 90 or top - rows * PIXEL_DEG < -90:
+        raise SystemExit(f"--rows {rows} with top latitude {top} leaves [-90, 90]")
+    big, small = _rasters(args, rows, small_rows, top)
+    results = _measure(args, big, small)
+    _print_table(results, rows, small_rows)
+    _print_summary(args, results, rows, small_rows, top)
+    return 0
+
+
+def _parser() -> argparse.ArgumentParser:
+    """The benchmark's command line."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--workdir", type=Path, default=Path("/tmp/mgqa-bench-density"))
     ap.add_argument(
@@ -208,16 +228,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--child", nargs=3, metavar=("MODE", "RASTER", "WINDOW_ROWS"), help=argparse.SUPPRESS
     )
-    args = ap.parse_args(argv)
-    if args.child:
-        print(json.dumps(_child(args.child[0], args.child[1], int(args.child[2]))))
-        return 0
+    return ap
 
-    rows = args.rows
-    small_rows = max(1, rows // 4)
-    top = args.top_lat if args.top_lat is not None else round(rows * PIXEL_DEG / 2.0, 6)
-    if top > 90 or top - rows * PIXEL_DEG < -90:
-        raise SystemExit(f"--rows {rows} with top latitude {top} leaves [-90, 90]")
+
+def _rasters(args: argparse.Namespace, rows: int, small_rows: int, top: float) -> tuple[Path, Path]:
+    """The synthetic rasters of ``rows`` and ``small_rows`` rows from latitude ``top`` (generated,
+    or reused from ``--workdir``)."""
     print(f"generating (or reusing) rasters in {args.workdir} ...", flush=True)
     t = time.perf_counter()
     big = generate(
@@ -237,6 +253,12 @@ def main(argv: list[str] | None = None) -> int:
         f"{small.name} ({small.stat().st_size / 2**20:.0f} MiB)"
     )
 
+    return big, small
+
+
+def _measure(args: argparse.Namespace, big: Path, small: Path) -> list[dict]:
+    """The six measurements (imports, baseline and aggregate on both rasters, the alternative
+    window), each the median of ``--repeat`` child runs with the largest peak RSS."""
     runs = [
         ("imports", big, args.window_rows),
         ("baseline", big, args.window_rows),
@@ -259,6 +281,11 @@ def main(argv: list[str] | None = None) -> int:
             flush=True,
         )
 
+    return results
+
+
+def _print_table(results: list[dict], rows: int, small_rows: int) -> None:
+    """The table of the measurements, with each aggregate's time against its baseline."""
     imports, base_big, agg_big, agg_alt, base_small, agg_small = results
     print()
     print(
@@ -277,6 +304,14 @@ def main(argv: list[str] | None = None) -> int:
         print(
             f"{label:<34} {nrows:>6} {r['window_rows']:>6} {r['seconds']:8.2f} {mpx:7.1f} {r['maxrss_mib']:12.0f} {ratio}"
         )
+
+
+def _print_summary(
+    args: argparse.Namespace, results: list[dict], rows: int, small_rows: int, top: float
+) -> None:
+    """Pixels and cells, the full grid's time (measured or extrapolated), the consistency of the
+    aggregate with the baseline and the memory figures."""
+    imports, base_big, agg_big, agg_alt, base_small, agg_small = results
     print()
     scale = GLOBAL_ROWS / rows
     print(
@@ -313,7 +348,6 @@ def main(argv: list[str] | None = None) -> int:
         f"window {args.window_rows}: {agg_big['maxrss_mib']:.0f} MiB vs window {args.alt_window_rows}: {agg_alt['maxrss_mib']:.0f} MiB; "
         f"imports alone {imports['maxrss_mib']:.0f} MiB"
     )
-    return 0
 
 
 if __name__ == "__main__":

@@ -102,32 +102,40 @@ def filled(home: Path, langs: int, rows: int) -> WarehouseResource:
 
 def run_plain(res: WarehouseResource, langs: list[str], rows: int) -> float:
     """Seconds to rewrite each of ``langs`` straight into the published table (see :func:`timed`)."""
-    total = 0.0
-    for lang in langs:
-        with timed() as t, res.get_connection() as con:
-            t.start()
-            with warehouse.transaction(con):
-                writer(lang, rows, 1)(con)
-        total += t.seconds
-    return total
+
+    def plain(con, lang: str) -> None:
+        with warehouse.transaction(con):
+            writer(lang, rows, 1)(con)
+
+    return _timed_rewrites(res, langs, plain)
 
 
 def run_audited(res: WarehouseResource, langs: list[str], rows: int) -> float:
     """Seconds to rewrite each of ``langs`` through ``write_audited`` (see :func:`timed`)."""
+
+    def audited(con, lang: str) -> None:
+        out = res.write_audited(
+            con,
+            warehouse.partition_slices("lang", lang, "questions_postedited"),
+            writer(lang, rows, 1),
+            asset_key=KEY,
+            partition=lang,
+            checks=CHECKS,
+        )
+        if not out.published:
+            raise RuntimeError(f"{lang}: the audit refused the write: {out.results}")
+
+    return _timed_rewrites(res, langs, audited)
+
+
+def _timed_rewrites(res: WarehouseResource, langs: list[str], rewrite) -> float:
+    """Total seconds of ``rewrite(con, lang)`` over ``langs``, one connection each, timed from
+    after the connection opened (see :func:`timed`)."""
     total = 0.0
     for lang in langs:
         with timed() as t, res.get_connection() as con:
             t.start()
-            out = res.write_audited(
-                con,
-                warehouse.partition_slices("lang", lang, "questions_postedited"),
-                writer(lang, rows, 1),
-                asset_key=KEY,
-                partition=lang,
-                checks=CHECKS,
-            )
-            if not out.published:
-                raise RuntimeError(f"{lang}: the audit refused the write: {out.results}")
+            rewrite(con, lang)
         total += t.seconds
     return total
 

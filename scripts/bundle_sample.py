@@ -74,18 +74,27 @@ def read_pbf(path: Path, nodes: dict, ways: dict, rels: dict) -> None:
             )
 
 
-def read_poi_sqlite(zpath: Path, nodes: dict) -> int:
-    """Turn the POI rows (ID, LAT, LON, NAME, NAME_EN, NAME_DE, TAG, VALUE, POPULATION, ELEVATION) into nodes."""
+def query_poi_sqlite(zpath: Path, sql: str) -> list[tuple]:
+    """The rows of ``sql`` over the SQLite database inside the ``*.sqlite.zip`` at ``zpath``
+    (unpacked into a temporary folder, removed afterwards)."""
     with zipfile.ZipFile(zpath) as zf, tempfile.TemporaryDirectory() as tmp:
         name = zf.namelist()[0]
         db = Path(tmp) / name
         db.write_bytes(zf.read(name))
         con = sqlite3.connect(db)
-        rows = con.execute(
-            "SELECT ID, LAT, LON, NAME, NAME_EN, NAME_DE, TAG, VALUE, POPULATION, ELEVATION FROM NODE "
-            "WHERE NAME IS NOT NULL AND NAME <> ''"
-        ).fetchall()
-        con.close()
+        try:
+            return con.execute(sql).fetchall()
+        finally:
+            con.close()
+
+
+def read_poi_sqlite(zpath: Path, nodes: dict) -> int:
+    """Turn the POI rows (ID, LAT, LON, NAME, NAME_EN, NAME_DE, TAG, VALUE, POPULATION, ELEVATION) into nodes."""
+    rows = query_poi_sqlite(
+        zpath,
+        "SELECT ID, LAT, LON, NAME, NAME_EN, NAME_DE, TAG, VALUE, POPULATION, ELEVATION FROM NODE "
+        "WHERE NAME IS NOT NULL AND NAME <> ''",
+    )
     for nid, lat, lon, nm, nm_en, nm_de, tag, value, pop, ele in rows:
         tags = {"name": nm}
         if nm_en:

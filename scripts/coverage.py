@@ -26,13 +26,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import sqlite3
-import tempfile
-import zipfile
 from pathlib import Path
 
 import osmium
 import shapely
+from bundle_sample import query_poi_sqlite
 from shapely.geometry import box, mapping, shape
 from shapely.geometry.base import BaseGeometry
 
@@ -77,19 +75,14 @@ def relation_polygon(path: Path, relation_id: int) -> BaseGeometry:
 
 def poi_bbox(zpath: Path) -> BaseGeometry:
     """Bounding box of the named POI nodes of a ``*.sqlite.zip`` (the rows bundle_sample.py keeps)."""
-    with zipfile.ZipFile(zpath) as zf, tempfile.TemporaryDirectory() as tmp:
-        name = zf.namelist()[0]
-        db = Path(tmp) / name
-        db.write_bytes(zf.read(name))
-        con = sqlite3.connect(db)
-        row = con.execute(
-            """
+    (row,) = query_poi_sqlite(
+        zpath,
+        """
             SELECT min(LON), min(LAT), max(LON), max(LAT)
             FROM NODE
             WHERE NAME IS NOT NULL AND NAME <> ''
-            """
-        ).fetchone()
-        con.close()
+            """,
+    )
     return box(*row)
 
 

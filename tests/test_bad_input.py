@@ -19,8 +19,8 @@ from mgqa_platform.marks import mark, unmark
 from mgqa_platform.multilingual import instantiate, memory
 from mgqa_platform.multilingual.annotations import annotation_file, load_annotations
 from mgqa_platform.multilingual.ensemble import spans
+from mgqa_platform.question_schema import LOCALIZED_SCHEMA, arrow_table
 from mgqa_platform.questions.catalog import default_catalog
-from mgqa_platform.questions.schema import LOCALIZED_SCHEMA, arrow_table
 from mgqa_platform.strata import income
 from mgqa_platform.warehouse import registered
 from tests.conftest import write_tiny_pbf

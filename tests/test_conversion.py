@@ -310,14 +310,12 @@ def test_a_country_label_node_folds_into_its_boundary(con, tmp_path):
     assert not rows(con, "SELECT 1 FROM entity_triples WHERE entity_id = 'osmh3kg:node/148874198'")
 
 
-def test_reconversion_replaces_the_partition_with_identical_rows(con, tiny_pbf, tmp_path):
-    ttl = tmp_path / "wkg.ttl"
-    build_worldkg(tiny_pbf, ttl)
+def _worldkg_rows(con) -> dict[str, list[tuple]]:
+    """The worldkg rows of the entity tables and the quarantine, geometries as WKT."""
     dump = (
         "SELECT * EXCLUDE (geometry), ST_AsText(geometry) FROM {} WHERE kg = 'worldkg' ORDER BY ALL"
     )
-    convert_kg(con, "worldkg", ttl, "s")
-    first = {
+    return {
         t: con.execute(
             dump.format(t)
             if t == "entities"
@@ -325,26 +323,30 @@ def test_reconversion_replaces_the_partition_with_identical_rows(con, tiny_pbf, 
         ).fetchall()
         for t in ("entities", "entity_labels", "entity_triples", "quarantine")
     }
+
+
+def test_reconversion_replaces_the_partition_with_identical_rows(con, tiny_pbf, tmp_path):
+    ttl = tmp_path / "wkg.ttl"
+    build_worldkg(tiny_pbf, ttl)
     convert_kg(con, "worldkg", ttl, "s")
-    second = {
-        t: con.execute(
-            dump.format(t)
-            if t == "entities"
-            else f"SELECT * FROM {t} WHERE kg = 'worldkg' ORDER BY ALL"
-        ).fetchall()
-        for t in first
-    }
-    assert first == second and len(first["entities"]) == 4
+    first = _worldkg_rows(con)
+    convert_kg(con, "worldkg", ttl, "s")
+    assert _worldkg_rows(con) == first and len(first["entities"]) == 4
 
 
-KWG_SHAPES = """@prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .
+#: The Turtle prefixes of the KnowWhereGraph fixtures.
+KWG_PREFIXES = """@prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .
 @prefix geo: <http://www.opengis.net/ont/geosparql#> .
 @prefix time: <http://www.w3.org/2006/time#> .
 @prefix sosa: <http://www.w3.org/ns/sosa/> .
 @prefix xsd: <http://www.w3.org/2001/XMLSchema#> .
 @prefix kwgr: <http://stko-kwg.geog.ucsb.edu/lod/resource/> .
 @prefix kwg-ont: <http://stko-kwg.geog.ucsb.edu/lod/ontology/> .
-@prefix usgs: <http://gnis-ld.org/lod/usgs/ontology/> .
+"""
+
+KWG_SHAPES = (
+    KWG_PREFIXES
+    + """@prefix usgs: <http://gnis-ld.org/lod/usgs/ontology/> .
 @prefix mgqa: <urn:mgqa:ontology:> .
 kwgr:Earthquake.ci1 a kwg-ont:Earthquake ; rdfs:label "M 2.5 - 10km N of Somewhere" ;
   geo:hasGeometry kwgr:g1 ; sosa:isFeatureOfInterestOf kwgr:c1 ;
@@ -405,6 +407,7 @@ kwgr:Earth.North_America.United_States.USA.5.42_1 a kwg-ont:AdministrativeRegion
   sosa:hasSimpleResult "3.1"^^xsd:decimal .
 mgqa:magnitude a sosa:ObservableProperty ; rdfs:label "earthquake magnitude" .
 """
+)
 
 
 def test_kwg_shapes(con, tmp_path):

@@ -10,7 +10,7 @@ import yaml
 from mgqa_dagster import definitions, spec_snapshot
 from mgqa_dagster.cli import INSTANCE_CONFIG
 from mgqa_dagster.resources.warehouse import WAREHOUSE_POOL
-from mgqa_platform.questions import schema
+from mgqa_platform import question_schema as schema
 
 
 def test_definitions_match_the_committed_snapshot():

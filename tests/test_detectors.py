@@ -8,8 +8,8 @@ import duckdb
 import pytest
 
 from mgqa_platform import report
+from mgqa_platform.languages import TARGETS
 from mgqa_platform.multilingual import detectors as det
-from mgqa_platform.multilingual.languages import TARGETS
 
 # (language, detector name, wrong text_marked, the same question written right)
 CASES = [

@@ -9,11 +9,11 @@ import pytest
 
 from mgqa_dagster.data_quality.multilingual import LOCALIZED_CHECKS
 from mgqa_platform import warehouse
+from mgqa_platform.languages import TARGETS
 from mgqa_platform.multilingual import instantiate, memory, names
 from mgqa_platform.multilingual.ensemble import spans
-from mgqa_platform.multilingual.languages import TARGETS
+from mgqa_platform.question_schema import LOCALIZED_SCHEMA, QUESTION_SCHEMA, arrow_table
 from mgqa_platform.questions.catalog import default_catalog
-from mgqa_platform.questions.schema import LOCALIZED_SCHEMA, QUESTION_SCHEMA, arrow_table
 from tests.test_multilingual import _record
 
 (CHECK,) = [c for c in LOCALIZED_CHECKS if c.name == "distinct_entities_distinct_names"]

@@ -8,6 +8,7 @@ import json
 
 import pytest
 
+from mgqa_platform.languages import TARGETS
 from mgqa_platform.marks import mark
 from mgqa_platform.multilingual import detectors, instantiate, memory
 from mgqa_platform.multilingual.ensemble import RuleMember, apply_edits
@@ -19,7 +20,6 @@ from mgqa_platform.multilingual.events import (
     event_phrase,
 )
 from mgqa_platform.multilingual.instantiate import place_events
-from mgqa_platform.multilingual.languages import TARGETS
 from mgqa_platform.questions.catalog import default_catalog
 
 QUAKE = EventFacts("earthquake", 4.9, dt.datetime(2015, 11, 27, 11, 40, 12, tzinfo=dt.UTC))

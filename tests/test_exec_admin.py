@@ -310,54 +310,19 @@ def test_full_containment_polygons(osm):
 
 
 def test_ranked_containment(osm):
-    longest, row = run(
-        osm,
-        "E05.1",
-        OKG,
-        entity_A=oid("R1"),
-        category_B="road",
-        entity_C=oid("R2"),
-        rank_type="longest",
-    )
+    def roads(a: str, c: str, rank_type: str) -> dict:
+        return dict(entity_A=oid(a), category_B="road", entity_C=oid(c), rank_type=rank_type)
+
+    longest, row = run(osm, "E05.1", OKG, **roads("R1", "R2", "longest"))
     assert longest.gold == {"value": False} and longest.evidence == (oid("L2"),)
     lengths = {m["id"]: m["measure"] for m in row["members"]}
     assert lengths[oid("L2")] == pytest.approx(
         GEOD.inv(24.915, 60.108, 24.925, 60.108)[2], rel=1e-6
     )
-    shortest, _ = run(
-        osm,
-        "E05.1",
-        OKG,
-        entity_A=oid("R1"),
-        category_B="road",
-        entity_C=oid("R2"),
-        rank_type="shortest",
-    )
+    shortest, _ = run(osm, "E05.1", OKG, **roads("R1", "R2", "shortest"))
     assert shortest.gold == {"value": True} and shortest.evidence == (oid("L3"),)
-    assert (
-        premise(
-            osm,
-            "E05.1",
-            OKG,
-            entity_A=oid("R1"),
-            category_B="road",
-            entity_C=oid("R2"),
-            rank_type="longest",
-        )
-        is True
-    )
-    assert (
-        premise(
-            osm,
-            "E05.1",
-            OKG,
-            entity_A=oid("R2"),
-            category_B="road",
-            entity_C=oid("R3"),
-            rank_type="longest",
-        )
-        is False
-    )
+    assert premise(osm, "E05.1", OKG, **roads("R1", "R2", "longest")) is True
+    assert premise(osm, "E05.1", OKG, **roads("R2", "R3", "longest")) is False
 
 
 # ---------------------------------------------------------------------------------------------- generate

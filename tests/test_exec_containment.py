@@ -27,6 +27,7 @@ from mgqa_platform.questions.executors.containment import (
 )
 from mgqa_platform.questions.generate import generate, replay
 from tests import question_world as world
+from tests.test_density import write_tif
 
 GEOD = Geod(ellps="WGS84")
 CATALOG = load_catalog()
@@ -132,19 +133,8 @@ def write_raster(
     path: Path, data: np.ndarray, west: float, north: float, res: float, nodata: float = -1.0
 ) -> str:
     """A float32 EPSG:4326 GeoTIFF with ``data`` (rows north to south); returns its sha256."""
-    with rasterio.open(
-        path,
-        "w",
-        driver="GTiff",
-        height=data.shape[0],
-        width=data.shape[1],
-        count=1,
-        dtype="float32",
-        crs="EPSG:4326",
-        transform=Affine(res, 0, west, 0, -res, north),
-        nodata=nodata,
-    ) as ds:
-        ds.write(data.astype("float32"), 1)
+    transform = Affine(res, 0, west, 0, -res, north)
+    write_tif(path, data.astype("float32"), transform, nodata=nodata)
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 

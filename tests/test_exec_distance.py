@@ -269,24 +269,19 @@ def test_a03_event_to_location_and_time_period(world):
 def test_a04_comparative_closer_farther_and_tie(world):
     c = SCHOOLS["S1"]
     assert km(PARKS["P1"], c) < km(SCHOOLS["S4"], c)
-    out, _ = run_gold(
-        world,
-        "A04.1",
-        entity_A=eid("S4"),
-        entity_B=eid("P1"),
-        entity_C=eid("S1"),
-        rank_type="closer to",
-    )
-    assert out.gold == {"entity_ids": [eid("P1")], "names": ["Park P1"]}
-    out, _ = run_gold(
-        world,
-        "A04.1",
-        entity_A=eid("S4"),
-        entity_B=eid("P1"),
-        entity_C=eid("S1"),
-        rank_type="farther from",
-    )
-    assert out.gold["entity_ids"] == [eid("S4")]
+    golds = {
+        rank_type: run_gold(
+            world,
+            "A04.1",
+            entity_A=eid("S4"),
+            entity_B=eid("P1"),
+            entity_C=eid("S1"),
+            rank_type=rank_type,
+        )[0].gold
+        for rank_type in ("closer to", "farther from")
+    }
+    assert golds["closer to"] == {"entity_ids": [eid("P1")], "names": ["Park P1"]}
+    assert golds["farther from"]["entity_ids"] == [eid("S4")]
     sub = CAT.sub_template("A04.1")
     row = {
         "rank_type": "closer to",

@@ -49,18 +49,27 @@ def run(con, sub_id: str, sql: str = "gold", kg: str = KG, **values):
     return world.run(con, sub_id, sql, kg, **values)
 
 
+def add_hic(con, entity_id: str, name: str, category: str, wkt: str, **kw) -> None:
+    """An entity of the high-income, high-density stratum (:func:`world.add`)."""
+    world.add(con, entity_id, name, category, wkt, stratum="HIC/high", **kw)
+
+
+def add_block(con, name: str, side_m: float) -> None:
+    """The city block :data:`BLOCK`, a square of ``side_m`` metres from (LON0, LAT0)."""
+    add_hic(con, BLOCK, name, "city_block", rect_wkt(LON0, LAT0, side_m, side_m))
+
+
+def ranked(con, sub_id: str, category: str, rank_type: str, attribute: str):
+    """The outcome of ranking the ``category`` members of :data:`BLOCK` by ``attribute``."""
+    return run(
+        con, sub_id, category_A=category, entity_B=BLOCK, rank_type=rank_type, attribute_A=attribute
+    )
+
+
 @pytest.fixture
 def block(con):
     """A 2 x 2 km city block with cafes at known offsets, one cafe outside, and a pharmacy."""
-    world.add(
-        con,
-        BLOCK,
-        "Kortteli",
-        "city_block",
-        rect_wkt(LON0, LAT0, 2000, 2000),
-        stratum="HIC/high",
-        iso3="FIN",
-    )
+    add_hic(con, BLOCK, "Kortteli", "city_block", rect_wkt(LON0, LAT0, 2000, 2000), iso3="FIN")
     cafes = {
         "osmh3kg:node/1": (300, 1700),
         "osmh3kg:node/2": (1800, 900),
@@ -71,20 +80,15 @@ def block(con):
     for i, (eid, (dx, dy)) in enumerate(cafes.items()):
         x, _ = at(LON0, LAT0, dx, 90)
         _, y = at(LON0, LAT0, dy, 0)
-        world.add(
-            con, eid, f"Kahvila {i}", "cafe", f"POINT({x} {y})", stratum="HIC/high", iso3="FIN"
-        )
+        add_hic(con, eid, f"Kahvila {i}", "cafe", f"POINT({x} {y})", iso3="FIN")
     x, y = at(LON0, LAT0, 3200, 45)
-    world.add(
-        con, "osmh3kg:node/9", "Ulkona", "cafe", f"POINT({x} {y})", stratum="HIC/high", iso3="FIN"
-    )
-    world.add(
+    add_hic(con, "osmh3kg:node/9", "Ulkona", "cafe", f"POINT({x} {y})", iso3="FIN")
+    add_hic(
         con,
         "osmh3kg:node/8",
         "Apteekki",
         "pharmacy",
         f"POINT({LON0 + 0.01} {LAT0 + 0.005})",
-        stratum="HIC/high",
         iso3="FIN",
     )
     return con
@@ -115,24 +119,12 @@ def test_extreme_ties_are_all_accepted(block):
     lon, lat = block.execute(
         "SELECT lon, lat FROM entities WHERE entity_id = 'osmh3kg:node/1'"
     ).fetchone()
-    world.add(
-        block,
-        "osmh3kg:node/6",
-        "Kahvila twin",
-        "cafe",
-        f"POINT({lon + 0.001} {lat + 5e-7})",
-        stratum="HIC/high",
-    )
+    add_hic(block, "osmh3kg:node/6", "Kahvila twin", "cafe", f"POINT({lon + 0.001} {lat + 5e-7})")
     out = run(block, "F01.1", category_A="cafe", entity_B=BLOCK, cardinal_direction="north")
     assert out.gold["entity_ids"] == ["osmh3kg:node/1", "osmh3kg:node/6"]
     for k in (7, 8):
-        world.add(
-            block,
-            f"osmh3kg:node/{k}0",
-            f"Twin {k}",
-            "cafe",
-            f"POINT({lon + 0.0003 * k} {lat})",
-            stratum="HIC/high",
+        add_hic(
+            block, f"osmh3kg:node/{k}0", f"Twin {k}", "cafe", f"POINT({lon + 0.0003 * k} {lat})"
         )
     assert (
         run(block, "F01.1", category_A="cafe", entity_B=BLOCK, cardinal_direction="north").reason
@@ -144,9 +136,7 @@ def test_extreme_ties_are_all_accepted(block):
 def test_extreme_diagonal_matches_geodesic_azimuths(con, direction):
     """Random members: the F01.3 answer maximises d * cos(az - bearing) computed with Geod.inv from B's point."""
     rng = random.Random(direction)
-    world.add(
-        con, BLOCK, "Kortteli", "city_block", rect_wkt(LON0, LAT0, 3000, 3000), stratum="HIC/high"
-    )
+    add_block(con, "Kortteli", 3000)
     lon0, lat0 = con.execute(
         f"SELECT lon, lat FROM entities WHERE entity_id = '{BLOCK}'"
     ).fetchone()
@@ -155,9 +145,7 @@ def test_extreme_diagonal_matches_geodesic_azimuths(con, direction):
         x, _ = at(LON0, LAT0, rng.uniform(50, 2950), 90)
         _, y = at(LON0, LAT0, rng.uniform(50, 2950), 0)
         pts[f"osmh3kg:node/{i}"] = (x, y)
-        world.add(
-            con, f"osmh3kg:node/{i}", f"Bar {i}", "bar", f"POINT({x} {y})", stratum="HIC/high"
-        )
+        add_hic(con, f"osmh3kg:node/{i}", f"Bar {i}", "bar", f"POINT({x} {y})")
     bearing = {"northeast": 45, "southeast": 135, "southwest": 225, "northwest": 315}[direction]
 
     def score(p):
@@ -183,17 +171,13 @@ def test_extreme_diagonal_readings(con, second, outcome):
     """At latitude 60 a degree of longitude is half as long as one of latitude: a member 1100 m away at
     bearing 80 reaches less far northeast than one 1000 m at bearing 45 (901 m along the bearing), but has
     the larger longitude + latitude, so "furthest northeast" depends on the map it is read on."""
-    world.add(
-        con, BLOCK, "Kortteli", "city_block", rect_wkt(LON0, LAT0, 3000, 3000), stratum="HIC/high"
-    )
+    add_block(con, "Kortteli", 3000)
     lon0, lat0 = con.execute(
         f"SELECT lon, lat FROM entities WHERE entity_id = '{BLOCK}'"
     ).fetchone()
     for i, (m, az) in enumerate(((1000, 45), second), start=1):
         x, y = at(lon0, lat0, m, az)
-        world.add(
-            con, f"osmh3kg:node/{i}", f"Bar {i}", "bar", f"POINT({x} {y})", stratum="HIC/high"
-        )
+        add_hic(con, f"osmh3kg:node/{i}", f"Bar {i}", "bar", f"POINT({x} {y})")
     out = run(con, "F01.3", category_A="bar", entity_B=BLOCK, cardinal_direction="northeast")
     assert (out.gold["entity_ids"] == [outcome]) if out.gold else (out.reason == outcome)
 
@@ -201,9 +185,7 @@ def test_extreme_diagonal_readings(con, second, outcome):
 @pytest.fixture
 def buildings(con):
     """Rectangular buildings of known sides in a block (w x h metres) plus a square park."""
-    world.add(
-        con, BLOCK, "Kortteli", "city_block", rect_wkt(LON0, LAT0, 3000, 3000), stratum="HIC/high"
-    )
+    add_block(con, "Kortteli", 3000)
     sizes = {
         "osmh3kg:way/11": (100, 100),
         "osmh3kg:way/12": (300, 40),
@@ -213,7 +195,7 @@ def buildings(con):
     for i, (eid, (w, h)) in enumerate(sizes.items()):
         x, _ = at(LON0, LAT0, 200 + 600 * i, 90)
         _, y = at(LON0, LAT0, 500, 0)
-        world.add(con, eid, f"Talo {i}", "building", rect_wkt(x, y, w, h), stratum="HIC/high")
+        add_hic(con, eid, f"Talo {i}", "building", rect_wkt(x, y, w, h))
     return con, sizes
 
 
@@ -228,14 +210,7 @@ def test_rank_area_perimeter_match_pyproj(buildings):
         geo[eid] = (abs(area) / 1e6, perim / 1000)
     for attr, idx in (("area", 0), ("perimeter", 1)):
         for word, pick in (("largest", max), ("smallest", min)):
-            out = run(
-                con,
-                "F02.1",
-                category_A="building",
-                entity_B=BLOCK,
-                rank_type=word,
-                attribute_A=attr,
-            )
+            out = ranked(con, "F02.1", "building", word, attr)
             assert out.gold["entity_ids"] == [pick(geo, key=lambda k: geo[k][idx])], (attr, word)
     # the members' measures agree with pyproj within 0.1 %
     sub = CATALOG.sub_template("F02.1")
@@ -262,71 +237,34 @@ def test_rank_area_perimeter_match_pyproj(buildings):
 def test_rank_shape_measures(buildings):
     con, sizes = buildings
     elong = {k: 1 - min(w, h) / max(w, h) for k, (w, h) in sizes.items()}
-    out = run(
-        con,
-        "F02.2",
-        category_A="building",
-        entity_B=BLOCK,
-        rank_type="highest",
-        attribute_A="elongation",
-    )
+    out = ranked(con, "F02.2", "building", "highest", "elongation")
     assert out.gold["entity_ids"] == [max(elong, key=elong.get)]
     # lowest elongation: the 100 x 100 square (0) vs 150 x 120 (0.2) vs 60 x 50 (0.17) -> the square
-    out = run(
-        con,
-        "F02.2",
-        category_A="building",
-        entity_B=BLOCK,
-        rank_type="lowest",
-        attribute_A="elongation",
-    )
+    out = ranked(con, "F02.2", "building", "lowest", "elongation")
     assert out.gold["entity_ids"] == ["osmh3kg:way/11"]
     # compactness of a w x h rectangle: 4 pi A / P^2 = pi w h / (w + h)^2
     comp = {k: 3.141592653589793 * w * h / (w + h) ** 2 for k, (w, h) in sizes.items()}
-    out = run(
-        con,
-        "F02.2",
-        category_A="building",
-        entity_B=BLOCK,
-        rank_type="lowest",
-        attribute_A="compactness",
-    )
+    out = ranked(con, "F02.2", "building", "lowest", "compactness")
     assert out.gold["entity_ids"] == [min(comp, key=comp.get)]
     # 100 x 100 (0.785) and 60 x 50 (0.779) are within 0.01: highest compactness is a near tie
-    assert (
-        run(
-            con,
-            "F02.2",
-            category_A="building",
-            entity_B=BLOCK,
-            rank_type="highest",
-            attribute_A="compactness",
-        ).reason
-        == "near_tie"
-    )
+    assert ranked(con, "F02.2", "building", "highest", "compactness").reason == "near_tie"
 
 
 def test_rank_shape_readings_must_agree(con):
     """'Which building has the highest compactness?' names no score: a 2:1 ellipse wins on Polsby-Popper
     (0.84 against the square's 0.785) but the square wins on Reock (0.64 against 0.5)."""
-    world.add(
-        con, BLOCK, "Kortteli", "city_block", rect_wkt(LON0, LAT0, 3000, 3000), stratum="HIC/high"
-    )
+    add_block(con, "Kortteli", 3000)
     cx, _ = at(LON0, LAT0, 800, 90)
     ring = [
         at(cx, LAT0, 140 * 70 / math.hypot(70 * math.cos(t), 140 * math.sin(t)), math.degrees(t))
         for t in np.linspace(0, 2 * math.pi, 128, endpoint=False)
     ]
     oval = "POLYGON((" + ", ".join(f"{x} {y}" for x, y in [*ring, ring[0]]) + "))"
-    world.add(con, "osmh3kg:way/21", "Soikio", "building", oval, stratum="HIC/high")
+    add_hic(con, "osmh3kg:way/21", "Soikio", "building", oval)
     x, _ = at(LON0, LAT0, 300, 90)
-    world.add(
-        con, "osmh3kg:way/22", "Neliö", "building", rect_wkt(x, LAT0, 100, 100), stratum="HIC/high"
-    )
+    add_hic(con, "osmh3kg:way/22", "Neliö", "building", rect_wkt(x, LAT0, 100, 100))
     x, _ = at(LON0, LAT0, 1300, 90)
-    world.add(
-        con, "osmh3kg:way/23", "Pitkä", "building", rect_wkt(x, LAT0, 300, 40), stratum="HIC/high"
-    )
+    add_hic(con, "osmh3kg:way/23", "Pitkä", "building", rect_wkt(x, LAT0, 300, 40))
     args = dict(category_A="building", entity_B=BLOCK, attribute_A="compactness")
     assert run(con, "F02.2", rank_type="highest", **args).reason == "reading_dependent"
     # the lowest is the thin one under both
@@ -334,9 +272,7 @@ def test_rank_shape_readings_must_agree(con):
 
 
 def test_rank_population(con):
-    world.add(
-        con, BLOCK, "Kunta", "city_block", rect_wkt(LON0, LAT0, 9000, 9000), stratum="HIC/high"
-    )
+    add_block(con, "Kunta", 9000)
     pops = {
         "osmh3kg:node/1": 1200,
         "osmh3kg:node/2": 5400,
@@ -345,40 +281,29 @@ def test_rank_population(con):
     }
     for i, (eid, pop) in enumerate(pops.items()):
         x, y = at(LON0, LAT0, 1000 + 1500 * i, 45)
-        world.add(
+        add_hic(
             con,
             eid,
             f"Kylä {i}",
             "village",
             f"POINT({x} {y})",
-            stratum="HIC/high",
             attributes={"population": pop} if pop else None,
         )
-    assert run(
-        con,
-        "F02.3",
-        category_A="village",
-        entity_B=BLOCK,
-        rank_type="smallest",
-        attribute_A="population",
-    ).gold["entity_ids"] == ["osmh3kg:node/1"]
-    assert (
-        run(
-            con,
-            "F02.3",
-            category_A="village",
-            entity_B=BLOCK,
-            rank_type="largest",
-            attribute_A="population",
-        ).reason
-        == "near_tie"
-    )
+    assert ranked(con, "F02.3", "village", "smallest", "population").gold["entity_ids"] == [
+        "osmh3kg:node/1"
+    ]
+    assert ranked(con, "F02.3", "village", "largest", "population").reason == "near_tie"
+
+
+def by_position(con, category: str, position: str, attribute: str, sql: str = "gold"):
+    """F03.1 on the ``category`` members of :data:`BLOCK`: the one at ``position`` by
+    ``attribute``."""
+    values = dict(category_A=category, entity_B=BLOCK, rank_position=position, attribute=attribute)
+    return run(con, "F03.1", sql, **values)
 
 
 def test_rank_position_by_length(con):
-    world.add(
-        con, BLOCK, "Kortteli", "city_block", rect_wkt(LON0, LAT0, 5000, 5000), stratum="HIC/high"
-    )
+    add_block(con, "Kortteli", 5000)
     lengths = {
         "osmh3kg:way/21": 800,
         "osmh3kg:way/22": 1500,
@@ -390,64 +315,14 @@ def test_rank_position_by_length(con):
         a = at(LON0, LAT0, 300 + 900 * i, 90)
         a = at(*a, 500, 0)
         b = at(*a, m, 20)
-        world.add(
-            con,
-            eid,
-            f"Katu {i}",
-            "road",
-            f"LINESTRING({a[0]} {a[1]}, {b[0]} {b[1]})",
-            stratum="HIC/high",
-        )
+        add_hic(con, eid, f"Katu {i}", "road", f"LINESTRING({a[0]} {a[1]}, {b[0]} {b[1]})")
     # second longest: 1200 vs 1195 is within 1 % -> discarded; second shortest is 800; third shortest 1195 ties 1200
-    assert (
-        run(
-            con,
-            "F03.1",
-            category_A="road",
-            entity_B=BLOCK,
-            rank_position="second",
-            attribute="longest",
-        ).reason
-        == "near_tie"
-    )
-    assert run(
-        con,
-        "F03.1",
-        category_A="road",
-        entity_B=BLOCK,
-        rank_position="second",
-        attribute="shortest",
-    ).gold["entity_ids"] == ["osmh3kg:way/21"]
-    assert (
-        run(
-            con,
-            "F03.1",
-            category_A="road",
-            entity_B=BLOCK,
-            rank_position="third",
-            attribute="shortest",
-        ).reason
-        == "near_tie"
-    )
-    prem = run(
-        con,
-        "F03.1",
-        "premise",
-        category_A="road",
-        entity_B=BLOCK,
-        rank_position="third",
-        attribute="shortest",
-    )
+    assert by_position(con, "road", "second", "longest").reason == "near_tie"
+    assert by_position(con, "road", "second", "shortest").gold["entity_ids"] == ["osmh3kg:way/21"]
+    assert by_position(con, "road", "third", "shortest").reason == "near_tie"
+    prem = by_position(con, "road", "third", "shortest", "premise")
     assert prem["holds"] is True
-    prem = run(
-        con,
-        "F03.1",
-        "premise",
-        category_A="rail",
-        entity_B=BLOCK,
-        rank_position="second",
-        attribute="shortest",
-    )
+    prem = by_position(con, "rail", "second", "shortest", "premise")
     assert prem["holds"] is False
 
 
@@ -520,9 +395,9 @@ def test_compound_direction_readings(con, bearings, outcome):
     200 under none (kept); at 60 north only as a half-plane (quadrant and 8 sectors: no) -> discarded; at 21,
     1.5 degrees from the 8-sector edge -> discarded."""
     b = (LON0, LAT0)
-    world.add(con, "worldkg:1", "Tori", "marketplace", f"POINT({b[0]} {b[1]})", stratum="HIC/high")
+    add_hic(con, "worldkg:1", "Tori", "marketplace", f"POINT({b[0]} {b[1]})")
     c = at(*b, 300, 270)
-    world.add(con, "worldkg:2", "Kioski", "kiosk", f"POINT({c[0]} {c[1]})", stratum="HIC/high")
+    add_hic(con, "worldkg:2", "Kioski", "kiosk", f"POINT({c[0]} {c[1]})")
     for i, az in enumerate(bearings, start=10):
         p = at(*c, 600, az)
         world.add(con, f"worldkg:{i}", f"Kahvila {i}", "cafe", f"POINT({p[0]} {p[1]})")
@@ -544,9 +419,9 @@ def test_compound_direction_readings(con, bearings, outcome):
 
 def test_compound_hand_world(con):
     b = (LON0, LAT0)
-    world.add(con, "worldkg:1", "Tori", "marketplace", f"POINT({b[0]} {b[1]})", stratum="HIC/high")
+    add_hic(con, "worldkg:1", "Tori", "marketplace", f"POINT({b[0]} {b[1]})")
     c = at(*b, 500, 270)
-    world.add(con, "worldkg:2", "Kioski", "kiosk", f"POINT({c[0]} {c[1]})", stratum="HIC/high")
+    add_hic(con, "worldkg:2", "Kioski", "kiosk", f"POINT({c[0]} {c[1]})")
     members = {
         "worldkg:10": (800, 10),
         "worldkg:11": (1500, 100),
@@ -555,14 +430,7 @@ def test_compound_hand_world(con):
     }
     pts = {eid: at(*b, m, az) for eid, (m, az) in members.items()}
     for eid, p in pts.items():
-        world.add(
-            con,
-            eid,
-            f"Ravintola {eid[-2:]}",
-            "restaurant",
-            f"POINT({p[0]} {p[1]})",
-            stratum="HIC/high",
-        )
+        add_hic(con, eid, f"Ravintola {eid[-2:]}", "restaurant", f"POINT({p[0]} {p[1]})")
     vals = dict(
         kg="worldkg", category_A="restaurant", entity_B="worldkg:1", entity_C="worldkg:2", value=2
     )
@@ -623,15 +491,15 @@ def test_compound_matches_pyproj(con):
         con.execute("DELETE FROM entities")
         rng = random.Random(seed)
         b = (rng.uniform(-60, 30), rng.uniform(-40, 65))
-        world.add(con, "worldkg:1", "B", "village", f"POINT({b[0]} {b[1]})", stratum="HIC/high")
+        add_hic(con, "worldkg:1", "B", "village", f"POINT({b[0]} {b[1]})")
         c = at(*b, rng.uniform(200, 1800), rng.uniform(0, 360))
-        world.add(con, "worldkg:2", "C", "kiosk", f"POINT({c[0]} {c[1]})", stratum="HIC/high")
+        add_hic(con, "worldkg:2", "C", "kiosk", f"POINT({c[0]} {c[1]})")
         pts = {
             f"worldkg:{i}": at(*b, rng.uniform(100, 6000), rng.uniform(0, 360))
             for i in range(10, 16)
         }
         for k, p in pts.items():
-            world.add(con, k, f"School {k}", "school", f"POINT({p[0]} {p[1]})", stratum="HIC/high")
+            add_hic(con, k, f"School {k}", "school", f"POINT({p[0]} {p[1]})")
         dist = {k: GEOD.inv(*b, *p)[2] / 1000 for k, p in pts.items()}
         for value in (2, 5):
             for d in ("northeast", "southeast", "southwest", "northwest"):

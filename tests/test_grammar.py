@@ -8,6 +8,7 @@ import string
 
 import pytest
 
+from mgqa_platform.languages import TARGETS
 from mgqa_platform.multilingual import instantiate, memory
 from mgqa_platform.multilingual.grammar import (
     Agreeing,
@@ -20,7 +21,6 @@ from mgqa_platform.multilingual.grammar import (
     spec_problems,
     specs,
 )
-from mgqa_platform.multilingual.languages import TARGETS
 from mgqa_platform.multilingual.placeholders import agreement_refs, placeholders, problems
 from mgqa_platform.questions.catalog import default_catalog
 

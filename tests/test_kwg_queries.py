@@ -223,21 +223,22 @@ def test_saved_select_results_give_the_crawl_bytes(crawl, tmp_path, fmt):
     assert stats == {"files": 6, "solutions": 92, "triples": 90, "duplicates": 2}
 
 
-def test_bad_select_results_are_clear_errors(tmp_path):
-    csv = tmp_path / "r.csv"
-    csv.write_text("s,p,o\nhttp://a,http://b,c\n")
-    with pytest.raises(ValueError, match="CSV loses"):
-        select_results_to_ntriples([csv], tmp_path / "x.nt")
-    wrong_vars = tmp_path / "v.tsv"
-    wrong_vars.write_text('?fire\t?name\n<http://a>\t"x"\n')
-    with pytest.raises(ValueError, match="variables s, p, o"):
-        select_results_to_ntriples([wrong_vars], tmp_path / "x.nt")
-    unbound = tmp_path / "u.tsv"
-    unbound.write_text('?s\t?p\t?o\n<http://a>\t<http://b>\t"c"\n<http://a>\t\t"c"\n')
-    with pytest.raises(ValueError, match="solution 1 leaves"):
-        select_results_to_ntriples([unbound], tmp_path / "x.nt")
-    literal_subject = tmp_path / "l.tsv"
-    literal_subject.write_text('?s\t?p\t?o\n"a"\t<http://b>\t"c"\n')
-    with pytest.raises(ValueError, match="solution 0 is no RDF triple"):
-        select_results_to_ntriples([literal_subject], tmp_path / "x.nt")
+@pytest.mark.parametrize(
+    ("name", "text", "message"),
+    [
+        ("r.csv", "s,p,o\nhttp://a,http://b,c\n", "CSV loses"),
+        ("v.tsv", '?fire\t?name\n<http://a>\t"x"\n', "variables s, p, o"),
+        (
+            "u.tsv",
+            '?s\t?p\t?o\n<http://a>\t<http://b>\t"c"\n<http://a>\t\t"c"\n',
+            "solution 1 leaves",
+        ),
+        ("l.tsv", '?s\t?p\t?o\n"a"\t<http://b>\t"c"\n', "solution 0 is no RDF triple"),
+    ],
+)
+def test_bad_select_results_are_clear_errors(tmp_path, name, text, message):
+    results = tmp_path / name
+    results.write_text(text)
+    with pytest.raises(ValueError, match=message):
+        select_results_to_ntriples([results], tmp_path / "x.nt")
     assert not (tmp_path / "x.nt").exists()

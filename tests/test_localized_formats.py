@@ -6,8 +6,8 @@ import datetime as dt
 
 import pytest
 
+from mgqa_platform.languages import TARGETS
 from mgqa_platform.multilingual import instantiate, memory
-from mgqa_platform.multilingual.languages import TARGETS
 
 T, N, NB = "\u2009", "\u202f", "\u00a0"  # thin space, narrow no-break space, no-break space
 
@@ -118,27 +118,24 @@ def test_every_language_has_every_shape():
         assert set(table) == set(TARGETS)
 
 
-@pytest.mark.parametrize("lang", TARGETS)
-def test_month_and_year(lang):
-    assert instantiate.format_period("December 2015", lang, _tm(lang)) == MONTH_YEAR[lang]
+#: (parameter value, expected rendering per language) of each period shape.
+PERIODS = [
+    ("December 2015", MONTH_YEAR),
+    ("2016-01-01 to 2016-12-31", WHOLE_MONTHS),
+    ("2016-03-01", LONG_DATE),
+    ("2016-01-01 to 2016-03-15", DAY_RANGE),
+]
 
 
 @pytest.mark.parametrize("lang", TARGETS)
-def test_range_of_whole_months(lang):
-    got = instantiate.format_period("2016-01-01 to 2016-12-31", lang, _tm(lang))
-    assert got == WHOLE_MONTHS[lang]
+@pytest.mark.parametrize(("period", "expected"), PERIODS, ids=[p for p, _ in PERIODS])
+def test_period_shapes(lang, period, expected):
+    assert instantiate.format_period(period, lang, _tm(lang)) == expected[lang]
 
 
 @pytest.mark.parametrize("lang", TARGETS)
 def test_long_date(lang):
-    assert instantiate.format_period("2016-03-01", lang, _tm(lang)) == LONG_DATE[lang]
     assert instantiate.long_date(dt.date(2016, 3, 1), lang) == LONG_DATE[lang]
-
-
-@pytest.mark.parametrize("lang", TARGETS)
-def test_range_of_days(lang):
-    got = instantiate.format_period("2016-01-01 to 2016-03-15", lang, _tm(lang))
-    assert got == DAY_RANGE[lang]
 
 
 @pytest.mark.parametrize("lang", TARGETS)

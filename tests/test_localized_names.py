@@ -9,10 +9,11 @@ import pytest
 
 from mgqa_platform import warehouse
 from mgqa_platform.kg import profiles
+from mgqa_platform.languages import TARGETS
 from mgqa_platform.multilingual import names, stage
-from mgqa_platform.multilingual.languages import TARGETS
+from mgqa_platform.question_schema import QUESTION_SCHEMA, arrow_table
 from mgqa_platform.questions.catalog import default_catalog
-from mgqa_platform.questions.schema import QUESTION_SCHEMA, arrow_table
+from tests.test_multilingual import _record
 
 #: Andorra in every language Natural Earth names it (ron, bul, sqi and kat have no NAME_xx field)
 ANDORRA = {
@@ -170,26 +171,15 @@ def test_stage_localizes_names_and_reports_the_share():
     variant = cat.sub_template("B01.2").variants[0]
     record = {
         **dict.fromkeys(QUESTION_SCHEMA.names),
-        "question_id": "q1",
-        "lang": "eng",
-        "kg": "worldkg",
-        "sfid": "B",
-        "tid": "B01",
-        "sub_template_id": "B01.2",
-        "variant_id": variant.id,
-        "text": "",
-        "text_marked": "",
-        "answer_format": "count",
-        "gold": '{"value": 2}',
-        "multimodal": False,
-        "image_role": None,
-        "bindings": json.dumps({"category_A": "post_office", "entity_B": "worldkg:1"}),
-        "parameters": json.dumps({"value": 1.5}),
-        "executor": "x@1",
-        "query": "SELECT 1",
-        "gold_triples": "[]",
-        "entity_subjects": "{}",
-        "false_premise": False,
+        **_record(
+            tid="B01",
+            variant_id=variant.id,
+            executor="x@1",
+            query="SELECT 1",
+            gold_triples="[]",
+            entity_subjects="{}",
+            false_premise=False,
+        ),
     }
     template = "{category_A} {value} {entity_B}"
     with warehouse.session(None) as con:

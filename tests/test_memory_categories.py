@@ -10,8 +10,8 @@ from collections import Counter
 
 import pytest
 
+from mgqa_platform.languages import TARGETS
 from mgqa_platform.multilingual import memory
-from mgqa_platform.multilingual.languages import TARGETS
 
 ADDED = """
     administrative_region stream water river retail drain rail apartments peak speed_camera

@@ -7,11 +7,11 @@ import json
 import pytest
 
 from mgqa_platform import warehouse
+from mgqa_platform.languages import CODES, TARGETS, in_script, language, scripts_of
 from mgqa_platform.multilingual import instantiate, memory, names, stage
-from mgqa_platform.multilingual.languages import CODES, TARGETS, in_script, language, scripts_of
 from mgqa_platform.multilingual.placeholders import placeholders, problems
+from mgqa_platform.question_schema import LOCALIZED_SCHEMA, QUESTION_SCHEMA, arrow_table
 from mgqa_platform.questions.catalog import default_catalog
-from mgqa_platform.questions.schema import LOCALIZED_SCHEMA, QUESTION_SCHEMA, arrow_table
 
 PAPER_LANGUAGES = "eng fra ita por ron spa bul rus deu urd sqi ell jpn kat tur vie zho".split()
 
@@ -218,6 +218,14 @@ def _record(**kw):
     return q
 
 
+def _localize_variant(vid, lang, templates, tm, labels, display, **kw):
+    """:func:`instantiate.localize` of one record of variant ``vid``, with the bundled catalog."""
+    record = [_record(variant_id=vid)]
+    return instantiate.localize(
+        record, lang, templates, tm, labels, display, default_catalog(), **kw
+    )
+
+
 def test_localize_fills_labels_categories_numbers_and_records_fallbacks():
     cat = default_catalog()
     sub = cat.sub_template("B01.2")
@@ -231,14 +239,8 @@ def test_localize_fills_labels_categories_numbers_and_records_fallbacks():
     fr = "Combien de {category_A} se trouvent à moins de {value} km de {entity_B} ?"
     templates = {sub.variants[0].id: (fr, "unreviewed")}
     display = {"worldkg:1": "Kamppi (Helsinki)"}
-    (row,), used = instantiate.localize(
-        [_record(variant_id=sub.variants[0].id)],
-        "fra",
-        templates,
-        tm,
-        {"worldkg:1": "Kamppi-fr"},
-        display,
-        cat,
+    (row,), used = _localize_variant(
+        sub.variants[0].id, "fra", templates, tm, {"worldkg:1": "Kamppi-fr"}, display
     )
     assert row["text"] == "Combien de bureaux de poste se trouvent à moins de 1,5 km de Kamppi-fr ?"
     assert (
@@ -251,14 +253,13 @@ def test_localize_fills_labels_categories_numbers_and_records_fallbacks():
     assert list(row) == LOCALIZED_SCHEMA.names
     assert row["template_text"] == fr and row["template_status"] == "unreviewed"
     # no French label, no French category: the English display name and label, both recorded
-    (row,), used = instantiate.localize(
-        [_record(variant_id=sub.variants[0].id)],
+    (row,), used = _localize_variant(
+        sub.variants[0].id,
         "fra",
         templates,
         memory.TranslationMemory("fra", "draft", {}),
         {},
         display,
-        cat,
     )
     assert "post offices" in row["text"] and "Kamppi (Helsinki)" in row["text"]
     assert json.loads(row["fallbacks"]) == ["category:category_A", "label:entity_B"] and used == {
@@ -266,38 +267,25 @@ def test_localize_fills_labels_categories_numbers_and_records_fallbacks():
         "label": 1,
     }
     # an event's English display name falls back without its English article
-    (row,), _ = instantiate.localize(
-        [_record(variant_id=sub.variants[0].id)],
-        "fra",
-        templates,
-        tm,
-        {},
-        {"worldkg:1": "the Spanish Fire of 1994"},
-        cat,
+    (row,), _ = _localize_variant(
+        sub.variants[0].id, "fra", templates, tm, {}, {"worldkg:1": "the Spanish Fire of 1994"}
     )
     assert row["text"].endswith("de Spanish Fire of 1994 ?") and " the " not in row["text"]
     # a French name starting with a vowel takes "d'", in the text and the marked text
-    (row,), _ = instantiate.localize(
-        [_record(variant_id=sub.variants[0].id)],
-        "fra",
-        templates,
-        tm,
-        {"worldkg:1": "Orly"},
-        display,
-        cat,
+    (row,), _ = _localize_variant(
+        sub.variants[0].id, "fra", templates, tm, {"worldkg:1": "Orly"}, display
     )
     assert row["text"].endswith("à moins de 1,5 km d'Orly ?")
     assert row["text_marked"].endswith("km d'{Orly} ?")
     # English is not re-rendered: its slice copies questions_en (stage.localize_language)
     with pytest.raises(ValueError, match="English"):
-        instantiate.localize(
-            [_record(variant_id=sub.variants[0].id)],
+        _localize_variant(
+            sub.variants[0].id,
             "eng",
             {sub.variants[0].id: (en, "source")},
             memory.TranslationMemory("eng", "source", {}),
             {},
             display,
-            cat,
         )
 
 
@@ -370,16 +358,13 @@ def test_fallback_name_says_the_category_word_in_the_language():
     spa = memory.TranslationMemory("spa", "draft", {}, categories={"bus_stop": entry})
     es = "¿Cuántas {category_A} hay a menos de {value} km de {entity_B}?"
     qualifiers = {"worldkg:1": names.Qualified("Rautatientori", "bus_stop")}
-    (row,), used = instantiate.localize(
-        [_record(variant_id=vid)],
-        "spa",
-        {vid: (es, "unreviewed")},
-        spa,
-        {},
-        {"worldkg:1": "Rautatientori (bus stop)"},
-        cat,
-        qualifiers=qualifiers,
-    )
+
+    def in_spanish(tm: memory.TranslationMemory, labels: dict):
+        display = {"worldkg:1": "Rautatientori (bus stop)"}
+        templates = {vid: (es, "unreviewed")}
+        return _localize_variant(vid, "spa", templates, tm, labels, display, qualifiers=qualifiers)
+
+    (row,), used = in_spanish(spa, {})
     assert row["text"].endswith("de Rautatientori (parada de autobús)?")
     assert row["text_marked"].endswith("de {Rautatientori (parada de autobús)}?")
     assert json.loads(row["fallbacks"]) == ["category:category_A", "label:entity_B"]
@@ -394,44 +379,25 @@ def test_fallback_name_says_the_category_word_in_the_language():
         },
     )
     de = "Wie viele {category_A} liegen im Umkreis von {value} km um {entity_B}?"
-    (row,), _ = instantiate.localize(
-        [_record(variant_id=vid)],
+    (row,), _ = _localize_variant(
+        vid,
         "deu",
         {vid: (de, "unreviewed")},
         deu,
         {},
         {"worldkg:1": "Dia (supermarket, Sant Julià de Lòria)"},
-        cat,
         qualifiers={"worldkg:1": names.Qualified("Dia", "supermarket", "Sant Julià de Lòria")},
     )
     assert row["text"].endswith("um Dia (Supermarkt, Sant Julià de Lòria)?")
     # a label in the language wins over the qualified English name
-    (row,), _ = instantiate.localize(
-        [_record(variant_id=vid)],
-        "spa",
-        {vid: (es, "unreviewed")},
-        spa,
-        {"worldkg:1": "Plaza del Ferrocarril"},
-        {"worldkg:1": "Rautatientori (bus stop)"},
-        cat,
-        qualifiers=qualifiers,
-    )
+    (row,), _ = in_spanish(spa, {"worldkg:1": "Plaza del Ferrocarril"})
     assert row["text"].endswith("de Plaza del Ferrocarril?")
     assert "label:entity_B" not in json.loads(row["fallbacks"])
     # no singular in the memory: the English word stays, recorded as a second fallback
     plural_only = memory.TranslationMemory(
         "spa", "draft", {}, categories={"bus_stop": {"source": "bus stops", "text": "paradas"}}
     )
-    (row,), used = instantiate.localize(
-        [_record(variant_id=vid)],
-        "spa",
-        {vid: (es, "unreviewed")},
-        plural_only,
-        {},
-        {"worldkg:1": "Rautatientori (bus stop)"},
-        cat,
-        qualifiers=qualifiers,
-    )
+    (row,), used = in_spanish(plural_only, {})
     assert row["text"].endswith("de Rautatientori (bus stop)?")
     assert json.loads(row["fallbacks"]) == [
         "category:category_A",
@@ -577,40 +543,25 @@ def test_multimodal_twin_keeps_the_image_phrase_in_every_language():
     )
     q = _record(variant_id=vid, multimodal=True, text_marked=en_marked, image_role="entity_B")
     fr = "Combien de {category_A} à moins de {value} km de {entity_B} ?"
-    (row,), _ = instantiate.localize(
-        [q],
-        "fra",
-        {vid: (fr, "unreviewed")},
-        memory.TranslationMemory("fra", "draft", {}),
-        {"worldkg:1": "Kamppi-fr"},
-        {"worldkg:1": "Kamppi"},
-        cat,
-    )
+
+    def rendered(q: dict, lang: str, template: str, labels: dict) -> dict:
+        tm = memory.TranslationMemory(lang, "draft", {})
+        templates = {vid: (template, "unreviewed")}
+        (row,), _ = instantiate.localize(
+            [q], lang, templates, tm, labels, {"worldkg:1": "Kamppi"}, cat
+        )
+        return row
+
+    row = rendered(q, "fra", fr, {"worldkg:1": "Kamppi-fr"})
     assert "{le lieu montré sur l'image}" in row["text_marked"] and "Kamppi" not in row["text"]
     # the role comes from the stored image_role, not from the English text
     q = _record(variant_id=vid, multimodal=True, text_marked="", image_role="entity_B")
-    (row,), _ = instantiate.localize(
-        [q],
-        "fra",
-        {vid: (fr, "unreviewed")},
-        memory.TranslationMemory("fra", "draft", {}),
-        {"worldkg:1": "Kamppi-fr"},
-        {"worldkg:1": "Kamppi"},
-        cat,
-    )
+    row = rendered(q, "fra", fr, {"worldkg:1": "Kamppi-fr"})
     assert "{le lieu montré sur l'image}" in row["text_marked"]
     assert set(instantiate.IMAGE_PHRASES) == set(TARGETS)
     # where the phrase starts the sentence it is capitalised, in the text and the marked text
     de = "{entity_B}: wie viele {category_A} liegen im Umkreis von {value} km? Ist {entity_B} nah?"
-    (row,), _ = instantiate.localize(
-        [q],
-        "deu",
-        {vid: (de, "unreviewed")},
-        memory.TranslationMemory("deu", "draft", {}),
-        {},
-        {"worldkg:1": "Kamppi"},
-        cat,
-    )
+    row = rendered(q, "deu", de, {})
     assert row["text"].startswith("Der im Bild gezeigte Ort: wie viele")
     assert row["text"].endswith("Ist der im Bild gezeigte Ort nah?")
     assert row["text_marked"].startswith("{Der im Bild gezeigte Ort}")

@@ -10,7 +10,7 @@ from mgqa_platform.kg import names
 from mgqa_platform.kg.convert import convert_kg
 from mgqa_platform.questions.catalog import load_catalog
 from mgqa_platform.questions.execution import render
-from tests.test_conversion import PREFIXES, rows, wkg_node
+from tests.test_conversion import KWG_PREFIXES, PREFIXES, rows, wkg_node
 
 
 # ------------------------------------------------------------------------------ each rule alone
@@ -281,16 +281,12 @@ def test_rule_counts_and_aliases(town):
     assert not any(eid in ("worldkg:6", "worldkg:7") and alias for eid, _, alias in labels)
 
 
-EVENTS = """@prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .
-@prefix geo: <http://www.opengis.net/ont/geosparql#> .
-@prefix time: <http://www.w3.org/2006/time#> .
-@prefix sosa: <http://www.w3.org/ns/sosa/> .
-@prefix xsd: <http://www.w3.org/2001/XMLSchema#> .
-@prefix kwgr: <http://stko-kwg.geog.ucsb.edu/lod/resource/> .
-@prefix kwg-ont: <http://stko-kwg.geog.ucsb.edu/lod/ontology/> .
-@prefix mgqa: <urn:mgqa:ontology:> .
+EVENTS = (
+    KWG_PREFIXES
+    + """@prefix mgqa: <urn:mgqa:ontology:> .
 @prefix usgsev: <https://earthquake.usgs.gov/earthquakes/eventpage/> .
 """
+)
 
 
 def _quake(i: int, title: str, when: str, magnitude: str) -> str:

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
+from mgqa_platform.languages import TARGETS
 from mgqa_platform.multilingual import names_in_context as nic
 from mgqa_platform.multilingual.ensemble import RuleMember, apply_edits, postedit, spans, stats
-from mgqa_platform.multilingual.languages import TARGETS
 
 
 def rules(lang: str, text: str, classes: list | None = None) -> str:

@@ -21,6 +21,7 @@ from mgqa_platform.kg.convert import convert_kg
 from mgqa_platform.kg.osmh3kg_build import build_osmh3kg, de9im_predicates, snapshot_date
 from mgqa_platform.kg.worldkg_build import BuildReport
 from mgqa_platform.warehouse import fetch_dicts
+from tests.test_roads import write_triples
 
 RES = 8
 DATE = "2024-01-01"
@@ -340,19 +341,7 @@ def test_main_key_from_the_files_own_subclass_rows(con, tmp_path):
         ("9", "geo:hasGeometry", "geo9"),
         ("geo9", "geo:asWKT", "POINT (1.54 42.53)"),
     ]
-    p = tmp_path / "kg.parquet"
-    cols = list(zip(*rows, strict=True))
-    pq.write_table(
-        pa.table(
-            {
-                "subject": list(cols[0]),
-                "predicate": list(cols[1]),
-                "object": list(cols[2]),
-                "date": [DATE] * len(rows),
-            }
-        ),
-        p,
-    )
+    p = write_triples(tmp_path / "kg.parquet", rows, DATE)
     convert_kg(con, "osmh3kg", p, "s")
     got = {
         r["entity_id"]: r

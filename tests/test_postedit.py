@@ -324,32 +324,33 @@ def test_resolve_rejects_inconsistent_input():
         resolve("fra", ENGLISH, MT_FRA, three)
 
 
-def test_offline_judge_rules():
-    j = OfflineJudge()
-    en = ENGLISH["A01.1.v1"]
-    mt = MT_FRA["A01.1.v1"]
-    c = j.choose(
-        "fra",
-        en,
-        mt,
-        "Quelle {entité_A} et {entity_B} ?",
-        "Quelle est la distance de {entity_A} à {entity_B} ?",
-        "k",
-    )
-    assert c.choice == "second" and c.rationale.startswith("placeholder integrity")
-    c = j.choose(
-        "fra",
-        en,
-        mt,
-        "Quel écart sépare {entity_A} de {entity_B} ?",
-        "Quelle est la distance entre {entity_A} et {entity_B} ?!",
-        "k",
-    )
-    assert c.choice == "second" and c.rationale.startswith("smaller edit")
-    c = j.choose(
-        "fra", en, mt, "Distance {entity_A} {entity_B} ?", "Distance {entity_A} {entity_B} ?", "k"
-    )
-    assert c.choice == "first" and c.rationale.startswith("annotator order")
+@pytest.mark.parametrize(
+    ("first", "second", "choice", "rule"),
+    [
+        (
+            "Quelle {entité_A} et {entity_B} ?",
+            "Quelle est la distance de {entity_A} à {entity_B} ?",
+            "second",
+            "placeholder integrity",
+        ),
+        (
+            "Quel écart sépare {entity_A} de {entity_B} ?",
+            "Quelle est la distance entre {entity_A} et {entity_B} ?!",
+            "second",
+            "smaller edit",
+        ),
+        (
+            "Distance {entity_A} {entity_B} ?",
+            "Distance {entity_A} {entity_B} ?",
+            "first",
+            "annotator order",
+        ),
+    ],
+    ids=["placeholders", "smaller-edit", "tie"],
+)
+def test_offline_judge_rules(first, second, choice, rule):
+    c = OfflineJudge().choose("fra", ENGLISH["A01.1.v1"], MT_FRA["A01.1.v1"], first, second, "k")
+    assert c.choice == choice and c.rationale.startswith(rule)
 
 
 # -- LLM judge against a local fake OpenAI server ---------------------------------------------------------
@@ -406,26 +407,15 @@ def test_llm_judge_b_maps_back_through_shuffled_order():
         judge = _judge(srv)
         straight, swapped = _keys_by_order(judge)
         assert straight and swapped  # both orders occur
-        c = judge.choose(
-            "fra",
-            ENGLISH["A01.1.v1"],
-            MT_FRA["A01.1.v1"],
-            "FIRST {entity_A} {entity_B}",
-            "SECOND {entity_A} {entity_B}",
-            swapped[0],
-        )
-        assert c.order == ("second", "first") and c.choice == "first"
-        assert _cands(srv.requests[-1])["B"] == "FIRST {entity_A} {entity_B}"
-        c = judge.choose(
-            "fra",
-            ENGLISH["A01.1.v1"],
-            MT_FRA["A01.1.v1"],
-            "FIRST {entity_A} {entity_B}",
-            "SECOND {entity_A} {entity_B}",
-            straight[0],
-        )
-        assert c.order == ("first", "second") and c.choice == "second"
-        assert _cands(srv.requests[-1])["B"] == "SECOND {entity_A} {entity_B}"
+        first, second = "FIRST {entity_A} {entity_B}", "SECOND {entity_A} {entity_B}"
+        for key, order, shown_as_b in (
+            (swapped[0], ("second", "first"), first),
+            (straight[0], ("first", "second"), second),
+        ):
+            c = judge.choose("fra", ENGLISH["A01.1.v1"], MT_FRA["A01.1.v1"], first, second, key)
+            # the model always answers "B": the candidate shown second in this key's order
+            assert c.order == order and c.choice == order[1]
+            assert _cands(srv.requests[-1])["B"] == shown_as_b
 
 
 def test_llm_judge_picks_what_it_saw_in_full_resolution():

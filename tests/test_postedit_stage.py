@@ -16,7 +16,7 @@ from mgqa_dagster.resources.warehouse import WarehouseResource
 from mgqa_platform import warehouse
 from mgqa_platform.multilingual import stage
 from mgqa_platform.multilingual.ensemble import RuleMember
-from mgqa_platform.questions.schema import LOCALIZED_SCHEMA, QUESTION_SCHEMA, arrow_table
+from mgqa_platform.question_schema import LOCALIZED_SCHEMA, QUESTION_SCHEMA, arrow_table
 from mgqa_platform.warehouse import registered
 from tests.fake_openai import FakeOpenAI, Reply, user_text
 

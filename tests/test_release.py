@@ -16,10 +16,10 @@ import pyarrow.parquet as pq
 import pytest
 import yaml
 
+from mgqa_platform import question_schema as schema
 from mgqa_platform import warehouse
 from mgqa_platform.files import sha256_file, snapshot_id_for
 from mgqa_platform.kg.native import native_path
-from mgqa_platform.questions import schema
 from mgqa_platform.release import card, export, sites
 from mgqa_platform.settings import SAMPLE_DIR
 from mgqa_platform.warehouse import registered

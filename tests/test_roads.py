@@ -72,6 +72,12 @@ def osmh3kg_file(path, ways=WAYS):
         ("node/9", "geo:hasGeometry", "geo/node/9"),
         ("geo/node/9", "geo:asWKT", f"POINT({X0} {Y0 + U})"),
     ]
+    return write_triples(path, triples)
+
+
+def write_triples(path, triples: list[tuple[str, str, str]], date: str = ""):
+    """An OSM-H3-KG-shaped Parquet table of ``triples`` (subject, predicate, object) at ``path``,
+    every row dated ``date``; returns ``path``."""
     cols = list(zip(*triples, strict=True))
     pq.write_table(
         pa.table(
@@ -79,7 +85,7 @@ def osmh3kg_file(path, ways=WAYS):
                 "subject": list(cols[0]),
                 "predicate": list(cols[1]),
                 "object": list(cols[2]),
-                "date": [""] * len(triples),
+                "date": [date] * len(triples),
             }
         ),
         path,

@@ -85,16 +85,21 @@ def _box_6933(x1: float, y1: float) -> str:
     return box(lon0, lat0, lon1, lat1)
 
 
-def test_scale_shift_counts_cell_centres():
-    # box [0, 3500] x [0, 1400] m in EPSG:6933 (a lon/lat box maps to a box in this cylindrical projection)
-    # 100 m cells: centres 50..3450 x 50..1350 -> mean (1750, 700); 1 km cells: 500, 1500, 2500 x 500 -> (1500, 500)
-    r = record(
+def _scale_shift(width_m: float):
+    """A G03.3 record (100 m cells, then 1 km cells) over a ``width_m`` x 1400 m box."""
+    return record(
         "G03.3",
         "distance",
         "centrality.scale_shift",
-        _box_6933(3500.0, 1400.0),
+        _box_6933(width_m, 1400.0),
         {"value_1": 0.1, "value_2": 1},
     )
+
+
+def test_scale_shift_counts_cell_centres():
+    # box [0, 3500] x [0, 1400] m in EPSG:6933 (a lon/lat box maps to a box in this cylindrical projection)
+    # 100 m cells: centres 50..3450 x 50..1350 -> mean (1750, 700); 1 km cells: 500, 1500, 2500 x 500 -> (1500, 500)
+    r = _scale_shift(3500.0)
     inv = Transformer.from_crs("EPSG:6933", "EPSG:4326", always_xy=True)
     want = metres(inv.transform(1750.0, 700.0), inv.transform(1500.0, 500.0)) / 1000.0
     s = solve(r)
@@ -103,12 +108,7 @@ def test_scale_shift_counts_cell_centres():
 
 
 def test_scale_shift_too_few_cells():
-    r = record(
-        "G03.3",
-        "distance",
-        "centrality.scale_shift",
-        _box_6933(2400.0, 1400.0),
-        {"value_1": 0.1, "value_2": 1},
-    )
-    s = solve(r)  # 1 km grid: centres 500 and 1500 only -> 2 cells < min_cells = 3
+    s = solve(
+        _scale_shift(2400.0)
+    )  # 1 km grid: centres 500 and 1500 only -> 2 cells < min_cells = 3
     assert s.answer is None and s.reason == "too_few_cells"

@@ -26,10 +26,12 @@ def km(sol) -> float:
 # ---------------------------------------------------------------------------------------------- A01
 def test_pair_equatorial_degree():
     a, b = ent(1, "POINT (0 0)"), ent(2, "POINT (1 0)")
-    s = solve(
-        record("A01.1", "distance.pair", "distance", {"entity_A": a[0], "entity_B": b[0]}, [a, b])
-    )
-    assert km(s) == pytest.approx(EQ_DEG_KM, abs=0.001)
+    assert km(solve_pair("A01.1", "distance.pair", a, b)) == pytest.approx(EQ_DEG_KM, abs=0.001)
+
+
+def solve_pair(sub: str, ref: str, a: tuple, b: tuple):
+    """The solver's answer to a two-entity distance question (roles A and B)."""
+    return solve(record(sub, ref, "distance", {"entity_A": a[0], "entity_B": b[0]}, [a, b]))
 
 
 def _aeqd_min_km(lon: float, lat: float, line: LineString) -> float:
@@ -42,15 +44,7 @@ def _aeqd_min_km(lon: float, lat: float, line: LineString) -> float:
 
 def test_to_geometry_nearest_point_on_segment():
     a, b = ent(1, "POINT (0 0.01)"), ent(2, "LINESTRING (-1 0, 1 0)")
-    s = solve(
-        record(
-            "A01.3",
-            "distance.to_geometry",
-            "distance",
-            {"entity_A": a[0], "entity_B": b[0]},
-            [a, b],
-        )
-    )
+    s = solve_pair("A01.3", "distance.to_geometry", a, b)
     assert km(s) == pytest.approx(0.01 * MERIDIAN_DEG_KM, abs=0.001)
 
 
@@ -58,15 +52,7 @@ def test_to_geometry_slanted_line_at_60_north_uses_a_local_metric_frame():
     # a slanted line at 60 N: nearest points in plain lon/lat degrees are badly off; the local frame is not
     line = LineString([(0.05, 59.95), (0.15, 60.05)])
     a, b = ent(1, "POINT (0 60)"), ent(2, line.wkt)
-    s = solve(
-        record(
-            "A01.3",
-            "distance.to_geometry",
-            "distance",
-            {"entity_A": a[0], "entity_B": b[0]},
-            [a, b],
-        )
-    )
+    s = solve_pair("A01.3", "distance.to_geometry", a, b)
     truth = _aeqd_min_km(0.0, 60.0, line)
     naive = ops.nearest_points(Point(0, 60), line)[
         1
@@ -80,39 +66,15 @@ def test_to_geometry_slanted_line_at_60_north_uses_a_local_metric_frame():
 def test_to_boundary_inside_square_nearest_edge_is_north_south():
     # at the equator a degree of latitude (110.574 km) is shorter than one of longitude (111.319 km)
     a, b = ent(1, "POINT (0 0)"), ent(2, "POLYGON ((-1 -1, 1 -1, 1 1, -1 1, -1 -1))")
-    s = solve(
-        record(
-            "A09.1",
-            "distance.to_boundary",
-            "distance",
-            {"entity_A": a[0], "entity_B": b[0]},
-            [a, b],
-        )
-    )
+    s = solve_pair("A09.1", "distance.to_boundary", a, b)
     assert km(s) == pytest.approx(MERIDIAN_DEG_KM, abs=0.01)
 
 
 def test_to_boundary_inside_premise_and_outside_point_of_a09_2():
     a, b = ent(1, "POINT (1.5 0)"), ent(2, "POLYGON ((-1 -1, 1 -1, 1 1, -1 1, -1 -1))")
-    outside = solve(
-        record(
-            "A09.1",
-            "distance.to_boundary",
-            "distance",
-            {"entity_A": a[0], "entity_B": b[0]},
-            [a, b],
-        )
-    )
+    outside = solve_pair("A09.1", "distance.to_boundary", a, b)
     assert outside.answer is None and outside.reason == "outside_polygon"
-    s = solve(
-        record(
-            "A09.2",
-            "distance.to_boundary",
-            "distance",
-            {"entity_A": a[0], "entity_B": b[0]},
-            [a, b],
-        )
-    )
+    s = solve_pair("A09.2", "distance.to_boundary", a, b)
     assert km(s) == pytest.approx(0.5 * EQ_DEG_KM, abs=0.01)
 
 
@@ -138,59 +100,25 @@ def test_event_location_checks_the_period():
     ev = ent(1, "POINT (0 0)", date="2015-12-04T17:57:25Z")
     b, c = ent(2, "POINT (0 1)"), ent(3, "POLYGON ((-1 0.5, 1 0.5, 1 1.5, -1 1.5, -1 0.5))")
     roles = {"event_A": ev[0], "entity_B": b[0], "entity_C": c[0]}
-    s = solve(
-        record(
-            "A03.2",
-            "distance.event_location",
-            "distance",
-            roles,
-            [ev, b, c],
-            {"time_period": "December 2015"},
-        )
-    )
-    assert km(s) == pytest.approx(MERIDIAN_DEG_KM, abs=0.002)
-    bad = solve(
-        record(
-            "A03.2",
-            "distance.event_location",
-            "distance",
-            roles,
-            [ev, b, c],
-            {"time_period": "November 2015"},
-        )
-    )
-    assert bad.reason == "period_mismatch"
-    year = solve(
-        record(
-            "A03.1",
-            "distance.event_location",
-            "distance",
-            roles,
-            [ev, b, c],
-            {"time_period": "2015"},
-        )
-    )
-    assert km(year) == pytest.approx(MERIDIAN_DEG_KM, abs=0.002)
+
+    def located(sub: str, period: str):
+        params = {"time_period": period}
+        return solve(record(sub, "distance.event_location", "distance", roles, [ev, b, c], params))
+
+    assert km(located("A03.2", "December 2015")) == pytest.approx(MERIDIAN_DEG_KM, abs=0.002)
+    assert located("A03.2", "November 2015").reason == "period_mismatch"
+    assert km(located("A03.1", "2015")) == pytest.approx(MERIDIAN_DEG_KM, abs=0.002)
 
 
 # ---------------------------------------------------------------------------------------------- A04 / A05
 def test_compare_closer_and_farther():
     a, b, c = ent(1, "POINT (0.1 0)"), ent(2, "POINT (0 0.3)"), ent(3, "POINT (0 0)")
     roles = {"entity_A": a[0], "entity_B": b[0], "entity_C": c[0]}
-    closer = solve(
-        record(
-            "A04.1", "distance.compare", "entity_name", roles, [a, b, c], {"rank_type": "closer to"}
+    closer, farther = (
+        solve(
+            record("A04.1", "distance.compare", "entity_name", roles, [a, b, c], {"rank_type": r})
         )
-    )
-    farther = solve(
-        record(
-            "A04.1",
-            "distance.compare",
-            "entity_name",
-            roles,
-            [a, b, c],
-            {"rank_type": "farther from"},
-        )
+        for r in ("closer to", "farther from")
     )
     assert closer.answer["entity_ids"] == [a[0]]
     assert farther.answer["entity_ids"] == [b[0]]
@@ -256,30 +184,16 @@ def test_kth_nearest_ranks_entity_c_when_it_is_a_member():
         ent(3, "POINT (0.02 0)", "Station"),
         ent(4, "POINT (0.03 0)", "Station"),
     ]
-    c_member = ent(5, "POINT (0.015 0)", "Station")
-    roles = {"category_A": "station", "entity_B": b[0], "entity_C": c_member[0]}
-    s = solve(
-        record(
-            "A08.1",
-            "distance.kth_nearest",
-            "distance",
-            roles,
-            [b, *ms, c_member],
-            {"rank": "third nearest"},
+
+    def kth(c: tuple, rank: str):
+        roles = {"category_A": "station", "entity_B": b[0], "entity_C": c[0]}
+        params = {"rank": rank}
+        return solve(
+            record("A08.1", "distance.kth_nearest", "distance", roles, [b, *ms, c], params)
         )
-    )
+
     # ranking 0.01, 0.015 (C), 0.02 -> third is at 0.02, 0.005 deg from C
-    assert km(s) == pytest.approx(0.005 * EQ_DEG_KM, abs=0.001)
+    c_member = ent(5, "POINT (0.015 0)", "Station")
+    assert km(kth(c_member, "third nearest")) == pytest.approx(0.005 * EQ_DEG_KM, abs=0.001)
     c_other = ent(6, "POINT (0.02 0.01)", "Memorial")
-    roles["entity_C"] = c_other[0]
-    s2 = solve(
-        record(
-            "A08.1",
-            "distance.kth_nearest",
-            "distance",
-            roles,
-            [b, *ms, c_other],
-            {"rank": "second nearest"},
-        )
-    )
-    assert km(s2) == pytest.approx(0.01 * MERIDIAN_DEG_KM, abs=0.001)
+    assert km(kth(c_other, "second nearest")) == pytest.approx(0.01 * MERIDIAN_DEG_KM, abs=0.001)

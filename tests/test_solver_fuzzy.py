@@ -89,6 +89,18 @@ def test_likelier_near_both_saturated_is_unsolvable():
     assert _likelier(25.0, 40.0).reason == "too_close_to_call"  # both not near
 
 
+def roughly_closest(sub: str, extra: list):
+    """A "roughly closest outdoor place to B" record over the ``extra`` entities."""
+    return record(
+        sub,
+        "set",
+        "fuzzy.roughly_closest",
+        {"entity_B": PB},
+        extra=extra,
+        bindings={"category_A": "outdoor"},
+    )
+
+
 def test_roughly_closest_relative_tolerance():  # L04.1: rel 0.1, abs 0.05 km, radius 50 km
     extra = [
         (1, at(1.0, 0.0), "outdoor"),
@@ -97,14 +109,7 @@ def test_roughly_closest_relative_tolerance():  # L04.1: rel 0.1, abs 0.05 km, r
         (4, at(0.3, 270.0), "cafe"),
         (5, at(60.0, 45.0), "outdoor"),
     ]
-    r = record(
-        "L04.1",
-        "set",
-        "fuzzy.roughly_closest",
-        {"entity_B": PB},
-        extra=extra,
-        bindings={"category_A": "outdoor"},
-    )
+    r = roughly_closest("L04.1", extra)
     s = solve(r)  # worldkg:1 is B; the cafe (worldkg:5) at 0.3 km is not of the category
     assert s.answer["entity_ids"] == ["worldkg:2", "worldkg:3"], s
 
@@ -115,31 +120,13 @@ def test_roughly_closest_absolute_tolerance():  # d_min 0.2 km: cut = max(0.22, 
         (2, at(0.245, 90.0), "outdoor"),
         (3, at(0.255, 180.0), "outdoor"),
     ]
-    s = solve(
-        record(
-            "L04.1",
-            "set",
-            "fuzzy.roughly_closest",
-            {"entity_B": PB},
-            extra=extra,
-            bindings={"category_A": "outdoor"},
-        )
-    )
+    s = solve(roughly_closest("L04.1", extra))
     assert s.answer["entity_ids"] == ["worldkg:2", "worldkg:3"]
 
 
 def test_roughly_closest_nothing_in_radius_is_unsolvable():
     extra = [(1, at(120.0, 0.0), "outdoor")]
-    s = solve(
-        record(
-            "L04.2",
-            "set",
-            "fuzzy.roughly_closest",
-            {"entity_B": PB},
-            extra=extra,
-            bindings={"category_A": "outdoor"},
-        )
-    )
+    s = solve(roughly_closest("L04.2", extra))
     assert s.answer is None and s.reason == "no_member_in_radius"
 
 

@@ -24,15 +24,16 @@ def h3_centre(cell: str) -> tuple[float, float]:
     return lon, lat
 
 
+def cell_pair(sub: str, ref: str, a: tuple, b: tuple, params: dict | None = None):
+    """A grid-cell record of two points, entity A at ``a`` and B at ``b`` (lon, lat)."""
+    return geoms_record(sub, "grid_cell", ref, {"entity_A": a, "entity_B": b}, params)
+
+
 def test_shared_cell_h3_is_the_cell_the_points_were_put_in():
     cell = h3.latlng_to_cell(60.17, 24.94, 5)  # Helsinki, resolution 5 (~9 km edge)
     lon, lat = h3_centre(cell)
-    r = geoms_record(
-        "H02.1",
-        "grid_cell",
-        "grid.shared_cell",
-        {"entity_A": (lon, lat), "entity_B": (lon + 0.002, lat - 0.001)},
-        {"resolution": 5},
+    r = cell_pair(
+        "H02.1", "grid.shared_cell", (lon, lat), (lon + 0.002, lat - 0.001), {"resolution": 5}
     )
     s = solve(r)
     assert s.answer == {"system": "h3", "cell": cell, "resolution": 5}, s
@@ -43,13 +44,7 @@ def test_shared_cell_lonlat_order_matters():
     cell = h3.latlng_to_cell(60.17, 24.94, 6)
     lon, lat = h3_centre(cell)
     s = solve(
-        geoms_record(
-            "H02.1",
-            "grid_cell",
-            "grid.shared_cell",
-            {"entity_A": (lon, lat), "entity_B": (lon, lat + 0.0005)},
-            {"resolution": 6},
-        )
+        cell_pair("H02.1", "grid.shared_cell", (lon, lat), (lon, lat + 0.0005), {"resolution": 6})
     )
     assert s.answer["cell"] == cell
     assert s.answer["cell"] != h3.latlng_to_cell(lon, lat, 6)
@@ -57,13 +52,7 @@ def test_shared_cell_lonlat_order_matters():
 
 def test_shared_cell_points_in_different_cells_is_unsolvable():
     s = solve(
-        geoms_record(
-            "H02.1",
-            "grid_cell",
-            "grid.shared_cell",
-            {"entity_A": (24.94, 60.17), "entity_B": (25.5, 60.4)},
-            {"resolution": 9},
-        )
+        cell_pair("H02.1", "grid.shared_cell", (24.94, 60.17), (25.5, 60.4), {"resolution": 9})
     )
     assert s.answer is None and s.reason == "not_in_same_cell"
 
@@ -92,9 +81,7 @@ def test_finest_common_s2_matches_parent_walk():
     ia = s2sphere.CellId.from_lat_lng(s2sphere.LatLng.from_degrees(a[1], a[0]))
     ib = s2sphere.CellId.from_lat_lng(s2sphere.LatLng.from_degrees(b[1], b[0]))
     level = next(lv for lv in range(20, -1, -1) if ia.parent(lv) == ib.parent(lv))
-    s = solve(
-        geoms_record("H01.2", "grid_cell", "grid.finest_common", {"entity_A": a, "entity_B": b})
-    )
+    s = solve(cell_pair("H01.2", "grid.finest_common", a, b))
     assert s.answer["cell"] == ia.parent(level).to_token() and s.answer["resolution"] == level
     assert 5 < level < 20  # a real interior case, not a cap
 
@@ -110,9 +97,7 @@ def test_finest_common_s2_random_pairs_match_parent_walk():
         ia = s2sphere.CellId.from_lat_lng(s2sphere.LatLng.from_degrees(a[1], a[0]))
         ib = s2sphere.CellId.from_lat_lng(s2sphere.LatLng.from_degrees(b[1], b[0]))
         level = next(lv for lv in range(20, -1, -1) if ia.parent(lv) == ib.parent(lv))
-        s = solve(
-            geoms_record("H01.2", "grid_cell", "grid.finest_common", {"entity_A": a, "entity_B": b})
-        )
+        s = solve(cell_pair("H01.2", "grid.finest_common", a, b))
         assert s.answer == {
             "system": "s2",
             "cell": ia.parent(level).to_token(),
@@ -123,21 +108,12 @@ def test_finest_common_s2_random_pairs_match_parent_walk():
 def test_finest_common_s2_capped_at_max_level():
     a = (24.9, 60.1)
     b = (24.9 + 1e-9, 60.1)  # ~0.1 mm apart: same leaf ancestry far below level 20
-    s = solve(
-        geoms_record("H01.2", "grid_cell", "grid.finest_common", {"entity_A": a, "entity_B": b})
-    )
+    s = solve(cell_pair("H01.2", "grid.finest_common", a, b))
     assert s.answer["resolution"] == 20
 
 
 def test_finest_common_s2_different_faces_is_unsolvable():
-    s = solve(
-        geoms_record(
-            "H01.2",
-            "grid_cell",
-            "grid.finest_common",
-            {"entity_A": (0.0, 0.0), "entity_B": (90.0, 0.0)},
-        )
-    )
+    s = solve(cell_pair("H01.2", "grid.finest_common", (0.0, 0.0), (90.0, 0.0)))
     assert s.answer is None and s.reason == "no_common_cell"
 
 
@@ -145,9 +121,7 @@ def test_finest_common_h3_matches_parent_chain():
     a, b = (24.9376648, 60.1687611), (24.9366147, 60.1682197)
     la, lb = h3.latlng_to_cell(a[1], a[0], 12), h3.latlng_to_cell(b[1], b[0], 12)
     r = max(r for r in range(13) if h3.cell_to_parent(la, r) == h3.cell_to_parent(lb, r))
-    s = solve(
-        geoms_record("H01.1", "grid_cell", "grid.finest_common", {"entity_A": a, "entity_B": b})
-    )
+    s = solve(cell_pair("H01.1", "grid.finest_common", a, b))
     assert s.answer == {"system": "h3", "cell": h3.cell_to_parent(la, r), "resolution": r}
     assert h3.latlng_to_cell(a[1], a[0], r + 1) != h3.latlng_to_cell(b[1], b[0], r + 1)
 

@@ -29,6 +29,13 @@ def category_record(
 REGION = box(-1, -1, 3, 3)
 
 
+def ranked_in_region(sub: str, params: dict, category: str = "thing") -> Record:
+    """An F02 ranking record of ``category`` members in :data:`REGION` (entity B)."""
+    rec = category_record(sub, "entity_name", "ordering.rank", params, category)
+    rec.add(REGION, "entity_B")
+    return rec
+
+
 # ---------------------------------------------------------------------------------------------- F01
 def test_extreme_cardinal_with_tie():
     rec = category_record(
@@ -74,10 +81,7 @@ def test_extreme_diagonal_uses_azimuthal_frame_of_entity_b():
 
 # ---------------------------------------------------------------------------------------------- F02
 def test_rank_area_perimeter():
-    rec = category_record(
-        "F02.1", "entity_name", "ordering.rank", {"attribute_A": "area", "rank_type": "largest"}
-    )
-    rec.add(REGION, "entity_B")
+    rec = ranked_in_region("F02.1", {"attribute_A": "area", "rank_type": "largest"})
     big = rec.add(box(0, 0, 0.5, 0.5))
     small = rec.add(box(1, 1, 1.2, 1.2))
     rec.add(box(2, 0, 2.3, 0.3))
@@ -87,13 +91,7 @@ def test_rank_area_perimeter():
 
 
 def test_rank_compactness_and_elongation():
-    rec = category_record(
-        "F02.2",
-        "entity_name",
-        "ordering.rank",
-        {"attribute_A": "compactness", "rank_type": "highest"},
-    )
-    rec.add(REGION, "entity_B")
+    rec = ranked_in_region("F02.2", {"attribute_A": "compactness", "rank_type": "highest"})
     square = rec.add(box(0, 0, 0.2, 0.2))
     thin = rec.add(box(1, 1, 1.8, 1.2))
     rotated = rec.add("POLYGON ((2 0, 2.3 0.3, 2.25 0.35, 1.95 0.05, 2 0))")  # a thin diagonal bar
@@ -109,14 +107,7 @@ def test_rank_compactness_and_elongation():
 
 
 def test_rank_population_attribute():
-    rec = category_record(
-        "F02.3",
-        "entity_name",
-        "ordering.rank",
-        {"attribute_A": "population", "rank_type": "largest"},
-        "town",
-    )
-    rec.add(REGION, "entity_B")
+    rec = ranked_in_region("F02.3", {"attribute_A": "population", "rank_type": "largest"}, "town")
     rec.add("POINT (0 0)", extra=((POP, "1200"),))
     top = rec.add("POINT (1 1)", extra=((POP, "54000"),))
     low = rec.add("POINT (2 2)", extra=((POP, "800"),))

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from mgqa_platform.evaluation.solver import solve
 from tests.solver_records import ent, record
 
@@ -15,110 +17,64 @@ def boolean(sub: str, executor: str, wkt_a: str, wkt_b: str):
     return s.answer["value"] if s.answer else s.reason
 
 
-def test_intersects_and_disjoint_touching_counts_as_meeting():
-    assert (
-        boolean("C01.1", "topology.intersects", "LINESTRING (0 0, 1 1)", "LINESTRING (0 1, 1 0)")
-        is True
-    )
-    assert (
-        boolean("C01.1", "topology.intersects", "LINESTRING (0 0, 1 0)", "LINESTRING (1 0, 2 5)")
-        is True
-    )  # endpoint
-    assert (
-        boolean("C01.1", "topology.intersects", "LINESTRING (0 0, 1 0)", "LINESTRING (0 1, 1 1)")
-        is False
-    )
-    touching = "POLYGON ((1 0, 2 0, 2 1, 1 1, 1 0))"
-    assert boolean("C10.1", "topology.disjoint", SQ, touching) is False
-    assert (
-        boolean("C10.1", "topology.disjoint", SQ, "POLYGON ((1.01 0, 2 0, 2 1, 1.01 1, 1.01 0))")
-        is True
-    )
+HOLED = "POLYGON ((0 0, 10 0, 10 10, 0 10, 0 0), (4 4, 6 4, 6 6, 4 6, 4 4))"
+
+#: (sub-template, executor, A, B, the answer or the reason it has none, why)
+PAIRS = [
+    # intersects and disjoint: touching counts as meeting
+    ("C01.1", "intersects", "LINESTRING (0 0, 1 1)", "LINESTRING (0 1, 1 0)", True, "crossing"),
+    ("C01.1", "intersects", "LINESTRING (0 0, 1 0)", "LINESTRING (1 0, 2 5)", True, "endpoint"),
+    ("C01.1", "intersects", "LINESTRING (0 0, 1 0)", "LINESTRING (0 1, 1 1)", False, "apart"),
+    ("C10.1", "disjoint", SQ, "POLYGON ((1 0, 2 0, 2 1, 1 1, 1 0))", False, "touching"),
+    ("C10.1", "disjoint", SQ, "POLYGON ((1.01 0, 2 0, 2 1, 1.01 1, 1.01 0))", True, "apart"),
+    # overlaps, and nested pairs
+    ("C07.1", "overlaps", SQ, "POLYGON ((0.5 0.5, 2 0.5, 2 2, 0.5 2, 0.5 0.5))", True, "overlap"),
+    ("C07.1", "overlaps", SQ, "POLYGON ((1 0, 2 0, 2 1, 1 1, 1 0))", False, "touching only"),
+    (
+        "C07.1",
+        "overlaps",
+        SQ,
+        "POLYGON ((0.2 0.2, 0.8 0.2, 0.8 0.8, 0.2 0.8, 0.2 0.2))",
+        "nested_geometries",
+        "nested",
+    ),
+    # touches_boundary includes the hole rings
+    ("C08.1", "touches_boundary", "LINESTRING (1 1, 2 2)", HOLED, False, "inside only"),
+    ("C08.1", "touches_boundary", "LINESTRING (1 1, 4 5)", HOLED, True, "reaches the hole"),
+    ("C08.1", "touches_boundary", "LINESTRING (5 -1, 5 1)", HOLED, True, "crosses outer ring"),
+    # adjacent: a shared edge for areas, an end touch for lines
+    ("C09.1", "adjacent", SQ, "POLYGON ((1 0.5, 2 0.5, 2 2, 1 2, 1 0.5))", True, "edge piece"),
+    ("C09.1", "adjacent", SQ, "POLYGON ((1 1, 2 1, 2 2, 1 2, 1 1))", False, "one corner"),
+    ("C09.1", "adjacent", SQ, "POLYGON ((0.5 0, 2 0, 2 1, 0.5 1, 0.5 0))", False, "overlap"),
+    ("C09.2", "adjacent", "LINESTRING (0 0, 1 0)", "LINESTRING (1 0, 1 1)", True, "end touch"),
+    ("C09.2", "adjacent", "LINESTRING (0 0, 1 1)", "LINESTRING (0 1, 1 0)", False, "crossing"),
+    # encloses fills holes but not outer contact
+    ("C11.1", "encloses", HOLED, "POINT (5 5)", True, "in the hole"),
+    ("C11.1", "encloses", HOLED, "POINT (0 5)", False, "on the outer ring"),
+    ("C11.1", "encloses", HOLED, "LINESTRING (1 1, 11 1)", False, "leaves the polygon"),
+]
 
 
-def test_overlaps_and_nested_pairs():
-    assert (
-        boolean("C07.1", "topology.overlaps", SQ, "POLYGON ((0.5 0.5, 2 0.5, 2 2, 0.5 2, 0.5 0.5))")
-        is True
-    )
-    assert (
-        boolean("C07.1", "topology.overlaps", SQ, "POLYGON ((1 0, 2 0, 2 1, 1 1, 1 0))") is False
-    )  # touching only
-    assert (
-        boolean(
-            "C07.1",
-            "topology.overlaps",
-            SQ,
-            "POLYGON ((0.2 0.2, 0.8 0.2, 0.8 0.8, 0.2 0.8, 0.2 0.2))",
-        )
-        == "nested_geometries"
-    )
-
-
-def test_touches_boundary_includes_hole_rings():
-    holed = "POLYGON ((0 0, 10 0, 10 10, 0 10, 0 0), (4 4, 6 4, 6 6, 4 6, 4 4))"
-    assert (
-        boolean("C08.1", "topology.touches_boundary", "LINESTRING (1 1, 2 2)", holed) is False
-    )  # inside only
-    assert (
-        boolean("C08.1", "topology.touches_boundary", "LINESTRING (1 1, 4 5)", holed) is True
-    )  # reaches the hole
-    assert (
-        boolean("C08.1", "topology.touches_boundary", "LINESTRING (5 -1, 5 1)", holed) is True
-    )  # crosses outer ring
-
-
-def test_adjacent_needs_a_shared_edge_for_areas_and_an_end_touch_for_lines():
-    assert (
-        boolean("C09.1", "topology.adjacent", SQ, "POLYGON ((1 0.5, 2 0.5, 2 2, 1 2, 1 0.5))")
-        is True
-    )  # edge piece
-    assert (
-        boolean("C09.1", "topology.adjacent", SQ, "POLYGON ((1 1, 2 1, 2 2, 1 2, 1 1))") is False
-    )  # one corner
-    assert (
-        boolean("C09.1", "topology.adjacent", SQ, "POLYGON ((0.5 0, 2 0, 2 1, 0.5 1, 0.5 0))")
-        is False
-    )  # overlap
-    assert (
-        boolean("C09.2", "topology.adjacent", "LINESTRING (0 0, 1 0)", "LINESTRING (1 0, 1 1)")
-        is True
-    )
-    assert (
-        boolean("C09.2", "topology.adjacent", "LINESTRING (0 0, 1 1)", "LINESTRING (0 1, 1 0)")
-        is False
-    )  # crossing
-
-
-def test_encloses_fills_holes_but_not_outer_contact():
-    holed = "POLYGON ((0 0, 10 0, 10 10, 0 10, 0 0), (4 4, 6 4, 6 6, 4 6, 4 4))"
-    assert boolean("C11.1", "topology.encloses", holed, "POINT (5 5)") is True  # in the hole
-    assert boolean("C11.1", "topology.encloses", holed, "POINT (0 5)") is False  # on the outer ring
-    assert boolean("C11.1", "topology.encloses", holed, "LINESTRING (1 1, 11 1)") is False
+@pytest.mark.parametrize(
+    ("sub", "predicate", "wkt_a", "wkt_b", "expected", "why"),
+    PAIRS,
+    ids=[f"{p[1]}-{p[5]}" for p in PAIRS],
+)
+def test_pair_predicates(sub, predicate, wkt_a, wkt_b, expected, why):
+    got = boolean(sub, f"topology.{predicate}", wkt_a, wkt_b)
+    assert got == expected and type(got) is type(expected)
 
 
 def test_crossing_points_counts_distinct_points_and_rejects_shared_segments():
+
+    def crossings(wkt_a: str, wkt_b: str):
+        a, b = ent(1, wkt_a), ent(2, wkt_b)
+        roles = {"entity_A": a[0], "entity_B": b[0]}
+        return solve(record("C03.1", "topology.crossing_points", "count", roles, [a, b]))
+
     zigzag = "LINESTRING (0 -1, 1 1, 2 -1, 3 1)"
-    a, b = ent(1, zigzag), ent(2, "LINESTRING (-1 0, 4 0)")
-    assert solve(
-        record(
-            "C03.1",
-            "topology.crossing_points",
-            "count",
-            {"entity_A": a[0], "entity_B": b[0]},
-            [a, b],
-        )
-    ).answer == {"value": 3}
-    a, b = ent(1, "LINESTRING (0 0, 2 0)"), ent(2, "LINESTRING (1 0, 3 0)")
-    s = solve(
-        record(
-            "C03.1",
-            "topology.crossing_points",
-            "count",
-            {"entity_A": a[0], "entity_B": b[0]},
-            [a, b],
-        )
-    )
+    assert crossings(zigzag, "LINESTRING (-1 0, 4 0)").answer == {"value": 3}
+    s = crossings("LINESTRING (0 0, 2 0)", "LINESTRING (1 0, 3 0)")
     assert s.answer is None and s.reason == "shared_segment"
 
 

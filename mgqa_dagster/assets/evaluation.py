@@ -10,10 +10,8 @@ import dagster as dg
 
 from mgqa_dagster.assets.questions import QUESTIONS_EN, SPLIT_SMALL
 from mgqa_dagster.data_quality import evaluation as checks
-from mgqa_dagster.data_quality.checks import non_blocking, run_checks
-from mgqa_dagster.data_quality.guards import audited_specs
 from mgqa_dagster.resources.paths import PathsResource
-from mgqa_dagster.resources.warehouse import WAREHOUSE_POOL, WarehouseResource
+from mgqa_dagster.resources.warehouse import WAREHOUSE_POOL, WarehouseResource, audited_asset
 from mgqa_platform import markdown
 from mgqa_platform.evaluation import baseline, evaluate, report
 from mgqa_platform.warehouse import Slice
@@ -37,14 +35,16 @@ def _table(results: dict[tuple[str, str], dict]) -> str:
     return "\n".join(markdown.table(["system", "split", *cols], rows)) + "\n"
 
 
-@dg.asset(
-    pool=WAREHOUSE_POOL,
-    key=EVAL_BASELINES,
+#: What every evaluation asset shares: its group, and eager automation.
+_evaluation = dict(group_name="evaluation", automation_condition=dg.AutomationCondition.eager())
+
+
+@audited_asset(
+    EVAL_BASELINES,
+    checks.BASELINE_CHECKS,
     deps=[QUESTIONS_EN, SPLIT_SMALL],
-    group_name="evaluation",
+    **_evaluation,
     kinds={"duckdb", "python"},
-    check_specs=audited_specs(EVAL_BASELINES, checks.BASELINE_CHECKS),
-    automation_condition=dg.AutomationCondition.eager(),
     description="Scores (Table 12) of the gold answers themselves (must be EM 100, NE 0) and of the majority-class "
     "baseline per sub-template, on the large and small English splits, in the `scores` table.",
 )
@@ -63,35 +63,27 @@ def eval_baselines(warehouse: WarehouseResource):
 
     scores = Slice("scores", "system IN ('gold', 'majority') AND lang = ?", (LANG,))
     with warehouse.get_connection() as con:
-        out = warehouse.write_audited(
+        yield from warehouse.publish_audited(
             con,
             (scores,),
             write,
             asset_key=EVAL_BASELINES,
-            partition=None,
             checks=checks.BASELINE_CHECKS,
-        )
-        yield from out.refused()
-        yield dg.MaterializeResult(
-            metadata={
+            metadata=lambda _: {
                 "dagster/row_count": sum(m["n"] + m["n_false_premise"] for m in results.values()),
                 "metrics": dg.MetadataValue.md(_table(results)),
                 "majority_em_small": results[("majority", "small")]["em"],
                 "majority_em_large": results[("majority", "large")]["em"],
-            }
+            },
         )
-        yield from out.results
-        yield from run_checks(con, None, EVAL_BASELINES, non_blocking(checks.BASELINE_CHECKS))
 
 
-@dg.asset(
-    pool=WAREHOUSE_POOL,
-    key=EVAL_REFERENCE_SOLVER,
+@audited_asset(
+    EVAL_REFERENCE_SOLVER,
+    checks.SOLVER_CHECKS,
     deps=[QUESTIONS_EN],
-    group_name="evaluation",
+    **_evaluation,
     kinds={"duckdb", "python"},
-    check_specs=audited_specs(EVAL_REFERENCE_SOLVER, checks.SOLVER_CHECKS),
-    automation_condition=dg.AutomationCondition.eager(),
     description="The compute-grounded reference solver recomputes every true-premise answer from its record alone "
     "(question, template, bindings, parameters, gold triples; no warehouse). Its EM measures whether the released "
     "golds are reproducible from the released triples; every miss is listed with its reason.",
@@ -106,61 +98,58 @@ def eval_reference_solver(paths: PathsResource, warehouse: WarehouseResource):
         scores = Slice(
             "scores", "system = 'reference_solver' AND split = 'large' AND lang = ?", (LANG,)
         )
-        audited = warehouse.write_audited(
+        yield from warehouse.publish_audited(
             con,
             (scores,),
             lambda c: evaluate.write_scores(c, rows, "reference_solver", "large", LANG),
             asset_key=EVAL_REFERENCE_SOLVER,
-            partition=None,
             checks=checks.SOLVER_CHECKS,
+            metadata=lambda _: _solver_metadata(paths, rows, len(questions), seconds),
         )
-        yield from audited.refused()
-        misses = [r for r in rows if not r["false_premise"] and r["em"] < 1]
-        reasons: dict[str, int] = {}
-        for r in misses:
-            key = (r["detail"] or "wrong_answer").split(":", 1)[0]
-            reasons[key] = reasons.get(key, 0) + 1
-        per_sub: dict[str, list[int]] = {}
-        for r in rows:
-            if not r["false_premise"]:
-                per_sub.setdefault(r["sub_template_id"], [0, 0])
-                per_sub[r["sub_template_id"]][0] += int(r["em"])
-                per_sub[r["sub_template_id"]][1] += 1
-        worst = sorted((100.0 * a / b, s) for s, (a, b) in per_sub.items() if a < b)
-        text = "| question | sub-template | reason |\n|---|---|---|\n" + "\n".join(
-            f"| {r['question_id']} | {r['sub_template_id']} | {r['detail'] or 'wrong answer'} |"
-            for r in misses[:200]
-        )
-        out = paths.reports_dir / "reference_solver_misses.md"
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(f"# Reference solver misses ({len(misses)})\n\n{text}\n", encoding="utf-8")
-        m = evaluate.summary(rows)
-        yield dg.MaterializeResult(
-            metadata={
-                "dagster/row_count": len(rows),
-                "em": m["em"],
-                "true_premise_questions": m["n"],
-                "misses": len(misses),
-                "misses_by_reason": dg.MetadataValue.json(dict(sorted(reasons.items()))),
-                "sub_templates_below_100": dg.MetadataValue.json(
-                    {s: round(v, 1) for v, s in worst}
-                ),
-                "misses_table": dg.MetadataValue.md(text),
-                "path": paths.portable(out),
-                "questions_per_second": round(len(questions) / seconds, 1) if seconds else None,
-            }
-        )
-        yield from audited.results
-        yield from run_checks(con, None, EVAL_REFERENCE_SOLVER, non_blocking(checks.SOLVER_CHECKS))
+
+
+def _solver_metadata(paths: PathsResource, rows: list[dict], questions: int, seconds: float):
+    """The materialization metadata of ``eval_reference_solver``; writes the misses' report
+    (``reports/reference_solver_misses.md``) that it points at."""
+    misses = [r for r in rows if not r["false_premise"] and r["em"] < 1]
+    reasons: dict[str, int] = {}
+    for r in misses:
+        key = (r["detail"] or "wrong_answer").split(":", 1)[0]
+        reasons[key] = reasons.get(key, 0) + 1
+    per_sub: dict[str, list[int]] = {}
+    for r in rows:
+        if not r["false_premise"]:
+            per_sub.setdefault(r["sub_template_id"], [0, 0])
+            per_sub[r["sub_template_id"]][0] += int(r["em"])
+            per_sub[r["sub_template_id"]][1] += 1
+    worst = sorted((100.0 * a / b, s) for s, (a, b) in per_sub.items() if a < b)
+    text = "| question | sub-template | reason |\n|---|---|---|\n" + "\n".join(
+        f"| {r['question_id']} | {r['sub_template_id']} | {r['detail'] or 'wrong answer'} |"
+        for r in misses[:200]
+    )
+    out = paths.reports_dir / "reference_solver_misses.md"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(f"# Reference solver misses ({len(misses)})\n\n{text}\n", encoding="utf-8")
+    m = evaluate.summary(rows)
+    return {
+        "dagster/row_count": len(rows),
+        "em": m["em"],
+        "true_premise_questions": m["n"],
+        "misses": len(misses),
+        "misses_by_reason": dg.MetadataValue.json(dict(sorted(reasons.items()))),
+        "sub_templates_below_100": dg.MetadataValue.json({s: round(v, 1) for v, s in worst}),
+        "misses_table": dg.MetadataValue.md(text),
+        "path": paths.portable(out),
+        "questions_per_second": round(questions / seconds, 1) if seconds else None,
+    }
 
 
 @dg.asset(
     pool=WAREHOUSE_POOL,
     key=EVALUATION_REPORT,
     deps=[EVAL_BASELINES, EVAL_REFERENCE_SOLVER],
-    group_name="evaluation",
+    **_evaluation,
     kinds={"markdown", "matplotlib"},
-    automation_condition=dg.AutomationCondition.eager(),
     description="Markdown and PNG reports (EM/NE by SFID, answer format, KG, income and density tier standardized to "
     "the SFID mix, language) for every scored (system, split) in `scores`, under $MGQA_HOME/reports/evaluation/.",
 )

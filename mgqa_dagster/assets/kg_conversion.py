@@ -5,7 +5,6 @@ import dagster as dg
 from mgqa_dagster.assets.kg_build import kg_native, kg_partitions
 from mgqa_dagster.data_quality import entities as entity_checks
 from mgqa_dagster.data_quality import input_guards
-from mgqa_dagster.data_quality.checks import non_blocking
 from mgqa_dagster.data_quality.guards import audited_specs
 from mgqa_dagster.resources.engine import EngineResource
 from mgqa_dagster.resources.paths import PathsResource
@@ -13,7 +12,7 @@ from mgqa_dagster.resources.sources import ConversionResource, StrataInputsResou
 from mgqa_dagster.resources.warehouse import WAREHOUSE_POOL, WarehouseResource, blocks
 from mgqa_platform import CODE_VERSION, snapshots
 from mgqa_platform.kg import native
-from mgqa_platform.kg.convert import convert_kg
+from mgqa_platform.kg.convert import ConversionResult, convert_kg
 from mgqa_platform.kg.data_version import conversion_data_version
 from mgqa_platform.strata.countries import country_names
 from mgqa_platform.warehouse import Slice, partition_slices
@@ -100,70 +99,74 @@ def kg_entities(
             native.mark_converted(c, kg, context.run_id)
             return res, snapshots.ensure_coverage(c, kg, src["snapshot_id"])
 
-        checks = entity_checks.entity_checks(conversion.entity_count_ranges())
-        checks += input_guards.ENTITY_GUARDS
-        out = warehouse.write_audited(
-            con,
-            conversion_slices(kg),
-            write,
-            asset_key=ENTITIES,
-            partition=kg,
-            checks=checks,
-        )
-        if not out.published and src["source_snapshot_id"]:  # that snapshot no longer wins
-            failed = sorted(r.check_name for r in out.results if blocks(r))
-            snapshots.mark_failed(
-                con, src["source_snapshot_id"], f"entities[{kg}] failed {', '.join(failed)}"
-            )
-        yield from out.refused()
-        res, coverage_method = out.value
-        build_quarantine = dict(
-            con.execute(
-                "SELECT reason, count(*) FROM quarantine WHERE kg = ? AND stage = 'kg_build' GROUP BY 1 ORDER BY 1",
-                [kg],
-            ).fetchall()
-        )
         lineage = {
             "native_snapshot_id": src["snapshot_id"],
             "native_sha256": src["sha256"],
             "source_osm_snapshot": src["source_snapshot_id"] or "n/a",
         }
-        meta = res.metadata()
-        yield dg.MaterializeResult(
+
+        def mark_failed(out) -> None:
+            """A refused conversion: the snapshot it came from no longer wins."""
+            if not out.published and src["source_snapshot_id"]:
+                failed = sorted(r.check_name for r in out.results if blocks(r))
+                snapshots.mark_failed(
+                    con, src["source_snapshot_id"], f"entities[{kg}] failed {', '.join(failed)}"
+                )
+
+        res, _ = yield from warehouse.publish_audited(
+            con,
+            conversion_slices(kg),
+            write,
             asset_key=ENTITIES,
-            metadata={
-                **lineage,
-                "dagster/row_count": res.entities,
-                "entities_by_category_top20": dg.MetadataValue.json(
-                    meta["entities_by_category_top20"]
-                ),
-                "entities_by_geom_kind": dg.MetadataValue.json(meta["entities_by_geom_kind"]),
-                "names_disambiguated": res.disambiguated_names,
-                "names_ambiguous": res.ambiguous_names,
-                "names_by_rule": dg.MetadataValue.json(meta["names_by_rule"]),
-                "coverage": coverage_method,
-                "road_parts_merged": res.road_parts_merged,
-                "roads_merged": res.roads_merged,
-                "triples_staged": res.triples_staged,
-            },
+            partition=kg,
+            checks=entity_checks.entity_checks(conversion.entity_count_ranges())
+            + input_guards.ENTITY_GUARDS,
+            metadata=lambda value: _entities_metadata(lineage, *value),
+            on_audit=mark_failed,
         )
-        yield dg.MaterializeResult(
-            asset_key="entity_labels", metadata={**lineage, "dagster/row_count": res.labels}
-        )
-        yield dg.MaterializeResult(
-            asset_key="entity_triples",
-            metadata={**lineage, "dagster/row_count": res.entity_triples},
-        )
-        yield dg.MaterializeResult(
-            asset_key="quarantine",
-            metadata={
-                **lineage,
-                "dagster/row_count": sum(res.quarantined.values()) + sum(build_quarantine.values()),
-                "conversion_by_reason": dg.MetadataValue.json(
-                    dict(sorted(res.quarantined.items()))
-                ),
-                "build_by_reason": dg.MetadataValue.json(build_quarantine),
-            },
-        )
-        yield from out.results
-        yield from entity_checks.run_checks(con, kg, ENTITIES, non_blocking(checks))
+        yield from _side_results(con, kg, lineage, res)
+
+
+def _entities_metadata(lineage: dict, res: ConversionResult, coverage_method: str) -> dict:
+    """The materialization metadata of ``entities[kg]``: lineage, counts and names by rule."""
+    meta = res.metadata()
+    return {
+        **lineage,
+        "dagster/row_count": res.entities,
+        "entities_by_category_top20": dg.MetadataValue.json(meta["entities_by_category_top20"]),
+        "entities_by_geom_kind": dg.MetadataValue.json(meta["entities_by_geom_kind"]),
+        "names_disambiguated": res.disambiguated_names,
+        "names_ambiguous": res.ambiguous_names,
+        "names_by_rule": dg.MetadataValue.json(meta["names_by_rule"]),
+        "coverage": coverage_method,
+        "road_parts_merged": res.road_parts_merged,
+        "roads_merged": res.roads_merged,
+        "triples_staged": res.triples_staged,
+    }
+
+
+def _side_results(con, kg: str, lineage: dict, res: ConversionResult):
+    """The materializations of the tables written beside ``entities[kg]``: its labels, its
+    triples and its quarantine (the conversion's and the build's rows, by reason)."""
+    build_quarantine = dict(
+        con.execute(
+            "SELECT reason, count(*) FROM quarantine WHERE kg = ? AND stage = 'kg_build' GROUP BY 1 ORDER BY 1",
+            [kg],
+        ).fetchall()
+    )
+    yield dg.MaterializeResult(
+        asset_key="entity_labels", metadata={**lineage, "dagster/row_count": res.labels}
+    )
+    yield dg.MaterializeResult(
+        asset_key="entity_triples",
+        metadata={**lineage, "dagster/row_count": res.entity_triples},
+    )
+    yield dg.MaterializeResult(
+        asset_key="quarantine",
+        metadata={
+            **lineage,
+            "dagster/row_count": sum(res.quarantined.values()) + sum(build_quarantine.values()),
+            "conversion_by_reason": dg.MetadataValue.json(dict(sorted(res.quarantined.items()))),
+            "build_by_reason": dg.MetadataValue.json(build_quarantine),
+        },
+    )

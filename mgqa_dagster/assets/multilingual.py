@@ -12,18 +12,20 @@ from mgqa_dagster.assets.questions import (
     side_tables,
 )
 from mgqa_dagster.data_quality import multilingual as checks
-from mgqa_dagster.data_quality.checks import non_blocking, run_checks
-from mgqa_dagster.data_quality.guards import audited_specs
 from mgqa_dagster.resources.llm import LLMResource, PostEditEnsembleResource
 from mgqa_dagster.resources.paths import PathsResource
 from mgqa_dagster.resources.translator import TranslatorResource
-from mgqa_dagster.resources.warehouse import WAREHOUSE_POOL, WarehouseResource
+from mgqa_dagster.resources.warehouse import (
+    WarehouseResource,
+    audited_asset,
+    audited_multi_asset,
+)
+from mgqa_platform.languages import CODES, language
 from mgqa_platform.multilingual import annotations, stage
 from mgqa_platform.multilingual.ensemble import describe as describe_member
 from mgqa_platform.multilingual.judge import LLMJudge, OfflineJudge
-from mgqa_platform.multilingual.languages import CODES, language
+from mgqa_platform.question_schema import LOCALIZED_SCHEMA, POSTEDITED_SCHEMA
 from mgqa_platform.questions.catalog import default_catalog
-from mgqa_platform.questions.schema import LOCALIZED_SCHEMA, POSTEDITED_SCHEMA
 from mgqa_platform.warehouse import Slice, partition_slices
 
 language_partitions = dg.StaticPartitionsDefinition(list(CODES))
@@ -50,17 +52,17 @@ class PostEditConfig(dg.Config):
     judge_seed: int = 0
 
 
-@dg.asset(
-    pool=WAREHOUSE_POOL,
-    key=TEMPLATE_TRANSLATIONS,
+#: What every multilingual asset shares: its group, and eager automation.
+_multilingual = dict(group_name="multilingual", automation_condition=dg.AutomationCondition.eager())
+
+
+@audited_asset(
+    TEMPLATE_TRANSLATIONS,
+    checks.TRANSLATION_CHECKS,
     deps=[TEMPLATES],
     partitions_def=language_partitions,
-    group_name="multilingual",
-    automation_condition=dg.AutomationCondition.eager(),
+    **_multilingual,
     kinds={"duckdb", "translation"},
-    check_specs=audited_specs(
-        TEMPLATE_TRANSLATIONS, checks.TRANSLATION_CHECKS, language_partitions
-    ),
     description="Machine translation of every template variant into the partition's language (Google Cloud Translation "
     "v3 with protected placeholders, or the bundled translation memory offline). Broken slots are flagged for post-edit."
     + TAIL_POLICY,
@@ -71,48 +73,35 @@ def template_translations(
     lang = context.partition_key
     engine = translator.get_translator()
     with warehouse.get_connection() as con:
-        out = warehouse.write_audited(
+        yield from warehouse.publish_audited(
             con,
             partition_slices("lang", lang, "template_translations"),
             lambda c: stage.translate_language(c, default_catalog(), lang, engine),
             asset_key=TEMPLATE_TRANSLATIONS,
             partition=lang,
             checks=checks.TRANSLATION_CHECKS,
-        )
-        yield from out.refused()
-        done = out.value
-        statuses = {}
-        for t in done:
-            statuses[t.status] = statuses.get(t.status, 0) + 1
-        yield dg.MaterializeResult(
-            metadata={
-                "dagster/row_count": len(done),
-                "language": language(lang).name,
-                "engine": done[0].engine if done else "",
-                "statuses": dg.MetadataValue.json(statuses),
-                "needs_post_edit": sum(t.needs_post_edit for t in done),
-            }
-        )
-        yield from out.results
-        yield from run_checks(
-            con, lang, TEMPLATE_TRANSLATIONS, non_blocking(checks.TRANSLATION_CHECKS)
+            metadata=lambda done: _translation_metadata(lang, done),
         )
 
 
-@dg.multi_asset(
-    pool=WAREHOUSE_POOL,
-    specs=[
-        dg.AssetSpec(
-            TEMPLATE_TRANSLATIONS_RESOLVED,
-            deps=[TEMPLATE_TRANSLATIONS],
-            group_name="multilingual",
-            automation_condition=dg.AutomationCondition.eager(),
-            kinds={"duckdb", "markdown"},
-            description="Human post-edits resolved into one template per variant: rules (both "
-            "correct, identical corrections, one-sided, stricter wins) then an LLM judge choosing "
-            "between the annotators' texts (offline: a rule-based twin). Without an annotation "
-            "export the MT passes through, flagged unreviewed.",
-        ),
+def _translation_metadata(lang: str, done: list) -> dict:
+    """The materialization metadata of ``template_translations[lang]`` from its translations."""
+    statuses: dict[str, int] = {}
+    for t in done:
+        statuses[t.status] = statuses.get(t.status, 0) + 1
+    return {
+        "dagster/row_count": len(done),
+        "language": language(lang).name,
+        "engine": done[0].engine if done else "",
+        "statuses": dg.MetadataValue.json(statuses),
+        "needs_post_edit": sum(t.needs_post_edit for t in done),
+    }
+
+
+@audited_multi_asset(
+    TEMPLATE_TRANSLATIONS_RESOLVED,
+    checks.RESOLVED_CHECKS,
+    [
         side_table_spec(
             ANNOTATION_AGREEMENT,
             TEMPLATE_TRANSLATIONS_RESOLVED,
@@ -122,10 +111,13 @@ def template_translations(
         ),
     ],
     partitions_def=language_partitions,
-    check_specs=audited_specs(
-        TEMPLATE_TRANSLATIONS_RESOLVED, checks.RESOLVED_CHECKS, language_partitions
-    ),
-    can_subset=True,
+    deps=[TEMPLATE_TRANSLATIONS],
+    **_multilingual,
+    kinds={"duckdb", "markdown"},
+    description="Human post-edits resolved into one template per variant: rules (both "
+    "correct, identical corrections, one-sided, stricter wins) then an LLM judge choosing "
+    "between the annotators' texts (offline: a rule-based twin). Without an annotation "
+    "export the MT passes through, flagged unreviewed.",
 )
 def template_translations_resolved(
     context: dg.AssetExecutionContext,
@@ -138,9 +130,35 @@ def template_translations_resolved(
     directory = config.annotations_dir or str(paths.annotations_path)
     client = llm.get_client()
     judge = LLMJudge(client, seed=config.judge_seed) if client else OfflineJudge()
+    report_path = paths.reports_dir / "post_edit" / f"{lang}.md"
+
+    def write_report(out) -> None:
+        """The post-edit report of the language, when the resolution wrote one."""
+        if out.published and out.value["report"]:
+            report_path.parent.mkdir(parents=True, exist_ok=True)
+            report_path.write_text(out.value["report"] + "\n", encoding="utf-8")
+
+    def metadata(r: dict) -> dict:
+        report = {}
+        if r["report"]:
+            report = {
+                "report": dg.MetadataValue.md(r["report"]),
+                "report_path": paths.portable(report_path),
+            }
+        return {
+            "dagster/row_count": r["n"],
+            "language": language(lang).name,
+            "annotations": r["annotations"] or "none (MT unreviewed)",
+            "methods": dg.MetadataValue.json(r["methods"]),
+            "statuses": dg.MetadataValue.json(r["statuses"]),
+            "agreement": dg.MetadataValue.json(r["stats"]),
+            "rejected_annotation_rows": r["rejected"],
+            "judge": llm.describe() if client else "offline (rule-based)",
+            **report,
+        }
+
     with warehouse.get_connection() as con:
-        selected = TEMPLATE_TRANSLATIONS_RESOLVED in context.selected_asset_keys
-        out = warehouse.write_audited(
+        r = yield from warehouse.publish_audited(
             con,
             partition_slices(
                 "lang", lang, "template_translations_resolved", "annotation_agreement"
@@ -151,36 +169,10 @@ def template_translations_resolved(
             asset_key=TEMPLATE_TRANSLATIONS_RESOLVED,
             partition=lang,
             checks=checks.RESOLVED_CHECKS,
+            metadata=metadata,
+            selected=TEMPLATE_TRANSLATIONS_RESOLVED in context.selected_asset_keys,
+            on_audit=write_report,
         )
-        yield from out.refused(report=selected)
-        r = out.value
-        report_path = None
-        if r["report"]:
-            report_path = paths.reports_dir / "post_edit" / f"{lang}.md"
-            report_path.parent.mkdir(parents=True, exist_ok=True)
-            report_path.write_text(r["report"] + "\n", encoding="utf-8")
-        if selected:
-            report = {}
-            if report_path:
-                report = {
-                    "report": dg.MetadataValue.md(r["report"]),
-                    "report_path": paths.portable(report_path),
-                }
-            metadata = {
-                "dagster/row_count": r["n"],
-                "language": language(lang).name,
-                "annotations": r["annotations"] or "none (MT unreviewed)",
-                "methods": dg.MetadataValue.json(r["methods"]),
-                "statuses": dg.MetadataValue.json(r["statuses"]),
-                "agreement": dg.MetadataValue.json(r["stats"]),
-                "rejected_annotation_rows": r["rejected"],
-                "judge": llm.describe() if client else "offline (rule-based)",
-                **report,
-            }
-            yield dg.MaterializeResult(asset_key=TEMPLATE_TRANSLATIONS_RESOLVED, metadata=metadata)
-            yield from out.results
-            resolved_warnings = non_blocking(checks.RESOLVED_CHECKS)
-            yield from run_checks(con, lang, TEMPLATE_TRANSLATIONS_RESOLVED, resolved_warnings)
         agreement = {
             "dagster/row_count": 1,
             "agreement": dg.MetadataValue.json(r["stats"]),
@@ -189,15 +181,13 @@ def template_translations_resolved(
         yield from side_tables(context, {ANNOTATION_AGREEMENT: agreement})
 
 
-@dg.asset(
-    pool=WAREHOUSE_POOL,
-    key=QUESTIONS_LOCALIZED,
+@audited_asset(
+    QUESTIONS_LOCALIZED,
+    checks.LOCALIZED_CHECKS,
     deps=[TEMPLATE_TRANSLATIONS_RESOLVED, QUESTIONS_EN],
     partitions_def=language_partitions,
-    group_name="multilingual",
-    automation_condition=dg.AutomationCondition.eager(),
+    **_multilingual,
     kinds={"duckdb"},
-    check_specs=audited_specs(QUESTIONS_LOCALIZED, checks.LOCALIZED_CHECKS, language_partitions),
     description="Every English question re-rendered in the partition's language: resolved "
     "template, entity labels in that language (else English, else the KG label), translated "
     "categories and terms, locale-formatted numbers and dates, entity names marked {...}. Same "
@@ -208,18 +198,14 @@ def template_translations_resolved(
 def questions_localized(context: dg.AssetExecutionContext, warehouse: WarehouseResource):
     lang = context.partition_key
     with warehouse.get_connection() as con:
-        out = warehouse.write_audited(
+        yield from warehouse.publish_audited(
             con,
             partition_slices("lang", lang, "questions_localized"),
             lambda c: stage.localize_language(c, default_catalog(), lang),
             asset_key=QUESTIONS_LOCALIZED,
             partition=lang,
             checks=checks.LOCALIZED_CHECKS,
-        )
-        yield from out.refused()
-        r = out.value
-        yield dg.MaterializeResult(
-            metadata={
+            metadata=lambda r: {
                 "dagster/row_count": r["n"],
                 "language": language(lang).name,
                 "localized_entity_labels": r["localized_labels"],
@@ -227,10 +213,8 @@ def questions_localized(context: dg.AssetExecutionContext, warehouse: WarehouseR
                 "names_localized": dg.MetadataValue.json(r["names_localized"]),
                 "fallbacks": dg.MetadataValue.json(r["fallbacks"]),
                 "template_statuses": dg.MetadataValue.json(r["template_statuses"]),
-            }
+            },
         )
-        yield from out.results
-        yield from run_checks(con, lang, QUESTIONS_LOCALIZED, non_blocking(checks.LOCALIZED_CHECKS))
 
 
 def _rounded(shares: dict[str, float]) -> dict[str, float]:
@@ -252,22 +236,10 @@ def _edit_log_markdown(examples: list[dict]) -> str:
     return "\n".join(lines)
 
 
-@dg.multi_asset(
-    pool=WAREHOUSE_POOL,
-    specs=[
-        dg.AssetSpec(
-            QUESTIONS_POSTEDITED,
-            deps=[QUESTIONS_LOCALIZED],
-            group_name="multilingual",
-            automation_condition=dg.AutomationCondition.eager(),
-            kinds={"duckdb", "llm"},
-            description="Grammar around the inserted entity names fixed by an ensemble: members "
-            "propose typed edits (13 operations: articles, adpositions, declension, agreement, "
-            "contraction, elision, punctuation...) that may never touch a {name}; an edit "
-            "proposed by two members is applied, else the primary member's. Offline: the "
-            "rule-based member.",
-            metadata={"dagster/column_schema": column_schema(POSTEDITED_SCHEMA)},
-        ),
+@audited_multi_asset(
+    QUESTIONS_POSTEDITED,
+    checks.POSTEDIT_CHECKS,
+    [
         side_table_spec(
             ENSEMBLE_EDIT_LOG,
             QUESTIONS_POSTEDITED,
@@ -284,8 +256,15 @@ def _edit_log_markdown(examples: list[dict]) -> str:
         ),
     ],
     partitions_def=language_partitions,
-    check_specs=audited_specs(QUESTIONS_POSTEDITED, checks.POSTEDIT_CHECKS, language_partitions),
-    can_subset=True,
+    deps=[QUESTIONS_LOCALIZED],
+    **_multilingual,
+    kinds={"duckdb", "llm"},
+    description="Grammar around the inserted entity names fixed by an ensemble: members "
+    "propose typed edits (13 operations: articles, adpositions, declension, agreement, "
+    "contraction, elision, punctuation...) that may never touch a {name}; an edit "
+    "proposed by two members is applied, else the primary member's. Offline: the "
+    "rule-based member.",
+    metadata={"dagster/column_schema": column_schema(POSTEDITED_SCHEMA)},
 )
 def questions_postedited(
     context: dg.AssetExecutionContext,
@@ -295,8 +274,7 @@ def questions_postedited(
     lang = context.partition_key
     members, primary = ensemble.members(lang)
     with warehouse.get_connection() as con:
-        selected = QUESTIONS_POSTEDITED in context.selected_asset_keys
-        out = warehouse.write_audited(
+        r = yield from warehouse.publish_audited(
             con,
             (
                 *partition_slices("lang", lang, "questions_postedited", "ensemble_stats"),
@@ -308,35 +286,33 @@ def questions_postedited(
             asset_key=QUESTIONS_POSTEDITED,
             partition=lang,
             checks=checks.POSTEDIT_CHECKS,
+            metadata=lambda r: _postedit_metadata(lang, members, primary, r),
+            selected=QUESTIONS_POSTEDITED in context.selected_asset_keys,
         )
-        yield from out.refused(report=selected)
-        r = out.value
-        s = r["stats"]
-        if selected:
-            metadata = {
-                "dagster/row_count": r["n"],
-                "language": language(lang).name,
-                "members": dg.MetadataValue.json({m.name: describe_member(m) for m in members}),
-                "primary": primary,
-                "share_edited": dg.MetadataValue.float(round(s["share_edited"], 4)),
-                "share_majority": dg.MetadataValue.float(round(s["share_majority"], 4)),
-                "decisions": dg.MetadataValue.json(s["decisions"]),
-                "operations": dg.MetadataValue.json(s["operations"]),
-                "operation_shares": dg.MetadataValue.json(_rounded(s["operation_shares"])),
-                "rule_shares": dg.MetadataValue.json(_rounded(s["rule_shares"])),
-                "proposed_operations": dg.MetadataValue.json(s["proposed_operations"]),
-                "rejected_replies": dg.MetadataValue.json(s["rejected"]),
-                "failed_replies": dg.MetadataValue.json(s["errors"]),
-                "edit_log_rows": r["log_rows"],
-                "edit_log": dg.MetadataValue.md(_edit_log_markdown(r["examples"])),
-            }
-            yield dg.MaterializeResult(asset_key=QUESTIONS_POSTEDITED, metadata=metadata)
-            yield from out.results
-            yield from run_checks(
-                con, lang, QUESTIONS_POSTEDITED, non_blocking(checks.POSTEDIT_CHECKS)
-            )
         side = {
             ENSEMBLE_EDIT_LOG: {"dagster/row_count": r["log_rows"]},
             ENSEMBLE_STATS: {"dagster/row_count": 1, "primary": primary},
         }
         yield from side_tables(context, side)
+
+
+def _postedit_metadata(lang: str, members: list, primary: str, r: dict) -> dict:
+    """The materialization metadata of ``questions_postedited[lang]`` from what the ensemble did."""
+    s = r["stats"]
+    return {
+        "dagster/row_count": r["n"],
+        "language": language(lang).name,
+        "members": dg.MetadataValue.json({m.name: describe_member(m) for m in members}),
+        "primary": primary,
+        "share_edited": dg.MetadataValue.float(round(s["share_edited"], 4)),
+        "share_majority": dg.MetadataValue.float(round(s["share_majority"], 4)),
+        "decisions": dg.MetadataValue.json(s["decisions"]),
+        "operations": dg.MetadataValue.json(s["operations"]),
+        "operation_shares": dg.MetadataValue.json(_rounded(s["operation_shares"])),
+        "rule_shares": dg.MetadataValue.json(_rounded(s["rule_shares"])),
+        "proposed_operations": dg.MetadataValue.json(s["proposed_operations"]),
+        "rejected_replies": dg.MetadataValue.json(s["rejected"]),
+        "failed_replies": dg.MetadataValue.json(s["errors"]),
+        "edit_log_rows": r["log_rows"],
+        "edit_log": dg.MetadataValue.md(_edit_log_markdown(r["examples"])),
+    }

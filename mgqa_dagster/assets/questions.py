@@ -8,12 +8,16 @@ import pyarrow as pa
 
 from mgqa_dagster.assets.strata import ENTITY_STRATA
 from mgqa_dagster.data_quality import questions as checks
-from mgqa_dagster.data_quality.checks import non_blocking, run_checks
-from mgqa_dagster.data_quality.guards import audited_specs
 from mgqa_dagster.resources.paths import PathsResource
-from mgqa_dagster.resources.warehouse import WAREHOUSE_POOL, WarehouseResource
+from mgqa_dagster.resources.warehouse import (
+    WAREHOUSE_POOL,
+    WarehouseResource,
+    audited_asset,
+    audited_multi_asset,
+)
+from mgqa_platform import question_schema as schema
 from mgqa_platform import settings
-from mgqa_platform.questions import distribution, schema, splits
+from mgqa_platform.questions import distribution, splits
 from mgqa_platform.questions.catalog import default_catalog
 from mgqa_platform.questions.executor import stable_hash
 from mgqa_platform.questions.executors import EXECUTORS
@@ -34,7 +38,7 @@ QUESTION_DISCARDS = dg.AssetKey("question_discards")
 
 def column_schema(table: pa.Schema) -> dg.TableSchema:
     """The UI's ``dagster/column_schema`` of a declared question table
-    (mgqa_platform/questions/schema.py)."""
+    (mgqa_platform/question_schema.py)."""
     return dg.TableSchema(
         columns=[
             dg.TableColumn(
@@ -79,48 +83,48 @@ def _code_version() -> str:
     return f"{default_catalog().version}-{stable_hash(refs, n=8)}"
 
 
-@dg.asset(
-    pool=WAREHOUSE_POOL,
-    key=TEMPLATES,
-    group_name="questions",
+#: What every questions asset shares: its group, and eager automation.
+_questions = dict(group_name="questions", automation_condition=dg.AutomationCondition.eager())
+
+
+@audited_asset(
+    TEMPLATES,
+    checks.TEMPLATE_CHECKS,
+    **_questions,
     kinds={"duckdb", "yaml"},
     code_version=default_catalog().version,
-    check_specs=audited_specs(TEMPLATES, checks.TEMPLATE_CHECKS),
-    automation_condition=dg.AutomationCondition.eager(),
     description="The template catalog (mgqa_platform/data/templates/*.yaml): 65 templates, their sub-templates, English variants, answer formats and executors.",
 )
 def templates(warehouse: WarehouseResource):
     catalog = default_catalog()
     with warehouse.get_connection() as con:
-        out = warehouse.write_audited(
+        yield from warehouse.publish_audited(
             con,
             whole_tables("templates"),
             lambda c: write_templates(c, catalog),
             asset_key=TEMPLATES,
-            partition=None,
             checks=checks.TEMPLATE_CHECKS,
+            metadata=lambda n: _templates_metadata(con, catalog, n),
         )
-        yield from out.refused()
-        n = out.value
-        per = con.execute(
-            "SELECT sfid, count(DISTINCT tid), count(DISTINCT sub_template_id), count(*), count(DISTINCT sub_template_id) FILTER (WHERE implemented) "
-            "FROM templates GROUP BY sfid ORDER BY sfid"
-        ).fetchall()
-        table = "| SFID | templates | sub-templates | variants | sub-templates with executor |\n|---|---|---|---|---|\n"
-        table += "\n".join(f"| {s} | {a} | {b} | {c} | {d} |" for s, a, b, c, d in per)
-        yield dg.MaterializeResult(
-            metadata={
-                "dagster/row_count": n,
-                "catalog_version": catalog.version,
-                "templates": sum(r[1] for r in per),
-                "sub_templates": sum(r[2] for r in per),
-                "variants": n,
-                "executors": dg.MetadataValue.json(sorted(EXECUTORS)),
-                "per_sfid": dg.MetadataValue.md(table),
-            }
-        )
-        yield from out.results
-        yield from run_checks(con, None, TEMPLATES, non_blocking(checks.TEMPLATE_CHECKS))
+
+
+def _templates_metadata(con, catalog, n: int) -> dict:
+    """The materialization metadata of ``templates``: counts per SFID as a Markdown table."""
+    per = con.execute(
+        "SELECT sfid, count(DISTINCT tid), count(DISTINCT sub_template_id), count(*), count(DISTINCT sub_template_id) FILTER (WHERE implemented) "
+        "FROM templates GROUP BY sfid ORDER BY sfid"
+    ).fetchall()
+    table = "| SFID | templates | sub-templates | variants | sub-templates with executor |\n|---|---|---|---|---|\n"
+    table += "\n".join(f"| {s} | {a} | {b} | {c} | {d} |" for s, a, b, c, d in per)
+    return {
+        "dagster/row_count": n,
+        "catalog_version": catalog.version,
+        "templates": sum(r[1] for r in per),
+        "sub_templates": sum(r[2] for r in per),
+        "variants": n,
+        "executors": dg.MetadataValue.json(sorted(EXECUTORS)),
+        "per_sfid": dg.MetadataValue.md(table),
+    }
 
 
 class QuestionsConfig(dg.Config):
@@ -135,23 +139,10 @@ def _markdown(rows: list[tuple], header: tuple[str, ...]) -> str:
     return "\n".join(lines)
 
 
-@dg.multi_asset(
-    pool=WAREHOUSE_POOL,
-    specs=[
-        dg.AssetSpec(
-            QUESTIONS_EN,
-            deps=[
-                TEMPLATES,
-                dg.AssetDep(ENTITY_STRATA, partition_mapping=dg.AllPartitionMapping()),
-            ],
-            group_name="questions",
-            kinds={"duckdb"},
-            code_version=_code_version(),
-            automation_condition=dg.AutomationCondition.eager(),
-            description="English questions with execution-based gold, the executed query and the "
-            "gold triples (docs/questions.md); at most `cap` tuples per (template, KG, stratum), seeded.",
-            metadata={"dagster/column_schema": column_schema(schema.QUESTION_SCHEMA)},
-        ),
+@audited_multi_asset(
+    QUESTIONS_EN,
+    checks.QUESTION_CHECKS,
+    [
         side_table_spec(
             QUESTION_DISCARDS,
             QUESTIONS_EN,
@@ -160,8 +151,16 @@ def _markdown(rows: list[tuple], header: tuple[str, ...]) -> str:
             "reason): degenerate or invalid gold, duplicates, false premises that stayed true.",
         ),
     ],
-    check_specs=audited_specs(QUESTIONS_EN, checks.QUESTION_CHECKS),
-    can_subset=True,
+    deps=[
+        TEMPLATES,
+        dg.AssetDep(ENTITY_STRATA, partition_mapping=dg.AllPartitionMapping()),
+    ],
+    **_questions,
+    kinds={"duckdb"},
+    code_version=_code_version(),
+    description="English questions with execution-based gold, the executed query and the "
+    "gold triples (docs/questions.md); at most `cap` tuples per (template, KG, stratum), seeded.",
+    metadata={"dagster/column_schema": column_schema(schema.QUESTION_SCHEMA)},
 )
 def questions_en(
     context: dg.AssetExecutionContext, config: QuestionsConfig, warehouse: WarehouseResource
@@ -178,21 +177,15 @@ def questions_en(
             cap=config.cap,
             memory_limit=config.memory_limit,
         )
-        out = warehouse.write_audited(
+        yield from warehouse.publish_audited(
             con,
             (Slice("questions_en"), Slice("question_discards", guarded=False)),
             lambda c: write_questions(c, gen),
             asset_key=QUESTIONS_EN,
-            partition=None,
             checks=checks.QUESTION_CHECKS,
+            metadata=lambda n: _questions_en_metadata(con, config, n, time.perf_counter() - t0),
+            selected=QUESTIONS_EN in context.selected_asset_keys,
         )
-        selected = QUESTIONS_EN in context.selected_asset_keys
-        yield from out.refused(report=selected)
-        seconds = time.perf_counter() - t0
-        if selected:
-            yield from _questions_en_results(con, config, out.value, seconds)
-            yield from out.results
-            yield from run_checks(con, None, QUESTIONS_EN, non_blocking(checks.QUESTION_CHECKS))
         (rows,) = con.execute("SELECT count(*) FROM question_discards").fetchone()
         discards = {
             "dagster/row_count": rows,
@@ -201,8 +194,8 @@ def questions_en(
         yield from side_tables(context, {QUESTION_DISCARDS: discards})
 
 
-def _questions_en_results(con, config: QuestionsConfig, n: int, seconds: float) -> Iterator:
-    """The materialization of ``questions_en`` with its distribution metadata, then its checks."""
+def _questions_en_metadata(con, config: QuestionsConfig, n: int, seconds: float) -> dict:
+    """The materialization metadata of ``questions_en``: its distribution and its speed."""
 
     def q(sql: str) -> list[tuple]:
         return con.execute(sql).fetchall()
@@ -244,52 +237,43 @@ def _questions_en_results(con, config: QuestionsConfig, n: int, seconds: float) 
         "multimodal": q("SELECT count(*) FROM questions_en WHERE multimodal")[0][0],
         "catalog_version": default_catalog().version,
     }
-    yield dg.MaterializeResult(asset_key=QUESTIONS_EN, metadata=metadata)
+    return metadata
 
 
 SPLIT_SMALL = dg.AssetKey("split_small")
 QUESTION_DISTRIBUTION = dg.AssetKey("question_distribution")
 
 
-@dg.asset(
-    pool=WAREHOUSE_POOL,
-    key=SPLIT_SMALL,
+@audited_asset(
+    SPLIT_SMALL,
+    checks.SPLIT_CHECKS,
     deps=[QUESTIONS_EN],
-    group_name="questions",
+    **_questions,
     kinds={"duckdb"},
-    check_specs=audited_specs(SPLIT_SMALL, checks.SPLIT_CHECKS),
-    automation_condition=dg.AutomationCondition.eager(),
     description=f"The small split: at most {splits.SMALL_PER_CELL} questions per (KG, SFID) cell of the large split, by a seeded hash.",
 )
 def split_small(config: QuestionsConfig, warehouse: WarehouseResource):
+    per_kg_sfid = "SELECT kg || '/' || sfid, count(*) FROM split_small GROUP BY 1 ORDER BY 1"
     with warehouse.get_connection() as con:
-        out = warehouse.write_audited(
+        yield from warehouse.publish_audited(
             con,
             whole_tables("split_small"),
             lambda c: splits.write_small_split(c, config.seed),
             asset_key=SPLIT_SMALL,
-            partition=None,
             checks=checks.SPLIT_CHECKS,
+            metadata=lambda n: {
+                "dagster/row_count": n,
+                "per_kg_sfid": dg.MetadataValue.json(dict(con.execute(per_kg_sfid).fetchall())),
+            },
         )
-        yield from out.refused()
-        n = out.value
-        per = con.execute(
-            "SELECT kg || '/' || sfid, count(*) FROM split_small GROUP BY 1 ORDER BY 1"
-        ).fetchall()
-        yield dg.MaterializeResult(
-            metadata={"dagster/row_count": n, "per_kg_sfid": dg.MetadataValue.json(dict(per))}
-        )
-        yield from out.results
-        yield from run_checks(con, None, SPLIT_SMALL, non_blocking(checks.SPLIT_CHECKS))
 
 
 @dg.asset(
     pool=WAREHOUSE_POOL,
     key=QUESTION_DISTRIBUTION,
     deps=[QUESTIONS_EN, SPLIT_SMALL],
-    group_name="questions",
+    **_questions,
     kinds={"duckdb", "markdown"},
-    automation_condition=dg.AutomationCondition.eager(),
     description="Distribution of the English questions: per strata cell and country (Table 2), per "
     "(KG, SFID) with the small split (Table 7), per answer format (Fig. 6), false-premise and "
     "multimodal counts. Also written to $MGQA_HOME/reports/.",

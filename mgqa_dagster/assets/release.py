@@ -8,10 +8,15 @@ from mgqa_dagster.assets.multilingual import QUESTIONS_POSTEDITED, TAIL_POLICY, 
 from mgqa_dagster.assets.questions import SPLIT_SMALL
 from mgqa_dagster.data_quality import release as checks
 from mgqa_dagster.data_quality.checks import bound, check_specs, non_blocking, run_checks
-from mgqa_dagster.data_quality.guards import audited_specs
 from mgqa_dagster.resources.paths import PathsResource
-from mgqa_dagster.resources.warehouse import WAREHOUSE_POOL, Audited, WarehouseResource, blocks
-from mgqa_platform.multilingual.languages import language
+from mgqa_dagster.resources.warehouse import (
+    WAREHOUSE_POOL,
+    Audited,
+    WarehouseResource,
+    audited_asset,
+    blocks,
+)
+from mgqa_platform.languages import language
 from mgqa_platform.release import card, export, sites
 from mgqa_platform.warehouse import partition_slices
 
@@ -19,17 +24,14 @@ RELEASE_QUESTIONS = dg.AssetKey("release_questions")
 RELEASE_CARD = dg.AssetKey("release_card")
 
 
-@dg.asset(
-    pool=WAREHOUSE_POOL,
-    key=RELEASE_QUESTIONS,
+@audited_asset(
+    RELEASE_QUESTIONS,
+    checks.RELEASE_QUESTION_CHECKS,
     deps=[QUESTIONS_POSTEDITED, SPLIT_SMALL],
     partitions_def=language_partitions,
     group_name="release",
     automation_condition=dg.AutomationCondition.eager(),
     kinds={"parquet"},
-    check_specs=audited_specs(
-        RELEASE_QUESTIONS, checks.RELEASE_QUESTION_CHECKS, language_partitions
-    ),
     description="The language's released questions as Parquet: data/<lang>/large.parquet (every question) and small.parquet "
     "(the small split), with gold, gold triples and the query of every answer; byte-identical on rebuild."
     + TAIL_POLICY,
@@ -46,23 +48,22 @@ def release_questions(
         export.record_language(con, info)
         return info
 
+    def publish_or_discard(out) -> None:
+        """The staged files replace the published ones only when the audit passed."""
+        if out.published:
+            export.publish_staged(root, lang)
+        else:
+            export.discard_staged(root, lang)
+
     with warehouse.get_connection() as con:
-        out = warehouse.write_audited(
+        yield from warehouse.publish_audited(
             con,
             partition_slices("lang", lang, "release_files"),
             write,
             asset_key=RELEASE_QUESTIONS,
             partition=lang,
             checks=bound(checks.RELEASE_QUESTION_CHECKS, root=staged),
-        )
-        if out.published:
-            export.publish_staged(root, lang)
-        else:
-            export.discard_staged(root, lang)
-        yield from out.refused()
-        info = out.value
-        yield dg.MaterializeResult(
-            metadata={
+            metadata=lambda info: {
                 "dagster/row_count": info["rows"]["large"],
                 "language": language(lang).name,
                 "rows": dg.MetadataValue.json(info["rows"]),
@@ -71,11 +72,10 @@ def release_questions(
                 "multimodal": info["multimodal"],
                 "post_edited": info["edited"],
                 "path": paths.portable(root / "data" / lang),
-            }
+            },
+            late_checks=bound(checks.RELEASE_QUESTION_CHECKS, root=root),
+            on_audit=publish_or_discard,
         )
-        yield from out.results
-        question_warnings = non_blocking(bound(checks.RELEASE_QUESTION_CHECKS, root=root))
-        yield from run_checks(con, lang, RELEASE_QUESTIONS, question_warnings)
 
 
 @dg.asset(

@@ -10,12 +10,11 @@ from mgqa_dagster.assets.kg_build import kg_partitions
 from mgqa_dagster.assets.kg_conversion import ENTITIES
 from mgqa_dagster.data_quality import input_guards
 from mgqa_dagster.data_quality import strata as checks
-from mgqa_dagster.data_quality.checks import bound, check_specs, non_blocking, run_checks
-from mgqa_dagster.data_quality.guards import audited_specs
+from mgqa_dagster.data_quality.checks import bound, check_specs, run_checks
 from mgqa_dagster.resources.engine import EngineResource
 from mgqa_dagster.resources.paths import PathsResource
 from mgqa_dagster.resources.sources import StrataInputsResource
-from mgqa_dagster.resources.warehouse import WAREHOUSE_POOL, WarehouseResource
+from mgqa_dagster.resources.warehouse import WAREHOUSE_POOL, WarehouseResource, audited_asset
 from mgqa_platform.files import sha256_file
 from mgqa_platform.strata import countries as countries_lib
 from mgqa_platform.strata import density, income, strata
@@ -41,13 +40,12 @@ def world_bank_income(strata_inputs: StrataInputsResource) -> dg.DataVersion:
 COUNTRIES = dg.AssetKey("countries")
 
 
-@dg.asset(
-    pool=WAREHOUSE_POOL,
-    key=COUNTRIES,
+@audited_asset(
+    COUNTRIES,
+    checks.COUNTRY_CHECKS + input_guards.COUNTRY_GUARDS,
     deps=[natural_earth_countries, world_bank_income],
     group_name="strata",
     kinds={"duckdb"},
-    check_specs=audited_specs(COUNTRIES, checks.COUNTRY_CHECKS + input_guards.COUNTRY_GUARDS),
     description="Country polygons with ISO3 (ISO_A3, else ISO_A3_EH, else ADM0_A3) and World Bank income tier.",
 )
 def countries(
@@ -57,41 +55,35 @@ def countries(
 ):
     ne = countries_lib.load_countries(strata_inputs.countries_path)
     table = income.load_income(strata_inputs.income_path, strata_inputs.income_fiscal_year or None)
+    guards = bound(
+        input_guards.COUNTRY_GUARDS, degenerate_features=ne.attrs.get("degenerate_features", [])
+    )
     with warehouse.get_connection() as con:
-        out = warehouse.write_audited(
+
+        def metadata(per_tier: dict) -> dict:
+            notes = con.execute(
+                "SELECT iso3, income_note FROM countries WHERE income_note IS NOT NULL ORDER BY iso3"
+            ).fetchall()
+            return {
+                "dagster/row_count": len(ne),
+                "countries_per_income_tier": dg.MetadataValue.json(
+                    {str(k): v for k, v in per_tier.items()}
+                ),
+                "unclassified_policy": strata_inputs.unclassified_policy,
+                "income_notes": dg.MetadataValue.json(dict(notes)),
+                "income_source": Path(strata_inputs.income_path).name,
+            }
+
+        yield from warehouse.publish_audited(
             con,
             whole_tables("countries"),
             lambda c: countries_lib.write_countries(
                 c, ne, table, strata_inputs.unclassified_policy
             ),
             asset_key=COUNTRIES,
-            partition=None,
-            checks=checks.COUNTRY_CHECKS
-            + bound(
-                input_guards.COUNTRY_GUARDS,
-                degenerate_features=ne.attrs.get("degenerate_features", []),
-            ),
+            checks=checks.COUNTRY_CHECKS + guards,
+            metadata=metadata,
         )
-        yield from out.refused()
-        per_tier = out.value
-        notes = dict(
-            con.execute(
-                "SELECT iso3, income_note FROM countries WHERE income_note IS NOT NULL ORDER BY iso3"
-            ).fetchall()
-        )
-        yield dg.MaterializeResult(
-            metadata={
-                "dagster/row_count": len(ne),
-                "countries_per_income_tier": dg.MetadataValue.json(
-                    {str(k): v for k, v in per_tier.items()}
-                ),
-                "unclassified_policy": strata_inputs.unclassified_policy,
-                "income_notes": dg.MetadataValue.json(notes),
-                "income_source": Path(strata_inputs.income_path).name,
-            }
-        )
-        yield from out.results
-        yield from run_checks(con, None, COUNTRIES, non_blocking(checks.COUNTRY_CHECKS))
 
 
 def _raster_path(strata_inputs: StrataInputsResource, paths: PathsResource) -> Path:
@@ -156,13 +148,12 @@ def _write_density(con, cells, breaks: list) -> None:
         con.execute("INSERT INTO density_breaks VALUES (?, ?, ?, ?, ?, ?, ?)", breaks)
 
 
-@dg.asset(
-    pool=WAREHOUSE_POOL,
-    key=DENSITY_CELLS,
+@audited_asset(
+    DENSITY_CELLS,
+    checks.DENSITY_CHECKS,
     deps=[population_raster],
     group_name="strata",
     kinds={"duckdb", "h3"},
-    check_specs=audited_specs(DENSITY_CELLS, checks.DENSITY_CHECKS),
     description="Population aggregated to H3 resolution-3 cells (pixel-centre rule) and binned at the global 33rd/67th percentiles.",
 )
 def density_cells(
@@ -173,36 +164,32 @@ def density_cells(
     label, is_proxy = density.raster_label(path)
     breaks = [str(path), sha256_file(path), is_proxy, label, p33, p67, table.num_rows]
     with warehouse.get_connection() as con:
-        out = warehouse.write_audited(
-            con,
-            whole_tables("density_cells", "density_breaks"),
-            lambda c: _write_density(c, table, breaks),
-            asset_key=DENSITY_CELLS,
-            partition=None,
-            checks=checks.DENSITY_CHECKS,
-        )
-        yield from out.refused()
-        tiers = dict(
-            con.execute("""
+
+        def metadata(_: None) -> dict:
+            tiers = con.execute("""
             SELECT tier, count(*)
             FROM density_cells
             GROUP BY 1
             ORDER BY 1
         """).fetchall()
-        )
-        yield dg.MaterializeResult(
-            metadata={
+            return {
                 "dagster/row_count": table.num_rows,
                 "p33_people_per_km2": p33,
                 "p67_people_per_km2": p67,
-                "cells_per_tier": dg.MetadataValue.json(tiers),
+                "cells_per_tier": dg.MetadataValue.json(dict(tiers)),
                 "raster_label": label,
                 "is_proxy": is_proxy,
                 **density.aggregation_stats(table),
             }
+
+        yield from warehouse.publish_audited(
+            con,
+            whole_tables("density_cells", "density_breaks"),
+            lambda c: _write_density(c, table, breaks),
+            asset_key=DENSITY_CELLS,
+            checks=checks.DENSITY_CHECKS,
+            metadata=metadata,
         )
-        yield from out.results
-        yield from run_checks(con, None, DENSITY_CELLS, non_blocking(checks.DENSITY_CHECKS))
 
 
 _per_kg = dict(
@@ -214,15 +201,27 @@ _per_kg = dict(
 ENTITY_COUNTRY = dg.AssetKey("entity_country")
 
 
-@dg.asset(
-    pool=WAREHOUSE_POOL,
-    key=ENTITY_COUNTRY,
+def _publish_kg_slice(
+    warehouse: WarehouseResource, kg: str, key: dg.AssetKey, write, checks, metadata
+):
+    """The body of a per-KG strata asset: replace the KG's slice of the asset's table (named as
+    its key) by ``write``, audited by ``checks``, materialized with ``metadata``."""
+    with warehouse.get_connection() as con:
+        yield from warehouse.publish_audited(
+            con,
+            partition_slices("kg", kg, key.path[-1]),
+            write,
+            asset_key=key,
+            partition=kg,
+            checks=checks,
+            metadata=metadata,
+        )
+
+
+@audited_asset(
+    ENTITY_COUNTRY,
+    checks.ENTITY_COUNTRY_CHECKS + input_guards.COUNTRY_SHARE_GUARDS,
     deps=[ENTITIES, COUNTRIES],
-    check_specs=audited_specs(
-        ENTITY_COUNTRY,
-        checks.ENTITY_COUNTRY_CHECKS + input_guards.COUNTRY_SHARE_GUARDS,
-        kg_partitions,
-    ),
     description="Country of each entity's representative point: within a polygon, else the nearest country within the configured distance, else unassigned with a reason.",
     **_per_kg,
 )
@@ -233,38 +232,30 @@ def entity_country(
     engine: EngineResource,
 ):
     kg = context.partition_key
-    with warehouse.get_connection() as con:
-        out = warehouse.write_audited(
-            con,
-            partition_slices("kg", kg, "entity_country"),
-            lambda c: engine.assign_countries(c, strata_inputs.nearest_country_max_km, kg),
-            asset_key=ENTITY_COUNTRY,
-            partition=kg,
-            checks=checks.ENTITY_COUNTRY_CHECKS
-            + bound(input_guards.COUNTRY_SHARE_GUARDS, minimum=strata_inputs.min_country_share),
-        )
-        yield from out.refused()
-        res = out.value
-        yield dg.MaterializeResult(
-            metadata={
-                "dagster/row_count": res["entities"],
-                "by_method": dg.MetadataValue.json(res["methods"]),
-                "top_countries": dg.MetadataValue.json(res["top_iso3"]),
-                "nearest_max_km": strata_inputs.nearest_country_max_km,
-            }
-        )
-        yield from out.results
-        yield from run_checks(con, kg, ENTITY_COUNTRY, non_blocking(checks.ENTITY_COUNTRY_CHECKS))
+    max_km = strata_inputs.nearest_country_max_km
+    share = bound(input_guards.COUNTRY_SHARE_GUARDS, minimum=strata_inputs.min_country_share)
+    yield from _publish_kg_slice(
+        warehouse,
+        kg,
+        ENTITY_COUNTRY,
+        lambda c: engine.assign_countries(c, max_km, kg),
+        checks.ENTITY_COUNTRY_CHECKS + share,
+        lambda res: {
+            "dagster/row_count": res["entities"],
+            "by_method": dg.MetadataValue.json(res["methods"]),
+            "top_countries": dg.MetadataValue.json(res["top_iso3"]),
+            "nearest_max_km": max_km,
+        },
+    )
 
 
 ENTITY_DENSITY = dg.AssetKey("entity_density")
 
 
-@dg.asset(
-    key=ENTITY_DENSITY,
-    pool=WAREHOUSE_POOL,
+@audited_asset(
+    ENTITY_DENSITY,
+    (),
     deps=[ENTITIES, DENSITY_CELLS],
-    check_specs=audited_specs(ENTITY_DENSITY, (), kg_partitions),
     description="Density tier of each entity's resolution-3 H3 cell.",
     **_per_kg,
 )
@@ -272,33 +263,26 @@ def entity_density(
     context: dg.AssetExecutionContext, warehouse: WarehouseResource, engine: EngineResource
 ):
     kg = context.partition_key
-    with warehouse.get_connection() as con:
-        out = warehouse.write_audited(
-            con,
-            partition_slices("kg", kg, "entity_density"),
-            lambda c: engine.assign_density(c, kg),
-            asset_key=ENTITY_DENSITY,
-            partition=kg,
-            checks=(),
-        )
-    yield from out.refused()
-    tiers = out.value
-    yield dg.MaterializeResult(
-        metadata={"dagster/row_count": sum(tiers.values()), "by_tier": dg.MetadataValue.json(tiers)}
+    yield from _publish_kg_slice(
+        warehouse,
+        kg,
+        ENTITY_DENSITY,
+        lambda c: engine.assign_density(c, kg),
+        (),
+        lambda tiers: {
+            "dagster/row_count": sum(tiers.values()),
+            "by_tier": dg.MetadataValue.json(tiers),
+        },
     )
-    yield from out.results
 
 
 ENTITY_STRATA = dg.AssetKey("entity_strata")
 
 
-@dg.asset(
-    pool=WAREHOUSE_POOL,
-    key=ENTITY_STRATA,
+@audited_asset(
+    ENTITY_STRATA,
+    checks.STRATA_CHECKS + input_guards.STRATUM_SHARE_GUARDS,
     deps=[ENTITY_COUNTRY, ENTITY_DENSITY, COUNTRIES],
-    check_specs=audited_specs(
-        ENTITY_STRATA, checks.STRATA_CHECKS + input_guards.STRATUM_SHARE_GUARDS, kg_partitions
-    ),
     description="Stratum of each entity: World Bank income tier x density tier (4 x 3 grid), or a reason.",
     **_per_kg,
 )
@@ -309,26 +293,18 @@ def entity_strata(
     engine: EngineResource,
 ):
     kg = context.partition_key
-    with warehouse.get_connection() as con:
-        out = warehouse.write_audited(
-            con,
-            partition_slices("kg", kg, "entity_strata"),
-            lambda c: engine.assign_strata(c, kg),
-            asset_key=ENTITY_STRATA,
-            partition=kg,
-            checks=checks.STRATA_CHECKS
-            + bound(input_guards.STRATUM_SHARE_GUARDS, minimum=strata_inputs.min_stratum_share),
-        )
-        yield from out.refused()
-        per = out.value
-        yield dg.MaterializeResult(
-            metadata={
-                "dagster/row_count": sum(per.values()),
-                "by_stratum": dg.MetadataValue.json(per),
-            }
-        )
-        yield from out.results
-        yield from run_checks(con, kg, ENTITY_STRATA, non_blocking(checks.STRATA_CHECKS))
+    share = bound(input_guards.STRATUM_SHARE_GUARDS, minimum=strata_inputs.min_stratum_share)
+    yield from _publish_kg_slice(
+        warehouse,
+        kg,
+        ENTITY_STRATA,
+        lambda c: engine.assign_strata(c, kg),
+        checks.STRATA_CHECKS + share,
+        lambda per: {
+            "dagster/row_count": sum(per.values()),
+            "by_stratum": dg.MetadataValue.json(per),
+        },
+    )
 
 
 STRATA_COVERAGE = dg.AssetKey("strata_coverage")

@@ -41,26 +41,39 @@ def result(
     )
 
 
+def blocking_spec(
+    name: str,
+    asset_key: dg.AssetKey,
+    description: str,
+    partitions_def: dg.PartitionsDefinition | None = None,
+    *,
+    blocking: bool = True,
+) -> dg.AssetCheckSpec:
+    """The spec of check ``name`` on ``asset_key``; a partitioned asset passes its
+    ``partitions_def`` so that each result belongs to the partition it judged (the UI shows checks
+    per partition). Dagster 1.13 marks partitioned check specs as a preview; its warning is not
+    repeated per spec."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", dg.PreviewWarning)
+        return dg.AssetCheckSpec(
+            name,
+            asset=asset_key,
+            blocking=blocking,
+            description=description,
+            partitions_def=partitions_def,
+        )
+
+
 def check_specs(
     asset_key: dg.AssetKey,
     checks: Sequence[Check],
     partitions_def: dg.PartitionsDefinition | None = None,
 ) -> list[dg.AssetCheckSpec]:
-    """The specs of ``checks`` on ``asset_key``; a partitioned asset passes its ``partitions_def``
-    so that each result belongs to the partition it judged (the UI shows checks per partition).
-    Dagster 1.13 marks partitioned check specs as a preview; its warning is not repeated per spec."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", dg.PreviewWarning)
-        return [
-            dg.AssetCheckSpec(
-                c.name,
-                asset=asset_key,
-                blocking=c.blocking,
-                description=c.description,
-                partitions_def=partitions_def,
-            )
-            for c in checks
-        ]
+    """The specs of ``checks`` on ``asset_key`` (:func:`blocking_spec`)."""
+    return [
+        blocking_spec(c.name, asset_key, c.description, partitions_def, blocking=c.blocking)
+        for c in checks
+    ]
 
 
 def non_blocking(checks: Sequence[Check]) -> tuple[Check, ...]:

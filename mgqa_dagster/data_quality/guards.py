@@ -8,14 +8,13 @@ asset writes with the published one, before the swap.
 from __future__ import annotations
 
 import json
-import warnings
 from collections.abc import Sequence
 
 import dagster as dg
 import pandas as pd
 
 from mgqa_dagster.data_quality import gx_runner as gx
-from mgqa_dagster.data_quality.checks import Check, check_specs, result
+from mgqa_dagster.data_quality.checks import Check, blocking_spec, check_specs, result
 from mgqa_platform.warehouse import SliceCount
 
 ROWS_NOT_SHRUNK = "rows_not_shrunk"
@@ -73,15 +72,7 @@ def spec(
 ) -> dg.AssetCheckSpec:
     """The guard's blocking check spec on ``asset_key`` (its result: :func:`rows_not_shrunk`); a
     partitioned asset passes its ``partitions_def`` so each result belongs to its partition."""
-    with warnings.catch_warnings():  # partitioned check specs are a preview in Dagster 1.13
-        warnings.simplefilter("ignore", dg.PreviewWarning)
-        return dg.AssetCheckSpec(
-            ROWS_NOT_SHRUNK,
-            asset=asset_key,
-            blocking=True,
-            description=DESCRIPTION,
-            partitions_def=partitions_def,
-        )
+    return blocking_spec(ROWS_NOT_SHRUNK, asset_key, DESCRIPTION, partitions_def)
 
 
 def audited_specs(

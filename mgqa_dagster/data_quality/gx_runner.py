@@ -225,6 +225,37 @@ def run_suite(
     if not suite_name or not isinstance(suite_name, str):
         raise ValueError("suite_name must be a non-empty string")
 
+    flat = _flatten(expectations)
+    started = time.perf_counter()
+    row_count = len(df)
+    if not flat:
+        return SuiteOutcome(
+            success=True, evaluated=0, failed=[], row_count=row_count, suite_name=suite_name
+        )
+
+    suite = _suite(suite_name, flat)
+    result_format = {
+        "result_format": "SUMMARY" if id_columns else "BASIC",
+        "partial_unexpected_count": _PARTIAL_UNEXPECTED_COUNT,
+    }
+    if id_columns:
+        result_format["unexpected_index_column_names"] = list(id_columns)
+    result = _validate(df, suite, result_format)
+    failed = [_summarise(r, id_columns) for r in result.results if not r.success]
+    evaluated = int(result.statistics.get("evaluated_expectations", len(result.results)))
+    return SuiteOutcome(
+        success=bool(result.success) and not failed,
+        evaluated=evaluated,
+        failed=failed,
+        row_count=row_count,
+        suite_name=suite_name,
+        duration_s=time.perf_counter() - started,
+    )
+
+
+def _flatten(expectations: Sequence[Expectation | Iterable[Expectation]]) -> list[Expectation]:
+    """``expectations`` with lists flattened one level; TypeError on anything that is not a GX
+    Expectation."""
     gxe = _gxe()
     flat: list[Expectation] = []
     for item in expectations:
@@ -237,39 +268,33 @@ def run_suite(
                 flat.append(inner)
         else:
             raise TypeError(f"not a GX Expectation: {item!r}")
+    return flat
 
-    started = time.perf_counter()
-    row_count = len(df)
-    if not flat:
-        return SuiteOutcome(
-            success=True, evaluated=0, failed=[], row_count=row_count, suite_name=suite_name
-        )
 
+def _suite(suite_name: str, expectations: list[Expectation]):
+    """A GX suite of copies of ``expectations``: a suite owns the expectations added to it (they get
+    save callbacks and, once saved, an id), so callers' objects stay untouched and reusable.
+    ValueError when GX drops one as invalid (it would only log it)."""
     import great_expectations as gx
 
-    # A suite owns the expectations added to it (they get save callbacks and, once saved, an
-    # id); work on copies so callers' objects stay untouched and reusable.
     copies = []
-    for exp in flat:
+    for exp in expectations:
         dup = copy.copy(exp)
         dup.id = None
         copies.append(dup)
     suite = gx.ExpectationSuite(name=suite_name, expectations=copies)
-    if len(suite.expectations) != len(copies):  # GX logs and drops invalid ones; refuse instead
+    if len(suite.expectations) != len(copies):
         raise ValueError(
             f"suite '{suite_name}': only {len(suite.expectations)} of {len(copies)} "
             "expectations were accepted by Great Expectations"
         )
+    return suite
 
-    token = uuid.uuid4().hex[:12]
-    source_name = f"mgqa_{_slug(suite_name)}_{token}"
-    result_format = {
-        "result_format": "SUMMARY" if id_columns else "BASIC",
-        "partial_unexpected_count": _PARTIAL_UNEXPECTED_COUNT,
-    }
-    if id_columns:
-        result_format["unexpected_index_column_names"] = list(id_columns)
 
+def _validate(df: pd.DataFrame, suite, result_format: dict):
+    """Validate ``df`` against ``suite`` through a throwaway pandas data source of the (locked)
+    GX context, deleted afterwards."""
+    source_name = f"mgqa_{_slug(suite.name)}_{uuid.uuid4().hex[:12]}"
     with _LOCK:
         context = get_context()
         source = context.data_sources.add_pandas(name=source_name)
@@ -283,17 +308,7 @@ def run_suite(
                 context.data_sources.delete(source_name)
             except Exception:
                 log.debug("could not delete GX data source %s", source_name, exc_info=True)
-
-    failed = [_summarise(r, id_columns) for r in result.results if not r.success]
-    evaluated = int(result.statistics.get("evaluated_expectations", len(result.results)))
-    return SuiteOutcome(
-        success=bool(result.success) and not failed,
-        evaluated=evaluated,
-        failed=failed,
-        row_count=row_count,
-        suite_name=suite_name,
-        duration_s=time.perf_counter() - started,
-    )
+    return result
 
 
 def _row_label(row: dict, id_columns: Sequence[str]) -> str:

@@ -11,11 +11,11 @@ not RDF crawls: the check passes there with ``applies: false``.
 
 from __future__ import annotations
 
-import warnings
 from pathlib import Path
 
 import dagster as dg
 
+from mgqa_dagster.data_quality.checks import blocking_spec
 from mgqa_platform.kg import shacl
 
 CHECK_NAME = "kwg_shacl"
@@ -31,15 +31,7 @@ def check_spec(
 ) -> dg.AssetCheckSpec:
     """The blocking check spec declared on ``asset_key`` (only an ERROR result blocks), one result
     per partition of ``partitions_def`` (a Dagster 1.13 preview; its warning is not repeated)."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", dg.PreviewWarning)
-        return dg.AssetCheckSpec(
-            CHECK_NAME,
-            asset=asset_key,
-            blocking=True,
-            description=DESCRIPTION,
-            partitions_def=partitions_def,
-        )
+    return blocking_spec(CHECK_NAME, asset_key, DESCRIPTION, partitions_def)
 
 
 def check_result(asset_key: dg.AssetKey, kg: str, path: Path) -> dg.AssetCheckResult:

@@ -13,9 +13,9 @@ import pandas as pd
 
 from mgqa_dagster.data_quality import gx_runner as gx
 from mgqa_dagster.data_quality.checks import Check, result
+from mgqa_platform.languages import in_script
 from mgqa_platform.marks import unescape_names
 from mgqa_platform.multilingual import detectors
-from mgqa_platform.multilingual.languages import in_script
 from mgqa_platform.multilingual.placeholders import PLACEHOLDER, placeholders, problems
 from mgqa_platform.questions import roles
 from mgqa_platform.questions.catalog import default_catalog

@@ -13,7 +13,7 @@ import pyarrow.parquet as pq
 
 from mgqa_dagster.data_quality import gx_runner as gx
 from mgqa_dagster.data_quality.checks import Check, result
-from mgqa_platform.multilingual.languages import CODES
+from mgqa_platform.languages import CODES
 from mgqa_platform.release import card, export
 from mgqa_platform.warehouse import registered
 

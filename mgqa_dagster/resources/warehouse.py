@@ -1,9 +1,10 @@
-"""The warehouse resource: ``DuckDBResource`` with the spatial extension loaded on every connection, and
-the one write path of every asset that fills warehouse tables (write-audit-publish, :meth:`write_audited`)."""
+"""The warehouse resource: ``DuckDBResource`` with the spatial extension loaded on every
+connection, and the one write path of every asset that fills warehouse tables (write-audit-publish,
+:meth:`write_audited`; the whole asset body around it, :meth:`publish_audited`)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,7 +16,7 @@ from dagster_duckdb import DuckDBResource
 from pydantic import Field
 
 from mgqa_dagster.data_quality import guards
-from mgqa_dagster.data_quality.checks import Check, run_checks
+from mgqa_dagster.data_quality.checks import Check, non_blocking, run_checks
 from mgqa_dagster.resources.env import EnvConfigurableResource
 from mgqa_dagster.resources.paths import PathsResource
 from mgqa_platform import files, warehouse
@@ -28,6 +29,46 @@ from mgqa_platform import files, warehouse
 WAREHOUSE_POOL = "mgqa_warehouse"
 
 T = TypeVar("T")
+
+
+def audited_asset(
+    key: dg.AssetKey,
+    checks: Sequence[Check],
+    *,
+    partitions_def: dg.PartitionsDefinition | None = None,
+    **kwargs: Any,
+):
+    """``dg.asset`` for an asset that fills warehouse tables: in :data:`WAREHOUSE_POOL`, with the
+    check specs of its audits and the volume guard (:func:`guards.audited_specs`). ``kwargs`` are
+    the rest of the asset's definition (dependencies, group, kinds, description...)."""
+    return dg.asset(
+        key=key,
+        pool=WAREHOUSE_POOL,
+        partitions_def=partitions_def,
+        check_specs=guards.audited_specs(key, checks, partitions_def),
+        **kwargs,
+    )
+
+
+def audited_multi_asset(
+    key: dg.AssetKey,
+    checks: Sequence[Check],
+    side_specs: Sequence[dg.AssetSpec],
+    *,
+    partitions_def: dg.PartitionsDefinition | None = None,
+    **spec: Any,
+):
+    """``dg.multi_asset`` for an asset that fills warehouse tables and materializes side tables
+    beside them: in :data:`WAREHOUSE_POOL`, the asset's own spec (``key`` and ``spec``) then
+    ``side_specs``, the check specs of its audits (:func:`guards.audited_specs`), subsettable so
+    that a run may select the side tables alone."""
+    return dg.multi_asset(
+        pool=WAREHOUSE_POOL,
+        specs=[dg.AssetSpec(key, **spec), *side_specs],
+        partitions_def=partitions_def,
+        check_specs=guards.audited_specs(key, checks, partitions_def),
+        can_subset=True,
+    )
 
 
 def blocks(r: dg.AssetCheckResult) -> bool:
@@ -147,3 +188,36 @@ class WarehouseResource(EnvConfigurableResource, DuckDBResource):
                 staged.publish()
         label = asset_key.to_user_string() + (f"[{partition}]" if partition else "")
         return Audited(value, tuple(results), published, label)
+
+    def publish_audited(
+        self,
+        con: duckdb.DuckDBPyConnection,
+        slices: Sequence[warehouse.Slice],
+        write: Callable[[duckdb.DuckDBPyConnection], T],
+        *,
+        asset_key: dg.AssetKey,
+        partition: str | None = None,
+        checks: Sequence[Check] = (),
+        metadata: Callable[[T], Mapping[str, Any]],
+        selected: bool = True,
+        late_checks: Sequence[Check] | None = None,
+        on_audit: Callable[[Audited[T]], None] | None = None,
+    ) -> Generator[dg.MaterializeResult | dg.AssetCheckResult, None, T]:
+        """The body of an asset that writes warehouse tables, for ``yield from``:
+        :meth:`write_audited` on ``con``; ``on_audit`` (when given) with its outcome, published or not; the refusal of a
+        failed audit (:meth:`Audited.refused`); then, when the asset is ``selected`` (a multi-asset
+        run may leave it out), its materialization with ``metadata(value)``, the audit results and
+        the non-blocking checks run on the published rows (those of ``late_checks``, by default
+        of ``checks``). Returns the writer's value, for the side tables of a multi-asset."""
+        out = self.write_audited(
+            con, slices, write, asset_key=asset_key, partition=partition, checks=checks
+        )
+        if on_audit is not None:
+            on_audit(out)
+        yield from out.refused(report=selected)
+        if selected:
+            yield dg.MaterializeResult(asset_key=asset_key, metadata=dict(metadata(out.value)))
+            yield from out.results
+            late = checks if late_checks is None else late_checks
+            yield from run_checks(con, partition, asset_key, non_blocking(late))
+        return out.value

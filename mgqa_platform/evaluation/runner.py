@@ -26,13 +26,15 @@ one directory.
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
+import functools
 import hashlib
 import json
 import os
 import threading
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -256,6 +258,9 @@ def _answer(
     max_steps: int,
     step_timeout_s: float,
 ) -> dict:
+    """The unscrubbed prediction line of one question: the agent's (agent tiers) or the chat
+    reply's, else a ``format_error`` or ``harness_error`` line saying what failed."""
+    line = functools.partial(_line, question, system, tier)
     try:
         if tier in AGENT_TIERS:
             from mgqa_platform.evaluation.agent import (
@@ -270,78 +275,22 @@ def _answer(
                 max_steps=max_steps,
                 step_timeout_s=step_timeout_s,
             )
-            return _line(
-                question,
-                system,
-                tier,
-                r.status,
-                r.answer,
-                r.raw,
-                r.detail,
-                r.usage,
-                r.attempts,
-                r.steps,
-                r.tool_calls,
+            return line(
+                r.status, r.answer, r.raw, r.detail, r.usage, r.attempts, r.steps, r.tool_calls
             )
         messages = render(question, tier)
         obj, chat = client.complete_json(messages, reply_schema(question, reasoning=tier == T2))
         p = parse_reply(question, obj)
-        return _line(
-            question,
-            system,
-            tier,
-            p.status,
-            p.answer,
-            chat.content,
-            p.detail,
-            chat.usage,
-            chat.attempts,
-            1,
-            0,
-        )
+        return line(p.status, p.answer, chat.content, p.detail, chat.usage, chat.attempts, 1, 0)
     except ReplyError as exc:
         res = exc.result
-        return _line(
-            question,
-            system,
-            tier,
-            "format_error",
-            None,
-            exc.raw,
-            str(exc),
-            res.usage if res else None,
-            res.attempts if res else 1,
-            1,
-            0,
-        )
+        usage, attempts = (res.usage, res.attempts) if res else (None, 1)
+        return line("format_error", None, exc.raw, str(exc), usage, attempts, 1, 0)
     except TransportError as exc:
-        return _line(
-            question,
-            system,
-            tier,
-            "harness_error",
-            None,
-            "",
-            f"transport: {exc}",
-            None,
-            exc.attempts,
-            1,
-            0,
-        )
+        return line("harness_error", None, "", f"transport: {exc}", None, exc.attempts, 1, 0)
     except Exception as exc:
-        return _line(
-            question,
-            system,
-            tier,
-            "harness_error",
-            None,
-            "",
-            f"exception: {type(exc).__name__}: {exc}",
-            None,
-            0,
-            0,
-            0,
-        )
+        detail = f"exception: {type(exc).__name__}: {exc}"
+        return line("harness_error", None, "", detail, None, 0, 0, 0)
 
 
 # ---------------------------------------------------------------- the run
@@ -401,16 +350,7 @@ def run(
     ``retry_errors`` (the default), questions recorded as ``harness_error`` are asked again
     (:func:`retire_errors`). The agent tiers are refused up front when the sandbox cannot be built
     (:class:`~mgqa_platform.evaluation.sandbox.SandboxUnavailable`)."""
-    if tier not in TIERS:
-        raise ValueError(f"unknown tier {tier!r}; expected one of {TIERS}")
-    if tier == T3A and warehouse is None:
-        raise ValueError("tier T3a needs warehouse=<path to the DuckDB warehouse file>")
-    if concurrency < 1:
-        raise ValueError("concurrency must be >= 1")
-    if tier in AGENT_TIERS:
-        from mgqa_platform.evaluation.sandbox import check_available
-
-        check_available()
+    _check_run(tier, warehouse, concurrency)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     selected = _select(questions, limit, seed)
@@ -426,12 +366,19 @@ def run(
         "max_steps": max_steps if tier in AGENT_TIERS else None,
         "warehouse": str(Path(warehouse).resolve()) if warehouse is not None else None,
     }
-    lock = open(out / ".lock", "w")
-    try:
-        try:
-            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            raise RuntimeError(f"another runner is writing {out}") from None
+
+    def answer(q: Mapping) -> dict:
+        return answer_question(
+            q,
+            client,
+            tier,
+            system_name,
+            warehouse=warehouse,
+            max_steps=max_steps,
+            step_timeout_s=step_timeout_s,
+        )
+
+    with _run_lock(out):
         _check_config(out / RUN_CONFIG, config)
         (out / RUN_CONFIG).write_text(
             json.dumps(config, indent=2, sort_keys=True) + "\n", encoding="utf-8"
@@ -451,41 +398,68 @@ def run(
             corrupt=corrupt,
             retried=retried,
         )
-        written: list[dict] = []
-        wlock = threading.Lock()
-
-        with open(pred_path, "ab") as f:
-
-            def work(q: Mapping) -> None:
-                rec = answer_question(
-                    q,
-                    client,
-                    tier,
-                    system_name,
-                    warehouse=warehouse,
-                    max_steps=max_steps,
-                    step_timeout_s=step_timeout_s,
-                )
-                data = (json.dumps(rec, ensure_ascii=False, sort_keys=True) + "\n").encode("utf-8")
-                with wlock:
-                    f.write(data)
-                    f.flush()
-                    os.fsync(f.fileno())
-                    written.append(rec)
-
-            with ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="mgqa-run") as pool:
-                futures = [pool.submit(work, q) for q in todo]
-                try:
-                    for fut in as_completed(futures):
-                        fut.result()
-                except BaseException:
-                    for fut in futures:
-                        fut.cancel()
-                    raise
-
+        written = _answer_all(todo, answer, pred_path, concurrency)
         summary.written = len(written)
         summary.counts, summary.usage = _totals(written)
         summary.file_counts, summary.file_usage = _totals(load_predictions(pred_path).values())
         return summary
+
+
+def _check_run(tier: str, warehouse: str | Path | None, concurrency: int) -> None:
+    """Refuse a run that cannot go through: an unknown tier, T3a without a warehouse, a
+    ``concurrency`` below 1, or an agent tier where the sandbox cannot be built."""
+    if tier not in TIERS:
+        raise ValueError(f"unknown tier {tier!r}; expected one of {TIERS}")
+    if tier == T3A and warehouse is None:
+        raise ValueError("tier T3a needs warehouse=<path to the DuckDB warehouse file>")
+    if concurrency < 1:
+        raise ValueError("concurrency must be >= 1")
+    if tier in AGENT_TIERS:
+        from mgqa_platform.evaluation.sandbox import check_available
+
+        check_available()
+
+
+@contextlib.contextmanager
+def _run_lock(out: Path) -> Iterator[None]:
+    """Hold ``out/.lock`` for the block; RuntimeError when another runner holds it."""
+    lock = open(out / ".lock", "w")
+    try:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise RuntimeError(f"another runner is writing {out}") from None
+        yield
     finally:
         lock.close()
+
+
+def _answer_all(
+    todo: list[Mapping], answer: Callable[[Mapping], dict], pred_path: Path, concurrency: int
+) -> list[dict]:
+    """Answer ``todo`` on ``concurrency`` threads, appending each record to ``pred_path`` (one
+    JSON line, flushed and synced) as soon as it is made; returns the records in the order they
+    were written. The first failure cancels the questions not yet started and is raised."""
+    written: list[dict] = []
+    wlock = threading.Lock()
+    with open(pred_path, "ab") as f:
+
+        def work(q: Mapping) -> None:
+            rec = answer(q)
+            data = (json.dumps(rec, ensure_ascii=False, sort_keys=True) + "\n").encode("utf-8")
+            with wlock:
+                f.write(data)
+                f.flush()
+                os.fsync(f.fileno())
+                written.append(rec)
+
+        with ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="mgqa-run") as pool:
+            futures = [pool.submit(work, q) for q in todo]
+            try:
+                for fut in as_completed(futures):
+                    fut.result()
+            except BaseException:
+                for fut in futures:
+                    fut.cancel()
+                raise
+    return written

@@ -42,44 +42,20 @@ import pyarrow.parquet as pq
 import shapely
 
 from mgqa_platform import geometry, lexicon
+from mgqa_platform.category_words import localized_nouns
+from mgqa_platform.columns import arrow_schema
 from mgqa_platform.kg import names, osmh3kg_table, profiles, roads
 from mgqa_platform.kg.rdf_stream import format_for, parse_file, parse_ntriples_duckdb
-from mgqa_platform.multilingual import languages, memory
 from mgqa_platform.warehouse import registered, transaction
 
 H3_RESOLUTIONS = (3, 5, 7, 9)
 BATCH_ROWS = 50_000
 
-ENTITY_ARROW = pa.schema(
-    [
-        ("entity_id", pa.string()),
-        ("iri", pa.string()),
-        ("subject", pa.string()),
-        ("name", pa.string()),
-        ("street", pa.string()),
-        ("locality", pa.string()),
-        ("category", pa.string()),
-        ("types", pa.list_(pa.string())),
-        ("wkb", pa.binary()),
-        ("geom_kind", pa.string()),
-        ("lon", pa.float64()),
-        ("lat", pa.float64()),
-        ("h3", pa.list_(pa.string())),
-        ("image_url", pa.string()),
-        ("wikidata", pa.string()),
-        ("valid_from", pa.string()),
-        ("valid_to", pa.string()),
-        ("attributes", pa.string()),
-    ]
+ENTITY_ARROW = arrow_schema(
+    "entity_id VARCHAR, iri VARCHAR, subject VARCHAR, name VARCHAR, street VARCHAR, locality VARCHAR, category VARCHAR, types VARCHAR[], wkb BLOB, geom_kind VARCHAR, lon DOUBLE, lat DOUBLE, h3 VARCHAR[], image_url VARCHAR, wikidata VARCHAR, valid_from VARCHAR, valid_to VARCHAR, attributes VARCHAR"
 )
-QUARANTINE_ARROW = pa.schema(
-    [
-        ("stage", pa.string()),
-        ("reason", pa.string()),
-        ("detail", pa.string()),
-        ("source", pa.string()),
-        ("payload", pa.string()),
-    ]
+QUARANTINE_ARROW = arrow_schema(
+    "stage VARCHAR, reason VARCHAR, detail VARCHAR, source VARCHAR, payload VARCHAR"
 )
 REJECT_DETAILS = {
     "missing_geometry": "no geometry linked to the entity",
@@ -570,7 +546,6 @@ def convert_kg(
             f"{path}: native file of KG {kg!r} not found; materialize kg_native[{kg}] first"
         )
     prof = profiles.PROFILES[kg]
-    res = ConversionResult(kg=kg)
     if scratch_dir is not None:
         Path(scratch_dir).mkdir(parents=True, exist_ok=True)
     scratch = Path(tempfile.mkdtemp(prefix=f"mgqa-convert-{kg}-", dir=scratch_dir))
@@ -580,27 +555,12 @@ def convert_kg(
     con.execute("SET preserve_insertion_order = false")
     try:
         with registered(con, **profiles.lookup_tables()):
-            res.triples_staged = _stage(con, path, scratch, quarantine, parse_workers)
+            staged = _stage(con, path, scratch, quarantine, parse_workers)
             _facts(con, prof)
             (accept or accept_in_process)(con, _wide_sql(prof, kg), kg, scratch, quarantine)
             for t in ("ents", "geom", "cat", "dups"):  # read only by the wide rows
                 _drop_temp(con, t)
-            # two subjects that map to one entity id: keep the first subject, quarantine the others
-            dup = """
-                SELECT entity_id, subject
-                FROM (
-                    SELECT
-                        entity_id,
-                        subject,
-                        row_number() OVER (PARTITION BY entity_id ORDER BY subject) AS rn
-                    FROM new_entities
-                )
-                WHERE rn > 1
-            """
-            for eid, subj in con.execute(f"{dup} ORDER BY entity_id, subject").fetchall():
-                why = f"entity id {eid} already produced by another subject"
-                quarantine.append(_qrow("entity", "duplicate_id", why, subj))
-            con.execute(f"DELETE FROM new_entities WHERE (entity_id, subject) IN ({dup})")
+            _quarantine_duplicate_ids(con, quarantine)
             _fold_label_nodes(con, quarantine)
             con.execute(
                 """
@@ -615,28 +575,61 @@ def convert_kg(
     finally:
         con.execute(f"SET preserve_insertion_order = {bool(ordered)}")
         quarantine.writer.close()
-        for t in (
-            "stage",
-            "ents",
-            "facts",
-            "geom",
-            "cat",
-            "dups",
-            "new_entities",
-            "new_quarantine",
-            "label_facts",
-            "new_parts",
-            "new_road_triples",
-            "named",
-            "new_labels",
-            "owners",
-        ):
+        for t in _TEMP_TABLES:
             _drop_temp(con, t)
         shutil.rmtree(scratch, ignore_errors=True)
+    return _result(con, kg, staged)
+
+
+#: The temporary tables a conversion may leave behind, dropped when it ends (or fails).
+_TEMP_TABLES = (
+    "stage",
+    "ents",
+    "facts",
+    "geom",
+    "cat",
+    "dups",
+    "new_entities",
+    "new_quarantine",
+    "label_facts",
+    "new_parts",
+    "new_road_triples",
+    "named",
+    "new_labels",
+    "owners",
+)
+
+
+def _quarantine_duplicate_ids(con: duckdb.DuckDBPyConnection, quarantine: list) -> None:
+    """Two subjects that map to one entity id: keep the first subject in ``new_entities``,
+    quarantine the others (reason ``duplicate_id``)."""
+    dup = """
+        SELECT entity_id, subject
+        FROM (
+            SELECT
+                entity_id,
+                subject,
+                row_number() OVER (PARTITION BY entity_id ORDER BY subject) AS rn
+            FROM new_entities
+        )
+        WHERE rn > 1
+    """
+    for eid, subj in con.execute(f"{dup} ORDER BY entity_id, subject").fetchall():
+        why = f"entity id {eid} already produced by another subject"
+        quarantine.append(_qrow("entity", "duplicate_id", why, subj))
+    con.execute(f"DELETE FROM new_entities WHERE (entity_id, subject) IN ({dup})")
+
+
+def _result(con: duckdb.DuckDBPyConnection, kg: str, triples_staged: int) -> ConversionResult:
+    """What the warehouse holds for ``kg`` after its conversion, counted there."""
 
     def count(sql: str) -> int:
         return int(con.execute(sql, [kg]).fetchone()[0])
 
+    def counter(sql: str) -> Counter:
+        return Counter(dict(con.execute(sql, [kg]).fetchall()))
+
+    res = ConversionResult(kg=kg, triples_staged=triples_staged)
     res.entities = count("SELECT count(*) FROM entities WHERE kg = ?")
     res.labels = count("SELECT count(*) FROM entity_labels WHERE kg = ?")
     res.entity_triples = count("SELECT count(*) FROM entity_triples WHERE kg = ?")
@@ -669,28 +662,11 @@ def convert_kg(
             [kg],
         ).fetchall()
     }
-    res.quarantined = Counter(
-        dict(
-            con.execute(
-                "SELECT reason, count(*) FROM quarantine WHERE kg = ? AND stage <> 'kg_build' GROUP BY 1",
-                [kg],
-            ).fetchall()
-        )
+    res.quarantined = counter(
+        "SELECT reason, count(*) FROM quarantine WHERE kg = ? AND stage <> 'kg_build' GROUP BY 1"
     )
-    res.categories = Counter(
-        dict(
-            con.execute(
-                "SELECT category, count(*) FROM entities WHERE kg = ? GROUP BY 1", [kg]
-            ).fetchall()
-        )
-    )
-    res.geom_kinds = Counter(
-        dict(
-            con.execute(
-                "SELECT geom_kind, count(*) FROM entities WHERE kg = ? GROUP BY 1", [kg]
-            ).fetchall()
-        )
-    )
+    res.categories = counter("SELECT category, count(*) FROM entities WHERE kg = ? GROUP BY 1")
+    res.geom_kinds = counter("SELECT geom_kind, count(*) FROM entities WHERE kg = ? GROUP BY 1")
     return res
 
 
@@ -814,15 +790,6 @@ def _category_nouns(categories: list[str]) -> dict[str, str]:
     return {c: lexicon.noun(c) for c in categories}
 
 
-def _localized_nouns(categories: Iterable[str]) -> dict[str, list[str]]:
-    """Category -> its singular and plural in every target language's translation memory
-    (:mod:`mgqa_platform.multilingual.memory`): the words a local name uses for the category."""
-    memories = [memory.load(lang) for lang in languages.TARGETS]
-    return {
-        c: [w for tm in memories for w in (tm.singular(c), tm.category(c)) if w] for c in categories
-    }
-
-
 def _label_facts(con: duckdb.DuckDBPyConnection, prof: profiles.Profile) -> None:
     """The temp table ``label_facts(entity_id, lang, label, is_alias)``: the labels of
     ``new_entities`` in ``facts`` (language tags, the KG label, the alias keys); a whole road also
@@ -909,7 +876,7 @@ def _name_rules(
         )
         for eid, name, category, valid_from, attributes in rows
     ]
-    words = names.category_words(nouns.values(), nouns, _localized_nouns(nouns))
+    words = names.category_words(nouns.values(), nouns, localized_nouns(nouns))
     out = names.name_entities(entities, words, country_names, PLACE_CATEGORIES, route_signs)
     rules = pa.table(
         {
@@ -955,6 +922,17 @@ def _finish(
     snapshot_id: str,
     country_names: frozenset[str],
 ) -> None:
+    """Name the new entities and their labels (:func:`_name_entities`), then replace the KG's
+    partition of the entity tables with them (:func:`_replace_kg`)."""
+    _name_entities(con, prof, country_names)
+    _replace_kg(con, kg, prof, snapshot_id)
+
+
+def _name_entities(
+    con: duckdb.DuckDBPyConnection, prof: profiles.Profile, country_names: frozenset[str]
+) -> None:
+    """The temp tables ``named`` (display name, uniqueness and rule of each new entity, by the
+    name rules) and ``new_labels`` (the labels, with every other accepted name as an alias)."""
     categories = [
         r[0] for r in con.execute("SELECT DISTINCT category FROM new_entities").fetchall()
     ]
@@ -994,6 +972,14 @@ def _finish(
             """
         )
     _drop_temp(con, "label_facts")
+
+
+def _replace_kg(
+    con: duckdb.DuckDBPyConnection, kg: str, prof: profiles.Profile, snapshot_id: str
+) -> None:
+    """In one transaction, replace the rows of ``kg`` in ``entities``, ``entity_labels``,
+    ``entity_triples``, ``entity_parts`` and its conversion quarantine by the new ones, dropping
+    each temp table after its last reader."""
     with transaction(con):
         for table in ("entities", "entity_labels", "entity_triples", "entity_parts"):
             con.execute(f"DELETE FROM {table} WHERE kg = ?", [kg])

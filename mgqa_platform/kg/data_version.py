@@ -2,7 +2,8 @@
 
 Conversion reads more than the native file: the category tables (which class or tag is which category,
 the category's English noun) and, since display names may carry a category word in any benchmark
-language, each translation memory's category words (:func:`mgqa_platform.kg.convert._localized_nouns`).
+language, each translation memory's category words
+(:func:`mgqa_platform.category_words.localized_nouns`).
 A change to any of them can change names and so the release. :func:`conversion_data_version` digests
 exactly those inputs, and the ``entities`` asset carries it in its code version, so that Dagster shows
 the entity tables stale after such a change. The memories' template translations are not part of it:
@@ -15,7 +16,8 @@ import hashlib
 import json
 from pathlib import Path
 
-from mgqa_platform.multilingual import languages, memory
+from mgqa_platform.category_words import memory_category_words, memory_path
+from mgqa_platform.languages import TARGETS
 from mgqa_platform.settings import PACKAGE_DATA
 
 #: The category tables conversion reads, relative to the package data folder.
@@ -28,14 +30,6 @@ CATEGORY_TABLES = (
 )
 
 
-def memory_category_words(path: Path) -> dict[str, list[str | None]]:
-    """Category -> [singular, plural] of one translation memory file (``{}`` when it is absent)."""
-    if not path.exists():
-        return {}
-    categories = json.loads(path.read_text(encoding="utf-8")).get("categories", {})
-    return {c: [e.get("singular"), e.get("text")] for c, e in sorted(categories.items())}
-
-
 def conversion_data_version(data_dir: Path = PACKAGE_DATA) -> str:
     """A 12-hex-digit SHA-256 digest of the category tables (:data:`CATEGORY_TABLES`) and of every
     target language's memory category words under ``data_dir``; the same bytes give the same digest."""
@@ -43,7 +37,7 @@ def conversion_data_version(data_dir: Path = PACKAGE_DATA) -> str:
     for name in CATEGORY_TABLES:
         h.update(name.encode())
         h.update((data_dir / name).read_bytes())
-    for lang in languages.TARGETS:
-        words = memory_category_words(memory.path_of(lang, data_dir / "translations"))
+    for lang in TARGETS:
+        words = memory_category_words(memory_path(lang, data_dir / "translations"))
         h.update(json.dumps([lang, words], ensure_ascii=False, sort_keys=True).encode())
     return h.hexdigest()[:12]

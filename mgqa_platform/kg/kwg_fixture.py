@@ -196,6 +196,23 @@ class _Writer:
         self._entities.add(iri)
         return True
 
+    def claim_feature(self, iri: str, what: str, geom_iri: str, wkt: str, src: str) -> str | None:
+        """Claim entity ``iri`` (a ``what``) and its geometry node: the geometry text to write, or
+        None after reporting the row at ``src`` as skipped (``duplicate_entity``: the entity was
+        written already; ``conflicting_geometry``: the geometry IRI was, with another WKT)."""
+        if not self.claim_entity(iri):
+            self.report.skip("duplicate_entity", src, f"{what} IRI already written", iri)
+            return None
+        geom_text = self.claim_node(geom_iri, geometry_block(geom_iri, wkt))
+        if geom_text is None:
+            self.report.skip(
+                "conflicting_geometry",
+                src,
+                "geometry IRI already written with a different WKT",
+                geom_iri,
+            )
+        return geom_text
+
     def write(self, text: str) -> None:
         """Write one entity group followed by a blank line."""
         self.out.write(text)
@@ -402,17 +419,8 @@ def _write_fires(w: _Writer, path: Path) -> None:
         geom = w.parse_geometry(wkt, src)
         if geom is None:
             continue
-        if not w.claim_entity(fire):
-            r.skip("duplicate_entity", src, "fire IRI already written", fire)
-            continue
-        geom_text = w.claim_node(geom_iri, geometry_block(geom_iri, wkt))
+        geom_text = w.claim_feature(fire, "fire", geom_iri, wkt, src)
         if geom_text is None:
-            r.skip(
-                "conflicting_geometry",
-                src,
-                "geometry IRI already written with a different WKT",
-                geom_iri,
-            )
             continue
         pairs = [("a", "kwg-ont:MTBSFire")]
         if name := row["name"].strip():
@@ -502,17 +510,8 @@ def _write_gnis(w: _Writer, path: Path, iri_column: str, cls: str) -> None:
         geom = w.parse_geometry(wkt, src)
         if geom is None:
             continue
-        if not w.claim_entity(feat):
-            r.skip("duplicate_entity", src, f"{iri_column} IRI already written", feat)
-            continue
-        geom_text = w.claim_node(geom_iri, geometry_block(geom_iri, wkt))
+        geom_text = w.claim_feature(feat, iri_column, geom_iri, wkt, src)
         if geom_text is None:
-            r.skip(
-                "conflicting_geometry",
-                src,
-                "geometry IRI already written with a different WKT",
-                geom_iri,
-            )
             continue
         pairs = [("a", f"usgs:{cls}")]
         if name:

@@ -49,19 +49,13 @@ import shapely
 from shapely.geometry.base import BaseGeometry
 
 from mgqa_platform import geometry
+from mgqa_platform.columns import arrow_schema
 from mgqa_platform.files import atomic_path
 from mgqa_platform.kg import osm_features, vocab
 from mgqa_platform.kg.osm_reader import header_timestamp, open_pbf
 from mgqa_platform.kg.worldkg_build import BuildReport
 
-SCHEMA = pa.schema(
-    [
-        ("subject", pa.string()),
-        ("predicate", pa.string()),
-        ("object", pa.string()),
-        ("date", pa.string()),
-    ]
-)
+SCHEMA = arrow_schema("subject VARCHAR, predicate VARCHAR, object VARCHAR, date VARCHAR")
 #: GDAL osmconf.ini ``ignore=``: keys never reported (``openGeoDB:`` is a prefix); areas also drop ``area``.
 IGNORED_KEYS = frozenset(
     ("created_by", "converted_by", "source", "time", "ele", "note", "todo", "fixme", "FIXME")
@@ -94,31 +88,15 @@ AREA_RELATION_TYPES = ("multipolygon", "boundary")
 #: One row per OSM element with a main key, in file order (``seq``): a feature as GDAL's OSM driver
 #: exports it (the tags it reports, sorted by key; osmium's WKT of the geometry, lon/lat), or an
 #: element that cannot be one (``skip_reason``, ``skip_detail``; no WKT).
-ELEMENTS_ARROW = pa.schema(
-    [
-        ("seq", pa.int64()),
-        ("subject", pa.string()),
-        ("tag_keys", pa.list_(pa.string())),
-        ("tag_values", pa.list_(pa.string())),
-        ("wkt", pa.string()),
-        ("skip_reason", pa.string()),
-        ("skip_detail", pa.string()),
-    ]
+ELEMENTS_ARROW = arrow_schema(
+    "seq BIGINT, subject VARCHAR, tag_keys VARCHAR[], tag_values VARCHAR[], wkt VARCHAR, skip_reason VARCHAR, skip_detail VARCHAR"
 )
 #: Records of the per-element work, ordered by (``seq``, ``pos``): ``triple`` (a row of the KG),
 #: ``class`` (``subject`` a main-tag value, ``object`` its key: an ``rdfs:subClassOf`` row to write
 #: once), ``entity`` (``object`` the feature's kind: point, line, polygon), ``skip`` (``subject``
 #: the element, ``predicate`` the reason, ``object`` the detail, ``payload`` the WKT refused).
-ROWS_ARROW = pa.schema(
-    [
-        ("seq", pa.int64()),
-        ("pos", pa.int64()),
-        ("record", pa.string()),
-        ("subject", pa.string()),
-        ("predicate", pa.string()),
-        ("object", pa.string()),
-        ("payload", pa.string()),
-    ]
+ROWS_ARROW = arrow_schema(
+    "seq BIGINT, pos BIGINT, record VARCHAR, subject VARCHAR, predicate VARCHAR, object VARCHAR, payload VARCHAR"
 )
 TRIPLE, CLASS, ENTITY, SKIP = "triple", "class", "entity", "skip"
 ELEMENT_BATCH = 10_000
@@ -315,88 +293,115 @@ def read_elements(pbf: str | Path, batch: int = ELEMENT_BATCH) -> Iterator[pa.Ta
     be a feature is a row with ``skip_reason``/``skip_detail`` (no WKT). Closed area ways, then
     relations, that libosmium did not assemble into areas come last (``area_not_assembled``,
     :func:`unassembled_way`; ``relation_incomplete``)."""
-    wkt = osmium.geom.WKTFactory()
-    area_candidates: dict[int, str] = {}
-    assembled_relations: set[int] = set()
-    area_ways: dict[int, int] = {}  # closed area ways whose area has not come yet: id -> node refs
+    state = _PassState(osmium.geom.WKTFactory())
     rows: list[dict] = []
-
     seq = itertools.count()
-
-    def add(subject: str, **kw) -> Iterator[pa.Table]:
+    for subject, kw in itertools.chain(_features(pbf, state), _unassembled(state)):
         rows.append(_element(next(seq), subject, **kw))
         if len(rows) >= batch:
             yield pa.Table.from_pylist(rows, schema=ELEMENTS_ARROW)
             rows.clear()
+    if rows:
+        yield pa.Table.from_pylist(rows, schema=ELEMENTS_ARROW)
 
+
+class _PassState:
+    """What the pass over a PBF remembers: the WKT factory, the relations that may become areas
+    (id -> type), those assembled, and the closed area ways whose area has not come yet (id ->
+    node count)."""
+
+    def __init__(self, wkt: osmium.geom.WKTFactory) -> None:
+        self.wkt = wkt
+        self.area_candidates: dict[int, str] = {}
+        self.assembled_relations: set[int] = set()
+        self.area_ways: dict[int, int] = {}
+
+
+def _features(pbf: str | Path, state: _PassState) -> Iterator[tuple[str, dict]]:
+    """``(subject, element fields)`` of each tagged element with a main key, in file order."""
     for obj in open_pbf(pbf, with_tags_only=True, areas=True):
         tags = {t.k: t.v for t in obj.tags}
         if not any(k in tags for k in osm_features.MAIN_KEYS):
             continue
         if obj.is_node():
-            subject = f"node/{obj.id}"
-            if obj.location.valid():
-                loc = obj.location
-                text = f"POINT({loc.lon!r} {loc.lat!r})"
-                yield from add(subject, tags=kept_tags(tags, False), wkt_text=text)
-            else:
-                skip = ("invalid_location", "node has no valid coordinates")
-                yield from add(subject, skip=skip)
+            found = _node(obj, tags)
         elif obj.is_way():
-            subject = f"way/{obj.id}"
-            if obj.is_closed() and is_area_way(tags):
-                area_ways[obj.id] = len(
-                    obj.nodes
-                )  # emitted as an area below, or skipped at the end
-                continue
-            if not obj.is_closed() and _is_boundary_segment(tags):
-                skip = (
-                    "boundary_segment",
-                    "unclosed boundary way: a piece of an area's outline, not a feature",
-                )
-                yield from add(subject, skip=skip)
-                continue
-            try:
-                text = wkt.create_linestring(obj)
-            except (osmium.InvalidLocationError, RuntimeError) as e:
-                yield from add(subject, skip=("way_geometry_failed", str(e)))
-                continue
-            yield from add(subject, tags=kept_tags(tags, False), wkt_text=text)
+            found = _way(obj, tags, state)
         elif obj.is_relation():
-            rtype = tags.get("type", "")
-            if rtype in AREA_RELATION_TYPES:
-                area_candidates[obj.id] = rtype
-            else:
-                skip = (
-                    "relation_type_unsupported",
-                    f"type={rtype or '(none)'} has no area semantics",
-                )
-                yield from add(f"relation/{obj.id}", skip=skip)
+            found = _relation(obj, tags, state)
         elif obj.is_area():
-            if obj.from_way():
-                if not is_area_way(tags):
-                    continue  # a closed line, already emitted
-                area_ways.pop(obj.orig_id(), None)
-                subject = f"way/{obj.orig_id()}"
-            else:
-                subject = f"relation/{obj.orig_id()}"
-                assembled_relations.add(obj.orig_id())
-            try:
-                text = wkt.create_multipolygon(obj)
-            except RuntimeError as e:
-                yield from add(subject, skip=("area_geometry_failed", str(e)))
-                continue
-            yield from add(subject, tags=kept_tags(tags, True), wkt_text=text)
-    for wid in sorted(area_ways):
-        yield from add(f"way/{wid}", skip=("area_not_assembled", unassembled_way(area_ways[wid])))
-    for rid in sorted(set(area_candidates) - assembled_relations):
-        skip = (
-            "relation_incomplete",
-            f"{area_candidates[rid]} relation could not be assembled into an area (member ways missing from the snapshot or rings not closed)",
+            found = _area(obj, tags, state)
+        else:
+            found = None
+        if found is not None:
+            yield found
+
+
+def _node(obj, tags: dict[str, str]) -> tuple[str, dict]:
+    """A node: its point, or ``invalid_location``."""
+    subject = f"node/{obj.id}"
+    if not obj.location.valid():
+        return subject, {"skip": ("invalid_location", "node has no valid coordinates")}
+    loc = obj.location
+    return subject, {"tags": kept_tags(tags, False), "wkt_text": f"POINT({loc.lon!r} {loc.lat!r})"}
+
+
+def _way(obj, tags: dict[str, str], state: _PassState) -> tuple[str, dict] | None:
+    """A way: its line; None for a closed area way (emitted as an area later, or skipped at the
+    end); ``boundary_segment`` for an unclosed boundary piece; ``way_geometry_failed``."""
+    subject = f"way/{obj.id}"
+    if obj.is_closed() and is_area_way(tags):
+        state.area_ways[obj.id] = len(obj.nodes)
+        return None
+    if not obj.is_closed() and _is_boundary_segment(tags):
+        why = "unclosed boundary way: a piece of an area's outline, not a feature"
+        return subject, {"skip": ("boundary_segment", why)}
+    try:
+        text = state.wkt.create_linestring(obj)
+    except (osmium.InvalidLocationError, RuntimeError) as e:
+        return subject, {"skip": ("way_geometry_failed", str(e))}
+    return subject, {"tags": kept_tags(tags, False), "wkt_text": text}
+
+
+def _relation(obj, tags: dict[str, str], state: _PassState) -> tuple[str, dict] | None:
+    """A relation: None when its type may make an area (remembered), else
+    ``relation_type_unsupported``."""
+    rtype = tags.get("type", "")
+    if rtype in AREA_RELATION_TYPES:
+        state.area_candidates[obj.id] = rtype
+        return None
+    why = f"type={rtype or '(none)'} has no area semantics"
+    return f"relation/{obj.id}", {"skip": ("relation_type_unsupported", why)}
+
+
+def _area(obj, tags: dict[str, str], state: _PassState) -> tuple[str, dict] | None:
+    """An area libosmium assembled, from a way or a relation: its multipolygon, or
+    ``area_geometry_failed``; None for a closed way that is a line (already emitted)."""
+    if obj.from_way():
+        if not is_area_way(tags):
+            return None
+        state.area_ways.pop(obj.orig_id(), None)
+        subject = f"way/{obj.orig_id()}"
+    else:
+        subject = f"relation/{obj.orig_id()}"
+        state.assembled_relations.add(obj.orig_id())
+    try:
+        text = state.wkt.create_multipolygon(obj)
+    except RuntimeError as e:
+        return subject, {"skip": ("area_geometry_failed", str(e))}
+    return subject, {"tags": kept_tags(tags, True), "wkt_text": text}
+
+
+def _unassembled(state: _PassState) -> Iterator[tuple[str, dict]]:
+    """After the pass: the closed area ways, then the area relations, that were not assembled."""
+    for wid in sorted(state.area_ways):
+        yield f"way/{wid}", {"skip": ("area_not_assembled", unassembled_way(state.area_ways[wid]))}
+    for rid in sorted(set(state.area_candidates) - state.assembled_relations):
+        why = (
+            f"{state.area_candidates[rid]} relation could not be assembled into an area (member "
+            "ways missing from the snapshot or rings not closed)"
         )
-        yield from add(f"relation/{rid}", skip=skip)
-    if rows:
-        yield pa.Table.from_pylist(rows, schema=ELEMENTS_ARROW)
+        yield f"relation/{rid}", {"skip": ("relation_incomplete", why)}
 
 
 def _records(rows: list[tuple]) -> pa.Table:

@@ -34,7 +34,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pyoxigraph as ox
 
-TRIPLE_SCHEMA = pa.schema([("s", pa.string()), ("p", pa.string()), ("o", pa.string())])
+from mgqa_platform.columns import arrow_schema
+
+TRIPLE_SCHEMA = arrow_schema("s VARCHAR, p VARCHAR, o VARCHAR")
 FORMATS = {"turtle": ox.RdfFormat.TURTLE, "ntriples": ox.RdfFormat.N_TRIPLES}
 CHUNK_BYTES = 4 << 20
 #: N-Triples files above this size are parsed by several worker processes.
@@ -393,15 +395,7 @@ _GENERAL_TERMS = r'^[ \t]*(?:<([^>]*)>|(_:\w+))[ \t]*<([^>]*)>[ \t]*(?:<([^>]*)>
 _RDF_NS = "http://www.w3.org/1999/02/22-rdf-syntax-ns#"
 #: A byte DuckDB's CSV reader is told to split columns on; files holding it take the pyoxigraph path.
 _DELIM = b"\x01"
-FAST_LINES_SCHEMA = pa.schema(
-    [
-        ("line", pa.int64()),
-        ("s", pa.string()),
-        ("p", pa.string()),
-        ("o", pa.string()),
-        ("text", pa.string()),
-    ]
-)
+FAST_LINES_SCHEMA = arrow_schema("line BIGINT, s VARCHAR, p VARCHAR, o VARCHAR, text VARCHAR")
 
 
 def _sql_str(text: str) -> str:

@@ -46,6 +46,7 @@ import pyarrow as pa
 import shapely
 from pyproj import Geod
 
+from mgqa_platform.columns import arrow_schema
 from mgqa_platform.lexicon import ROAD_CATEGORIES
 from mgqa_platform.warehouse import registered
 
@@ -60,16 +61,8 @@ GEO_AS_WKT = "http://www.opengis.net/ont/geosparql#asWKT"
 DCT_HAS_PART = "http://purl.org/dc/terms/hasPart"
 _GEOD = Geod(ellps="WGS84")
 
-PARTS_ARROW = pa.schema(
-    [
-        ("entity_id", pa.string()),
-        ("part_entity_id", pa.string()),
-        ("part_subject", pa.string()),
-    ]
-)
-ROAD_FACTS_ARROW = pa.schema(
-    [("entity_id", pa.string()), ("s", pa.string()), ("p", pa.string()), ("o", pa.string())]
-)
+PARTS_ARROW = arrow_schema("entity_id VARCHAR, part_entity_id VARCHAR, part_subject VARCHAR")
+ROAD_FACTS_ARROW = arrow_schema("entity_id VARCHAR, s VARCHAR, p VARCHAR, o VARCHAR")
 
 
 @dataclass(frozen=True)

@@ -390,6 +390,44 @@ WHERE {{
 ORDER BY ?s ?p ?o STR(?o) LANG(?o) DATATYPE(?o)"""
 
 
+#: The places a region holds, as (classes, predicates besides the feature links): hospitals, GNIS
+#: features, road segments.
+_PLACE_KINDS = (
+    (
+        ("kwg-ont:Hospital",),
+        ("kwg-ont:hospitalName", "kwg-ont:helipadAvailability", "kwg-ont:noHospitalBeds"),
+    ),
+    (("usgs:School", "usgs:Park", "usgs:Airport"), ()),
+    (("kwg-ont:RoadSegment",), ("kwg-ont:hasRoadSign",)),
+)
+
+#: The predicates every feature query emits: types, label and geometry links.
+_FEATURE_PREDICATES = ("rdf:type", "rdfs:label", "geo:hasGeometry", "geo:hasDefaultGeometry")
+
+#: The observation collections of a feature, their member observations, the observed
+#: properties and the phenomenon times, as (path from the feature, predicates).
+_OBSERVATION_COLLECTION = "sosa:isFeatureOfInterestOf/sosa:hasMember?"
+_OBSERVATION_PATHS = [
+    ("", ("sosa:isFeatureOfInterestOf",)),
+    (
+        _OBSERVATION_COLLECTION,
+        (
+            "rdf:type",
+            "sosa:hasMember",
+            "sosa:observedProperty",
+            "sosa:hasSimpleResult",
+            "sosa:phenomenonTime",
+            "sosa:hasFeatureOfInterest",
+        ),
+    ),
+    (f"{_OBSERVATION_COLLECTION}/sosa:observedProperty", ("rdf:type", "rdfs:label")),
+    (
+        f"{_OBSERVATION_COLLECTION}/sosa:phenomenonTime/(time:hasBeginning|time:hasEnd)?",
+        _TIME_PREDICATES,
+    ),
+]
+
+
 def kwg_queries(region_iri: str) -> list[str]:
     """CONSTRUCT queries fetching, for one KnowWhereGraph region, the real KWG shapes it holds.
 
@@ -420,15 +458,7 @@ def kwg_queries(region_iri: str) -> list[str]:
     r = f"<{region_iri}>"
     geometry = (_GEOMETRY_LINKS, _GEOMETRY_PREDICATES)
     hazards = _hazards_in(r)
-    places = [  # (classes, predicates besides the feature links): hospitals, GNIS, roads
-        (
-            ("kwg-ont:Hospital",),
-            ("kwg-ont:hospitalName", "kwg-ont:helipadAvailability", "kwg-ont:noHospitalBeds"),
-        ),
-        (("usgs:School", "usgs:Park", "usgs:Airport"), ()),
-        (("kwg-ont:RoadSegment",), ("kwg-ont:hasRoadSign",)),
-    ]
-    feature_links = ("rdf:type", "rdfs:label", "geo:hasGeometry", "geo:hasDefaultGeometry")
+    places, feature_links = _PLACE_KINDS, _FEATURE_PREDICATES
     region = _resource_triples(
         f"{{ VALUES ?f {{ {r} }} }} UNION {{ {r} kwg-ont:administrativePartOf ?f }}",
         [("", (*feature_links, "kwg-ont:hasFIPS", "kwg-ont:administrativePartOf")), geometry],
@@ -446,7 +476,6 @@ def kwg_queries(region_iri: str) -> list[str]:
         for classes, extra in places
     ]
     all_places = tuple(c for classes, _ in places for c in classes)
-    collection = "sosa:isFeatureOfInterestOf/sosa:hasMember?"
     observations = _resource_triples(
         f"""{{
       {hazards}
@@ -455,25 +484,7 @@ def kwg_queries(region_iri: str) -> list[str]:
       {{
       {_features_in(r, all_places)}
       }}""",
-        [
-            ("", ("sosa:isFeatureOfInterestOf",)),
-            (
-                collection,
-                (
-                    "rdf:type",
-                    "sosa:hasMember",
-                    "sosa:observedProperty",
-                    "sosa:hasSimpleResult",
-                    "sosa:phenomenonTime",
-                    "sosa:hasFeatureOfInterest",
-                ),
-            ),
-            (f"{collection}/sosa:observedProperty", ("rdf:type", "rdfs:label")),
-            (
-                f"{collection}/sosa:phenomenonTime/(time:hasBeginning|time:hasEnd)?",
-                _TIME_PREDICATES,
-            ),
-        ],
+        _OBSERVATION_PATHS,
     )
     return [region, hazard, *place_queries, observations]
 

@@ -79,6 +79,37 @@ def _pct(num: int, den: int) -> float | None:
     return 100.0 * num / den if den else None
 
 
+#: The kinds of a pair of annotations (Fig. 8), in report order; ``incomplete``: fewer than two.
+PAIR_KINDS = (
+    "both_correct",
+    "same_correction",
+    "one_correct",
+    "different_corrections",
+    "incomplete",
+)
+
+
+def _by_item(anns: Sequence[Annotation]) -> dict[str, list[Annotation]]:
+    """Variant id -> its annotations, annotators in order of first appearance."""
+    rank: dict[str, int] = {}
+    by_item: dict[str, list[Annotation]] = defaultdict(list)
+    for a in anns:
+        rank.setdefault(a.annotator, len(rank))
+        by_item[a.variant_id].append(a)
+    return {v: sorted(x, key=lambda a: rank[a.annotator]) for v, x in by_item.items()}
+
+
+def _pair_kind(pair: Sequence[Annotation]) -> str:
+    """The kind of a pair of annotations: both correct, one correct, the same correction or
+    different corrections."""
+    n_ok = sum(a.label == CORRECT for a in pair)
+    if n_ok == 2:
+        return "both_correct"
+    if n_ok == 1:
+        return "one_correct"
+    return "same_correction" if pair[0].corrected == pair[1].corrected else "different_corrections"
+
+
 def agreement(
     lang: str,
     annotations: Iterable[Annotation],
@@ -103,30 +134,14 @@ def agreement(
 
     Percentages are 0-100 floats (None when the denominator is 0)."""
     anns = [a for a in annotations if a.lang == lang and a.variant_id in mt]
-    rank: dict[str, int] = {}
-    by_item: dict[str, list[Annotation]] = defaultdict(list)
-    for a in anns:
-        rank.setdefault(a.annotator, len(rank))
-        by_item[a.variant_id].append(a)
-    items = {v: sorted(x, key=lambda a: rank[a.annotator]) for v, x in by_item.items()}
+    items = _by_item(anns)
     paired = {v: x for v, x in items.items() if len(x) == 2}
     labels = Counter(a.label for a in anns)
     n_dec = len(anns)
     corrected = sum(any(a.label != CORRECT for a in x) for x in items.values())
     agree = sum(x[0].label == x[1].label for x in paired.values())
     units = [[RANK[a.label] for a in x] + [None] * (2 - len(x)) for _, x in sorted(items.items())]
-    pairwise = Counter()
-    for x in paired.values():
-        n_ok = sum(a.label == CORRECT for a in x)
-        pairwise[
-            "both_correct"
-            if n_ok == 2
-            else "one_correct"
-            if n_ok == 1
-            else "same_correction"
-            if x[0].corrected == x[1].corrected
-            else "different_corrections"
-        ] += 1
+    pairwise = Counter(_pair_kind(x) for x in paired.values())
     pairwise["incomplete"] = sum(1 for v in mt if len(items.get(v, [])) < 2)
     reviewed = [r for r in resolutions if r.status != "unreviewed" and r.variant_id in mt]
     methods = Counter(r.method for r in resolutions)
@@ -157,15 +172,6 @@ def agreement(
         "methods": {m: methods[m] for m in METHODS if methods[m]},
         "statuses": {s: n for s, n in Counter(r.status for r in resolutions).items()},
         "judge_choices": dict(judge_choices),
-        "pairwise": {
-            k: pairwise[k]
-            for k in (
-                "both_correct",
-                "same_correction",
-                "one_correct",
-                "different_corrections",
-                "incomplete",
-            )
-        },
+        "pairwise": {k: pairwise[k] for k in PAIR_KINDS},
         "reasons": dict(sorted(reasons.items())),
     }

@@ -19,13 +19,13 @@ import csv
 import json
 import unicodedata
 from collections import defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from mgqa_platform.errors import InputError
-from mgqa_platform.multilingual.languages import language
+from mgqa_platform.languages import language
 
 __all__ = [
     "LABELS",
@@ -274,6 +274,59 @@ def _is_whole_row(line: str, n_fields: int) -> bool:
     return len(fields) == n_fields and reader.line_num == 1
 
 
+def _parse_row(
+    row: Mapping[str, Any], lang: str, known: set[str], mt: Mapping[str, str] | None
+) -> Annotation | str:
+    """One exported row as an :class:`Annotation` of ``lang``, or the reason it is rejected (see
+    :func:`load_annotations`)."""
+
+    def get(k: str) -> str:
+        v = row.get(k)
+        return "" if v is None else (v if isinstance(v, str) else str(v))
+
+    vid, who = norm(get("variant_id")), norm(get("annotator"))
+    row_lang = norm(get("lang"))
+    label = parse_label(get("label"))
+    reasons, unknown = parse_reasons(row.get("reasons"))
+    corrected = norm(get("corrected")) or None
+    if row.get("_malformed"):
+        return "malformed_row"
+    if not vid or not who or not norm(get("label")):
+        return "missing_field"
+    if row_lang and row_lang != lang:
+        return "wrong_language"
+    if vid not in known:
+        return "unknown_variant"
+    if label is None:
+        return "unknown_label"
+    if unknown:
+        return "unknown_reason"
+    if label == CORRECT:
+        if reasons or (corrected is not None and (mt is None or corrected != norm(mt.get(vid)))):
+            return "correct_with_edits"
+        corrected = None
+    elif corrected is None:
+        return "missing_correction"
+    return Annotation(lang, vid, who, label, corrected, reasons)
+
+
+def _duplicates(parsed: Sequence[Annotation]) -> dict[int, str]:
+    """Index -> reason, for the annotations of a (variant, annotator) seen twice: identical,
+    every one after the first is a ``duplicate``; conflicting, all of them are
+    ``conflicting_duplicate``."""
+    groups: dict[tuple[str, str], list[int]] = defaultdict(list)
+    for i, a in enumerate(parsed):
+        groups[(a.variant_id, a.annotator)].append(i)
+    drop: dict[int, str] = {}
+    for idx in groups.values():
+        if len(idx) > 1:
+            if len({parsed[i] for i in idx}) == 1:
+                drop.update({i: "duplicate" for i in idx[1:]})
+            else:
+                drop.update({i: "conflicting_duplicate" for i in idx})
+    return drop
+
+
 def load_annotations(
     path: str | Path | None,
     lang: str,
@@ -303,53 +356,12 @@ def load_annotations(
     rows, rejected = _read_rows(Path(path))
     parsed: list[tuple[int, dict, Annotation]] = []
     for line, row in rows:
-
-        def get(k: str, row: dict = row) -> str:
-            v = row.get(k)
-            return "" if v is None else (v if isinstance(v, str) else str(v))
-
-        vid, who = norm(get("variant_id")), norm(get("annotator"))
-        row_lang = norm(get("lang"))
-        reason: str | None = None
-        label = parse_label(get("label"))
-        reasons, unknown = parse_reasons(row.get("reasons"))
-        corrected = norm(get("corrected")) or None
-        if row.get("_malformed"):
-            reason = "malformed_row"
-        elif not vid or not who or not norm(get("label")):
-            reason = "missing_field"
-        elif row_lang and row_lang != lang:
-            reason = "wrong_language"
-        elif vid not in known:
-            reason = "unknown_variant"
-        elif label is None:
-            reason = "unknown_label"
-        elif unknown:
-            reason = "unknown_reason"
-        elif label == CORRECT:
-            if reasons or (
-                corrected is not None and (mt is None or corrected != norm(mt.get(vid)))
-            ):
-                reason = "correct_with_edits"
-            corrected = None
-        elif corrected is None:
-            reason = "missing_correction"
-        if reason:
-            rejected.append(Rejected(line, dict(row), reason))
-            continue
-        parsed.append((line, row, Annotation(lang, vid, who, label, corrected, reasons)))
-
-    # a (variant, annotator) twice: identical -> keep the first; conflicting -> reject all such rows
-    groups: dict[tuple[str, str], list[int]] = defaultdict(list)
-    for i, (_, _, a) in enumerate(parsed):
-        groups[(a.variant_id, a.annotator)].append(i)
-    drop: dict[int, str] = {}
-    for idx in groups.values():
-        if len(idx) > 1:
-            if len({parsed[i][2] for i in idx}) == 1:
-                drop.update({i: "duplicate" for i in idx[1:]})
-            else:
-                drop.update({i: "conflicting_duplicate" for i in idx})
+        a = _parse_row(row, lang, known, mt)
+        if isinstance(a, str):
+            rejected.append(Rejected(line, dict(row), a))
+        else:
+            parsed.append((line, row, a))
+    drop = _duplicates([a for _, _, a in parsed])
     kept: list[Annotation] = []
     per_variant: dict[str, list[str]] = defaultdict(list)
     for i, (line, row, a) in enumerate(parsed):

@@ -36,11 +36,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from mgqa_platform.languages import LANGUAGES, TARGETS, language
 from mgqa_platform.llm import ChatClient, LLMError, ReplyError, TransportError
 from mgqa_platform.marks import unmark
 from mgqa_platform.multilingual import names_in_context as nic
 from mgqa_platform.multilingual.grammar import french_elides
-from mgqa_platform.multilingual.languages import LANGUAGES, TARGETS, language
 
 __all__ = [
     "OPERATIONS",

@@ -28,7 +28,7 @@ from babel.dates import format_date
 from babel.numbers import format_decimal
 
 from mgqa_platform.kg.names import EARTHQUAKE_CATEGORIES, FIRE_CATEGORIES, event_instant, fire_name
-from mgqa_platform.multilingual.languages import language
+from mgqa_platform.languages import language
 
 #: every language with a pattern (all 16 targets)
 EVENT_LANGS = (
@@ -120,29 +120,30 @@ def _when(facts: EventFacts, lang: str, at: str, day_prefix: str = "") -> str:
 
 
 # ---------------------------------------------------------------------------------- descriptions
+#: The languages whose earthquake reads "<head> <magnitude> <of> <date> <at> <time>": the words
+#: before the magnitude, before the date and before the time.
+_QUAKE_AFTER_HEAD = {
+    "fra": (" de magnitude ", "du ", "à"),
+    "ita": (" di magnitudo ", "del ", "alle"),
+    "spa": (" de magnitud ", "del ", "a las"),
+    "por": (" de magnitude ", "de ", "às"),
+    "ron": (" cu magnitudinea ", "din ", "la ora"),
+    "deu": (" der Stärke ", "vom ", "um"),
+    "sqi": (" me magnitudë ", "më ", "në orën"),
+    "rus": (" магнитудой ", "", "в"),
+    "bul": (" с магнитуд ", "от ", "в"),
+}
+
+
 def _quake(facts: EventFacts, lang: str, head: str) -> str:
     """An earthquake's description in ``lang`` with the head noun ``head`` (already in its case)."""
     m = _magnitude(facts, lang) if facts.magnitude is not None else None
     t = _time(facts)
-    if lang == "fra":
-        return f"{head}{f' de magnitude {m}' if m else ''} du {_when(facts, lang, 'à')}"
-    if lang == "ita":
-        of = "dell'" if facts.instant.day in (1, 8, 11) else "del "  # "dell'8", "dell'11"
-        return f"{head}{f' di magnitudo {m}' if m else ''} {of}{_when(facts, lang, 'alle')}"
-    if lang == "spa":
-        return f"{head}{f' de magnitud {m}' if m else ''} del {_when(facts, lang, 'a las')}"
-    if lang == "por":
-        return f"{head}{f' de magnitude {m}' if m else ''} de {_when(facts, lang, 'às')}"
-    if lang == "ron":
-        return f"{head}{f' cu magnitudinea {m}' if m else ''} din {_when(facts, lang, 'la ora')}"
-    if lang == "deu":
-        return f"{head}{f' der Stärke {m}' if m else ''} vom {_when(facts, lang, 'um')}"
-    if lang == "sqi":
-        return f"{head}{f' me magnitudë {m}' if m else ''} më {_when(facts, lang, 'në orën')}"
-    if lang == "rus":
-        return f"{head}{f' магнитудой {m}' if m else ''} {_when(facts, lang, 'в')}"
-    if lang == "bul":
-        return f"{head}{f' с магнитуд {m}' if m else ''} от {_when(facts, lang, 'в')}"
+    if lang in _QUAKE_AFTER_HEAD:
+        magnitude, of, at = _QUAKE_AFTER_HEAD[lang]
+        if lang == "ita" and facts.instant.day in (1, 8, 11):
+            of = "dell'"  # "dell'8", "dell'11"
+        return f"{head}{f'{magnitude}{m}' if m else ''} {of}{_when(facts, lang, at)}"
     if lang == "ell":
         d = f"{facts.instant.day}ης " + _day(facts, lang).split(" ", 1)[1]
         when = f"{d} στις {t}" if facts.timed else d

@@ -31,7 +31,7 @@ from typing import Any
 from google.api_core import exceptions as gexc
 from google.cloud import translate_v3
 
-from mgqa_platform.multilingual.languages import language
+from mgqa_platform.languages import language
 from mgqa_platform.multilingual.placeholders import PLACEHOLDER
 from mgqa_platform.multilingual.translate import Translation, checked, failed
 

@@ -30,7 +30,7 @@ For one language other than English and one English question record (``questions
   post-edit rule cannot address a ``de`` that sits between two names and also occurs earlier);
 * ``text_marked`` wraps entity names in ``{...}`` for the post-edit ensemble, as in English.
 
-The result is a lean row (:data:`~mgqa_platform.questions.schema.LOCALIZED_SCHEMA`): everything else
+The result is a lean row (:data:`~mgqa_platform.question_schema.LOCALIZED_SCHEMA`): everything else
 (gold, query, gold triples, strata...) stays in the English record. A question keeps its
 ``question_id`` in every language, so ``(question_id, lang)`` is the key and ids line up across
 languages. English itself is not rendered here: its slice copies ``questions_en``
@@ -45,7 +45,7 @@ import re
 import unicodedata
 from collections import Counter
 from collections.abc import Iterable, Mapping
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from babel import Locale
@@ -55,6 +55,7 @@ from babel.units import get_unit_name
 
 from mgqa_platform import lexicon
 from mgqa_platform.kg.names import without_article
+from mgqa_platform.languages import SOURCE, language
 from mgqa_platform.lexicon import MONTHS
 from mgqa_platform.marks import mark, unmark
 from mgqa_platform.multilingual.events import EventFacts, event_phrase
@@ -64,7 +65,6 @@ from mgqa_platform.multilingual.grammar import (
     capitalize_start,
     elide_before_names,
 )
-from mgqa_platform.multilingual.languages import SOURCE, language
 from mgqa_platform.multilingual.memory import TranslationMemory
 from mgqa_platform.multilingual.names import Qualified
 from mgqa_platform.multilingual.periods import period_phrase
@@ -193,75 +193,24 @@ def localize(
     guarantees it)."""
     if lang == SOURCE:
         raise ValueError("English is not re-rendered: its slice copies questions_en")
+    names = _Names(lang, tm, labels, display, qualifiers or {})
     out, used = [], Counter()
     for q in questions:
         sub = catalog.sub_template(q["sub_template_id"])
-        bindings = (
-            json.loads(q["bindings"]) if isinstance(q["bindings"], str) else dict(q["bindings"])
-        )
-        params = (
-            json.loads(q["parameters"] or "{}")
-            if isinstance(q["parameters"], str)
-            else dict(q["parameters"] or {})
-        )
+        bindings = _as_dict(q["bindings"])
+        params = _as_dict(q["parameters"] or {})
         stored, status = templates[q["variant_id"]]
         template, named = place_events(
             stored, sub.roles, bindings, q["image_role"], lang, events or {}
         )
         template, period = place_period(template, params, lang)
-        fill = {**{k: mark(v) for k, v in named.items()}, **period}
-        fallbacks = []
-        entity_names: dict[str, str] = {}
-        for slot in dict.fromkeys(placeholders(template)):
-            if slot in fill:
-                continue
-            if slot in sub.roles and roles.is_category(sub.roles[slot]):
-                if tm.category(bindings[slot]) is None:
-                    fallbacks.append(f"category:{slot}")
-                fill[slot] = tm.noun(bindings[slot], lexicon.label(bindings[slot]))
-            elif slot in sub.roles:
-                eid = bindings[slot]
-                if slot == q["image_role"]:
-                    fill[slot] = mark(IMAGE_PHRASES[lang])
-                    continue
-                if eid in labels:
-                    name = labels[eid]
-                else:
-                    name, said = fallback_name(display[eid], (qualifiers or {}).get(eid), tm)
-                    fallbacks.append(f"label:{slot}")
-                    if not said:
-                        fallbacks.append(f"qualifier:{slot}")
-                entity_names[slot] = name
-            elif slot in params:
-                fill[slot] = _param(slot, params[slot], lang, tm, fallbacks)
-            else:
-                raise KeyError(f"{q['question_id']}: template slot {slot!r} has no value")
-        choices = {
-            s: name_choices(name, bindings[s], labels, display, (qualifiers or {}), tm)
-            for s, name in entity_names.items()
-        }
+        filling = _Filling({**{k: mark(v) for k, v in named.items()}, **period})
+        entity_names = _fill_slots(q, template, sub.roles, bindings, params, filling, names)
+        fill, fallbacks = filling.fill, filling.fallbacks
         fixed = {s: unmark(fill[s]) for s in fill if s in named or s == q["image_role"]}
-        taken = distinct_names(choices, fixed, bindings)
-        for slot, i in taken.items():
-            name = choices[slot][i]
-            fill[slot] = mark(name)
-            english = name == without_article(display.get(bindings[slot], ""))
-            if i:
-                fallbacks.append(f"unique:{slot}")
-            if i and english and f"label:{slot}" not in fallbacks:
-                fallbacks.append(f"label:{slot}")
-        nouns = {s: v for s, v in fill.items() if isinstance(v, Noun)}
-        fill = {
-            s: replace(v, nouns=nouns) if isinstance(v, Agreeing) else v for s, v in fill.items()
-        }
+        _place_distinct_names(entity_names, bindings, fixed, filling, names)
         used.update(f.split(":")[0] for f in fallbacks)
-        text_marked = elide_before_names(template.format(**fill), lang)
-        text = unmark(text_marked)
-        if _starts_with_word(template, sub.roles):
-            text, text_marked = capitalize_start(text, lang), capitalize_start(text_marked, lang)
-        if q["image_role"]:
-            text = sentence_case(text, IMAGE_PHRASES[lang])
-            text_marked = sentence_case(text_marked, IMAGE_PHRASES[lang])
+        text, text_marked = _render(template, fill, lang, sub.roles, q["image_role"])
         out.append(
             {
                 "lang": lang,
@@ -274,6 +223,123 @@ def localize(
             }
         )
     return out, used
+
+
+@dataclass(frozen=True)
+class _Names:
+    """What naming an entity in ``lang`` reads: the memory, the labels in the language, the
+    English display names and their qualifiers (see :func:`localize`)."""
+
+    lang: str
+    tm: TranslationMemory
+    labels: Mapping[str, str]
+    display: Mapping[str, str]
+    qualifiers: Mapping[str, Qualified]
+
+
+@dataclass
+class _Filling:
+    """One question's slot values as they are filled, and the fallbacks taken on the way (see
+    :func:`localize`)."""
+
+    fill: dict
+    fallbacks: list[str] = field(default_factory=list)
+
+
+def _as_dict(value: str | Mapping) -> dict:
+    """A JSON object column as a dict (DuckDB gives JSON text, Arrow a mapping)."""
+    return json.loads(value or "{}") if isinstance(value, str) else dict(value)
+
+
+def _fill_slots(
+    q: Mapping[str, Any],
+    template: str,
+    slot_roles: Mapping[str, Any],
+    bindings: Mapping[str, str],
+    params: Mapping[str, Any],
+    filling: _Filling,
+    names: _Names,
+) -> dict[str, str]:
+    """Fill each open slot of ``template`` into ``filling``: a category role with its noun, the
+    image role with the image phrase, a parameter with its localized word; returns the name chosen for
+    each entity slot (placed later, once names are made distinct). Records every fallback in
+    ``filling``; a slot without a value raises KeyError."""
+    lang, tm = names.lang, names.tm
+    fill, fallbacks = filling.fill, filling.fallbacks
+    entity_names: dict[str, str] = {}
+    for slot in dict.fromkeys(placeholders(template)):
+        if slot in fill:
+            continue
+        if slot in slot_roles and roles.is_category(slot_roles[slot]):
+            if tm.category(bindings[slot]) is None:
+                fallbacks.append(f"category:{slot}")
+            fill[slot] = tm.noun(bindings[slot], lexicon.label(bindings[slot]))
+        elif slot in slot_roles:
+            eid = bindings[slot]
+            if slot == q["image_role"]:
+                fill[slot] = mark(IMAGE_PHRASES[lang])
+                continue
+            if eid in names.labels:
+                name = names.labels[eid]
+            else:
+                name, said = fallback_name(names.display[eid], names.qualifiers.get(eid), tm)
+                fallbacks.append(f"label:{slot}")
+                if not said:
+                    fallbacks.append(f"qualifier:{slot}")
+            entity_names[slot] = name
+        elif slot in params:
+            fill[slot] = _param(slot, params[slot], lang, tm, fallbacks)
+        else:
+            raise KeyError(f"{q['question_id']}: template slot {slot!r} has no value")
+    return entity_names
+
+
+def _place_distinct_names(
+    entity_names: Mapping[str, str],
+    bindings: Mapping[str, str],
+    fixed: Mapping[str, str],
+    filling: _Filling,
+    names: _Names,
+) -> None:
+    """Place a name in each entity slot of ``filling`` so that two entities never read alike (nor
+    like a ``fixed`` name): the first choice where it is distinct, else the next
+    (:func:`distinct_names`); records ``unique:`` and ``label:`` fallbacks."""
+    choices = {
+        s: name_choices(name, bindings[s], names.labels, names.display, names.qualifiers, names.tm)
+        for s, name in entity_names.items()
+    }
+    taken = distinct_names(choices, fixed, bindings)
+    fill, fallbacks = filling.fill, filling.fallbacks
+    for slot, i in taken.items():
+        name = choices[slot][i]
+        fill[slot] = mark(name)
+        english = name == without_article(names.display.get(bindings[slot], ""))
+        if i:
+            fallbacks.append(f"unique:{slot}")
+        if i and english and f"label:{slot}" not in fallbacks:
+            fallbacks.append(f"label:{slot}")
+
+
+def _render(
+    template: str,
+    fill: Mapping[str, Any],
+    lang: str,
+    slot_roles: Mapping[str, Any],
+    image_role: str | None,
+) -> tuple[str, str]:
+    """``(text, text_marked)`` of ``template`` filled with ``fill``: agreeing words see the nouns,
+    elisions before names applied, the start capitalized where the template starts with a word,
+    sentence case around the image phrase."""
+    nouns = {s: v for s, v in fill.items() if isinstance(v, Noun)}
+    fill = {s: replace(v, nouns=nouns) if isinstance(v, Agreeing) else v for s, v in fill.items()}
+    text_marked = elide_before_names(template.format(**fill), lang)
+    text = unmark(text_marked)
+    if _starts_with_word(template, slot_roles):
+        text, text_marked = capitalize_start(text, lang), capitalize_start(text_marked, lang)
+    if image_role:
+        text = sentence_case(text, IMAGE_PHRASES[lang])
+        text_marked = sentence_case(text_marked, IMAGE_PHRASES[lang])
+    return text, text_marked
 
 
 def _name_key(name: str) -> str:

@@ -15,9 +15,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from mgqa_platform.languages import language
 from mgqa_platform.multilingual.agreement import chrf
 from mgqa_platform.multilingual.annotations import norm
-from mgqa_platform.multilingual.languages import language
 from mgqa_platform.multilingual.placeholders import problems as slot_problems
 
 __all__ = [

@@ -34,12 +34,10 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
+from mgqa_platform.category_words import TM_DIR, memory_path
+from mgqa_platform.languages import TARGETS
 from mgqa_platform.multilingual.grammar import Agreeing, Noun, spec_problems
-from mgqa_platform.multilingual.languages import TARGETS, language
 from mgqa_platform.multilingual.placeholders import problems as slot_problems
-from mgqa_platform.settings import PACKAGE_DATA
-
-TM_DIR = PACKAGE_DATA / "translations"
 
 
 @dataclass(frozen=True)
@@ -146,10 +144,6 @@ class TranslationMemory:
         return self.terms.get(parameter, {}).get(value)
 
 
-def path_of(lang: str, directory: Path = TM_DIR) -> Path:
-    return Path(directory) / f"{language(lang).code}.json"
-
-
 @lru_cache(maxsize=32)
 def _load(path: Path) -> TranslationMemory:
     raw = json.loads(path.read_text(encoding="utf-8"))
@@ -166,7 +160,7 @@ def _load(path: Path) -> TranslationMemory:
 
 def load(lang: str, directory: Path = TM_DIR) -> TranslationMemory:
     """The memory of one target language; an empty memory when the file does not exist."""
-    p = path_of(lang, directory)
+    p = memory_path(lang, directory)
     if not p.exists():
         return TranslationMemory(lang, "missing", {})
     return _load(p)

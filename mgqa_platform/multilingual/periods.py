@@ -31,8 +31,8 @@ from dataclasses import dataclass
 
 from babel.dates import get_month_names
 
+from mgqa_platform.languages import language
 from mgqa_platform.lexicon import MONTHS
-from mgqa_platform.multilingual.languages import language
 
 _RANGE = re.compile(r"^(\d{4})-(\d{2})-01 to (\d{4})-(\d{2})-(\d{2})$")
 #: Russian months in the prepositional ("в ноябре")

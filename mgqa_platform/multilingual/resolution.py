@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from mgqa_platform import markdown
+from mgqa_platform.languages import language
 from mgqa_platform.multilingual.annotations import (
     CORRECT,
     METHODS,
@@ -31,7 +32,6 @@ from mgqa_platform.multilingual.annotations import (
     Rejected,
 )
 from mgqa_platform.multilingual.judge import Judge, JudgeError
-from mgqa_platform.multilingual.languages import language
 from mgqa_platform.multilingual.placeholders import problems as slot_problems
 
 __all__ = ["Resolution", "resolve", "report_markdown"]
@@ -52,100 +52,137 @@ class Resolution:
     rationale: str | None = None  #: the judge's rationale
 
 
-def _resolve_item(
-    lang: str, vid: str, english: str, mt: str, anns: Sequence[Annotation], judge: Judge | None
-) -> Resolution:
-    labels = tuple(a.label for a in anns)
-    who = tuple(a.annotator for a in anns)
-    base: dict[str, Any] = {"lang": lang, "variant_id": vid, "labels": labels, "annotators": who}
-    mt_problems = slot_problems(english, mt)
+@dataclass(frozen=True)
+class _Item:
+    """One variant to resolve: its language and id, the English source, the machine translation and
+    the variant's annotations (none, one or two)."""
 
-    def keep_mt(method: str, status: str, detail: str | None, **kw: Any) -> Resolution:
+    lang: str
+    vid: str
+    english: str
+    mt: str
+    anns: Sequence[Annotation]
+
+    def base(self) -> dict[str, Any]:
+        """The fields every resolution of the item carries."""
+        return {
+            "lang": self.lang,
+            "variant_id": self.vid,
+            "labels": tuple(a.label for a in self.anns),
+            "annotators": tuple(a.annotator for a in self.anns),
+        }
+
+    def keep_mt(self, method: str, status: str, detail: str | None, **kw: Any) -> Resolution:
+        """The MT kept; ``needs_review`` (with the reason added) when the MT breaks slots."""
+        mt_problems = slot_problems(self.english, self.mt)
         if mt_problems:
             status = "needs_review"
             detail = "; ".join(
                 x for x in (detail, f"MT breaks slots ({', '.join(mt_problems)})") if x
             )
         return Resolution(
-            text=mt, method=method, status=status, detail=detail, source="mt", **base, **kw
+            text=self.mt,
+            method=method,
+            status=status,
+            detail=detail,
+            source="mt",
+            **self.base(),
+            **kw,
+        )
+
+    def annotator(self, method: str, idx: int, detail: str | None, **kw: Any) -> Resolution:
+        """Annotator ``idx``'s correction, resolved."""
+        return Resolution(
+            text=self.anns[idx].corrected or "",
+            method=method,
+            status="resolved",
+            detail=detail,
+            source=f"annotator{idx + 1}",
+            **self.base(),
+            **kw,
         )
 
     def take(
-        method: str, idx: int, detail: str | None, fallback: int | None, **kw: Any
+        self, method: str, idx: int, detail: str | None, fallback: int | None, **kw: Any
     ) -> Resolution:
         """Annotator ``idx``'s correction if its slots are intact, else ``fallback``'s, else MT."""
-        text = anns[idx].corrected or ""
-        bad = slot_problems(english, text)
+        bad = slot_problems(self.english, self.anns[idx].corrected or "")
         if not bad:
-            return Resolution(
-                text=text,
-                method=method,
-                status="resolved",
-                detail=detail,
-                source=f"annotator{idx + 1}",
-                **base,
-                **kw,
-            )
+            return self.annotator(method, idx, detail, **kw)
         why = f"annotator {idx + 1}'s correction breaks slots ({', '.join(bad)})"
-        if fallback is not None and anns[fallback].corrected is not None:
-            alt = anns[fallback].corrected or ""
-            alt_bad = slot_problems(english, alt)
+        if fallback is not None and self.anns[fallback].corrected is not None:
+            alt_bad = slot_problems(self.english, self.anns[fallback].corrected or "")
             if not alt_bad:
-                return Resolution(
-                    text=alt,
-                    method=method,
-                    status="resolved",
-                    detail=f"{why}; took annotator {fallback + 1}'s instead",
-                    source=f"annotator{fallback + 1}",
-                    **base,
-                    **kw,
-                )
+                took = f"{why}; took annotator {fallback + 1}'s instead"
+                return self.annotator(method, fallback, took, **kw)
             why += f"; annotator {fallback + 1}'s too ({', '.join(alt_bad)})"
-        return keep_mt(method, "needs_review", f"{why}; MT kept", **kw)
+        return self.keep_mt(method, "needs_review", f"{why}; MT kept", **kw)
 
+
+def _resolve_item(
+    lang: str, vid: str, english: str, mt: str, anns: Sequence[Annotation], judge: Judge | None
+) -> Resolution:
+    """The resolution of one variant by the rules (none, one or two annotations; both correct,
+    one-sided, identical corrections, stricter wins), else by ``judge``."""
+    item = _Item(lang, vid, english, mt, anns)
     if not anns:
+        mt_problems = slot_problems(english, mt)
         det = f"MT breaks slots ({', '.join(mt_problems)})" if mt_problems else None
         return Resolution(
-            text=mt, method="unreviewed", status="unreviewed", detail=det, source="mt", **base
+            text=mt,
+            method="unreviewed",
+            status="unreviewed",
+            detail=det,
+            source="mt",
+            **item.base(),
         )
     if len(anns) == 1:
-        a = anns[0]
-        if a.label == CORRECT:
-            return keep_mt("one_sided", "resolved", "single annotation: Correct")
-        return take("one_sided", 0, "single annotation", None)
+        if anns[0].label == CORRECT:
+            return item.keep_mt("one_sided", "resolved", "single annotation: Correct")
+        return item.take("one_sided", 0, "single annotation", None)
     a1, a2 = anns
     if a1.label == CORRECT and a2.label == CORRECT:
-        return keep_mt("keep_original", "resolved", None)
+        return item.keep_mt("keep_original", "resolved", None)
     if a1.label == CORRECT or a2.label == CORRECT:
         idx = 0 if a1.label != CORRECT else 1
-        return take("one_sided", idx, f"only annotator {idx + 1} corrected", None)
+        return item.take("one_sided", idx, f"only annotator {idx + 1} corrected", None)
     if a1.corrected == a2.corrected:  # both stored normalised (NFC + whitespace collapse)
-        return take("identical_correction", 0, None, None)
+        return item.take("identical_correction", 0, None, None)
     if a1.label != a2.label:
         idx = 0 if RANK[a1.label] > RANK[a2.label] else 1
-        return take(
-            "stricter_wins", idx, f"annotator {idx + 1} is stricter ({anns[idx].label})", 1 - idx
-        )
-    # same non-Correct label, different corrections: the judge
+        stricter = f"annotator {idx + 1} is stricter ({anns[idx].label})"
+        return item.take("stricter_wins", idx, stricter, 1 - idx)
+    return _judged(item, judge)  # same non-Correct label, different corrections
+
+
+def _judged(item: _Item, judge: Judge | None) -> Resolution:
+    """The resolution of two different corrections under the same label: the judge's choice (MT
+    kept, for review, without a judge or on a rejected reply)."""
     if judge is None:
-        return keep_mt(
+        return item.keep_mt(
             "judge", "needs_review", "no judge configured; the rules cannot decide; MT kept"
         )
+    a1, a2 = item.anns
     try:
         jc = judge.choose(
-            lang, english, mt, a1.corrected or "", a2.corrected or "", key=f"{lang}:{vid}"
+            item.lang,
+            item.english,
+            item.mt,
+            a1.corrected or "",
+            a2.corrected or "",
+            key=f"{item.lang}:{item.vid}",
         )
     except JudgeError as exc:
-        return keep_mt("judge", "needs_review", f"judge reply rejected ({exc}); MT kept")
+        return item.keep_mt("judge", "needs_review", f"judge reply rejected ({exc}); MT kept")
     extra = {"judge_choice": jc.choice, "rationale": jc.rationale}
     if jc.choice == "second":
-        return take("judge", 1, "judge chose annotator 2", 0, **extra)
+        return item.take("judge", 1, "judge chose annotator 2", 0, **extra)
     what = (
         "judge chose annotator 1"
         if jc.choice == "first"
         else "judge: equivalent, annotator 1's text taken"
     )
-    return take("judge", 0, what, 1, **extra)
+    return item.take("judge", 0, what, 1, **extra)
 
 
 def resolve(
@@ -205,6 +242,20 @@ def report_markdown(
 ) -> str:
     """The per-language resolution report: methods and statuses, the Table 9 row, items needing
     review, and the quarantined rows of the annotation file."""
+    out = _methods_section(lang, resolutions, stats, judge_info)
+    out += _statistics_section(stats)
+    out += _review_section(resolutions)
+    out += _rejected_section(rejected)
+    return "\n".join(out) + "\n"
+
+
+def _methods_section(
+    lang: str,
+    resolutions: Sequence[Resolution],
+    stats: Mapping[str, Any],
+    judge_info: Mapping[str, Any] | None,
+) -> list[str]:
+    """The report's title, counts by status, the table of methods and the judge's outcomes."""
     name = language(lang).name
     status = Counter(r.status for r in resolutions)
     methods = Counter(r.method for r in resolutions)
@@ -227,6 +278,11 @@ def report_markdown(
             "",
             "Judge: " + ", ".join(f"{k}={v}" for k, v in judge_info.items() if k != "client"),
         ]
+    return out
+
+
+def _statistics_section(stats: Mapping[str, Any]) -> list[str]:
+    """The annotation statistics (the Table 9 row), the pairwise figures and the reasons."""
     header = [
         "items",
         "annotated",
@@ -246,45 +302,37 @@ def report_markdown(
     ]
     row += [_fmt(stats.get(k), 2) for k in ("alpha", "kappa")]
     row += [_fmt(stats.get(k)) for k in ("chrf", "pct_judge")]
-    out += ["", "## Annotation statistics (Table 9)", ""]
+    out = ["", "## Annotation statistics (Table 9)", ""]
     out += markdown.table(header, [row], "r" * len(header))
     pw = stats.get("pairwise") or {}
     if pw:
-        out += [
-            "",
-            "Pairwise (Fig. 8): "
-            + ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in pw.items())
-            + ".",
-        ]
+        pairs = ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in pw.items())
+        out += ["", f"Pairwise (Fig. 8): {pairs}."]
     if stats.get("reasons"):
-        out += [
-            "",
-            "Correction reasons: "
-            + ", ".join(f"{k} {v}" for k, v in stats["reasons"].items())
-            + ".",
-        ]
+        reasons = ", ".join(f"{k} {v}" for k, v in stats["reasons"].items())
+        out += ["", f"Correction reasons: {reasons}."]
+    return out
+
+
+def _review_section(resolutions: Sequence[Resolution]) -> list[str]:
+    """The items that need review, as a table (``None.`` when there is none)."""
     review = [r for r in resolutions if r.status == "needs_review"]
-    out += ["", f"## Needs review ({len(review)})", ""]
-    if review:
-        rows = [
-            (r.variant_id, r.method, _cell(" / ".join(r.labels)), _cell(r.detail or ""))
-            for r in review
-        ]
-        out += markdown.table(["variant", "method", "labels", "detail"], rows)
-    else:
-        out.append("None.")
-    out += ["", f"## Rejected annotation rows ({len(rejected)})", ""]
-    if rejected:
-        rows = [
-            (
-                r.line,
-                r.reason,
-                _cell(r.row.get("variant_id", "")),
-                _cell(r.row.get("annotator", "")),
-            )
-            for r in rejected
-        ]
-        out += markdown.table(["line", "reason", "variant", "annotator"], rows, "rlll")
-    else:
-        out.append("None.")
-    return "\n".join(out) + "\n"
+    rows = [
+        (r.variant_id, r.method, _cell(" / ".join(r.labels)), _cell(r.detail or "")) for r in review
+    ]
+    out = ["", f"## Needs review ({len(review)})", ""]
+    if not rows:
+        return [*out, "None."]
+    return out + markdown.table(["variant", "method", "labels", "detail"], rows)
+
+
+def _rejected_section(rejected: Sequence[Rejected]) -> list[str]:
+    """The rejected annotation rows, as a table (``None.`` when there is none)."""
+    rows = [
+        (r.line, r.reason, _cell(r.row.get("variant_id", "")), _cell(r.row.get("annotator", "")))
+        for r in rejected
+    ]
+    out = ["", f"## Rejected annotation rows ({len(rejected)})", ""]
+    if not rows:
+        return [*out, "None."]
+    return out + markdown.table(["line", "reason", "variant", "annotator"], rows, "rlll")

@@ -20,8 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
+from mgqa_platform.languages import language
 from mgqa_platform.multilingual import memory
-from mgqa_platform.multilingual.languages import language
 from mgqa_platform.multilingual.placeholders import problems as slot_problems
 
 __all__ = [

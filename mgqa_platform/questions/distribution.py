@@ -22,107 +22,119 @@ INCOME = ("HIC", "UMC", "LMC", "LIC")
 DENSITY = ("low", "medium", "high")
 
 
-def report(con: duckdb.DuckDBPyConnection) -> dict:
-    def q(sql: str) -> list[tuple]:
-        return con.execute(sql).fetchall()
-
-    total, n_countries = q("""
+#: The queries of :func:`report`, by name: each reads the questions, the small split, the
+#: discards or the density breaks.
+_REPORT_QUERIES = {
+    "totals": """
         SELECT count(*), count(DISTINCT country_iso3)
         FROM questions_en
-    """)[0]
-    cells = q("""
+    """,
+    "cells": """
         SELECT income_tier, density_tier, count(*)
         FROM questions_en
         GROUP BY 1, 2
-    """)
-    countries = q("""
+    """,
+    "countries": """
         SELECT income_tier, count(DISTINCT country_iso3)
         FROM questions_en
         WHERE country_iso3 IS NOT NULL
         GROUP BY 1
-    """)
-    kg_sfid = q("""
+    """,
+    "kg_sfid": """
         SELECT kg, sfid, count(*)
         FROM questions_en
         GROUP BY 1, 2
-    """)
-    small = q("""
+    """,
+    "small": """
         SELECT kg, sfid, count(*)
         FROM split_small
         GROUP BY 1, 2
-    """)
-    formats = q("""
+    """,
+    "formats": """
         SELECT answer_format, count(*)
         FROM questions_en
         GROUP BY 1
         ORDER BY 2 DESC, 1
-    """)
-    flags = q("""
+    """,
+    "flags": """
         SELECT count(*) FILTER (WHERE false_premise), count(*) FILTER (WHERE multimodal)
         FROM questions_en
-    """)[0]
-    per_kg = q("""
+    """,
+    "per_kg": """
         SELECT kg, count(*)
         FROM questions_en
         GROUP BY 1
         ORDER BY 1
-    """)
-    discards = q("""
+    """,
+    "discards": """
         SELECT reason, sum(n)::BIGINT
         FROM question_discards
         GROUP BY 1
         ORDER BY 2 DESC, 1
-    """)
-    raster = q("""
+    """,
+    "raster": """
         SELECT label, is_proxy
         FROM density_breaks
         ORDER BY raster
         LIMIT 1
-    """)
-    small_cells = {(k, s): n for k, s, n in small}
-    questions_by_rule = {
-        (k, rule): n
-        for k, rule, n in q("""
-            WITH bound AS (
-                SELECT DISTINCT
-                    question_id,
-                    json_extract_string(bindings, '$."' || role || '"') AS entity_id
-                FROM (
-                    SELECT question_id, bindings, unnest(json_keys(bindings)) AS role
-                    FROM questions_en
-                )
+    """,
+}
+
+#: (KG, name rule, questions): the questions that bind an entity named by each rule.
+_QUESTIONS_BY_RULE = """
+        WITH bound AS (
+            SELECT DISTINCT
+                question_id,
+                json_extract_string(bindings, '$."' || role || '"') AS entity_id
+            FROM (
+                SELECT question_id, bindings, unnest(json_keys(bindings)) AS role
+                FROM questions_en
             )
-            SELECT e.kg, e.name_rule, count(DISTINCT b.question_id)
-            FROM bound b
-            JOIN entities e USING (entity_id)
-            WHERE e.name_rule IS NOT NULL
-            GROUP BY 1, 2
-        """)
-    }
+        )
+        SELECT e.kg, e.name_rule, count(DISTINCT b.question_id)
+        FROM bound b
+        JOIN entities e USING (entity_id)
+        WHERE e.name_rule IS NOT NULL
+        GROUP BY 1, 2
+    """
+
+#: (KG, name rule, entities, excluded): the entities named by each rule.
+_NAMES_BY_RULE = """
+        SELECT kg, name_rule, count(*), count(*) FILTER (WHERE NOT name_unique)
+        FROM entities
+        WHERE name_rule IS NOT NULL
+        GROUP BY 1, 2
+        ORDER BY 1, 2
+    """
+
+
+def report(con: duckdb.DuckDBPyConnection) -> dict:
+    """The distribution of the English questions (:data:`_REPORT_QUERIES`) as one dict: totals,
+    strata cells, countries, (KG, SFID) cells of both splits, formats, flags, discards, the
+    population raster and the names by rule."""
+    r = {k: con.execute(sql).fetchall() for k, sql in _REPORT_QUERIES.items()}
+    (total, n_countries), (false_premise, multimodal) = r["totals"][0], r["flags"][0]
+    small_cells = {(k, s): n for k, s, n in r["small"]}
+    questions_by_rule = {(k, rule): n for k, rule, n in con.execute(_QUESTIONS_BY_RULE).fetchall()}
     names_by_rule = [
         (k, rule, n, excluded, questions_by_rule.get((k, rule), 0))
-        for k, rule, n, excluded in q("""
-            SELECT kg, name_rule, count(*), count(*) FILTER (WHERE NOT name_unique)
-            FROM entities
-            WHERE name_rule IS NOT NULL
-            GROUP BY 1, 2
-            ORDER BY 1, 2
-        """)
+        for k, rule, n, excluded in con.execute(_NAMES_BY_RULE).fetchall()
     ]
+    raster = r["raster"]
     return {
         "total": total,
-        "strata": {(i, d): n for i, d, n in cells},
-        "countries_per_income": dict(countries),
+        "strata": {(i, d): n for i, d, n in r["cells"]},
+        "countries_per_income": dict(r["countries"]),
         "countries": n_countries,
-        "kg_sfid": {(k, s): n for k, s, n in kg_sfid},
+        "kg_sfid": {(k, s): n for k, s, n in r["kg_sfid"]},
         "small": small_cells,
         "small_total": sum(small_cells.values()),
-        "formats": dict(formats),
-        "false_premise": flags[0],
-        "multimodal": flags[1],
-        "per_kg": dict(per_kg),
+        "formats": dict(r["formats"]),
+        "false_premise": false_premise,
+        "multimodal": multimodal,
+        "per_kg": dict(r["per_kg"]),
         "names_by_rule": names_by_rule,
-        "discards": dict(discards),
+        "discards": dict(r["discards"]),
         "population_raster": {"label": raster[0][0], "is_proxy": raster[0][1]} if raster else None,
     }
 

@@ -121,6 +121,14 @@ class Executor:
         return f"{self.name}@{self.version}"
 
 
+class LocalExecutor(Executor):
+    """An executor whose candidates read one stratum at a time (:attr:`Executor.stratum_local`)
+    and whose gold reads only its bound entities (:attr:`Executor.gold_bound_only`)."""
+
+    stratum_local = True
+    gold_bound_only = True
+
+
 @dataclass(frozen=True)
 class Pool:
     """The candidate pool of one KG: the temp view ``pool`` plus seeded sampling helpers.

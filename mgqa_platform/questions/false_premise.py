@@ -151,6 +151,40 @@ def create_neighbourhood_pool(
     return con.execute("SELECT count(*) FROM pool").fetchone()[0]
 
 
+def _replacement_members_sql(rtype) -> str:
+    """The SQL of the candidate replacements of a role of type ``rtype``, one row per (question,
+    candidate) with its distance from the anchor ``a``: for a category, its member nearest to the
+    anchor, among the bindable categories with enough stratified members; for an entity, itself."""
+    km_sql = _haversine_km_sql("a", "p")
+    if roles.is_category(rtype):
+        return f"""
+            SELECT a.question_id, p.category AS value, arg_min(p.lon, {km_sql}) AS lon,
+                   arg_min(p.lat, {km_sql}) AS lat, min({km_sql}) AS km, a.lon AS anchor_lon,
+                   a.lat AS anchor_lat
+            FROM a
+            CROSS JOIN pool p
+            WHERE {roles.candidate_predicate(rtype, "p")}
+              AND p.category <> a.category
+              AND p.category IN (
+                SELECT p.category
+                FROM entities p
+                    JOIN entity_strata s ON s.entity_id = p.entity_id
+                WHERE p.kg = $kg AND s.kg = $kg AND s.stratum IS NOT NULL
+                  AND {roles.candidate_predicate(rtype, "p")}
+                GROUP BY p.category
+                HAVING count(*) >= {roles.MIN_CATEGORY_MEMBERS}
+              )
+            GROUP BY a.question_id, p.category, a.lon, a.lat
+            """
+    return f"""
+            SELECT a.question_id, p.entity_id AS value, p.lon, p.lat, {km_sql} AS km,
+                   a.lon AS anchor_lon, a.lat AS anchor_lat
+            FROM a
+            CROSS JOIN pool p
+            WHERE {roles.predicate(rtype, "p")}
+            """
+
+
 def nearest_replacements(
     con: duckdb.DuckDBPyConnection,
     sub: SubTemplate,
@@ -182,35 +216,7 @@ def nearest_replacements(
             "anchor": pa.array([json.loads(q["bindings"])[anchor] for q in questions], pa.string()),
         }
     )
-    km_sql = _haversine_km_sql("a", "p")
-    if roles.is_category(rtype):
-        members = f"""
-            SELECT a.question_id, p.category AS value, arg_min(p.lon, {km_sql}) AS lon,
-                   arg_min(p.lat, {km_sql}) AS lat, min({km_sql}) AS km, a.lon AS anchor_lon,
-                   a.lat AS anchor_lat
-            FROM a
-            CROSS JOIN pool p
-            WHERE {roles.candidate_predicate(rtype, "p")}
-              AND p.category <> a.category
-              AND p.category IN (
-                SELECT p.category
-                FROM entities p
-                    JOIN entity_strata s ON s.entity_id = p.entity_id
-                WHERE p.kg = $kg AND s.kg = $kg AND s.stratum IS NOT NULL
-                  AND {roles.candidate_predicate(rtype, "p")}
-                GROUP BY p.category
-                HAVING count(*) >= {roles.MIN_CATEGORY_MEMBERS}
-              )
-            GROUP BY a.question_id, p.category, a.lon, a.lat
-            """
-    else:
-        members = f"""
-            SELECT a.question_id, p.entity_id AS value, p.lon, p.lat, {km_sql} AS km,
-                   a.lon AS anchor_lon, a.lat AS anchor_lat
-            FROM a
-            CROSS JOIN pool p
-            WHERE {roles.predicate(rtype, "p")}
-            """
+    members = _replacement_members_sql(rtype)
     keep = k + len(sub.roles)
     sql = f"""
         WITH a AS (
@@ -510,11 +516,20 @@ def premise_replay(
     con: duckdb.DuckDBPyConnection, sub: SubTemplate, question: Mapping[str, Any]
 ) -> bool:
     """Re-run a false-premise question's stored premise query: True when the premise (still) holds."""
+    row = stored_query_row(con, question, "premise query")
+    return EXECUTORS[sub.executor].premise_holds(sub, row)
+
+
+def stored_query_row(
+    con: duckdb.DuckDBPyConnection, question: Mapping[str, Any], what: str = "query"
+) -> dict[str, Any]:
+    """The one row of ``question``'s stored query, by column name; RuntimeError naming ``what``
+    and the question when it returns another number of rows."""
     cur = con.execute(question["query"])
     names = [d[0] for d in cur.description]
     rows = cur.fetchall()
     if len(rows) != 1:
         raise RuntimeError(
-            f"premise query of {question['question_id']} returned {len(rows)} rows, expected 1"
+            f"{what} of {question['question_id']} returned {len(rows)} rows, expected 1"
         )
-    return EXECUTORS[sub.executor].premise_holds(sub, dict(zip(names, rows[0], strict=True)))
+    return dict(zip(names, rows[0], strict=True))

@@ -18,16 +18,18 @@ derived from the kept questions. Same inputs and seed -> byte-identical rows.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import random
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 import duckdb
 import pyarrow as pa
 
+from mgqa_platform.question_schema import QUESTION_SCHEMA, arrow_table
 from mgqa_platform.questions import coverage, false_premise, formats, multimodal, triviality
 from mgqa_platform.questions.catalog import Catalog, SubTemplate, catalog_rows
 from mgqa_platform.questions.execution import (
@@ -53,7 +55,6 @@ from mgqa_platform.questions.executor import (
     t_columns,
 )
 from mgqa_platform.questions.executors import EXECUTORS
-from mgqa_platform.questions.schema import QUESTION_SCHEMA, arrow_table
 from mgqa_platform.warehouse import CONNECTION_CONFIG, registered, transaction
 
 CAP = 30
@@ -267,14 +268,7 @@ def replay(con: duckdb.DuckDBPyConnection, catalog: Catalog, question: Mapping[s
                 f"the premise of false-premise question {question['question_id']} holds now"
             )
         return dict(formats.REJECTION)
-    cur = con.execute(question["query"])
-    names = [d[0] for d in cur.description]
-    rows = cur.fetchall()
-    if len(rows) != 1:
-        raise RuntimeError(
-            f"query of {question['question_id']} returned {len(rows)} rows, expected 1"
-        )
-    outcome = executor.finish(sub, dict(zip(names, rows[0], strict=True)))
+    outcome = executor.finish(sub, false_premise.stored_query_row(con, question))
     if outcome.gold is None:
         raise RuntimeError(
             f"replay of {question['question_id']} is degenerate now: {outcome.reason}"
@@ -314,38 +308,7 @@ def generate(
     memory limit is raised to ``memory_limit`` for the duration, then set back to the platform's connection
     budget (``warehouse.CONNECTION_CONFIG``).
     """
-    con.execute(f"SET memory_limit = '{memory_limit}'")
-    try:
-        return _generate(
-            con,
-            catalog,
-            list(kgs),
-            seed,
-            run_id,
-            code_version,
-            cap,
-            only,
-            false_premises,
-            multimodal_slice,
-            non_trivial,
-        )
-    finally:  # back to the platform's connection budget (DuckDB reports limits rounded, so no read-back)
-        con.execute(f"SET memory_limit = '{CONNECTION_CONFIG['memory_limit']}'")
-
-
-def _generate(
-    con,
-    catalog,
-    kgs,
-    seed,
-    run_id,
-    code_version,
-    cap,
-    only,
-    false_premises,
-    multimodal_slice,
-    non_trivial,
-) -> Generation:
+    kgs = list(kgs)
     gen = Generation()
     seen: set[tuple[str, str]] = (
         set()
@@ -356,57 +319,85 @@ def _generate(
         for sub in tpl.sub_templates
         if sub.executor in EXECUTORS and (not only or {sub.sfid, sub.tid, sub.id} & only)
     ]
-    for kg in kgs:
-        pool = Pool(kg, seed)
-        cands = pooled_candidates(con, subs, pool)
-        gold_rows = create_gold_rows(con, bound_ids(subs, cands))
-        centre = covered_centre(con, kg)
-        area = coverage.kg_coverage(con, kg)
-        by_cell: dict[tuple[str, str], list[list[Execution]]] = defaultdict(list)
-        for tpl in catalog.templates:
-            for sub in tpl.sub_templates:
-                if sub.id not in cands:
-                    continue
-                execs, dis = execute_sub_template(
-                    con, sub, pool, cand=cands[sub.id], gold_rows=gold_rows
-                )
-                execs, beyond = coverage.keep_covered(con, area, sub, execs)
-                dis.update(beyond)
-                if non_trivial:
-                    execs, trivial = _non_trivial(sub, execs, centre)
-                    dis.update(trivial)
-                for (stratum, reason), n in dis.items():
-                    gen.discards[(kg, sub.id, stratum, reason)] += n
-                per_stratum: dict[str, list[Execution]] = defaultdict(list)
-                for e in execs:
-                    per_stratum[e.stratum].append(e)
-                for stratum, group in per_stratum.items():
-                    by_cell[(tpl.tid, stratum)].append(group)
-        gen.questions += _instantiate(
-            con, by_cell, gen.discards, seen, kg, seed, run_id, code_version, cap
-        )
-    if non_trivial:
-        gen.questions = _cap_gold_values(gen.questions, gen.discards, seed)
-    if false_premises:  # derived from the kept true questions only: no orphan premise
-        fp, failed = false_premise.perturb(
-            con,
-            catalog,
-            gen.questions,
-            kgs,
-            seed=seed,
-            seen=seen,
-            run_id=run_id,
-            code_version=code_version,
-        )
-        for (kg, sub_id, stratum, reason), n in failed.items():
-            gen.discards[(kg, sub_id, stratum, f"false_premise:{reason}")] += n
-        gen.questions += fp
-    if multimodal_slice:
-        mm, lost = multimodal.twins(con, gen.questions, seen)
-        gen.discards.update(lost)
-        gen.questions += mm
+    with _memory_limit(con, memory_limit):
+        for kg in kgs:
+            by_cell = _executions_by_cell(con, catalog, subs, kg, seed, non_trivial, gen.discards)
+            gen.questions += _instantiate(
+                con, by_cell, gen.discards, seen, kg, seed, run_id, code_version, cap
+            )
+        if non_trivial:
+            gen.questions = _cap_gold_values(gen.questions, gen.discards, seed)
+        if false_premises:  # derived from the kept true questions only: no orphan premise
+            fp, failed = false_premise.perturb(
+                con,
+                catalog,
+                gen.questions,
+                kgs,
+                seed=seed,
+                seen=seen,
+                run_id=run_id,
+                code_version=code_version,
+            )
+            for (kg, sub_id, stratum, reason), n in failed.items():
+                gen.discards[(kg, sub_id, stratum, f"false_premise:{reason}")] += n
+            gen.questions += fp
+        if multimodal_slice:
+            mm, lost = multimodal.twins(con, gen.questions, seen)
+            gen.discards.update(lost)
+            gen.questions += mm
     gen.questions.sort(key=lambda q: q["question_id"])
     return gen
+
+
+@contextlib.contextmanager
+def _memory_limit(con: duckdb.DuckDBPyConnection, limit: str) -> Iterator[None]:
+    """DuckDB's memory limit at ``limit`` for the block, then back to the platform's connection
+    budget (DuckDB reports limits rounded, so no read-back)."""
+    con.execute(f"SET memory_limit = '{limit}'")
+    try:
+        yield
+    finally:
+        con.execute(f"SET memory_limit = '{CONNECTION_CONFIG['memory_limit']}'")
+
+
+def _executions_by_cell(
+    con: duckdb.DuckDBPyConnection,
+    catalog: Catalog,
+    subs: list,
+    kg: str,
+    seed: int,
+    non_trivial: bool,
+    discards: Counter,
+) -> dict[tuple[str, str], list[list[Execution]]]:
+    """The kept executions of ``kg`` per (template, stratum) cell, one group per sub-template:
+    candidates executed, those outside the KG's coverage and (``non_trivial``) the trivial ones
+    counted in ``discards`` and dropped."""
+    pool = Pool(kg, seed)
+    cands = pooled_candidates(con, subs, pool)
+    gold_rows = create_gold_rows(con, bound_ids(subs, cands))
+    centre = covered_centre(con, kg)
+    area = coverage.kg_coverage(con, kg)
+    by_cell: dict[tuple[str, str], list[list[Execution]]] = defaultdict(list)
+    for tpl in catalog.templates:
+        for sub in tpl.sub_templates:
+            if sub.id not in cands:
+                continue
+            execs, dis = execute_sub_template(
+                con, sub, pool, cand=cands[sub.id], gold_rows=gold_rows
+            )
+            execs, beyond = coverage.keep_covered(con, area, sub, execs)
+            dis.update(beyond)
+            if non_trivial:
+                execs, trivial = _non_trivial(sub, execs, centre)
+                dis.update(trivial)
+            for (stratum, reason), n in dis.items():
+                discards[(kg, sub.id, stratum, reason)] += n
+            per_stratum: dict[str, list[Execution]] = defaultdict(list)
+            for e in execs:
+                per_stratum[e.stratum].append(e)
+            for stratum, group in per_stratum.items():
+                by_cell[(tpl.tid, stratum)].append(group)
+    return by_cell
 
 
 def covered_centre(con: duckdb.DuckDBPyConnection, kg: str) -> tuple[float, float] | None:
@@ -481,9 +472,22 @@ def _instantiate(con, by_cell, discards, seen, kg, seed, run_id, code_version, c
     ids = {e.values[r] for e in all_execs for r in e.sub.entity_roles}
     ids.update(i for e in all_execs for i in e.outcome.evidence)
     info = entity_info(con, sorted(ids))
-    chosen: list[
-        tuple[Execution, str, str, str, str]
-    ] = []  # execution, variant id, variant text, text, gold json
+    chosen = _choose(by_cell, info, discards, seen, kg, seed, cap)
+    triples = gold_triples(con, [c[0] for c in chosen])
+    return [
+        _question_row(e, vid, vtext, text, gold_json, cited, info, kg, code_version, run_id)
+        for (e, vid, vtext, text, gold_json), cited in zip(chosen, triples, strict=True)
+    ]
+
+
+def _choose(
+    by_cell, info, discards, seen, kg, seed, cap
+) -> list[tuple[Execution, str, str, str, str]]:
+    """Per (template, stratum) cell in order, executions taken round-robin over their groups: a
+    seeded variant each, rendered; a (text, gold) already ``seen`` is counted in ``discards`` and
+    dropped; at most ``cap`` per cell. Returns (execution, variant id, variant text, text, gold
+    JSON) tuples."""
+    chosen = []
     for (tid, stratum), groups in sorted(by_cell.items()):
         kept = 0
         for e in _round_robin(groups):
@@ -501,65 +505,68 @@ def _instantiate(con, by_cell, discards, seen, kg, seed, run_id, code_version, c
             seen.add((text, gold_json))
             chosen.append((e, variant.id, variant.text, text, gold_json))
             kept += 1
-    triples = gold_triples(con, [c[0] for c in chosen])
-    out = []
-    for (e, vid, vtext, text, gold_json), cited in zip(chosen, triples, strict=True):
-        sub = e.sub
-        bound_ids = [e.values[r] for r in sub.entity_roles]
-        names = {i: info[i]["display_name"] for i in bound_ids}
-        anchor = info[bound_ids[0]]
-        bindings = {r: e.values[r] for r in sub.roles}
-        params = {p: e.values[p] for p in sub.parameters}
-        executor = EXECUTORS[sub.executor]
-        out.append(
-            {
-                "question_id": "q"
-                + stable_hash(
-                    vid,
-                    kg,
-                    json.dumps(bindings, sort_keys=True),
-                    json.dumps(params, sort_keys=True),
-                    LANG,
-                ),
-                "lang": LANG,
-                "kg": kg,
-                "sfid": sub.sfid,
-                "tid": sub.tid,
-                "sub_template_id": sub.id,
-                "variant_id": vid,
-                "text": text,
-                "text_marked": render(vtext, sub, e.values, names, e.outcome.extras, marked=True),
-                "answer_format": sub.answer_format,
-                "gold": gold_json,
-                "gold_aliases": json.dumps(_aliases(e.outcome.gold, info), ensure_ascii=False),
-                "unit": formats.FORMAT_INFO[sub.answer_format].get("unit"),
-                "bindings": json.dumps(bindings, sort_keys=True, ensure_ascii=False),
-                "parameters": json.dumps(
-                    {**params, **{k: e.outcome.extras[k] for k in sub.extras}},
-                    sort_keys=True,
-                    ensure_ascii=False,
-                ),
-                "executor": executor.ref,
-                "query": replay_sql(executor, sub, {"row_id": 0, **e.values}),
-                "gold_triples": json.dumps(cited, ensure_ascii=False),
-                "entity_subjects": json.dumps(
-                    entity_subjects(e, info), sort_keys=True, ensure_ascii=False
-                ),
-                "false_premise": False,
-                "perturbation": None,
-                "multimodal": False,
-                "image_url": None,
-                "image_role": None,
-                "stratum": e.stratum,
-                "income_tier": anchor["income_tier"],
-                "density_tier": anchor["density_tier"],
-                "country_iso3": anchor["iso3"],
-                "snapshot_ids": sorted({info[i]["snapshot_id"] for i in bound_ids}),
-                "code_version": code_version,
-                "run_id": run_id,
-            }
-        )
-    return out
+    return chosen
+
+
+def _question_row(
+    e: Execution,
+    vid: str,
+    vtext: str,
+    text: str,
+    gold_json: str,
+    cited: list,
+    info: Mapping[str, dict],
+    kg: str,
+    code_version: str,
+    run_id: str,
+) -> dict:
+    """The ``questions_en`` record of one chosen execution: ids, text, gold and its aliases, the
+    replayable query, the cited triples, the strata of its first bound entity, provenance."""
+    sub = e.sub
+    bound_ids = [e.values[r] for r in sub.entity_roles]
+    names = {i: info[i]["display_name"] for i in bound_ids}
+    anchor = info[bound_ids[0]]
+    bindings = {r: e.values[r] for r in sub.roles}
+    params = {p: e.values[p] for p in sub.parameters}
+    executor = EXECUTORS[sub.executor]
+    question_key = (json.dumps(bindings, sort_keys=True), json.dumps(params, sort_keys=True))
+    return {
+        "question_id": "q" + stable_hash(vid, kg, *question_key, LANG),
+        "lang": LANG,
+        "kg": kg,
+        "sfid": sub.sfid,
+        "tid": sub.tid,
+        "sub_template_id": sub.id,
+        "variant_id": vid,
+        "text": text,
+        "text_marked": render(vtext, sub, e.values, names, e.outcome.extras, marked=True),
+        "answer_format": sub.answer_format,
+        "gold": gold_json,
+        "gold_aliases": json.dumps(_aliases(e.outcome.gold, info), ensure_ascii=False),
+        "unit": formats.FORMAT_INFO[sub.answer_format].get("unit"),
+        "bindings": json.dumps(bindings, sort_keys=True, ensure_ascii=False),
+        "parameters": json.dumps(
+            {**params, **{k: e.outcome.extras[k] for k in sub.extras}},
+            sort_keys=True,
+            ensure_ascii=False,
+        ),
+        "executor": executor.ref,
+        "query": replay_sql(executor, sub, {"row_id": 0, **e.values}),
+        "gold_triples": json.dumps(cited, ensure_ascii=False),
+        "entity_subjects": json.dumps(entity_subjects(e, info), sort_keys=True, ensure_ascii=False),
+        "false_premise": False,
+        "perturbation": None,
+        "multimodal": False,
+        "image_url": None,
+        "image_role": None,
+        "stratum": e.stratum,
+        "income_tier": anchor["income_tier"],
+        "density_tier": anchor["density_tier"],
+        "country_iso3": anchor["iso3"],
+        "snapshot_ids": sorted({info[i]["snapshot_id"] for i in bound_ids}),
+        "code_version": code_version,
+        "run_id": run_id,
+    }
 
 
 def _aliases(gold: dict, info: Mapping[str, dict]) -> dict[str, list[str]]:

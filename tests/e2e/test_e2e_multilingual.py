@@ -66,7 +66,7 @@ ONE_LANGUAGE = (
 def test_all_17_languages_materialize_from_the_build(query):
     """`mgqa build` materializes every language partition: templates, resolution, re-instantiated
     questions."""
-    from mgqa_platform.multilingual.languages import CODES, in_script, scripts_of
+    from mgqa_platform.languages import CODES, in_script, scripts_of
     from mgqa_platform.multilingual.placeholders import PLACEHOLDER
 
     n_en = query("SELECT count(*) FROM questions_en")[0][0]
@@ -206,7 +206,7 @@ def test_post_edit_ensemble_on_the_sample(query):
     applied, entity names intact, languages without rules untouched, each applied edit in the log.
     Most French elisions before a name are made by construction at re-instantiation
     (``grammar.elide_before_names``); the ensemble takes the rest."""
-    from mgqa_platform.multilingual.languages import CODES
+    from mgqa_platform.languages import CODES
 
     n_en = query("SELECT count(*) FROM questions_en")[0][0]
     per_lang = dict(query("SELECT lang, count(*) FROM questions_postedited GROUP BY 1"))

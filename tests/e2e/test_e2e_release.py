@@ -71,7 +71,7 @@ def test_release_loads_with_datasets(built, query, tmp_path, monkeypatch):
     import datasets
     import geopandas as gpd
 
-    from mgqa_platform.multilingual.languages import CODES
+    from mgqa_platform.languages import CODES
     from mgqa_platform.release import card
 
     root = built / "release"

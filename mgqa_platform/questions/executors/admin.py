@@ -19,7 +19,7 @@ from typing import Any
 from mgqa_platform.kg import vocab
 from mgqa_platform.questions import formats, roles
 from mgqa_platform.questions.catalog import SubTemplate
-from mgqa_platform.questions.executor import Executor, Outcome, Pool, bound_join
+from mgqa_platform.questions.executor import Executor, LocalExecutor, Outcome, Pool, bound_join
 from mgqa_platform.questions.executors.path import (
     anchor_category_candidates_sql,
     category_role,
@@ -222,15 +222,13 @@ class Components(Executor):
         return Outcome(formats.count(len(inside)), evidence=tuple(m["id"] for m in inside))
 
 
-class Parts(Executor):
+class Parts(LocalExecutor):
     """E02.3/E02.4: of how many separate parts does entity_B's (multi)polygon consist (polygons of ST_Dump)?
 
     Candidates: every multi-part geometry of the role plus as many single-part ones (seeded). A part smaller
     than :data:`MIN_PART_SHARE` of the total area (EPSG:6933) makes the count ambiguous (``sliver_part``)."""
 
     name = "admin.parts"
-    gold_bound_only = True
-    stratum_local = True
 
     def candidates(self, sub: SubTemplate, pool: Pool) -> str:
         b = sub.entity_roles[0]

@@ -36,7 +36,7 @@ from shapely.geometry.base import BaseGeometry
 
 from mgqa_platform.questions import formats, readings, roles
 from mgqa_platform.questions.catalog import SubTemplate
-from mgqa_platform.questions.executor import Executor, Outcome, Pool, bound_join
+from mgqa_platform.questions.executor import Executor, LocalExecutor, Outcome, Pool, bound_join
 from mgqa_platform.questions.executors.containment import seeded_int_sql
 from mgqa_platform.questions.executors.distance import bbox_cols, contains_sql, inside_sql
 from mgqa_platform.questions.executors.grid import point_sample
@@ -311,7 +311,7 @@ class Pole(_OneShape):
         return Outcome(formats.point(lon, lat))
 
 
-class ScaleShift(Executor):
+class ScaleShift(LocalExecutor):
     """G03: geodesic km between the raster centroids of polygon A at cell sizes ``value_1`` and ``value_2`` km
     (see the module docstring). Candidates: polygons with an EPSG:6933 area of at least ``min_cells`` cells of
     the smallest ``value_2``; ``value_2`` is drawn (seeded) among the sizes the area can hold min_cells times.
@@ -321,8 +321,6 @@ class ScaleShift(Executor):
     Discards: fewer than ``min_cells`` cells on either grid, too many grid rows, a shift that rounds to 0 m."""
 
     name = "centrality.scale_shift"
-    gold_bound_only = True
-    stratum_local = True
 
     def candidates(self, sub: SubTemplate, pool: Pool) -> str:
         a = sub.entity_roles[0]

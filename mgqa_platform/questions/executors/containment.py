@@ -28,7 +28,14 @@ from rasterio.windows import Window
 
 from mgqa_platform.questions import formats, roles
 from mgqa_platform.questions.catalog import SubTemplate
-from mgqa_platform.questions.executor import Executor, Outcome, Pool, bound_join, geodesic_km_sql
+from mgqa_platform.questions.executor import (
+    Executor,
+    LocalExecutor,
+    Outcome,
+    Pool,
+    bound_join,
+    geodesic_km_sql,
+)
 
 GEOD = Geod(ellps="WGS84")
 KM_PER_DEG_MIN = 110.0  #: a little under the shortest degree of latitude (110.574 km): boxes err on the large side
@@ -324,7 +331,7 @@ def population_within(
     return float(values[keep].sum())
 
 
-class PopulationWithinRadius(Executor):
+class PopulationWithinRadius(LocalExecutor):
     """B03: total population within ``value`` km (geodesic) of the anchor's representative point, summed
     from the density-tier population raster with the pixel-centre rule (:func:`population_within`).
 
@@ -336,8 +343,6 @@ class PopulationWithinRadius(Executor):
     built), a radius under :data:`MIN_RADIUS_PIXELS` pixel heights, zero population."""
 
     name = "containment.population_within"
-    gold_bound_only = True
-    stratum_local = True
 
     def candidates(self, sub: SubTemplate, pool: Pool) -> str:
         a = sub.entity_roles[0]

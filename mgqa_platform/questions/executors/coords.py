@@ -14,7 +14,7 @@ from typing import Any
 
 from mgqa_platform.questions import formats
 from mgqa_platform.questions.catalog import SubTemplate
-from mgqa_platform.questions.executor import Executor, Outcome, Pool, bound_join
+from mgqa_platform.questions.executor import LocalExecutor, Outcome, Pool, bound_join
 from mgqa_platform.questions.executors.grid import point_sample
 
 TO_6933 = "'EPSG:4326', 'EPSG:6933', always_xy := true"
@@ -46,12 +46,10 @@ def extent_sql(sub: SubTemplate, extra: str = "") -> str:
     )
 
 
-class Centroid(Executor):
+class Centroid(LocalExecutor):
     """N01: (lon, lat) of the entity's centroid (EPSG:6933 planar centroid, see the module docstring)."""
 
     name = "coords.centroid"
-    gold_bound_only = True
-    stratum_local = True
 
     def candidates(self, sub: SubTemplate, pool: Pool) -> str:
         return point_sample(sub, pool)
@@ -67,12 +65,10 @@ class Centroid(Executor):
         return Outcome(formats.point(row["c_lon"], row["c_lat"]))
 
 
-class BoundingBox(Executor):
+class BoundingBox(LocalExecutor):
     """N02: lon/lat bounding box of a line or polygon; slivers narrower than :data:`MIN_BOX_SIDE_DEG` are discarded."""
 
     name = "coords.bbox"
-    gold_bound_only = True
-    stratum_local = True
 
     def candidates(self, sub: SubTemplate, pool: Pool) -> str:
         return point_sample(sub, pool)

@@ -30,7 +30,14 @@ from typing import Any, ClassVar
 from mgqa_platform.lexicon import MONTHS
 from mgqa_platform.questions import formats, roles
 from mgqa_platform.questions.catalog import SubTemplate
-from mgqa_platform.questions.executor import Executor, Outcome, Pool, bound_join, geodesic_km_sql
+from mgqa_platform.questions.executor import (
+    Executor,
+    LocalExecutor,
+    Outcome,
+    Pool,
+    bound_join,
+    geodesic_km_sql,
+)
 
 WGS84_A_KM = 6378.137  #: semi-major axis
 WGS84_E2 = 0.00669437999014  #: first eccentricity squared
@@ -138,6 +145,28 @@ def local_tuples_samples(sub: SubTemplate) -> tuple[tuple[str, str], ...]:
     return ((sub.roles[anchor], f"{sub.id}|{anchor}"),)
 
 
+class CellTuplesExecutor(Executor):
+    """An executor whose candidates are :func:`local_tuples` in each anchor's H3 cell of
+    resolution :meth:`h3_res`, and whose gold reads only its bound entities."""
+
+    gold_bound_only = True
+    cell_local = True
+    #: The H3 resolution of the anchor's cell the other entities are picked in.
+    cell_res: ClassVar[int] = 5
+
+    def h3_res(self, sub: SubTemplate) -> int:
+        """The resolution of the cell for ``sub`` (:attr:`cell_res` unless a subclass reads it
+        from the sub-template)."""
+        return self.cell_res
+
+    def cell_samples(self, sub: SubTemplate) -> tuple[tuple[str, str], ...]:
+        """The anchors :func:`local_tuples` samples in every stratum."""
+        return local_tuples_samples(sub)
+
+    def candidates(self, sub: SubTemplate, pool: Pool) -> str:
+        return local_tuples(sub, pool, self.h3_res(sub))
+
+
 def members_sql(poly_cte: str, member_pred: str, category: str) -> str:
     """SQL: (row_id, entity_id, display_name, lon, lat) of the entities satisfying ``member_pred`` (alias m)
     of category ``category`` (a column of ``poly_cte``) whose representative point lies in the polygon of
@@ -202,12 +231,20 @@ def _word_index(sub: SubTemplate, param: str, value: str) -> int:
 
 
 # ---------------------------------------------------------------- A01 direct distance
-class PairDistance(Executor):
+def pair_km_sql(sub: SubTemplate) -> str:
+    """SQL: each row's ``row_id`` and the geodesic ``km`` between the points of its first two
+    entity roles."""
+    a, b = sub.entity_roles[:2]
+    return (
+        f"SELECT t.row_id, {geodesic_km_sql('a', 'b')} AS km FROM t "
+        f"JOIN entities a ON a.entity_id = t.{a} JOIN entities b ON b.entity_id = t.{b}"
+    )
+
+
+class PairDistance(LocalExecutor):
     """A01: geodesic distance (km) between the representative points of two entities in one stratum."""
 
     name = "distance.pair"
-    gold_bound_only = True
-    stratum_local = True
 
     def candidates(self, sub: SubTemplate, pool: Pool) -> str:
         a, b = sub.entity_roles[:2]
@@ -218,11 +255,7 @@ class PairDistance(Executor):
         )
 
     def gold_sql(self, sub: SubTemplate) -> str:
-        a, b = sub.entity_roles[:2]
-        return (
-            f"SELECT t.row_id, {geodesic_km_sql('a', 'b')} AS km FROM t "
-            f"JOIN entities a ON a.entity_id = t.{a} JOIN entities b ON b.entity_id = t.{b}"
-        )
+        return pair_km_sql(sub)
 
     def finish(self, sub: SubTemplate, row: Mapping[str, Any]) -> Outcome:
         if row["km"] is None or row["km"] <= 0:
@@ -258,19 +291,11 @@ class _NearestPointBase(Executor):
         return _distance_gold(row["km"], "on_geometry")
 
 
-class PointGeometryDistance(_NearestPointBase):
+class PointGeometryDistance(_NearestPointBase, CellTuplesExecutor):
     """A01 (point to line): km from a point to the nearest point of a nearby line (same H3 res-7 cell)."""
 
     name = "distance.to_geometry"
-    gold_bound_only = True
-    cell_local = True
-
-    def cell_samples(self, sub: SubTemplate) -> tuple[tuple[str, str], ...]:
-        """The anchors :func:`local_tuples` samples in every stratum."""
-        return local_tuples_samples(sub)
-
-    def candidates(self, sub: SubTemplate, pool: Pool) -> str:
-        return local_tuples(sub, pool, 7)
+    cell_res = 7
 
 
 class BoundaryDistance(_NearestPointBase):
@@ -309,7 +334,7 @@ class BoundaryDistance(_NearestPointBase):
 
 
 # ---------------------------------------------------------------- A02 directional distance
-class DirectionalDistance(Executor):
+class DirectionalDistance(CellTuplesExecutor):
     """A02: "How far {direction} is A from B?" = the component of A's offset from B along that direction.
 
     north/south: meridian arc (km) between lat(B) and lat(A); east/west: arc of the parallel at the mean
@@ -319,12 +344,6 @@ class DirectionalDistance(Executor):
     """
 
     name = "distance.directional"
-    gold_bound_only = True
-    cell_local = True
-
-    def cell_samples(self, sub: SubTemplate) -> tuple[tuple[str, str], ...]:
-        """The anchors :func:`local_tuples` samples in every stratum."""
-        return local_tuples_samples(sub)
 
     def candidates(self, sub: SubTemplate, pool: Pool) -> str:
         a, b = sub.entity_roles[:2]
@@ -333,7 +352,7 @@ class DirectionalDistance(Executor):
         words = ", ".join(f"'{w}'" for w in sub.parameters["direction"])
         return (
             f"SELECT * FROM (SELECT c.*, CASE WHEN abs({dx}) >= abs({dy}) THEN (CASE WHEN {dx} < 0 THEN 'west' ELSE 'east' END) "
-            f"ELSE (CASE WHEN {dy} < 0 THEN 'south' ELSE 'north' END) END AS direction FROM ({local_tuples(sub, pool, 5)}) c "
+            f"ELSE (CASE WHEN {dy} < 0 THEN 'south' ELSE 'north' END) END AS direction FROM ({super().candidates(sub, pool)}) c "
             f"JOIN pool ea ON ea.entity_id = c.{a} JOIN pool eb ON eb.entity_id = c.{b} WHERE greatest(abs({dx}), abs({dy})) > 0) "
             f"WHERE direction IN ({words})"
         )
@@ -409,7 +428,7 @@ class EventLocationDistance(Executor):
 
 
 # ---------------------------------------------------------------- A04 comparative
-class ComparativeDistance(Executor):
+class ComparativeDistance(CellTuplesExecutor):
     """A04: which of A and B is closer to / farther from C (representative points, geodesic km).
 
     ``rank_type`` values start with "closer"/"nearer" (min) or "farther"/"further" (max). Near ties
@@ -417,15 +436,7 @@ class ComparativeDistance(Executor):
     """
 
     name = "distance.compare"
-    gold_bound_only = True
-    cell_local = True
-
-    def cell_samples(self, sub: SubTemplate) -> tuple[tuple[str, str], ...]:
-        """The anchors :func:`local_tuples` samples in every stratum."""
-        return local_tuples_samples(sub)
-
-    def candidates(self, sub: SubTemplate, pool: Pool) -> str:
-        return local_tuples(sub, pool, 5)
+    cell_res = 5
 
     def gold_sql(self, sub: SubTemplate) -> str:
         a, b, c = sub.entity_roles[:3]
@@ -461,7 +472,7 @@ def _pick_one(sub: SubTemplate, row: Mapping[str, Any], want_min: bool) -> Outco
 
 
 # ---------------------------------------------------------------- A05 neighbouring country
-class NeighbourCountryDistance(Executor):
+class NeighbourCountryDistance(CellTuplesExecutor):
     """A05: which of B and C is closer to a country bordering the country containing A.
 
     Countries are the ``countries`` table (Natural Earth 1:50m). A's country: the polygon containing A's
@@ -472,15 +483,7 @@ class NeighbourCountryDistance(Executor):
     """
 
     name = "distance.neighbour_country"
-    gold_bound_only = True
-    cell_local = True
-
-    def cell_samples(self, sub: SubTemplate) -> tuple[tuple[str, str], ...]:
-        """The anchors :func:`local_tuples` samples in every stratum."""
-        return local_tuples_samples(sub)
-
-    def candidates(self, sub: SubTemplate, pool: Pool) -> str:
-        return local_tuples(sub, pool, 3)
+    cell_res = 3
 
     def gold_sql(self, sub: SubTemplate) -> str:
         a, b, c = sub.entity_roles[:3]

@@ -31,11 +31,13 @@ from mgqa_platform.questions.catalog import SubTemplate
 from mgqa_platform.questions.executor import Executor, Outcome, Pool, bound_join, geodesic_km_sql
 from mgqa_platform.questions.executors.containment import approx_km_sql, box_columns_sql, in_box_sql
 from mgqa_platform.questions.executors.distance import (
+    CellTuplesExecutor,
     PairDistance,
     frame_to_km_sql,
     local_tuples,
     local_tuples_samples,
     nearest_point_sql,
+    pair_km_sql,
 )
 from mgqa_platform.questions.executors.shape import area_km2_sql
 
@@ -148,11 +150,7 @@ class _DistanceBand(Executor):
         )
 
     def gold_sql(self, sub: SubTemplate) -> str:
-        a, b = sub.entity_roles[:2]
-        return (
-            f"SELECT t.row_id, {geodesic_km_sql('a', 'b')} AS km FROM t "
-            f"JOIN entities a ON a.entity_id = t.{a} JOIN entities b ON b.entity_id = t.{b}"
-        )
+        return pair_km_sql(sub)
 
     def finish(self, sub: SubTemplate, row: Mapping[str, Any]) -> Outcome:
         km = row["km"]
@@ -192,21 +190,15 @@ class Far(_DistanceBand):
 
 
 # ---------------------------------------------------------------- L03
-class LikelierNear(Executor):
+class LikelierNear(CellTuplesExecutor):
     """L03: is A more plausibly near B than near C? Compares the near memberships of d(A, B) and d(A, C)
     (:func:`near_membership`); differences below ``margin`` are discarded. Candidates: B and C from A's H3
     cell at ``candidate_h3_res[0]``."""
 
     name = "fuzzy.likelier_near"
-    gold_bound_only = True
-    cell_local = True
 
-    def cell_samples(self, sub: SubTemplate) -> tuple[tuple[str, str], ...]:
-        """The anchors :func:`local_tuples` samples in every stratum."""
-        return local_tuples_samples(sub)
-
-    def candidates(self, sub: SubTemplate, pool: Pool) -> str:
-        return local_tuples(sub, pool, sub.conventions["candidate_h3_res"][0])
+    def h3_res(self, sub: SubTemplate) -> int:
+        return sub.conventions["candidate_h3_res"][0]
 
     def gold_sql(self, sub: SubTemplate) -> str:
         a, b, c = sub.entity_roles[:3]

@@ -41,7 +41,7 @@ from shapely.geometry.polygon import orient
 
 from mgqa_platform.questions import formats, readings
 from mgqa_platform.questions.catalog import SubTemplate
-from mgqa_platform.questions.executor import Executor, Outcome, Pool, bound_join
+from mgqa_platform.questions.executor import LocalExecutor, Outcome, Pool, bound_join
 
 PAIRS_PER_ANCHOR = (
     3  #: K01-K03: partners proposed per sampled anchor (seeded rotation within the stratum)
@@ -213,7 +213,7 @@ def _one_sql(sub: SubTemplate, pool: Pool) -> str:
 
 
 # ---------------------------------------------------------------- K01-K03
-class CompareShapes(Executor):
+class CompareShapes(LocalExecutor):
     """K01-K03: is A's measure (``conventions.measure``: area, compactness, elongation) larger than B's?
 
     Candidates: per stratum, up to ``per_stratum`` seeded polygons of the role; each takes the next
@@ -223,8 +223,6 @@ class CompareShapes(Executor):
     near ties themselves (``reading_dependent``)."""
 
     name = "shape.compare"
-    gold_bound_only = True
-    stratum_local = True
 
     def candidates(self, sub: SubTemplate, pool: Pool) -> str:
         a, b = sub.entity_roles[:2]
@@ -291,12 +289,10 @@ def _readings_agree(sub: SubTemplate, row: Mapping[str, Any], verdict: bool) -> 
 
 
 # ---------------------------------------------------------------- K04
-class Perimeter(Executor):
+class Perimeter(LocalExecutor):
     """K04: geodesic perimeter (km, WGS84) of all rings of a polygon, :func:`perimeter_km_sql`."""
 
     name = "shape.perimeter"
-    gold_bound_only = True
-    stratum_local = True
 
     def candidates(self, sub: SubTemplate, pool: Pool) -> str:
         return _one_sql(sub, pool)
@@ -315,7 +311,7 @@ class Perimeter(Executor):
 
 
 # ---------------------------------------------------------------- K05
-class Irregularity(Executor):
+class Irregularity(LocalExecutor):
     """K05: ``irregularity_metric`` (shape index | perimeter ratio) of a polygon simplified at
     ``scale_value`` km (:func:`irregularity`). Candidates: seeded polygons per stratum, each with up to
     :data:`SCALES_PER_POLYGON` seeded scales among the catalog values <= ``max_scale_fraction`` * sqrt(EPSG:6933
@@ -323,8 +319,6 @@ class Irregularity(Executor):
     ``min_area_kept`` of the area."""
 
     name = "shape.irregularity"
-    gold_bound_only = True
-    stratum_local = True
 
     def candidates(self, sub: SubTemplate, pool: Pool) -> str:
         a = sub.entity_roles[0]

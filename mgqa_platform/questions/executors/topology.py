@@ -53,16 +53,21 @@ def fill_sql(g: str) -> str:
     )
 
 
+#: Predicates that are one spatial function of ``a`` and (a part of) ``b``: the function, and
+#: what it takes of ``b``.
+_SIMPLE_PREDICATES = {
+    "intersects": ("ST_Intersects", "{}"),
+    "disjoint": ("ST_Disjoint", "{}"),
+    "overlaps": ("ST_Overlaps", "{}"),
+    "touches_boundary": ("ST_Intersects", "ST_Boundary({})"),
+}
+
+
 def predicate_sql(name: str, a: str, b: str) -> str:
     """SQL boolean for predicate ``name`` (see the module docstring) over geometry expressions ``a``, ``b``."""
-    if name == "intersects":
-        return f"ST_Intersects({a}, {b})"
-    if name == "disjoint":
-        return f"ST_Disjoint({a}, {b})"
-    if name == "overlaps":
-        return f"ST_Overlaps({a}, {b})"
-    if name == "touches_boundary":
-        return f"ST_Intersects({a}, ST_Boundary({b}))"
+    if name in _SIMPLE_PREDICATES:
+        function, b_part = _SIMPLE_PREDICATES[name]
+        return f"{function}({a}, {b_part.format(b)})"
     if name == "adjacent":
         shared = f"ST_Length(ST_CollectionExtract(ST_Intersection({a}, {b}), 2)) > 0"
         return f"(ST_Touches({a}, {b}) AND (ST_Dimension({a}) < 2 OR ST_Dimension({b}) < 2 OR {shared}))"
