@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import itertools
+import os
+import shutil
 from pathlib import Path
 
 import osmium
@@ -15,6 +17,51 @@ from mgqa_platform.kg.kwg_fixture import build_kwg_fixture
 from mgqa_platform.kg.usgs_events import build_usgs_events
 from mgqa_platform.kg.worldkg_build import BuildReport
 from mgqa_platform.settings import SAMPLE_DIR
+
+pytest_plugins = ["pytester"]
+
+#: The system tools the product runs, each with the command that installs it (Debian, Ubuntu).
+#: A test marked ``requires_tool(NAME)`` is skipped where NAME is not on the PATH.
+SYSTEM_TOOLS = {
+    "bwrap": "apt-get install bubblewrap",  # the T3 sandbox (mgqa_platform/evaluation/sandbox.py)
+    "java": "apt-get install openjdk-17-jre-headless",  # the Spark engine (mgqa_platform/spark/)
+}
+#: Set to 1 (as ``.ci/run`` does), a missing system tool fails its tests instead of skipping them.
+REQUIRE_TOOLS_ENV = "MGQA_REQUIRE_SYSTEM_TOOLS"
+
+
+def missing_tool_reason(tool: str) -> str | None:
+    """Why a test marked ``requires_tool(tool)`` cannot run here: ``None`` when ``tool`` is on
+    the PATH, else a sentence naming the tool and the command that installs it."""
+    if shutil.which(tool) is not None:
+        return None
+    return f"needs `{tool}`, not on the PATH; install it with `{SYSTEM_TOOLS[tool]}`"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers",
+        "requires_tool(name): needs the system tool `name` (a key of SYSTEM_TOOLS in"
+        f" tests/conftest.py); skipped without it, failed without it when {REQUIRE_TOOLS_ENV}=1",
+    )
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """Skip (or, with ``MGQA_REQUIRE_SYSTEM_TOOLS=1``, fail) a test whose ``requires_tool``
+    marker names a tool missing from the PATH."""
+    for marker in item.iter_markers("requires_tool"):
+        (tool,) = marker.args
+        if tool not in SYSTEM_TOOLS:
+            raise ValueError(
+                f"requires_tool({tool!r}): not in SYSTEM_TOOLS ({sorted(SYSTEM_TOOLS)})"
+            )
+        reason = missing_tool_reason(tool)
+        if reason is None:
+            continue
+        if os.environ.get(REQUIRE_TOOLS_ENV) == "1":
+            pytest.fail(f"{REQUIRE_TOOLS_ENV}=1 and this test {reason}", pytrace=False)
+        pytest.skip(reason)
+
 
 #: Numbers the in-memory catalogs of the ``con`` fixture.
 _CATALOGS = itertools.count()

@@ -4,7 +4,6 @@ Skipped where no ``java`` is on the PATH (Spark needs a JVM; CI installs one, .c
 
 from __future__ import annotations
 
-import shutil
 import sys
 from pathlib import Path
 
@@ -15,7 +14,7 @@ from tests.e2e.conftest import BUILD_TIMEOUT_S, home_env, run
 
 pytestmark = [
     pytest.mark.e2e,
-    pytest.mark.skipif(shutil.which("java") is None, reason="Spark needs Java: no `java` on PATH"),
+    pytest.mark.requires_tool("java"),  # Spark needs a JVM
 ]
 
 #: A content hash over the sorted rows of a table (every column; geometry as hex WKB) and the count.
