@@ -207,6 +207,29 @@ def con(spatial_db):
 
 
 @pytest.fixture(scope="session")
+def world_template(spatial_db):
+    """``world_template(key, build)``: the name of a catalog, attached to the session database and
+    filled once per session by ``build(cursor)`` on a fresh warehouse schema. Tests never write to
+    it; a test copies it into its own ``con`` with ``question_world.copy_catalog``, so a world that costs
+    seconds to insert row by row is inserted once and each test still gets its own tables."""
+    built: dict[str, str] = {}
+
+    def _template(key: str, build) -> str:
+        if key not in built:
+            name = f"world_{len(built)}"
+            spatial_db.execute(f"ATTACH ':memory:' AS {name}")
+            c = spatial_db.cursor()
+            c.execute(f"USE {name}")
+            warehouse.ensure_schema(c)
+            build(c)
+            c.close()
+            built[key] = name
+        return built[key]
+
+    return _template
+
+
+@pytest.fixture(scope="session")
 def kwg_fixture(tmp_path_factory) -> tuple[Path, BuildReport]:
     """The KnowWhereGraph-shaped fixture built from the bundled query results (data/sample/kwg)
     and its build report, built once for the session; tests only read it."""
