@@ -46,6 +46,37 @@ def pytest_configure(config: pytest.Config) -> None:
     )
 
 
+#: The xdist groups of the end-to-end layer: the tests on the shared build (which write to it in
+#: subprocesses, one at a time) and the Spark engine's build, which only reads what the shared
+#: build recorded (tests/e2e/conftest.py).
+E2E_GROUP, SPARK_E2E_GROUP = "e2e", "e2e-spark"
+
+
+def xdist_group(item: pytest.Item) -> str:
+    """The worker group of a test: its own ``xdist_group`` marker's name, :data:`E2E_GROUP` for an
+    ``e2e`` test, else its module's path (a module runs in one worker, so its module- and
+    session-scoped fixtures are built once)."""
+    marker = item.get_closest_marker("xdist_group")
+    if marker is not None:
+        return marker.kwargs.get("name", marker.args[0] if marker.args else "")
+    if item.get_closest_marker("e2e") is not None:
+        return E2E_GROUP
+    return item.nodeid.split("::", 1)[0]
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark every test with its :func:`xdist_group`, and order the groups: the shared end-to-end
+    build's group first, the Spark build's second (so both builds start at once while the other
+    groups run), then the modules in collection order. Within a group the order is kept."""
+    first = {E2E_GROUP: 0, SPARK_E2E_GROUP: 1}
+    groups = {item.nodeid: xdist_group(item) for item in items}
+    for item in items:
+        if item.get_closest_marker("xdist_group") is None:
+            item.add_marker(pytest.mark.xdist_group(groups[item.nodeid]))
+    items.sort(key=lambda item: first.get(groups[item.nodeid], 2))
+
+
 def pytest_runtest_setup(item: pytest.Item) -> None:
     """Skip (or, with ``MGQA_REQUIRE_SYSTEM_TOOLS=1``, fail) a test whose ``requires_tool``
     marker names a tool missing from the PATH."""
