@@ -47,15 +47,27 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 #: The xdist groups of the end-to-end layer: the tests on the shared build (which write to it in
-#: subprocesses, one at a time) and the Spark engine's build, which only reads what the shared
-#: build recorded (tests/e2e/conftest.py).
-E2E_GROUP, SPARK_E2E_GROUP = "e2e", "e2e-spark"
+#: subprocesses, one at a time), the Spark engine's build and the comparison of the two builds
+#: (tests/e2e/conftest.py, tests/e2e/test_spark_equality_e2e.py).
+E2E_GROUP, SPARK_BUILD_GROUP, SPARK_COMPARE_GROUP = "e2e", "e2e-spark-build", "e2e-spark-compare"
+#: The unit modules that take longest (a real Dagster instance, several processes, or a JVM), given
+#: to the workers first so that no long module starts last and runs alone at the end.
+LONG_MODULES = (
+    "tests/test_rebuild_chain.py",
+    "tests/test_concurrency.py",
+    "tests/test_spark_engine.py",
+    "tests/test_spark_osmh3kg.py",
+    "tests/test_cli_build.py",
+    "tests/test_exec_distance.py",
+    "tests/test_exec_containment.py",
+    "tests/test_snapshot_sensor.py",
+)
 
 
 def xdist_group(item: pytest.Item) -> str:
     """The worker group of a test: its own ``xdist_group`` marker's name, :data:`E2E_GROUP` for an
-    ``e2e`` test, else its module's path (a module runs in one worker, so its module- and
-    session-scoped fixtures are built once)."""
+    ``e2e`` test, else its module's path (a module runs in one worker, so its module-scoped
+    fixtures are built once)."""
     marker = item.get_closest_marker("xdist_group")
     if marker is not None:
         return marker.kwargs.get("name", marker.args[0] if marker.args else "")
@@ -64,17 +76,31 @@ def xdist_group(item: pytest.Item) -> str:
     return item.nodeid.split("::", 1)[0]
 
 
+def group_rank(group: str) -> int:
+    """Where a group goes in the order the workers take groups: the two builds first (both start at
+    once), then :data:`LONG_MODULES` in their order, then the other modules, and the comparison of
+    the two builds last (when both are done)."""
+    if group == E2E_GROUP:
+        return 0
+    if group == SPARK_BUILD_GROUP:
+        return 1
+    if group in LONG_MODULES:
+        return 2 + LONG_MODULES.index(group)
+    if group == SPARK_COMPARE_GROUP:
+        return 4 + len(LONG_MODULES)
+    return 3 + len(LONG_MODULES)
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Mark every test with its :func:`xdist_group`, and order the groups: the shared end-to-end
-    build's group first, the Spark build's second (so both builds start at once while the other
-    groups run), then the modules in collection order. Within a group the order is kept."""
-    first = {E2E_GROUP: 0, SPARK_E2E_GROUP: 1}
+    """Mark every test with its :func:`xdist_group` and order the groups by :func:`group_rank`
+    (the workers take them in this order, ``--no-loadscope-reorder``); within a group, and among
+    the other modules, the collection order is kept."""
     groups = {item.nodeid: xdist_group(item) for item in items}
     for item in items:
         if item.get_closest_marker("xdist_group") is None:
             item.add_marker(pytest.mark.xdist_group(groups[item.nodeid]))
-    items.sort(key=lambda item: first.get(groups[item.nodeid], 2))
+    items.sort(key=lambda item: group_rank(groups[item.nodeid]))
 
 
 def pytest_runtest_setup(item: pytest.Item) -> None:

@@ -47,11 +47,12 @@ def run(
 
 
 #: The tables the engine writes (MGQA_ENGINE: KG conversion and the strata; docs/spark.md) and the
-#: columns left out of their comparison: the Dagster run ids of ``kg_files``.
+#: columns left out of their comparison: paths inside the home (the files' checksums stay) and the
+#: Dagster run ids.
 ENGINE_TABLES = {
     "countries": (),
     "density_cells": (),
-    "density_breaks": (),
+    "density_breaks": ("raster",),
     "entities": (),
     "entity_labels": (),
     "entity_triples": (),
@@ -61,7 +62,7 @@ ENGINE_TABLES = {
     "entity_country": (),
     "entity_density": (),
     "entity_strata": (),
-    "kg_files": ("run_id", "conversion_run_id"),
+    "kg_files": ("path", "run_id", "conversion_run_id"),
 }
 #: The row count and an order-free content hash of a table: the sums of the two 64-bit halves of
 #: each row's MD5 (every column as text, a geometry as hex WKB, which is exact).
@@ -115,26 +116,23 @@ def shared_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
 
 
-@pytest.fixture(scope="session")
-def built(tmp_path_factory) -> Path:
-    """MGQA_HOME of one `mgqa build` on the bundled sample: all KGs, questions, evaluation,
-    17 languages and the release. One build per run, whichever worker asks first (a file lock);
-    right after it, before any test writes to the home, :func:`engine_record` of the build is
-    stored next to it (the ``build_record`` fixture)."""
-    root = shared_root(tmp_path_factory)
-    home, outcome = root / "mgqa-home", root / "mgqa-home.outcome.json"
-    with open(root / "mgqa-home.lock", "w") as lock:
+def build_once(root: Path, name: str, args: list[str], env: dict[str, str], then=None) -> Path:
+    """The MGQA_HOME ``root``/``name`` after one `mgqa build ARGS` in it (settings ``env``), made by
+    whichever pytest-xdist worker asks first while it holds a file lock; a later caller, in any
+    worker, waits for the lock and reuses the outcome. ``then(home)`` runs right after a build
+    that succeeded, under the lock. Fails the caller when the build failed."""
+    home, outcome = root / name, root / f"{name}.outcome.json"
+    with open(root / f"{name}.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if not outcome.exists():
             home.mkdir()
             proc = run(
-                [sys.executable, "-m", "mgqa_dagster.cli", "build"],
-                home_env(home),
+                [sys.executable, "-m", "mgqa_dagster.cli", "build", *args],
+                home_env(home, **env),
                 timeout=BUILD_TIMEOUT_S,
             )
-            if proc.returncode == 0:
-                record = engine_record(home)
-                (root / "mgqa-home.record.json").write_text(json.dumps(record))
+            if proc.returncode == 0 and then is not None:
+                then(home)
             log = proc.stdout[-3000:] + proc.stderr[-3000:]
             outcome.write_text(json.dumps({"returncode": proc.returncode, "log": log}))
         result = json.loads(outcome.read_text())
@@ -142,10 +140,27 @@ def built(tmp_path_factory) -> Path:
     return home
 
 
+def record_path(home: Path) -> Path:
+    """Where :func:`engine_record` of the build in ``home`` is kept: next to the home."""
+    return home.with_name(home.name + ".record.json")
+
+
+@pytest.fixture(scope="session")
+def built(tmp_path_factory) -> Path:
+    """MGQA_HOME of one `mgqa build` on the bundled sample: all KGs, questions, evaluation,
+    17 languages and the release, one per run (:func:`build_once`). Right after the build, before
+    any test writes to the home, :func:`engine_record` of it is stored (``build_record``)."""
+
+    def record(home: Path) -> None:
+        record_path(home).write_text(json.dumps(engine_record(home)))
+
+    return build_once(shared_root(tmp_path_factory), "mgqa-home", [], {}, then=record)
+
+
 @pytest.fixture(scope="session")
 def build_record(built) -> dict:
     """:func:`engine_record` of the shared build, taken right after it."""
-    return json.loads((built.parent / "mgqa-home.record.json").read_text())
+    return json.loads(record_path(built).read_text())
 
 
 @pytest.fixture(scope="session")

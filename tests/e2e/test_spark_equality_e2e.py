@@ -10,42 +10,31 @@ pins. Skipped where no ``java`` is on the PATH (Spark needs a JVM; CI installs o
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import SPARK_E2E_GROUP
-from tests.e2e.conftest import BUILD_TIMEOUT_S, engine_record, home_env, run
+from tests.conftest import SPARK_BUILD_GROUP, SPARK_COMPARE_GROUP
+from tests.e2e.conftest import build_once, engine_record, shared_root
 
-pytestmark = [
-    pytest.mark.e2e,
-    pytest.mark.requires_tool("java"),  # Spark needs a JVM
-    pytest.mark.xdist_group(SPARK_E2E_GROUP),
-]
+pytestmark = [pytest.mark.e2e, pytest.mark.requires_tool("java")]  # Spark needs a JVM
 #: The jobs whose assets take the engine, in build order.
 ENGINE_JOBS = ("build_strata_inputs", "build_kgs")
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def spark_built(tmp_path_factory) -> Path:
-    """MGQA_HOME of `mgqa build --job` :data:`ENGINE_JOBS` on the sample with the Spark engine."""
-    home = tmp_path_factory.mktemp("mgqa-home-spark")
-    env = home_env(home, MGQA_ENGINE="spark", MGQA_SPARK_MASTER="local[2]")
-    args = [sys.executable, "-m", "mgqa_dagster.cli", "build", "--job", *ENGINE_JOBS]
-    proc = run(args, env, timeout=BUILD_TIMEOUT_S)
-    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
-    return home
+    """MGQA_HOME of `mgqa build --job` :data:`ENGINE_JOBS` on the sample with the Spark engine,
+    one per run (:func:`build_once`)."""
+    env = {"MGQA_ENGINE": "spark", "MGQA_SPARK_MASTER": "local[2]"}
+    args = ["--job", *ENGINE_JOBS]
+    return build_once(shared_root(tmp_path_factory), "mgqa-home-spark", args, env)
 
 
-def test_spark_build_equals_the_duckdb_build(spark_built, build_record):
-    spark = engine_record(spark_built)
-    assert spark["kg_files"] == build_record["kg_files"]
-    for table, digest in build_record["tables"].items():
-        assert spark["tables"][table] == digest, table
-    entities = spark["tables"]["entities"][0]
-    assert entities > 0 and spark["tables"]["entity_strata"][0] == entities
-    assert {p.split("/")[0] for p in spark["kg_files"]} == {"kwg", "osmh3kg", "worldkg"}
+@pytest.mark.xdist_group(SPARK_BUILD_GROUP)
+def test_spark_builds_the_engine_jobs(spark_built):
+    """The Spark build's own datasets: the features and cells of the OSMH3KG build, the accepted
+    entities of each KG and the strata joins."""
     datasets = spark_built / "datasets"
     assert sorted(p.name for p in datasets.iterdir()) == [
         "entities_accepted",
@@ -58,3 +47,14 @@ def test_spark_build_equals_the_duckdb_build(spark_built, build_record):
     ]
     kgs = {p.name for p in (datasets / "entities_accepted").iterdir()}
     assert kgs == {"kg=kwg", "kg=osmh3kg", "kg=worldkg"}
+
+
+@pytest.mark.xdist_group(SPARK_COMPARE_GROUP)
+def test_spark_build_equals_the_duckdb_build(spark_built, build_record):
+    spark = engine_record(spark_built)
+    assert spark["kg_files"] == build_record["kg_files"]
+    assert {p.split("/")[0] for p in spark["kg_files"]} == {"kwg", "osmh3kg", "worldkg"}
+    for table, digest in build_record["tables"].items():
+        assert spark["tables"][table] == digest, table
+    entities = spark["tables"]["entities"][0]
+    assert entities > 0 and spark["tables"]["entity_strata"][0] == entities
