@@ -1,5 +1,6 @@
 """The ``requires_tool`` marker of tests/conftest.py: a test that needs a missing system tool is
-skipped with the tool and its install command as the reason, fails instead when
+skipped, before any of its fixtures is set up, with the tool and its install command as
+the reason; it fails instead when
 ``MGQA_REQUIRE_SYSTEM_TOOLS=1`` (as in ``.ci/run``), and runs where the tool is on the PATH."""
 
 from __future__ import annotations
@@ -12,8 +13,12 @@ CONFTEST = Path(__file__).with_name("conftest.py")
 MARKED = """
 import pytest
 
+@pytest.fixture
+def costly():
+    raise RuntimeError("set up although its tool is missing")
+
 @pytest.mark.requires_tool("bwrap")
-def test_needs_bwrap():
+def test_needs_bwrap(costly):
     pass
 
 @pytest.mark.requires_tool("java")
@@ -66,4 +71,5 @@ def test_a_tool_on_the_path_runs_its_tests(marked, tmp_path, monkeypatch):
     monkeypatch.setenv("PATH", str(tools))
     monkeypatch.setenv("MGQA_REQUIRE_SYSTEM_TOOLS", "1")
     result = marked.runpytest_inprocess("-p", "no:cacheprovider")
-    result.assert_outcomes(passed=3)
+    result.assert_outcomes(passed=2, errors=1)  # the bwrap test runs: its fixture is set up
+    result.stdout.fnmatch_lines(["*RuntimeError: set up although its tool is missing*"])
