@@ -1,7 +1,7 @@
 """The ``requires_tool`` marker of tests/conftest.py: a test that needs a missing system tool is
-skipped, before any of its fixtures is set up, with the tool and its install command as
-the reason; it fails instead when
-``MGQA_REQUIRE_SYSTEM_TOOLS=1`` (as in ``.ci/run``), and runs where the tool is on the PATH."""
+skipped, before any of its fixtures is set up, with the tool and its install command as the
+reason; it fails instead when ``MGQA_REQUIRE_SYSTEM_TOOLS=1`` (as in ``.ci/run``), and runs where
+the tool is on the PATH."""
 
 from __future__ import annotations
 
