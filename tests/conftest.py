@@ -46,10 +46,13 @@ def pytest_configure(config: pytest.Config) -> None:
     )
 
 
-#: The xdist groups of the end-to-end layer: the tests on the shared build (which write to it in
-#: subprocesses, one at a time), the Spark engine's build and the comparison of the two builds
-#: (tests/e2e/conftest.py, tests/e2e/test_spark_equality_e2e.py).
-E2E_GROUP, SPARK_BUILD_GROUP, SPARK_COMPARE_GROUP = "e2e", "e2e-spark-build", "e2e-spark-compare"
+#: The worker groups of the end-to-end layer: the tests on the shared build (which write to it in
+#: subprocesses, one at a time), and each test of the Spark module, the Spark build and the
+#: comparison of the two builds (tests/e2e/conftest.py, tests/e2e/test_spark_equality_e2e.py).
+E2E_GROUP = "e2e"
+SPARK_MODULE = "tests/e2e/test_spark_equality_e2e.py"
+SPARK_BUILD_TEST = SPARK_MODULE + "::test_spark_builds_the_engine_jobs"
+SPARK_COMPARE_TEST = SPARK_MODULE + "::test_spark_build_equals_the_duckdb_build"
 #: The unit modules that take longest (a real Dagster instance, several processes, or a JVM), given
 #: to the workers first so that no long module starts last and runs alone at the end.
 LONG_MODULES = (
@@ -64,16 +67,17 @@ LONG_MODULES = (
 )
 
 
-def xdist_group(item: pytest.Item) -> str:
-    """The worker group of a test: its own ``xdist_group`` marker's name, :data:`E2E_GROUP` for an
-    ``e2e`` test, else its module's path (a module runs in one worker, so its module-scoped
-    fixtures are built once)."""
-    marker = item.get_closest_marker("xdist_group")
-    if marker is not None:
-        return marker.kwargs.get("name", marker.args[0] if marker.args else "")
-    if item.get_closest_marker("e2e") is not None:
+def worker_group(nodeid: str) -> str:
+    """The group of tests one pytest-xdist worker runs together, in order: each test of
+    :data:`SPARK_MODULE` on its own, :data:`E2E_GROUP` for the other tests under tests/e2e/, else
+    the test's module (a module runs in one worker, so its module-scoped fixtures are built
+    once)."""
+    module = nodeid.split("::", 1)[0]
+    if module == SPARK_MODULE:
+        return nodeid
+    if module.startswith("tests/e2e/"):
         return E2E_GROUP
-    return item.nodeid.split("::", 1)[0]
+    return module
 
 
 def group_rank(group: str) -> int:
@@ -82,25 +86,31 @@ def group_rank(group: str) -> int:
     the two builds last (when both are done)."""
     if group == E2E_GROUP:
         return 0
-    if group == SPARK_BUILD_GROUP:
+    if group == SPARK_BUILD_TEST:
         return 1
     if group in LONG_MODULES:
         return 2 + LONG_MODULES.index(group)
-    if group == SPARK_COMPARE_GROUP:
+    if group == SPARK_COMPARE_TEST:
         return 4 + len(LONG_MODULES)
     return 3 + len(LONG_MODULES)
 
 
-@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Mark every test with its :func:`xdist_group` and order the groups by :func:`group_rank`
-    (the workers take them in this order, ``--no-loadscope-reorder``); within a group, and among
-    the other modules, the collection order is kept."""
-    groups = {item.nodeid: xdist_group(item) for item in items}
-    for item in items:
-        if item.get_closest_marker("xdist_group") is None:
-            item.add_marker(pytest.mark.xdist_group(groups[item.nodeid]))
-    items.sort(key=lambda item: group_rank(groups[item.nodeid]))
+    """Order the groups by :func:`group_rank` (the workers take them in this order); within a
+    group, and among the other modules, the collection order is kept."""
+    items.sort(key=lambda item: group_rank(worker_group(item.nodeid)))
+
+
+def pytest_xdist_make_scheduler(config: pytest.Config, log):
+    """pytest-xdist's ``loadscope`` scheduling with :func:`worker_group` as the scope: a worker takes
+    a whole group at a time, the groups in collection order (``--no-loadscope-reorder``)."""
+    from xdist.scheduler import LoadScopeScheduling
+
+    class WorkerGroupScheduling(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return worker_group(nodeid)
+
+    return WorkerGroupScheduling(config, log)
 
 
 def pytest_runtest_setup(item: pytest.Item) -> None:
@@ -267,8 +277,9 @@ def con(spatial_db):
 def world_template(spatial_db):
     """``world_template(key, build)``: the name of a catalog, attached to the session database and
     filled once per session by ``build(cursor)`` on a fresh warehouse schema. Tests never write to
-    it; a test copies it into its own ``con`` with ``question_world.copy_catalog``, so a world that costs
-    seconds to insert row by row is inserted once and each test still gets its own tables."""
+    it; a test copies it into its own ``con`` with ``question_world.copy_catalog``, so a world
+    that costs seconds to insert row by row is inserted once and each test still gets its own
+    tables."""
     built: dict[str, str] = {}
 
     def _template(key: str, build) -> str:

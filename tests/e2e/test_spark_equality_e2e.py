@@ -14,7 +14,6 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import SPARK_BUILD_GROUP, SPARK_COMPARE_GROUP
 from tests.e2e.conftest import build_once, engine_record, shared_root
 
 pytestmark = [pytest.mark.e2e, pytest.mark.requires_tool("java")]  # Spark needs a JVM
@@ -31,7 +30,6 @@ def spark_built(tmp_path_factory) -> Path:
     return build_once(shared_root(tmp_path_factory), "mgqa-home-spark", args, env)
 
 
-@pytest.mark.xdist_group(SPARK_BUILD_GROUP)
 def test_spark_builds_the_engine_jobs(spark_built):
     """The Spark build's own datasets: the features and cells of the OSMH3KG build, the accepted
     entities of each KG and the strata joins."""
@@ -49,7 +47,6 @@ def test_spark_builds_the_engine_jobs(spark_built):
     assert kgs == {"kg=kwg", "kg=osmh3kg", "kg=worldkg"}
 
 
-@pytest.mark.xdist_group(SPARK_COMPARE_GROUP)
 def test_spark_build_equals_the_duckdb_build(spark_built, build_record):
     spark = engine_record(spark_built)
     assert spark["kg_files"] == build_record["kg_files"]
