@@ -131,3 +131,15 @@ def run(
     cur = con.execute(query)
     row = dict(zip([d[0] for d in cur.description], cur.fetchone(), strict=True))
     return row if sql == "premise" else ex.finish(sub, row)
+
+
+def copy_catalog(con, source: str) -> None:
+    """Insert every row of every table of the attached catalog ``source`` into the table of the
+    same name in ``con``'s catalog (which ``warehouse.ensure_schema`` has created), in the
+    source's row order."""
+    tables = con.execute(
+        "SELECT table_name FROM duckdb_tables() WHERE database_name = ? ORDER BY table_name",
+        [source],
+    ).fetchall()
+    for (table,) in tables:
+        con.execute(f"INSERT INTO {table} SELECT * FROM {source}.main.{table}")

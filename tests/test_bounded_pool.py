@@ -108,11 +108,17 @@ def _populate(con, kg: str, rng: random.Random) -> None:
     world.add(con, f"{kg}:x", "unstratified", "cafe", f"POINT({x0} {y0})", stratum=None)
 
 
-@pytest.fixture
-def mixed(con):
+def _mixed(con) -> None:
+    """The mixed world: :func:`_populate` for two KGs, one seeded random stream."""
     rng = random.Random(20)
     for kg in ("worldkg", "osmh3kg"):
         _populate(con, kg, rng)
+
+
+@pytest.fixture
+def mixed(con, world_template):
+    """A fresh warehouse holding the mixed world (built once, copied per test)."""
+    world.copy_catalog(con, world_template("bounded_pool.mixed", _mixed))
     return con
 
 
@@ -482,8 +488,9 @@ def _cluster(con) -> None:
 
 
 @pytest.fixture
-def clustered(con):
-    _cluster(con)
+def clustered(con, world_template):
+    """A fresh warehouse holding the clustered world (built once, copied per test)."""
+    world.copy_catalog(con, world_template("bounded_pool.clustered", _cluster))
     return con
 
 

@@ -92,6 +92,27 @@ def test_build_runs_follow_the_plan_and_its_partitions():
     ]
 
 
+def test_only_the_first_two_jobs_take_the_engine():
+    """The engine resource (MGQA_ENGINE: DuckDB or Spark) reaches the assets of the strata inputs'
+    and the KG jobs only; every later asset reads their tables and files, whichever engine wrote
+    them. So equal tables and KG files after those two jobs give an equal release, and the
+    two-engine test (tests/e2e/test_spark_equality_e2e.py) builds only them on Spark."""
+    graph = definitions.defs.resolve_asset_graph()
+    takers = {
+        k
+        for k in graph.materializable_asset_keys
+        if "engine" in graph.get(k).assets_def.required_resource_keys
+    }
+    first_two = set()
+    for job in definitions.BUILD_PLAN[:2]:
+        first_two |= set(
+            definitions.defs.resolve_job_def(job.name).asset_layer.executable_asset_keys
+        )
+    assert [j.name for j in definitions.BUILD_PLAN[:2]] == ["build_strata_inputs", "build_kgs"]
+    assert takers and takers <= first_two, sorted(k.to_user_string() for k in takers - first_two)
+    assert {k.to_user_string() for k in takers} >= {"entities", "entity_strata"}
+
+
 def test_every_writer_is_in_the_warehouse_pool():
     """Every materializable asset opens the warehouse read-write, so each is in the one pool the
     instance config gives a single slot (mgqa_dagster/dagster.yaml)."""

@@ -264,6 +264,7 @@ def agent_handler(code: str, final):
     return handler
 
 
+@pytest.mark.requires_tool("bwrap")
 def test_agent_oracle_computes_a_geodesic_distance(tmp_path):
     expected = round(Geod(ellps="WGS84").inv(-8.19704, 4.76462, -8.0, 5.0)[2] / 1000.0, 3)
 
@@ -281,6 +282,7 @@ def test_agent_oracle_computes_a_geodesic_distance(tmp_path):
     assert rec["usage"]["total_tokens"] == 30 and summary.counts == {"answered": 1}
 
 
+@pytest.mark.requires_tool("bwrap")
 def test_agent_kg_tools_are_read_only_and_the_environment_is_not_passed(tmp_path, monkeypatch):
     wh = tmp_path / "wh.duckdb"
     con = duckdb.connect(str(wh))
@@ -340,6 +342,7 @@ print("secret", os.environ.get("MGQA_TEST_SECRET"))
         )
 
 
+@pytest.mark.requires_tool("bwrap")
 def test_agent_budget_exhaustion_and_bad_steps(tmp_path):
     replies = iter(
         [
@@ -358,6 +361,7 @@ def test_agent_budget_exhaustion_and_bad_steps(tmp_path):
     assert rec["detail"].startswith("no final answer after 3 steps")
 
 
+@pytest.mark.requires_tool("bwrap")
 def test_agent_step_timeout_and_output_truncation(tmp_path):
     from mgqa_platform.evaluation.agent import Sandbox
 
@@ -429,6 +433,7 @@ def canary_handler(req) -> Reply | str:
     )
 
 
+@pytest.mark.requires_tool("bwrap")
 def test_a_canary_key_echoed_by_the_server_never_reaches_disk(tmp_path, caplog, capsys):
     import logging
 

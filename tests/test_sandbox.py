@@ -32,6 +32,7 @@ def kg_copy(tmp_path: Path) -> Path:
     return path
 
 
+@pytest.mark.requires_tool("bwrap")
 def test_no_parent_environment_no_home_no_warehouse(tmp_path, monkeypatch):
     home = tmp_path / "home"
     home.mkdir()
@@ -83,6 +84,7 @@ except OSError as exc:
     assert kg.read_bytes()[-1:] != b"x"
 
 
+@pytest.mark.requires_tool("bwrap")
 def test_no_network_not_even_the_hosts_loopback(tmp_path):
     server = socket.socket()
     server.bind(("127.0.0.1", 0))
@@ -136,6 +138,7 @@ print("parent done", flush=True)
 """
 
 
+@pytest.mark.requires_tool("bwrap")
 @pytest.mark.parametrize("then,wall", [("", 15), ("time.sleep(60)", 3)])
 def test_a_setsid_grandchild_dies_with_the_step_and_the_runner_does_not_wait(tmp_path, then, wall):
     with Sandbox(P.T3O, triples=[], timeout_s=wall) as box:
@@ -154,6 +157,7 @@ def test_a_setsid_grandchild_dies_with_the_step_and_the_runner_does_not_wait(tmp
         assert "time limit" not in out and took < wall, (took, out)
 
 
+@pytest.mark.requires_tool("bwrap")
 def test_output_flood_is_cut_and_the_runner_memory_stays_bounded(tmp_path):
     code = """
 import sys
@@ -172,6 +176,7 @@ sys.stdout.buffer.write(b"UNREACHED")
     assert grown_kib < 64 * 1024 and took < 30, (grown_kib, took)
 
 
+@pytest.mark.requires_tool("bwrap")
 def test_memory_cpu_process_and_file_limits(tmp_path):
     limits = Limits(wall_s=30, cpu_s=2, processes=256, file_bytes=1 << 20, workdir_bytes=2 << 20)
     with Sandbox(P.T3O, triples=[], limits=limits) as box:
@@ -237,6 +242,7 @@ def test_a_run_of_an_agent_tier_is_refused_before_any_question_without_bubblewra
         check_available.cache_clear()
 
 
+@pytest.mark.requires_tool("bwrap")
 @pytest.mark.parametrize(
     "trap", ["os.mkfifo('.tool_calls')", "os.symlink('/dev/zero', '.tool_calls')"]
 )

@@ -4,8 +4,6 @@ Spark in local mode on one core. Skipped where no ``java`` is on the PATH (Spark
 
 from __future__ import annotations
 
-import shutil
-
 import h3
 import pyarrow.parquet as pq
 import pytest
@@ -22,9 +20,7 @@ from mgqa_platform.spark.strata import SparkStrata
 from mgqa_platform.strata import countries, income, strata
 from tests.conftest import write_tiny_pbf
 
-pytestmark = pytest.mark.skipif(
-    shutil.which("java") is None, reason="Spark needs Java: no `java` on the PATH"
-)
+pytestmark = pytest.mark.requires_tool("java")  # Spark needs a JVM
 
 #: A WorldKG file with every kind of rejection next to good rows, and points at sea: near a coast
 #: (nearest country), far from any (unassigned), on a border (the smallest iso3).

@@ -6,7 +6,6 @@ is on the PATH (Spark needs a JVM)."""
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import osmium
@@ -24,9 +23,7 @@ from mgqa_platform.spark.osmh3kg import (
 )
 from mgqa_platform.spark.session import local_session
 
-pytestmark = pytest.mark.skipif(
-    shutil.which("java") is None, reason="Spark needs Java: no `java` on the PATH"
-)
+pytestmark = pytest.mark.requires_tool("java")  # Spark needs a JVM
 
 RES = 8
 NODES = {

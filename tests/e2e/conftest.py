@@ -10,6 +10,8 @@ meets a read-only and a read-write connection to the same file in one process.
 
 from __future__ import annotations
 
+import fcntl
+import hashlib
 import json
 import os
 import subprocess
@@ -44,16 +46,121 @@ def run(
     )
 
 
+#: The tables the engine writes (MGQA_ENGINE: KG conversion and the strata; docs/spark.md) and the
+#: columns left out of their comparison: paths inside the home (the files' checksums stay) and the
+#: Dagster run ids.
+ENGINE_TABLES = {
+    "countries": (),
+    "density_cells": (),
+    "density_breaks": ("raster",),
+    "entities": (),
+    "entity_labels": (),
+    "entity_triples": (),
+    "entity_parts": (),
+    "quarantine": (),
+    "coverage": (),
+    "entity_country": (),
+    "entity_density": (),
+    "entity_strata": (),
+    "kg_files": ("path", "run_id", "conversion_run_id"),
+}
+#: The row count and an order-free content hash of a table: the sums of the two 64-bit halves of
+#: each row's MD5 (every column as text, a geometry as hex WKB, which is exact).
+TABLE_DIGEST = """
+    SELECT count(*), sum(md5_number_upper(row)::HUGEINT), sum(md5_number_lower(row)::HUGEINT)
+    FROM (SELECT CAST(t AS VARCHAR) AS row FROM (SELECT {columns} FROM {table}) t)
+"""
+
+
+def table_digests(home: Path) -> dict[str, list]:
+    """:data:`TABLE_DIGEST` of every table of :data:`ENGINE_TABLES` in the warehouse of ``home``,
+    as ``[rows, upper sum, lower sum]`` (the sums as text)."""
+    out = {}
+    with warehouse.session(home / "warehouse.duckdb", read_only=True) as con:
+        for table, excluded in ENGINE_TABLES.items():
+            columns = [
+                f"ST_AsHEXWKB({name}) AS {name}" if kind == "GEOMETRY" else name
+                for name, kind in con.execute(
+                    "SELECT column_name, data_type FROM duckdb_columns() "
+                    "WHERE table_name = ? AND schema_name = 'main' ORDER BY column_index",
+                    [table],
+                ).fetchall()
+                if name not in excluded
+            ]
+            rows, upper, lower = con.execute(
+                TABLE_DIGEST.format(columns=", ".join(columns), table=table)
+            ).fetchone()
+            out[table] = [rows, str(upper), str(lower)]
+    return out
+
+
+def kg_file_digests(home: Path) -> dict[str, str]:
+    """The SHA-256 of every file under ``home``/kg (the native KG files), by path under it."""
+    kg = home / "kg"
+    return {
+        str(p.relative_to(kg)): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(kg.rglob("*"))
+        if p.is_file()
+    }
+
+
+def engine_record(home: Path) -> dict:
+    """What the engine made in ``home``: :func:`table_digests` and :func:`kg_file_digests`."""
+    return {"tables": table_digests(home), "kg_files": kg_file_digests(home)}
+
+
+def shared_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The session's temporary folder that every pytest-xdist worker of the run sees (the parent
+    of the workers' own); the session's own one without xdist."""
+    base = tmp_path_factory.getbasetemp()
+    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+
+
+def build_once(root: Path, name: str, args: list[str], env: dict[str, str], then=None) -> Path:
+    """The MGQA_HOME ``root``/``name`` after one `mgqa build ARGS` in it (settings ``env``), made by
+    whichever pytest-xdist worker asks first while it holds a file lock; a later caller, in any
+    worker, waits for the lock and reuses the outcome. ``then(home)`` runs right after a build
+    that succeeded, under the lock. Fails the caller when the build failed."""
+    home, outcome = root / name, root / f"{name}.outcome.json"
+    with open(root / f"{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not outcome.exists():
+            home.mkdir()
+            proc = run(
+                [sys.executable, "-m", "mgqa_dagster.cli", "build", *args],
+                home_env(home, **env),
+                timeout=BUILD_TIMEOUT_S,
+            )
+            if proc.returncode == 0 and then is not None:
+                then(home)
+            log = proc.stdout[-3000:] + proc.stderr[-3000:]
+            outcome.write_text(json.dumps({"returncode": proc.returncode, "log": log}))
+        result = json.loads(outcome.read_text())
+    assert result["returncode"] == 0, result["log"]
+    return home
+
+
+def record_path(home: Path) -> Path:
+    """Where :func:`engine_record` of the build in ``home`` is kept: next to the home."""
+    return home.with_name(home.name + ".record.json")
+
+
 @pytest.fixture(scope="session")
 def built(tmp_path_factory) -> Path:
     """MGQA_HOME of one `mgqa build` on the bundled sample: all KGs, questions, evaluation,
-    17 languages and the release."""
-    home = tmp_path_factory.mktemp("mgqa-home")
-    proc = run(
-        [sys.executable, "-m", "mgqa_dagster.cli", "build"], home_env(home), timeout=BUILD_TIMEOUT_S
-    )
-    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
-    return home
+    17 languages and the release, one per run (:func:`build_once`). Right after the build, before
+    any test writes to the home, :func:`engine_record` of it is stored (``build_record``)."""
+
+    def record(home: Path) -> None:
+        record_path(home).write_text(json.dumps(engine_record(home)))
+
+    return build_once(shared_root(tmp_path_factory), "mgqa-home", [], {}, then=record)
+
+
+@pytest.fixture(scope="session")
+def build_record(built) -> dict:
+    """:func:`engine_record` of the shared build, taken right after it."""
+    return json.loads(record_path(built).read_text())
 
 
 @pytest.fixture(scope="session")
