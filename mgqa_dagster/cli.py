@@ -3,17 +3,20 @@
     mgqa build [--kg KG ...] [--lang L ...] [--job JOB ...] [--skip-languages]
                                run the pipeline's named jobs in order on the configured inputs
                                (default: the bundled sample, every job and partition)
-    mgqa summary               print what the warehouse holds (entities per KG/category/country, quarantine)
-    mgqa lineage ID            print where a question's gold answer (or an entity) comes from
-    mgqa evaluate ...          score a system (gold, majority, reference_solver, a predictions file, or a model
+    mgqa summary               print what the warehouse holds (entities per KG/category/country,
+    quarantine) mgqa lineage ID            print where a question's gold answer (or an entity) comes
+    from mgqa evaluate ...          score a system (gold, majority, reference_solver, a predictions
+    file, or a model
                                run against an OpenAI-compatible endpoint) and write its report
-    mgqa images fetch          download the multimodal questions' images, with licence, author and sha256,
+    mgqa images fetch          download the multimodal questions' images, with licence, author and
+    sha256,
                                into the release (needs a network; docs/release.md)
     mgqa snapshots list        the registered OSM snapshots, their states and the one that wins;
                                ``retire ID``, ``pin ID``, ``unpin`` change which one wins
 
-An expected error (a bad input file, an unknown id: ``mgqa_platform.errors.UserError``) is printed as
-one line naming the file or element; ``mgqa --debug ...`` or ``MGQA_DEBUG=1`` shows its traceback.
+An expected error (a bad input file, an unknown id: ``mgqa_platform.errors.UserError``) is printed
+as one line naming the file or element; ``mgqa --debug ...`` or ``MGQA_DEBUG=1`` shows its
+traceback.
 
 ``build`` walks ``definitions.BUILD_PLAN``: each named job of the code location over its partitions,
 run in process against the Dagster instance in ``$DAGSTER_HOME`` (default ``$MGQA_HOME/dagster``,
@@ -173,7 +176,8 @@ def _build(args: argparse.Namespace, defs_mod, resources: dict, instance) -> int
                 for step, message in _step_errors(r):
                     print(f"  {step}: {message}", file=sys.stderr)
                 print(
-                    f"  the run's log: `dagster dev` with DAGSTER_HOME={os.environ['DAGSTER_HOME']}, "
+                    "  the run's log: `dagster dev` with "
+                    f"DAGSTER_HOME={os.environ['DAGSTER_HOME']}, "
                     f"run {r.run_id}",
                     file=sys.stderr,
                 )
@@ -212,7 +216,8 @@ def _step_errors(result) -> list[tuple[str, str]]:
 
 
 def cmd_snapshots(args: argparse.Namespace) -> int:
-    """``mgqa snapshots list | retire ID | pin ID | unpin``: the OSM snapshots and which one wins."""
+    """``mgqa snapshots list | retire ID | pin ID | unpin``: the OSM snapshots and which one
+    wins."""
     from mgqa_dagster.assets import intake
     from mgqa_platform import snapshots
 
@@ -503,7 +508,8 @@ def _add_snapshots(sub) -> None:
     """``mgqa snapshots list|retire|pin|unpin``: the OSM snapshots the KGs are built from."""
     sn = sub.add_parser(
         "snapshots",
-        help="list the OSM snapshots and which one the OSM-derived KGs are built from; retire or pin one",
+        help="list the OSM snapshots and which one the OSM-derived KGs are built from; retire "
+        "or pin one",
     )
     sn_sub = sn.add_subparsers(dest="snapshots_cmd", required=True)
     sn_sub.add_parser(

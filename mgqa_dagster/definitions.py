@@ -1,7 +1,8 @@
 """The one place that assembles the MGQA code location: assets, checks, jobs, sensors, resources.
 
-Loaded as the module ``mgqa_dagster.definitions`` by ``dagster dev -w workspace.yaml``, by the ``mgqa`` CLI and
-by the tests. Every asset of :mod:`mgqa_dagster.assets` is found with ``load_assets_from_package_module``.
+Loaded as the module ``mgqa_dagster.definitions`` by ``dagster dev -w workspace.yaml``, by the
+``mgqa`` CLI and by the tests. Every asset of :mod:`mgqa_dagster.assets` is found with
+``load_assets_from_package_module``.
 """
 
 from __future__ import annotations
@@ -63,42 +64,51 @@ kg_job = _job(
     "build_kgs",
     PER_KG,
     partitions_def=kg_build.kg_partitions,
-    description="Build one KG in its native format, convert it into the entity tables and stratify its entities (one run per KG partition).",
+    description="Build one KG in its native format, convert it into the entity tables and "
+    "stratify its entities (one run per KG partition).",
 )
 strata_job = _job(
     "build_strata_inputs",
     GLOBAL_STRATA,
-    description="Countries with income tiers, the population raster and density cells (independent of the KGs).",
+    description="Countries with income tiers, the population raster and density cells "
+    "(independent of the KGs).",
 )
 coverage_job = _job(
     "strata_coverage_report",
     COVERAGE,
-    description="Count entities per income x density cell over all KGs and draw the strata world map.",
+    description="Count entities per income x density cell over all KGs and draw the strata world "
+    "map.",
 )
 questions_job = _job(
     "build_questions_en",
     QUESTIONS,
-    description="Load the template catalog, instantiate the English questions with execution-based gold over all KGs "
-    "(with false premises and the multimodal slice), draw the small split and report the distribution.",
+    description="Load the template catalog, instantiate the English questions with "
+    "execution-based gold over all KGs "
+    "(with false premises and the multimodal slice), "
+    "draw the small split and report the distribution.",
 )
 evaluation_job = _job(
     "evaluate_reference_systems",
     EVALUATION,
-    description="Score the gold answers, the majority baseline and the compute-grounded reference solver on the English "
+    description="Score the gold answers, the majority baseline and the compute-grounded "
+    "reference solver on the English "
     "splits, and write the evaluation reports.",
 )
 language_job = _job(
     "build_language",
     LANGUAGE,
     partitions_def=multilingual.language_partitions,
-    description="One language: translate the templates, resolve the human post-edits, re-instantiate every English "
-    "question, post-edit it with the ensemble and write its release files (one run per language partition; English is a "
+    description="One language: translate the templates, resolve the human post-edits, "
+    "re-instantiate every English "
+    "question, post-edit it with the ensemble and write its release files "
+    "(one run per language partition; English is a "
     "partition too).",
 )
 release_job = _job(
     "publish_release",
     RELEASE,
-    description="Write the release's dataset card, attribution, entity sites GeoParquet and checksums over the languages "
+    description="Write the release's dataset card, attribution, "
+    "entity sites GeoParquet and checksums over the languages "
     "written so far.",
 )
 intake_job = _job(
@@ -109,7 +119,8 @@ intake_job = _job(
 sources_job = _job(
     "observe_sources",
     SOURCES,
-    description="Hash the inputs (OSM snapshots, KnowWhereGraph results, USGS catalog, country polygons, income "
+    description="Hash the inputs (OSM snapshots, KnowWhereGraph results, USGS catalog, "
+    "country polygons, income "
     "classification): a changed "
     "input shows its downstream assets as stale.",
 )
@@ -167,7 +178,8 @@ snapshot_chain_automation = dg.AutomationConditionSensorDefinition(
     "snapshot_chain_automation",
     target=_selection(BUILD_PLAN[:5]),
     default_status=dg.DefaultSensorStatus.RUNNING,
-    description="Refreshes conversion -> strata -> coverage -> English questions -> evaluation after a "
+    description="Refreshes conversion -> strata -> coverage -> English questions -> evaluation "
+    "after a "
     "KG is rebuilt (e.g. by osm_snapshot_sensor). On by default.",
 )
 language_tail_automation = dg.AutomationConditionSensorDefinition(
@@ -175,7 +187,8 @@ language_tail_automation = dg.AutomationConditionSensorDefinition(
     target=_selection(LANGUAGE_TAIL),
     default_status=dg.DefaultSensorStatus.STOPPED,
     description="Refreshes the 17 language partitions and the release after the English questions "
-    "change: 17 runs and a new release. Off by default; switch it on to let a new snapshot reach the "
+    "change: 17 runs and a new release. Off by default; switch it on to let a new snapshot "
+    "reach the "
     "release by itself (docs/configuration.md, Rebuilds).",
 )
 source_check_schedule = dg.ScheduleDefinition(
@@ -183,8 +196,10 @@ source_check_schedule = dg.ScheduleDefinition(
     job=sources_job,
     cron_schedule="0 3 * * *",
     default_status=dg.DefaultScheduleStatus.RUNNING,
-    description="Daily at 03:00: hash the input folders, so a changed KnowWhereGraph result or USGS "
-    "catalog shows kg_native as stale (new PBFs are picked up by osm_snapshot_sensor every minute).",
+    description="Daily at 03:00: hash the input folders, "
+    "so a changed KnowWhereGraph result or USGS "
+    "catalog shows kg_native as stale (new PBFs are picked up by osm_snapshot_sensor every "
+    "minute).",
 )
 
 

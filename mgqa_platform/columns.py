@@ -21,8 +21,8 @@ ARROW_TYPES: dict[str, pa.DataType] = {
 
 
 def arrow_type(sql_type: str) -> pa.DataType:
-    """The Arrow type of a DuckDB type name (``VARCHAR[]``: a list of strings). Raises ``ValueError``
-    on a name outside :data:`ARROW_TYPES`."""
+    """The Arrow type of a DuckDB type name (``VARCHAR[]``: a list of strings). Raises
+    ``ValueError`` on a name outside :data:`ARROW_TYPES`."""
     if sql_type.endswith("[]"):
         return pa.list_(arrow_type(sql_type[:-2]))
     try:

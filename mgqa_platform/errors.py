@@ -1,8 +1,8 @@
 """Errors the operator fixes from their message alone.
 
 ``mgqa`` prints a :class:`UserError` as one line (what is wrong, and the file, line or element it is
-about) instead of a traceback; ``--debug`` or ``MGQA_DEBUG=1`` shows the traceback too. Anything else
-is a bug and keeps its traceback.
+about) instead of a traceback; ``--debug`` or ``MGQA_DEBUG=1`` shows the traceback too. Anything
+else is a bug and keeps its traceback.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
-"""File helpers: content hashes, atomic writes (an interrupted write never leaves a partial file) and
-the cross-process writer lock of a file."""
+"""File helpers: content hashes, atomic writes (an interrupted write never leaves a partial file)
+and the cross-process writer lock of a file."""
 
 from __future__ import annotations
 
@@ -76,8 +76,8 @@ def writer_lock(
     on_wait: Callable[[str], None] | None = None,
     poll_s: float = 0.05,
 ) -> Iterator[None]:
-    """Hold the exclusive advisory lock ``path`` (an ``flock`` on a file created when missing) while the
-    block runs: processes that take the same lock run their blocks one after another.
+    """Hold the exclusive advisory lock ``path`` (an ``flock`` on a file created when missing) while
+    the block runs: processes that take the same lock run their blocks one after another.
 
     Re-entrant within a process (a nested block, or another thread of this process, shares the
     hold: one process may open several DuckDB connections to one file, other processes may not).

@@ -13,7 +13,8 @@ import numpy as np
 import shapely
 from shapely.geometry.base import BaseGeometry
 
-#: GeoSPARQL allows a CRS IRI before the WKT: ``<http://www.opengis.net/def/crs/OGC/1.3/CRS84> POINT(...)``.
+#: GeoSPARQL allows a CRS IRI before the WKT: ``<http://www.opengis.net/def/crs/OGC/1.3/CRS84>
+#: POINT(...)``.
 _CRS_PREFIX = re.compile(r"^\s*<([^>]*)>\s*")
 #: CRS IRIs whose axis order is lon/lat degrees on WGS84 (or NAD83, within a metre or two of it).
 LONLAT_CRS = {
@@ -28,7 +29,8 @@ LATLON_CRS = {
 
 
 class GeometryError(ValueError):
-    """A WKT literal that cannot be turned into a valid EPSG:4326 geometry. ``reason`` is a short code."""
+    """A WKT literal that cannot be turned into a valid EPSG:4326 geometry. ``reason`` is a short
+    code."""
 
     def __init__(self, reason: str, detail: str):
         super().__init__(f"{reason}: {detail}")
@@ -48,7 +50,8 @@ def parse_wkt(wkt: str) -> BaseGeometry:
     """Parse a (GeoSPARQL) WKT literal into a valid, non-empty lon/lat geometry.
 
     * a CRS IRI prefix is accepted when it denotes geographic degrees: CRS84/CRS83 (lon/lat) as is,
-      EPSG:4326/4269 (lat/lon by their definition) with the axes swapped; any other CRS -> ``unsupported_crs``;
+      EPSG:4326/4269 (lat/lon by their definition) with the axes swapped; any other CRS ->
+      ``unsupported_crs``;
     * unparseable text -> ``invalid_wkt``; empty geometries -> ``empty_geometry``;
     * a NaN or infinite coordinate -> ``non_finite_coordinates`` (before GEOS sees it);
     * coordinates outside [-180, 180] x [-90, 90] -> ``out_of_range``;
@@ -110,8 +113,8 @@ def geom_kind(g: BaseGeometry) -> str:
 def representative_lonlat(g: BaseGeometry) -> tuple[float, float]:
     """A point guaranteed to lie on the geometry, as (lon, lat) in degrees.
 
-    Points: the point itself (first point of a MultiPoint); lines: the interpolated midpoint along the
-    line; polygons: ``point_on_surface`` (inside even for concave shapes).
+    Points: the point itself (first point of a MultiPoint); lines: the interpolated midpoint along
+    the line; polygons: ``point_on_surface`` (inside even for concave shapes).
     """
     kind = geom_kind(g)
     if kind == "point":
@@ -149,8 +152,8 @@ def _line_cells(coords, res: int) -> set[str]:
 def h3_cover(g: BaseGeometry, res: int) -> set[str]:
     """H3 cells at ``res`` that the geometry touches.
 
-    Points: the containing cell. Lines: the vertex cells joined by grid paths. Polygons: every cell whose
-    area overlaps the polygon, plus the cells of its boundary.
+    Points: the containing cell. Lines: the vertex cells joined by grid paths. Polygons: every cell
+    whose area overlaps the polygon, plus the cells of its boundary.
     """
     kind = geom_kind(g)
     if kind == "point":
@@ -170,7 +173,8 @@ def h3_cover(g: BaseGeometry, res: int) -> set[str]:
 
 
 def adaptive_h3_cover(g: BaseGeometry, res: int, max_cells: int) -> tuple[int, set[str]]:
-    """:func:`h3_cover` at ``res``, coarsened one resolution at a time until at most ``max_cells`` cells.
+    """:func:`h3_cover` at ``res``, coarsened one resolution at a time until at most ``max_cells``
+    cells.
 
     Returns ``(resolution used, cells)``. Bounded work for country-sized polygons.
     """

@@ -1,9 +1,10 @@
-"""The 17 benchmark languages (paper Table 3), keyed by ISO 639-3, with the codes other systems need.
+"""The 17 benchmark languages (paper Table 3), keyed by ISO 639-3, with the codes other systems
+need.
 
-``babel`` is the CLDR locale used to format numbers and dates; ``google`` the Cloud Translation language code;
-``osm`` the ``name:<xx>`` subtag of OSM labels (the warehouse's ``entity_labels.lang`` already holds ISO 639-3);
-``scripts`` the Unicode script names a label in that language is written in (matched against
-``unicodedata.name`` prefixes, e.g. ``CYRILLIC``).
+``babel`` is the CLDR locale used to format numbers and dates; ``google`` the Cloud Translation
+language code; ``osm`` the ``name:<xx>`` subtag of OSM labels (the warehouse's
+``entity_labels.lang`` already holds ISO 639-3); ``scripts`` the Unicode script names a label in
+that language is written in (matched against ``unicodedata.name`` prefixes, e.g. ``CYRILLIC``).
 """
 
 from __future__ import annotations
@@ -64,8 +65,9 @@ def language(code: str) -> Language:
 
 
 def scripts_of(text: str) -> set[str]:
-    """The Unicode scripts of the letters in ``text`` (first word of each letter's Unicode name: ``LATIN``,
-    ``CYRILLIC``, ``CJK``, ``HIRAGANA``...); digits, punctuation and spaces are ignored."""
+    """The Unicode scripts of the letters in ``text`` (first word of each letter's Unicode name:
+    ``LATIN``, ``CYRILLIC``, ``CJK``, ``HIRAGANA``...); digits, punctuation and spaces are
+    ignored."""
     out = set()
     for ch in text:
         if unicodedata.category(ch).startswith("L"):

@@ -1,14 +1,16 @@
-"""The category lexicon: how a normalized category reads in English, and whether a question may bind it.
+"""The category lexicon: how a normalized category reads in English, and whether a question may bind
+it.
 
-The data is ``mgqa_platform/data/category_lexicon.csv`` (reviewed by hand; docs/questions.md, "Category
-words"): one row per category that the KG builders can produce, with its English ``singular`` and
-``plural`` as a person writes them and ``bindable`` (``true``/``false``). A category that is not bindable
-(an OSM key used as a class, a mixed or mis-tagged class, street furniture) is never the value of a
-category role; its singular still serves display names. A category missing from the lexicon reads as
-its own words (``stop_area`` -> ``stop area``) and is not bindable.
+The data is ``mgqa_platform/data/category_lexicon.csv`` (reviewed by hand; docs/questions.md,
+"Category words"): one row per category that the KG builders can produce, with its English
+``singular`` and ``plural`` as a person writes them and ``bindable`` (``true``/``false``). A
+category that is not bindable (an OSM key used as a class, a mixed or mis-tagged class, street
+furniture) is never the value of a category role; its singular still serves display names. A
+category missing from the lexicon reads as its own words (``stop_area`` -> ``stop area``) and is not
+bindable.
 
-Both the KG stage (display names) and the question stage (roles, rendering, checks) import this module;
-it imports neither.
+Both the KG stage (display names) and the question stage (roles, rendering, checks) import this
+module; it imports neither.
 """
 
 from __future__ import annotations
@@ -150,8 +152,8 @@ def entries() -> dict[str, Entry]:
 
 
 def noun(category: str) -> str:
-    """The English singular of ``category``: ``fuel`` -> ``fuel station``; for a category missing from the
-    lexicon, its own words (``stop_area`` -> ``stop area``)."""
+    """The English singular of ``category``: ``fuel`` -> ``fuel station``; for a category missing
+    from the lexicon, its own words (``stop_area`` -> ``stop area``)."""
     entry = entries().get(category)
     return entry.singular if entry else category.replace("_", " ").strip()
 
@@ -159,7 +161,8 @@ def noun(category: str) -> str:
 def label(category: str) -> str:
     """The English plural of a lexicon category: ``fast_food`` -> ``fast-food restaurants``.
 
-    Raises ``KeyError`` for a category missing from the lexicon: no question renders such a category."""
+    Raises ``KeyError`` for a category missing from the lexicon: no question renders such a
+    category."""
     try:
         return entries()[category].plural
     except KeyError:

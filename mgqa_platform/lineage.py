@@ -1,8 +1,8 @@
 """Provenance chains read from the warehouse (``mgqa lineage``).
 
-For a question: question -> template variant -> executor and query (re-run on the spot) -> bound entities
--> their cited source triples -> native KG file and hash -> OSM snapshot -> the Dagster runs. For an
-entity: the same chain from the entity down.
+For a question: question -> template variant -> executor and query (re-run on the spot) -> bound
+entities -> their cited source triples -> native KG file and hash -> OSM snapshot -> the Dagster
+runs. For an entity: the same chain from the entity down.
 """
 
 from __future__ import annotations
@@ -24,7 +24,8 @@ def summary(obj: object) -> str:
 
 
 def describe(con: duckdb.DuckDBPyConnection, some_id: str, max_triples: int = 40) -> str:
-    """Lineage of a question id (``q...``) or an entity id (``worldkg:123``). Raises ``KeyError`` if unknown."""
+    """Lineage of a question id (``q...``) or an entity id (``worldkg:123``). Raises ``KeyError`` if
+    unknown."""
     has_questions = con.execute(
         "SELECT count(*) FROM information_schema.tables WHERE table_name = 'questions_en'"
     ).fetchone()[0]
@@ -50,14 +51,16 @@ def describe(con: duckdb.DuckDBPyConnection, some_id: str, max_triples: int = 40
         return describe_entity(con, some_id, max_triples)
     except KeyError:
         raise KeyError(
-            f"unknown id {some_id!r} (expected a question id such as 'q0123abcd...' or an entity id such as 'worldkg:12345')"
+            f"unknown id {some_id!r} (expected a question id such as 'q0123abcd...' or an "
+            "entity id such as 'worldkg:12345')"
         ) from None
 
 
 def describe_question(
     con: duckdb.DuckDBPyConnection, question_id: str, max_triples: int = 40
 ) -> str:
-    """The chain from one question down to the OSM snapshot; the stored query is re-run and compared."""
+    """The chain from one question down to the OSM snapshot; the stored query is re-run and
+    compared."""
     from mgqa_platform.questions.catalog import default_catalog
     from mgqa_platform.questions.executors import EXECUTORS
     from mgqa_platform.questions.generate import replay
@@ -82,15 +85,18 @@ def describe_question(
     except Exception as exc:  # report, do not hide, a replay that fails
         verdict = f"FAILED: {type(exc).__name__}: {exc}"
     lines = [
-        f"question    {q['question_id']}  ({q['lang']}, {q['kg']}, stratum {q['stratum']}, country {q['country_iso3']})",
+        f"question    {q['question_id']}  ({q['lang']}, {q['kg']}, stratum {q['stratum']}, "
+        f"country {q['country_iso3']})",
         f"  text      {q['text']}",
         f"  gold      {q['gold']}  [{q['answer_format']}]",
         f"template    {q['sfid']} / {q['tid']}" + (f" ({tpl[2]}): {tpl[1]}" if tpl else ""),
-        f"  variant   {q['variant_id']}: {tpl[0] if tpl else '?'}   (catalog {tpl[3] if tpl else '?'})",
+        f"  variant   {q['variant_id']}: {tpl[0] if tpl else '?'}   "
+        f"(catalog {tpl[3] if tpl else '?'})",
         f"  bindings  {q['bindings']}   parameters {q['parameters']}",
         *(
             [
-                f"  false premise: {q['perturbation']} (the query below is the premise query; it must show the premise failing)"
+                f"  false premise: {q['perturbation']} "
+                "(the query below is the premise query; it must show the premise failing)"
             ]
             if q["false_premise"]
             else []
@@ -119,7 +125,8 @@ def describe_question(
         shown = describe_entity(con, eid, min(max_triples, BOUND_TRIPLES))
         lines += ["  " + line for line in shown.splitlines()]
     lines.append(
-        f"questions built by Dagster run {q['run_id'] or '(outside Dagster)'}; code version {q['code_version'] or '-'}"
+        f"questions built by Dagster run {q['run_id'] or '(outside Dagster)'}; code "
+        f"version {q['code_version'] or '-'}"
     )
     return "\n".join(lines)
 
@@ -183,7 +190,10 @@ def describe_entity(con: duckdb.DuckDBPyConnection, entity_id: str, max_triples:
     Raises ``KeyError`` if the id is unknown.
     """
     cur = con.execute(
-        "SELECT entity_id, kg, iri, name, display_name, category, geom_kind, lon, lat, snapshot_id FROM entities WHERE entity_id = ?",
+        "SELECT entity_id, kg, iri, name, display_name, category, geom_kind, lon, lat, "
+        "snapshot_id "
+        "FROM entities "
+        "WHERE entity_id = ?",
         [entity_id],
     )
     row = cur.fetchone()
@@ -198,7 +208,8 @@ def describe_entity(con: duckdb.DuckDBPyConnection, entity_id: str, max_triples:
     ]
     if str(e["iri"]).startswith(vocab.USGS_EVENT):
         lines.append(
-            "  source    USGS ComCat earthquake catalog (public domain), an event source of its own "
+            "  source    USGS ComCat earthquake catalog (public domain), "
+            "an event source of its own "
             "carried in the kwg partition; not KnowWhereGraph data"
         )
     triples = con.execute(

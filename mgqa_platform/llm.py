@@ -1,31 +1,34 @@
 """A small OpenAI-compatible chat client: JSON-schema replies, bounded retries, no secrets in sight.
 
-Plain Python (httpx, no Dagster). One :class:`ChatClient` talks to one ``{base_url}/chat/completions``
-endpoint and one model; it is shared by the evaluation runner, and later the translation judge and the
-post-edit ensemble.
+Plain Python (httpx, no Dagster). One :class:`ChatClient` talks to one
+``{base_url}/chat/completions`` endpoint and one model; it is shared by the evaluation runner, and
+later the translation judge and the post-edit ensemble.
 
 * **Requests**: ``{"model", "messages", "temperature"}`` plus, when a schema is given,
   ``"response_format": {"type": "json_schema", "json_schema": {"name", "schema", "strict": true}}``
-  (``structured_output="json_object"`` sends ``{"type": "json_object"}`` instead, ``"none"`` nothing);
-  ``extra_body`` is merged in last (``max_tokens``, ``seed``, provider options...).
-* **Retries**: 408, 429, 5xx, timeouts, connection errors and unreadable response envelopes are retried
-  up to ``max_retries`` times (so at most ``max_retries + 1`` attempts) with exponential backoff
-  ``min(max_backoff_s, backoff_s * 2**(n-1))`` scaled by a deterministic jitter factor in [0.5, 1.0];
-  a ``Retry-After`` header in seconds replaces the computed delay (capped at :data:`MAX_RETRY_AFTER_S`).
-  Any other 4xx is final at once. ``sleep`` is injectable so tests do not wait.
-* **Deadline**: besides ``timeout_s`` (connect, and each read), every HTTP request has a total deadline
-  ``deadline_s``: a server trickling bytes is cut there (the socket is shut down by a timer), and the
-  attempt counts as a ``deadline`` failure (retried like a timeout). A response body larger than
-  ``max_response_bytes`` is not read further (``too_large``, not retried).
-* **Secrets**: the API key is passed in by the caller (read from the environment there); it is sent only
-  as ``Authorization: Bearer <key>``, and never appears in ``repr``, exceptions, results or metadata.
-  Everything the server sends back -- reply content included -- is scrubbed of the key and of any other
-  ``secrets`` (whole, and pieces of 8 characters or more; :func:`mgqa_platform.redact.scrub`) before it is
-  parsed, cut or put in an error; :meth:`ChatClient.scrub` does the same for callers' own texts.
+  (``structured_output="json_object"`` sends ``{"type": "json_object"}`` instead, ``"none"``
+  nothing); ``extra_body`` is merged in last (``max_tokens``, ``seed``, provider options...).
+* **Retries**: 408, 429, 5xx, timeouts, connection errors and unreadable response envelopes are
+  retried up to ``max_retries`` times (so at most ``max_retries + 1`` attempts) with exponential
+  backoff ``min(max_backoff_s, backoff_s * 2**(n-1))`` scaled by a deterministic jitter factor in
+  [0.5, 1.0]; a ``Retry-After`` header in seconds replaces the computed delay (capped at
+  :data:`MAX_RETRY_AFTER_S`). Any other 4xx is final at once. ``sleep`` is injectable so tests do
+  not wait.
+* **Deadline**: besides ``timeout_s`` (connect, and each read), every HTTP request has a total
+  deadline ``deadline_s``: a server trickling bytes is cut there (the socket is shut down by a
+  timer), and the attempt counts as a ``deadline`` failure (retried like a timeout). A response body
+  larger than ``max_response_bytes`` is not read further (``too_large``, not retried).
+* **Secrets**: the API key is passed in by the caller (read from the environment there); it is sent
+  only as ``Authorization: Bearer <key>``, and never appears in ``repr``, exceptions, results or
+  metadata. Everything the server sends back -- reply content included -- is scrubbed of the key and
+  of any other ``secrets`` (whole, and pieces of 8 characters or more;
+  :func:`mgqa_platform.redact.scrub`) before it is parsed, cut or put in an error;
+  :meth:`ChatClient.scrub` does the same for callers' own texts.
 * **Threads**: one ``httpx.Client`` (thread-safe connection pool) is shared by all threads.
-* **Replies**: :meth:`ChatClient.complete_json` parses strictly -- the whole content must be one JSON value,
-  optionally wrapped in a single markdown code fence -- and validates it with ``jsonschema``;
-  anything else raises :class:`ReplyError` (which carries the :class:`ChatResult`, so its tokens still count).
+* **Replies**: :meth:`ChatClient.complete_json` parses strictly -- the whole content must be one
+  JSON value, optionally wrapped in a single markdown code fence -- and validates it with
+  ``jsonschema``; anything else raises :class:`ReplyError` (which carries the :class:`ChatResult`,
+  so its tokens still count).
 """
 
 from __future__ import annotations
@@ -71,8 +74,9 @@ class LLMError(Exception):
 class ReplyError(LLMError):
     """The endpoint answered, but the reply content is not the JSON we asked for.
 
-    ``reason`` is a short code (``not_json``, ``schema_violation``, ``empty_reply``...), ``raw`` the reply
-    content as received, ``result`` the :class:`ChatResult` (usage and attempts) when there was one."""
+    ``reason`` is a short code (``not_json``, ``schema_violation``, ``empty_reply``...), ``raw`` the
+    reply content as received, ``result`` the :class:`ChatResult` (usage and attempts) when there
+    was one."""
 
     def __init__(
         self, reason: str, raw: str = "", detail: str = "", result: ChatResult | None = None
@@ -87,8 +91,9 @@ class ReplyError(LLMError):
 class TransportError(LLMError):
     """No usable response: a non-retryable HTTP status, or retries exhausted.
 
-    ``status`` is the last HTTP status (``None`` for timeouts / connection errors), ``attempts`` the number of
-    requests made, ``reason`` a short code (``http_429``, ``timeout``, ``connect_error``, ``bad_response``...)."""
+    ``status`` is the last HTTP status (``None`` for timeouts / connection errors), ``attempts`` the
+    number of requests made, ``reason`` a short code (``http_429``, ``timeout``, ``connect_error``,
+    ``bad_response``...)."""
 
     def __init__(self, reason: str, status: int | None, attempts: int, detail: str = ""):
         msg = f"{reason} after {attempts} attempt(s)" + (
@@ -103,7 +108,8 @@ class TransportError(LLMError):
 
 @dataclass(frozen=True)
 class ChatResult:
-    """One successful completion. ``usage`` always has the three OpenAI token counters (0 when absent)."""
+    """One successful completion. ``usage`` always has the three OpenAI token counters (0 when
+    absent)."""
 
     content: str
     usage: dict = field(
@@ -115,8 +121,9 @@ class ChatResult:
 
 
 def parse_json_content(content: str) -> Any:
-    """Strictly parse a reply: the whole (stripped) content is one JSON value, or one markdown code fence
-    (```json ... ``` or ``` ... ```) holding one. No fishing for JSON inside prose. Raises ReplyError."""
+    """Strictly parse a reply: the whole (stripped) content is one JSON value, or one markdown code
+    fence (```json ... ``` or ``` ... ```) holding one. No fishing for JSON inside prose. Raises
+    ReplyError."""
     if not isinstance(content, str) or not content.strip():
         raise ReplyError("empty_reply", content if isinstance(content, str) else "")
     text = content.strip()
@@ -198,7 +205,8 @@ class ChatClient:
     ):
         if structured_output not in ("json_schema", "json_object", "none"):
             raise ValueError(
-                f"structured_output must be json_schema, json_object or none, not {structured_output!r}"
+                "structured_output must be json_schema, json_object or none, "
+                f"not {structured_output!r}"
             )
         self.base_url = base_url.rstrip("/")
         self.model = model
@@ -219,7 +227,7 @@ class ChatClient:
         self._http: httpx.Client | None = None
         self._lock = threading.Lock()
 
-    # -- plumbing ---------------------------------------------------------------------------------------
+    # -- plumbing ----------------------------------------------------------------------------------
     @property
     def url(self) -> str:
         return f"{self.base_url}/chat/completions"
@@ -243,7 +251,10 @@ class ChatClient:
         }
 
     def __repr__(self) -> str:
-        return f"ChatClient(base_url={self.base_url!r}, model={self.model!r}, api_key={'***' if self.__key else None})"
+        return (
+            f"ChatClient(base_url={self.base_url!r}, model={self.model!r}, "
+            f"api_key={'***' if self.__key else None})"
+        )
 
     def _client(self) -> httpx.Client:
         with self._lock:
@@ -278,9 +289,9 @@ class ChatClient:
     def _post(
         self, raw_body: bytes, headers: Mapping[str, str]
     ) -> tuple[int, httpx.Headers, bytes]:
-        """One POST within :attr:`deadline_s`: (status, headers, body). A timer shuts the socket down at the
-        deadline, whatever phase the request is in; raises :class:`_DeadlineExceeded` then, and
-        :class:`_TooLarge` when the body passes :attr:`max_response_bytes`."""
+        """One POST within :attr:`deadline_s`: (status, headers, body). A timer shuts the socket
+        down at the deadline, whatever phase the request is in; raises :class:`_DeadlineExceeded`
+        then, and :class:`_TooLarge` when the body passes :attr:`max_response_bytes`."""
         streams: list = []
         fired = threading.Event()
 
@@ -321,8 +332,9 @@ class ChatClient:
             timer.cancel()
 
     def backoff_delay(self, retry: int, body_key: str = "") -> float:
-        """Seconds to wait before retry number ``retry`` (1-based): exponential, capped, with a jitter factor
-        in [0.5, 1.0] derived from (seed, request, retry) -- deterministic, and different across requests."""
+        """Seconds to wait before retry number ``retry`` (1-based): exponential, capped, with a
+        jitter factor in [0.5, 1.0] derived from (seed, request, retry) -- deterministic, and
+        different across requests."""
         base = min(self.max_backoff_s, self.backoff_s * (2 ** (retry - 1)))
         h = hashlib.sha256(f"{self.seed}:{body_key}:{retry}".encode()).digest()
         return base * (0.5 + 0.5 * int.from_bytes(h[:4], "big") / 0xFFFFFFFF)
@@ -345,14 +357,15 @@ class ChatClient:
         body.update(self.extra_body)
         return body
 
-    # -- API --------------------------------------------------------------------------------------------
+    # -- API ---------------------------------------------------------------------------------------
     def complete(
         self,
         messages: Sequence[Mapping],
         schema: Mapping | None = None,
         schema_name: str = "answer",
     ) -> ChatResult:
-        """One chat completion (with retries). Raises TransportError when no usable response came back."""
+        """One chat completion (with retries). Raises TransportError when no usable response came
+        back."""
         body = self._payload(messages, schema, schema_name)
         raw_body = json.dumps(body, ensure_ascii=False).encode("utf-8")
         body_key = hashlib.sha256(raw_body).hexdigest()[:16]
@@ -413,8 +426,9 @@ class ChatClient:
     ) -> tuple[Any, ChatResult]:
         """Complete with ``schema`` as the response format; return ``(parsed_obj, ChatResult)``.
 
-        Raises ReplyError (with ``.result``) when the content is not one JSON value (one surrounding markdown
-        fence tolerated) or, with ``validate``, does not satisfy ``schema``; TransportError as :meth:`complete`."""
+        Raises ReplyError (with ``.result``) when the content is not one JSON value (one surrounding
+        markdown fence tolerated) or, with ``validate``, does not satisfy ``schema``; TransportError
+        as :meth:`complete`."""
         res = self.complete(messages, schema=schema, schema_name=schema_name)
         try:
             obj = parse_json_content(res.content)

@@ -13,10 +13,11 @@ from typing import Any
 def table(
     header: Sequence[str], rows: Iterable[Sequence[Any]], align: str | Sequence[str] = ""
 ) -> list[str]:
-    """Lines of a GitHub Markdown table: ``| a | b |``, the rule, then one line per row (cells through ``str``).
+    """Lines of a GitHub Markdown table: ``| a | b |``, the rule, then one line per row (cells
+    through ``str``).
 
-    ``align`` gives one character per column, ``l`` (``---``) or ``r`` (``---:``); the default is left for all.
-    A cell is written as it is: escape ``|`` in it beforehand where it may hold one.
+    ``align`` gives one character per column, ``l`` (``---``) or ``r`` (``---:``); the default is
+    left for all. A cell is written as it is: escape ``|`` in it beforehand where it may hold one.
     """
     align = align or "l" * len(header)
     if len(align) != len(header):

@@ -1,9 +1,10 @@
 """Entity marks in ``text_marked``: each inserted entity name wrapped in ``{...}``.
 
 A span is ``{[^{}]*}``: the post-edit ensemble, its checks and the detectors find names that way. A
-name that itself holds a brace (an OSM name such as ``Bar {Zero}``) would break its span and look like
-an unfilled template slot, so :func:`mark` writes its braces as the private-use characters U+E000
-and U+E001 inside the span, and :func:`unmark` turns them back: ``text`` shows the name literally.
+name that itself holds a brace (an OSM name such as ``Bar {Zero}``) would break its span and look
+like an unfilled template slot, so :func:`mark` writes its braces as the private-use characters
+U+E000 and U+E001 inside the span, and :func:`unmark` turns them back: ``text`` shows the name
+literally.
 """
 
 from __future__ import annotations

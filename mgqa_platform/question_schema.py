@@ -105,10 +105,13 @@ _QUESTION_FIELDS = (
     ),
     _field(
         "perturbation",
-        "JSON description of how a false-premise question was perturbed (or null): role, original and "
-        "replacement binding, premise (catalog text), premise_kind (what the question presupposes), why "
+        "JSON description of how a false-premise question was perturbed (or null): role, "
+        "original and "
+        "replacement binding, premise (catalog text), "
+        "premise_kind (what the question presupposes), why "
         "(the broken premise in words), anchor_role and replacement_km (WGS84 geodesic km from the "
-        "anchor's representative point to the replacement's, or to the replacement category's nearest "
+        "anchor's representative point to the replacement's, "
+        "or to the replacement category's nearest "
         "member), derived_from (the true question's id).",
         json=True,
     ),

@@ -1,8 +1,9 @@
 """Scrub secrets (API keys, tokens) out of text before it is stored, logged or cut.
 
-:func:`scrub` replaces every occurrence of a secret, and every piece of one at least :data:`MIN_FRAGMENT`
-characters long (a server or a library may have cut it), with :data:`MASK`. Callers scrub the whole text
-first and truncate afterwards, so a cut can never leave a prefix of a key behind.
+:func:`scrub` replaces every occurrence of a secret, and every piece of one at least
+:data:`MIN_FRAGMENT` characters long (a server or a library may have cut it), with :data:`MASK`.
+Callers scrub the whole text first and truncate afterwards, so a cut can never leave a prefix of a
+key behind.
 """
 
 from __future__ import annotations
@@ -17,7 +18,8 @@ MIN_FRAGMENT = 8  #: pieces of a secret this long or longer are masked too
 
 
 def _scrub_one(text: str, secret: str) -> str:
-    """``text`` with every run of >= MIN_FRAGMENT characters that is a piece of ``secret`` masked."""
+    """``text`` with every run of >= MIN_FRAGMENT characters that is a piece of ``secret``
+    masked."""
     if len(secret) < MIN_FRAGMENT:
         return text.replace(secret, MASK)
     grams: dict[str, list[int]] = {}
@@ -41,8 +43,8 @@ def _scrub_one(text: str, secret: str) -> str:
 
 
 def scrub(text: str, secrets: Iterable[str | None]) -> str:
-    """``text`` with every secret in ``secrets`` (empty and ``None`` ones skipped), and every piece of one of
-    at least :data:`MIN_FRAGMENT` characters, replaced by :data:`MASK`."""
+    """``text`` with every secret in ``secrets`` (empty and ``None`` ones skipped), and every piece
+    of one of at least :data:`MIN_FRAGMENT` characters, replaced by :data:`MASK`."""
     for secret in secrets:
         if secret:
             text = _scrub_one(text, secret)

@@ -48,7 +48,8 @@ def summary(con: duckdb.DuckDBPyConnection, release_dir: Path, top: int = 8) -> 
     for kg, cats in _rows(
         con,
         f"""SELECT kg, string_agg(category || ' ' || n, ', ' ORDER BY n DESC, category) FROM (
-              SELECT kg, category, count(*) n, row_number() OVER (PARTITION BY kg ORDER BY count(*) DESC, category) rn
+              SELECT kg, category, count(*) n, row_number() OVER (PARTITION BY kg ORDER BY count(*)
+                  DESC, category) rn
               FROM entities GROUP BY 1, 2) WHERE rn <= {int(top)} GROUP BY 1 ORDER BY 1""",
     ):
         out.append(f"  {kg:<10} {cats}")
@@ -57,8 +58,10 @@ def summary(con: duckdb.DuckDBPyConnection, release_dir: Path, top: int = 8) -> 
         out.append("Entities per country (top 15) and income tier")
         for iso3, name, tier, n in _rows(
             con,
-            """SELECT coalesce(c.iso3, 'unassigned'), coalesce(any_value(c.name), ''), coalesce(any_value(c.income_tier), '-'), count(*)
-               FROM entity_country ec LEFT JOIN countries c USING (iso3) GROUP BY 1 ORDER BY 4 DESC, 1 LIMIT 15""",
+            """SELECT coalesce(c.iso3, 'unassigned'), coalesce(any_value(c.name), ''),
+                coalesce(any_value(c.income_tier), '-'), count(*)
+               FROM entity_country ec LEFT JOIN countries c USING (iso3) GROUP BY 1 ORDER BY 4 DESC,
+                   1 LIMIT 15""",
         ):
             out.append(f"  {iso3:<10} {name[:28]:<28} {tier:<4} {n:>8,}")
         out.append("")
@@ -100,8 +103,8 @@ def summary(con: duckdb.DuckDBPyConnection, release_dir: Path, top: int = 8) -> 
 
 
 def _questions_section(con: duckdb.DuckDBPyConnection) -> list[str]:
-    """English questions per SFID and KG (the paper's Table 7 layout), templates covered, every discard reason
-    (``trivial`` and ``no_population_raster`` included)."""
+    """English questions per SFID and KG (the paper's Table 7 layout), templates covered, every
+    discard reason (``trivial`` and ``no_population_raster`` included)."""
     kgs = [k for (k,) in _rows(con, "SELECT DISTINCT kg FROM questions_en ORDER BY 1")]
     counts = {
         (s, k): n
@@ -127,12 +130,14 @@ def _questions_section(con: duckdb.DuckDBPyConnection) -> list[str]:
     )
     fp, mm = _rows(
         con,
-        "SELECT count(*) FILTER (WHERE false_premise), count(*) FILTER (WHERE multimodal) FROM questions_en",
+        "SELECT count(*) FILTER (WHERE false_premise), count(*) FILTER (WHERE multimodal) "
+        "FROM questions_en",
     )[0]
     out.append(f"  false-premise questions {fp:,}; multimodal slice {mm:,}")
     if _table_exists(con, "split_small"):
         out.append(
-            f"  small split {_rows(con, 'SELECT count(*) FROM split_small')[0][0]:,} questions (at most 200 per KG and SFID)"
+            f"  small split {_rows(con, 'SELECT count(*) FROM split_small')[0][0]:,} "
+            "questions (at most 200 per KG and SFID)"
         )
     fmts = _rows(
         con, "SELECT answer_format, count(*) FROM questions_en GROUP BY 1 ORDER BY 2 DESC, 1"
@@ -154,7 +159,8 @@ def _questions_section(con: duckdb.DuckDBPyConnection) -> list[str]:
 
 
 def _evaluation_section(con: duckdb.DuckDBPyConnection) -> list[str]:
-    """Headline metrics of every scored (system, split) and the reference solver's misses by reason."""
+    """Headline metrics of every scored (system, split) and the reference solver's misses by
+    reason."""
     from mgqa_platform.evaluation import evaluate
 
     out = [
@@ -165,12 +171,15 @@ def _evaluation_section(con: duckdb.DuckDBPyConnection) -> list[str]:
         m = evaluate.summary(evaluate.read_scores(con, system, split))
         nrr = "-" if m["nrr"] is None else f"{m['nrr']:.1f}"
         out.append(
-            f"  {system[:20]:<20} {split:<7} {m['n']:>6,} {m['em']:>6.1f} {m['ne']:>6.1f} {m['coverage']:>6.1f} {m['frr']:>5.1f} {nrr:>6}"
+            f"  {system[:20]:<20} {split:<7} {m['n']:>6,} {m['em']:>6.1f} {m['ne']:>6.1f} "
+            f"{m['coverage']:>6.1f} {m['frr']:>5.1f} {nrr:>6}"
         )
     misses = _rows(
         con,
         "SELECT split_part(coalesce(detail, 'wrong_answer'), ':', 1), count(*) FROM scores "
-        "WHERE system = 'reference_solver' AND NOT false_premise AND em < 1 GROUP BY 1 ORDER BY 2 DESC",
+        "WHERE system = 'reference_solver' AND NOT false_premise AND em < 1 "
+        "GROUP BY 1 "
+        "ORDER BY 2 DESC",
     )
     if misses:
         out.append(
@@ -185,8 +194,8 @@ def _evaluation_section(con: duckdb.DuckDBPyConnection) -> list[str]:
 def detector_rates(
     con: duckdb.DuckDBPyConnection, table: str = "questions_localized", n_examples: int = 3
 ) -> dict[str, list[detectors.Rate]]:
-    """Per language of ``table`` (``questions_localized`` or ``questions_postedited``) that has detectors,
-    the rate of each detector over its ``text_marked``."""
+    """Per language of ``table`` (``questions_localized`` or ``questions_postedited``) that has
+    detectors, the rate of each detector over its ``text_marked``."""
     out: dict[str, list[detectors.Rate]] = {}
     for (lang,) in _rows(con, f"SELECT DISTINCT lang FROM {table} ORDER BY 1"):
         if detectors.detectors(lang):
@@ -203,19 +212,20 @@ def detector_rates(
 
 
 def _worst(found: list[detectors.Rate], n: int = 3) -> str:
-    """The ``n`` detectors with the highest non-zero rates (``category_frame 26.1%, latin_km 14.7%``), or
-    ``none`` when no detector flags anything."""
+    """The ``n`` detectors with the highest non-zero rates (``category_frame 26.1%, latin_km
+    14.7%``), or ``none`` when no detector flags anything."""
     worst = sorted((r for r in found if r.flagged), key=lambda r: -r.rate)[:n]
     return ", ".join(f"{r.detector.name} {r.rate:.1%}" for r in worst) or "none"
 
 
 def _languages_section(con: duckdb.DuckDBPyConnection, release_dir: Path) -> list[str]:
-    """Per language: questions, how its templates were resolved, the share of inserted entity names in the
-    language (``{...}`` spans of ``text_marked``, less the multimodal image phrase, that are not a ``label:``
-    fallback), the worst detector rates over the shipped text (``questions_postedited`` when it exists), and the
-    questions post-edited."""
+    """Per language: questions, how its templates were resolved, the share of inserted entity names
+    in the language (``{...}`` spans of ``text_marked``, less the multimodal image phrase, that are
+    not a ``label:`` fallback), the worst detector rates over the shipped text
+    (``questions_postedited`` when it exists), and the questions post-edited."""
     out = [
-        "Languages (questions_localized; templates by resolution status; entity names in the language; "
+        "Languages (questions_localized; templates by resolution status; entity names in "
+        "the language; "
         "worst error detectors in the text the release ships (post-edited when the ensemble ran); "
         "questions the post-edit ensemble changed)"
     ]
@@ -223,19 +233,25 @@ def _languages_section(con: duckdb.DuckDBPyConnection, release_dir: Path) -> lis
         con,
         """
         WITH t AS (SELECT lang, string_agg(status || ' ' || n, ', ' ORDER BY status) AS statuses
-                   FROM (SELECT lang, status, count(*) n FROM template_translations_resolved GROUP BY 1, 2) GROUP BY 1),
+                   FROM (SELECT lang, status, count(*) n FROM template_translations_resolved GROUP
+                       BY 1, 2) GROUP BY 1),
              q AS (SELECT l.lang, count(*) AS n,
-                          sum(len(list_filter(CAST(fallbacks AS VARCHAR[]), x -> x LIKE 'label:%'))) AS label_fallbacks,
+                          sum(len(list_filter(CAST(fallbacks AS VARCHAR[]), x -> x LIKE 'label:%')))
+                              AS label_fallbacks,
                           sum(len(list_distinct(regexp_extract_all(l.text_marked, '[{][^{}]*[}]')))
                               - (coalesce(e.image_role, '') <> '')::INT) AS names
-                   FROM questions_localized l LEFT JOIN questions_en e USING (question_id) GROUP BY 1)
-        SELECT q.lang, q.n, t.statuses, q.label_fallbacks, q.names FROM q LEFT JOIN t USING (lang) ORDER BY q.lang""",
+                   FROM questions_localized l LEFT JOIN questions_en e USING (question_id) GROUP BY
+                       1)
+        SELECT q.lang, q.n, t.statuses, q.label_fallbacks, q.names FROM q LEFT JOIN t USING (lang)
+            ORDER BY q.lang""",
     )
     edited = (
         dict(
             _rows(
                 con,
-                "SELECT lang, count(*) FILTER (WHERE postedit_decision <> 'none') FROM questions_postedited GROUP BY 1",
+                "SELECT lang, count(*) FILTER (WHERE postedit_decision <> 'none') "
+                "FROM questions_postedited "
+                "GROUP BY 1",
             )
         )
         if _table_exists(con, "questions_postedited")
@@ -248,13 +264,15 @@ def _languages_section(con: duckdb.DuckDBPyConnection, release_dir: Path) -> lis
         worst = f"   detectors: {_worst(found[lang])}" if lang in found else ""
         post = f"   post-edited: {edited[lang]:,}" if lang in edited else ""
         out.append(
-            f"  {lang}  {n:>7,} questions   templates: {statuses or '-'}   names localized: {localized} "
+            f"  {lang}  {n:>7,} questions   templates: {statuses or '-'}   names "
+            f"localized: {localized} "
             f"({fallbacks or 0:,} of {names or 0:,} fall back to English){worst}{post}"
         )
     released = sorted(p.parent.name for p in release_dir.glob("data/*/large.parquet"))
     if released:
         out.append(
-            f"  release: {release_dir} ({len(released)} languages x splits large, small; README.md is the dataset card)"
+            f"  release: {release_dir} ({len(released)} languages x splits large, "
+            "small; README.md is the dataset card)"
         )
     out.append("")
     return out

@@ -1,18 +1,19 @@
-"""Snapshot intake: identify input files by content hash and register them in ``snapshots``; record the
-area each KG snapshot covers in ``coverage``; decide which OSM snapshot the OSM-derived KGs are built from.
+"""Snapshot intake: identify input files by content hash and register them in ``snapshots``; record
+the area each KG snapshot covers in ``coverage``; decide which OSM snapshot the OSM-derived KGs are
+built from.
 
-Which snapshot wins (:func:`choose_osm_snapshot`): the pinned one, else the newest registered snapshot
-that is neither retired, failed nor rejected and whose file is still there. The operator's states and the
-platform's verdicts live in ``snapshot_states`` (no row: usable): ``pinned`` and ``retired`` are set by
-``mgqa snapshots pin|retire``; ``rejected`` by intake (an unreadable or empty PBF); ``failed`` when a build
-from the snapshot failed or its blocking checks did. A removed file never wedges the home: its snapshot is
-skipped, and listed as missing.
+Which snapshot wins (:func:`choose_osm_snapshot`): the pinned one, else the newest registered
+snapshot that is neither retired, failed nor rejected and whose file is still there. The operator's
+states and the platform's verdicts live in ``snapshot_states`` (no row: usable): ``pinned`` and
+``retired`` are set by ``mgqa snapshots pin|retire``; ``rejected`` by intake (an unreadable or empty
+PBF); ``failed`` when a build from the snapshot failed or its blocking checks did. A removed file
+never wedges the home: its snapshot is skipped, and listed as missing.
 
-Coverage is the area (EPSG:4326, lon/lat) inside which a KG snapshot holds its features completely. An OSM
-snapshot declares it in a GeoJSON file beside the PBF (:func:`coverage_path`; one feature per source part,
-written for the bundled sample by scripts/coverage.py); the KnowWhereGraph crawl covers its crawl region.
-A KG with neither gets the convex hull of its entities' representative points, a weaker fallback: the
-extract may be sparse near its hull (docs/questions.md, "Coverage").
+Coverage is the area (EPSG:4326, lon/lat) inside which a KG snapshot holds its features completely.
+An OSM snapshot declares it in a GeoJSON file beside the PBF (:func:`coverage_path`; one feature per
+source part, written for the bundled sample by scripts/coverage.py); the KnowWhereGraph crawl covers
+its crawl region. A KG with neither gets the convex hull of its entities' representative points, a
+weaker fallback: the extract may be sparse near its hull (docs/questions.md, "Coverage").
 """
 
 from __future__ import annotations
@@ -92,8 +93,8 @@ def describe_osm_pbf(path: str | Path) -> Snapshot:
 
 
 def reject(con: duckdb.DuckDBPyConnection, path: str | Path, reason: str) -> Snapshot:
-    """Register the file ``path`` that intake refused, with state ``rejected`` and ``reason``, so that
-    ``mgqa snapshots list`` shows it and it never wins; returns its row."""
+    """Register the file ``path`` that intake refused, with state ``rejected`` and ``reason``, so
+    that ``mgqa snapshots list`` shows it and it never wins; returns its row."""
     p = Path(path).resolve()
     sha = sha256_file(p)
     snap = Snapshot(snapshot_id_for(p, sha), "osm_pbf", str(p), sha, p.stat().st_size)
@@ -119,9 +120,9 @@ def resolve_osm_snapshot(
     con: duckdb.DuckDBPyConnection, snapshot_id: str, candidates: list[Path]
 ) -> Snapshot:
     """The registered snapshot ``snapshot_id``, or the file among ``candidates`` whose id matches
-    (registering it). Raises ``LookupError`` with the ids seen when nothing matches. A candidate that
-    intake refuses (:func:`describe_osm_pbf`) is skipped, unless it is the one asked for: then it is
-    registered as ``rejected`` and its ``OsmSnapshotError`` raised."""
+    (registering it). Raises ``LookupError`` with the ids seen when nothing matches. A candidate
+    that intake refuses (:func:`describe_osm_pbf`) is skipped, unless it is the one asked for: then
+    it is registered as ``rejected`` and its ``OsmSnapshotError`` raised."""
     rejected = con.execute(
         "SELECT reason FROM snapshot_states WHERE snapshot_id = ? AND state = 'rejected'",
         [snapshot_id],
@@ -146,7 +147,8 @@ def resolve_osm_snapshot(
             register(con, d)
             return d
     raise SnapshotLookupError(
-        f"OSM snapshot {snapshot_id!r} is neither registered nor in the watched folder (found: {seen})"
+        f"OSM snapshot {snapshot_id!r} is neither registered nor in the watched folder "
+        f"(found: {seen})"
     )
 
 
@@ -156,8 +158,9 @@ STATES = ("pinned", "retired", "failed", "rejected")
 
 @dataclass(frozen=True)
 class SnapshotStatus:
-    """One registered OSM snapshot as ``mgqa snapshots list`` shows it: its state (``usable`` when no
-    state is recorded), why, whether its file is still there and whether it is the one that wins."""
+    """One registered OSM snapshot as ``mgqa snapshots list`` shows it: its state (``usable`` when
+    no state is recorded), why, whether its file is still there and whether it is the one that
+    wins."""
 
     snapshot_id: str
     path: str
@@ -170,9 +173,9 @@ class SnapshotStatus:
 def set_state(
     con: duckdb.DuckDBPyConnection, snapshot_id: str, state: str | None, reason: str | None = None
 ) -> None:
-    """Record ``state`` (one of :data:`STATES`, or None for usable) for a registered snapshot; pinning
-    one unpins any other. :class:`SnapshotLookupError` for an unknown id; a ``UserError`` for pinning
-    a snapshot intake rejected (its file cannot be built)."""
+    """Record ``state`` (one of :data:`STATES`, or None for usable) for a registered snapshot;
+    pinning one unpins any other. :class:`SnapshotLookupError` for an unknown id; a ``UserError``
+    for pinning a snapshot intake rejected (its file cannot be built)."""
     if state is not None and state not in STATES:
         raise ValueError(f"unknown snapshot state {state!r}; expected one of {', '.join(STATES)}")
     if lookup(con, snapshot_id) is None:
@@ -195,8 +198,8 @@ def set_state(
 
 
 def mark_failed(con: duckdb.DuckDBPyConnection, snapshot_id: str, reason: str) -> None:
-    """Record that a build from ``snapshot_id`` failed (``reason``: the error or the failed checks), so
-    it no longer wins; a pinned snapshot stays pinned (the operator chose it)."""
+    """Record that a build from ``snapshot_id`` failed (``reason``: the error or the failed checks),
+    so it no longer wins; a pinned snapshot stays pinned (the operator chose it)."""
     row = con.execute(
         "SELECT state FROM snapshot_states WHERE snapshot_id = ?", [snapshot_id]
     ).fetchone()
@@ -222,10 +225,10 @@ def choose_osm_snapshot(
 ) -> Snapshot:
     """The OSM snapshot the OSM-derived KGs are built from.
 
-    The pinned snapshot wins; else ``preferred`` (a sensor's new snapshot) when usable; else the last
-    of ``newest_last`` (snapshot ids, oldest first) that is usable. Usable: registered, not retired,
-    failed or rejected, its file present. Raises ``LookupError`` listing every snapshot and its state
-    when none is usable."""
+    The pinned snapshot wins; else ``preferred`` (a sensor's new snapshot) when usable; else the
+    last of ``newest_last`` (snapshot ids, oldest first) that is usable. Usable: registered, not
+    retired, failed or rejected, its file present. Raises ``LookupError`` listing every snapshot and
+    its state when none is usable."""
     rows = {sid: (path, state, reason) for sid, path, state, reason in _state_rows(con)}
     pinned = [sid for sid, (_, state, _) in rows.items() if state == "pinned"]
     order = pinned or ([preferred] if preferred else []) + list(reversed(newest_last))
@@ -281,9 +284,11 @@ def coverage_path(pbf: str | Path) -> Path:
 
 
 def read_coverage(pbf: str | Path) -> list[CoveragePart]:
-    """The coverage parts declared beside an OSM PBF (:func:`coverage_path`); [] when there is no file.
+    """The coverage parts declared beside an OSM PBF (:func:`coverage_path`); [] when there is no
+    file.
 
-    Each GeoJSON feature carries ``part``, ``method`` and ``complete_for`` properties and a (multi)polygon.
+    Each GeoJSON feature carries ``part``, ``method`` and ``complete_for`` properties and a
+    (multi)polygon.
     """
     path = coverage_path(pbf)
     if not path.is_file():
@@ -304,7 +309,8 @@ def record_coverage(
     con: duckdb.DuckDBPyConnection, kg: str, snapshot_id: str, parts: list[CoveragePart]
 ) -> int:
     """Replace ``kg``'s rows of ``coverage`` by ``parts`` for its native snapshot ``snapshot_id``;
-    returns the number of rows written (0 clears the KG's coverage until :func:`ensure_coverage`)."""
+    returns the number of rows written (0 clears the KG's coverage until
+    :func:`ensure_coverage`)."""
     t = pa.table(
         {
             "part": pa.array([p.part for p in parts], pa.string()),
@@ -328,9 +334,9 @@ def record_coverage(
 
 
 def ensure_coverage(con: duckdb.DuckDBPyConnection, kg: str, snapshot_id: str) -> str:
-    """Give ``kg`` a coverage for ``snapshot_id``: keep the declared rows when there are any, else write
-    the convex hull of its entities' representative points (method ``entity_hull``). Returns the method
-    in force (``declared`` or ``entity_hull``; ``none`` for a KG without entities)."""
+    """Give ``kg`` a coverage for ``snapshot_id``: keep the declared rows when there are any, else
+    write the convex hull of its entities' representative points (method ``entity_hull``). Returns
+    the method in force (``declared`` or ``entity_hull``; ``none`` for a KG without entities)."""
     declared = con.execute(
         """
         SELECT count(*)

@@ -93,7 +93,8 @@ CREATE TABLE IF NOT EXISTS snapshot_states (
 CREATE TABLE IF NOT EXISTS kg_files (
     kg            VARCHAR PRIMARY KEY,
     snapshot_id   VARCHAR NOT NULL,      -- id of the native KG file ('<stem>-<sha12>')
-    source_snapshot_id VARCHAR,          -- the OSM snapshot it was built from (NULL for KnowWhereGraph)
+    source_snapshot_id VARCHAR,         
+        -- the OSM snapshot it was built from (NULL for KnowWhereGraph)
     path          VARCHAR NOT NULL,
     sha256        VARCHAR NOT NULL,
     bytes         BIGINT NOT NULL,
@@ -153,14 +154,16 @@ CREATE TABLE IF NOT EXISTS entity_triples (
 CREATE TABLE IF NOT EXISTS entity_parts (
     kg             VARCHAR NOT NULL,
     entity_id      VARCHAR NOT NULL,   -- a whole road ('<kg>:road/<smallest part local id>')
-    part_entity_id VARCHAR NOT NULL,   -- the id the piece had as an entity (an OSM way, a KWG segment)
+    part_entity_id VARCHAR NOT NULL,  
+        -- the id the piece had as an entity (an OSM way, a KWG segment)
     part_subject   VARCHAR NOT NULL    -- the piece's subject in the native KG
 );
 CREATE TABLE IF NOT EXISTS coverage (
     kg            VARCHAR NOT NULL,
     snapshot_id   VARCHAR NOT NULL,      -- the native KG file it describes (kg_files.snapshot_id)
     part          VARCHAR NOT NULL,      -- source part (file) or 'entities' for the hull fallback
-    method        VARCHAR NOT NULL,      -- 'header_bbox' | 'data_bbox' | 'country_polygon' | 'crawl_region' | 'entity_hull'
+    method        VARCHAR NOT NULL,     
+        -- 'header_bbox' | 'data_bbox' | 'country_polygon' | 'crawl_region' | 'entity_hull'
     complete_for  VARCHAR NOT NULL,      -- which features the part holds completely inside the area
     geometry      GEOMETRY NOT NULL      -- EPSG:4326, lon/lat
 );
@@ -186,7 +189,8 @@ def ensure_schema(con: duckdb.DuckDBPyConnection) -> None:
 
 @contextlib.contextmanager
 def transaction(con: duckdb.DuckDBPyConnection) -> Iterator[duckdb.DuckDBPyConnection]:
-    """``BEGIN`` ... ``COMMIT``, or ``ROLLBACK`` on any exception: writers either land whole or not at all."""
+    """``BEGIN`` ... ``COMMIT``, or ``ROLLBACK`` on any exception: writers either land whole or not
+    at all."""
     con.execute("BEGIN TRANSACTION")
     try:
         yield con
@@ -209,8 +213,9 @@ def fetch_dicts(
 def registered(
     con: duckdb.DuckDBPyConnection, **tables: Any
 ) -> Iterator[duckdb.DuckDBPyConnection]:
-    """Register each keyword's Arrow table (or DataFrame) as a view named by the keyword for the ``with`` block,
-    then unregister them, also on error: ``with registered(con, _ids=table): con.execute("... FROM _ids")``."""
+    """Register each keyword's Arrow table (or DataFrame) as a view named by the keyword for the
+    ``with`` block, then unregister them, also on error: ``with registered(con, _ids=table):
+    con.execute("... FROM _ids")``."""
     for name, table in tables.items():
         con.register(name, table)
     try:
@@ -223,7 +228,8 @@ def registered(
 def replace_partition(
     con: duckdb.DuckDBPyConnection, table: str, key_col: str, key: str, select_sql: str, params=None
 ) -> int:
-    """Atomically replace the rows of ``table`` where ``key_col = key`` by the rows of ``select_sql``.
+    """Atomically replace the rows of ``table`` where ``key_col = key`` by the rows of
+    ``select_sql``.
 
     Runs in one transaction: an interrupted run leaves the previous partition intact. Returns the
     number of rows written.
@@ -237,10 +243,10 @@ def replace_partition(
 
 
 # --------------------------------------------------------------------------------------------------
-# Write-audit-publish: an asset writes into a staging copy of its slices, its audits judge the staged
-# rows, and only then are they swapped into the published tables, in one transaction. The staging
-# copies live in an in-memory database attached for the write, so staged rows never reach the
-# warehouse file (its WAL and checkpoints see only the published swap).
+# Write-audit-publish: an asset writes into a staging copy of its slices, its audits judge the
+# staged rows, and only then are they swapped into the published tables, in one transaction. The
+# staging copies live in an in-memory database attached for the write, so staged rows never reach
+# the warehouse file (its WAL and checkpoints see only the published swap).
 # --------------------------------------------------------------------------------------------------
 STAGING_SCHEMA = "staging"
 #: The in-memory database attached for a write; its schema ``staging`` holds the staged tables.
@@ -250,9 +256,10 @@ STAGED = f"{STAGING_CATALOG}.{STAGING_SCHEMA}"
 
 @dataclass(frozen=True)
 class Slice:
-    """The rows of ``table`` one asset owns and replaces: those where ``where`` (SQL over the table's
-    columns, ``?`` placeholders bound to ``params``) holds; ``TRUE`` for a whole table. ``guarded=False``
-    exempts a slice from the volume guard (quarantine, discard counts, logs: fewer rows there is no loss)."""
+    """The rows of ``table`` one asset owns and replaces: those where ``where`` (SQL over the
+    table's columns, ``?`` placeholders bound to ``params``) holds; ``TRUE`` for a whole table.
+    ``guarded=False`` exempts a slice from the volume guard (quarantine, discard counts, logs: fewer
+    rows there is no loss)."""
 
     table: str
     where: str = "TRUE"
@@ -289,7 +296,8 @@ class SliceCount:
 
 
 def _staging_ddl(con: duckdb.DuckDBPyConnection, table: str) -> str:
-    """The ``CREATE TABLE`` of published ``table`` (constraints included), aimed at :data:`STAGED`."""
+    """The ``CREATE TABLE`` of published ``table`` (constraints included), aimed at
+    :data:`STAGED`."""
     row = con.execute(
         "SELECT sql FROM duckdb_tables() WHERE database_name = current_database() "
         "AND schema_name = 'main' AND table_name = ?",
@@ -336,8 +344,8 @@ class Staging:
     def publish(self) -> None:
         """Swap every staged slice into its published table, all in one transaction.
 
-        Raises :class:`SliceViolation` (publishing nothing) when a staging table holds a row outside its
-        slice: a writer may only replace what it declared."""
+        Raises :class:`SliceViolation` (publishing nothing) when a staging table holds a row outside
+        its slice: a writer may only replace what it declared."""
         stray = {s.table: n for s in self.slices if (n := self._outside(s))}
         if stray:
             raise SliceViolation(f"rows written outside the declared slice: {stray}")
@@ -355,16 +363,17 @@ def _quoted(identifier: str) -> str:
 
 @contextlib.contextmanager
 def staging(con: duckdb.DuckDBPyConnection, slices: Sequence[Slice]) -> Iterator[Staging]:
-    """Stage ``slices`` for a write: inside the block every table of a slice resolves to its staging copy.
+    """Stage ``slices`` for a write: inside the block every table of a slice resolves to its staging
+    copy.
 
     The staging copies live in an in-memory database attached as :data:`STAGING_CATALOG` (schema
     ``staging``): staged rows never reach the warehouse file. Each has the published table's DDL and
     starts with the slice's published rows, so a writer sees the state it would see on the published
     table; unqualified names resolve to the staged tables first (``search_path``), so writers and
-    audits run unchanged on the staged rows while other tables (and ``main.<table>``) still resolve to
-    the published ones. A writer's transaction may write staged tables or published ones, not both.
-    Nothing reaches the published tables unless :meth:`Staging.publish` is called; on leaving, the
-    staging database is detached and the search path restored, also on error."""
+    audits run unchanged on the staged rows while other tables (and ``main.<table>``) still resolve
+    to the published ones. A writer's transaction may write staged tables or published ones, not
+    both. Nothing reaches the published tables unless :meth:`Staging.publish` is called; on leaving,
+    the staging database is detached and the search path restored, also on error."""
     tables = [s.table for s in slices]
     if len(set(tables)) != len(tables):
         raise ValueError(f"one slice per table: {tables}")
@@ -413,7 +422,8 @@ CREATE TABLE IF NOT EXISTS entity_country (
 );
 CREATE TABLE IF NOT EXISTS density_cells (
     h3          VARCHAR PRIMARY KEY,    -- H3 v4 cell, resolution 3
-    population  DOUBLE NOT NULL,        -- people (sum of the valid pixels whose centre lies in the cell)
+    population  DOUBLE NOT NULL,       
+        -- people (sum of the valid pixels whose centre lies in the cell)
     valid_pixels BIGINT NOT NULL,
     area_km2    DOUBLE NOT NULL,        -- h3.cell_area(cell, 'km^2')
     density     DOUBLE NOT NULL,        -- people per km2
@@ -422,7 +432,8 @@ CREATE TABLE IF NOT EXISTS density_cells (
 CREATE TABLE IF NOT EXISTS density_breaks (
     raster      VARCHAR NOT NULL,       -- path of the population raster
     raster_sha256 VARCHAR NOT NULL,
-    is_proxy    BOOLEAN NOT NULL,       -- TRUE for the GeoNames-derived proxy surface (not WorldPop)
+    is_proxy    BOOLEAN NOT NULL,      
+        -- TRUE for the GeoNames-derived proxy surface (not WorldPop)
     label       VARCHAR NOT NULL,
     p33         DOUBLE NOT NULL,
     p67         DOUBLE NOT NULL,
@@ -432,7 +443,8 @@ CREATE TABLE IF NOT EXISTS entity_density (
     entity_id    VARCHAR NOT NULL,
     kg           VARCHAR NOT NULL,
     h3           VARCHAR NOT NULL,      -- resolution-3 cell of the representative point
-    density      DOUBLE,                -- people per km2 of that cell; NULL when the cell has no valid pixels
+    density      DOUBLE,               
+        -- people per km2 of that cell; NULL when the cell has no valid pixels
     density_tier VARCHAR,               -- 'low' | 'medium' | 'high' | NULL
     reason       VARCHAR                -- why the tier is NULL
 );
@@ -466,7 +478,8 @@ CREATE TABLE IF NOT EXISTS split_small (
     question_id VARCHAR NOT NULL, kg VARCHAR NOT NULL, sfid VARCHAR NOT NULL
 );
 CREATE TABLE IF NOT EXISTS question_discards (
-    kg VARCHAR NOT NULL, sub_template_id VARCHAR NOT NULL, stratum VARCHAR, reason VARCHAR NOT NULL, n BIGINT NOT NULL
+    kg VARCHAR NOT NULL, sub_template_id VARCHAR NOT NULL, stratum VARCHAR, reason VARCHAR NOT NULL,
+        n BIGINT NOT NULL
 );
 """
 )
@@ -477,9 +490,12 @@ CREATE TABLE IF NOT EXISTS question_discards (
 # --------------------------------------------------------------------------------------------------
 EVALUATION_SCHEMA = """
 CREATE TABLE IF NOT EXISTS scores (
-    system VARCHAR NOT NULL, split VARCHAR NOT NULL, lang VARCHAR NOT NULL, question_id VARCHAR NOT NULL,
-    kg VARCHAR NOT NULL, sfid VARCHAR NOT NULL, sub_template_id VARCHAR NOT NULL, answer_format VARCHAR NOT NULL,
-    false_premise BOOLEAN NOT NULL, income_tier VARCHAR, density_tier VARCHAR, status VARCHAR NOT NULL,
+    system VARCHAR NOT NULL, split VARCHAR NOT NULL, lang VARCHAR NOT NULL, question_id VARCHAR NOT
+        NULL,
+    kg VARCHAR NOT NULL, sfid VARCHAR NOT NULL, sub_template_id VARCHAR NOT NULL, answer_format
+        VARCHAR NOT NULL,
+    false_premise BOOLEAN NOT NULL, income_tier VARCHAR, density_tier VARCHAR, status VARCHAR NOT
+        NULL,
     covered BOOLEAN NOT NULL, refused BOOLEAN NOT NULL, em DOUBLE NOT NULL, ne DOUBLE NOT NULL,
     prediction JSON, detail VARCHAR
 );
@@ -494,18 +510,23 @@ MULTILINGUAL_SCHEMA = (
     + schema.create_table_sql("questions_postedited")
     + """
 CREATE TABLE IF NOT EXISTS template_translations (
-    lang VARCHAR NOT NULL, variant_id VARCHAR NOT NULL, sub_template_id VARCHAR NOT NULL, source VARCHAR NOT NULL,
-    text VARCHAR, engine VARCHAR NOT NULL, status VARCHAR NOT NULL, problems JSON, needs_post_edit BOOLEAN NOT NULL
+    lang VARCHAR NOT NULL, variant_id VARCHAR NOT NULL, sub_template_id VARCHAR NOT NULL, source
+        VARCHAR NOT NULL,
+    text VARCHAR, engine VARCHAR NOT NULL, status VARCHAR NOT NULL, problems JSON, needs_post_edit
+        BOOLEAN NOT NULL
 );
 CREATE TABLE IF NOT EXISTS template_translations_resolved (
-    lang VARCHAR NOT NULL, variant_id VARCHAR NOT NULL, sub_template_id VARCHAR NOT NULL, source VARCHAR NOT NULL,
-    text VARCHAR NOT NULL, method VARCHAR NOT NULL, status VARCHAR NOT NULL, labels JSON, detail VARCHAR
+    lang VARCHAR NOT NULL, variant_id VARCHAR NOT NULL, sub_template_id VARCHAR NOT NULL, source
+        VARCHAR NOT NULL,
+    text VARCHAR NOT NULL, method VARCHAR NOT NULL, status VARCHAR NOT NULL, labels JSON, detail
+        VARCHAR
 );
 CREATE TABLE IF NOT EXISTS annotation_agreement (
     lang VARCHAR NOT NULL, stats JSON NOT NULL, rejected_rows BIGINT NOT NULL
 );
 CREATE TABLE IF NOT EXISTS ensemble_edit_log (
-    lang VARCHAR NOT NULL, question_id VARCHAR NOT NULL, member VARCHAR NOT NULL, status VARCHAR NOT NULL,
+    lang VARCHAR NOT NULL, question_id VARCHAR NOT NULL, member VARCHAR NOT NULL, status VARCHAR NOT
+        NULL,
     op VARCHAR, original VARCHAR, fix VARCHAR, applied BOOLEAN NOT NULL, detail VARCHAR
 );
 CREATE TABLE IF NOT EXISTS ensemble_stats (
@@ -521,8 +542,10 @@ CREATE TABLE IF NOT EXISTS ensemble_stats (
 RELEASE_SCHEMA = """
 CREATE TABLE IF NOT EXISTS release_files (
     lang VARCHAR NOT NULL, split VARCHAR NOT NULL,
-    path VARCHAR NOT NULL,                -- relative to the release folder: data/<lang>/<split>.parquet
+    path VARCHAR NOT NULL,               
+        -- relative to the release folder: data/<lang>/<split>.parquet
     rows BIGINT NOT NULL, sha256 VARCHAR NOT NULL,
-    source_fingerprint VARCHAR NOT NULL   -- export.source_fingerprint of the warehouse it was written from
+    source_fingerprint VARCHAR NOT NULL  
+        -- export.source_fingerprint of the warehouse it was written from
 );
 """

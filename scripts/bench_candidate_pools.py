@@ -1,32 +1,37 @@
-"""Benchmark: candidate generation from the KG's whole pool against the bounded pools of groups of strata.
+"""Benchmark: candidate generation from the KG's whole pool against the bounded pools of groups of
+strata.
 
-Runs the candidate step of the question generator (docs/questions.md, "Bounded candidate pools") on a copy
-of a built warehouse, each mode in a child process of its own so that its peak RSS is its own:
+Runs the candidate step of the question generator (docs/questions.md, "Bounded candidate pools") on
+a copy of a built warehouse, each mode in a child process of its own so that its peak RSS is its
+own:
 
 - ``whole``: every sub-template's candidates over the pool of the whole KG (the generator before the
   bounded pools);
-- ``bounded``: :func:`mgqa_platform.questions.generate.pooled_candidates`, what the generator does now;
+- ``bounded``: :func:`mgqa_platform.questions.generate.pooled_candidates`, what the generator does
+  now;
 - ``whole-local`` and ``bounded-local``: the same two, on the ``stratum_local`` and ``cell_local``
-  executors only: what the memory of the candidate step becomes once no executor needs the whole KG's
-  pool;
-- ``fp-whole`` and ``fp-bounded``: the replacements of the false-premise step for every true question of
-  an eligible sub-template in the warehouse's ``questions_en``, searched in the pool of the whole KG
-  (before) and per (KG, stratum) in the neighbourhood of the anchors
+  executors only: what the memory of the candidate step becomes once no executor needs the whole
+  KG's pool;
+- ``fp-whole`` and ``fp-bounded``: the replacements of the false-premise step for every true
+  question of an eligible sub-template in the warehouse's ``questions_en``, searched in the pool of
+  the whole KG (before) and per (KG, stratum) in the neighbourhood of the anchors
   (:func:`mgqa_platform.questions.false_premise.stratum_replacements`, now);
 - ``gold-whole`` and ``gold-bounded``: the gold batch of every sub-template, ``t`` bound to its true
   questions in ``questions_en``, run as ``gold_sql`` on the whole entity table (before) and as
-  :func:`mgqa_platform.questions.executor.gold_query` on the rows it can read (now); "largest pool" is
-  then the most ``entities`` rows one batch can see.
+  :func:`mgqa_platform.questions.executor.gold_query` on the rows it can read (now); "largest pool"
+  is then the most ``entities`` rows one batch can see.
 
-Each child prints wall and CPU seconds (all threads) of the step, peak RSS, the largest pool table it built (rows) and a hash of what it
-computed (tuples, replacements or gold rows); the parent checks that both paths of a pair agree and
-prints the ratios. ``--modes`` picks the pairs to run (all by default); ``--repeat N`` runs every mode
-N times in rounds and keeps the fewest seconds of each (the seconds of one run move with the load of
-a shared machine, CPU seconds less than wall seconds).
+Each child prints wall and CPU seconds (all threads) of the step, peak RSS, the largest pool table
+it built (rows) and a hash of what it computed (tuples, replacements or gold rows); the parent
+checks that both paths of a pair agree and prints the ratios. ``--modes`` picks the pairs to run
+(all by default); ``--repeat N`` runs every mode N times in rounds and keeps the fewest seconds of
+each (the seconds of one run move with the load of a shared machine, CPU seconds less than wall
+seconds).
 
-    PYTHONPATH=. .venv/bin/python scripts/bench_candidate_pools.py --warehouse .mgqa/warehouse.duckdb
-    PYTHONPATH=. .venv/bin/python scripts/bench_candidate_pools.py --modes fp-whole fp-bounded gold-whole gold-bounded
-    PYTHONPATH=. .venv/bin/python scripts/bench_candidate_pools.py --modes whole-local bounded-local --repeat 3
+    PYTHONPATH=. .venv/bin/python scripts/bench_candidate_pools.py --warehouse
+    .mgqa/warehouse.duckdb PYTHONPATH=. .venv/bin/python scripts/bench_candidate_pools.py --modes
+    fp-whole fp-bounded gold-whole gold-bounded PYTHONPATH=. .venv/bin/python
+    scripts/bench_candidate_pools.py --modes whole-local bounded-local --repeat 3
 """
 
 from __future__ import annotations
@@ -126,8 +131,8 @@ def _false_premise(con, mode: str) -> tuple[list[str], int, str]:
 
 def _gold(con, mode: str) -> tuple[list[str], int, str]:
     """Gold rows of every sub-template's batch of true questions, whole table or neighbourhood (the
-    gold queries timed); (lines, most ``entities`` rows one batch run on a neighbourhood can read (the
-    whole table in ``gold-whole``), a note: how many batches ran on a neighbourhood and, in
+    gold queries timed); (lines, most ``entities`` rows one batch run on a neighbourhood can read
+    (the whole table in ``gold-whole``), a note: how many batches ran on a neighbourhood and, in
     ``gold-bounded``, the rows of each KG's ``gold_rows`` table, built once per KG and timed)."""
     from mgqa_platform.questions.catalog import default_catalog
     from mgqa_platform.questions.execution import create_gold_rows
@@ -174,7 +179,8 @@ def _gold(con, mode: str) -> tuple[list[str], int, str]:
 
 
 def _batch(catalog, key: tuple[str, str], group: list[dict]):
-    """The relation ``t`` of the (KG, sub-template) ``key`` bound to its true questions ``group``."""
+    """The relation ``t`` of the (KG, sub-template) ``key`` bound to its true questions
+    ``group``."""
     import pyarrow as pa
 
     from mgqa_platform.questions.execution import arrow_column
@@ -234,8 +240,9 @@ def _child(mode: str, path: str) -> dict:
 
 
 def _largest_pool(con, kg: str, subs: list, whole: bool) -> int:
-    """Rows of the largest pool table the candidate step builds for ``kg``: the KG's pool when any of
-    ``subs`` needs it (or in a ``whole`` mode), else the largest neighbourhood of a group of strata."""
+    """Rows of the largest pool table the candidate step builds for ``kg``: the KG's pool when any
+    of ``subs`` needs it (or in a ``whole`` mode), else the largest neighbourhood of a group of
+    strata."""
     from mgqa_platform.questions.execution import (
         create_cell_pool,
         create_pool,
@@ -275,9 +282,9 @@ def _measures(mode: str, largest: int, lines: list[str], note: str = "") -> dict
 
 
 def _run_rounds(warehouse: str, modes: list[str], repeat: int) -> dict[str, dict]:
-    """Run every mode ``repeat`` times, in rounds (each round runs all modes once, so that a change in
-    the machine's load reaches both paths of a pair), each run in a child process on its own copy of
-    ``warehouse``. Mode -> the measures of its first run with the fewest wall and the fewest CPU
+    """Run every mode ``repeat`` times, in rounds (each round runs all modes once, so that a change
+    in the machine's load reaches both paths of a pair), each run in a child process on its own copy
+    of ``warehouse``. Mode -> the measures of its first run with the fewest wall and the fewest CPU
     seconds of its runs and the largest peak RSS; raises ``RuntimeError`` when two runs of a mode
     compute different lines."""
     results: dict[str, dict] = {}

@@ -1,36 +1,41 @@
 """Benchmark KG conversion against rdflib on generated WorldKG-style N-Triples files.
 
 For each size (default 1M and 5M triples) a deterministic WorldKG-like N-Triples file is generated
-(seeded, streamed to disk, cached in ``--workdir`` and reused), then each measurement runs in its **own
-subprocess**, so that the peak memory reported is that measurement's alone:
+(seeded, streamed to disk, cached in ``--workdir`` and reused), then each measurement runs in
+its **own subprocess**, so that the peak memory reported is that measurement's alone:
 
-* ``parse-only``     -- iterate :class:`mgqa_platform.kg.rdf_stream.RdfStreamReader` batches (one process);
-* ``parse-parallel`` -- :func:`mgqa_platform.kg.rdf_stream.parse_file` with ``workers=max(2, CPUs)`` (worker
-  processes -> Parquet parts), the parser convert uses; skipped if the library has no ``parse_file``;
-* ``convert``        -- full :func:`mgqa_platform.kg.convert.convert_kg` (``kg="worldkg"``) into a fresh
-  DuckDB warehouse file in the work directory;
+* ``parse-only``     -- iterate :class:`mgqa_platform.kg.rdf_stream.RdfStreamReader` batches (one
+  process);
+* ``parse-parallel`` -- :func:`mgqa_platform.kg.rdf_stream.parse_file` with ``workers=max(2, CPUs)``
+  (worker processes -> Parquet parts), the parser convert uses; skipped if the library has no
+  ``parse_file``;
+* ``convert``        -- full :func:`mgqa_platform.kg.convert.convert_kg` (``kg="worldkg"``) into a
+  fresh DuckDB warehouse file in the work directory;
 * ``rdflib``         -- ``rdflib.Graph().parse(path, format="nt")``, the reference.
 
-Each child reports as JSON: wall seconds of the measured call (imports and warehouse setup excluded), CPU
-seconds (its own plus its worker processes'), the peak RSS of the whole process tree (sampled every 20 ms
-with psutil, since ``RUSAGE_SELF`` does not see worker processes) and its own exact peak (``VmHWM``). The
-parent prints a table, throughput ratios against rdflib in the same run (wall and CPU), the peak-RSS growth
-from the smallest to the largest size, and ``TARGET MET`` / ``TARGET MISSED`` lines for the issue's targets:
+Each child reports as JSON: wall seconds of the measured call (imports and warehouse setup
+excluded), CPU seconds (its own plus its worker processes'), the peak RSS of the whole process tree
+(sampled every 20 ms with psutil, since ``RUSAGE_SELF`` does not see worker processes) and its own
+exact peak (``VmHWM``). The parent prints a table, throughput ratios against rdflib in the same run
+(wall and CPU), the peak-RSS growth from the smallest to the largest size, and ``TARGET MET`` /
+``TARGET MISSED`` lines for the issue's targets:
 
 1. convert throughput >= 10x rdflib's throughput (at every size measured);
-2. peak RSS of convert at the largest size <= 1.5x that at the smallest (memory does not grow with size).
+2. peak RSS of convert at the largest size <= 1.5x that at the smallest (memory does not grow with
+   size).
 
 The exit code is always 0 (it is a report). See ``docs/benchmarks.md``.
 
 Usage::
 
-    PYTHONPATH=. python scripts/bench_conversion.py                 # 1M and 5M triples (~7 min on 2 cores)
-    PYTHONPATH=. python scripts/bench_conversion.py --quick         # 100k and 500k (smoke run, ~1 min)
-    PYTHONPATH=. python scripts/bench_conversion.py --sizes 2000000 --skip-rdflib
-    PYTHONPATH=. python scripts/bench_conversion.py --modes convert --trace      # time + peak RSS per SQL statement
-    PYTHONPATH=. python scripts/bench_conversion.py --modes convert --profile    # cProfile of convert (main process)
-    PYTHONPATH=. python scripts/bench_conversion.py --modes convert --duckdb-memory-limit 1GB
-    PYTHONPATH=. python scripts/bench_conversion.py --modes convert --parse-workers 2  # MGQA_PARSE_WORKERS=2
+    PYTHONPATH=. python scripts/bench_conversion.py                 # 1M and 5M triples (~7 min on 2
+    cores) PYTHONPATH=. python scripts/bench_conversion.py --quick         # 100k and 500k (smoke
+    run, ~1 min) PYTHONPATH=. python scripts/bench_conversion.py --sizes 2000000 --skip-rdflib
+    PYTHONPATH=. python scripts/bench_conversion.py --modes convert --trace      # time + peak RSS
+    per SQL statement PYTHONPATH=. python scripts/bench_conversion.py --modes convert --profile    #
+    cProfile of convert (main process) PYTHONPATH=. python scripts/bench_conversion.py --modes
+    convert --duckdb-memory-limit 1GB PYTHONPATH=. python scripts/bench_conversion.py --modes
+    convert --parse-workers 2  # MGQA_PARSE_WORKERS=2
 """
 
 from __future__ import annotations
@@ -172,8 +177,8 @@ def _lit(s: str) -> str:
 
 
 def _entity_lines(rng: random.Random, node_id: int, features: list, props: dict) -> list[str]:
-    """N-Triples lines of one WorldKG entity as ``worldkg_build.py`` writes it (types first, then the
-    properties sorted by predicate; 5 to 12 triples, 7.1 on average)."""
+    """N-Triples lines of one WorldKG entity as ``worldkg_build.py`` writes it (types first, then
+    the properties sorted by predicate; 5 to 12 triples, 7.1 on average)."""
     cls, label = features[rng.randrange(len(features))]
     if rng.random() < 0.05:  # a small pool of very common names -> ambiguous display names
         name = f"{rng.choice(_COMMON)} {label}"
@@ -208,7 +213,8 @@ def _entity_lines(rng: random.Random, node_id: int, features: list, props: dict)
 
 
 def generate(path: Path, triples: int, seed: int) -> dict:
-    """Write exactly ``triples`` N-Triples lines to ``path`` (streamed; only the last entity may be cut)."""
+    """Write exactly ``triples`` N-Triples lines to ``path`` (streamed; only the last entity may be
+    cut)."""
     features = _features()
     props = {k: _property(k) for k in ("name:en", "name:de", "addr:housenumber", "opening_hours")}
     rng = random.Random(seed)
@@ -253,7 +259,8 @@ def dataset(workdir: Path, triples: int, seed: int) -> tuple[Path, dict]:
             and meta.get("version") == GENERATOR_VERSION
         ):
             print(
-                f"[gen] reusing {path} ({meta['bytes'] / 2**20:.0f} MiB, {meta['entities']:,} entities)",
+                f"[gen] reusing {path} ({meta['bytes'] / 2**20:.0f} MiB, "
+                f"{meta['entities']:,} entities)",
                 flush=True,
             )
             return path, meta
@@ -262,7 +269,8 @@ def dataset(workdir: Path, triples: int, seed: int) -> tuple[Path, dict]:
     meta["generate_s"] = round(time.perf_counter() - t0, 1)
     meta_path.write_text(json.dumps(meta))
     print(
-        f"[gen] wrote {path} ({meta['bytes'] / 2**20:.0f} MiB, {meta['entities']:,} entities) in {meta['generate_s']}s",
+        f"[gen] wrote {path} ({meta['bytes'] / 2**20:.0f} MiB, "
+        f"{meta['entities']:,} entities) in {meta['generate_s']}s",
         flush=True,
     )
     return path, meta
@@ -271,7 +279,8 @@ def dataset(workdir: Path, triples: int, seed: int) -> tuple[Path, dict]:
 # --------------------------------------------------------------------------------------------------
 # Child measurements (one per process)
 # --------------------------------------------------------------------------------------------------
-#: convert.py functions timed as phases when they exist (the library may rename them; missing ones are skipped)
+#: convert.py functions timed as phases when they exist (the library may rename them; missing ones
+#: are skipped)
 PHASE_FUNCS = ("_stage", "_facts", "_grouped", "_build_batch", "_finish")
 
 
@@ -281,8 +290,9 @@ def _rss_mib() -> float:
 
 
 def _hwm_mib() -> float:
-    """Peak RSS of this process (``VmHWM``). Not ``ru_maxrss``: Linux carries the parent's high-water mark
-    across fork/vfork + exec, so a child's ``ru_maxrss`` is at least the parent's RSS at spawn time."""
+    """Peak RSS of this process (``VmHWM``). Not ``ru_maxrss``: Linux carries the parent's
+    high-water mark across fork/vfork + exec, so a child's ``ru_maxrss`` is at least the parent's
+    RSS at spawn time."""
     with open("/proc/self/status") as f:
         for line in f:
             if line.startswith("VmHWM:"):
@@ -291,8 +301,9 @@ def _hwm_mib() -> float:
 
 
 class _RssSampler:
-    """Background thread sampling the RSS of this process **and all its descendants** (conversion may use
-    worker processes, which ``RUSAGE_SELF`` does not see). Keeps the overall peak and the peak per label."""
+    """Background thread sampling the RSS of this process **and all its descendants** (conversion
+    may use worker processes, which ``RUSAGE_SELF`` does not see). Keeps the overall peak and the
+    peak per label."""
 
     def __init__(self, interval: float = 0.02) -> None:
         import threading
@@ -386,7 +397,8 @@ def _child_parse_parallel(path: Path, out: dict, workdir: Path, sampler: _RssSam
 
 
 class _TracedConnection:
-    """Delegates to a DuckDB connection; times every statement (execute + fetch) and its peak tree RSS."""
+    """Delegates to a DuckDB connection; times every statement (execute + fetch) and its peak tree
+    RSS."""
 
     def __init__(self, con, sampler: _RssSampler, stats: dict) -> None:
         self._con, self._sampler, self._stats = con, sampler, stats
@@ -465,7 +477,8 @@ def _child_convert(
     _record_convert(out, res, phases, sampler, trace_stats if trace else None)
     try:
         out["duckdb_memory_end"] = raw_con.execute(
-            "SELECT tag, round(memory_usage_bytes / 2**20) AS mib, round(temporary_storage_bytes / 2**20) AS tmp_mib "
+            "SELECT tag, round(memory_usage_bytes / 2**20) AS mib, "
+            "round(temporary_storage_bytes / 2**20) AS tmp_mib "
             "FROM duckdb_memory() WHERE memory_usage_bytes > 0 OR temporary_storage_bytes > 0"
         ).fetchall()
     except Exception as e:
@@ -624,7 +637,8 @@ def child_main(
     )
     out["self_hwm_mib"] = _hwm_mib()
     out["tree_peak_sampled_mib"] = round(sampler.peak)
-    # headline: the larger of the exact peak of this process and the sampled peak of the whole process tree
+    # headline: the larger of the exact peak of this process and the sampled peak of the whole
+    # process tree
     out["peak_rss_mib"] = max(out["self_hwm_mib"], sampler.peak)
     print("BENCH_RESULT " + json.dumps(out), flush=True)
 
@@ -683,7 +697,8 @@ def run_child(
 
 
 def _library_version() -> str:
-    """Git commit of the repository, and whether mgqa_platform/ has uncommitted changes (results depend on it)."""
+    """Git commit of the repository, and whether mgqa_platform/ has uncommitted changes (results
+    depend on it)."""
 
     def git(*args: str) -> str:
         cmd = ["git", "-C", str(REPO_ROOT), *args]
@@ -702,14 +717,17 @@ def fmt_row(size: int, r: dict) -> str:
         return f"{size:>10,}  {r['mode']:<14}  ERROR {r['error']}"
     tps = r["triples"] / r["seconds"] if r["seconds"] else float("nan")
     return (
-        f"{size:>10,}  {r['mode']:<14}  {r['seconds']:>8.2f}  {tps:>10,.0f}  {r['cpu_s']:>7.1f}  {r['peak_rss_mib']:>9,.0f}"
+        f"{size:>10,}  {r['mode']:<14}  {r['seconds']:>8.2f}  {tps:>10,.0f}  "
+        f"{r['cpu_s']:>7.1f}  {r['peak_rss_mib']:>9,.0f}"
         f"  {r['self_hwm_mib']:>9,.0f}  {r['loadavg_before']:>5.1f}/{r['loadavg_after']:<5.1f}"
     )
 
 
 HEADER = (
-    f"{'triples':>10}  {'mode':<14}  {'seconds':>8}  {'triples/s':>10}  {'CPU s':>7}  {'peak RSS':>9}  {'self HWM':>9}  {'load 1m':>11}\n"
-    f"{'':>10}  {'':<14}  {'':>8}  {'':>10}  {'':>7}  {'MiB tree':>9}  {'MiB':>9}  {'before/after':>11}"
+    f"{'triples':>10}  {'mode':<14}  {'seconds':>8}  {'triples/s':>10}  {'CPU s':>7}  "
+    f"{'peak RSS':>9}  {'self HWM':>9}  {'load 1m':>11}\n"
+    f"{'':>10}  {'':<14}  {'':>8}  {'':>10}  {'':>7}  {'MiB tree':>9}  {'MiB':>9}  "
+    f"{'before/after':>11}"
 )
 
 
@@ -736,7 +754,8 @@ def main(argv: list[str] | None = None) -> int:
         if not hasattr(rdf_stream, "parse_file"):
             modes.remove("parse-parallel")
     print(
-        f"# KG conversion benchmark: sizes {sizes}, modes {modes}, workdir {args.workdir}, {os.cpu_count()} CPUs",
+        f"# KG conversion benchmark: sizes {sizes}, modes {modes}, workdir {args.workdir}, "
+        f"{os.cpu_count()} CPUs",
         flush=True,
     )
     print(f"# library: {_library_version()}; python {sys.version.split()[0]}", flush=True)
@@ -777,7 +796,8 @@ def _parser() -> argparse.ArgumentParser:
         nargs="+",
         choices=MODES,
         default=list(MODES),
-        help="measurements to run (default: all; parse-parallel is skipped if rdf_stream.parse_file does not exist)",
+        help="measurements to run (default: all; parse-parallel is skipped if "
+        "rdf_stream.parse_file does not exist)",
     )
     ap.add_argument("--seed", type=int, default=42, help="generator seed (default 42)")
     ap.add_argument(
@@ -799,7 +819,8 @@ def _parser() -> argparse.ArgumentParser:
         "--parse-workers",
         type=int,
         default=None,
-        help="set MGQA_PARSE_WORKERS for convert (parser worker processes); default: the library's default",
+        help="set MGQA_PARSE_WORKERS for convert (parser worker processes); default: the "
+        "library's default",
     )
     ap.add_argument(
         "--timeout", type=float, default=None, help="per-measurement timeout in seconds"
@@ -852,8 +873,10 @@ def _print_convert_detail(r: dict, profile: bool) -> None:
         flush=True,
     )
     print(
-        f"      entities {r['entities']:,}, labels {r['labels']:,}, entity_triples {r['entity_triples']:,}, "
-        f"quarantined {r['quarantined']}, ambiguous names {r['ambiguous_names']:,}, warehouse {r['db_mib']} MiB; "
+        f"      entities {r['entities']:,}, labels {r['labels']:,}, "
+        f"entity_triples {r['entity_triples']:,}, "
+        f"quarantined {r['quarantined']}, ambiguous names {r['ambiguous_names']:,}, "
+        f"warehouse {r['db_mib']} MiB; "
         f"duckdb memory_limit {r.get('duckdb_memory_limit')}, threads {r.get('duckdb_threads')}, "
         f"MGQA_PARSE_WORKERS={r.get('MGQA_PARSE_WORKERS') or '(unset)'}",
         flush=True,
@@ -892,7 +915,8 @@ def _print_results(results: dict, sizes: list[int], modes: list[str]) -> None:
         os.cpu_count() or 1
     ):  # our own children account for up to ~cpu_count
         print(
-            f"WARNING: the machine was busy (1-min load average up to {max(loads):.1f} on {os.cpu_count()} CPUs): "
+            f"WARNING: the machine was busy (1-min load average up to {max(loads):.1f} on "
+            f"{os.cpu_count()} CPUs): "
             "timings are pessimistic and noisy; re-run on an idle machine for reference numbers."
         )
 
@@ -991,7 +1015,8 @@ def _print_targets(
     g = growth.get("convert")
     if "convert" not in modes or len(sizes) < 2:
         print(
-            "TARGET SKIPPED: convert peak RSS at largest size <= 1.5x smallest (needs convert at two sizes)"
+            "TARGET SKIPPED: convert peak RSS at largest size <= 1.5x smallest "
+            "(needs convert at two sizes)"
         )
     elif g is not None and g <= 1.5:
         print(f"TARGET MET: convert peak RSS {hi:,} vs {lo:,} = {g:.2f}x <= 1.5x")

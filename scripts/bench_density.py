@@ -1,33 +1,37 @@
-"""Benchmark the population -> H3 aggregation (:func:`mgqa_platform.strata.density.aggregate_to_h3`).
+"""Benchmark the population -> H3 aggregation
+(:func:`mgqa_platform.strata.density.aggregate_to_h3`).
 
-A synthetic population raster with the geometry of the global WorldPop 1 km grid (EPSG:4326, 30 arc-second
-pixels, 43,200 columns from lon -180 to 180) is generated in ``--workdir``, but only ``--rows`` of its 18,720
-rows (default 2,340 = 1/8), centred on the equator unless ``--top-lat`` says otherwise. The equator is the
-costliest latitude per row: a full-width band there crosses the most H3 cells. About 60 % of the pixels are
-nodata (an "ocean" made of smooth sinusoids, not a real coastline); land pixels hold seeded log-normal counts, 5 %
-of them 0. Tiled 256x256, deflate, float32, nodata -3.4028234663852886e+38 (WorldPop's). Generated files are
-cached by name (generator version, rows, top latitude, seed).
+A synthetic population raster with the geometry of the global WorldPop 1 km grid (EPSG:4326, 30
+arc-second pixels, 43,200 columns from lon -180 to 180) is generated in ``--workdir``, but only
+``--rows`` of its 18,720 rows (default 2,340 = 1/8), centred on the equator unless ``--top-lat``
+says otherwise. The equator is the costliest latitude per row: a full-width band there crosses the
+most H3 cells. About 60 % of the pixels are nodata (an "ocean" made of smooth sinusoids, not a real
+coastline); land pixels hold seeded log-normal counts, 5 % of them 0. Tiled 256x256, deflate,
+float32, nodata -3.4028234663852886e+38 (WorldPop's). Generated files are cached by name (generator
+version, rows, top latitude, seed).
 
-Every measurement runs in its **own subprocess**, so the peak RSS (``VmHWM``, imports included) is that
-measurement's alone:
+Every measurement runs in its **own subprocess**, so the peak RSS (``VmHWM``, imports included) is
+that measurement's alone:
 
 * ``imports``   -- import the libraries and the module only (the RSS floor);
-* ``baseline``  -- the I/O floor: the same windowed ``rasterio`` reads as the aggregation, the same validity
-  test (finite, >= 0, not nodata) and a ``numpy`` sum; no H3 work;
+* ``baseline``  -- the I/O floor: the same windowed ``rasterio`` reads as the aggregation, the same
+  validity test (finite, >= 0, not nodata) and a ``numpy`` sum; no H3 work;
 * ``aggregate`` -- ``aggregate_to_h3(raster, res=3, window_rows=W)``.
 
-Each measurement runs ``--repeat`` times (default 3): the median time and the largest peak RSS are reported.
-Runs: baseline and aggregate on the main raster with ``--window-rows`` (default 256), aggregate with
-``--alt-window-rows`` (default 64), and aggregate on a raster a quarter as tall (same top latitude), to show that
-peak memory follows the window, not the raster's height. The script prints a table, aggregation/baseline time
-ratios measured in the same run, the time extrapolated linearly to the full 18,720 rows, and a consistency check
-(aggregated population == baseline sum). Exit code 0 (it is a report). See ``docs/benchmark_density.md``.
+Each measurement runs ``--repeat`` times (default 3): the median time and the largest peak RSS are
+reported. Runs: baseline and aggregate on the main raster with ``--window-rows`` (default 256),
+aggregate with ``--alt-window-rows`` (default 64), and aggregate on a raster a quarter as tall (same
+top latitude), to show that peak memory follows the window, not the raster's height. The script
+prints a table, aggregation/baseline time ratios measured in the same run, the time extrapolated
+linearly to the full 18,720 rows, and a consistency check (aggregated population == baseline sum).
+Exit code 0 (it is a report). See ``docs/benchmark_density.md``.
 
 Usage::
 
     PYTHONPATH=. python scripts/bench_density.py                  # 2,340 rows (1/8 of the globe)
     PYTHONPATH=. python scripts/bench_density.py --rows 585       # quick
-    PYTHONPATH=. python scripts/bench_density.py --rows 18720     # the full grid (~1.6 GB of GeoTIFF)
+    PYTHONPATH=. python scripts/bench_density.py --rows 18720     # the full grid (~1.6 GB of
+    GeoTIFF)
 """
 
 from __future__ import annotations
@@ -54,7 +58,8 @@ BLOCK = 256
 # Synthetic raster
 # --------------------------------------------------------------------------------------------------
 def _land(lon, lat):
-    """Smooth pseudo-continents: True on ~40 % of the pixels (41 % at the equator, 41 % over 84N..72S)."""
+    """Smooth pseudo-continents: True on ~40 % of the pixels (41 % at the equator, 41 % over
+    84N..72S)."""
     import numpy as np
 
     f = (
@@ -156,8 +161,9 @@ def _child(mode: str, raster: str, window_rows: int) -> dict:
 
 
 def _peak_rss_mib() -> float:
-    """Peak RSS of this process in MiB: ``VmHWM`` from /proc (Linux), else ``ru_maxrss``. ``ru_maxrss`` alone
-    would be wrong in a child: Linux carries the parent's value across fork and exec."""
+    """Peak RSS of this process in MiB: ``VmHWM`` from /proc (Linux), else ``ru_maxrss``.
+    ``ru_maxrss`` alone would be wrong in a child: Linux carries the parent's value across fork and
+    exec."""
     try:
         with open("/proc/self/status", encoding="ascii") as f:
             for line in f:
@@ -249,7 +255,8 @@ def _rasters(args: argparse.Namespace, rows: int, small_rows: int, top: float) -
         args.seed,
     )
     print(
-        f"  ready in {time.perf_counter() - t:.1f} s: {big.name} ({big.stat().st_size / 2**20:.0f} MiB), "
+        f"  ready in {time.perf_counter() - t:.1f} s: {big.name} "
+        f"({big.stat().st_size / 2**20:.0f} MiB), "
         f"{small.name} ({small.stat().st_size / 2**20:.0f} MiB)"
     )
 
@@ -289,7 +296,8 @@ def _print_table(results: list[dict], rows: int, small_rows: int) -> None:
     imports, base_big, agg_big, agg_alt, base_small, agg_small = results
     print()
     print(
-        f"{'measurement':<34} {'rows':>6} {'window':>6} {'seconds':>8} {'Mpx/s':>7} {'peak RSS MiB':>12} {'x baseline':>10}"
+        f"{'measurement':<34} {'rows':>6} {'window':>6} {'seconds':>8} {'Mpx/s':>7} "
+        f"{'peak RSS MiB':>12} {'x baseline':>10}"
     )
     for label, r, nrows, base in (
         ("imports only", imports, rows, None),
@@ -302,7 +310,8 @@ def _print_table(results: list[dict], rows: int, small_rows: int) -> None:
         mpx = r.get("pixels", 0) / r["seconds"] / 1e6 if r.get("pixels") else float("nan")
         ratio = f"{r['seconds'] / base['seconds']:10.2f}" if base else f"{'':>10}"
         print(
-            f"{label:<34} {nrows:>6} {r['window_rows']:>6} {r['seconds']:8.2f} {mpx:7.1f} {r['maxrss_mib']:12.0f} {ratio}"
+            f"{label:<34} {nrows:>6} {r['window_rows']:>6} {r['seconds']:8.2f} {mpx:7.1f} "
+            f"{r['maxrss_mib']:12.0f} {ratio}"
         )
 
 
@@ -315,9 +324,11 @@ def _print_summary(
     print()
     scale = GLOBAL_ROWS / rows
     print(
-        f"pixels: {agg_big['pixels']:,} ({agg_big['valid_pixels']:,} valid, {agg_big['valid_pixels'] / agg_big['pixels']:.1%}); "
+        f"pixels: {agg_big['pixels']:,} ({agg_big['valid_pixels']:,} valid, "
+        f"{agg_big['valid_pixels'] / agg_big['pixels']:.1%}); "
         f"cells: {agg_big['cells']:,}; edge re-checks: {agg_big['edge_pixels']:,} "
-        f"({agg_big['edge_pixels'] / max(agg_big['valid_pixels'], 1):.3%} of valid), relabelled: {agg_big['relabelled_pixels']:,}, "
+        f"({agg_big['edge_pixels'] / max(agg_big['valid_pixels'], 1):.3%} of valid), "
+        f"relabelled: {agg_big['relabelled_pixels']:,}, "
         f"fallback: {agg_big['fallback_pixels']:,}"
     )
     if rows == GLOBAL_ROWS:
@@ -327,25 +338,32 @@ def _print_summary(
         )
     else:
         print(
-            f"full grid ({GLOBAL_ROWS:,} rows) extrapolated linearly from {rows:,} rows at lat {top:g}..{top - rows * PIXEL_DEG:g}: "
-            f"aggregate {agg_big['seconds'] * scale:.0f} s ({agg_big['seconds'] * scale / 60:.1f} min), "
+            f"full grid ({GLOBAL_ROWS:,} rows) extrapolated linearly from {rows:,} rows at "
+            f"lat {top:g}..{top - rows * PIXEL_DEG:g}: "
+            f"aggregate {agg_big['seconds'] * scale:.0f} s "
+            f"({agg_big['seconds'] * scale / 60:.1f} min), "
             f"baseline {base_big['seconds'] * scale:.0f} s"
         )
     rel = abs(agg_big["population"] - base_big["population"]) / max(base_big["population"], 1.0)
     same_px = agg_big["valid_pixels"] == base_big["valid_pixels"]
     print(
-        f"consistency: population aggregated {agg_big['population']:.6e} vs baseline {base_big['population']:.6e} "
+        f"consistency: population aggregated {agg_big['population']:.6e} vs baseline "
+        f"{base_big['population']:.6e} "
         f"(relative difference {rel:.1e}); valid pixels equal: {same_px}"
     )
     if small_rows < 2 * args.window_rows:
         print(
-            f"note: the 1/4-height raster ({small_rows} rows) is under two windows tall, so its peak RSS is that of a "
+            f"note: the 1/4-height raster ({small_rows} rows) is under two windows tall, "
+            "so its peak RSS is that of a "
             f"smaller band, not a like-for-like comparison; use --rows >= {8 * args.window_rows}"
         )
     print(
-        f"memory: peak RSS {agg_big['maxrss_mib']:.0f} MiB at {rows} rows vs {agg_small['maxrss_mib']:.0f} MiB at {small_rows} rows "
-        f"(x{agg_big['maxrss_mib'] / agg_small['maxrss_mib']:.2f} for x{rows / small_rows:.0f} the rows); "
-        f"window {args.window_rows}: {agg_big['maxrss_mib']:.0f} MiB vs window {args.alt_window_rows}: {agg_alt['maxrss_mib']:.0f} MiB; "
+        f"memory: peak RSS {agg_big['maxrss_mib']:.0f} MiB at {rows} rows vs "
+        f"{agg_small['maxrss_mib']:.0f} MiB at {small_rows} rows "
+        f"(x{agg_big['maxrss_mib'] / agg_small['maxrss_mib']:.2f} for "
+        f"x{rows / small_rows:.0f} the rows); "
+        f"window {args.window_rows}: {agg_big['maxrss_mib']:.0f} MiB vs window "
+        f"{args.alt_window_rows}: {agg_alt['maxrss_mib']:.0f} MiB; "
         f"imports alone {imports['maxrss_mib']:.0f} MiB"
     )
 

@@ -1,20 +1,22 @@
-"""Benchmark the N-Triples parse alone: pyoxigraph (``parse_file``) against DuckDB (``parse_ntriples_duckdb``).
+"""Benchmark the N-Triples parse alone: pyoxigraph (``parse_file``) against DuckDB
+(``parse_ntriples_duckdb``).
 
-For each file (the cached WorldKG-style files of ``scripts/bench_conversion.py``, generated on first use, and
-any ``--files``) every mode runs in its own subprocess and reports wall and CPU seconds (its own and its
-worker processes'), then a content hash of the triples in file order and the bad statements:
+For each file (the cached WorldKG-style files of ``scripts/bench_conversion.py``, generated on first
+use, and any ``--files``) every mode runs in its own subprocess and reports wall and CPU seconds
+(its own and its worker processes'), then a content hash of the triples in file order and the bad
+statements:
 
-* ``pyoxigraph-2`` -- :func:`mgqa_platform.kg.rdf_stream.parse_file` with two worker processes, the parse
-  the conversion uses now (the baseline of the ratios);
-* ``duckdb-1``, ``duckdb-2`` -- :func:`mgqa_platform.kg.rdf_stream.parse_ntriples_duckdb` with 1 and 2
-  DuckDB threads (the check that DuckDB can read the file line for line, the regular-expression pass,
-  the pyoxigraph pass over the lines it leaves, all timed);
+* ``pyoxigraph-2`` -- :func:`mgqa_platform.kg.rdf_stream.parse_file` with two worker processes, the
+  parse the conversion uses now (the baseline of the ratios);
+* ``duckdb-1``, ``duckdb-2`` -- :func:`mgqa_platform.kg.rdf_stream.parse_ntriples_duckdb` with 1 and
+  2 DuckDB threads (the check that DuckDB can read the file line for line, the regular-expression
+  pass, the pyoxigraph pass over the lines it leaves, all timed);
 * ``rdflib`` -- ``rdflib.Graph().parse(path, format="nt")``, the issue's reference (skipped above
   ``--rdflib-max`` triples).
 
-The parent prints a table with ratios against ``pyoxigraph-2`` and rdflib in the same run, and ``SAME`` or
-``DIFFERENT`` for each DuckDB mode (its hash and bad statements against pyoxigraph's). Exit code 1 when any
-result differs. See ``docs/benchmarks.md``.
+The parent prints a table with ratios against ``pyoxigraph-2`` and rdflib in the same run, and
+``SAME`` or ``DIFFERENT`` for each DuckDB mode (its hash and bad statements against pyoxigraph's).
+Exit code 1 when any result differs. See ``docs/benchmarks.md``.
 
 Usage::
 
@@ -48,7 +50,8 @@ def _cpu() -> float:
 
 
 def _ordered_hash(con, sql: str) -> str:
-    """A hash of the rows of ``sql`` (``s, p, o`` in order) that changes with any row or its position."""
+    """A hash of the rows of ``sql`` (``s, p, o`` in order) that changes with any row or its
+    position."""
     row = con.execute(
         f"SELECT count(*), sum(hash(n, s, p, o)::HUGEINT) FROM "
         f"(SELECT row_number() OVER () AS n, s, p, o FROM ({sql}))"
@@ -144,7 +147,8 @@ def report(name: str, results: dict[str, dict]) -> bool:
     ref = results.get("rdflib")
     print(f"\n### {name}\n")
     print(
-        "| mode | seconds | CPU s | triples/s | vs pyoxigraph-2 (wall / CPU) | vs rdflib (wall) | same |"
+        "| mode | seconds | CPU s | triples/s | vs pyoxigraph-2 (wall / CPU) | vs rdflib "
+        "(wall) | same |"
     )
     print("|---|---:|---:|---:|---|---:|---|")
     same_all = True
@@ -159,7 +163,8 @@ def report(name: str, results: dict[str, dict]) -> bool:
             same_all &= ok
             same += f" ({r.get('to_pyoxigraph', 0):,} lines to pyoxigraph)"
         print(
-            f"| {mode} | {r['seconds']:.2f} | {r['cpu_s']:.2f} | {tps:,.0f} | {vs} | {vr} | {same} |"
+            f"| {mode} | {r['seconds']:.2f} | {r['cpu_s']:.2f} | {tps:,.0f} | {vs} | {vr} "
+            f"| {same} |"
         )
     print(
         f"\n(bad statements: {len(base.get('bad', []))}; load 1m before/after: "

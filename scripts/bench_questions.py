@@ -1,18 +1,20 @@
-"""Benchmark question generation: questions per second on the sample and on a synthetic table 10x larger.
+"""Benchmark question generation: questions per second on the sample and on a synthetic table 10x
+larger.
 
-Input: a built warehouse (``mgqa build``; default ``$MGQA_HOME/warehouse.duckdb``, else ``.mgqa``). The script
-copies it to ``--workdir`` twice:
+Input: a built warehouse (``mgqa build``; default ``$MGQA_HOME/warehouse.duckdb``, else ``.mgqa``).
+The script copies it to ``--workdir`` twice:
 
 * ``sample``   -- the warehouse as built (the baseline, measured in the same run);
-* ``x<N>``     -- every entity replicated N times (default 10): copy k of an entity gets the id suffix ``~k``, its
-  geometry shifted by ``k * 0.0005`` degrees east and north (about 50 m per step, so strata and neighbourhoods
-  hold), the representative point and H3 cells recomputed from the shifted point, and its strata row, labels and
-  source triples copied. The set of templates, the seed and the cap (30 per cell) are unchanged, so the number of
-  questions stays roughly the same while every candidate pool and spatial join grows N-fold.
+* ``x<N>``     -- every entity replicated N times (default 10): copy k of an entity gets the id
+  suffix ``~k``, its geometry shifted by ``k * 0.0005`` degrees east and north (about 50 m per step,
+  so strata and neighbourhoods hold), the representative point and H3 cells recomputed from the
+  shifted point, and its strata row, labels and source triples copied. The set of templates, the
+  seed and the cap (30 per cell) are unchanged, so the number of questions stays roughly the same
+  while every candidate pool and spatial join grows N-fold.
 
-Each measurement runs :func:`mgqa_platform.questions.generate.generate` over the three KGs ``--repeat`` times
-(default 2) in this process and reports the best time, questions/s, and the ratio of time against the baseline.
-Usage::
+Each measurement runs :func:`mgqa_platform.questions.generate.generate` over the three KGs
+``--repeat`` times (default 2) in this process and reports the best time, questions/s, and the ratio
+of time against the baseline. Usage::
 
     PYTHONPATH=. python scripts/bench_questions.py            # sample and 10x
     PYTHONPATH=. python scripts/bench_questions.py --factor 3 # quicker
@@ -57,16 +59,28 @@ def replicate(path: Path, factor: int) -> None:
         con.execute("CREATE TEMP TABLE cells (entity_id VARCHAR, h3 VARCHAR[])")
         _insert_cells(con, cells)
         con.execute(
-            "INSERT INTO entities SELECT x.* REPLACE (c.h3 AS h3) FROM extra x JOIN cells c USING (entity_id)"
+            "INSERT INTO entities "
+            "SELECT x.* REPLACE (c.h3 AS h3) "
+            "FROM extra x "
+            "JOIN cells c USING (entity_id)"
         )
         con.execute(
-            "INSERT INTO entity_strata SELECT s.* REPLACE (s.entity_id || '~' || k.k AS entity_id) FROM entity_strata s CROSS JOIN k"
+            "INSERT INTO entity_strata "
+            "SELECT s.* REPLACE (s.entity_id || '~' || k.k AS entity_id) "
+            "FROM entity_strata s "
+            "CROSS JOIN k"
         )
         con.execute(
-            "INSERT INTO entity_labels SELECT l.* REPLACE (l.entity_id || '~' || k.k AS entity_id) FROM entity_labels l CROSS JOIN k"
+            "INSERT INTO entity_labels "
+            "SELECT l.* REPLACE (l.entity_id || '~' || k.k AS entity_id) "
+            "FROM entity_labels l "
+            "CROSS JOIN k"
         )
         con.execute(
-            "INSERT INTO entity_triples SELECT t.* REPLACE (t.entity_id || '~' || k.k AS entity_id) FROM entity_triples t CROSS JOIN k"
+            "INSERT INTO entity_triples "
+            "SELECT t.* REPLACE (t.entity_id || '~' || k.k AS entity_id) "
+            "FROM entity_triples t "
+            "CROSS JOIN k"
         )
         con.execute("CHECKPOINT")
     finally:

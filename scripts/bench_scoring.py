@@ -2,11 +2,13 @@
 
     PYTHONPATH=. .venv/bin/python scripts/bench_scoring.py [--n 46060] [--warehouse PATH]
 
-The built sample's questions (``mgqa build`` first) are cycled to ``--n`` records with distinct ids, and a
-seeded mix of predictions is written as a run file: exact golds, numbers off by 0-20 %, entity names given by an
-alias, wrong cells, refusals and malformed answers. Measured in the same process, best of 3:
+The built sample's questions (``mgqa build`` first) are cycled to ``--n`` records with distinct ids,
+and a seeded mix of predictions is written as a run file: exact golds, numbers off by 0-20 %, entity
+names given by an alias, wrong cells, refusals and malformed answers. Measured in the same process,
+best of 3:
 
-* baseline: read the JSONL and compare each answer with its gold by dict equality (the I/O and JSON floor);
+* baseline: read the JSONL and compare each answer with its gold by dict equality (the I/O and JSON
+  floor);
 * scoring: read the JSONL and score every prediction (Table 12, alias resolution, statuses);
 * aggregation: metrics overall and per breakdown (the report's tables, no PNGs).
 
@@ -110,16 +112,20 @@ def main(argv=None) -> int:
         )
     m = evaluate.summary(rows)
     print(
-        f"{a.n} predictions over {len(base)} distinct sample questions; EM {m['em']:.1f}, NE {m['ne']:.1f}, coverage {m['coverage']:.1f}"
+        f"{a.n} predictions over {len(base)} distinct sample questions; EM {m['em']:.1f}, "
+        f"NE {m['ne']:.1f}, coverage {m['coverage']:.1f}"
     )
     print(
-        f"baseline (read + dict equality): {t_base:6.2f} s  {a.n / t_base:9.0f} predictions/s  1.00x"
+        f"baseline (read + dict equality): {t_base:6.2f} s  {a.n / t_base:9.0f} "
+        "predictions/s  1.00x"
     )
     print(
-        f"scoring (read + Table 12):       {t_score:6.2f} s  {a.n / t_score:9.0f} predictions/s  {t_score / t_base:.2f}x baseline"
+        f"scoring (read + Table 12):       {t_score:6.2f} s  {a.n / t_score:9.0f} "
+        f"predictions/s  {t_score / t_base:.2f}x baseline"
     )
     print(
-        f"aggregation (all breakdowns):    {t_agg:6.2f} s  {a.n / t_agg:9.0f} rows/s         {t_agg / t_base:.2f}x baseline"
+        f"aggregation (all breakdowns):    {t_agg:6.2f} s  {a.n / t_agg:9.0f} rows/s       "
+        f"  {t_agg / t_base:.2f}x baseline"
     )
     print(f"peak RSS {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB")
     return 0

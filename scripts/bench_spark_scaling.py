@@ -23,8 +23,8 @@ docs/spark.md.
 
 Usage::
 
-    PYTHONPATH=. python scripts/bench_spark_scaling.py                 # 1x, 10x, 50x on 1 and 2 cores
-    PYTHONPATH=. python scripts/bench_spark_scaling.py --quick         # 1x and 2x (smoke run)
+    PYTHONPATH=. python scripts/bench_spark_scaling.py                 # 1x, 10x, 50x on 1 and 2
+    cores PYTHONPATH=. python scripts/bench_spark_scaling.py --quick         # 1x and 2x (smoke run)
     PYTHONPATH=. python scripts/bench_spark_scaling.py --scales 1 10 --cores 2
     PYTHONPATH=. python scripts/bench_spark_scaling.py --master spark://host:7077 --scales 50
 """
@@ -123,7 +123,8 @@ def strata_warehouse(work: Path):
     cells, _, _ = density.with_tiers(density.aggregate_to_h3(raster, res=3))
     with warehouse.registered(con, _cells=cells):
         con.execute(
-            "INSERT INTO density_cells SELECT h3, population, valid_pixels, area_km2, density, tier "
+            "INSERT INTO density_cells "
+            "SELECT h3, population, valid_pixels, area_km2, density, tier "
             "FROM _cells ORDER BY h3"
         )
     return con

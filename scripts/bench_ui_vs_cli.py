@@ -184,10 +184,12 @@ def main() -> int:
         ui_own = run_seconds(Path(tmp) / "ui" / "dagster", ui_run)
     print(f"language {args.lang}, job build_language, home {home}")
     print(
-        f"  UI path (GraphQL launch -> run success): {ui_wall:7.1f} s  (the run itself {ui_own:.1f} s)"
+        f"  UI path (GraphQL launch -> run success): {ui_wall:7.1f} s  "
+        f"(the run itself {ui_own:.1f} s)"
     )
     print(
-        f"  CLI (mgqa build, whole command):        {cli_wall:7.1f} s  (the run itself {cli_own:.1f} s)"
+        f"  CLI (mgqa build, whole command):        {cli_wall:7.1f} s  "
+        f"(the run itself {cli_own:.1f} s)"
     )
     print(f"  ratio UI / CLI: {ui_wall / cli_wall:.2f}x (target <= 2x)")
     return 0

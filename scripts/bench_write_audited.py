@@ -1,16 +1,17 @@
-"""Benchmark: write-audit-publish (``WarehouseResource.write_audited``) against a plain DELETE + INSERT.
+"""Benchmark: write-audit-publish (``WarehouseResource.write_audited``) against a plain DELETE +
+INSERT.
 
 Two warehouse files are filled alike: ``questions_postedited`` with ``--langs`` language slices of
-``--rows`` rows each (the sample build's partition size by default). Then ``--slices`` of those languages
-are rewritten, each by the same writer (delete the language's rows, insert new ones):
+``--rows`` rows each (the sample build's partition size by default). Then ``--slices`` of those
+languages are rewritten, each by the same writer (delete the language's rows, insert new ones):
 
 - **plain**: the writer on the published table, in one transaction (what a writer did before
   write-audit-publish);
-- **audited**: the writer through ``write_audited`` (staged, audited by the volume guard and one blocking
-  row-count check on the staged slice, published in one transaction).
+- **audited**: the writer through ``write_audited`` (staged, audited by the volume guard and one
+  blocking row-count check on the staged slice, published in one transaction).
 
-It prints the seconds per slice of each and the ratio audited / plain, measured in the same run. Run it
-from the checkout whose code it should measure::
+It prints the seconds per slice of each and the ratio audited / plain, measured in the same run. Run
+it from the checkout whose code it should measure::
 
     .venv/bin/python scripts/bench_write_audited.py [--rows 11402] [--langs 17] [--slices 10]
 """
@@ -83,8 +84,8 @@ class Timer:
 
 @contextmanager
 def timed() -> Iterator[Timer]:
-    """A :class:`Timer` started inside the block, stopped after it: a write and the connection's close
-    (DuckDB's checkpoint) are counted, opening it (the spatial extension's load) is not."""
+    """A :class:`Timer` started inside the block, stopped after it: a write and the connection's
+    close (DuckDB's checkpoint) are counted, opening it (the spatial extension's load) is not."""
     t = Timer()
     yield t
     t.seconds = time.perf_counter() - t.t0
@@ -101,7 +102,8 @@ def filled(home: Path, langs: int, rows: int) -> WarehouseResource:
 
 
 def run_plain(res: WarehouseResource, langs: list[str], rows: int) -> float:
-    """Seconds to rewrite each of ``langs`` straight into the published table (see :func:`timed`)."""
+    """Seconds to rewrite each of ``langs`` straight into the published table (see
+    :func:`timed`)."""
 
     def plain(con, lang: str) -> None:
         with warehouse.transaction(con):

@@ -1,10 +1,12 @@
-"""Generate ``questions_en`` with this checkout's code on a copy of a built warehouse and compare it,
-row by row, with the copy's own ``questions_en`` and ``question_discards`` (``run_id`` left aside).
+"""Generate ``questions_en`` with this checkout's code on a copy of a built warehouse and compare
+it, row by row, with the copy's own ``questions_en`` and ``question_discards`` (``run_id`` left
+aside).
 
 The built warehouse is only copied, never opened. Prints the counts, a hash over the sorted rows of
 each side, and whether both tables are equal; exits 1 when they differ.
 
-    PYTHONPATH=. .venv/bin/python scripts/compare_questions.py --warehouse ../main/.mgqa/warehouse.duckdb
+    PYTHONPATH=. .venv/bin/python
+    scripts/compare_questions.py --warehouse ../main/.mgqa/warehouse.duckdb
 """
 
 from __future__ import annotations
@@ -45,7 +47,8 @@ def digest(lines: list[str]) -> str:
 
 
 def compare(path: Path) -> dict:
-    """Regenerate the questions of the warehouse at ``path`` (a copy: it is overwritten) and compare."""
+    """Regenerate the questions of the warehouse at ``path`` (a copy: it is overwritten) and
+    compare."""
     con = connect(str(path))
     discards = "kg, sub_template_id, stratum, reason"
     ref_q = table_lines(con, "questions_en", "question_id", ("run_id",))

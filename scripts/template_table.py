@@ -1,8 +1,9 @@
-"""Print the per-template table of docs/questions.md ("What the sample yields") from a built warehouse.
+"""Print the per-template table of docs/questions.md ("What the sample yields") from a built
+warehouse.
 
 Usage: ``.venv/bin/python scripts/template_table.py .mgqa/warehouse.duckdb`` (opens it read-only).
-Each cell: English questions of the template in the KG (multimodal twins excluded), the number of strata
-they cover in brackets; the last column counts the template's false premises over all KGs.
+Each cell: English questions of the template in the KG (multimodal twins excluded), the number of
+strata they cover in brackets; the last column counts the template's false premises over all KGs.
 """
 
 from __future__ import annotations

@@ -1,18 +1,20 @@
 """Write ``mgqa_platform/data/worldkg_class_categories.csv``: WorldKG class -> our category.
 
-Run from the repository root: ``python scripts/worldkg_class_categories.py``. Reads WorldKG's own tag-to-class
-table (``mgqa_platform/data/worldkg/OSM_Ontology_map_features.csv``, MIT, Copyright (c) 2021 Alishiba Dsouza)
-and our ``mgqa_platform/data/osm_map_features.csv``, joined on the OSM (key, value):
+Run from the repository root: ``python scripts/worldkg_class_categories.py``. Reads WorldKG's own
+tag-to-class table (``mgqa_platform/data/worldkg/OSM_Ontology_map_features.csv``, MIT, Copyright (c)
+2021 Alishiba Dsouza) and our ``mgqa_platform/data/osm_map_features.csv``, joined on the OSM (key,
+value):
 
-* one row per WorldKG class (``appendedClass``), with the OSM ``key`` and ``value`` it stands for. A class
-  that WorldKG's table gives to several pairs (only ``RailwayCrossing``: ``railway=crossing`` and
-  ``railway=railway_crossing``) stands for the pair whose own CamelCase name (``camel``) is the class
-  name; failing that, the first pair of the table;
-* ``category``: our category of that (key, value) (``basis`` = ``osm_map_features``); for a pair our table
-  lacks, the bare key, as conversion does for an unlisted value of an OSM main key (``basis`` = ``key``);
+* one row per WorldKG class (``appendedClass``), with the OSM ``key`` and ``value`` it stands for. A
+  class that WorldKG's table gives to several pairs (only ``RailwayCrossing``: ``railway=crossing``
+  and ``railway=railway_crossing``) stands for the pair whose own CamelCase name (``camel``) is the
+  class name; failing that, the first pair of the table;
+* ``category``: our category of that (key, value) (``basis`` = ``osm_map_features``); for a pair our
+  table lacks, the bare key, as conversion does for an unlisted value of an OSM main key (``basis``
+  = ``key``);
 * the classes WorldKG's builder gives a class-table key whose value is exactly ``Yes``
-  (:func:`mgqa_platform.kg.worldkg_build.yes_class_name`: ``building=Yes`` -> ``Building``) where no table
-  class has that name: value ``Yes``, category the bare key (``basis`` = ``key``).
+  (:func:`mgqa_platform.kg.worldkg_build.yes_class_name`: ``building=Yes`` -> ``Building``) where no
+  table class has that name: value ``Yes``, category the bare key (``basis`` = ``key``).
 
 Prints the classes that stand for several pairs and the count per basis, for a check by hand.
 """

@@ -102,8 +102,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 
 def pytest_xdist_make_scheduler(config: pytest.Config, log):
-    """pytest-xdist's ``loadscope`` scheduling with :func:`worker_group` as the scope: a worker takes
-    a whole group at a time, the groups in collection order (``--no-loadscope-reorder``)."""
+    """pytest-xdist's ``loadscope`` scheduling with :func:`worker_group` as the scope: a worker
+    takes a whole group at a time, the groups in collection order (``--no-loadscope-reorder``)."""
     from xdist.scheduler import LoadScopeScheduling
 
     class WorkerGroupScheduling(LoadScopeScheduling):
@@ -174,8 +174,8 @@ ROAD_NODES = [(20, (-51.24, -30.03)), (21, (-51.20, -30.03)), (22, (-51.18, -30.
 
 
 def write_tiny_pbf(path: Path, *, incomplete_relation: bool = True) -> Path:
-    """Write a small, valid, sorted PBF: 5 tagged POIs, a road, a park polygon, a multipolygon relation
-    and (optionally) a boundary relation whose member way is missing from the file."""
+    """Write a small, valid, sorted PBF: 5 tagged POIs, a road, a park polygon, a multipolygon
+    relation and (optionally) a boundary relation whose member way is missing from the file."""
     if path.exists():
         path.unlink()
     w = osmium.SimpleWriter(str(path))

@@ -1,21 +1,25 @@
-"""A local fake of Google Cloud Translation v3 (REST) for tests: real HTTP on 127.0.0.1, scriptable replies.
+"""A local fake of Google Cloud Translation v3 (REST) for tests: real HTTP on 127.0.0.1, scriptable
+replies.
 
     with FakeGoogleTranslate() as srv:
         gt = GoogleTranslator("test-project", endpoint=srv.endpoint)
 
-It answers ``POST /v3/projects/{project}/locations/{location}:translateText`` -- the path and the camelCase JSON
-body the generated REST transport sends (``contents``, ``mimeType``, ``sourceLanguageCode``,
-``targetLanguageCode``, ``model``) -- with ``{"translations": [{"translatedText": ...}, ...]}``, one per content.
+It answers ``POST /v3/projects/{project}/locations/{location}:translateText`` -- the path and the
+camelCase JSON body the generated REST transport sends (``contents``, ``mimeType``,
+``sourceLanguageCode``, ``targetLanguageCode``, ``model``) -- with ``{"translations":
+[{"translatedText": ...}, ...]}``, one per content.
 
-* The default "translation" is deterministic: every text run outside a ``<span translate="no">...</span>`` is
-  wrapped as ``[fr]...[/fr]`` (the target code) and re-escaped the way Google does it (``'`` as ``&#39;``,
-  ``"`` as ``&quot;``); protected spans are returned untouched. :func:`fake_translate` is that function.
-* ``srv.push(reply, ...)`` queues replies served first, in order; then ``handler(request)`` is called (a
-  :class:`Request` -> :class:`Reply`); without a handler a plain ``Reply()``.
-* A :class:`Reply` can set ``status`` (429 / 500 / 503 / 400 ...), ``transform`` (``(content, target) -> str``,
-  replacing :func:`fake_translate`: see :func:`dropping`, :func:`duplicating`, :func:`translating_inside`),
-  ``body`` (raw bytes) and ``delay`` seconds.
-* Every request is recorded in ``srv.requests`` (path, query, headers with lowercase names, parsed JSON body).
+* The default "translation" is deterministic: every text run outside a ``<span
+  translate="no">...</span>`` is wrapped as ``[fr]...[/fr]`` (the target code) and re-escaped the
+  way Google does it (``'`` as ``&#39;``, ``"`` as ``&quot;``); protected spans are returned
+  untouched. :func:`fake_translate` is that function.
+* ``srv.push(reply, ...)`` queues replies served first, in order; then ``handler(request)`` is
+  called (a :class:`Request` -> :class:`Reply`); without a handler a plain ``Reply()``.
+* A :class:`Reply` can set ``status`` (429 / 500 / 503 / 400 ...), ``transform`` (``(content,
+  target) -> str``, replacing :func:`fake_translate`: see :func:`dropping`, :func:`duplicating`,
+  :func:`translating_inside`), ``body`` (raw bytes) and ``delay`` seconds.
+* Every request is recorded in ``srv.requests`` (path, query, headers with lowercase names, parsed
+  JSON body).
 """
 
 from __future__ import annotations
@@ -57,7 +61,8 @@ def _google_escape(text: str) -> str:
 
 
 def fake_translate(content: str, target: str) -> str:
-    """Wrap each non-protected text run as ``[target]...[/target]`` (re-escaped Google-style); keep spans."""
+    """Wrap each non-protected text run as ``[target]...[/target]`` (re-escaped Google-style); keep
+    spans."""
     out = []
     for part in SPAN.split(content):
         if SPAN.fullmatch(part) or not part.strip():
@@ -72,7 +77,8 @@ def _span(name: str) -> str:
 
 
 def dropping(name: str) -> Callable[[str, str], str]:
-    """A transform that translates normally, then loses the placeholder ``{name}`` (span and all)."""
+    """A transform that translates normally, then loses the placeholder ``{name}`` (span and
+    all)."""
     return lambda content, target: fake_translate(content, target).replace(_span(name), "")
 
 
@@ -84,7 +90,8 @@ def duplicating(name: str) -> Callable[[str, str], str]:
 
 
 def translating_inside(name: str, new: str) -> Callable[[str, str], str]:
-    """A transform that ignores ``translate="no"`` for ``{name}`` and "translates" it to ``{new}``."""
+    """A transform that ignores ``translate="no"`` for ``{name}`` and "translates" it to
+    ``{new}``."""
     return lambda content, target: fake_translate(content, target).replace(_span(name), _span(new))
 
 
@@ -124,7 +131,7 @@ class FakeGoogleTranslate(ScriptedServer):
         """Requests that were answered with translations (status 200), in order."""
         return [r for r in self.requests if r.status == 200]
 
-    # -- server -----------------------------------------------------------------------------------------
+    # -- server ------------------------------------------------------------------------------------
     @property
     def endpoint(self) -> str:
         host, port = self.address

@@ -1,8 +1,9 @@
-"""The shell shared by the local fake services: an HTTP server on 127.0.0.1 (port 0) in a daemon thread,
-answering each request from a queue of scripted replies first, then from a handler function.
+"""The shell shared by the local fake services: an HTTP server on 127.0.0.1 (port 0) in a daemon
+thread, answering each request from a queue of scripted replies first, then from a handler function.
 
-Subclasses define ``start()`` with their ``BaseHTTPRequestHandler`` (the wire format of the service they fake)
-and call :meth:`ScriptedServer._serve`; they turn a scripted item into their own reply type in ``_next``.
+Subclasses define ``start()`` with their ``BaseHTTPRequestHandler`` (the wire format of the service
+they fake) and call :meth:`ScriptedServer._serve`; they turn a scripted item into their own reply
+type in ``_next``.
 """
 
 from __future__ import annotations
@@ -22,7 +23,8 @@ class QuietHandler(BaseHTTPRequestHandler):
         pass
 
     def read_json(self) -> tuple[bytes, dict, Any]:
-        """(raw body, headers with lowercase names, parsed JSON or None when the body is not JSON)."""
+        """(raw body, headers with lowercase names, parsed JSON or None when the body is not
+        JSON)."""
         raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
         try:
             body = json.loads(raw)

@@ -3,14 +3,15 @@
     with FakeOpenAI(handler=lambda req: Reply(content='{"answer": null}')) as srv:
         client = ChatClient(srv.base_url, "fake-model")
 
-* ``srv.push(reply, ...)`` queues replies served first, in order (a :class:`Reply` or a plain string = content);
-  then ``handler(request)`` is called (a :class:`Request` -> :class:`Reply` or string); without a handler an
-  empty JSON object ``{}`` is the content.
-* A :class:`Reply` can set ``status`` (429 / 500 / 400 ...), ``headers`` (``Retry-After``), ``delay`` seconds
-  before answering, ``trickle`` seconds between the body's bytes (sent one at a time after the headers),
-  ``body`` (raw bytes, e.g. a broken envelope), ``usage`` and ``finish_reason``.
-* Every request is recorded in ``srv.requests`` (path, headers with lowercase names, parsed JSON body);
-  ``srv.max_in_flight`` is the largest number of requests handled at once.
+* ``srv.push(reply, ...)`` queues replies served first, in order (a :class:`Reply` or a plain string
+  = content); then ``handler(request)`` is called (a :class:`Request` -> :class:`Reply` or string);
+  without a handler an empty JSON object ``{}`` is the content.
+* A :class:`Reply` can set ``status`` (429 / 500 / 400 ...), ``headers`` (``Retry-After``),
+  ``delay`` seconds before answering, ``trickle`` seconds between the body's bytes (sent one at a
+  time after the headers), ``body`` (raw bytes, e.g. a broken envelope), ``usage`` and
+  ``finish_reason``.
+* Every request is recorded in ``srv.requests`` (path, headers with lowercase names, parsed JSON
+  body); ``srv.max_in_flight`` is the largest number of requests handled at once.
 """
 
 from __future__ import annotations

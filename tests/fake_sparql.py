@@ -1,6 +1,7 @@
-"""A local SPARQL endpoint for the crawler tests: http.server on 127.0.0.1 answering CONSTRUCT/DESCRIBE
-queries (URL-encoded POST, SPARQL 1.1 Protocol) from a pyoxigraph store with N-Triples, after a queue of
-scripted replies (status, body, headers; ``{auth}`` in a body echoes the Authorization header).
+"""A local SPARQL endpoint for the crawler tests: http.server on 127.0.0.1 answering
+CONSTRUCT/DESCRIBE queries (URL-encoded POST, SPARQL 1.1 Protocol) from a pyoxigraph store with
+N-Triples, after a queue of scripted replies (status, body, headers; ``{auth}`` in a body echoes the
+Authorization header).
 """
 
 from __future__ import annotations

@@ -1,9 +1,9 @@
 """A tiny, hand-made world for executor tests: entities with strata, labels and source triples.
 
 ``add(con, "worldkg:1", "Cafe A", "cafe", "POINT(-51.22 -30.03)")`` inserts one entity the way the
-conversion stage would (geometry kind, representative point and H3 cells from mgqa_platform.geometry),
-its stratum row, an English label and three source triples (type, label, WKT), and recomputes the
-KG's ``category_kind`` column as conversion does.
+conversion stage would (geometry kind, representative point and H3 cells from
+mgqa_platform.geometry), its stratum row, an English label and three source triples (type, label,
+WKT), and recomputes the KG's ``category_kind`` column as conversion does.
 Coordinates are WKT in EPSG:4326, (lon lat) order.
 """
 
@@ -48,7 +48,9 @@ def add(
     cells = [geometry.point_cell(lon, lat, r) for r in (3, 5, 7, 9)]
     iri = f"http://example.org/{kg}/{local}"
     con.execute(
-        "INSERT INTO entities VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ST_GeomFromText(?), ?, ?, ?, ?, ?, NULL, ?, ?, ?, ?, NULL)",
+        "INSERT INTO entities "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ST_GeomFromText(?), ?, ?, ?, ?, ?, NULL, ?, ?, "
+        "?, ?, NULL)",
         [
             entity_id,
             kg,
@@ -97,7 +99,8 @@ def pool(
 
 def bindable(con: duckdb.DuckDBPyConnection, role_type: str) -> dict[str, int]:
     """Category -> members, over the current ``pool`` view, of the categories a ``role_type`` role
-    may bind (:func:`roles.candidate_predicate`, at least ``roles.MIN_CATEGORY_MEMBERS`` members)."""
+    may bind (:func:`roles.candidate_predicate`, at least ``roles.MIN_CATEGORY_MEMBERS``
+    members)."""
     rows = con.execute(
         f"""
         SELECT category, count(*) AS members
@@ -114,8 +117,8 @@ def bindable(con: duckdb.DuckDBPyConnection, role_type: str) -> dict[str, int]:
 def run(
     con: duckdb.DuckDBPyConnection, sub_id: str, sql: str = "gold", kg: str = "osmh3kg", **values
 ):
-    """Bind one tuple with VALUES (as ``mgqa lineage`` prints it) and run it: returns the executor's Outcome
-    for ``sql="gold"``, or the premise row for ``sql="premise"``."""
+    """Bind one tuple with VALUES (as ``mgqa lineage`` prints it) and run it: returns the executor's
+    Outcome for ``sql="gold"``, or the premise row for ``sql="premise"``."""
     from mgqa_platform.questions.catalog import default_catalog
     from mgqa_platform.questions.executor import replay_sql
     from mgqa_platform.questions.executors import EXECUTORS

@@ -1,9 +1,10 @@
 """Hand-made question records for the reference-solver tests (tests/test_solver_*.py).
 
-A :class:`Record` is one question record (the public fields the solver reads): each :meth:`Record.add`
-cites one WorldKG-style entity -- ``geo:hasGeometry`` -> ``geo:asWKT``, an ``rdfs:label``, optional
-``rdf:type`` triples, a KWG-style temporal scope and extra ``(predicate, object)`` triples -- and optionally
-binds it to a role. Entity ``n`` has the id ``worldkg:n`` and the subject ``R + str(n)``.
+A :class:`Record` is one question record (the public fields the solver reads): each
+:meth:`Record.add` cites one WorldKG-style entity -- ``geo:hasGeometry`` -> ``geo:asWKT``, an
+``rdfs:label``, optional ``rdf:type`` triples, a KWG-style temporal scope and extra ``(predicate,
+object)`` triples -- and optionally binds it to a role. Entity ``n`` has the id ``worldkg:n`` and
+the subject ``R + str(n)``.
 """
 
 from __future__ import annotations
@@ -63,8 +64,8 @@ class Record:
         geoms: dict[str, str | tuple[float, float]],
         params: dict | None = None,
     ) -> Record:
-        """A record whose entities are ``geoms`` (role -> WKT or (lon, lat) point), bound in that order
-        (worldkg:1, 2, ...)."""
+        """A record whose entities are ``geoms`` (role -> WKT or (lon, lat) point), bound in that
+        order (worldkg:1, 2, ...)."""
         rec = cls(sub, fmt, executor, params)
         for role, g in geoms.items():
             rec.add(g if isinstance(g, str) else point(*g), role)
@@ -82,9 +83,10 @@ class Record:
         time: str | None = None,
         interval: tuple[str, str] | None = None,
     ) -> str:
-        """Cite one entity and return its id: ``types`` are schema local names; ``extra`` (predicate, object)
-        triples on its subject; ``time`` an instant (``xsd:dateTime`` when it has a 'T', else ``xsd:date``),
-        ``interval`` a (begin, end) pair of dates; ``num`` the entity number (default: the next one)."""
+        """Cite one entity and return its id: ``types`` are schema local names; ``extra``
+        (predicate, object) triples on its subject; ``time`` an instant (``xsd:dateTime`` when it
+        has a 'T', else ``xsd:date``), ``interval`` a (begin, end) pair of dates; ``num`` the entity
+        number (default: the next one)."""
         self.n = num if num is not None else self.n + 1
         s, g = f"{R}{self.n}", f"{R}geo{self.n}"
         t = [
@@ -144,7 +146,8 @@ class Ent(NamedTuple):
 
 
 def ent(num: int, wkt: str, *types: str, name: str | None = None, date: str | None = None) -> Ent:
-    """Entity number ``num`` with a WKT, schema types, a label (default ``E<num>``) and an instant."""
+    """Entity number ``num`` with a WKT, schema types, a label (default ``E<num>``) and an
+    instant."""
     return Ent(f"worldkg:{num}", num, wkt, types, name, date)
 
 
@@ -170,5 +173,6 @@ def geoms_record(
     geoms: dict[str, str | tuple[float, float]],
     params: dict | None = None,
 ) -> dict:
-    """The record of :meth:`Record.of`: one bound entity per role of ``geoms`` (role -> WKT or (lon, lat))."""
+    """The record of :meth:`Record.of`: one bound entity per role of ``geoms`` (role -> WKT or (lon,
+    lat))."""
     return Record.of(sub, fmt, executor, geoms, params).record

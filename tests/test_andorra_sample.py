@@ -1,10 +1,10 @@
 """Andorra in the bundled sample: its country and parish boundaries become region polygons.
 
-The Andorra boundary relations (``ISO3166-1=AD``, admin_level 2; ``ISO3166-2=AD-*``, admin_level 7) are cut
-from the bundled PBF with their member ways and nodes, built into OSMH3KG triples and converted into
-entities, the path every OSM snapshot takes. Geometries are EPSG:4326, lon/lat. Areas are in km2: the
-executors' DuckDB measure (EPSG:6933 equal-area) is checked against pyproj's WGS84 geodesic area, which
-shares no code with it.
+The Andorra boundary relations (``ISO3166-1=AD``, admin_level 2; ``ISO3166-2=AD-*``, admin_level 7)
+are cut from the bundled PBF with their member ways and nodes, built into OSMH3KG triples and
+converted into entities, the path every OSM snapshot takes. Geometries are EPSG:4326, lon/lat. Areas
+are in km2: the executors' DuckDB measure (EPSG:6933 equal-area) is checked against pyproj's WGS84
+geodesic area, which shares no code with it.
 """
 
 from __future__ import annotations

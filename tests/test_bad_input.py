@@ -51,7 +51,8 @@ def test_non_finite_and_out_of_range_coordinates_are_quarantined_by_entity(con, 
 
 
 def _raw_pbf(path: Path, tags: dict) -> bytes:
-    """An uncompressed PBF with one node carrying ``tags``, so its strings can be patched in place."""
+    """An uncompressed PBF with one node carrying ``tags``, so its strings can be patched in
+    place."""
     w = osmium.SimpleWriter(osmium.io.File(str(path), "pbf,pbf_compression=none"))
     w.add_node(mutable.Node(id=1, version=1, location=(1.5, 42.5), tags=tags))
     w.close()

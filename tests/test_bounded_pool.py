@@ -1,10 +1,10 @@
 """The bounded pool of one (KG, stratum) and the candidates drawn from it (questions/generate.py).
 
-An executor marked ``stratum_local`` must propose, over the pool of one stratum at a time, exactly the
-tuples it proposes over the pool of the whole KG; the generator relies on it to keep the release bytes.
-The world below mixes three strata and two KGs in one area, so that a candidate query that reads
-another stratum's rows (a partner, a member count, a window over the whole pool) proposes other tuples
-when run per stratum: the last test shows that such executors exist and are told apart.
+An executor marked ``stratum_local`` must propose, over the pool of one stratum at a time, exactly
+the tuples it proposes over the pool of the whole KG; the generator relies on it to keep the release
+bytes. The world below mixes three strata and two KGs in one area, so that a candidate query that
+reads another stratum's rows (a partner, a member count, a window over the whole pool) proposes
+other tuples when run per stratum: the last test shows that such executors exist and are told apart.
 """
 
 from __future__ import annotations
@@ -70,7 +70,11 @@ def _populate(con, kg: str, rng: random.Random) -> None:
         w = 0.02 + 0.5 * rng.random()
         x, y = x0 + rng.random() * (1 - w), y0 + rng.random() * (1 - w)
         world.add(con, f"{kg}:w{i}", f"{cat} {i}", cat, _box(x, y, w, w), stratum=stratum(i))
-    two_parts = f"MULTIPOLYGON((({x0} {y0}, {x0 + 0.3} {y0}, {x0 + 0.3} {y0 + 0.3}, {x0} {y0})), (({x0 + 0.5} {y0 + 0.5}, {x0 + 0.9} {y0 + 0.5}, {x0 + 0.9} {y0 + 0.9}, {x0 + 0.5} {y0 + 0.5})))"
+    two_parts = (
+        f"MULTIPOLYGON((({x0} {y0}, {x0 + 0.3} {y0}, {x0 + 0.3} {y0 + 0.3}, {x0} {y0})), "
+        f"(({x0 + 0.5} {y0 + 0.5}, {x0 + 0.9} {y0 + 0.5}, {x0 + 0.9} {y0 + 0.9}, "
+        f"{x0 + 0.5} {y0 + 0.5})))"
+    )
     world.add(con, f"{kg}:r0", "island pair", "island", two_parts, stratum=STRATA[0])
     for i in range(9):
         cat = LINE_CATEGORIES[i % len(LINE_CATEGORIES)]
@@ -231,8 +235,8 @@ def _premise_questions(con, kg: str) -> tuple[dict, list[dict]]:
 
 @pytest.mark.parametrize("km", [15.0, 40.0, false_premise.MAX_REPLACEMENT_KM])
 def test_false_premise_replacements_per_stratum_equal_those_of_the_whole_pool(mixed, km):
-    """The replacements searched stratum by stratum in the neighbourhood of the anchors are those the
-    KG's whole pool gives, for every eligible sub-template the world has questions for; at the
+    """The replacements searched stratum by stratum in the neighbourhood of the anchors are those
+    the KG's whole pool gives, for every eligible sub-template the world has questions for; at the
     smaller radii the neighbourhoods leave entities out, so the equality is not a formality."""
     kg = "worldkg"
     subs, questions = _premise_questions(mixed, kg)
@@ -265,7 +269,8 @@ def test_neighbourhood_pool_across_the_antimeridian_the_pole_and_the_equator(
     con, anchor, inside, outside
 ):
     """The neighbourhood holds exactly the entities within 100 km of the anchor (the great-circle
-    distance, checked by pyproj here): across the antimeridian, over the pole, across the equator."""
+    distance, checked by pyproj here): across the antimeridian, over the pole, across the
+    equator."""
     world.add(con, "worldkg:a", "Anchor", "cafe", f"POINT({anchor[0]} {anchor[1]})")
     points = {f"worldkg:in{i}": p for i, p in enumerate(inside)}
     points |= {f"worldkg:out{i}": p for i, p in enumerate(outside)}
@@ -313,9 +318,9 @@ def _role_tuples(con, sub, n: int = 6) -> list[dict]:
 
 
 def _batch(con, sub, pool: Pool) -> pa.Table | None:
-    """The relation ``t`` of ``sub``'s candidates over the KG's whole pool (or, when it proposes none,
-    :func:`_role_tuples`), parameters not given by a candidate drawn with a seeded RNG per row; None
-    when the world gives no tuple."""
+    """The relation ``t`` of ``sub``'s candidates over the KG's whole pool (or, when it proposes
+    none, :func:`_role_tuples`), parameters not given by a candidate drawn with a seeded RNG per
+    row; None when the world gives no tuple."""
     create_pool(con, pool.kg)
     cand = candidate_rows(con, sub, pool) or _role_tuples(con, sub)
     if not cand:
@@ -366,8 +371,9 @@ def _bound_ids(sub, t: pa.Table) -> set[str]:
 
 
 def test_gold_rows_hold_the_rows_of_every_bound_entity(mixed):
-    """``create_gold_rows`` holds exactly the rows of the ids given; a gold batch whose bound rows it
-    lacks returns other rows, so the table must hold every bound entity (``generate.bound_ids``)."""
+    """``create_gold_rows`` holds exactly the rows of the ids given; a gold batch whose bound rows
+    it lacks returns other rows, so the table must hold every bound entity
+    (``generate.bound_ids``)."""
     executor = EXECUTORS["distance.pair"]
     sub = next(s for s in SUBS if s.executor == executor.name)
     t = _batch(mixed, sub, Pool("osmh3kg", 7, per_stratum=4))
@@ -417,8 +423,8 @@ def test_gold_on_boxes_narrower_than_the_reach_differs(mixed):
 
 
 def _per_cell_neighbourhood(con, sub, pool: Pool) -> Counter:
-    """The tuples of ``sub`` proposed stratum by stratum on each stratum's cell neighbourhood (with the
-    rows of the samples its executor names), each stratum keeping its own tuples."""
+    """The tuples of ``sub`` proposed stratum by stratum on each stratum's cell neighbourhood (with
+    the rows of the samples its executor names), each stratum keeping its own tuples."""
     samples = sample_ids_sql(pool, EXECUTORS[sub.executor].cell_samples(sub)) or None
     bag: Counter = Counter()
     for stratum in kg_strata(con, pool.kg):
@@ -447,8 +453,8 @@ def test_cell_local_executor_proposes_the_same_tuples_on_cell_neighbourhoods(mix
 
 
 def test_cell_neighbourhood_holds_the_stratum_and_the_rows_sharing_its_cells(mixed):
-    """A stratum's cell neighbourhood holds all its rows and the rows of other strata that share one of
-    their stored H3 cells, and no row elsewhere (an entity about 1,000 km away is left out)."""
+    """A stratum's cell neighbourhood holds all its rows and the rows of other strata that share one
+    of their stored H3 cells, and no row elsewhere (an entity about 1,000 km away is left out)."""
     world.add(mixed, "worldkg:far", "far cafe", "cafe", "POINT(-42.0 -22.0)", stratum="LIC/low")
     rows = mixed.execute(
         """
@@ -535,8 +541,8 @@ def test_stratum_groups_pack_the_strata_first_fit_in_decreasing_size():
 def test_grouped_candidates_equal_those_of_the_whole_pool(mixed, pool_rows):
     """Every ``stratum_local`` and ``cell_local`` sub-template proposes, over the neighbourhoods of
     groups of strata (one stratum a group, groups of two, all strata in one), exactly the tuples of
-    the KG's whole pool, in both KGs of the mixed world with the dense cluster (``per_stratum`` 4 and
-    90, so that the seeded samples decide in one and take every row in the other)."""
+    the KG's whole pool, in both KGs of the mixed world with the dense cluster (``per_stratum`` 4
+    and 90, so that the seeded samples decide in one and take every row in the other)."""
     _cluster(mixed)
     proposed = 0
     for kg, per_stratum in (("worldkg", 4), ("osmh3kg", 90)):

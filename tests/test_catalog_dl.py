@@ -1,8 +1,9 @@
-"""Template catalog data for SFIDs D, E, F, G, I, J, K, L (Table 5; executors come later: executor null).
+"""Template catalog data for SFIDs D, E, F, G, I, J, K, L (Table 5; executors come later: executor
+null).
 
-The files are validated with the catalog module's own rules (``catalog._sub_template`` per sub-template and
-``load_catalog`` over a temp directory holding these 8 files plus minimal stand-ins for the other SFIDs,
-which other work fills independently).
+The files are validated with the catalog module's own rules (``catalog._sub_template`` per
+sub-template and ``load_catalog`` over a temp directory holding these 8 files plus minimal stand-ins
+for the other SFIDs, which other work fills independently).
 """
 
 from __future__ import annotations
@@ -195,7 +196,8 @@ def test_sub_template_shape(docs, subs):
 
 
 def test_every_sub_template_has_a_registered_executor(subs):
-    """Part 2 built them all: each sub-template names a registered executor (its plan is kept for the record)."""
+    """Part 2 built them all: each sub-template names a registered executor (its plan is kept for
+    the record)."""
     from mgqa_platform.questions.executors import EXECUTORS
     from mgqa_platform.questions.generate import generate  # noqa: F401  (registers the executors)
 

@@ -1,9 +1,9 @@
 """A category means all its members, whatever their geometry kind (issue 15, item 6).
 
-Hand-made worlds near Porto Alegre (lon/lat, EPSG:4326). Members mapped as polygons are small squares and
-members mapped as lines short east-west segments, both built around a chosen centre, so that their
-representative point is that centre; the independent checks measure from those centres with pyproj's Geod
-(WGS84) and never read the warehouse's representative points.
+Hand-made worlds near Porto Alegre (lon/lat, EPSG:4326). Members mapped as polygons are small
+squares and members mapped as lines short east-west segments, both built around a chosen centre, so
+that their representative point is that centre; the independent checks measure from those centres
+with pyproj's Geod (WGS84) and never read the warehouse's representative points.
 """
 
 from __future__ import annotations
@@ -33,8 +33,8 @@ def km_from(origin: tuple[float, float], p: tuple[float, float]) -> float:
 
 
 def shape(kind: str, centre: tuple[float, float], half: float = 0.001):
-    """A geometry of ``kind`` whose representative point is ``centre``: the point itself, an east-west
-    segment centred on it, or a square centred on it (``half`` degrees each side)."""
+    """A geometry of ``kind`` whose representative point is ``centre``: the point itself, an
+    east-west segment centred on it, or a square centred on it (``half`` degrees each side)."""
     x, y = centre
     if kind == "point":
         return Point(x, y)
@@ -51,7 +51,7 @@ def run(con, sub_id: str, sql: str = "gold", **values):
     return world.run(con, sub_id, sql, KG, **values)
 
 
-# ---------------------------------------------------------------------------------------------- category_kind
+# ------------------------------------------------------------------------------------ category_kind
 def test_category_kind_is_the_kind_most_members_have(con):
     for i, kind in enumerate(("point", "point", "polygon", "line")):
         add(con, f"bs{i}", f"Station {i}", "bus_station", kind, at(1 + i, 90))
@@ -66,8 +66,8 @@ def test_category_kind_is_the_kind_most_members_have(con):
 
 
 def test_point_roles_do_not_bind_a_category_of_mostly_lines(con):
-    """category_poi binds the bus stations (mostly points) and counts all four; the streams (mostly lines,
-    one point) are bound by category_line only, with all three members."""
+    """category_poi binds the bus stations (mostly points) and counts all four; the streams (mostly
+    lines, one point) are bound by category_line only, with all three members."""
     add(con, "a", "Anchor", "cafe", "point", ANCHOR)
     for i, kind in enumerate(("point", "point", "polygon", "line")):
         add(con, f"bs{i}", f"Station {i}", "bus_station", kind, at(1 + i, 90))
@@ -83,7 +83,7 @@ def test_point_roles_do_not_bind_a_category_of_mostly_lines(con):
     assert bound("category_polygon") == {}
 
 
-# ---------------------------------------------------------------------------------------------- B01 / B02
+# ---------------------------------------------------------------------------------------- B01 / B02
 @pytest.fixture
 def stations(con):
     """Bus stations around the anchor: points, polygons and a line, inside and outside 10 km."""
@@ -129,8 +129,8 @@ def test_list_within_names_polygon_and_line_members(stations):
 
 # ---------------------------------------------------------------------------------------------- A08
 def test_nearest_member_may_be_a_polygon(con):
-    """A08: the nearest bus station to B is a terminal mapped as a polygon; the old point-only members
-    would have answered the second-nearest point."""
+    """A08: the nearest bus station to B is a terminal mapped as a polygon; the old point-only
+    members would have answered the second-nearest point."""
     b, c = ANCHOR, at(20, 0)
     add(con, "b", "Praca", "square", "point", b)
     add(con, "c", "Farol", "lighthouse", "point", c)
@@ -149,9 +149,10 @@ def test_nearest_member_may_be_a_polygon(con):
     assert out.evidence[0] == f"{KG}:t"
 
 
-# ---------------------------------------------------------------------------------------------- A06 premise
+# -------------------------------------------------------------------------------------- A06 premise
 def test_false_premise_sees_members_of_every_kind(con):
-    """A06's premise (two members inside the polygon) holds with one point and one polygon member."""
+    """A06's premise (two members inside the polygon) holds with one point and one polygon
+    member."""
     world.add(con, f"{KG}:zone", "Bairro", "suburb", REGION.wkt)
     add(con, "s1", "Station 1", "bus_station", "point", at(1, 0))
     add(con, "s2", "Station 2", "bus_station", "polygon", at(2, 90))
@@ -167,12 +168,13 @@ def test_false_premise_sees_members_of_every_kind(con):
     assert row["holds"] is True
 
 
-# ---------------------------------------------------------------------------------------------- F02 / F03
+# ---------------------------------------------------------------------------------------- F02 / F03
 
 
 @pytest.fixture
 def parks(con):
-    """A region with parks (two squares and one park mapped as a point) and gardens (squares only)."""
+    """A region with parks (two squares and one park mapped as a point) and gardens (squares
+    only)."""
     world.add(con, f"{KG}:region", "Centro", "suburb", REGION.wkt)
     for i, (kind, half) in enumerate((("polygon", 0.002), ("polygon", 0.004), ("point", 0.0))):
         x, y = at(1 + i, 90)
@@ -221,7 +223,7 @@ def test_direction_extreme_ranks_every_member(parks):
     assert out.gold["entity_ids"] == [f"{KG}:park2"]
 
 
-# ---------------------------------------------------------------------------------------------- D01 / D03
+# ---------------------------------------------------------------------------------------- D01 / D03
 ROAD = LineString([(-51.000, -30.000), (-51.010, -30.000)])
 
 
@@ -243,8 +245,8 @@ def test_traverse_discards_a_point_member_on_the_route(con):
 
 
 def test_pass_by_measures_a_polygon_member_from_its_nearest_point(con):
-    """D04.1: a bus terminal mapped as a polygon whose centre is ~170 m from the road but whose edge is
-    ~60 m from it is passed by (buffer 100 m); a point 150 m away is not."""
+    """D04.1: a bus terminal mapped as a polygon whose centre is ~170 m from the road but whose edge
+    is ~60 m from it is passed by (buffer 100 m); a point 150 m away is not."""
     world.add(con, f"{KG}:road", "Rua A", "residential", ROAD.wkt)
     edge = GEOD.fwd(-51.005, -30.0, 0.0, 60.0)[1]
     far = GEOD.fwd(-51.005, -30.0, 0.0, 280.0)[1]
@@ -268,7 +270,7 @@ def test_pass_by_measures_a_polygon_member_from_its_nearest_point(con):
     assert sorted(out.evidence) == [f"{KG}:t1", f"{KG}:t3"]
 
 
-# ---------------------------------------------------------------------------------------------- E02 / E03
+# ---------------------------------------------------------------------------------------- E02 / E03
 def test_components_count_a_point_member_inside(con):
     world.add(con, f"{KG}:region", "Centro", "suburb", REGION.wkt)
     for i in range(3):
@@ -293,8 +295,8 @@ def test_collection_count_counts_polygon_members(con):
 
 # ---------------------------------------------------------------------------------------------- I02
 def test_event_area_affects_members_by_what_they_are_mapped_as(con):
-    """I02.1: a fire footprint affects the neighbourhoods it overlaps (polygons, by overlap area) and the
-    one mapped as a point inside it (by its point); members outside are not affected."""
+    """I02.1: a fire footprint affects the neighbourhoods it overlaps (polygons, by overlap area)
+    and the one mapped as a point inside it (by its point); members outside are not affected."""
     fire = box(ANCHOR[0] - 0.02, ANCHOR[1] - 0.02, ANCHOR[0] + 0.02, ANCHOR[1] + 0.02)
     world.add(
         con,

@@ -120,7 +120,8 @@ def test_osmh3kg_from_pbf(con, tiny_pbf, tmp_path):
     assert json.loads(road["attributes"]) == {"oneway": "yes", "osm_highway": "primary"}
     park = ents["osmh3kg:way/101"]
     assert park["geom_kind"] == "polygon" and park["category"] == "park"
-    # the representative point lies inside the polygon (checked with shapely, independently of DuckDB)
+    # the representative point lies inside the polygon (checked with shapely, independently of
+    # DuckDB)
     assert shapely.from_wkt(park["wkt"]).contains(shapely.Point(park["lon"], park["lat"]))
     assert ents["osmh3kg:relation/200"]["category"] == "forest"
 
@@ -144,7 +145,9 @@ def test_crs_prefix_invalid_and_repaired_geometries(con, tmp_path):
         r["entity_id"]: r
         for r in rows(
             con,
-            "SELECT entity_id, lon, lat, ST_IsValid(geometry) AS ok, ST_GeometryType(geometry)::VARCHAR AS t FROM entities",
+            "SELECT entity_id, lon, lat, ST_IsValid(geometry) AS ok, "
+            "ST_GeometryType(geometry)::VARCHAR AS t "
+            "FROM entities",
         )
     }
     assert (ents["worldkg:1"]["lon"], ents["worldkg:1"]["lat"]) == (10.0, 20.0)
@@ -161,10 +164,23 @@ def test_crs_prefix_invalid_and_repaired_geometries(con, tmp_path):
 
 def test_malformed_and_non_utf8_statements_are_quarantined(con, tmp_path):
     nt = tmp_path / "bad.nt"
-    good = "<http://www.worldkg.org/resource/1> <http://www.w3.org/1999/02/22-rdf-syntax-ns#type> <http://www.worldkg.org/schema/Pharmacy> .\n"
-    good += '<http://www.worldkg.org/resource/1> <http://www.w3.org/2000/01/rdf-schema#label> "Apoteket" .\n'
-    good += "<http://www.worldkg.org/resource/1> <http://www.worldkg.org/schema/spatialObject> <http://www.worldkg.org/resource/geo1> .\n"
-    good += '<http://www.worldkg.org/resource/geo1> <http://www.opengis.net/ont/geosparql#asWKT> "POINT(24.9 60.2)" .\n'
+    good = (
+        "<http://www.worldkg.org/resource/1> "
+        "<http://www.w3.org/1999/02/22-rdf-syntax-ns#type> "
+        "<http://www.worldkg.org/schema/Pharmacy> .\n"
+    )
+    good += (
+        "<http://www.worldkg.org/resource/1> <http://www.w3.org/2000/01/rdf-schema#label> "
+        '"Apoteket" .\n'
+    )
+    good += (
+        "<http://www.worldkg.org/resource/1> <http://www.worldkg.org/schema/spatialObject> "
+        "<http://www.worldkg.org/resource/geo1> .\n"
+    )
+    good += (
+        "<http://www.worldkg.org/resource/geo1> <http://www.opengis.net/ont/geosparql#asWKT> "
+        '"POINT(24.9 60.2)" .\n'
+    )
     data = (
         good.encode()
         + b"<http://x/s> <http://x/p> broken literal .\n"
@@ -301,7 +317,8 @@ def test_a_country_label_node_folds_into_its_boundary(con, tmp_path):
     )
     assert q == {
         "source": "node/148874198",
-        "detail": "label node of osmh3kg:relation/9407: the same Wikidata item, and the KG has its area",
+        "detail": "label node of osmh3kg:relation/9407: the same Wikidata item, "
+        "and the KG has its area",
         "payload": "osmh3kg:node/148874198",
     }
     assert res.quarantined["label_node_of_area"] == 1

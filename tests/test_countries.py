@@ -1,4 +1,5 @@
-"""Natural Earth countries with income tiers, and the entity -> country assignment, on the real 1:50m file.
+"""Natural Earth countries with income tiers, and the entity -> country assignment, on the real
+1:50m file.
 
 Coordinates are (lon, lat) in EPSG:4326 unless a DuckDB spheroid function says otherwise.
 """
@@ -239,7 +240,8 @@ def test_assign_needs_countries():
 def sample_points(
     ne_countries, n_random: int = 300, n_coastal: int = 120, seed: int = 7
 ) -> list[tuple[float, float]]:
-    """Uniform points on the sphere plus points scattered around random boundary vertices (seeded)."""
+    """Uniform points on the sphere plus points scattered around random boundary vertices
+    (seeded)."""
     rng = np.random.default_rng(seed)
     lon = rng.uniform(-180, 180, n_random)
     lat = np.degrees(np.arcsin(rng.uniform(-1, 1, n_random)))
@@ -258,7 +260,9 @@ def test_duckdb_point_in_polygon_matches_shapely(con, ne_countries):
     con.executemany("INSERT INTO pts VALUES (?, ?, ?)", [(i, x, y) for i, (x, y) in enumerate(pts)])
     duck: dict[int, set[str]] = {}
     for i, iso3 in con.execute(
-        "SELECT p.i, c.iso3 FROM pts p JOIN countries c ON ST_Intersects(c.geometry, ST_Point(p.lon, p.lat))"
+        "SELECT p.i, c.iso3 "
+        "FROM pts p "
+        "JOIN countries c ON ST_Intersects(c.geometry, ST_Point(p.lon, p.lat))"
     ).fetchall():
         duck.setdefault(i, set()).add(iso3)
     codes = list(ne_countries["iso3"])
@@ -301,7 +305,8 @@ def test_nearest_distance_matches_duckdb_and_a_brute_force_search(con, ne_countr
             [y, x, near.lat, near.lon],
         ).fetchone()[0]
         assert near.distance_km == pytest.approx(duck, abs=1e-6)
-        # brute force: geodesic distance to every vertex of the boundaries densified to 0.005 deg, near the point
+        # brute force: geodesic distance to every vertex of the boundaries densified to 0.005 deg,
+        # near the point
         best = (math.inf, None)
         for code, geom in zip(index.iso3, index.geoms):
             minx, miny, maxx, maxy = geom.bounds
@@ -316,7 +321,8 @@ def test_nearest_distance_matches_duckdb_and_a_brute_force_search(con, ne_countr
             )
             best = min(best, (d, code))
         assert near.iso3 == best[1], (x, y, near, best)
-        # the densified vertices overestimate by at most ~0.3 km; ours may not exceed them by more than 0.5 %
+        # the densified vertices overestimate by at most ~0.3 km; ours may not exceed them by more
+        # than 0.5 %
         assert near.distance_km <= best[0] * 1.005 + 0.01, (x, y, near, best)
 
 

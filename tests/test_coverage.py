@@ -1,7 +1,7 @@
 """Coverage gate (questions/coverage.py, snapshots coverage) on hand-made worlds.
 
-The coverage is a lon/lat box near Porto Alegre. Distances to its west edge and disc radii are checked
-independently with pyproj's Geod (WGS84 geodesics).
+The coverage is a lon/lat box near Porto Alegre. Distances to its west edge and disc radii are
+checked independently with pyproj's Geod (WGS84 geodesics).
 """
 
 from __future__ import annotations
@@ -35,7 +35,8 @@ def at(lon: float, lat: float, km: float, az: float) -> tuple[float, float]:
 
 
 def km_to_west_edge(lon: float, lat: float) -> float:
-    """Geodesic km from (lon, lat) to the box's west edge (a meridian: the nearest point is at ~lat)."""
+    """Geodesic km from (lon, lat) to the box's west edge (a meridian: the nearest point is at
+    ~lat)."""
     return min(GEOD.inv(lon, lat, WEST, y)[2] for y in (lat - 0.001, lat, lat + 0.001)) / 1000.0
 
 
@@ -95,9 +96,9 @@ def _off_line(lon: float, lat: float, metres: float, az: float) -> Point:
 @pytest.mark.parametrize("lat", [-30.05, 60.17])
 @pytest.mark.parametrize("buffer_m", [50.0, 300.0])
 def test_corridor_against_geodesic_distances(lat, buffer_m):
-    """Points at 0.99 buffer from the line (across its middle, beyond each end, around a bend) lie in
-    the corridor, points at 1.01 buffer do not. The line runs 5 km east along a parallel, then 3 km
-    north; distances are pyproj WGS84 geodesics from the nearest point of the lon/lat line."""
+    """Points at 0.99 buffer from the line (across its middle, beyond each end, around a bend) lie
+    in the corridor, points at 1.01 buffer do not. The line runs 5 km east along a parallel, then 3
+    km north; distances are pyproj WGS84 geodesics from the nearest point of the lon/lat line."""
     lon0 = -51.3
     east, _, _ = GEOD.fwd(lon0, lat, 90.0, 5000.0)
     line = LineString([(lon0, lat), (east, lat), _off_line(east, lat, 3000.0, 0.0).coords[0]])
@@ -119,7 +120,8 @@ def test_corridor_against_geodesic_distances(lat, buffer_m):
 
 @pytest.fixture
 def two_clusters(con):
-    """Cafes around CENTRE (deep inside the box) and around EDGE (all within 0.9 km of the west edge)."""
+    """Cafes around CENTRE (deep inside the box) and around EDGE (all within 0.9 km of the west
+    edge)."""
     n = 0
     for tag, (lon0, lat0) in (("centre", CENTRE), ("edge", EDGE)):
         for i in range(6):
@@ -173,8 +175,9 @@ def test_without_a_coverage_row_nothing_is_checked(two_clusters):
 
 
 def test_nearest_member_disc_crossing_the_edge(two_clusters):
-    """A08's support is the disc around B through its farthest evidence member: members all inside the
-    box, but a disc reaching past the edge (B 0.48 km from it, a member 0.8 km away) is not covered."""
+    """A08's support is the disc around B through its farthest evidence member: members all inside
+    the box, but a disc reaching past the edge (B 0.48 km from it, a member 0.8 km away) is not
+    covered."""
     con = two_clusters
     sub = CATALOG.sub_template("A08.1")
     b = (EDGE[0] + 0.002, EDGE[1])
@@ -254,9 +257,9 @@ def test_false_premise_needs_its_support_in_coverage(museum_world, half_width_de
 
 @pytest.fixture
 def roads_world(con):
-    """Two 4 km east-west roads (osmh3kg, the KG of SFID D) with a cafe 60 m north of each: one through
-    CENTRE, one 0.07 km east of the box's west edge (its 100 m buffer crosses the edge); a third cafe 5 km
-    south of CENTRE (a category needs three members to be asked)."""
+    """Two 4 km east-west roads (osmh3kg, the KG of SFID D) with a cafe 60 m north of each: one
+    through CENTRE, one 0.07 km east of the box's west edge (its 100 m buffer crosses the edge); a
+    third cafe 5 km south of CENTRE (a category needs three members to be asked)."""
     for n, (lon0, lat0) in enumerate((CENTRE, (WEST + 0.0007, CENTRE[1] + 0.1))):
         end = at(lon0, lat0, 4.0, 90)
         road = f"LINESTRING({lon0} {lat0}, {end[0]} {lat0})"
@@ -296,8 +299,9 @@ def test_entity_hull_fallback_and_declared_coverage(two_clusters):
 
 
 def test_sample_coverage_file_declares_every_part():
-    """The committed coverage of the sample PBF: one valid polygon per merged part (scripts/coverage.py);
-    Andorra is its country relation (465.5 km2 geodesic, data/sample/osm/SOURCE_andorra.txt)."""
+    """The committed coverage of the sample PBF: one valid polygon per merged part
+    (scripts/coverage.py); Andorra is its country relation (465.5 km2 geodesic,
+    data/sample/osm/SOURCE_andorra.txt)."""
     pbf = SAMPLE_DIR / "osm" / "mgqa-sample.osm.pbf"
     assert snapshots.coverage_path(pbf).name == "mgqa-sample.coverage.geojson"
     parts = {p.part: p for p in snapshots.read_coverage(pbf)}

@@ -1,5 +1,6 @@
-"""Density tiers: population raster -> H3 res-3 cells -> tercile tiers, on real WorldPop crops and small
-synthetic GeoTIFFs checked against a brute-force ``h3.latlng_to_cell`` on every pixel centre."""
+"""Density tiers: population raster -> H3 res-3 cells -> tercile tiers, on real WorldPop crops and
+small synthetic GeoTIFFs checked against a brute-force ``h3.latlng_to_cell`` on every pixel
+centre."""
 
 from __future__ import annotations
 
@@ -54,7 +55,8 @@ def write_tif(
 
 
 def valid_pixels_numpy(path: Path) -> tuple[np.ndarray, np.ndarray, Affine]:
-    """Independent validity test: not masked (nodata / internal mask), finite, >= 0. Returns (rows, cols, values)."""
+    """Independent validity test: not masked (nodata / internal mask), finite, >= 0. Returns (rows,
+    cols, values)."""
     with rasterio.open(path) as src:
         a = src.read(1, masked=True)
         t = src.transform
@@ -65,7 +67,8 @@ def valid_pixels_numpy(path: Path) -> tuple[np.ndarray, np.ndarray, Affine]:
 
 
 def brute_force(path: Path, res: int = 3) -> tuple[dict[str, float], dict[str, int]]:
-    """Per-cell population and valid-pixel count by ``h3.latlng_to_cell`` on every valid pixel centre."""
+    """Per-cell population and valid-pixel count by ``h3.latlng_to_cell`` on every valid pixel
+    centre."""
     (rows, cols), vals, t = valid_pixels_numpy(path)
     pop: dict[str, float] = defaultdict(float)
     cnt: dict[str, int] = defaultdict(int)
@@ -149,7 +152,8 @@ def test_window_rows_do_not_change_the_result():
 # centre rule, invalid pixels, CRS checks on synthetic rasters
 # --------------------------------------------------------------------------------------------------
 def test_centre_rule_matches_latlng_to_cell(tmp_path):
-    # 0.05° pixels over lon 84..88, lat 26..29: about a dozen res-3 cells, every edge crossed by many pixels
+    # 0.05° pixels over lon 84..88, lat 26..29: about a dozen res-3 cells, every edge crossed by
+    # many pixels
     rng = np.random.default_rng(3)
     data = rng.integers(0, 1000, size=(60, 80)).astype(np.float32)
     path = write_tif(tmp_path / "grid.tif", data, from_origin(84.0, 29.0, 0.05, 0.05))

@@ -311,7 +311,8 @@ def test_latin_identifiers_are_kept_and_a_silent_e_takes_the_full_genitive():
 
 
 def test_names_never_trigger_the_rules_around_them():
-    """A name that happens to look like an error is masked: only the words we insert around it count."""
+    """A name that happens to look like an error is masked: only the words we insert around it
+    count."""
     assert det.detect("¿Qué distancia hay entre {los aldeas} y {Toledo}?", "spa") == {}
     assert det.detect("Quanto dista {i ospedali} da {Torino}?", "ita") == {}
     assert det.detect("Сколько школ рядом с {km Club}?", "rus") == {}

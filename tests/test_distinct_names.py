@@ -1,5 +1,6 @@
 """Two different entities of a question never read the same in any language: the blocking check
-``distinct_entities_distinct_names`` on ``questions_localized``, on questions written into a warehouse."""
+``distinct_entities_distinct_names`` on ``questions_localized``, on questions written into a
+warehouse."""
 
 from __future__ import annotations
 
@@ -59,7 +60,8 @@ def test_the_check_fails_on_two_entities_with_one_name(con):
     # one entity in both slots is one name
     _write(con, "q2", {"entity_A": "k:1", "entity_B": "k:1"}, "Entre {Isalo} et {Isalo} ?")
     assert CHECK.run(con, "fra").passed
-    # "X (neighbourhood)" and "X (city quarter)" both said "X (quartier)"; case and spaces do not count
+    # "X (neighbourhood)" and "X (city quarter)" both said "X (quartier)"; case and spaces do not
+    # count
     _write(
         con,
         "q3",
@@ -74,10 +76,10 @@ def test_the_check_fails_on_two_entities_with_one_name(con):
 
 @pytest.mark.parametrize("lang", TARGETS)
 def test_a_neighbourhood_and_a_city_quarter_of_one_name_stay_apart(lang):
-    """Re-instantiated with the bundled memory of every language, two entities whose English display names
-    differ only by their category word ("Ambohipo (neighbourhood)", "Ambohipo (city quarter)") are two
-    names, each said in the language: every memory has a word of its own for each (fra, por, sqi and urd
-    had one word for both), so neither has to give way to English."""
+    """Re-instantiated with the bundled memory of every language, two entities whose English display
+    names differ only by their category word ("Ambohipo (neighbourhood)", "Ambohipo (city quarter)")
+    are two names, each said in the language: every memory has a word of its own for each (fra, por,
+    sqi and urd had one word for both), so neither has to give way to English."""
     cat = default_catalog()
     vid = cat.sub_template("A01.1").variants[0].id
     tm = memory.load(lang)

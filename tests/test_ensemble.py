@@ -1,5 +1,5 @@
-"""The post-edit ensemble (mgqa_platform/multilingual/ensemble.py): the edit gate, the rule member, LLM members
-against real local HTTP servers (tests/fake_openai.py), voting and stats."""
+"""The post-edit ensemble (mgqa_platform/multilingual/ensemble.py): the edit gate, the rule member,
+LLM members against real local HTTP servers (tests/fake_openai.py), voting and stats."""
 
 from __future__ import annotations
 
@@ -41,7 +41,7 @@ def edits_json(*triples) -> str:
     return json.dumps({"edits": [{"op": o, "original": a, "fix": b} for o, a, b in triples]})
 
 
-# ------------------------------------------------------------------------------------------------ apply_edits
+# -------------------------------------------------------------------------------------- apply_edits
 def test_operations_are_the_13_codes():
     assert len(OPERATIONS) == 13 and "NOCHG" in OPERATIONS and "ELIS" in OPERATIONS
     assert EDITS_SCHEMA["properties"]["edits"]["maxItems"] == 25
@@ -86,7 +86,7 @@ def test_apply_edits_rejects_braces_unknown_ops_and_bad_nochg():
     )
 
 
-# ------------------------------------------------------------------------------------------------ RuleMember
+# --------------------------------------------------------------------------------------- RuleMember
 def test_french_elision_looks_inside_the_braces():
     assert rules("fra", "La distance de {Orly} à {Paris} ?") == "La distance d'{Orly} à {Paris} ?"
     assert rules("fra", "Est-ce que {Écully} est au nord ?") == "Est-ce qu'{Écully} est au nord ?"
@@ -146,7 +146,7 @@ def test_rules_keep_braces_and_other_languages_rules_do_not_leak():
     assert out.startswith("Distance d'{Orly} ") and out.endswith("{Orly}" + NNBSP + "?")
 
 
-# ------------------------------------------------------------------------------------------------ vote
+# --------------------------------------------------------------------------------------------- vote
 def test_vote_majority_fallback_and_none():
     a, b = Edit("ELIS", "de ", "d'"), Edit("PUNCT", " ?", "?")
     ok = lambda m, *e: Proposal(m, "ok", tuple(e), None)  # noqa: E731
@@ -167,7 +167,7 @@ def test_vote_majority_fallback_and_none():
     assert got == ((a,), "majority")
 
 
-# ------------------------------------------------------------------------------------------------ fake servers
+# ------------------------------------------------------------------------------------- fake servers
 FR_Q = {
     "question_id": "q1",
     "lang": "fra",

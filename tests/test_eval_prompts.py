@@ -1,4 +1,5 @@
-"""Prompts of the evaluation tiers and the per-question reply schema / reply parsing (no network)."""
+"""Prompts of the evaluation tiers and the per-question reply schema / reply parsing (no
+network)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""The resumable model runner and the agent loop against the fake OpenAI-compatible server (real HTTP)."""
+"""The resumable model runner and the agent loop against the fake OpenAI-compatible server (real
+HTTP)."""
 
 from __future__ import annotations
 
@@ -291,12 +292,14 @@ def test_agent_kg_tools_are_read_only_and_the_environment_is_not_passed(tmp_path
         "category VARCHAR, lon DOUBLE, lat DOUBLE, geom_kind VARCHAR)"
     )
     con.execute(
-        "INSERT INTO entities VALUES ('osmh3kg:node/1', 'osmh3kg', 'Fleneken', 'Fleneken', 'village', "
+        "INSERT INTO entities "
+        "VALUES ('osmh3kg:node/1', 'osmh3kg', 'Fleneken', 'Fleneken', 'village', "
         "-8.19704, 4.76462, 'point'), ('osmh3kg:node/2', 'osmh3kg', 'Old Fleneken Road', "
         "'Old Fleneken Road', 'road', -8.1, 4.7, 'line')"
     )
     con.execute(
-        "CREATE TABLE entity_triples (entity_id VARCHAR, kg VARCHAR, s VARCHAR, p VARCHAR, o VARCHAR)"
+        "CREATE TABLE entity_triples (entity_id VARCHAR, kg VARCHAR, s VARCHAR, p VARCHAR, "
+        "o VARCHAR)"
     )
     con.executemany(
         "INSERT INTO entity_triples VALUES ('osmh3kg:node/1', 'osmh3kg', ?, ?, ?)", TRIPLES[:4]
@@ -380,7 +383,8 @@ def test_agent_step_timeout_and_output_truncation(tmp_path):
 
 
 def test_retrieval_tools_get_a_kg_only_copy_without_golds(tmp_path):
-    """T3a's sql() runs any SELECT, so the agent gets the KG tables only: no questions_en, no scores."""
+    """T3a's sql() runs any SELECT, so the agent gets the KG tables only: no questions_en, no
+    scores."""
     from mgqa_platform import warehouse
     from mgqa_platform.evaluation.agent import KG_TABLES, export_kg
 
@@ -405,8 +409,8 @@ CANARY = "sk-canary-5e0c29d8a4f1b7e36d9a02c4f8b1e7a3"
 
 
 def canary_handler(req) -> Reply | str:
-    """A hostile endpoint: echoes the bearer key in reply content, schema values, error bodies (where a
-    300-character cut falls inside it) and broken envelopes."""
+    """A hostile endpoint: echoes the bearer key in reply content, schema values, error bodies
+    (where a 300-character cut falls inside it) and broken envelopes."""
     key = req.headers["authorization"].removeprefix("Bearer ")
     text = user_text(req)
     pad = "p" * 280  # with the text before and after, the old 300-character cut fell inside the key

@@ -1,4 +1,5 @@
-"""Scoring runs: alias resolution, prediction statuses, the paper's aggregate metrics, baselines and reports."""
+"""Scoring runs: alias resolution, prediction statuses, the paper's aggregate metrics, baselines and
+reports."""
 
 from __future__ import annotations
 
@@ -76,7 +77,8 @@ def test_alias_store_resolves_any_accepted_name_after_normalisation():
 
 
 def test_a_name_two_gold_entities_share_names_both_in_a_set():
-    # names cannot tell apart two gold entities that bear one name: the name once (or twice) names both
+    # names cannot tell apart two gold entities that bear one name: the name once (or twice) names
+    # both
     for names in (["poste de santé", "regatta"], ["poste de santé", "Poste de santé", "regatta"]):
         assert score_question(SET_Q, answered({"names": names})).em == 1.0
     # a name of one gold entity only still misses the other
@@ -225,7 +227,8 @@ def test_gold_as_prediction_scores_perfectly_for_every_format():
 
 
 def test_income_tier_standardized_to_the_sfid_mix():
-    # overall mix: A 3 questions, B 1. HIC answers every A and misses B; LIC has only B questions, all right.
+    # overall mix: A 3 questions, B 1. HIC answers every A and misses B; LIC has only B questions,
+    # all right.
     rows = [
         dict(_row(1), sfid="A", income_tier="HIC"),
         dict(_row(1), sfid="A", income_tier="HIC"),

@@ -1,5 +1,5 @@
-"""Event names in the language (issue 18): each language's pattern, the case its slot asks for, and the
-placing in a template with the post-edit rules after it."""
+"""Event names in the language (issue 18): each language's pattern, the case its slot asks for, and
+the placing in a template with the post-edit rules after it."""
 
 from __future__ import annotations
 
@@ -207,8 +207,9 @@ def test_case_by_slot(lang, before, after, expected):
 
 
 def test_articles_and_words_around_the_slot():
-    """German fuses von + dem; Greek writes the article and fuses it with σε; Romanian drops the "lui"
-    of the genitive; Bulgarian uses the short article after a preposition; Georgian absorbs the suffix."""
+    """German fuses von + dem; Greek writes the article and fuses it with σε; Romanian drops the
+    "lui" of the genitive; Bulgarian uses the short article after a preposition; Georgian absorbs
+    the suffix."""
     deu = event_phrase(QUAKE, "deu", "Ausdehnung von ", "?")
     assert (deu.before, deu.prefix) == ("Ausdehnung vom ", "")
     assert event_phrase(FIRE, "deu", "Entfernung zwischen ", " und").prefix == "dem "
@@ -249,12 +250,14 @@ def test_articles_and_words_around_the_slot():
         (
             "deu",
             "Überlappen sich die Flächen von {entity_A} und {entity_B}?",
-            "Überlappen sich die Flächen vom {Waldbrand „Spanish“ von 1994} und dem {Waldbrand „Spanish“ von 1994}?",
+            "Überlappen sich die Flächen vom {Waldbrand „Spanish“ von 1994} und dem "
+            "{Waldbrand „Spanish“ von 1994}?",
         ),
         (
             "ell",
             "Επικαλύπτονται οι περιοχές {entity_A} και {entity_B};",
-            "Επικαλύπτονται οι περιοχές της {πυρκαγιάς Spanish του 1994} και της {πυρκαγιάς Spanish του 1994};",
+            "Επικαλύπτονται οι περιοχές της {πυρκαγιάς Spanish του 1994} και της "
+            "{πυρκαγιάς Spanish του 1994};",
         ),
         (
             "ell",
@@ -264,8 +267,8 @@ def test_articles_and_words_around_the_slot():
     ],
 )
 def test_coordinated(lang, template, expected):
-    """Two events joined by "and": the second takes the case of the first, and Romance languages repeat the
-    preposition the first one has; the rule member then fuses the articles."""
+    """Two events joined by "and": the second takes the case of the first, and Romance languages
+    repeat the preposition the first one has; the rule member then fuses the articles."""
     ids = {"entity_A": "a", "entity_B": "b"}
     placed, named = place_events(
         template, dict.fromkeys(ids, "event"), ids, None, lang, {"a": FIRE, "b": FIRE}
@@ -284,7 +287,8 @@ def test_italian_elides_before_eight_and_eleven():
 
 
 def test_urdu_fire_is_feminine():
-    """آگ is feminine: the participle before it and the verbs of the clause it is the subject of agree."""
+    """آگ is feminine: the participle before it and the verbs of the clause it is the subject of
+    agree."""
     got = event_phrase(
         FIRE, "urd", "{time_period} میں درج ہونے والا ", "، {entity_B} سے کتنے فاصلے پر تھا؟"
     )
@@ -317,7 +321,8 @@ def test_urdu_fire_is_feminine():
     ],
 )
 def test_fire_verbs_in_the_masculine(lang, before, after, expected):
-    """Templates say the event's verbs in the neuter ("событие", "землетрясение"); a fire is masculine."""
+    """Templates say the event's verbs in the neuter ("событие", "землетрясение"); a fire is
+    masculine."""
     got = event_phrase(FIRE, lang, before, after)
     assert (got.before, got.after) == expected
     quake = event_phrase(QUAKE, lang, before, after)
@@ -330,7 +335,8 @@ def test_fire_verbs_in_the_masculine(lang, before, after, expected):
         (
             "fra",
             "Quelle est la superficie de {event_A} ?",
-            "Quelle est la superficie du {séisme de magnitude 4,9 du 27 novembre 2015 à 11:40 UTC} ?",
+            "Quelle est la superficie du {séisme de magnitude 4,9 du 27 novembre 2015 à "
+            "11:40 UTC} ?",
         ),
         (
             "fra",
@@ -340,7 +346,8 @@ def test_fire_verbs_in_the_masculine(lang, before, after, expected):
         (
             "ita",
             "Qual è l'impronta di {event_A}?",
-            "Qual è l'impronta del {terremoto di magnitudo 4,9 del 27 novembre 2015 alle 11:40 UTC}?",
+            "Qual è l'impronta del {terremoto di magnitudo 4,9 del 27 novembre 2015 alle "
+            "11:40 UTC}?",
         ),
         (
             "ita",
@@ -350,7 +357,8 @@ def test_fire_verbs_in_the_masculine(lang, before, after, expected):
         (
             "spa",
             "¿Cuál es la huella de {event_A}?",
-            "¿Cuál es la huella del {terremoto de magnitud 4,9 del 27 de noviembre de 2015 a las 11:40 UTC}?",
+            "¿Cuál es la huella del {terremoto de magnitud 4,9 del 27 de noviembre de 2015 "
+            "a las 11:40 UTC}?",
         ),
         (
             "por",
@@ -365,7 +373,8 @@ def test_fire_verbs_in_the_masculine(lang, before, after, expected):
     ],
 )
 def test_placed_then_post_edited(lang, template, expected):
-    """The article goes outside the marks, and the rule member fuses it with the preposition before it."""
+    """The article goes outside the marks, and the rule member fuses it with the preposition before
+    it."""
     facts = FIRE if "incendi" in expected or "incêndio" in expected else QUAKE
     placed, named = place_events(
         template, {"event_A": "event"}, {"event_A": "e"}, None, lang, {"e": facts}
@@ -390,9 +399,9 @@ def test_image_role_and_other_entities_are_left_alone():
 
 
 def test_localize_names_the_event_and_the_period_in_the_language():
-    """Through ``instantiate.localize`` with the bundled Russian memory: the event is named in Russian (no
-    ``label:`` fallback, marked as a name), the month stands in the prepositional, and the detectors of
-    English events and period cases find nothing."""
+    """Through ``instantiate.localize`` with the bundled Russian memory: the event is named in
+    Russian (no ``label:`` fallback, marked as a name), the month stands in the prepositional, and
+    the detectors of English events and period cases find nothing."""
     cat = default_catalog()
     tm = memory.load("rus")
     vid = "A03.2.v1"

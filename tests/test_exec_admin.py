@@ -1,8 +1,9 @@
 """SFID E executors (administrative hierarchy, containment) on tiny hand-made worlds.
 
-A KWG-like world near Santa Barbara: a state, two counties (one of two parts), part-of triples, schools;
-and an OSM-like world with city blocks, buildings, cafes/bars and roads. Independent checks recompute areas
-with pyproj (EPSG:6933, always_xy) + shapely, lengths with pyproj.Geod and point-in-polygon with shapely.
+A KWG-like world near Santa Barbara: a state, two counties (one of two parts), part-of triples,
+schools; and an OSM-like world with city blocks, buildings, cafes/bars and roads. Independent checks
+recompute areas with pyproj (EPSG:6933, always_xy) + shapely, lengths with pyproj.Geod and
+point-in-polygon with shapely.
 """
 
 from __future__ import annotations
@@ -62,9 +63,12 @@ def premise(con, sub_id: str, kg: str, **values) -> bool:
     return con.execute(f"{sql} SELECT holds FROM ({ex.premise_sql(sub)}) q").fetchone()[0]
 
 
-# ---------------------------------------------------------------------------------------------- KWG world
+# ---------------------------------------------------------------------------------------- KWG world
 STATE = box(-121.0, 34.0, -119.0, 35.5)
-COUNTY = "MULTIPOLYGON(((-120.5 34.4, -119.5 34.4, -119.5 35.0, -120.5 35.0, -120.5 34.4)), ((-120.2 34.0, -120.0 34.0, -120.0 34.1, -120.2 34.1, -120.2 34.0)))"
+COUNTY = (
+    "MULTIPOLYGON(((-120.5 34.4, -119.5 34.4, -119.5 35.0, -120.5 35.0, -120.5 34.4)), "
+    "((-120.2 34.0, -120.0 34.0, -120.0 34.1, -120.2 34.1, -120.2 34.0)))"
+)
 OTHER = box(-119.5, 34.4, -119.0, 35.0)  # neighbouring county, shares the edge lon -119.5
 FIRES = {
     "F1": box(-120.3, 34.5, -120.2, 34.6),
@@ -204,7 +208,7 @@ def test_collection_count_in_county(kwg):
     assert dup.reason == "repeated_category"
 
 
-# ---------------------------------------------------------------------------------------------- OSM world
+# ---------------------------------------------------------------------------------------- OSM world
 OKG = "osmh3kg"
 REGION = box(24.90, 60.10, 24.92, 60.11)
 REGION2 = box(24.91, 60.105, 24.93, 60.12)  # overlaps REGION
@@ -325,7 +329,7 @@ def test_ranked_containment(osm):
     assert premise(osm, "E05.1", OKG, **roads("R2", "R3", "longest")) is False
 
 
-# ---------------------------------------------------------------------------------------------- generate
+# ----------------------------------------------------------------------------------------- generate
 def test_generate_and_replay_sfid_e(kwg, osm):
     gen = generate(kwg, CATALOG, ["kwg", OKG], only={"E"})
     assert gen.questions
@@ -335,8 +339,9 @@ def test_generate_and_replay_sfid_e(kwg, osm):
 
 
 def test_components_count_direct_subdivisions_only(con):
-    """E02.1 on an Andorra-like hierarchy: a country (admin_level 2) tiled by two parishes (7), one of
-    which holds a municipality (8). The country is made up of 2 regions, not 3; the parish of 1."""
+    """E02.1 on an Andorra-like hierarchy: a country (admin_level 2) tiled by two parishes (7), one
+    of which holds a municipality (8). The country is made up of 2 regions, not 3; the parish of
+    1."""
     st = "HIC/high"
     levels = {
         "C": (box(1.0, 42.0, 2.0, 43.0), 2),

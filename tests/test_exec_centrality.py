@@ -1,8 +1,8 @@
 """SFID G executors (centrality) on tiny hand-made worlds.
 
 Independent routes: DuckDB's EPSG:6933 centroid against pyproj + shapely; the line midpoint against
-pyproj's ``Geod.line_length`` of the two halves; the pole of inaccessibility against a brute-force grid
-search of the point farthest from the boundary; the scanline rasterisation against shapely's
+pyproj's ``Geod.line_length`` of the two halves; the pole of inaccessibility against a brute-force
+grid search of the point farthest from the boundary; the scanline rasterisation against shapely's
 ``contains_xy`` over every cell centre.
 """
 
@@ -40,7 +40,10 @@ def km(a, b) -> float:
     return GEOD.inv(a[0], a[1], b[0], b[1])[2] / 1000.0
 
 
-L_SHAPE = "POLYGON((24.90 60.10, 25.10 60.10, 25.10 60.14, 24.94 60.14, 24.94 60.25, 24.90 60.25, 24.90 60.10))"
+L_SHAPE = (
+    "POLYGON((24.90 60.10, 25.10 60.10, 25.10 60.14, 24.94 60.14, 24.94 60.25, "
+    "24.90 60.25, 24.90 60.10))"
+)
 C_SHAPE = "POLYGON((0 0, 3 0, 3 0.5, 0.5 0.5, 0.5 2.5, 3 2.5, 3 3, 0 3, 0 0))"
 
 
@@ -99,7 +102,8 @@ def test_line_midpoint(con):
     wkt = "LINESTRING(24.90 60.10, 24.95 60.12, 25.05 60.12, 25.10 60.20)"
     world.add(con, "osmh3kg:way/2", "Katu", "road", wkt)
     out = run(con, "G01.2", entity_A="osmh3kg:way/2")
-    # independent: split the line at the answer; both halves have the same geodesic length (pyproj line_length)
+    # independent: split the line at the answer; both halves have the same geodesic length (pyproj
+    # line_length)
     coords = list(shapely_wkt.loads(wkt).coords)
     p = (out.gold["lon"], out.gold["lat"])
     assert shapely_wkt.loads(wkt).distance(Point(p)) < 1e-4
@@ -126,7 +130,8 @@ def test_line_midpoint(con):
 
 
 def brute_pole(wkt: str, lon0: float, lat0: float, n: int = 200) -> tuple[float, float, float]:
-    """Grid search in the azimuthal-equidistant frame: the inside point farthest from the boundary (lon, lat, m)."""
+    """Grid search in the azimuthal-equidistant frame: the inside point farthest from the boundary
+    (lon, lat, m)."""
     tr = Transformer.from_crs(
         "EPSG:4326", f"+proj=aeqd +lat_0={lat0} +lon_0={lon0} +datum=WGS84", always_xy=True
     )
@@ -155,7 +160,8 @@ def test_pole_matches_brute_force(con):
         "SELECT lon, lat FROM entities WHERE entity_id = 'osmh3kg:way/1'"
     ).fetchone()
     out = run(con, "G01.3", entity_A="osmh3kg:way/1")
-    # the L's arms hold a ridge of equally central points: compare the objective (distance to the boundary)
+    # the L's arms hold a ridge of equally central points: compare the objective (distance to the
+    # boundary)
     tr = Transformer.from_crs(
         "EPSG:4326", f"+proj=aeqd +lat_0={lat0} +lon_0={lon0} +datum=WGS84", always_xy=True
     )
@@ -190,7 +196,8 @@ def brute_raster(g, size: float) -> tuple[tuple[float, float] | None, int]:
         L_SHAPE,
         C_SHAPE,
         "POLYGON((0 0, 1 0, 0.3 0.9, 0 0), (0.1 0.1, 0.3 0.1, 0.2 0.3, 0.1 0.1))",
-        "MULTIPOLYGON(((10 10, 10.3 10, 10.3 10.2, 10 10)), ((10.5 10.5, 10.6 10.5, 10.6 10.6, 10.5 10.6, 10.5 10.5)))",
+        "MULTIPOLYGON(((10 10, 10.3 10, 10.3 10.2, 10 10)), "
+        "((10.5 10.5, 10.6 10.5, 10.6 10.6, 10.5 10.6, 10.5 10.5)))",
     ],
 )
 def test_scanline_raster_matches_brute_force(wkt):
@@ -205,7 +212,8 @@ def test_scanline_raster_matches_brute_force(wkt):
 
 
 def brute_raster_at(g, size: float, half_cell: bool) -> tuple[tuple[float, float] | None, int]:
-    """:func:`brute_raster` on the grid whose corners sit at multiples of ``size`` (+ size / 2 if ``half_cell``)."""
+    """:func:`brute_raster` on the grid whose corners sit at multiples of ``size`` (+ size / 2 if
+    ``half_cell``)."""
     d = size / 2.0 if half_cell else 0.0
     c, n = brute_raster(shapely.transform(g, lambda xy: xy - (d, d)), size)
     return (None if c is None else (c[0] + d, c[1] + d)), n
@@ -224,12 +232,16 @@ def brute_shift_km(wkt: str, v1: float, v2: float, half_cell: bool) -> float:
 
 
 # off the round coordinates, so that no row of cell centres runs along an edge on either grid
-C_OFF = "POLYGON((0.1234 0.2345, 3.1234 0.2345, 3.1234 0.7345, 0.6234 0.7345, 0.6234 2.7345, 3.1234 2.7345, 3.1234 3.2345, 0.1234 3.2345, 0.1234 0.2345))"
+C_OFF = (
+    "POLYGON((0.1234 0.2345, 3.1234 0.2345, 3.1234 0.7345, 0.6234 0.7345, 0.6234 2.7345, "
+    "3.1234 2.7345, 3.1234 3.2345, 0.1234 3.2345, 0.1234 0.2345))"
+)
 SQUARE = "POLYGON((0.1234 0.2345, 1.1234 0.2345, 1.1234 1.2345, 0.1234 1.2345, 0.1234 0.2345))"
 
 
 def test_scale_shift_gold(con):
-    """The shift is kept only when grids moved by half a cell give it within tolerance (0.5 km here)."""
+    """The shift is kept only when grids moved by half a cell give it within tolerance (0.5 km
+    here)."""
     world.add(con, "osmh3kg:way/1", "Cee", "city_block", C_OFF)
     world.add(con, "osmh3kg:way/2", "Ell", "city_block", L_SHAPE)
     world.add(con, "osmh3kg:way/3", "Square", "city_block", SQUARE)
@@ -251,7 +263,7 @@ def test_scale_shift_gold(con):
     )
 
 
-# ------------------------------------------------------------------------------------------------- generate
+# ----------------------------------------------------------------------------------------- generate
 @pytest.fixture
 def g_world(con):
     """Blocks, parks with kiosks, roads and big districts in two strata."""
@@ -274,7 +286,8 @@ def g_world(con):
                 f"osmh3kg:way/{k}{i}2",
                 f"Park {k}{i}",
                 "park",
-                f"POLYGON(({x} {lat - 2 * d}, {x + d} {lat - 2 * d}, {x + d / 2} {lat - d}, {x} {lat - 2 * d}))",
+                f"POLYGON(({x} {lat - 2 * d}, {x + d} {lat - 2 * d}, "
+                f"{x + d / 2} {lat - d}, {x} {lat - 2 * d}))",
                 stratum=stratum,
             )
             world.add(
@@ -298,7 +311,8 @@ def g_world(con):
                 f"osmh3kg:way/{k}{i}5",
                 f"Road {k}{i}",
                 "road",
-                f"LINESTRING({x} {lat + 2 * d}, {x + d} {lat + 2.5 * d}, {x + 2 * d} {lat + 2 * d})",
+                f"LINESTRING({x} {lat + 2 * d}, {x + d} {lat + 2.5 * d}, "
+                f"{x + 2 * d} {lat + 2 * d})",
                 stratum=stratum,
             )
         world.add(
@@ -306,7 +320,8 @@ def g_world(con):
             f"osmh3kg:way/{k}99",
             f"District {k}",
             "city_block",
-            f"POLYGON(({lon - 1} {lat - 1}, {lon - 0.5} {lat - 1}, {lon - 0.5} {lat - 0.7}, {lon - 1} {lat - 0.5}, {lon - 1} {lat - 1}))",
+            f"POLYGON(({lon - 1} {lat - 1}, {lon - 0.5} {lat - 1}, "
+            f"{lon - 0.5} {lat - 0.7}, {lon - 1} {lat - 0.5}, {lon - 1} {lat - 1}))",
             stratum=stratum,
         )
         e = 0.15  # a square estate: its scale shift hardly depends on where the grids are anchored
@@ -315,7 +330,8 @@ def g_world(con):
             f"osmh3kg:way/{k}98",
             f"Estate {k}",
             "park",
-            f"POLYGON(({lon + 1} {lat + 1}, {lon + 1 + e} {lat + 1}, {lon + 1 + e} {lat + 1 + e}, {lon + 1} {lat + 1 + e}, {lon + 1} {lat + 1}))",
+            f"POLYGON(({lon + 1} {lat + 1}, {lon + 1 + e} {lat + 1}, "
+            f"{lon + 1 + e} {lat + 1 + e}, {lon + 1} {lat + 1 + e}, {lon + 1} {lat + 1}))",
             stratum=stratum,
         )
     return con

@@ -1,7 +1,8 @@
 """SFID B executors (metric containment) on tiny hand-made worlds.
 
-Radius membership is recomputed independently with pyproj's Geod (WGS84 geodesics); the population sum
-of B03 is recomputed pixel by pixel over the whole test raster with a plain Python loop (no window).
+Radius membership is recomputed independently with pyproj's Geod (WGS84 geodesics); the population
+sum of B03 is recomputed pixel by pixel over the whole test raster with a plain Python loop (no
+window).
 """
 
 from __future__ import annotations
@@ -45,7 +46,8 @@ def km_between(a: tuple[float, float], b: tuple[float, float]) -> float:
 
 
 def run(con, sub_id: str, **values):
-    """Run one sub-template's gold query (bound with VALUES, as lineage prints it) and its finish."""
+    """Run one sub-template's gold query (bound with VALUES, as lineage prints it) and its
+    finish."""
     sub = CATALOG.sub_template(sub_id)
     ex = EXECUTORS[sub.executor]
     cur = con.execute(replay_sql(ex, sub, {"row_id": 0, "kg": "worldkg", **values}))
@@ -100,9 +102,9 @@ def test_count_and_list_within_radius_hand_world(cafes):
 
 @pytest.mark.parametrize("lat", [-30.03, 60.17, 71.0])
 def test_radius_membership_matches_pyproj(con, lat):
-    """Random cafes around an anchor (also at high latitude, where a degree of longitude is short): the
-    executor's set equals the pyproj-geodesic set, and it discards exactly when pyproj finds a member in
-    the boundary band."""
+    """Random cafes around an anchor (also at high latitude, where a degree of longitude is short):
+    the executor's set equals the pyproj-geodesic set, and it discards exactly when pyproj finds a
+    member in the boundary band."""
     rng = random.Random(int(lat * 100))
     anchor = (24.94, lat)
     world.add(con, "worldkg:0", "Anchor", "square", f"POINT({anchor[0]} {anchor[1]})")
@@ -128,7 +130,7 @@ def test_radius_membership_matches_pyproj(con, lat):
         assert count.gold == {"value": len(expected)}
 
 
-# ------------------------------------------------------------------------------------------------- B03
+# ---------------------------------------------------------------------------------------------- B03
 def write_raster(
     path: Path, data: np.ndarray, west: float, north: float, res: float, nodata: float = -1.0
 ) -> str:
@@ -148,7 +150,8 @@ def register_raster(con, path: Path, sha: str, is_proxy: bool = False) -> None:
 
 
 def brute_force_sum(path: Path, lon: float, lat: float, radius_km: float) -> float:
-    """Every pixel of the raster, one geodesic at a time: pixel-centre rule, nodata/negative skipped."""
+    """Every pixel of the raster, one geodesic at a time: pixel-centre rule, nodata/negative
+    skipped."""
     total = 0.0
     with rasterio.open(path) as ds:
         band = ds.read(1)
@@ -162,8 +165,8 @@ def brute_force_sum(path: Path, lon: float, lat: float, radius_km: float) -> flo
 
 
 def test_population_sum_on_a_known_raster(con, tmp_path):
-    """0.01-degree raster around Porto Alegre: one pixel of 1234 people under the anchor, one of 99 people
-    about 10 km east, a nodata pixel next to the anchor; everything else 0."""
+    """0.01-degree raster around Porto Alegre: one pixel of 1234 people under the anchor, one of 99
+    people about 10 km east, a nodata pixel next to the anchor; everything else 0."""
     res, west, north = 0.01, -51.50, -29.80
     data = np.zeros((50, 60))
     lon, lat = -51.2249, -30.0351  # centre of pixel (row 23, col 27)
@@ -176,7 +179,8 @@ def test_population_sum_on_a_known_raster(con, tmp_path):
     assert run(con, "B03.1", entity_A="worldkg:1", value=5).gold == {"value": 1234}
     twelve = run(con, "B03.1", entity_A="worldkg:1", value=12)
     assert twelve.gold == {"value": 1333}
-    # the non-empty pixels of the window are cited: centre (lon lat) and value; zero and nodata pixels are not
+    # the non-empty pixels of the window are cited: centre (lon lat) and value; zero and nodata
+    # pixels are not
     pixels: dict[str, dict[str, str]] = {}
     for s, p, o in twelve.facts:
         pixels.setdefault(s, {})[p.rsplit("#", 1)[-1].rsplit(":", 1)[-1]] = o
@@ -216,11 +220,11 @@ def test_population_window_matches_brute_force(tmp_path):
                 )
 
 
-# ------------------------------------------------------------------------------------------------- generate
+# ----------------------------------------------------------------------------------------- generate
 @pytest.fixture
 def b_world(con, tmp_path):
-    """Two strata (labels only; both clusters near Porto Alegre) of villages, shops and schools, and a
-    0.01-degree population raster covering every 50 km circle around them."""
+    """Two strata (labels only; both clusters near Porto Alegre) of villages, shops and schools, and
+    a 0.01-degree population raster covering every 50 km circle around them."""
     rng = random.Random(3)
     n = 0
     for stratum, (lon0, lat0) in (("UMC/high", (-51.22, -30.03)), ("HIC/high", (-51.00, -29.80))):
@@ -257,8 +261,9 @@ def test_generate_b_replays_every_question(b_world):
 
 
 def test_b03_needs_a_real_population_raster(b_world, tmp_path):
-    """The same raster recorded as the proxy surface: B03 yields nothing and every candidate is counted as
-    ``no_population_raster``; B01 and B02 are unaffected. Recorded as a real raster, B03 comes back."""
+    """The same raster recorded as the proxy surface: B03 yields nothing and every candidate is
+    counted as ``no_population_raster``; B01 and B02 are unaffected. Recorded as a real raster, B03
+    comes back."""
     catalog = load_catalog()
     (path, sha) = b_world.execute("SELECT raster, raster_sha256 FROM density_breaks").fetchone()
     register_raster(b_world, Path(path), sha, is_proxy=True)

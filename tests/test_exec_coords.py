@@ -26,7 +26,8 @@ SHAPES = {  # entity id -> (name, category, WKT lon/lat, valid_from)
     "worldkg:3": (
         "Kauppatori",
         "square",
-        "POLYGON((24.950 60.166, 24.958 60.1665, 24.957 60.170, 24.952 60.1705, 24.9505 60.168, 24.950 60.166))",
+        "POLYGON((24.950 60.166, 24.958 60.1665, 24.957 60.170, 24.952 60.1705, "
+        "24.9505 60.168, 24.950 60.166))",
         None,
     ),
     "worldkg:4": (
@@ -38,7 +39,8 @@ SHAPES = {  # entity id -> (name, category, WKT lon/lat, valid_from)
     "worldkg:5": (
         "Ilhas",
         "park",
-        "MULTIPOLYGON(((30 -2, 30.1 -2, 30.1 -1.9, 30 -2)), ((30.5 -2, 30.6 -2, 30.6 -1.8, 30.5 -1.8, 30.5 -2)))",
+        "MULTIPOLYGON(((30 -2, 30.1 -2, 30.1 -1.9, 30 -2)), "
+        "((30.5 -2, 30.6 -2, 30.6 -1.8, 30.5 -1.8, 30.5 -2)))",
         None,
     ),
     "worldkg:6": ("Date Line Ferry", "road", "LINESTRING(179.5 -17, -179.5 -16.5)", None),
@@ -64,7 +66,8 @@ def n_world(con):
 
 
 def _golds(con, sub_id: str) -> tuple[dict, dict]:
-    """({entity id: gold}, {reason: n}) of one sub-template on the world (every candidate proposed)."""
+    """({entity id: gold}, {reason: n}) of one sub-template on the world (every candidate
+    proposed)."""
     sub = load_catalog().sub_template(sub_id)
     execs, discards = execute_sub_template(con, sub, world.pool(con))
     return {e.values["entity_A"]: e.outcome.gold for e in execs}, {

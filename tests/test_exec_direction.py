@@ -1,8 +1,9 @@
 """SFID J executors (direction) on tiny hand-made worlds.
 
-Independent routes: spherical great-circle bearings (plain trigonometry, no pyproj) for sectors and for the
-side of a route (sign of the bearing difference), explicit sector tables written out by hand, PROJ's own
-``+proj=aeqd`` Transformer for the azimuthal-equidistant frame, and hand-placed points along a line.
+Independent routes: spherical great-circle bearings (plain trigonometry, no pyproj) for sectors and
+for the side of a route (sign of the bearing difference), explicit sector tables written out by
+hand, PROJ's own ``+proj=aeqd`` Transformer for the azimuthal-equidistant frame, and hand-placed
+points along a line.
 """
 
 from __future__ import annotations
@@ -91,7 +92,8 @@ def word_holds(table: dict, word: str, az: float) -> bool:
 
 
 def reading_answers(word: str, az: float) -> set[bool]:
-    """Is the azimuth ``word`` under the 90-degree, 8-sector and half-plane readings, from the hand tables."""
+    """Is the azimuth ``word`` under the 90-degree, 8-sector and half-plane readings, from the hand
+    tables."""
     ninety = CARDINAL4_WORDS if word in CARDINAL4_WORDS else QUADRANTS
     return {word_holds(t, word, az) for t in (ninety, OCTANT_WORDS, HALF_PLANES)}
 
@@ -220,7 +222,8 @@ def test_cardinal_balanced_words_and_edge_discard(ring):
     ex = EXECUTORS["direction.cardinal"]
 
     def ask(word: str, az: float, sub_id: str = "J01.1"):
-        """finish on A 2 km from B (ORIGIN) at azimuth ``az``, cross-checked with pyproj Geod.inv."""
+        """finish on A 2 km from B (ORIGIN) at azimuth ``az``, cross-checked with pyproj
+        Geod.inv."""
         lon, lat, _ = GEOD.fwd(ORIGIN[0], ORIGIN[1], az, 2000.0)
         assert GEOD.inv(ORIGIN[0], ORIGIN[1], lon, lat)[0] % 360 == pytest.approx(az, abs=1e-6)
         row = {

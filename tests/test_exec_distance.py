@@ -1,4 +1,5 @@
-"""SFID A executors (distance & proximity) on tiny hand-made worlds, each gold re-derived independently.
+"""SFID A executors (distance & proximity) on tiny hand-made worlds, each gold re-derived
+independently.
 
 The independent routes are pyproj.Geod (GeographicLib) in Python instead of DuckDB's spheroid SQL,
 brute-force minima over boundaries densified to ~1 m instead of the local-frame nearest point, a
@@ -27,7 +28,7 @@ GEOD = Geod(ellps="WGS84")
 CAT = load_catalog()
 KG = "kwg"
 
-# ---------------------------------------------------------------- the tiny world (one H3 res-5 cell near Santa Barbara)
+# -------------------------------------------- the tiny world (one H3 res-5 cell near Santa Barbara)
 COUNTY = "POLYGON((-119.70 34.32, -119.56 34.32, -119.56 34.42, -119.70 34.42, -119.70 34.32))"
 FIRE = (
     "POLYGON((-119.625 34.375, -119.605 34.375, -119.605 34.390, -119.625 34.390, -119.625 34.375))"
@@ -63,7 +64,8 @@ def km(a: tuple[float, float], b: tuple[float, float]) -> float:
 
 
 def brute_min_km(pt: tuple[float, float], wkt: str, boundary: bool = True) -> float:
-    """Minimum pyproj geodesic km from ``pt`` to the vertices of the geometry (its boundary) densified to ~1 m."""
+    """Minimum pyproj geodesic km from ``pt`` to the vertices of the geometry (its boundary)
+    densified to ~1 m."""
     g = shapely.from_wkt(wkt)
     g = g.boundary if boundary and g.geom_type.endswith("Polygon") else g
     xy = shapely.get_coordinates(shapely.segmentize(g, 1e-5))
@@ -74,7 +76,8 @@ def brute_min_km(pt: tuple[float, float], wkt: str, boundary: bool = True) -> fl
 def add_countries(con) -> None:
     for iso3, wkt in COUNTRIES.items():
         con.execute(
-            "INSERT INTO countries (iso3, name, iso3_source, geometry) VALUES (?, ?, 'ISO_A3', ST_GeomFromText(?))",
+            "INSERT INTO countries (iso3, name, iso3_source, geometry) "
+            "VALUES (?, ?, 'ISO_A3', ST_GeomFromText(?))",
             [iso3, iso3, wkt],
         )
 
@@ -119,7 +122,8 @@ def world(con):
 
 
 def run_gold(con, sub_id: str, **values):
-    """Execute one tuple through the replay text of gold_sql and the executor's finish: (Outcome, row)."""
+    """Execute one tuple through the replay text of gold_sql and the executor's finish: (Outcome,
+    row)."""
     sub = CAT.sub_template(sub_id)
     ex = EXECUTORS[sub.executor]
     cur = con.execute(replay_sql(ex, sub, {"row_id": 0, "kg": KG, **values}))
@@ -182,8 +186,9 @@ def test_a01_point_to_line_is_the_perpendicular_to_the_road(world):
 
 
 def test_nearest_point_local_frame_at_high_latitude_agrees_with_brute_force(con):
-    """At 60 N an oblique edge: the local-frame nearest point is within 0.2 % of the densified pyproj minimum
-    (a plain lon/lat nearest point, the triangle's vertex (25.0, 60.2), would be 25 % too far)."""
+    """At 60 N an oblique edge: the local-frame nearest point is within 0.2 % of the densified
+    pyproj minimum (a plain lon/lat nearest point, the triangle's vertex (25.0, 60.2), would be 25 %
+    too far)."""
     poly = "POLYGON((24.90 60.10, 25.10 60.30, 24.80 60.35, 24.90 60.10))"
     add(con, "kwg:p", "Point", "cafe", "POINT(25.05 60.15)", stratum="HIC/high")
     add(
@@ -409,8 +414,9 @@ def test_a08_kth_nearest_against_brute_force(world):
 
 
 def test_a08_prefilter_keeps_the_ellipsoidal_order(con):
-    """Haversine and the ellipsoid disagree here (N-S vs E-W at the equator): X is the true nearest but the
-    farthest on the sphere, so a cut at the (k+1)-th haversine km without slack would lose it."""
+    """Haversine and the ellipsoid disagree here (N-S vs E-W at the equator): X is the true nearest
+    but the farthest on the sphere, so a cut at the (k+1)-th haversine km without slack would lose
+    it."""
     add(con, "kwg:B", "B", "cafe", "POINT(0 0)")
     add(con, "kwg:C", "C", "cafe", "POINT(0.2 0.2)")
     add(con, "kwg:X", "X", "bank", "POINT(0 0.1005)")  # 11.113 km on WGS84, 11.175 km on the sphere
@@ -478,7 +484,8 @@ def test_a09_boundary_distance_inside_polygon(world):
 
 # ---------------------------------------------------------------- generation end to end
 def test_generate_sfid_a_covers_every_template_and_replays(world):
-    # every tuple of the hand-made world: its few distances are alike, which the triviality cap would drop
+    # every tuple of the hand-made world: its few distances are alike, which the triviality cap
+    # would drop
     gen = generate(world, CAT, [KG], only={"A"}, non_trivial=False)
     qs = gen.questions
     assert {q["tid"] for q in qs} == {f"A{i:02d}" for i in range(1, 10)}

@@ -1,8 +1,9 @@
 """SFID I executors (spatio-temporal events) on a tiny hand-made Santa Barbara world (kwg).
 
-Independent routes: geodesic areas with ``pyproj.Geod.geometry_area_perimeter`` on shapely geometries (vs the
-EPSG:6933 areas of DuckDB), shapely intersections, ``Geod.inv`` on the boundary densified every ~20 m (vs the
-azimuthal-equidistant footprint distance), hand-computed UTC dates and hand-known affected members.
+Independent routes: geodesic areas with ``pyproj.Geod.geometry_area_perimeter`` on shapely
+geometries (vs the EPSG:6933 areas of DuckDB), shapely intersections, ``Geod.inv`` on the boundary
+densified every ~20 m (vs the azimuthal-equidistant footprint distance), hand-computed UTC dates and
+hand-known affected members.
 """
 
 from __future__ import annotations
@@ -173,7 +174,8 @@ def test_affected_members_and_premise(sb):
 
 
 def test_affected_radius_against_geodesic(sb):
-    """b2's nearest point to q1 is its south-west corner region; check the 10 km rule by a dense geodesic scan."""
+    """b2's nearest point to q1 is its south-west corner region; check the 10 km rule by a dense
+    geodesic scan."""
     lon, lat = POINTS["q1"][2]
     for k, expected in (("b1", True), ("b2", False), ("b3", False)):
         ring = POLYS[k][2].exterior.segmentize(0.0005)
@@ -210,8 +212,8 @@ def test_date_stated_by_a_name_at_the_golds_precision():
 
 
 def test_hit_date_is_discarded_when_the_event_name_states_it(sb):
-    """An earthquake is named by its day: "When did the magnitude 2.1 earthquake of 30 November 2015 ...
-    hit Test County?" would state its own answer."""
+    """An earthquake is named by its day: "When did the magnitude 2.1 earthquake of 30 November
+    2015 ... hit Test County?" would state its own answer."""
     con = sb
     named = {
         "q9": (

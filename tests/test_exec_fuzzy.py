@@ -38,7 +38,10 @@ def pt(lonlat) -> str:
 
 # region R: a ~2 km square whose west edge is the meridian LON0 (lat LAT0 .. LAT0 + 0.018)
 R_LON1 = at(2.0)[0]
-REGION = f"POLYGON(({LON0} {LAT0}, {R_LON1} {LAT0}, {R_LON1} {LAT0 + 0.018}, {LON0} {LAT0 + 0.018}, {LON0} {LAT0}))"
+REGION = (
+    f"POLYGON(({LON0} {LAT0}, {R_LON1} {LAT0}, {R_LON1} {LAT0 + 0.018}, "
+    f"{LON0} {LAT0 + 0.018}, {LON0} {LAT0}))"
+)
 MID = LAT0 + 0.009
 POINTS = {  # name -> (lon, lat) of cafes / benches around the anchor "A0" at (LON0, LAT0)
     "A0": (LON0, LAT0),
@@ -80,7 +83,8 @@ def fz(con):
         "Half",
         "building",
         f"POLYGON(({LON0 - 0.005} {LAT0 + 0.002}, {LON0 + 0.005} {LAT0 + 0.002}, "
-        f"{LON0 + 0.005} {LAT0 + 0.004}, {LON0 - 0.005} {LAT0 + 0.004}, {LON0 - 0.005} {LAT0 + 0.002}))",
+        f"{LON0 + 0.005} {LAT0 + 0.004}, {LON0 - 0.005} {LAT0 + 0.004}, "
+        f"{LON0 - 0.005} {LAT0 + 0.002}))",
     )
     world.add(
         con,
@@ -88,7 +92,8 @@ def fz(con):
         "Inner",
         "building",
         f"POLYGON(({LON0 + 0.002} {LAT0 + 0.002}, {LON0 + 0.004} {LAT0 + 0.002}, "
-        f"{LON0 + 0.004} {LAT0 + 0.004}, {LON0 + 0.002} {LAT0 + 0.004}, {LON0 + 0.002} {LAT0 + 0.002}))",
+        f"{LON0 + 0.004} {LAT0 + 0.004}, {LON0 + 0.002} {LAT0 + 0.004}, "
+        f"{LON0 + 0.002} {LAT0 + 0.002}))",
     )
     world.add(
         con,
@@ -124,7 +129,7 @@ def km(a: str, b: str) -> float:
     return GEOD.inv(x0, y0, x1, y1)[2] / 1000.0
 
 
-# ------------------------------------------------------------------------------------------ pure rules
+# --------------------------------------------------------------------------------------- pure rules
 def test_band_rules_at_thresholds():
     near = CATALOG.sub_template("L01.1")  # 2 / 5 km
     far = CATALOG.sub_template("L02.1")  # far 20, not far 10
@@ -191,7 +196,7 @@ def test_within_rules_at_thresholds():
     assert fuzzy.share_within_answer(0.01, 0.99, 0.01) is False
 
 
-# ------------------------------------------------------------------------------------------ hand world
+# --------------------------------------------------------------------------------------- hand world
 def test_near_far_world_matches_geod(fz):
     for b in ("N19", "V3", "F55"):
         d = km("A0", b)
@@ -282,7 +287,7 @@ def test_plausibly_within_polygons(fz):
     assert row["share"] == pytest.approx(a.intersection(b).area / a.area, rel=1e-6)
 
 
-# ------------------------------------------------------------------------------------------ generate
+# ----------------------------------------------------------------------------------------- generate
 def test_generate_l_replays_every_question(fz):
     gen = generate(fz, CATALOG, [KG], only={"L"}, seed=11)
     assert {"L01", "L02", "L04", "L05"} <= {q["tid"] for q in gen.questions}

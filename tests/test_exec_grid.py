@@ -1,7 +1,8 @@
 """SFID H executors (grid cells of representative points) on tiny hand-made worlds.
 
 Expected cells come from documented vectors (h3-py's README example) and from an independent route:
-H3 and S2 index bit arithmetic (digit / Hilbert-position prefixes) instead of the libraries' lookups.
+H3 and S2 index bit arithmetic (digit / Hilbert-position prefixes) instead of the libraries'
+lookups.
 """
 
 from __future__ import annotations
@@ -31,7 +32,8 @@ def h3_digits(cell: str) -> tuple[int, list[int]]:
 
 
 def h3_common_prefix(c1: str, c2: str) -> int | None:
-    """Resolution of the deepest common ancestor of two same-resolution cells, by digit prefix; None if none."""
+    """Resolution of the deepest common ancestor of two same-resolution cells, by digit prefix; None
+    if none."""
     (b1, d1), (b2, d2) = h3_digits(c1), h3_digits(c2)
     if b1 != b2:
         return None
@@ -42,7 +44,8 @@ def h3_common_prefix(c1: str, c2: str) -> int | None:
 
 
 def s2_common_token(id1: int, id2: int, max_level: int) -> str | None:
-    """Token of the deepest common S2 ancestor (<= max_level) of two leaf ids, by XOR of the 64-bit ids."""
+    """Token of the deepest common S2 ancestor (<= max_level) of two leaf ids, by XOR of the 64-bit
+    ids."""
     if id1 >> 61 != id2 >> 61:  # 3 face bits
         return None
     diff = id1 ^ id2
@@ -95,7 +98,8 @@ def test_finest_common_helpers_agree_with_index_arithmetic():
 
 # ---------------------------------------------------------------- executors on a tiny world
 def _sibling_centre(cell: str, avoid: str) -> tuple[float, float]:
-    """(lon, lat) of the centre of a child of ``cell`` one resolution finer that is not ``avoid``."""
+    """(lon, lat) of the centre of a child of ``cell`` one resolution finer that is not
+    ``avoid``."""
     kids = sorted(c for c in h3.cell_to_children(cell) if c != avoid)
     lat, lon = h3.cell_to_latlng(kids[0])
     return lon, lat
@@ -103,7 +107,8 @@ def _sibling_centre(cell: str, avoid: str) -> tuple[float, float]:
 
 @pytest.fixture
 def grid_world(con):
-    """Pairs of points in Porto Alegre plus the documented h3 point and a partner sharing only its res-5 cell."""
+    """Pairs of points in Porto Alegre plus the documented h3 point and a partner sharing only its
+    res-5 cell."""
     pts = [
         ("worldkg:1", "Cafe Azul", -51.2200, -30.0300),
         ("worldkg:2", "Padaria Sol", -51.2195, -30.0302),

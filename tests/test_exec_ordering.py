@@ -1,12 +1,12 @@
 """SFID F executors (comparison and ordering) on tiny hand-made worlds.
 
-Independent routes: directional extremes are recomputed with pyproj ``Geod.inv`` (an azimuthal-equidistant
-frame centred on B puts a point at (d sin az, d cos az)) and, for the diagonal words' second reading, from
-plain longitude + latitude sums; areas and perimeters with pyproj's geodesic
-``geometry_area_perimeter`` (EPSG:6933 is equal-area, so the two agree on small polygons); lengths of lines
-built with ``Geod.fwd``; elongation of rectangles of known sides; F04 sets with ``Geod.inv`` distances and
-azimuths over random members, each direction word's arcs under the three readings written out in
-:func:`word_verdicts`.
+Independent routes: directional extremes are recomputed with pyproj ``Geod.inv`` (an
+azimuthal-equidistant frame centred on B puts a point at (d sin az, d cos az)) and, for the diagonal
+words' second reading, from plain longitude + latitude sums; areas and perimeters with pyproj's
+geodesic ``geometry_area_perimeter`` (EPSG:6933 is equal-area, so the two agree on small polygons);
+lengths of lines built with ``Geod.fwd``; elongation of rectangles of known sides; F04 sets with
+``Geod.inv`` distances and azimuths over random members, each direction word's arcs under the three
+readings written out in :func:`word_verdicts`.
 """
 
 from __future__ import annotations
@@ -40,7 +40,8 @@ def at(lon: float, lat: float, m: float, az: float) -> tuple[float, float]:
 
 
 def rect_wkt(lon: float, lat: float, w: float, h: float) -> str:
-    """Axis-aligned (north-up) rectangle of about w x h metres whose south-west corner is (lon, lat)."""
+    """Axis-aligned (north-up) rectangle of about w x h metres whose south-west corner is (lon,
+    lat)."""
     (x1, _), (_, y1) = at(lon, lat, w, 90), at(lon, lat, h, 0)
     return f"POLYGON(({lon} {lat}, {x1} {lat}, {x1} {y1}, {lon} {y1}, {lon} {lat}))"
 
@@ -134,7 +135,8 @@ def test_extreme_ties_are_all_accepted(block):
 
 @pytest.mark.parametrize("direction", ["northeast", "southeast", "southwest", "northwest"])
 def test_extreme_diagonal_matches_geodesic_azimuths(con, direction):
-    """Random members: the F01.3 answer maximises d * cos(az - bearing) computed with Geod.inv from B's point."""
+    """Random members: the F01.3 answer maximises d * cos(az - bearing) computed with Geod.inv from
+    B's point."""
     rng = random.Random(direction)
     add_block(con, "Kortteli", 3000)
     lon0, lat0 = con.execute(
@@ -168,9 +170,10 @@ def test_extreme_diagonal_matches_geodesic_azimuths(con, direction):
     [((500, 45), "osmh3kg:node/1"), ((1100, 80), "reading_dependent")],
 )
 def test_extreme_diagonal_readings(con, second, outcome):
-    """At latitude 60 a degree of longitude is half as long as one of latitude: a member 1100 m away at
-    bearing 80 reaches less far northeast than one 1000 m at bearing 45 (901 m along the bearing), but has
-    the larger longitude + latitude, so "furthest northeast" depends on the map it is read on."""
+    """At latitude 60 a degree of longitude is half as long as one of latitude: a member 1100 m away
+    at bearing 80 reaches less far northeast than one 1000 m at bearing 45 (901 m along the
+    bearing), but has the larger longitude + latitude, so "furthest northeast" depends on the map it
+    is read on."""
     add_block(con, "Kortteli", 3000)
     lon0, lat0 = con.execute(
         f"SELECT lon, lat FROM entities WHERE entity_id = '{BLOCK}'"
@@ -251,8 +254,9 @@ def test_rank_shape_measures(buildings):
 
 
 def test_rank_shape_readings_must_agree(con):
-    """'Which building has the highest compactness?' names no score: a 2:1 ellipse wins on Polsby-Popper
-    (0.84 against the square's 0.785) but the square wins on Reock (0.64 against 0.5)."""
+    """'Which building has the highest compactness?' names no score: a 2:1 ellipse wins on
+    Polsby-Popper (0.84 against the square's 0.785) but the square wins on Reock (0.64 against
+    0.5)."""
     add_block(con, "Kortteli", 3000)
     cx, _ = at(LON0, LAT0, 800, 90)
     ring = [
@@ -316,7 +320,8 @@ def test_rank_position_by_length(con):
         a = at(*a, 500, 0)
         b = at(*a, m, 20)
         add_hic(con, eid, f"Katu {i}", "road", f"LINESTRING({a[0]} {a[1]}, {b[0]} {b[1]})")
-    # second longest: 1200 vs 1195 is within 1 % -> discarded; second shortest is 800; third shortest 1195 ties 1200
+    # second longest: 1200 vs 1195 is within 1 % -> discarded; second shortest is 800; third
+    # shortest 1195 ties 1200
     assert by_position(con, "road", "second", "longest").reason == "near_tie"
     assert by_position(con, "road", "second", "shortest").gold["entity_ids"] == ["osmh3kg:way/21"]
     assert by_position(con, "road", "third", "shortest").reason == "near_tie"
@@ -327,8 +332,9 @@ def test_rank_position_by_length(con):
 
 
 def test_region_premise(block):
-    """The premise a refusal rests on is "some member exists": the lone pharmacy is still the answer to
-    "which of the pharmacies lies furthest north"; only a category with no member in the block fails."""
+    """The premise a refusal rests on is "some member exists": the lone pharmacy is still the answer
+    to "which of the pharmacies lies furthest north"; only a category with no member in the block
+    fails."""
 
     def holds(category: str) -> bool:
         return run(
@@ -345,23 +351,23 @@ def test_region_premise(block):
     assert holds("bank") is False
 
 
-# ------------------------------------------------------------------------------------------------- F04
+# ---------------------------------------------------------------------------------------------- F04
 CENTRES = {"north": 0, "northeast": 45, "east": 90, "southeast": 135}
 CENTRES |= {"south": 180, "southwest": 225, "west": 270, "northwest": 315}
 
 
 def word_verdicts(az: float, word: str) -> tuple[set[bool], float]:
-    """Is azimuth ``az`` (degrees from north) ``word`` on 8 sectors (half-width 22.5), as a 90-degree cone
-    or quadrant (45), as a half-plane (90 for N/E/S/W; 45 for NE/SE/SW/NW, both half-planes)? The distinct
-    verdicts, and the degrees to the nearest arc edge."""
+    """Is azimuth ``az`` (degrees from north) ``word`` on 8 sectors (half-width 22.5), as a
+    90-degree cone or quadrant (45), as a half-plane (90 for N/E/S/W; 45 for NE/SE/SW/NW, both
+    half-planes)? The distinct verdicts, and the degrees to the nearest arc edge."""
     off = abs((az - CENTRES[word] + 180) % 360 - 180)
     widths = (22.5, 45.0, 90.0 if CENTRES[word] % 90 == 0 else 45.0)
     return {off < h for h in widths}, min(abs(h - off) for h in widths)
 
 
 def expected_set(c, dist_km: dict, pts: dict, value: float, word: str) -> tuple[str, list]:
-    """("gold", ids) or (discard reason, []) for F04 with C at ``c``, members at ``pts`` (lon, lat) at
-    ``dist_km`` from B, checked in id order as the executor does."""
+    """("gold", ids) or (discard reason, []) for F04 with C at ``c``, members at ``pts`` (lon, lat)
+    at ``dist_km`` from B, checked in id order as the executor does."""
     if any(abs(v - value) <= BOUNDARY_BAND * value for v in dist_km.values()):
         return "member_near_radius", []
     chosen = []
@@ -391,9 +397,9 @@ def test_offset_sql(con):
     [((10, 200), ["worldkg:10"]), ((10, 200, 60), "reading_dependent"), ((21,), "near_edge")],
 )
 def test_compound_direction_readings(con, bearings, outcome):
-    """Members 600 m from C at the given bearings, "north of C": at 10 degrees north under every reading, at
-    200 under none (kept); at 60 north only as a half-plane (quadrant and 8 sectors: no) -> discarded; at 21,
-    1.5 degrees from the 8-sector edge -> discarded."""
+    """Members 600 m from C at the given bearings, "north of C": at 10 degrees north under every
+    reading, at 200 under none (kept); at 60 north only as a half-plane (quadrant and 8 sectors:
+    no) -> discarded; at 21, 1.5 degrees from the 8-sector edge -> discarded."""
     b = (LON0, LAT0)
     add_hic(con, "worldkg:1", "Tori", "marketplace", f"POINT({b[0]} {b[1]})")
     c = at(*b, 300, 270)
@@ -449,7 +455,8 @@ def test_compound_hand_world(con):
     assert outcomes == {"reading_dependent", "empty_set"}, outcomes
     assert run(con, "F04.1", "premise", cardinal_direction="east", **vals)["holds"] is True
     # nothing within 45 degrees of south from C, but two within 90 degrees (bearings ~98 and ~118):
-    # "south of C" read as a half-plane has members, so the premise holds; nothing lies west in any reading
+    # "south of C" read as a half-plane has members, so the premise holds; nothing lies west in any
+    # reading
     assert expected_set(c, dist, pts, 2, "west") == ("empty_set", [])
     assert run(con, "F04.1", "premise", cardinal_direction="south", **vals)["holds"] is True
     assert run(con, "F04.1", "premise", cardinal_direction="west", **vals)["holds"] is False
@@ -483,9 +490,9 @@ def test_compound_hand_world(con):
 
 
 def test_compound_matches_pyproj(con):
-    """Random worlds: every tuple's set (or discard) equals the one recomputed with Geod.inv distances from B
-    and forward azimuths at C under the three direction readings; some tuples must give a non-empty set
-    and some must be reading-dependent."""
+    """Random worlds: every tuple's set (or discard) equals the one recomputed with Geod.inv
+    distances from B and forward azimuths at C under the three direction readings; some tuples must
+    give a non-empty set and some must be reading-dependent."""
     kinds = []
     for seed in range(12):
         con.execute("DELETE FROM entities")
@@ -523,10 +530,11 @@ def test_compound_matches_pyproj(con):
     assert kinds.count("gold") >= 3 and "reading_dependent" in kinds, kinds
 
 
-# ------------------------------------------------------------------------------------------------- generate
+# ----------------------------------------------------------------------------------------- generate
 @pytest.fixture
 def f_world(con):
-    """Two blocks in two strata with cafes, apartment buildings and roads inside, plus loose points for F04."""
+    """Two blocks in two strata with cafes, apartment buildings and roads inside, plus loose points
+    for F04."""
     rng = random.Random(5)
     n = 0
     for k, (stratum, lon, lat) in enumerate(

@@ -1,8 +1,9 @@
 """SFID D executors (traverse / pass by) on a tiny hand-made world near Porto Alegre.
 
-A straight east-west road along latitude -30 (lon -51.000 .. -51.010, ~964 m) with city blocks, parks, cafes
-and railway lines placed at known offsets. Independent checks recompute lengths with pyproj.Geod on the
-shapely intersection and point distances in a pyproj azimuthal-equidistant projection centred on the point.
+A straight east-west road along latitude -30 (lon -51.000 .. -51.010, ~964 m) with city blocks,
+parks, cafes and railway lines placed at known offsets. Independent checks recompute lengths with
+pyproj.Geod on the shapely intersection and point distances in a pyproj azimuthal-equidistant
+projection centred on the point.
 """
 
 from __future__ import annotations
@@ -101,7 +102,7 @@ def ids(outcome) -> list[str]:
     return outcome.gold["entity_ids"]
 
 
-# ---------------------------------------------------------------------------------------------- traverse
+# ----------------------------------------------------------------------------------------- traverse
 def test_traverse_regions_known_answer(tiny):
     out, _ = run(tiny, "D01.1", category_A="city_block", entity_B=eid("ROAD"))
     assert ids(out) == [eid("B1")]  # B2: along the edge only; B4: 19 m < 50 m; B3/B5: not reached
@@ -140,7 +141,7 @@ def test_traverse_premise(tiny):
     assert premise(tiny, "D01.1", category_A="city_block", entity_B=eid("R3")) is False
 
 
-# ---------------------------------------------------------------------------------------------- pass by
+# ------------------------------------------------------------------------------------------ pass by
 def test_pass_by_points_known_answer(tiny):
     out, _ = run(tiny, "D03.1", category_A="cafe", entity_B=eid("ROAD"))
     assert ids(out) == [eid("C1"), eid("C3")]  # 50 m and 80 m; C2 150 m and C4 300 m are too far
@@ -178,8 +179,9 @@ def test_pass_by_near_buffer_is_discarded(tiny):
 def test_pass_by_premise(tiny):
     assert premise(tiny, "D03.1", category_A="cafe", entity_B=eid("ROAD")) is True
     assert premise(tiny, "D03.1", category_A="cafe", entity_B=eid("R3")) is False
-    # a kiosk 250 m off the road is not passed (buffer 100 m), yet a wider reading of "pass by" could name
-    # it: the premise holds up to 3 buffers, so no false premise rests on it; at 350 m it is false
+    # a kiosk 250 m off the road is not passed (buffer 100 m), yet a wider reading of "pass by"
+    # could name it: the premise holds up to 3 buffers, so no false premise rests on it; at 350 m it
+    # is false
     world.add(tiny, eid("K1"), "Kiosk K1", "kiosk", north(-51.004, 250.0))
     out, _ = run(tiny, "D03.1", category_A="kiosk", entity_B=eid("ROAD"))
     assert out.gold is None
@@ -189,7 +191,7 @@ def test_pass_by_premise(tiny):
     assert premise(tiny, "D03.1", category_A="kiosk", entity_B=eid("ROAD")) is False
 
 
-# ---------------------------------------------------------------------------------------------- generate
+# ----------------------------------------------------------------------------------------- generate
 def test_generate_and_replay_sfid_d(tiny):
     # every tuple of the tiny network: its few counts are alike, which the triviality cap would drop
     gen = generate(tiny, CATALOG, [KG], only={"D"}, non_trivial=False)

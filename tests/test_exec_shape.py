@@ -1,9 +1,9 @@
 """SFID K executors (shape and geometry) on tiny hand-made worlds.
 
-Shapes are built in metres in a local azimuthal-equidistant frame and mapped to lon/lat with pyproj, so
-their true sizes are known. Independent checks: areas with pyproj (EPSG:6933 transform + shapely, and the
-geodesic area of ``Geod``), perimeters with ``Geod.geometry_area_perimeter`` ring by ring, elongation and
-irregularity recomputed with a separately built pyproj CRS.
+Shapes are built in metres in a local azimuthal-equidistant frame and mapped to lon/lat with pyproj,
+so their true sizes are known. Independent checks: areas with pyproj (EPSG:6933 transform + shapely,
+and the geodesic area of ``Geod``), perimeters with ``Geod.geometry_area_perimeter`` ring by ring,
+elongation and irregularity recomputed with a separately built pyproj CRS.
 """
 
 from __future__ import annotations
@@ -32,7 +32,8 @@ LON0, LAT0 = -51.2, -30.03
 
 
 def to_lonlat(coords_m, lon0=LON0, lat0=LAT0) -> list[tuple[float, float]]:
-    """Local metres (AEQD centred on lon0, lat0) -> lon/lat, via a CRS built independently of shape.py."""
+    """Local metres (AEQD centred on lon0, lat0) -> lon/lat, via a CRS built independently of
+    shape.py."""
     crs = CRS.from_dict(
         {"proj": "aeqd", "lat_0": lat0, "lon_0": lon0, "datum": "WGS84", "units": "m"}
     )
@@ -78,8 +79,9 @@ SHAPES = {  # name -> (shell in local metres, holes); all centred near (LON0, LA
     "LONG": (rect_m(4000, 1000, 10000, 5000), ()),  # elongation 0.75
     "RING": (rect_m(3000, 3000, 0, 10000), (rect_m(1000, 1000, 0, 10000),)),
     "SAW": (zigzag_m(), ()),
-    # a 2:1 ellipse: Polsby-Popper about 0.84, above the square's pi/4, but Reock 0.5, below its 2/pi
-    # two 1 km squares joined by a 3 km x 100 m bar: rectangle 5:1 (0.8), second moments about 0.86
+    # a 2:1 ellipse: Polsby-Popper about 0.84, above the square's pi/4, but Reock 0.5, below its
+    # 2/pi two 1 km squares joined by a 3 km x 100 m bar: rectangle 5:1 (0.8), second moments about
+    # 0.86
     "BELL": (
         list(
             shapely.union_all(
@@ -155,7 +157,7 @@ def geom(con, name):
     )
 
 
-# ------------------------------------------------------------------------------------------ hand world
+# --------------------------------------------------------------------------------------- hand world
 def test_compare_known_answers(shapes):
     c = shapes
     assert value(c, "K01.1", entity_A="BIG", entity_B="SMALL") is True
@@ -211,8 +213,8 @@ def test_measures_match_construction(shapes):
 
 
 def test_area_and_perimeter_match_pyproj(shapes):
-    """DuckDB EPSG:6933 area vs pyproj transform + shapely and vs the Geod geodesic area; DuckDB spheroid
-    perimeter vs Geod.geometry_area_perimeter summed over the rings."""
+    """DuckDB EPSG:6933 area vs pyproj transform + shapely and vs the Geod geodesic area; DuckDB
+    spheroid perimeter vs Geod.geometry_area_perimeter summed over the rings."""
     to_6933 = Transformer.from_crs("EPSG:4326", "EPSG:6933", always_xy=True)
     for name in SHAPES:
         g = geom(shapes, name)
@@ -231,7 +233,8 @@ def test_area_and_perimeter_match_pyproj(shapes):
 
 
 def test_irregularity_independent(shapes):
-    """Shape index and perimeter ratio recomputed with an independently built AEQD CRS and shapely."""
+    """Shape index and perimeter ratio recomputed with an independently built AEQD CRS and
+    shapely."""
     g = geom(shapes, "SAW")
     lon, lat = shapes.execute(
         "SELECT lon, lat FROM entities WHERE entity_id = ?", [eid("SAW")]
@@ -263,7 +266,8 @@ def test_irregularity_independent(shapes):
         )
         assert got_si.gold["value"] == pytest.approx(si, abs=2e-6), scale
         assert got_pr.gold["value"] == pytest.approx(pr, abs=2e-6), scale
-    # 100 m deep teeth: all kept at a 10 m tolerance (ratio 1), flattened at 500 m (the saw is much longer than its chord)
+    # 100 m deep teeth: all kept at a 10 m tolerance (ratio 1), flattened at 500 m (the saw is much
+    # longer than its chord)
     fine, _ = run(
         shapes,
         "K05.2",
@@ -327,7 +331,7 @@ def test_irregularity_candidates_fit_scale(shapes):
         assert scale in sub.parameters["scale_value"] and scale <= 0.2 * math.sqrt(area[e])
 
 
-# ------------------------------------------------------------------------------------------ generate
+# ----------------------------------------------------------------------------------------- generate
 def test_generate_k_replays_every_question(shapes):
     gen = generate(shapes, CATALOG, [KG], only={"K"}, seed=3)
     tids = {q["tid"] for q in gen.questions}

@@ -1,8 +1,8 @@
 """SFID C executors (topological relationships) on tiny hand-made worlds.
 
-Coordinates are multiples of 1/1024 degree (exact in binary and in WKT), so touching, shared edges and
-endpoints on lines are exact. Independent checks recompute every predicate with shapely on the WKT that
-DuckDB writes back (``ST_AsText``), and the DE-9IM matrices with ``relate_pattern``.
+Coordinates are multiples of 1/1024 degree (exact in binary and in WKT), so touching, shared edges
+and endpoints on lines are exact. Independent checks recompute every predicate with shapely on the
+WKT that DuckDB writes back (``ST_AsText``), and the DE-9IM matrices with ``relate_pattern``.
 """
 
 from __future__ import annotations
@@ -108,7 +108,8 @@ def _id(name: str) -> str:
 
 
 def run(con, sub_id: str, **names):
-    """Gold of one tuple (roles bound to entity names, category roles passed through) via the replay query."""
+    """Gold of one tuple (roles bound to entity names, category roles passed through) via the replay
+    query."""
     sub = CATALOG.sub_template(sub_id)
     ex = EXECUTORS[sub.executor]
     values = {r: (v if r.startswith("category") else _id(v)) for r, v in names.items()}
@@ -204,7 +205,7 @@ def test_category_intersections_hand_world(topo):
     assert fires.gold["entity_ids"] == [eid("L12"), eid("L13")] and eid("L14") in fires.evidence
 
 
-# --------------------------------------------------------------------------------------------- shapely
+# ------------------------------------------------------------------------------------------ shapely
 def dim(g) -> int:
     return int(shapely.get_dimensions(g))
 
@@ -235,7 +236,8 @@ SUBS = {
 
 
 def _random_world(con, seed: int) -> list[str]:
-    """Random boxes, triangles, rings and grid-snapped lines on a 24 x 24 unit board (many exact contacts)."""
+    """Random boxes, triangles, rings and grid-snapped lines on a 24 x 24 unit board (many exact
+    contacts)."""
     rng = random.Random(seed)
     ids = []
     for i in range(45):
@@ -335,7 +337,7 @@ def test_crossing_points_match_shapely(con):
     assert counted > 10
 
 
-# --------------------------------------------------------------------------------------------- generate
+# ----------------------------------------------------------------------------------------- generate
 def test_generate_c_replays_every_question(topo):
     catalog = load_catalog()
     gen = generate(topo, catalog, [KG], only={"C"}, seed=5)

@@ -1,7 +1,8 @@
 """SFID M executors: polar position in another entity's frame (M01) and grid conversion (M02).
 
-Independent routes: a spherical great-circle bearing + haversine distance for M01, hand-known meridian and
-equator arcs, a hand-written geohash encoder, the documented h3 / geohash vectors, and S2 containment.
+Independent routes: a spherical great-circle bearing + haversine distance for M01, hand-known
+meridian and equator arcs, a hand-written geohash encoder, the documented h3 / geohash vectors, and
+S2 containment.
 """
 
 from __future__ import annotations
@@ -23,7 +24,8 @@ BASE32 = "0123456789bcdefghjkmnpqrstuvwxyz"
 
 
 def sphere_polar(lon1: float, lat1: float, lon2: float, lat2: float) -> tuple[float, float]:
-    """(initial great-circle bearing in [0, 360), haversine km) from point 1 to point 2 on a sphere."""
+    """(initial great-circle bearing in [0, 360), haversine km) from point 1 to point 2 on a
+    sphere."""
     p1, p2, dl = math.radians(lat1), math.radians(lat2), math.radians(lon2 - lon1)
     y = math.sin(dl) * math.cos(p2)
     x = math.cos(p1) * math.sin(p2) - math.sin(p1) * math.cos(p2) * math.cos(dl)
@@ -32,7 +34,8 @@ def sphere_polar(lon1: float, lat1: float, lon2: float, lat2: float) -> tuple[fl
 
 
 def geohash_encode(lat: float, lon: float, precision: int) -> str:
-    """Textbook geohash: interleave longitude/latitude bisection bits (lon first), 5 bits per character."""
+    """Textbook geohash: interleave longitude/latitude bisection bits (lon first), 5 bits per
+    character."""
     lo, hi = [-180.0, -90.0], [180.0, 90.0]
     out, bits, ch, axis = [], 0, 0, 0
     while len(out) < precision:
@@ -60,7 +63,8 @@ def _polar(a: tuple[float, float], b: tuple[float, float]):
 
 
 def test_m01_hand_known_arcs():
-    # one degree of meridian from the equator is 110.574 km, one degree of equator 111.319 km (WGS84)
+    # one degree of meridian from the equator is 110.574 km, one degree of equator 111.319 km
+    # (WGS84)
     assert _polar((0.0, 1.0), (0.0, 0.0)).gold == {"angle_deg": 0.0, "distance_km": 110.574}
     assert _polar((1.0, 0.0), (0.0, 0.0)).gold == {"angle_deg": 90.0, "distance_km": 111.319}
     assert _polar((-1.0, 0.0), (0.0, 0.0)).gold == {"angle_deg": 270.0, "distance_km": 111.319}

@@ -10,7 +10,8 @@ from mgqa_platform import geometry
 
 
 def test_h3_documented_vector_and_axis_order():
-    # h3-py README / H3 docs: latlng_to_cell(37.7752702151959, -122.418307270836, 9) == '8928308280fffff'
+    # h3-py README / H3 docs: latlng_to_cell(37.7752702151959, -122.418307270836, 9) ==
+    # '8928308280fffff'
     assert geometry.point_cell(-122.418307270836, 37.7752702151959, 9) == "8928308280fffff"
     assert h3.latlng_to_cell(37.7752702151959, -122.418307270836, 9) == "8928308280fffff"
 
@@ -71,7 +72,8 @@ def test_h3_cover_of_a_polygon_matches_h3_polyfill():
     )
     assert centre_cells and centre_cells <= cover
     # and every cell of the cover really touches the polygon. H3 edges are great-circle arcs while
-    # shapely's are planar, so cells that merely graze the box edge get a 1e-4 degree (~10 m) allowance.
+    # shapely's are planar, so cells that merely graze the box edge get a 1e-4 degree (~10 m)
+    # allowance.
     for c in cover:
         boundary = [(lng, lat) for lat, lng in h3.cell_to_boundary(c)]
         assert shapely.Polygon(boundary).intersects(poly.buffer(1e-4))

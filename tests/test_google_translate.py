@@ -1,4 +1,5 @@
-"""GoogleTranslator: the real Cloud Translation v3 client (REST transport) over real HTTP against a local fake."""
+"""GoogleTranslator: the real Cloud Translation v3 client (REST transport) over real HTTP against a
+local fake."""
 
 from __future__ import annotations
 
@@ -39,7 +40,7 @@ def make(srv, sleeps: list | None = None, **kw) -> GoogleTranslator:
     return GoogleTranslator("test-project", endpoint=srv.endpoint, sleep=sl.append, **kw)
 
 
-# -- pure helpers -------------------------------------------------------------------------------------------
+# -- pure helpers ----------------------------------------------------------------------------------
 
 
 def test_protect_and_restore():
@@ -70,7 +71,7 @@ def test_batches_by_count_and_chars():
     assert [k for b in batches(items, 3, 25) for k, _ in b] == [k for k, _ in items]  # order kept
 
 
-# -- against the fake ---------------------------------------------------------------------------------------
+# -- against the fake ------------------------------------------------------------------------------
 
 
 def test_placeholders_protected_and_restored(srv):

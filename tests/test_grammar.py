@@ -1,4 +1,5 @@
-"""Grammar of inserted words: category nouns formatted by feature, and the memory's agreement in each language."""
+"""Grammar of inserted words: category nouns formatted by feature, and the memory's agreement in
+each language."""
 
 from __future__ import annotations
 
@@ -33,8 +34,8 @@ RUS = {"which_of": {"m": "какой из {gen}", "f": "какая из {gen}"}}
 
 
 class _Slots(dict):
-    """Format values: category (and collection) slots take the given noun, every other slot its own name in
-    angle brackets."""
+    """Format values: category (and collection) slots take the given noun, every other slot its own
+    name in angle brackets."""
 
     def __init__(self, noun: Noun):
         super().__init__()
@@ -46,7 +47,8 @@ class _Slots(dict):
         return Agreeing(self.noun.lang, f"<{key}>", nouns=dict.fromkeys(_CATEGORY_SLOTS, self.noun))
 
 
-#: The category slots of the catalog, which a parameter word may agree with (``{rank:~category_A}``).
+#: The category slots of the catalog, which a parameter word may agree with
+#: (``{rank:~category_A}``).
 _CATEGORY_SLOTS = ("category_A", "category_B", "category_C", "category_D")
 
 
@@ -149,7 +151,8 @@ def test_validate_reports_an_unknown_feature(tmp_path):
 
 
 def _genders(tm: memory.TranslationMemory) -> set[str]:
-    """Every agreement class the language's memory knows: its categories' genders and its tables' keys."""
+    """Every agreement class the language's memory knows: its categories' genders and its tables'
+    keys."""
     out = {e.get("gender", "") for e in tm.categories.values()}
     for table in tm.grammar.get("agree", {}).values():
         out |= {k for k in table if k != "*"}
@@ -424,7 +427,8 @@ def test_turkish_questions_that_start_with_a_category_start_with_a_capital():
 
 
 def _collection(lang: str, value: str, pattern: str) -> list[str]:
-    """The templates of ``lang`` with a collection_of_entity slot matching ``pattern``, filled with ``value``."""
+    """The templates of ``lang`` with a collection_of_entity slot matching ``pattern``, filled with
+    ``value``."""
     tm = memory.load(lang)
     noun = tm.term_noun("collection_of_entity", value, tm.term("collection_of_entity", value))
     assert noun is not None
@@ -561,11 +565,11 @@ def test_elide_before_names_rewrites_the_word_before_a_vowel_initial_name():
     assert elide_before_names("de {Orly}", "spa") == "de {Orly}"
 
 
-#: Per language and gender of a category, words that are fixed to *another* gender and so must not appear
-#: when the category slots hold a noun of that gender: a word that agrees with the category comes from a
-#: grammar spec (``{category_A:=placed}``) or is avoided by a gender-neutral wording. ``<rank>`` and the like
-#: stand for the (masculine) parameter words: before them the article must agree with a framing noun
-#: ("el elemento <rank_type>"), not with the category.
+#: Per language and gender of a category, words that are fixed to *another* gender and so must not
+#: appear when the category slots hold a noun of that gender: a word that agrees with the category
+#: comes from a grammar spec (``{category_A:=placed}``) or is avoided by a gender-neutral wording.
+#: ``<rank>`` and the like stand for the (masculine) parameter words: before them the article must
+#: agree with a framing noun ("el elemento <rank_type>"), not with the category.
 FIXED_TO_ANOTHER_GENDER = {
     "spa": {
         "f": r"\bel que\b|\b(?:situados|afectados|cruzados|alejados|ellos|ambos|cercanos|Ordenados"
@@ -578,13 +582,15 @@ FIXED_TO_ANOTHER_GENDER = {
         "f": r"\b(?:quello|situato|colpiti|attraversati|lontani|Ordinandoli)\b|\bli separa\b"
         r"|\buno per uno\b|\bquanti se ne\b|(?<!che è )\b[Ii]l <(?:rank|rank_type)>"
         r"|\bil <rank_position> <attribute>|\bdal <attribute>",
-        "m": r"\b(?:quella(?! di <entity)|situata|colpite|attraversate|lontane|Ordinandole)\b|\ble separa\b"
+        "m": r"\b(?:quella(?! di "
+        r"<entity)|situata|colpite|attraversate|lontane|Ordinandole)\b|\ble separa\b"
         r"|\buna per una\b",
     },
     "por": {
         "f": r"\b(?:situado|localizado|afetados|atravessados|afastados|neles|ordenados)\b"
         r"|\bos separa\b|\bpelos quais\b|\bum a um\b|\buns dos outros\b|\bquantos há\b"
-        r"|(?<!que é )\b[Oo] <(?:rank|rank_type)>|\bo <rank_position> <attribute>|\bpelo <attribute>",
+        r"|(?<!que é )\b[Oo] <(?:rank|rank_type)>|\bo <rank_position> <attribute>|\bpelo "
+        r"<attribute>",
         "m": r"\b(?:situada|localizada|afetadas|atravessadas|afastadas|nelas|ordenadas)\b"
         r"|\bas separa\b|\bpelas quais\b|\buma a uma\b|\bumas das outras\b",
     },
@@ -594,15 +600,18 @@ FIXED_TO_ANOTHER_GENDER = {
         "m": r"\b(?:laquelle|traversées|touchées|atteintes)\b|\bla <rank>",
     },
     "deu": {
-        "f": r", das am\b|\bwelches ist\b|(?<!Objekt ist dann )\bdas <rank_type>\?|\bdem <attribute>(?! Objekt)",
-        "m": r", das am\b|\bwelches ist\b|(?<!Objekt ist dann )\bdas <rank_type>\?|\bderjenige der\b",
+        "f": r", das am\b|\bwelches ist\b|(?<!Objekt ist dann )\bdas <rank_type>\?|\bdem "
+        r"<attribute>(?! Objekt)",
+        "m": r", das am\b|\bwelches ist\b|(?<!Objekt ist dann )\bdas <rank_type>\?|\bderjenige "
+        r"der\b",
     },
     "rus": {
         "f": r"\b[Кк]акой из (?:всех|них)\b|\b[Уу] какого из всех\b|<rank> из них"
         r"|[Кк]акая из [^?]*<(?:rank_type|rank_position)>(?! значение)",
     },
     "ell": {
-        g: r"\b[Ππ]οιο(?! στοιχείο| είναι το <| είναι το σύνολ)\b|\bαπό όλα\b|\bσε αυτά\b|\bπόσα υπάρχουν\b"
+        g: r"\b[Ππ]οιο(?! στοιχείο| είναι το <| είναι το σύνολ)\b|\bαπό όλα\b|\bσε "
+        r"αυτά\b|\bπόσα υπάρχουν\b"
         r"|\bτα πλησιέστερα\b|\bένα προς ένα\b|\bαποστάσεις του\b|(?:πάρτε|απέχει|εξετάστε) <rank> "
         r"(?:προς|από)"
         for g in ("f", "m")
@@ -613,11 +622,13 @@ FIXED_TO_ANOTHER_GENDER = {
         "m": r"کون سی\b|(?:نکلتی|ہوگی)\b|سمائی ہوئی",
     },
     "ron": {
-        "m": r"\b(?:[Cc]âte|toate(?! perechile)|situate|aflate|afectate|traversate|diferite|două)\b|\bcele mai\b"
+        "m": r"\b(?:[Cc]âte|toate(?! "
+        r"perechile)|situate|aflate|afectate|traversate|diferite|două)\b|\bcele mai\b"
         r"|\bîn ele\b|\bunele de altele\b",
     },
     "sqi": {
-        "m": r"\b(?:[Cc]ilat|cilave|të gjitha(?! çiftet)|të ndryshme|të cilat|të cilave|më të afërtat|to)\b",
+        "m": r"\b(?:[Cc]ilat|cilave|të gjitha(?! çiftet)|të ndryshme|të cilat|të cilave|më të "
+        r"afërtat|to)\b",
         "f": r"\b(?:[Cc]ili|secili|secilin|secilit)\b(?! objekt)|\bnjëri-tjetri\b",
     },
     "bul": {"": r"\bкой (?:е|има|от тях)\b|<rank> от тях|\bедин от друг\b"},
@@ -646,8 +657,8 @@ def test_words_around_a_category_agree_with_its_gender(lang):
 
 
 def _urdu(variant_id: str, category: str, parameters: dict) -> str:
-    """The Urdu text of ``variant_id`` with ``category`` in its category slot, every name slot "X", and
-    ``parameters``, rendered by ``instantiate.localize`` from the bundled memory."""
+    """The Urdu text of ``variant_id`` with ``category`` in its category slot, every name slot "X",
+    and ``parameters``, rendered by ``instantiate.localize`` from the bundled memory."""
     cat = default_catalog()
     sub, _ = cat.variant(variant_id)
     tm = memory.load("urd")
@@ -674,9 +685,9 @@ def _urdu(variant_id: str, category: str, parameters: dict) -> str:
 
 
 def test_urdu_rank_words_agree_with_the_category():
-    """An Urdu rank word is an adjective of the category: سب سے بڑی / دوسری with shops (feminine), سب سے
-    بڑا / دوسرا with banks, and so do کون سی/سا and the verbs after it; invariant words (قریب ترین, سب سے
-    طویل) stay as they are."""
+    """An Urdu rank word is an adjective of the category: سب سے بڑی / دوسری with shops (feminine),
+    سب سے بڑا / دوسرا with banks, and so do کون سی/سا and the verbs after it; invariant words (قریب
+    ترین, سب سے طویل) stay as they are."""
     largest = {"rank_type": "largest", "attribute_A": "population"}
     assert _urdu("F02.3.v1", "shop", largest).endswith("کون سی سب سے بڑی ہے؟")
     assert _urdu("F02.3.v1", "bank", largest).endswith("کون سا سب سے بڑا ہے؟")

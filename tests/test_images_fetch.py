@@ -21,8 +21,9 @@ BRIDGE = b"GIF89a fake bridge bytes"
 
 
 class FakeCommons(ScriptedServer):
-    """``/w/api.php`` answers imageinfo queries for the files in ``files`` (name -> bytes, licence metadata);
-    ``/files/<name>`` and ``/direct/<name>`` serve bytes. Every request path is recorded."""
+    """``/w/api.php`` answers imageinfo queries for the files in ``files`` (name -> bytes, licence
+    metadata); ``/files/<name>`` and ``/direct/<name>`` serve bytes. Every request path is
+    recorded."""
 
     def __init__(self, files: dict[str, tuple[bytes, dict]], direct: dict[str, bytes]):
         super().__init__()

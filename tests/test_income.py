@@ -1,4 +1,5 @@
-"""World Bank income loaders (bundled CSV, CLASS.xlsx, API JSON), validation and the unclassified policy."""
+"""World Bank income loaders (bundled CSV, CLASS.xlsx, API JSON), validation and the unclassified
+policy."""
 
 from __future__ import annotations
 
@@ -97,7 +98,8 @@ CLASS_ROWS = [
 
 
 def write_class_xlsx(path: Path, rows=CLASS_ROWS) -> Path:
-    """A CLASS.xlsx shaped like the World Bank's: the economies, a blank row, then aggregates without a Region."""
+    """A CLASS.xlsx shaped like the World Bank's: the economies, a blank row, then aggregates
+    without a Region."""
     wb = openpyxl.Workbook()
     ws = wb.active
     ws.title = "List of economies"
@@ -106,7 +108,8 @@ def write_class_xlsx(path: Path, rows=CLASS_ROWS) -> Path:
     notes = wb.create_sheet("Notes")
     notes.append(
         [
-            "Economies are divided into four income groupings: low, lower-middle, upper-middle, and high."
+            "Economies are divided into four income groupings: low, lower-middle, "
+            "upper-middle, and high."
         ]
     )
     wb.save(path)

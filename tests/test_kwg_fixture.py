@@ -123,7 +123,8 @@ def test_only_real_kwg_terms(kwg_store):
     assert kwg_terms == REAL_KWG_TERMS
     kwgr_subjects = _rows(
         kwg_store,
-        f'SELECT ?s WHERE {{ ?s a <{vocab.MGQA_ONT}Earthquake> FILTER(STRSTARTS(STR(?s), "{R}")) }}',
+        "SELECT ?s "
+        f'WHERE {{ ?s a <{vocab.MGQA_ONT}Earthquake> FILTER(STRSTARTS(STR(?s), "{R}")) }}',
     )
     assert kwgr_subjects == []
 
@@ -141,7 +142,8 @@ def test_regions(kwg_store):
     assert parse_wkt(rows[0]["wkt"]).geom_type == "MultiPolygon"
     state = _rows(
         kwg_store,
-        f"SELECT ?fips WHERE {{ <{STATE_IRI}> a <{K}AdministrativeRegion_1> ; <{K}hasFIPS> ?fips }}",
+        "SELECT ?fips "
+        f"WHERE {{ <{STATE_IRI}> a <{K}AdministrativeRegion_1> ; <{K}hasFIPS> ?fips }}",
     )
     assert state == [{"fips": "06"}]
     # The bundled data has no California polygon: the state has no geometry.

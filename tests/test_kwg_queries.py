@@ -1,5 +1,5 @@
-"""The KnowWhereGraph crawl queries on a KWG-shaped graph (tests/fixtures/kwg_shaped.ttl): what comes
-back, what stays out, paging, and the local-store crawl against the HTTP crawler."""
+"""The KnowWhereGraph crawl queries on a KWG-shaped graph (tests/fixtures/kwg_shaped.ttl): what
+comes back, what stays out, paging, and the local-store crawl against the HTTP crawler."""
 
 from __future__ import annotations
 

@@ -30,7 +30,8 @@ def _store(extra: str = "", drop: str = "") -> pyoxigraph.Store:
 def test_the_fixture_passes_with_only_the_kwg_warnings():
     report = shacl.validate_store(kwg_shaped_store())
     assert report.conforms and report.violations == {}
-    # 4 observations, none with its own feature of interest or time (KWG puts them on the collection).
+    # 4 observations, none with its own feature of interest or time (KWG puts them on the
+    # collection).
     assert report.warnings == {name: 4 for name in WARNED}
     assert set(report.reasons) == WARNED and all("collection" in r for r in report.reasons.values())
 
@@ -38,7 +39,8 @@ def test_the_fixture_passes_with_only_the_kwg_warnings():
 def test_a_geometry_with_two_wkts_is_a_violation():
     report = shacl.validate_store(
         _store(
-            'kwgr:geometry.point.Earthquake.ci37507183 geo:asWKT "POINT(-119.9 34.5)"^^geo:wktLiteral .'
+            "kwgr:geometry.point.Earthquake.ci37507183 geo:asWKT "
+            '"POINT(-119.9 34.5)"^^geo:wktLiteral .'
         )
     )
     assert not report.conforms
@@ -55,7 +57,8 @@ def test_a_geometry_with_two_wkts_is_a_violation():
             "WktIsWktLiteral",
         ),
         (  # hasGeometry pointing to an untyped node
-            'kwgr:feature.x geo:hasGeometry kwgr:g.y . kwgr:g.y geo:asWKT "POINT(1 2)"^^geo:wktLiteral .',
+            "kwgr:feature.x geo:hasGeometry kwgr:g.y . kwgr:g.y geo:asWKT "
+            '"POINT(1 2)"^^geo:wktLiteral .',
             "",
             "FeatureGeometryIsGeometry",
         ),
@@ -80,7 +83,8 @@ def test_each_error_shape_catches_its_violation(extra, drop, shape):
 def test_an_observation_without_feature_of_interest_only_warns():
     """An observation given its own feature of interest and time drops out of both warnings."""
     own = (
-        "kwgr:observation.Earthquake.ci37507183.mag sosa:hasFeatureOfInterest kwgr:Earthquake.ci37507183 ;"
+        "kwgr:observation.Earthquake.ci37507183.mag sosa:hasFeatureOfInterest "
+        "kwgr:Earthquake.ci37507183 ;"
         " sosa:phenomenonTime kwgr:time.instant.2015-12-21T03.12.44 ."
     )
     report = shacl.validate_store(_store(own))

@@ -6,7 +6,8 @@ The layers, lowest first (a *part* is a top-level module or subpackage of ``mgqa
 0. base: ``settings``, ``errors``, ``files``, ``geometry``, ``markdown``, ``marks``, ``redact``,
    ``input_guards``, ``llm``, ``languages`` (the 17 languages), ``lexicon`` (English category
    words), ``category_words`` (the target languages' category words), ``question_schema`` (the
-   question record), ``columns`` (Arrow schemas as SQL column lists) and the package itself; base modules may import one another;
+   question record), ``columns`` (Arrow schemas as SQL column lists) and the package itself; base
+   modules may import one another;
 1. ``warehouse``: the DuckDB file, its tables and transactions;
 2. ``kg`` (KG builds and conversion), ``strata`` (strata and their inputs);
 3. ``questions`` (templates, executors, generation), ``snapshots``, ``spark``;

@@ -68,8 +68,8 @@ LONG_DATE = {
     "vie": "1 tháng 3, 2016",
     "zho": "2016年3月1日",
 }
-#: 2016-01-01 to 2016-03-15 (not whole months): CLDR's day interval where the locale has one (spa, bul),
-#: else the memory's ``time_range`` (here a neutral " / ") with long dates
+#: 2016-01-01 to 2016-03-15 (not whole months): CLDR's day interval where the locale has one (spa,
+#: bul), else the memory's ``time_range`` (here a neutral " / ") with long dates
 DAY_RANGE = {
     "fra": "1er janvier 2016 / 15 mars 2016",
     "ita": "1 gennaio 2016 / 15 marzo 2016",
@@ -88,7 +88,8 @@ DAY_RANGE = {
     "vie": "1 tháng 1, 2016 / 15 tháng 3, 2016",
     "zho": "2016年1月1日 / 2016年3月15日",
 }
-#: the ``scale_unit`` parameter "km simplification": CLDR's short unit name, in the language's script
+#: the ``scale_unit`` parameter "km simplification": CLDR's short unit name, in the language's
+#: script
 KILOMETRE = {
     "fra": "km",
     "ita": "km",

@@ -1,5 +1,5 @@
-"""Entity names in the target languages: KG labels, Natural Earth countries, GeoNames places, Simplified
-Chinese, and the count of inserted names localized."""
+"""Entity names in the target languages: KG labels, Natural Earth countries, GeoNames places,
+Simplified Chinese, and the count of inserted names localized."""
 
 from __future__ import annotations
 
@@ -165,8 +165,9 @@ def test_name_zh_hans_labels_zho():
 
 
 def test_stage_localizes_names_and_reports_the_share():
-    """``stage.localize_language`` on a one-question warehouse: the zho KG label (Traditional) comes out
-    Simplified, Greek takes the GeoNames name, Albanian falls back to the English name (recorded)."""
+    """``stage.localize_language`` on a one-question warehouse: the zho KG label (Traditional) comes
+    out Simplified, Greek takes the GeoNames name, Albanian falls back to the English name
+    (recorded)."""
     cat = default_catalog()
     variant = cat.sub_template("B01.2").variants[0]
     record = {

@@ -1,6 +1,6 @@
-"""The categories the sample's questions use that no memory had (issue 18): every memory has them, in its
-language, with the gender and the forms its templates ask for; Urdu and Greek templates write km in their
-script."""
+"""The categories the sample's questions use that no memory had (issue 18): every memory has them,
+in its language, with the gender and the forms its templates ask for; Urdu and Greek templates write
+km in their script."""
 
 from __future__ import annotations
 

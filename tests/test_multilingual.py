@@ -56,7 +56,8 @@ SOURCES = {v.id: v.text for s in default_catalog().sub_templates for v in s.vari
 
 @pytest.mark.parametrize("lang", TARGETS)
 def test_bundled_memory_is_complete_and_keeps_every_slot(lang):
-    """Every catalog variant has a current translation with intact slots; categories and terms are present."""
+    """Every catalog variant has a current translation with intact slots; categories and terms are
+    present."""
     tm = memory.load(lang)
     assert tm.status == "draft"
     assert memory.validate(tm, SOURCES) == []
@@ -90,8 +91,9 @@ NORTH_AND_KM = {
 
 @pytest.mark.parametrize("lang", TARGETS)
 def test_relative_position_states_its_angle_convention(lang):
-    """M01's gold is a bearing clockwise from true north and a distance in km: every variant says so, in
-    English and in every language, so that the reader does not have to guess where the angle starts."""
+    """M01's gold is a bearing clockwise from true north and a distance in km: every variant says
+    so, in English and in every language, so that the reader does not have to guess where the angle
+    starts."""
     sub = default_catalog().sub_template("M01.1")
     assert all("clockwise from true north" in v.text and "in km" in v.text for v in sub.variants)
     north, km = NORTH_AND_KM[lang]
@@ -113,10 +115,11 @@ CENTRAL_POINT = {
 
 
 def test_central_points_and_centroid_shifts_say_what_they_are():
-    """ "The most central point" is a centroid, the point halfway along a line or the point farthest from the
-    edges, depending on the sub-template: each variant that asks for it says which; a centroid's change
-    between two resolutions is answered as a distance, and every variant says so. Every memory has the
-    current translation of each (``test_bundled_memory_is_complete_and_keeps_every_slot``)."""
+    """ "The most central point" is a centroid, the point halfway along a line or the point farthest
+    from the edges, depending on the sub-template: each variant that asks for it says which; a
+    centroid's change between two resolutions is answered as a distance, and every variant says so.
+    Every memory has the current translation of each
+    (``test_bundled_memory_is_complete_and_keeps_every_slot``)."""
     cat = default_catalog()
     for sub_id, words in CENTRAL_POINT.items():
         for v in cat.sub_template(sub_id).variants:
@@ -290,8 +293,9 @@ def test_localize_fills_labels_categories_numbers_and_records_fallbacks():
 
 
 def test_french_elides_before_a_name_whatever_put_the_word_there():
-    """ "le plus près de" is the value of the word parameter ``rank_type``, not template text: the elision
-    is made on the filled text, so the name after it takes "d'" like a name after the template's own "de"."""
+    """ "le plus près de" is the value of the word parameter ``rank_type``, not template text: the
+    elision is made on the filled text, so the name after it takes "d'" like a name after the
+    template's own "de"."""
     cat = default_catalog()
     vid = cat.sub_template("A04.1").variants[0].id
     fra = memory.load("fra")
@@ -348,9 +352,9 @@ def test_display_qualifier_finds_the_category_word_only_where_disambiguation_put
 
 
 def test_fallback_name_says_the_category_word_in_the_language():
-    """An entity without a label in the language keeps its English display name, but the category word
-    disambiguation gave it is the memory's singular; a street or locality stays; a missing singular
-    keeps the English word and is recorded."""
+    """An entity without a label in the language keeps its English display name, but the category
+    word disambiguation gave it is the memory's singular; a street or locality stays; a missing
+    singular keeps the English word and is recorded."""
     cat = default_catalog()
     sub = cat.sub_template("B01.2")
     vid = sub.variants[0].id
@@ -408,10 +412,11 @@ def test_fallback_name_says_the_category_word_in_the_language():
 
 
 def test_two_entities_never_read_the_same_in_a_language():
-    """ "Ambohipo (neighbourhood)" and "Ambohipo (city quarter)" are two entities. Where the language has
-    one word for both categories, both names give way to their English display names; two different
-    entities with one label in the language take the label with the category word in the language, else
-    English. Each name that gives way is recorded as ``unique``, an English one also as ``label``."""
+    """ "Ambohipo (neighbourhood)" and "Ambohipo (city quarter)" are two entities. Where the
+    language has one word for both categories, both names give way to their English display names;
+    two different entities with one label in the language take the label with the category word in
+    the language, else English. Each name that gives way is recorded as ``unique``, an English one
+    also as ``label``."""
     cat = default_catalog()
     vid = cat.sub_template("A01.1").variants[0].id
     fr = "Quelle est la distance entre {entity_A} et {entity_B} ?"
@@ -502,8 +507,8 @@ def test_memory_singular_is_exposed_and_validated(tmp_path):
 
 @pytest.mark.parametrize("lang", TARGETS)
 def test_bundled_memory_has_the_singulars_display_names_need(lang):
-    """Every category of every memory has a singular, a non-empty string: any category can be the word a
-    display name carries (on the sample, 159 do)."""
+    """Every category of every memory has a singular, a non-empty string: any category can be the
+    word a display name carries (on the sample, 159 do)."""
     tm = memory.load(lang)
     assert all(
         isinstance(e.get("singular"), str) and e["singular"].strip() for e in tm.categories.values()

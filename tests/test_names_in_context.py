@@ -1,5 +1,6 @@
-"""Names in context (mgqa_platform/multilingual/names_in_context.py) and the rule-based post-edit member's rules
-in each of the 16 target languages (mgqa_platform/multilingual/ensemble.py): marked text in, marked text out."""
+"""Names in context (mgqa_platform/multilingual/names_in_context.py) and the rule-based post-edit
+member's rules in each of the 16 target languages (mgqa_platform/multilingual/ensemble.py): marked
+text in, marked text out."""
 
 from __future__ import annotations
 
@@ -27,7 +28,7 @@ def rule_names(lang: str, text: str, classes: list | None = None) -> set[str]:
     return {e.rule for e in RuleMember().propose(q).edits}
 
 
-# ------------------------------------------------------------------------------------------- the functions
+# ------------------------------------------------------------------------------------ the functions
 @pytest.mark.parametrize(
     "name, case, suffix",
     [
@@ -251,7 +252,7 @@ def test_span_classes_follow_the_template_slots():
     assert nic.span_classes(template, bindings, {}) == [None, None, None]
 
 
-# ------------------------------------------------------------------------------ the rule member, by language
+# --------------------------------------------------------------------- the rule member, by language
 def test_fra_elision_before_a_name():
     assert rules("fra", "Est-ce loin de {Ostende} ?") == "Est-ce loin d'{Ostende} ?"
 
@@ -330,7 +331,8 @@ def test_tur_named_frame_where_the_name_does_not_decide():
 def test_tur_frame_shared_by_two_names():
     text = "hem {Paris} hem de {Ankara} konumunu içeren"  # both decide: a suffix on each
     assert rules("tur", text) == "hem {Paris}'i hem de {Ankara}'yı içeren"
-    text = "Hem {Village} hem de {Ankara} konumunun bulunduğu"  # one does not: the places called A and B
+    # one does not: the places called A and B
+    text = "Hem {Village} hem de {Ankara} konumunun bulunduğu"
     assert rules("tur", text) == "Hem {Village} hem de {Ankara} adlı yerlerin bulunduğu"
     text = "{Village} ve {Paris} konumlarının birlikte"  # the last name carries the case for both
     assert rules("tur", text) == "{Village} ve {Paris}'in birlikte"

@@ -1,5 +1,6 @@
-"""The DuckDB N-Triples path (rdf_stream.parse_ntriples_duckdb) gives exactly parse_file's triples and
-bad statements: same rows in the same order, same line numbers, reasons, messages and offsets."""
+"""The DuckDB N-Triples path (rdf_stream.parse_ntriples_duckdb) gives exactly parse_file's triples
+and bad statements: same rows in the same order, same line numbers, reasons, messages and
+offsets."""
 
 from __future__ import annotations
 
@@ -193,14 +194,15 @@ def _kg_tables(con) -> dict[str, list[tuple]]:
 
 
 def test_conversion_is_the_same_through_duckdb_and_pyoxigraph(con, tmp_path):
-    """The same triples converted twice: through DuckDB, and through parse_file (one CRLF line ending
-    makes the file one DuckDB cannot read line for line); every output table is the same."""
+    """The same triples converted twice: through DuckDB, and through parse_file (one CRLF line
+    ending makes the file one DuckDB cannot read line for line); every output table is the same."""
     gen = tmp_path / "gen.nt"
     _generate(gen, 4_000)
     lines = gen.read_text(encoding="utf-8").splitlines()
     lines[5:5] = [
         "<http://www.worldkg.org/resource/1> <http://x/p> broken literal .",
-        '<http://www.worldkg.org/resource/1> <http://www.w3.org/2000/01/rdf-schema#label> "Caf\\u00e9 \\"A\\"" .',
+        "<http://www.worldkg.org/resource/1> <http://www.w3.org/2000/01/rdf-schema#label> "
+        '"Caf\\u00e9 \\"A\\"" .',
         "# a comment",
     ]
     duck, ox = tmp_path / "duck.nt", tmp_path / "ox.nt"

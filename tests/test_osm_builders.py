@@ -1,4 +1,5 @@
-"""OSM PBF -> WorldKG Turtle and OSMH3KG Parquet, checked against independent readers (pyoxigraph, h3)."""
+"""OSM PBF -> WorldKG Turtle and OSMH3KG Parquet, checked against independent readers (pyoxigraph,
+h3)."""
 
 from __future__ import annotations
 
@@ -101,8 +102,8 @@ def test_osmh3kg_triples(tiny_pbf, tmp_path):
 
 
 def test_boundary_ways_are_outlines_not_features(tmp_path):
-    """Two unclosed border ways close one ring: the boundary relation is the region, the ways are not
-    entities; a closed boundary way is an area of its own."""
+    """Two unclosed border ways close one ring: the boundary relation is the region, the ways are
+    not entities; a closed boundary way is an area of its own."""
     pbf = tmp_path / "border.osm.pbf"
     square = [(1, (1.50, 42.50)), (2, (1.52, 42.50)), (3, (1.52, 42.52)), (4, (1.50, 42.52))]
     border = {"boundary": "administrative", "admin_level": "7"}
@@ -144,9 +145,10 @@ def test_boundary_ways_are_outlines_not_features(tmp_path):
 
 
 def test_closed_area_ways_libosmium_cannot_assemble_are_quarantined(tmp_path):
-    """A closed area way libosmium makes no area of, a degenerate ring (two refs, three refs) or a ring
-    with a node missing from the snapshot, is skipped as ``area_not_assembled`` with its ref count,
-    never dropped; a valid ring, a bowtie (an area libosmium refuses) and a closed line are not."""
+    """A closed area way libosmium makes no area of, a degenerate ring (two refs, three refs) or a
+    ring with a node missing from the snapshot, is skipped as ``area_not_assembled`` with its ref
+    count, never dropped; a valid ring, a bowtie (an area libosmium refuses) and a closed line are
+    not."""
     pbf = tmp_path / "rings.osm.pbf"
     square = [(1, (1.50, 42.50)), (2, (1.52, 42.50)), (3, (1.52, 42.52)), (4, (1.50, 42.52))]
     ways = [

@@ -1,6 +1,7 @@
-"""OSMH3KG in its published form: exact rows for a point, a line, a polygon and the grid cells, the DE-9IM
-relations against shapely's predicates one by one, the snapshot date, GDAL's ignored keys, and the
-converter reading the published table (bare ids) from Parquet, part files, Delta and CSV parts."""
+"""OSMH3KG in its published form: exact rows for a point, a line, a polygon and the grid cells, the
+DE-9IM relations against shapely's predicates one by one, the snapshot date, GDAL's ignored keys,
+and the converter reading the published table (bare ids) from Parquet, part files, Delta and CSV
+parts."""
 
 from __future__ import annotations
 
@@ -238,7 +239,7 @@ def test_snapshot_date_header_then_fallback_then_error(tmp_path):
         snapshot_date(undated, "June 2020")
 
 
-# ------------------------------------------------------------------------ reading the published form
+# ----------------------------------------------------------------------- reading the published form
 def published(rows: list[dict]) -> list[dict]:
     """Our rows with the published ids: bare element ids, ``geo<id>`` geometry nodes."""
 

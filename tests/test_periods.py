@@ -1,5 +1,6 @@
-"""Time periods in the case the sentence needs (issue 18): each language's rewrite of the words around a
-month or a range of months, the detectors that catch the wrong forms, and the placing in a template."""
+"""Time periods in the case the sentence needs (issue 18): each language's rewrite of the words
+around a month or a range of months, the detectors that catch the wrong forms, and the placing in a
+template."""
 
 from __future__ import annotations
 

@@ -1,5 +1,6 @@
-"""Post-edit resolution: annotation import, rules, judges (LLM against a local fake server, offline twin),
-Table 9 statistics. Fixtures under tests/fixtures/annotations/ are synthetic (see the README there)."""
+"""Post-edit resolution: annotation import, rules, judges (LLM against a local fake server, offline
+twin), Table 9 statistics. Fixtures under tests/fixtures/annotations/ are synthetic (see the README
+there)."""
 
 from __future__ import annotations
 
@@ -46,7 +47,8 @@ ENGLISH = {
     "A01.1.v2": "How far apart are {entity_A} and {entity_B}?",
     "A01.1.v3": "How many kilometres separate {entity_A} from {entity_B}?",
     "A01.2.v1": "In kilometres, how far is the settlement {entity_A} from {entity_B}?",
-    "A01.2.v2": "Measured along the Earth's surface, what distance lies between {entity_A} and {entity_B}?",
+    "A01.2.v2": "Measured along the Earth's surface, "
+    "what distance lies between {entity_A} and {entity_B}?",
     "A01.3.v1": "What is the shortest distance from {entity_A} to {entity_B}?",
     "A01.3.v2": "How far is {entity_A} from the closest point of {entity_B}?",
     "A01.3.v3": "At its nearest, how close does {entity_B} come to {entity_A}?",
@@ -58,7 +60,8 @@ MT_FRA = {
     "A01.1.v2": "À quelle distance sont {entity_A} et {entity_B} ?",
     "A01.1.v3": "Combien de kilomètres séparent {entity_A} à {entity_B} ?",
     "A01.2.v1": "En kilomètres, à quelle distance se trouve la ville {entity_A} de {entity_B} ?",
-    "A01.2.v2": "Mesurée le long de la surface de la Terre, quelle distance se situe entre {entity_A} et {entity_B} ?",
+    "A01.2.v2": "Mesurée le long de la surface de la Terre, "
+    "quelle distance se situe entre {entity_A} et {entity_B} ?",
     "A01.3.v1": "Quelle est la distance la plus courte de {entity_A} à {entity_B} ?",
     "A01.3.v2": "Quelle est la distance de {entity_A} au point le plus proche de {entity_B} ?",
     "A01.3.v3": "Au plus près, à quelle distance {entity_B} s'approche-t-il de {entity_A} ?",
@@ -74,13 +77,15 @@ MT_DEU = {
 FRA_CORR = {  # the annotators' corrections, as stored (normalised)
     "v2": "À quelle distance l'un de l'autre se trouvent {entity_A} et {entity_B} ?",
     "v3_b": "Combien de kilomètres séparent {entity_A} et {entity_B} ?",
-    "12v1_b": "En kilomètres, à quelle distance la localité {entity_A} se trouve-t-elle de {entity_B} ?",
+    "12v1_b": "En kilomètres, à quelle distance la localité {entity_A} se trouve-t-elle de "
+    "{entity_B} ?",
     "12v2_a": "Mesurée à la surface de la Terre, quelle distance sépare {entity_A} et {entity_B} ?",
     "13v1_a": "Quelle est la plus courte distance entre {entity_A} et {entity_B} ?",
     "13v1_b": "Quelle est la distance minimale de {entity_A} à {entity_B} ?",
     "13v2_a": "À quelle distance {entity_A} se trouve-t-il du point le plus proche de {entity_B} ?",
     "13v2_b": "À quelle distance se trouve {entity_A} du point le plus proche de {entity_B} ?",
-    "21v1_a": "À quelle distance vers le {direction} se trouve {entity_A} par rapport à {entity_B} ?",
+    "21v1_a": "À quelle distance vers le {direction} se trouve {entity_A} par rapport à "
+    "{entity_B} ?",
 }
 
 
@@ -92,7 +97,7 @@ def by_id(resolutions):
     return {r.variant_id: r for r in resolutions}
 
 
-# -- labels, reasons, normalisation ----------------------------------------------------------------------------
+# -- labels, reasons, normalisation ----------------------------------------------------------------
 def test_label_and_reason_spellings():
     for s in ("Correct", "correct", " CORRECT ", "0", "c"):
         assert parse_label(s) == CORRECT
@@ -123,7 +128,7 @@ def test_label_and_reason_spellings():
     assert norm("A\u0300  la\tcarte \n") == "\u00c0 la carte"
 
 
-# -- import -----------------------------------------------------------------------------------------------------
+# -- import ----------------------------------------------------------------------------------------
 def test_csv_import_quarantines_bad_rows_with_reasons():
     anns, rej = fra()
     assert [(r.line, r.reason) for r in rej] == [
@@ -195,7 +200,7 @@ def test_missing_file_and_bad_files(tmp_path):
         load_annotations(tmp_path / "ita.csv", "xxx", set())
 
 
-# -- rules ----------------------------------------------------------------------------------------------------
+# -- rules -----------------------------------------------------------------------------------------
 def test_rules_cover_every_method_with_offline_judge():
     anns, _ = fra()
     judge = OfflineJudge()
@@ -353,7 +358,7 @@ def test_offline_judge_rules(first, second, choice, rule):
     assert c.choice == choice and c.rationale.startswith(rule)
 
 
-# -- LLM judge against a local fake OpenAI server ---------------------------------------------------------
+# -- LLM judge against a local fake OpenAI server --------------------------------------------------
 def _judge(srv, **kw):
     return LLMJudge(
         ChatClient(srv.base_url, "judge-model", max_retries=0, sleep=lambda s: None), **kw
@@ -446,8 +451,10 @@ def test_llm_judge_picks_what_it_saw_in_full_resolution():
         "I think A is better.",  # not JSON
         '{"choice": "C", "rationale": "x"}',  # not in the enum
         '{"choice": "A"}',  # no rationale
-        # the judge must never supply text: an extra field is a schema violation, and the text is not used
-        '{"choice": "A", "rationale": "A is better.", "text": "Une traduction inventée {entity_A} {entity_B} ?"}',
+        # the judge must never supply text: an extra field is a schema violation, and the text is
+        # not used
+        '{"choice": "A", "rationale": "A is better.", '
+        '"text": "Une traduction inventée {entity_A} {entity_B} ?"}',
     ],
 )
 def test_llm_judge_bad_reply_needs_review_with_mt(content):
@@ -491,10 +498,10 @@ def test_seeded_order_is_stable_across_runs():
     assert other != here or len(set(here)) == 1
 
 
-# -- statistics -----------------------------------------------------------------------------------------------
+# -- statistics ------------------------------------------------------------------------------------
 def test_weighted_kappa_worked_examples():
-    # Cohen's kappa textbook 2x2 example (yes/yes 20, yes/no 5, no/yes 10, no/no 15): p_o 0.7, p_e 0.5 -> 0.4;
-    # with two categories the linear weights give plain kappa.
+    # Cohen's kappa textbook 2x2 example (yes/yes 20, yes/no 5, no/yes 10, no/no 15): p_o 0.7, p_e
+    # 0.5 -> 0.4; with two categories the linear weights give plain kappa.
     pairs = [(0, 0)] * 20 + [(0, 1)] * 5 + [(1, 0)] * 10 + [(1, 1)] * 15
     assert weighted_kappa(pairs, k=2) == pytest.approx(0.4)
     # 3x3 worked by hand (n = 100), rows rater 1, columns rater 2:
@@ -537,8 +544,8 @@ def test_table9_row_by_hand_fra():
     anns, rej = fra()
     res = resolve("fra", ENGLISH, MT_FRA, anns, judge=OfflineJudge())
     s = agreement("fra", anns, MT_FRA, res)
-    # labels (ann_a, ann_b): v1.1 C/C, v1.2 P/P, v1.3 P/I, v2.1 C/P, v2.2 I/-, v3.1 P/P, v3.2 I/I, v3.3 -/-,
-    # A02 v1 P/I, A02 v2 C/I -> 17 decisions: 4 Correct, 7 Phrasing, 6 Incorrect
+    # labels (ann_a, ann_b): v1.1 C/C, v1.2 P/P, v1.3 P/I, v2.1 C/P, v2.2 I/-, v3.1 P/P, v3.2 I/I,
+    # v3.3 -/-, A02 v1 P/I, A02 v2 C/I -> 17 decisions: 4 Correct, 7 Phrasing, 6 Incorrect
     assert (s["n_items"], s["n_annotated"], s["n_paired"], s["n_decisions"]) == (10, 9, 8, 17)
     assert s["pct_correct"] == pytest.approx(100 * 4 / 17)
     assert s["pct_phrasing"] == pytest.approx(100 * 7 / 17)

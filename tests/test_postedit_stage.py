@@ -1,6 +1,7 @@
 """The post-edit ensemble as a warehouse stage and a Dagster asset: ``questions_postedited`` +
-``ensemble_edit_log`` + ``ensemble_stats`` for one language partition, with three local fake LLM servers (agreeing, disagreeing,
-malformed), the offline rule-based default, resumption from the reply cache, and the configuration errors."""
+``ensemble_edit_log`` + ``ensemble_stats`` for one language partition, with three local fake LLM
+servers (agreeing, disagreeing, malformed), the offline rule-based default, resumption from the
+reply cache, and the configuration errors."""
 
 from __future__ import annotations
 
@@ -20,7 +21,8 @@ from mgqa_platform.question_schema import LOCALIZED_SCHEMA, QUESTION_SCHEMA, arr
 from mgqa_platform.warehouse import registered
 from tests.fake_openai import FakeOpenAI, Reply, user_text
 
-#: Three localized French questions (question id -> marked text); q2 needs an elision, q3 a contraction.
+#: Three localized French questions (question id -> marked text); q2 needs an elision, q3 a
+#: contraction.
 QUESTIONS = {
     "q1": "Quelle est la distance entre {Paris} et {Lyon} ?",
     "q2": "Quelle est la distance de {Orly} à {Lyon} ?",
@@ -82,7 +84,8 @@ def wh(tmp_path):
             con.execute("INSERT INTO questions_localized BY NAME SELECT * FROM _q")
         con.execute(
             "INSERT INTO template_translations_resolved VALUES ('fra', 'A01.1.v1', 'A01.1', "
-            "'What is the distance from {entity_A} to {entity_B}?', 'Quelle est la distance de {entity_A} à {entity_B} ?', "
+            "'What is the distance from {entity_A} to {entity_B}?', "
+            "'Quelle est la distance de {entity_A} à {entity_B} ?', "
             "'unreviewed', 'unreviewed', '[]', NULL)"
         )
     return path
@@ -98,7 +101,8 @@ def edits(*triples) -> str:
 
 
 def by_question(fixes: dict[str, tuple]):
-    """A fake-server handler: the edits listed for the question whose marked text is in the request."""
+    """A fake-server handler: the edits listed for the question whose marked text is in the
+    request."""
 
     def handler(req):
         sent = user_text(req)
@@ -184,7 +188,9 @@ def test_three_servers_agreeing_disagreeing_and_malformed(wh, tmp_path):
         # the edit log: every proposed edit with its member, and one row per rejected reply
         log = _q(
             wh,
-            "SELECT question_id, member, status, op, original, fix, applied FROM ensemble_edit_log ORDER BY ALL",
+            "SELECT question_id, member, status, op, original, fix, applied "
+            "FROM ensemble_edit_log "
+            "ORDER BY ALL",
         )
         assert ("q2", "a", "ok", "ELIS", "de ", "d'", True) in log and (
             "q2",
@@ -226,8 +232,8 @@ def test_three_servers_agreeing_disagreeing_and_malformed(wh, tmp_path):
             json.loads(stats_row[0][0])["primary"] == "a" and json.loads(stats_row[0][1])["n"] == 3
         )
         first = _q(wh, "SELECT * FROM questions_postedited ORDER BY question_id")
-        # a rerun resumes from the reply cache (valid and rejected replies are kept; only transport failures are
-        # asked again): no new request, and the same slice
+        # a rerun resumes from the reply cache (valid and rejected replies are kept; only transport
+        # failures are asked again): no new request, and the same slice
         r2 = materialize(wh, ens)
         assert r2.success and len(a.requests) + len(b.requests) + len(bad.requests) == asked
         assert _q(wh, "SELECT * FROM questions_postedited ORDER BY question_id") == first
@@ -235,8 +241,8 @@ def test_three_servers_agreeing_disagreeing_and_malformed(wh, tmp_path):
 
 
 def test_a_reply_that_touches_a_name_or_a_brace_is_rejected(wh, tmp_path):
-    """Rejection rules end to end: editing inside {...}, adding a brace, an unknown operation; the good members
-    still decide."""
+    """Rejection rules end to end: editing inside {...}, adding a brace, an unknown operation; the
+    good members still decide."""
     good = by_question({"q2": [ELISION]})
     bad_replies = {
         "q1": [("OTHER", "Paris", "Pariis")],
@@ -258,7 +264,9 @@ def test_a_reply_that_touches_a_name_or_a_brace_is_rejected(wh, tmp_path):
         ((q, m), d)
         for q, m, d in _q(
             wh,
-            "SELECT question_id, member, detail FROM ensemble_edit_log WHERE member = 'c' AND status = 'rejected'",
+            "SELECT question_id, member, detail "
+            "FROM ensemble_edit_log "
+            "WHERE member = 'c' AND status = 'rejected'",
         )
     )
     assert rows[("q1", "c")].startswith("edit_error: original_not_found (inside_braces)")
@@ -292,10 +300,12 @@ def test_offline_default_is_the_rule_member(wh):
 
 
 def test_stage_gives_the_rule_member_the_class_of_each_name(wh):
-    """Greek articles need the class noun of each named entity: the stage reads it from ``entities``."""
+    """Greek articles need the class noun of each named entity: the stage reads it from
+    ``entities``."""
     with warehouse.session(wh) as con:
         con.execute(
-            "INSERT INTO entities (entity_id, kg, iri, name, display_name, name_unique, category, types, "
+            "INSERT INTO entities (entity_id, kg, iri, name, display_name, name_unique, "
+            "category, types, "
             "geometry, geom_kind, lon, lat, h3, snapshot_id) VALUES "
             "('worldkg:1', 'worldkg', 'x:1', 'Mokra', 'Mokra', true, 'village', [], "
             "ST_Point(0, 0), 'point', 0, 0, [], 's')"
@@ -341,15 +351,16 @@ def test_endpoints_from_the_environment():
 
 
 def test_checks_catch_a_touched_name_and_an_unlogged_edit(wh):
-    """The blocking checks recompute from the tables: a post-edit that renamed an entity, or a text that changed
-    without a logged edit, fails them."""
+    """The blocking checks recompute from the tables: a post-edit that renamed an entity, or a text
+    that changed without a logged edit, fails them."""
     from mgqa_dagster.data_quality import multilingual as checks
 
     assert materialize(wh, PostEditEnsembleResource(paths=paths_for(wh))).success
     by_name = {c.name: c for c in checks.POSTEDIT_CHECKS}
     with warehouse.session(wh) as con:
         con.execute(
-            "UPDATE questions_postedited SET text_marked = replace(text_marked, '{Paris}', '{Pariis}'), "
+            "UPDATE questions_postedited SET text_marked = "
+            "replace(text_marked, '{Paris}', '{Pariis}'), "
             "text = replace(text, 'Paris', 'Pariis') WHERE question_id = 'q1'"
         )
         assert by_name["entity_names_untouched"].run(con, "fra").passed is False
@@ -357,14 +368,17 @@ def test_checks_catch_a_touched_name_and_an_unlogged_edit(wh):
             by_name["edits_logged"].run(con, "fra").passed is False
         )  # changed, but no edit applied or logged
         con.execute(
-            "UPDATE questions_postedited SET text_marked = text_marked_localized, text = replace(text_marked_localized, '{', '') "
+            "UPDATE questions_postedited SET text_marked = text_marked_localized, "
+            "text = replace(text_marked_localized, '{', '') "
             "WHERE question_id = 'q1'"
         )
         assert (
             by_name["entity_names_untouched"].run(con, "fra").passed is False
         )  # "}" left in the text
         con.execute(
-            "UPDATE questions_postedited SET text = replace(replace(text_marked_localized, '{', ''), '}', '') WHERE question_id = 'q1'"
+            "UPDATE questions_postedited SET text = "
+            "replace(replace(text_marked_localized, '{', ''), '}', '') "
+            "WHERE question_id = 'q1'"
         )
         assert by_name["entity_names_untouched"].run(con, "fra").passed is True
         con.execute(

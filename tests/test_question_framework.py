@@ -1,7 +1,8 @@
-"""The generator framework: catalog validation, seeded sampling, caps, de-duplication, replay and lineage.
+"""The generator framework: catalog validation, seeded sampling, caps, de-duplication, replay and
+lineage.
 
-Uses the A01 executor (geodesic distance between two points) on a tiny hand-made world; the distances are
-recomputed independently with pyproj's Geod.
+Uses the A01 executor (geodesic distance between two points) on a tiny hand-made world; the
+distances are recomputed independently with pyproj's Geod.
 """
 
 from __future__ import annotations
@@ -20,8 +21,9 @@ from mgqa_platform.questions.generate import generate, replay, write_questions, 
 from tests import question_world as world
 
 GEOD = Geod(ellps="WGS84")
-# (entity id, name, lon, lat, stratum) — POIs in two strata; the Helsinki distances (6-17 km) are far from the
-# Porto Alegre ones, so no single distance value dominates the sample (questions/triviality.py)
+# (entity id, name, lon, lat, stratum) — POIs in two strata; the Helsinki distances (6-17 km) are
+# far from the Porto Alegre ones, so no single distance value dominates the sample
+# (questions/triviality.py)
 POIS = [
     ("worldkg:1", "Cafe Azul", -51.2200, -30.0300, "UMC/high"),
     ("worldkg:2", "Padaria Sol", -51.2100, -30.0350, "UMC/high"),
@@ -59,7 +61,8 @@ def test_catalog_rejects_inconsistent_files_listing_every_problem(tmp_path):
     (d / "B.yaml").write_text(
         "sfid: B\ntemplates:\n  - tid: B01\n    answer_format: kilometres\n    sub_templates:\n"
         "      - id: B01.1\n        executor: x\n        roles: {entity_A: spaceship}\n"
-        "        variants: ['How far is {entity_A} from {entity_Z}?', 'a {entity_A}', 'b {entity_A}', 'c {entity_A}', 'd {entity_A}', 'e {entity_A}']\n"
+        "        variants: ['How far is {entity_A} from {entity_Z}?', 'a {entity_A}', "
+        "'b {entity_A}', 'c {entity_A}', 'd {entity_A}', 'e {entity_A}']\n"
     )
     (d / "N.yaml").unlink()
     with pytest.raises(CatalogError) as exc:
@@ -89,7 +92,8 @@ def test_catalog_requires_a_known_premise_kind_with_every_premise(tmp_path):
 
 
 def test_every_perturbed_premise_is_refusable():
-    """Only refusable kinds make false premises; zero counts, defined distances and hidden caps do not."""
+    """Only refusable kinds make false premises; zero counts, defined distances and hidden caps do
+    not."""
     catalog = load_catalog()
     made = {s.id for s in false_premise.eligible(catalog)}
     assert made and all(catalog.sub_template(i).refusable for i in made)

@@ -1,4 +1,5 @@
-"""False premises, the multimodal slice, the small split and the distribution report, on tiny worlds."""
+"""False premises, the multimodal slice, the small split and the distribution report, on tiny
+worlds."""
 
 from __future__ import annotations
 
@@ -24,8 +25,8 @@ PHARMACIES = [(-51.18, -30.05), (-51.17, -30.06), (-51.16, -30.04)]  # lon, lat:
 
 @pytest.fixture
 def parks(con):
-    """Kiosks inside one park polygon, a second park far away, three pharmacies just east of the first
-    park and three cafes by the second (osmh3kg, one stratum)."""
+    """Kiosks inside one park polygon, a second park far away, three pharmacies just east of the
+    first park and three cafes by the second (osmh3kg, one stratum)."""
     world.add(con, "osmh3kg:way/1", "Parque Um", "park", SQUARE)
     world.add(con, "osmh3kg:way/2", "Parque Dois", "park", FAR_SQUARE)
     for i, (lon, lat) in enumerate(
@@ -46,9 +47,9 @@ def true_questions(con, catalog, sub_id: str) -> list[dict]:
 
 
 def test_false_premise_takes_the_nearest_category_whose_premise_is_false(parks):
-    """A06.1 "pairs of kiosks in Parque Um": the pharmacies just outside the park replace the kiosks (the
-    cafes lie 20 km away); the recorded distance is the WGS84 geodesic from the park's point to the
-    nearest pharmacy."""
+    """A06.1 "pairs of kiosks in Parque Um": the pharmacies just outside the park replace the kiosks
+    (the cafes lie 20 km away); the recorded distance is the WGS84 geodesic from the park's point to
+    the nearest pharmacy."""
     con, catalog = parks, load_catalog()
     true = [
         q
@@ -93,9 +94,9 @@ def test_false_premise_takes_the_nearest_category_whose_premise_is_false(parks):
 
 
 def test_answerable_premises_are_never_perturbed(parks):
-    """A09.1 "how far is the kiosk from the edge of Parque Dois" stays answerable with the kiosk outside
-    (the distance is defined); like zero counts (C03.1, E02.2) and hidden caps (L04) it is counted, not
-    made."""
+    """A09.1 "how far is the kiosk from the edge of Parque Dois" stays answerable with the kiosk
+    outside (the distance is defined); like zero counts (C03.1, E02.2) and hidden caps (L04) it is
+    counted, not made."""
     con, catalog = parks, load_catalog()
     kinds = {s.id: s.premise_kind for s in catalog.sub_templates}
     assert {kinds[i] for i in ("A09.1", "C03.1", "E02.1", "E02.2", "L04.1", "L04.2")} == {
@@ -126,8 +127,8 @@ def test_no_replacement_is_counted(con):
 
 
 def test_multimodal_twin_names_the_image_and_keeps_the_gold(con):
-    """A museum whose Commons tag names a file: its twins link the file (Special:FilePath), never the name;
-    the image phrase starting a sentence is capitalised."""
+    """A museum whose Commons tag names a file: its twins link the file (Special:FilePath), never
+    the name; the image phrase starting a sentence is capitalised."""
     world.add(
         con,
         "worldkg:1",
@@ -189,8 +190,8 @@ def test_sentence_case_capitalises_only_at_a_sentence_start():
 
 
 def test_wikidata_only_and_shared_images_make_no_twin(con):
-    """A museum with only a Wikidata id, and a cathedral and its crypt sharing one Commons file: no twin,
-    each lost twin counted by reason; a museum with its own file still gets its twins."""
+    """A museum with only a Wikidata id, and a cathedral and its crypt sharing one Commons file: no
+    twin, each lost twin counted by reason; a museum with its own file still gets its twins."""
     shared = "https://commons.wikimedia.org/wiki/File%3ASe%20Catedral.jpg"
     world.add(con, "worldkg:1", "Museu Azul", "museum", "POINT(-51.22 -30.03)")
     con.execute("UPDATE entities SET wikidata = 'Q42' WHERE entity_id = 'worldkg:1'")
@@ -303,10 +304,10 @@ def test_lineage_of_a_false_premise_question(parks):
 
 
 def test_a_zero_count_is_no_false_premise(con):
-    """C03.1 "in how many points do Rua Curva and Rua Reta intersect?" (3; Rua Torta crosses Rua Reta twice,
-    so the golds differ and pass the triviality gate): swapping Rua Reta for the parallel
-    Rua Longe breaks "they intersect", yet the question then has the answer 0, so C03.1 is declared
-    answerable and the draw only counts it."""
+    """C03.1 "in how many points do Rua Curva and Rua Reta intersect?" (3; Rua Torta crosses Rua
+    Reta twice, so the golds differ and pass the triviality gate): swapping Rua Reta for the
+    parallel Rua Longe breaks "they intersect", yet the question then has the answer 0, so C03.1 is
+    declared answerable and the draw only counts it."""
     world.add(
         con, "osmh3kg:way/1", "Rua Reta", "residential", "LINESTRING(-51.30 -30.05, -51.20 -30.05)"
     )
@@ -355,8 +356,8 @@ def test_a_zero_count_is_no_false_premise(con):
 
 
 def test_an_entity_is_replaced_by_the_nearest_one_that_breaks_the_premise(con):
-    """H02.1 "which H3 cell holds both Loja A and Loja B?": Loja B is replaced by the point nearest to it
-    whose cell differs from Loja A's at the question's resolution, not by one far away."""
+    """H02.1 "which H3 cell holds both Loja A and Loja B?": Loja B is replaced by the point nearest
+    to it whose cell differs from Loja A's at the question's resolution, not by one far away."""
     points = {
         "osmh3kg:node/1": (-51.2300, -30.0300),
         "osmh3kg:node/2": (-51.2304, -30.0302),

@@ -13,8 +13,8 @@ from mgqa_platform.questions.readings import cardinal, edge_distance_deg, holds
 
 GEOD = Geod(ellps="WGS84")
 
-# "Is A northeast of B?" by bearing from B to A (degrees clockwise from true north), written out by hand:
-# (bearing, quadrant, sector8, half_plane)
+# "Is A northeast of B?" by bearing from B to A (degrees clockwise from true north), written out by
+# hand: (bearing, quadrant, sector8, half_plane)
 NORTHEAST = [
     (0.0, True, False, True),  # due north: the quadrant and the two half-planes are half-open at 0
     (10.0, True, False, True),
@@ -82,7 +82,8 @@ def test_edge_distance():
 
 
 def test_bearings_from_pyproj_geodesics():
-    """Bearings as the executors get them (pyproj Geod.inv forward azimuth) fall where the tables say."""
+    """Bearings as the executors get them (pyproj Geod.inv forward azimuth) fall where the tables
+    say."""
     b = (-51.0, -30.0)  # lon, lat
     for az in (10.0, 45.0, 78.9, 135.0, 300.0):
         lon, lat, _ = GEOD.fwd(b[0], b[1], az, 5000.0)

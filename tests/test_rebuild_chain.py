@@ -27,15 +27,15 @@ from tests.conftest import write_tiny_pbf
 from tests.fake_sparql import KWG_SHAPED
 
 QUIET = {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}
-#: The first build: the strata inputs, three KGs (two from the tiny PBF, a KWG crawl of the KWG-shaped fixture),
-#: the coverage and the English questions.
+#: The first build: the strata inputs, three KGs (two from the tiny PBF, a KWG crawl of the
+#: KWG-shaped fixture), the coverage and the English questions.
 FIRST = ("build_strata_inputs", "build_kgs", "strata_coverage_report", "build_questions_en")
 
 
 def _resources(tmp_path, watch):
-    """The code location's resources on a tiny home: the watched folder, a KWG crawl of the KWG-shaped
-    fixture, entity count ranges that admit a tiny town, and share guards that admit a KG whose
-    entities lie outside the bundled countries."""
+    """The code location's resources on a tiny home: the watched folder, a KWG crawl of the
+    KWG-shaped fixture, entity count ranges that admit a tiny town, and share guards that admit a KG
+    whose entities lie outside the bundled countries."""
     crawl = tmp_path / "kwg-crawl.nt"
     crawl_store(KWG_SHAPED, DEFAULT_KWG_REGION, crawl)
     counts = {kg: [0, 100] for kg in ("worldkg", "osmh3kg", "kwg")}
@@ -126,7 +126,8 @@ def test_a_dropped_pbf_rebuilds_through_to_the_questions(tmp_path):
                 list(req.asset_selection),
             )
 
-        # the automation ticks: conversion and strata of the rebuilt KGs, then coverage and questions
+        # the automation ticks: conversion and strata of the rebuilt KGs, then coverage and
+        # questions
         seen: dict[dg.AssetKey, set] = defaultdict(set)
         for _ in range(4):
             requests, cursor = _tick(defs, instance, chain, cursor)

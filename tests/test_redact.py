@@ -32,7 +32,8 @@ def test_client_scrubs_key_and_extra_secrets_but_never_shows_them():
 
 
 def test_post_edit_members_store_no_piece_of_an_echoed_key():
-    """The ensemble's proposals (stored in the edit log) quote errors cut to 300 characters: scrubbed first."""
+    """The ensemble's proposals (stored in the edit log) quote errors cut to 300 characters:
+    scrubbed first."""
     from mgqa_platform.multilingual.ensemble import LLMMember
     from tests.fake_openai import FakeOpenAI, Reply
 

@@ -1,7 +1,8 @@
-"""The release: question Parquet files, entity sites GeoParquet, dataset card, SHA256SUMS and their verification.
+"""The release: question Parquet files, entity sites GeoParquet, dataset card, SHA256SUMS and their
+verification.
 
-Built from a tiny warehouse (2 languages x 3 questions, 4 entities of which 3 are bound) and read back with the
-real readers: pyarrow, geopandas and Hugging Face ``datasets`` (offline).
+Built from a tiny warehouse (2 languages x 3 questions, 4 entities of which 3 are bound) and read
+back with the real readers: pyarrow, geopandas and Hugging Face ``datasets`` (offline).
 """
 
 from __future__ import annotations
@@ -24,8 +25,8 @@ from mgqa_platform.release import card, export, sites
 from mgqa_platform.settings import SAMPLE_DIR
 from mgqa_platform.warehouse import registered
 
-# The input snapshot rows describe the bundled sample PBF: its id and size derive from its bytes, so they
-# follow the file when the sample is rebuilt (scripts/bundle_sample.py).
+# The input snapshot rows describe the bundled sample PBF: its id and size derive from its bytes, so
+# they follow the file when the sample is rebuilt (scripts/bundle_sample.py).
 SAMPLE_PBF = SAMPLE_DIR / "osm" / "mgqa-sample.osm.pbf"
 SAMPLE_SHA = sha256_file(SAMPLE_PBF)
 SNAP = snapshot_id_for(SAMPLE_PBF, SAMPLE_SHA)
@@ -148,7 +149,9 @@ def build_warehouse(path: Path, langs: tuple[str, ...] = ("eng", "fra")) -> Path
         )
         for eid, name, cat, wkt, kind, lon, lat in ENTITIES:
             con.execute(
-                "INSERT INTO entities VALUES (?, 'worldkg', ?, ?, ?, true, NULL, ?, ['wkgs:X'], ST_GeomFromText(?), ?, ?, ?, [], NULL, NULL, NULL, NULL, NULL, ?, NULL)",
+                "INSERT INTO entities "
+                "VALUES (?, 'worldkg', ?, ?, ?, true, NULL, ?, ['wkgs:X'], "
+                "ST_GeomFromText(?), ?, ?, ?, [], NULL, NULL, NULL, NULL, NULL, ?, NULL)",
                 [
                     eid,
                     f"http://www.worldkg.org/resource/{eid[8:]}",
@@ -181,7 +184,8 @@ def build_warehouse(path: Path, langs: tuple[str, ...] = ("eng", "fra")) -> Path
             ],
         )
         con.executemany(
-            "INSERT INTO template_translations VALUES (?, 'A01.1.v1', 'A01.1', 'src', 'txt', ?, 'draft', '[]', false)",
+            "INSERT INTO template_translations "
+            "VALUES (?, 'A01.1.v1', 'A01.1', 'src', 'txt', ?, 'draft', '[]', false)",
             [["eng", "source"], ["fra", "memory"]],
         )
     return path
@@ -207,7 +211,7 @@ def _copy(built: dict, tmp_path: Path) -> Path:
     return Path(shutil.copytree(built["dir"], tmp_path / "copy"))
 
 
-# --------------------------------------------------------------------------------------------- questions
+# ---------------------------------------------------------------------------------------- questions
 def test_write_language_summary_and_files(built):
     fra = built["langs"][1]
     assert fra["lang"] == "fra" and fra["files"] == {
@@ -350,7 +354,7 @@ def test_card_lists_only_complete_languages(built, tmp_path):
     assert [c["config_name"] for c in meta["configs"]] == ["eng"]
 
 
-# --------------------------------------------------------------------------------------------- verification
+# ------------------------------------------------------------------------------------- verification
 def test_verify_good_release(built):
     assert card.verify_release(built["dir"]) == []
 
@@ -401,7 +405,7 @@ def test_verify_wrong_schema_and_unlisted_file(built, tmp_path):
     assert f"{card.SUMS_FILE}: data/fra/large.parquet does not match its sha256" in problems
 
 
-# --------------------------------------------------------------------------------------------- entity sites
+# ------------------------------------------------------------------------------------- entity sites
 def test_entity_sites_geoparquet(built, tmp_path):
     path = built["dir"] / sites.SITES_FILE
     assert b"geo" in pq.read_metadata(path).metadata
@@ -433,10 +437,10 @@ def test_bound_entity_ids_skips_literals():
     assert got == ["kwg:x", "worldkg:1", "worldkg:2"]
 
 
-# --------------------------------------------------------------------------------------------- Dagster assets
+# ----------------------------------------------------------------------------------- Dagster assets
 def test_release_assets_and_their_checks(tmp_path, monkeypatch):
-    """release_questions per language partition, then release_card: files written where MGQA_RELEASE_DIR says,
-    every check evaluated; a tampered file fails the per-language check."""
+    """release_questions per language partition, then release_card: files written where
+    MGQA_RELEASE_DIR says, every check evaluated; a tampered file fails the per-language check."""
     import dagster as dg
 
     from mgqa_dagster.assets.release import release_card, release_questions
@@ -481,7 +485,8 @@ def test_release_assets_and_their_checks(tmp_path, monkeypatch):
     # a release file that no longer matches the warehouse
     with warehouse.session(db) as con:
         con.execute(
-            "UPDATE questions_postedited SET text = 'changed' WHERE lang = 'fra' AND question_id = 'q1'"
+            "UPDATE questions_postedited SET text = 'changed' "
+            "WHERE lang = 'fra' AND question_id = 'q1'"
         )
         by_name = {c.name: c for c in bound(release_checks.RELEASE_QUESTION_CHECKS, root=out)}
         r = by_name["release_matches_warehouse"].run(con, "fra")

@@ -1,7 +1,8 @@
 """Whole roads (issue 15, item 5): road pieces merged at KG conversion, on hand-made KG files.
 
-Coordinates are multiples of 1/1024 degree near Porto Alegre (EPSG:4326, lon/lat), so shared endpoints
-are exact. Lengths are checked independently with pyproj's WGS84 geodesic, positions with shapely.
+Coordinates are multiples of 1/1024 degree near Porto Alegre (EPSG:4326, lon/lat), so shared
+endpoints are exact. Lengths are checked independently with pyproj's WGS84 geodesic, positions with
+shapely.
 """
 
 from __future__ import annotations

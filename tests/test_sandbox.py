@@ -1,5 +1,6 @@
-"""The T3 sandbox against an attacker: model-written code that tries to read secrets and golds, reach the
-network, outlive its kill, flood the runner and exhaust memory or processes. Each attack runs for real."""
+"""The T3 sandbox against an attacker: model-written code that tries to read secrets and golds,
+reach the network, outlive its kill, flood the runner and exhaust memory or processes. Each attack
+runs for real."""
 
 from __future__ import annotations
 
@@ -52,7 +53,8 @@ try:
     print("ppid", os.getppid(), open(f"/proc/{{os.getppid()}}/environ", "rb").read())
 except OSError as exc:
     print("ppid", os.getppid(), type(exc).__name__)
-for path in ({str(home / "warehouse.duckdb")!r}, {str(home)!r}, {str(tmp_path)!r}, {str(REPO)!r}, "/etc/passwd",
+for path in ({str(home / "warehouse.duckdb")!r}, {str(home)!r}, {str(tmp_path)!r}, {str(REPO)!r},
+    "/etc/passwd",
              "/proc/{os.getpid()}/environ"):
     try:
         print("open", path, os.listdir(path) if os.path.isdir(path) else open(path).read()[:40])
@@ -192,7 +194,8 @@ def test_memory_cpu_process_and_file_limits(tmp_path):
         out, _ = box.run(
             "import os, time\nn = 0\ntry:\n    for _ in range(2000):\n"
             "        if os.fork() == 0:\n            time.sleep(5)\n            os._exit(0)\n"
-            "        n += 1\nexcept OSError as exc:\n    print('fork refused after', n, type(exc).__name__)\n"
+            "        n += 1\nexcept OSError as exc:\n    "
+            "print('fork refused after', n, type(exc).__name__)\n"
         )
         assert "fork refused after" in out, out
         assert int(out.split("fork refused after ")[1].split()[0]) < 256, out

@@ -54,7 +54,8 @@ def test_new_snapshot_registers_partition_and_requests_rebuild(tmp_path):
         )
         _apply(instance, result)
 
-        # same folder, next tick: nothing new, and the file is not re-hashed (cursor keeps size/mtime)
+        # same folder, next tick: nothing new, and the file is not re-hashed (cursor keeps
+        # size/mtime)
         again = _tick(instance, watch, result.cursor)
         assert not again.run_requests and not again.dynamic_partitions_requests
 
@@ -90,8 +91,8 @@ LANGS = "eng fra ita por ron spa bul rus deu urd sqi ell jpn kat tur vie zho".sp
 
 
 def test_rebuilt_kg_flows_downstream_through_automation():
-    """After the sensor's kg_native[worldkg] run, eager conditions request the conversion and the strata of
-    that KG only, then the coverage and the English questions over all KGs."""
+    """After the sensor's kg_native[worldkg] run, eager conditions request the conversion and the
+    strata of that KG only, then the coverage and the English questions over all KGs."""
     from mgqa_dagster import definitions
 
     with dg.instance_for_test() as instance:
@@ -142,7 +143,8 @@ def test_rebuilt_kg_flows_downstream_through_automation():
             defs=definitions.defs, instance=instance, cursor=settled.cursor
         )
         assert tick.get_requested_partitions(dg.AssetKey("entities")) == {"worldkg"}
-        # eager conditions see that upstream partitions will be requested in the same tick: the whole chain at once
+        # eager conditions see that upstream partitions will be requested in the same tick: the
+        # whole chain at once
         for key in ("entity_country", "entity_density", "entity_strata"):
             assert tick.get_requested_partitions(dg.AssetKey(key)) == {"worldkg"}, key
         # the coverage over all KGs follows once the KG's strata have landed
@@ -160,7 +162,8 @@ def test_rebuilt_kg_flows_downstream_through_automation():
             defs=definitions.defs, instance=instance, cursor=tick.cursor
         )
         assert tick.get_num_requested(dg.AssetKey("strata_coverage")) == 1
-        # ... and so do the questions, regenerated over the new entities (the catalog did not change)
+        # ... and so do the questions, regenerated over the new entities (the catalog did not
+        # change)
         assert tick.get_num_requested(dg.AssetKey("questions_en")) == 1
         assert tick.get_num_requested(dg.AssetKey("split_small")) == 1
         assert tick.get_num_requested(dg.AssetKey("question_distribution")) == 1
@@ -169,14 +172,15 @@ def test_rebuilt_kg_flows_downstream_through_automation():
         )  # re-scored on the new questions
         assert tick.get_num_requested(dg.AssetKey("eval_reference_solver")) == 1
         # ... and once the new questions have landed, every language re-instantiates them (templates
-        # unchanged): what the tail's conditions request when language_tail_automation is switched on
-        # (this test evaluates every condition; the daemon only those of running sensors)
+        # unchanged): what the tail's conditions request when language_tail_automation is switched
+        # on (this test evaluates every condition; the daemon only those of running sensors)
         instance.report_runless_asset_event(dg.AssetMaterialization("questions_en"))
         tick = dg.evaluate_automation_conditions(
             defs=definitions.defs, instance=instance, cursor=tick.cursor
         )
         assert tick.get_requested_partitions(dg.AssetKey("questions_localized")) == set(LANGS)
-        # ... then post-edit and release them; the card waits until every language's files are written
+        # ... then post-edit and release them; the card waits until every language's files are
+        # written
         assert tick.get_requested_partitions(dg.AssetKey("questions_postedited")) == set(LANGS)
         assert tick.get_requested_partitions(dg.AssetKey("release_questions")) == set(LANGS)
         assert tick.get_num_requested(dg.AssetKey("template_translations")) == 0

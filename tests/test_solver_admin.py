@@ -1,8 +1,8 @@
 """Reference solvers for SFID E on hand-made records.
 
-Shapes are lon/lat boxes: EPSG:6933 is a cylindrical equal-area projection, so the share of a box lying on
-one side of a meridian equals the share of its longitude span, which gives the expected shares by hand
-(a 0.96 share is inside contain_share = 0.95, a 0.94 share is not).
+Shapes are lon/lat boxes: EPSG:6933 is a cylindrical equal-area projection, so the share of a box
+lying on one side of a meridian equals the share of its longitude span, which gives the expected
+shares by hand (a 0.96 share is inside contain_share = 0.95, a 0.94 share is not).
 """
 
 from __future__ import annotations

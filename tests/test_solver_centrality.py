@@ -1,8 +1,9 @@
 """Reference solvers for SFID G on hand-made records.
 
-Expected points by symmetry (a box symmetric about the equator has its centroid on it; the midpoint of a
-line along the equator is at half its longitude span; the pole of a square is its centre) and, for the
-scale shift, a box drawn from EPSG:6933 corners so the grid cells inside are counted by hand.
+Expected points by symmetry (a box symmetric about the equator has its centroid on it; the midpoint
+of a line along the equator is at half its longitude span; the pole of a square is its centre) and,
+for the scale shift, a box drawn from EPSG:6933 corners so the grid cells inside are counted by
+hand.
 """
 
 from __future__ import annotations
@@ -33,13 +34,15 @@ def metres(a, b) -> float:
 def test_centroid_symmetric_box_and_equal_area_weighting():
     lon, lat = point(record("G01.1", "point", "centrality.centroid", box(10, -1, 12, 1)))
     assert lon == pytest.approx(11.0, abs=1e-6) and lat == pytest.approx(0.0, abs=1e-6)
-    # north of the equator the equal-area y grows slower than latitude: the centroid sits below mid-latitude
+    # north of the equator the equal-area y grows slower than latitude: the centroid sits below
+    # mid-latitude
     lon, lat = point(record("G01.1", "point", "centrality.centroid", box(10, 50, 12, 60)))
     assert lon == pytest.approx(11.0, abs=1e-6) and 54.0 < lat < 55.0
 
 
 def test_centroid_l_shape_weights_by_area():
-    # an L of a 2x1 bar and a 1x1 block on top of its left end: lon centroid = (2*1 + 0.5*1) / 3 = 0.8333
+    # an L of a 2x1 bar and a 1x1 block on top of its left end: lon centroid = (2*1 + 0.5*1) / 3 =
+    # 0.8333
     wkt = "POLYGON ((0 -1, 2 -1, 2 0, 1 0, 1 1, 0 1, 0 -1))"
     lon, _ = point(record("G01.1", "point", "centrality.centroid", wkt))
     assert lon == pytest.approx(0.8333333, abs=1e-6)
@@ -71,10 +74,13 @@ def test_pole_of_square_is_its_centre():
 
 
 def test_pole_uses_the_largest_part():
-    wkt = "MULTIPOLYGON (((0 0, 0.01 0, 0.01 0.01, 0 0.01, 0 0)), ((1 0, 1.1 0, 1.1 0.1, 1 0.1, 1 0)))"
+    wkt = (
+        "MULTIPOLYGON (((0 0, 0.01 0, 0.01 0.01, 0 0.01, 0 0)), "
+        "((1 0, 1.1 0, 1.1 0.1, 1 0.1, 1 0)))"
+    )
     lon, lat = point(record("G01.3", "point", "centrality.pole", wkt))
-    # 0.1 deg of longitude (11.13 km) is wider than 0.1 deg of latitude (11.06 km): the inscribed circle can
-    # slide ~70 m east-west, so the centre is only fixed to within that ridge
+    # 0.1 deg of longitude (11.13 km) is wider than 0.1 deg of latitude (11.06 km): the inscribed
+    # circle can slide ~70 m east-west, so the centre is only fixed to within that ridge
     assert metres((lon, lat), (1.05, 0.05)) < 80.0 and abs(lat - 0.05) < 1e-4
 
 
@@ -97,8 +103,9 @@ def _scale_shift(width_m: float):
 
 
 def test_scale_shift_counts_cell_centres():
-    # box [0, 3500] x [0, 1400] m in EPSG:6933 (a lon/lat box maps to a box in this cylindrical projection)
-    # 100 m cells: centres 50..3450 x 50..1350 -> mean (1750, 700); 1 km cells: 500, 1500, 2500 x 500 -> (1500, 500)
+    # box [0, 3500] x [0, 1400] m in EPSG:6933 (a lon/lat box maps to a box in this cylindrical
+    # projection) 100 m cells: centres 50..3450 x 50..1350 -> mean (1750, 700); 1 km cells: 500,
+    # 1500, 2500 x 500 -> (1500, 500)
     r = _scale_shift(3500.0)
     inv = Transformer.from_crs("EPSG:6933", "EPSG:4326", always_xy=True)
     want = metres(inv.transform(1750.0, 700.0), inv.transform(1500.0, 500.0)) / 1000.0

@@ -1,8 +1,8 @@
 """Reference solvers for SFID N on hand-made records.
 
-Centroid expectations: a lon/lat rectangle stays a rectangle in the cylindrical EPSG:6933, so its centroid
-is the projected mid-point of its corners (computed here from two transformed corners, no shapely); a
-polyline's centroid is the length-weighted mean of its projected segment mid-points.
+Centroid expectations: a lon/lat rectangle stays a rectangle in the cylindrical EPSG:6933, so its
+centroid is the projected mid-point of its corners (computed here from two transformed corners, no
+shapely); a polyline's centroid is the length-weighted mean of its projected segment mid-points.
 """
 
 from __future__ import annotations

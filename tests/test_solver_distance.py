@@ -1,5 +1,6 @@
-"""Reference solver, SFID A: hand-made records with answers worked out by hand (equatorial / meridian arcs)
-or by a third method (an azimuthal-equidistant projection), never by the solver's own code path."""
+"""Reference solver, SFID A: hand-made records with answers worked out by hand (equatorial /
+meridian arcs) or by a third method (an azimuthal-equidistant projection), never by the solver's own
+code path."""
 
 from __future__ import annotations
 
@@ -35,7 +36,8 @@ def solve_pair(sub: str, ref: str, a: tuple, b: tuple):
 
 
 def _aeqd_min_km(lon: float, lat: float, line: LineString) -> float:
-    """Third method: the true minimum, measured in an azimuthal-equidistant projection centred on the point."""
+    """Third method: the true minimum, measured in an azimuthal-equidistant projection centred on
+    the point."""
     crs = CRS.from_proj4(f"+proj=aeqd +lat_0={lat} +lon_0={lon} +ellps=WGS84 +units=m")
     t = Transformer.from_crs("EPSG:4326", crs, always_xy=True)
     projected = transform(line, lambda xy: np.column_stack(t.transform(xy[:, 0], xy[:, 1])))
@@ -49,7 +51,8 @@ def test_to_geometry_nearest_point_on_segment():
 
 
 def test_to_geometry_slanted_line_at_60_north_uses_a_local_metric_frame():
-    # a slanted line at 60 N: nearest points in plain lon/lat degrees are badly off; the local frame is not
+    # a slanted line at 60 N: nearest points in plain lon/lat degrees are badly off; the local frame
+    # is not
     line = LineString([(0.05, 59.95), (0.15, 60.05)])
     a, b = ent(1, "POINT (0 60)"), ent(2, line.wkt)
     s = solve_pair("A01.3", "distance.to_geometry", a, b)
@@ -87,7 +90,8 @@ def test_directional_components():
         return record("A02.1", "distance.directional", "distance", roles, [a, b], {"direction": d})
 
     assert km(solve(rec("north"))) == pytest.approx(MERIDIAN_DEG_KM, abs=0.002)
-    # parallel arc at the mean latitude 0.5: 0.5 deg * N(phi) cos(phi), within 1 m of 0.5 * equatorial degree * cos
+    # parallel arc at the mean latitude 0.5: 0.5 deg * N(phi) cos(phi), within 1 m of 0.5 *
+    # equatorial degree * cos
     assert km(solve(rec("east"))) == pytest.approx(
         0.5 * EQ_DEG_KM * math.cos(math.radians(0.5)), abs=0.002
     )
@@ -110,7 +114,7 @@ def test_event_location_checks_the_period():
     assert km(located("A03.1", "2015")) == pytest.approx(MERIDIAN_DEG_KM, abs=0.002)
 
 
-# ---------------------------------------------------------------------------------------------- A04 / A05
+# ---------------------------------------------------------------------------------------- A04 / A05
 def test_compare_closer_and_farther():
     a, b, c = ent(1, "POINT (0.1 0)"), ent(2, "POINT (0 0.3)"), ent(3, "POINT (0 0)")
     roles = {"entity_A": a[0], "entity_B": b[0], "entity_C": c[0]}
@@ -131,7 +135,7 @@ def test_neighbour_country_is_not_in_the_triples():
     assert s.answer is None and s.reason == "not_in_triples"
 
 
-# ---------------------------------------------------------------------------------------------- A06 / A07
+# ---------------------------------------------------------------------------------------- A06 / A07
 def _aggregate(agg: str | None, sub: str) -> float:
     poly = ent(1, "POLYGON ((-0.5 -0.5, 0.5 -0.5, 0.5 0.5, -0.5 0.5, -0.5 -0.5))", "Commercial")
     ms = [

@@ -1,8 +1,9 @@
-"""Reference solvers for SFID I on hand-made records (KnowWhereGraph-style triples: temporal scopes as
-``time:Instant`` / ``time:Interval`` nodes).
+"""Reference solvers for SFID I on hand-made records (KnowWhereGraph-style triples: temporal scopes
+as ``time:Instant`` / ``time:Interval`` nodes).
 
-Expected values: one degree of longitude on the equator is 111.3195 km on WGS84 (a * pi / 180); EPSG:6933
-areas are cross-checked with the ellipsoidal area of ``pyproj.Geod.geometry_area_perimeter``; dates by hand.
+Expected values: one degree of longitude on the equator is 111.3195 km on WGS84 (a * pi / 180);
+EPSG:6933 areas are cross-checked with the ellipsoidal area of
+``pyproj.Geod.geometry_area_perimeter``; dates by hand.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from tests.solver_records import Record, box
 KM_PER_DEG_EQ = 6378.137 * 3.141592653589793 / 180.0
 
 
-# ---------------------------------------------------------------------------------------------- dates
+# -------------------------------------------------------------------------------------------- dates
 @pytest.mark.parametrize(
     "raw,want",
     [
@@ -46,8 +47,9 @@ def test_distance_footprint_nearest_edge():
     rec = Record("I01.2", "distance", "event.distance", {"time_period": "2008-01-01 to 2008-12-31"})
     rec.add(box(1, -0.5, 2, 0.5), "event_A", time="2008-11-13")
     rec.add("POINT (0 0)", "entity_B")
-    # the convention keeps edges straight in the point's azimuthal-equidistant frame: the chord between the
-    # projected vertices (1, +-0.5) passes a little inside the meridian lon = 1 (third method: PROJ aeqd)
+    # the convention keeps edges straight in the point's azimuthal-equidistant frame: the chord
+    # between the projected vertices (1, +-0.5) passes a little inside the meridian lon = 1 (third
+    # method: PROJ aeqd)
     t = Transformer.from_crs(
         "EPSG:4326", "+proj=aeqd +lat_0=0 +lon_0=0 +datum=WGS84", always_xy=True
     )
@@ -90,7 +92,8 @@ def test_hit_date_interval_start_and_overlap_threshold():
     rec.add(box(0, 0, 0.1, 0.1), "event_A", interval=("2006-07-22", "2006-08-03"))
     rec.add(box(0.05, 0, 1, 1), "entity_A")  # ~61 km2 overlap
     assert rec.answer() == {"value": "2006-07-22", "precision": "day"}
-    # an overlap of 0.00005 deg x 0.01 deg (~5.6 m x 1.1 km ~ 0.006 km2) is below min_overlap_km2 = 0.01
+    # an overlap of 0.00005 deg x 0.01 deg (~5.6 m x 1.1 km ~ 0.006 km2) is below min_overlap_km2 =
+    # 0.01
     thin = Record("I03.2", "date", "event.hit_date")
     thin.add(box(0, 0, 0.1, 0.1), "event_A", time="2006-07-22")
     thin.add(box(0.09995, 0.09, 1, 1), "entity_A")
@@ -105,7 +108,7 @@ def test_hit_date_utc_day_of_point_event():
     assert rec.answer()["value"] == "2015-11-23"
 
 
-# ---------------------------------------------------------------------------------------------- I04 / I05
+# ---------------------------------------------------------------------------------------- I04 / I05
 def test_area_footprint_and_overlap():
     fp = box(0, 0, 0.1, 0.1)
     rec = Record("I04.1", "area", "event.area")

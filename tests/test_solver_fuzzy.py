@@ -1,7 +1,8 @@
 """Reference solvers for SFID L on hand-made records.
 
-Points are placed with ``Geod.fwd`` at chosen geodesic distances from an anchor, so each threshold edge
-(near_km, not_near_km, far_km, margins, tie tolerances, boundary buffer) is tested a few metres either side.
+Points are placed with ``Geod.fwd`` at chosen geodesic distances from an anchor, so each threshold
+edge (near_km, not_near_km, far_km, margins, tie tolerances, boundary buffer) is tested a few metres
+either side.
 """
 
 from __future__ import annotations
@@ -24,7 +25,8 @@ def record(
     extra: list[tuple[int, str, str]] = (),
     bindings: dict | None = None,
 ) -> dict:
-    """``geoms``: role -> WKT (bound, type ``thing``); ``extra``: (index, WKT, type) evidence entities."""
+    """``geoms``: role -> WKT (bound, type ``thing``); ``extra``: (index, WKT, type) evidence
+    entities."""
     rec = Record(sub, fmt, executor, params, bindings)
     for role, wkt in geoms.items():
         rec.add(wkt, role, types=("thing",))

@@ -1,8 +1,9 @@
 """Reference solvers for SFID H on hand-made records.
 
-Expected cells come from the other direction: a cell is chosen first and the points are put at (or next
-to) its centre, so the answer is that cell; the finest common S2 cell is checked against an explicit
-``CellId.parent`` walk, the finest common H3 cell against the ``cell_to_parent`` chain of resolution-12 cells.
+Expected cells come from the other direction: a cell is chosen first and the points are put at (or
+next to) its centre, so the answer is that cell; the finest common S2 cell is checked against an
+explicit ``CellId.parent`` walk, the finest common H3 cell against the ``cell_to_parent`` chain of
+resolution-12 cells.
 """
 
 from __future__ import annotations
@@ -40,7 +41,8 @@ def test_shared_cell_h3_is_the_cell_the_points_were_put_in():
 
 
 def test_shared_cell_lonlat_order_matters():
-    # a point whose swapped (lat, lon) would be another valid place: the answer must be the Helsinki cell
+    # a point whose swapped (lat, lon) would be another valid place: the answer must be the Helsinki
+    # cell
     cell = h3.latlng_to_cell(60.17, 24.94, 6)
     lon, lat = h3_centre(cell)
     s = solve(

@@ -1,9 +1,9 @@
 """Reference solvers for SFID F on hand-made records.
 
 Expected winners are set up so a wrong convention gives another answer: boxes of known relative size
-(EPSG:6933 areas scale with the longitude span at a fixed latitude band), lines along the equator (geodesic
-length proportional to the longitude span), diagonal extremes checked against an explicit pyproj
-azimuthal-equidistant projection, sector edges through the sector test itself.
+(EPSG:6933 areas scale with the longitude span at a fixed latitude band), lines along the equator
+(geodesic length proportional to the longitude span), diagonal extremes checked against an explicit
+pyproj azimuthal-equidistant projection, sector edges through the sector test itself.
 """
 
 from __future__ import annotations
@@ -74,8 +74,9 @@ def test_extreme_diagonal_uses_azimuthal_frame_of_entity_b():
 
     want = max(pts, key=lambda k: score(pts[k]))
     assert rec.ids() == [want]
-    # 0.9 deg of longitude at 60 N is ~50 km east (score ~35 km); 0.55 deg of latitude is ~61 km north (~43 km):
-    # the northern point wins, although a lon/lat-degree sum would pick the eastern one (0.9 > 0.55)
+    # 0.9 deg of longitude at 60 N is ~50 km east (score ~35 km); 0.55 deg of latitude is ~61 km
+    # north (~43 km): the northern point wins, although a lon/lat-degree sum would pick the eastern
+    # one (0.9 > 0.55)
     assert want == "worldkg:3"
 
 
@@ -99,8 +100,8 @@ def test_rank_compactness_and_elongation():
     rec.record["parameters"] = {"attribute_A": "elongation", "rank_type": "lowest"}
     assert rec.ids() == [square]
     rec.record["parameters"] = {"attribute_A": "elongation", "rank_type": "highest"}
-    # bar: 0.42 x 0.07 deg rotated 45 deg (elongation ~0.83) beats the 0.8 x 0.2 box (~0.75); an axis-aligned
-    # envelope would see the bar as a square (0) and answer the box
+    # bar: 0.42 x 0.07 deg rotated 45 deg (elongation ~0.83) beats the 0.8 x 0.2 box (~0.75); an
+    # axis-aligned envelope would see the bar as a square (0) and answer the box
     assert rec.ids() == [rotated]
     rec.record["parameters"] = {"attribute_A": "compactness", "rank_type": "lowest"}
     assert rec.ids() == [rotated] and thin != rotated
@@ -152,8 +153,8 @@ def test_compound_radius_and_sector():
 
 
 def test_compound_kept_under_every_reading():
-    """The set the executor keeps for "north of C" with members at bearings 10 and 200 degrees from C
-    (north under every reading, and under none): the solver's quadrant test gives the same set."""
+    """The set the executor keeps for "north of C" with members at bearings 10 and 200 degrees from
+    C (north under every reading, and under none): the solver's quadrant test gives the same set."""
     geod = Geod(ellps="WGS84")
     rec = category_record(
         "F04.1", "set", "ordering.compound", {"value": 2, "cardinal_direction": "north"}

@@ -1,5 +1,5 @@
-"""Reference solver, SFID D: hand-made records along the equator, where lengths are worked out by hand
-(0.001 degree of longitude = 111.32 m, 0.001 degree of latitude = 110.57 m)."""
+"""Reference solver, SFID D: hand-made records along the equator, where lengths are worked out by
+hand (0.001 degree of longitude = 111.32 m, 0.001 degree of latitude = 110.57 m)."""
 
 from __future__ import annotations
 
@@ -82,8 +82,8 @@ def test_pass_by_polygons_not_traversed():
 
 
 def test_pass_by_members_of_other_kinds():
-    """A point category's polygon member counts by its nearest point, not its representative point; a
-    polygon category's point member by its point (issue 15: a category means all its members)."""
+    """A point category's polygon member counts by its nearest point, not its representative point;
+    a polygon category's point member by its point (issue 15: a category means all its members)."""
     stations = [
         ent(
             2, box(0.005, 0.0008, 0.006, 0.003), "BusStation"

@@ -1,9 +1,10 @@
 """Reference solvers for SFID K on hand-made records.
 
 Perimeters are checked against edge-by-edge ``Geod.inv`` sums and known arc lengths (1 degree of the
-equator 111.319 km, of the meridian at the equator 110.574 km); areas against ``Geod.geometry_area_perimeter``
-and the known shrinking of a 1-degree cell with latitude; the minimum-area rectangle against a rotated
-rectangle whose sides are known; the shape index of a square against 2 / sqrt(pi).
+equator 111.319 km, of the meridian at the equator 110.574 km); areas against
+``Geod.geometry_area_perimeter`` and the known shrinking of a 1-degree cell with latitude; the
+minimum-area rectangle against a rotated rectangle whose sides are known; the shape index of a
+square against 2 / sqrt(pi).
 """
 
 from __future__ import annotations
@@ -24,7 +25,10 @@ GEOD = Geod(ellps="WGS84")
 
 
 def square(lon: float, lat: float, d: float) -> str:
-    return f"POLYGON (({lon} {lat}, {lon + d} {lat}, {lon + d} {lat + d}, {lon} {lat + d}, {lon} {lat}))"
+    return (
+        f"POLYGON (({lon} {lat}, {lon + d} {lat}, {lon + d} {lat + d}, {lon} {lat + d}, "
+        f"{lon} {lat}))"
+    )
 
 
 def test_perimeter_of_one_degree_cell_at_equator():
@@ -85,7 +89,8 @@ def test_min_area_rectangle_of_rotated_rectangle():
 
 
 def test_min_area_rectangle_is_the_smallest_not_the_largest():
-    # a sheared parallelogram: along its long edge the box is 5 x 1 (area 5); along its short edge 4.24 x 2.83
+    # a sheared parallelogram: along its long edge the box is 5 x 1 (area 5); along its short edge
+    # 4.24 x 2.83
     sides = sorted(
         min_area_rectangle_sides(np.array([(0, 0), (4, 0), (5, 1), (1, 1), (0, 0)], dtype=float))
     )
@@ -123,7 +128,8 @@ def test_shape_index_of_square():
 
 
 def test_perimeter_ratio_drops_a_small_notch():
-    # a ~1.1 km square with a ~44 m deep notch in its south edge: simplified away at 0.05 km, kept at 0.01 km
+    # a ~1.1 km square with a ~44 m deep notch in its south edge: simplified away at 0.05 km, kept
+    # at 0.01 km
     d, n = 0.01, 0.0004
     ring = [(0, 0), (0.004, 0), (0.005, n), (0.006, 0), (d, 0), (d, d), (0, d), (0, 0)]
     params = {"irregularity_metric": "perimeter ratio", "scale_unit": "km simplification"}

@@ -1,8 +1,9 @@
 """Reference solvers for SFID M on hand-made records.
 
-Polar expectations use known WGS84 arc lengths (one degree of the equator 111.319 km, of the meridian from
-0 to 1 degree 110.574 km); geohashes use the documented examples (ezs42, u4pruydqqvj) and pygeohash as a
-third implementation; cells are chosen first and the point placed at their centre.
+Polar expectations use known WGS84 arc lengths (one degree of the equator 111.319 km, of the
+meridian from 0 to 1 degree 110.574 km); geohashes use the documented examples (ezs42, u4pruydqqvj)
+and pygeohash as a third implementation; cells are chosen first and the point placed at their
+centre.
 """
 
 from __future__ import annotations

@@ -223,8 +223,8 @@ def test_kwg_region_setting_chooses_the_crawled_region(endpoint, tmp_path):
 
 def test_a_crawl_file_made_elsewhere_is_registered_as_it_is(endpoint, tmp_path):
     """`MGQA_KWG_MODE=file`: a crawl file (here the live crawl's own output) is registered without a
-    copy, declares no coverage, and converts to the same entities as the crawl itself; a missing file
-    is a clear error naming the variable."""
+    copy, declares no coverage, and converts to the same entities as the crawl itself; a missing
+    file is a clear error naming the variable."""
     import dagster as dg
 
     from mgqa_dagster import definitions

@@ -6,8 +6,8 @@ import h3
 
 from mgqa_platform.strata import countries, income, strata
 
-# (entity_id, lon, lat): Helsinki (FIN, HIC), Porto Alegre (BRA, UMC), Djibouti (DJI, LMC), Lilongwe (MWI, LIC),
-# Addis Ababa (ETH: unclassified in FY2026), and a point in the middle of the Atlantic
+# (entity_id, lon, lat): Helsinki (FIN, HIC), Porto Alegre (BRA, UMC), Djibouti (DJI, LMC), Lilongwe
+# (MWI, LIC), Addis Ababa (ETH: unclassified in FY2026), and a point in the middle of the Atlantic
 POINTS = [
     ("t:hel", 24.94, 60.17),
     ("t:poa", -51.22, -30.03),
@@ -22,7 +22,8 @@ def _entities(con):
     for eid, lon, lat in POINTS:
         cells = [h3.latlng_to_cell(lat, lon, r) for r in (3, 5, 7, 9)]
         con.execute(
-            """INSERT INTO entities VALUES (?, 't', ?, ?, ?, true, NULL, 'cafe', ['Cafe'], ST_Point(?, ?), 'point', ?, ?, ?,
+            """INSERT INTO entities VALUES (?, 't', ?, ?, ?, true, NULL, 'cafe', ['Cafe'],
+                ST_Point(?, ?), 'point', ?, ?, ?,
                NULL, NULL, NULL, NULL, NULL, 's', NULL)""",
             [eid, eid, eid, eid, lon, lat, lon, lat, cells],
         )
@@ -37,7 +38,8 @@ def _build(con, policy="previous"):
         policy,
     )
     countries.assign_countries(con, 25.0, kg="t")
-    # density: Helsinki's cell is dense, Porto Alegre's medium, the others low; Lilongwe has no pixels at all
+    # density: Helsinki's cell is dense, Porto Alegre's medium, the others low; Lilongwe has no
+    # pixels at all
     dens = {
         "t:hel": (5000.0, "high"),
         "t:poa": (300.0, "medium"),

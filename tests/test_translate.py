@@ -1,4 +1,5 @@
-"""The translator contract, the memory translator (a tiny tmp memory dir), translate_catalog and the resource."""
+"""The translator contract, the memory translator (a tiny tmp memory dir), translate_catalog and the
+resource."""
 
 from __future__ import annotations
 

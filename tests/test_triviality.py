@@ -1,4 +1,5 @@
-"""Non-trivial golds (docs/questions.md, "Non-trivial golds"): constant predictors must not score."""
+"""Non-trivial golds (docs/questions.md, "Non-trivial golds"): constant predictors must not
+score."""
 
 from __future__ import annotations
 
@@ -27,7 +28,8 @@ def test_zero_and_centre_hit_within_the_scorers_tolerance():
 
 
 def test_cap_keeps_at_most_sixty_percent_of_one_value():
-    """Ten counts of 1 and two of 3: three ones stay (3 of 5 = 60%), the first three in seeded order."""
+    """Ten counts of 1 and two of 3: three ones stay (3 of 5 = 60%), the first three in seeded
+    order."""
     golds = [formats.count(1)] * 10 + [formats.count(3)] * 2
     key = triviality.cap_key("count", golds)
     kept, dropped = triviality.capped(list(range(12)), key, order=lambda i: f"{(7 * i) % 12:02d}")
@@ -42,9 +44,9 @@ def test_cap_keeps_at_most_sixty_percent_of_one_value():
 
 
 def test_most_common_value_of_a_tolerance_format_is_capped():
-    """Perimeter ratios within 5% of 1.0 in nine questions of ten, all distinct (K05.2 on the sample): the
-    constant 1.0 is right for all nine, and its hits are cut to 60%; distances far apart have no such
-    constant."""
+    """Perimeter ratios within 5% of 1.0 in nine questions of ten, all distinct (K05.2 on the
+    sample): the constant 1.0 is right for all nine, and its hits are cut to 60%; distances far
+    apart have no such constant."""
     golds = [
         formats.ratio(v) for v in (1.0, 1.003716, 1.000002, 1.016523, 1.04, 1.0, 1.001, 1.002, 1.0)
     ]
@@ -113,8 +115,9 @@ def test_summary_and_distribution_report_show_every_discard_reason(con, tmp_path
 
 
 def test_the_cap_over_all_kgs_leaves_no_value_above_sixty_percent(con):
-    """C01.1-like booleans across two KGs: whatever each pool holds, no gold value of a sub-template keeps more
-    than 60% of its generated questions, and every surplus question is counted ``trivial``."""
+    """C01.1-like booleans across two KGs: whatever each pool holds, no gold value of a sub-template
+    keeps more than 60% of its generated questions, and every surplus question is counted
+    ``trivial``."""
     for kg in ("worldkg", "osmh3kg"):
         for i in range(6):
             world.add(
@@ -122,7 +125,8 @@ def test_the_cap_over_all_kgs_leaves_no_value_above_sixty_percent(con):
                 f"{kg}:{i}",
                 f"Loja {kg} {i}",
                 "shop",
-                f"POINT({-51.2 - i / 2000} {-30.0 - i / 70})",  # a column: every pair nearly north-south
+                # a column: every pair nearly north-south
+                f"POINT({-51.2 - i / 2000} {-30.0 - i / 70})",
             )
     gen = generate(
         con,

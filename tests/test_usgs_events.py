@@ -1,4 +1,5 @@
-"""The USGS ComCat catalog as its own event source: USGS IRIs, our vocabulary, declared properties."""
+"""The USGS ComCat catalog as its own event source: USGS IRIs, our vocabulary, declared
+properties."""
 
 from __future__ import annotations
 

@@ -1,6 +1,7 @@
-"""WorldKG as its own creation code writes it: node selection, classes, properties and IRIs on a small PBF
-(checked with pyoxigraph and rdflib, independent Turtle readers), real WorldKG output
-(tests/fixtures/worldkg/), conversion of the real form, and a dump read through ``MGQA_WORLDKG_DUMP``."""
+"""WorldKG as its own creation code writes it: node selection, classes, properties and IRIs on a
+small PBF (checked with pyoxigraph and rdflib, independent Turtle readers), real WorldKG output
+(tests/fixtures/worldkg/), conversion of the real form, and a dump read through
+``MGQA_WORLDKG_DUMP``."""
 
 from __future__ import annotations
 

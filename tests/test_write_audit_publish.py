@@ -1,7 +1,8 @@
 """Write-audit-publish: staged writes, audits on the staged rows, an atomic swap; and the guards.
 
-Each test injects real corruption (an all-zero population raster, a KG that lost most of its entities, an
-empty table) and asserts that it is caught and the previous good data is still what readers see.
+Each test injects real corruption (an all-zero population raster, a KG that lost most of its
+entities, an empty table) and asserts that it is caught and the previous good data is still what
+readers see.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ REPO = Path(__file__).resolve().parent.parent
 ACCRA = REPO / "data" / "sample" / "worldpop" / "GHA15adj_040213_accra.tif"
 
 
-# ------------------------------------------------------------------------------------ the library layer
+# -------------------------------------------------------------------------------- the library layer
 @pytest.fixture
 def con():
     c = warehouse.connect(None)
@@ -73,7 +74,8 @@ def test_staged_rows_are_seen_inside_and_published_only_on_publish(con):
 
 
 def test_staged_rows_live_in_an_attached_memory_database_not_the_warehouse_file(tmp_path):
-    """The staged copy is an in-memory database (nothing staged reaches the file), detached after."""
+    """The staged copy is an in-memory database (nothing staged reaches the file), detached
+    after."""
     con = warehouse.connect(tmp_path / "w.duckdb")
     warehouse.ensure_schema(con)
     con.execute("INSERT INTO entity_density VALUES ('kwg:1', 'kwg', 'h', 1.0, 'low', NULL)")
@@ -94,7 +96,8 @@ def test_staged_rows_live_in_an_attached_memory_database_not_the_warehouse_file(
         with pytest.raises(duckdb.TransactionException), warehouse.transaction(con):
             con.execute("DELETE FROM entity_density")
             con.execute(
-                "INSERT INTO main.entity_strata VALUES ('kwg:1', 'kwg', NULL, NULL, NULL, NULL, NULL, 'x')"
+                "INSERT INTO main.entity_strata "
+                "VALUES ('kwg:1', 'kwg', NULL, NULL, NULL, NULL, NULL, 'x')"
             )
         assert staged.counts() == [SliceCount("entity_density", 1, 2)]
         staged.publish()
@@ -131,15 +134,17 @@ def test_staging_keeps_constraints_of_the_published_table(con):
     con.execute("INSERT INTO kg_files VALUES ('kwg', 'old', NULL, 'p', 's', 1, NULL, NULL, NULL)")
     with warehouse.staging(con, [Slice("kg_files", "kg = ?", ("kwg",))]) as staged:
         con.execute(
-            "INSERT OR REPLACE INTO kg_files VALUES ('kwg', 'new', NULL, 'p', 's', 1, NULL, NULL, NULL)"
+            "INSERT OR REPLACE INTO kg_files VALUES "
+            "('kwg', 'new', NULL, 'p', 's', 1, NULL, NULL, NULL)"
         )
         staged.publish()
     assert con.execute("SELECT snapshot_id FROM kg_files").fetchall() == [("new",)]
 
 
-# ---------------------------------------------------------------------------------------------- guards
+# ------------------------------------------------------------------------------------------- guards
 def test_unguarded_slices_may_shrink(con):
-    """Quarantine, discard counts, logs and coverage: fewer rows there is no loss, so no guard count."""
+    """Quarantine, discard counts, logs and coverage: fewer rows there is no loss, so no guard
+    count."""
     con.execute("INSERT INTO quarantine VALUES ('kwg', 'parse', 'bad', NULL, NULL, NULL)")
     slices = (
         *warehouse.partition_slices("kg", "kwg", "entity_density"),
@@ -161,7 +166,8 @@ def test_shrink_guard_ratio_first_write_and_override():
 
 
 def test_no_check_passes_on_zero_rows(con):
-    """A check that found nothing wrong in an empty slice fails with that reason, unless allowed-empty."""
+    """A check that found nothing wrong in an empty slice fails with that reason, unless
+    allowed-empty."""
     (domains,) = [c for c in STRATA_CHECKS if c.name == "strata_domains"]
     r = domains.run(con, "worldkg")
     assert r.passed and r.metadata["row_count"].value == 0
@@ -170,7 +176,8 @@ def test_no_check_passes_on_zero_rows(con):
     allowed = Check(domains.name, True, domains.description, domains.run, allow_empty=True)
     assert judged(allowed, r).passed
     con.execute(
-        "INSERT INTO entity_strata VALUES ('worldkg:0', 'worldkg', 'GHA', 'LMC', 'low', 1, 'LMC/low', NULL)"
+        "INSERT INTO entity_strata "
+        "VALUES ('worldkg:0', 'worldkg', 'GHA', 'LMC', 'low', 1, 'LMC/low', NULL)"
     )
     assert judged(domains, domains.run(con, "worldkg")).passed
 
@@ -184,7 +191,7 @@ def test_gold_validates_no_longer_passes_on_an_empty_questions_table(con):
     assert not out.passed and "failed on 0 rows" in out.description
 
 
-# --------------------------------------------------------------------------------------- through Dagster
+# ---------------------------------------------------------------------------------- through Dagster
 def write_tif(path: Path, data: np.ndarray, profile: dict) -> Path:
     with rasterio.open(path, "w", **{**profile, "dtype": data.dtype.name}) as dst:
         dst.write(data, 1)
@@ -233,8 +240,9 @@ def resources(paths: PathsResource, raster: Path, **warehouse_fields) -> dict:
 
 
 def test_all_zero_raster_fails_its_audit_and_is_never_served(home):
-    """An all-zero population raster fails tercile_breaks_increasing on the staged cells: density_cells
-    keeps the good cells, and a later entity_density run reads those, not the zero ones."""
+    """An all-zero population raster fails tercile_breaks_increasing on the staged cells:
+    density_cells keeps the good cells, and a later entity_density run reads those, not the zero
+    ones."""
     tmp, paths = home
     db = Path(paths.warehouse)
     good = resources(paths, ACCRA)
@@ -266,8 +274,9 @@ def test_all_zero_raster_fails_its_audit_and_is_never_served(home):
 
 
 def test_failed_audit_of_a_partition_keeps_it_and_the_others(home, monkeypatch):
-    """A KG that lost most of its entities (an empty snapshot) fails rows_not_shrunk on entity_density:
-    its old rows and the other KG's stay published; MGQA_ALLOW_SHRINK lets the operator accept it."""
+    """A KG that lost most of its entities (an empty snapshot) fails rows_not_shrunk on
+    entity_density: its old rows and the other KG's stay published; MGQA_ALLOW_SHRINK lets the
+    operator accept it."""
     _tmp, paths = home
     db = Path(paths.warehouse)
     res = resources(paths, ACCRA)
@@ -302,10 +311,14 @@ def test_an_empty_partition_fails_its_checks_and_keeps_the_old_rows(home):
     accra_entities(db, "kwg", 2)
     with warehouse.session(db) as c:
         c.execute(
-            "INSERT INTO countries VALUES ('GHA', 'Ghana', NULL, NULL, 'ISO_A3', 'LMC', NULL, NULL, NULL, ST_Point(0, 0))"
+            "INSERT INTO countries "
+            "VALUES ('GHA', 'Ghana', NULL, NULL, 'ISO_A3', 'LMC', NULL, NULL, NULL, "
+            "ST_Point(0, 0))"
         )
         c.execute(
-            "INSERT INTO entity_country SELECT entity_id, kg, 'GHA', 'within', 0, NULL FROM entities"
+            "INSERT INTO entity_country "
+            "SELECT entity_id, kg, 'GHA', 'within', 0, NULL "
+            "FROM entities"
         )
         c.execute(
             "INSERT INTO entity_density SELECT entity_id, kg, h3[1], 5.0, 'low', NULL FROM entities"
@@ -322,9 +335,10 @@ def test_an_empty_partition_fails_its_checks_and_keeps_the_old_rows(home):
         assert c.execute("SELECT * FROM entity_strata ORDER BY ALL").fetchall() == before
 
 
-# ------------------------------------------------------------------------------------------- the release
+# -------------------------------------------------------------------------------------- the release
 def release_home(tmp_path, monkeypatch) -> tuple[Path, Path, dict]:
-    """The tiny release warehouse of test_release (eng, fra) and the resources of the release assets."""
+    """The tiny release warehouse of test_release (eng, fra) and the resources of the release
+    assets."""
     from tests.test_release import build_warehouse
 
     db = build_warehouse(tmp_path / "wh" / "warehouse.duckdb")
@@ -390,8 +404,8 @@ def test_release_is_staged_and_a_tampered_file_is_never_rehashed(tmp_path, monke
 
 @pytest.mark.parametrize("corruption", ["tripled", "deleted"])
 def test_a_corrupt_language_slice_is_not_released(tmp_path, monkeypatch, corruption):
-    """A fra row tripled (or deleted) in the warehouse: release_questions[fra] fails its blocking audit, the
-    published fra files stay as they were, and the card refuses a stale language."""
+    """A fra row tripled (or deleted) in the warehouse: release_questions[fra] fails its blocking
+    audit, the published fra files stay as they were, and the card refuses a stale language."""
     db, out, res = release_home(tmp_path, monkeypatch)
     assert all(r.success for r in release(res, "eng", "fra"))
     before = snapshot(out)
@@ -399,10 +413,17 @@ def test_a_corrupt_language_slice_is_not_released(tmp_path, monkeypatch, corrupt
         if corruption == "tripled":
             for table in ("questions_postedited", "questions_localized"):
                 c.execute(
-                    f"INSERT INTO {table} SELECT * FROM {table} WHERE lang = 'fra' AND question_id = 'q1'"
+                    f"INSERT INTO {table} "
+                    "SELECT * "
+                    f"FROM {table} "
+                    "WHERE lang = 'fra' AND question_id = 'q1'"
                 )
                 c.execute(
-                    f"INSERT INTO {table} SELECT * FROM {table} WHERE lang = 'fra' AND question_id = 'q1' LIMIT 1"
+                    f"INSERT INTO {table} "
+                    "SELECT * "
+                    f"FROM {table} "
+                    "WHERE lang = 'fra' AND question_id = 'q1' "
+                    "LIMIT 1"
                 )
         else:
             c.execute("DELETE FROM questions_postedited WHERE lang = 'fra' AND question_id = 'q2'")

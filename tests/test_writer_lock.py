@@ -1,6 +1,7 @@
 """The warehouse's writer lock: connections of different processes take turns on the DuckDB file
-(:func:`mgqa_platform.files.writer_lock`, held by ``WarehouseResource.get_connection``). DuckDB itself
-refuses a second process outright ("Could not set lock"); with the lock the second one waits."""
+(:func:`mgqa_platform.files.writer_lock`, held by ``WarehouseResource.get_connection``). DuckDB
+itself refuses a second process outright ("Could not set lock"); with the lock the second one
+waits."""
 
 from __future__ import annotations
 

@@ -1,7 +1,9 @@
-"""Evaluation of reference systems on the released English questions: gold, majority baseline, reference solver.
+"""Evaluation of reference systems on the released English questions: gold, majority baseline,
+reference solver.
 
-Model runs (OpenAI-compatible endpoints) are launched with ``mgqa evaluate --run`` and scored with the same code;
-see docs/evaluation.md. Multilingual partitions join when the localized question tables exist.
+Model runs (OpenAI-compatible endpoints) are launched with ``mgqa evaluate --run`` and scored with
+the same code; see docs/evaluation.md. Multilingual partitions join when the localized question
+tables exist.
 """
 
 import time
@@ -45,7 +47,8 @@ _evaluation = dict(group_name="evaluation", automation_condition=dg.AutomationCo
     deps=[QUESTIONS_EN, SPLIT_SMALL],
     **_evaluation,
     kinds={"duckdb", "python"},
-    description="Scores (Table 12) of the gold answers themselves (must be EM 100, NE 0) and of the majority-class "
+    description="Scores (Table 12) of the gold answers themselves (must be EM 100, NE 0) and of "
+    "the majority-class "
     "baseline per sub-template, on the large and small English splits, in the `scores` table.",
 )
 def eval_baselines(warehouse: WarehouseResource):
@@ -84,8 +87,10 @@ def eval_baselines(warehouse: WarehouseResource):
     deps=[QUESTIONS_EN],
     **_evaluation,
     kinds={"duckdb", "python"},
-    description="The compute-grounded reference solver recomputes every true-premise answer from its record alone "
-    "(question, template, bindings, parameters, gold triples; no warehouse). Its EM measures whether the released "
+    description="The compute-grounded reference solver recomputes every true-premise answer from "
+    "its record alone "
+    "(question, template, bindings, parameters, gold triples; no warehouse). Its EM "
+    "measures whether the released "
     "golds are reproducible from the released triples; every miss is listed with its reason.",
 )
 def eval_reference_solver(paths: PathsResource, warehouse: WarehouseResource):
@@ -150,8 +155,10 @@ def _solver_metadata(paths: PathsResource, rows: list[dict], questions: int, sec
     deps=[EVAL_BASELINES, EVAL_REFERENCE_SOLVER],
     **_evaluation,
     kinds={"markdown", "matplotlib"},
-    description="Markdown and PNG reports (EM/NE by SFID, answer format, KG, income and density tier standardized to "
-    "the SFID mix, language) for every scored (system, split) in `scores`, under $MGQA_HOME/reports/evaluation/.",
+    description="Markdown and PNG reports (EM/NE by SFID, answer format, KG, "
+    "income and density tier standardized to "
+    "the SFID mix, language) for every scored (system, split) in `scores`, "
+    "under $MGQA_HOME/reports/evaluation/.",
 )
 def evaluation_report(paths: PathsResource, warehouse: WarehouseResource) -> dg.MaterializeResult:
     written = {}

@@ -1,5 +1,5 @@
-"""Snapshot intake: observable source assets (data version = file hash), the ``osm_snapshot`` dynamic
-partitions, and the sensor that turns a new PBF in the watched folder into a rebuild."""
+"""Snapshot intake: observable source assets (data version = file hash), the ``osm_snapshot``
+dynamic partitions, and the sensor that turns a new PBF in the watched folder into a rebuild."""
 
 import hashlib
 import json
@@ -18,7 +18,8 @@ osm_snapshot_partitions = dg.DynamicPartitionsDefinition(name="osm_snapshot")
 
 
 def _folder_version(files: list[Path]) -> str:
-    """One hash over (name, sha256) of each file: changes iff any file's bytes or the file set change."""
+    """One hash over (name, sha256) of each file: changes iff any file's bytes or the file set
+    change."""
     h = hashlib.sha256()
     for f in sorted(files):
         h.update(f.name.encode())
@@ -58,7 +59,8 @@ def usgs_earthquakes(inputs: InputsResource) -> dg.DataVersion:
     deps=[osm_pbf_files],
     group_name="intake",
     kinds={"duckdb", "osm"},
-    description="Registers one OSM PBF snapshot (id = '<stem>-<sha256[:12]>') in the `snapshots` table.",
+    description="Registers one OSM PBF snapshot (id = '<stem>-<sha256[:12]>') in the `snapshots` "
+    "table.",
 )
 def osm_snapshot(
     context: dg.AssetExecutionContext,
@@ -79,7 +81,8 @@ def osm_snapshot(
     minimum_interval_seconds=60,
     default_status=dg.DefaultSensorStatus.RUNNING,
     asset_selection=dg.AssetSelection.assets("osm_snapshot", "kg_native"),
-    description="Watches the OSM folder; a new PBF becomes an osm_snapshot partition and rebuilds the OSM-derived KGs.",
+    description="Watches the OSM folder; a new PBF becomes an osm_snapshot partition and "
+    "rebuilds the OSM-derived KGs.",
 )
 def osm_snapshot_sensor(
     context: dg.SensorEvaluationContext, inputs: InputsResource

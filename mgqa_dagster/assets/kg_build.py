@@ -1,4 +1,5 @@
-"""KG builds: each KG in its native format (WorldKG Turtle, OSMH3KG Parquet, KnowWhereGraph crawl)."""
+"""KG builds: each KG in its native format (WorldKG Turtle, OSMH3KG Parquet, KnowWhereGraph
+crawl)."""
 
 import shutil
 from pathlib import Path
@@ -102,7 +103,8 @@ def _build_kwg(
     if kwg.mode == "sparql":
         if not kwg.endpoint:
             raise ValueError(
-                "KwgSourceResource.mode is 'sparql' but no endpoint is configured (MGQA_KWG_ENDPOINT)"
+                "KwgSourceResource.mode is 'sparql' but no endpoint is configured "
+                "(MGQA_KWG_ENDPOINT)"
             )
         out = paths.kg_dir("kwg") / "kwg-sparql-crawl.nt"
         stats = SparqlCrawler(
@@ -119,7 +121,8 @@ def _build_kwg(
 
 
 def _kwg_crawl_file(kwg: KwgSourceResource) -> tuple[Path, BuildReport]:
-    """A KnowWhereGraph crawl made elsewhere (``MGQA_KWG_CRAWL_FILE``), registered as it is (no copy)."""
+    """A KnowWhereGraph crawl made elsewhere (``MGQA_KWG_CRAWL_FILE``), registered as it is (no
+    copy)."""
     path = Path(kwg.crawl_file)
     if not path.is_file() or path.suffix.lower() not in (".nt", ".ttl"):
         raise FileNotFoundError(
@@ -133,10 +136,10 @@ def _kwg_crawl_file(kwg: KwgSourceResource) -> tuple[Path, BuildReport]:
 
 def _build_bundled_kwg(inputs: InputsResource, kg_dir: Path) -> tuple[Path, BuildReport]:
     """Bundled mode, built as a live crawl is: the bundled query results become a KWG-shaped graph
-    (:func:`build_kwg_fixture`), which is loaded into a local pyoxigraph store and crawled with the very
-    queries a live endpoint gets (:func:`crawl_store`, Santa Barbara County). The USGS catalog's own
-    event graph (not KWG data: :func:`build_usgs_events`) follows the crawl in the one native
-    N-Triples file. Build counts and skipped rows of the three steps go into one report."""
+    (:func:`build_kwg_fixture`), which is loaded into a local pyoxigraph store and crawled with the
+    very queries a live endpoint gets (:func:`crawl_store`, Santa Barbara County). The USGS
+    catalog's own event graph (not KWG data: :func:`build_usgs_events`) follows the crawl in the one
+    native N-Triples file. Build counts and skipped rows of the three steps go into one report."""
     fixture, events = kg_dir / "kwg-fixture.ttl", kg_dir / "usgs-events.ttl"
     crawl = kg_dir / "kwg-fixture-crawl.nt"
     report = build_kwg_fixture(Path(inputs.kwg_dir), fixture)
@@ -176,10 +179,12 @@ def _build_bundled_kwg(inputs: InputsResource, kg_dir: Path) -> tuple[Path, Buil
         guards.spec(KG_NATIVE, kg_partitions),
     ],
     description=(
-        "Each KG in its native format, built as the real KG is made: WorldKG Turtle and OSMH3KG Parquet "
+        "Each KG in its native format, built as the real KG is made: WorldKG Turtle and "
+        "OSMH3KG Parquet "
         "from the OSM snapshot that wins (the pinned one, else the newest usable; `mgqa snapshots "
         "list`) (or a real WorldKG dump, MGQA_WORLDKG_DUMP, and a real OSMH3KG "
-        "table, MGQA_OSMH3KG_TABLE), KnowWhereGraph from its crawl. Skipped elements go to quarantine; "
+        "table, MGQA_OSMH3KG_TABLE), KnowWhereGraph from its crawl. Skipped elements go to "
+        "quarantine; "
         "the area the snapshot holds completely (the coverage file beside the PBF, the KWG crawl "
         "region) goes to the coverage table."
     ),

@@ -43,22 +43,29 @@ def conversion_slices(kg: str) -> tuple[Slice, ...]:
     specs=[
         dg.AssetSpec(
             ENTITIES,
-            description="One row per entity per KG (docs/data_model.md): canonical and display names, category, valid EPSG:4326 geometry, representative point, H3 cells; road pieces merged into whole roads (their parts in entity_parts).",
+            description="One row per entity per KG (docs/data_model.md): canonical and display "
+            "names, category, valid EPSG:4326 geometry, representative point, "
+            "H3 cells; road pieces merged into whole roads "
+            "(their parts in entity_parts).",
             **_spec,
         ),
         dg.AssetSpec(
             "entity_labels",
-            description="Labels per entity and language (ISO 639-3; 'und' = untagged KG label), aliases flagged.",
+            description="Labels per entity and language (ISO 639-3; 'und' = untagged KG label), "
+            "aliases flagged.",
             **_spec,
         ),
         dg.AssetSpec(
             "entity_triples",
-            description="The source triples of each entity (its own and its geometry/time/observation nodes), for citing gold triples.",
+            description="The source triples of each entity "
+            "(its own and its geometry/time/observation nodes), "
+            "for citing gold triples.",
             **_spec,
         ),
         dg.AssetSpec(
             "quarantine",
-            description="Rows that could not be converted, with stage and reason; never dropped silently.",
+            description="Rows that could not be converted, "
+            "with stage and reason; never dropped silently.",
             **_spec,
         ),
     ],
@@ -150,7 +157,11 @@ def _side_results(con, kg: str, lineage: dict, res: ConversionResult):
     triples and its quarantine (the conversion's and the build's rows, by reason)."""
     build_quarantine = dict(
         con.execute(
-            "SELECT reason, count(*) FROM quarantine WHERE kg = ? AND stage = 'kg_build' GROUP BY 1 ORDER BY 1",
+            "SELECT reason, count(*) "
+            "FROM quarantine "
+            "WHERE kg = ? AND stage = 'kg_build' "
+            "GROUP BY 1 "
+            "ORDER BY 1",
             [kg],
         ).fetchall()
     )

@@ -1,6 +1,6 @@
-"""Multilingual stages, one static partition per language (ISO 639-3; the paper's 17, English included):
-template machine translation -> human post-edit resolution -> re-instantiation of every English question ->
-post-edit ensemble over the instantiated questions."""
+"""Multilingual stages, one static partition per language (ISO 639-3; the paper's 17, English
+included): template machine translation -> human post-edit resolution -> re-instantiation of every
+English question -> post-edit ensemble over the instantiated questions."""
 
 import dagster as dg
 
@@ -63,9 +63,10 @@ _multilingual = dict(group_name="multilingual", automation_condition=dg.Automati
     partitions_def=language_partitions,
     **_multilingual,
     kinds={"duckdb", "translation"},
-    description="Machine translation of every template variant into the partition's language (Google Cloud Translation "
-    "v3 with protected placeholders, or the bundled translation memory offline). Broken slots are flagged for post-edit."
-    + TAIL_POLICY,
+    description="Machine translation of every template variant into the partition's language "
+    "(Google Cloud Translation "
+    "v3 with protected placeholders, or the bundled translation memory offline). Broken "
+    "slots are flagged for post-edit." + TAIL_POLICY,
 )
 def template_translations(
     context: dg.AssetExecutionContext, warehouse: WarehouseResource, translator: TranslatorResource
@@ -223,7 +224,8 @@ def _rounded(shares: dict[str, float]) -> dict[str, float]:
 
 
 def _edit_log_markdown(examples: list[dict]) -> str:
-    """The first applied edits of the partition as a Markdown table (question, decision, before -> after)."""
+    """The first applied edits of the partition as a Markdown table (question, decision, before ->
+    after)."""
     if not examples:
         return "No question was edited."
     lines = ["| question_id | decision | edits | after |", "|---|---|---|---|"]

@@ -1,4 +1,5 @@
-"""Question instantiation: the template catalog and the English questions with execution-based gold."""
+"""Question instantiation: the template catalog and the English questions with execution-based
+gold."""
 
 import time
 from collections.abc import Iterator
@@ -78,7 +79,8 @@ def side_tables(
 
 
 def _code_version() -> str:
-    """Catalog bytes + executor names and versions: changes whenever generated questions could change."""
+    """Catalog bytes + executor names and versions: changes whenever generated questions could
+    change."""
     refs = ",".join(sorted(e.ref for e in EXECUTORS.values()))
     return f"{default_catalog().version}-{stable_hash(refs, n=8)}"
 
@@ -93,7 +95,8 @@ _questions = dict(group_name="questions", automation_condition=dg.AutomationCond
     **_questions,
     kinds={"duckdb", "yaml"},
     code_version=default_catalog().version,
-    description="The template catalog (mgqa_platform/data/templates/*.yaml): 65 templates, their sub-templates, English variants, answer formats and executors.",
+    description="The template catalog (mgqa_platform/data/templates/*.yaml): 65 templates, "
+    "their sub-templates, English variants, answer formats and executors.",
 )
 def templates(warehouse: WarehouseResource):
     catalog = default_catalog()
@@ -111,10 +114,14 @@ def templates(warehouse: WarehouseResource):
 def _templates_metadata(con, catalog, n: int) -> dict:
     """The materialization metadata of ``templates``: counts per SFID as a Markdown table."""
     per = con.execute(
-        "SELECT sfid, count(DISTINCT tid), count(DISTINCT sub_template_id), count(*), count(DISTINCT sub_template_id) FILTER (WHERE implemented) "
+        "SELECT sfid, count(DISTINCT tid), count(DISTINCT sub_template_id), count(*), "
+        "count(DISTINCT sub_template_id) FILTER (WHERE implemented) "
         "FROM templates GROUP BY sfid ORDER BY sfid"
     ).fetchall()
-    table = "| SFID | templates | sub-templates | variants | sub-templates with executor |\n|---|---|---|---|---|\n"
+    table = (
+        "| SFID | templates | sub-templates | variants | sub-templates with executor "
+        "|\n|---|---|---|---|---|\n"
+    )
     table += "\n".join(f"| {s} | {a} | {b} | {c} | {d} |" for s, a, b, c, d in per)
     return {
         "dagster/row_count": n,
@@ -250,7 +257,8 @@ QUESTION_DISTRIBUTION = dg.AssetKey("question_distribution")
     deps=[QUESTIONS_EN],
     **_questions,
     kinds={"duckdb"},
-    description=f"The small split: at most {splits.SMALL_PER_CELL} questions per (KG, SFID) cell of the large split, by a seeded hash.",
+    description=f"The small split: at most {splits.SMALL_PER_CELL} questions per (KG, SFID) cell "
+    "of the large split, by a seeded hash.",
 )
 def split_small(config: QuestionsConfig, warehouse: WarehouseResource):
     per_kg_sfid = "SELECT kg || '/' || sfid, count(*) FROM split_small GROUP BY 1 ORDER BY 1"

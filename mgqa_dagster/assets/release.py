@@ -1,6 +1,7 @@
-"""Release: the benchmark as files anyone can load without the platform. Per language partition the post-edited
-questions are written as Parquet (splits ``large`` and ``small``); once every language is in, the dataset card
-(Hugging Face ``configs``: one per language), the attribution, the entity sites as GeoParquet and the checksums."""
+"""Release: the benchmark as files anyone can load without the platform. Per language partition the
+post-edited questions are written as Parquet (splits ``large`` and ``small``); once every language
+is in, the dataset card (Hugging Face ``configs``: one per language), the attribution, the entity
+sites as GeoParquet and the checksums."""
 
 import dagster as dg
 
@@ -32,9 +33,10 @@ RELEASE_CARD = dg.AssetKey("release_card")
     group_name="release",
     automation_condition=dg.AutomationCondition.eager(),
     kinds={"parquet"},
-    description="The language's released questions as Parquet: data/<lang>/large.parquet (every question) and small.parquet "
-    "(the small split), with gold, gold triples and the query of every answer; byte-identical on rebuild."
-    + TAIL_POLICY,
+    description="The language's released questions as Parquet: data/<lang>/large.parquet "
+    "(every question) and small.parquet "
+    "(the small split), with gold, gold triples and the query of every answer; "
+    "byte-identical on rebuild." + TAIL_POLICY,
 )
 def release_questions(
     context: dg.AssetExecutionContext, paths: PathsResource, warehouse: WarehouseResource
@@ -86,8 +88,10 @@ def release_questions(
     automation_condition=dg.AutomationCondition.eager(),
     kinds={"parquet", "markdown"},
     check_specs=check_specs(RELEASE_CARD, checks.RELEASE_FILE_CHECKS + checks.RELEASE_CARD_CHECKS),
-    description="The release folder's shared files: README.md (dataset card with one Hugging Face config per language, "
-    "splits large/small, schema, per-language figures, attribution of every source), ATTRIBUTION.md, "
+    description="The release folder's shared files: README.md "
+    "(dataset card with one Hugging Face config per language, "
+    "splits large/small, schema, per-language figures, attribution of every source), "
+    "ATTRIBUTION.md, "
     "entity_sites.parquet (GeoParquet of every bound entity) and SHA256SUMS." + TAIL_POLICY,
 )
 def release_card(

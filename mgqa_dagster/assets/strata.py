@@ -1,4 +1,5 @@
-"""Strata: country and World Bank income tier, population-density tier, and the 4 x 3 strata grid."""
+"""Strata: country and World Bank income tier, population-density tier, and the 4 x 3 strata
+grid."""
 
 import base64
 import shutil
@@ -46,7 +47,8 @@ COUNTRIES = dg.AssetKey("countries")
     deps=[natural_earth_countries, world_bank_income],
     group_name="strata",
     kinds={"duckdb"},
-    description="Country polygons with ISO3 (ISO_A3, else ISO_A3_EH, else ADM0_A3) and World Bank income tier.",
+    description="Country polygons with ISO3 (ISO_A3, else ISO_A3_EH, else ADM0_A3) and World "
+    "Bank income tier.",
 )
 def countries(
     context: dg.AssetExecutionContext,
@@ -62,7 +64,10 @@ def countries(
 
         def metadata(per_tier: dict) -> dict:
             notes = con.execute(
-                "SELECT iso3, income_note FROM countries WHERE income_note IS NOT NULL ORDER BY iso3"
+                "SELECT iso3, income_note "
+                "FROM countries "
+                "WHERE income_note IS NOT NULL "
+                "ORDER BY iso3"
             ).fetchall()
             return {
                 "dagster/row_count": len(ne),
@@ -99,7 +104,8 @@ def _raster_path(strata_inputs: StrataInputsResource, paths: PathsResource) -> P
     group_name="strata",
     kinds={"geotiff"},
     description=(
-        "The population raster behind the density tiers: the configured WorldPop GeoTIFF, or, in the embedded "
+        "The population raster behind the density tiers: the configured WorldPop GeoTIFF, "
+        "or, in the embedded "
         "default, a PROXY surface of GeoNames city populations (not WorldPop) rasterized over land."
     ),
 )
@@ -135,7 +141,8 @@ DENSITY_CELLS = dg.AssetKey("density_cells")
 
 
 def _write_density(con, cells, breaks: list) -> None:
-    """Replace ``density_cells`` by ``cells`` (ordered by cell) and ``density_breaks`` by ``breaks``."""
+    """Replace ``density_cells`` by ``cells`` (ordered by cell) and ``density_breaks`` by
+    ``breaks``."""
     with registered(con, _cells=cells), transaction(con):
         con.execute("DELETE FROM density_cells")
         con.execute("""
@@ -154,7 +161,8 @@ def _write_density(con, cells, breaks: list) -> None:
     deps=[population_raster],
     group_name="strata",
     kinds={"duckdb", "h3"},
-    description="Population aggregated to H3 resolution-3 cells (pixel-centre rule) and binned at the global 33rd/67th percentiles.",
+    description="Population aggregated to H3 resolution-3 cells (pixel-centre rule) and binned "
+    "at the global 33rd/67th percentiles.",
 )
 def density_cells(
     strata_inputs: StrataInputsResource, paths: PathsResource, warehouse: WarehouseResource
@@ -222,7 +230,9 @@ def _publish_kg_slice(
     ENTITY_COUNTRY,
     checks.ENTITY_COUNTRY_CHECKS + input_guards.COUNTRY_SHARE_GUARDS,
     deps=[ENTITIES, COUNTRIES],
-    description="Country of each entity's representative point: within a polygon, else the nearest country within the configured distance, else unassigned with a reason.",
+    description="Country of each entity's representative point: within a polygon, "
+    "else the nearest country within the configured distance, "
+    "else unassigned with a reason.",
     **_per_kg,
 )
 def entity_country(
@@ -283,7 +293,8 @@ ENTITY_STRATA = dg.AssetKey("entity_strata")
     ENTITY_STRATA,
     checks.STRATA_CHECKS + input_guards.STRATUM_SHARE_GUARDS,
     deps=[ENTITY_COUNTRY, ENTITY_DENSITY, COUNTRIES],
-    description="Stratum of each entity: World Bank income tier x density tier (4 x 3 grid), or a reason.",
+    description="Stratum of each entity: World Bank income tier x density tier (4 x 3 grid), "
+    "or a reason.",
     **_per_kg,
 )
 def entity_strata(
@@ -318,7 +329,9 @@ STRATA_COVERAGE = dg.AssetKey("strata_coverage")
     automation_condition=dg.AutomationCondition.eager(),
     kinds={"duckdb", "png"},
     check_specs=check_specs(STRATA_COVERAGE, checks.COVERAGE_CHECKS),
-    description="Coverage of the strata grid over all KGs (entities and countries per cell, tier shares) and a world map of entity sites by income tier.",
+    description="Coverage of the strata grid over all KGs "
+    "(entities and countries per cell, tier shares) and a world map of entity sites "
+    "by income tier.",
 )
 def strata_coverage(
     strata_inputs: StrataInputsResource, paths: PathsResource, warehouse: WarehouseResource

@@ -77,8 +77,8 @@ def check_specs(
 
 
 def non_blocking(checks: Sequence[Check]) -> tuple[Check, ...]:
-    """The non-blocking ``checks``: run on the published rows after a write (the blocking ones audit the
-    staged rows before it, see ``WarehouseResource.write_audited``)."""
+    """The non-blocking ``checks``: run on the published rows after a write (the blocking ones audit
+    the staged rows before it, see ``WarehouseResource.write_audited``)."""
     return tuple(c for c in checks if not c.blocking)
 
 
@@ -108,7 +108,8 @@ def run_checks(
     asset_key: dg.AssetKey,
     checks: Sequence[Check],
 ) -> Iterator[dg.AssetCheckResult]:
-    """Run ``checks`` on ``con`` and yield their results for ``asset_key`` (0-row rule: :func:`judged`)."""
+    """Run ``checks`` on ``con`` and yield their results for ``asset_key`` (0-row rule:
+    :func:`judged`)."""
     for c in checks:
         r = judged(c, c.run(con, partition))
         yield dg.AssetCheckResult(

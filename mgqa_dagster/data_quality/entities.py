@@ -1,7 +1,7 @@
 """Data-quality checks of the entity table (one KG partition at a time), run by KG conversion.
 
-Each check loads exactly the rows of the partition into a DataFrame and runs a Great Expectations 1.x
-suite over it; the pattern is :mod:`data_quality.checks` (docs/data_quality.md).
+Each check loads exactly the rows of the partition into a DataFrame and runs a Great Expectations
+1.x suite over it; the pattern is :mod:`data_quality.checks` (docs/data_quality.md).
 """
 
 from __future__ import annotations
@@ -19,7 +19,8 @@ from mgqa_platform.kg import osm_features, profiles
 
 def known_categories() -> set[str]:
     """Every category KG conversion can produce: map-feature categories, bare OSM keys, KWG classes,
-    and the categories of the WorldKG class table (bare keys that are no OSM main key among them)."""
+    and the categories of the WorldKG class table (bare keys that are no OSM main key among
+    them)."""
     cats = {fc.category for fc in osm_features.map_features().values()}
     cats |= {k for k in osm_features.MAIN_KEYS}
     cats |= set(profiles.kwg_categories().values())
@@ -149,7 +150,8 @@ ENTITY_CHECKS: tuple[Check, ...] = (
     Check(
         "road_parts_resolve",
         True,
-        "every road part (entity_parts) belongs to one existing line entity and is no entity itself",
+        "every road part (entity_parts) belongs to one existing line entity and is no "
+        "entity itself",
         _road_parts_resolve,
         allow_empty=True,  # a KG may have no road made of several pieces (WorldKG on the sample)
     ),

@@ -1,4 +1,5 @@
-"""Checks of the evaluation assets: the scorer is exact on golds, every question is scored, solver misses are explained."""
+"""Checks of the evaluation assets: the scorer is exact on golds, every question is scored, solver
+misses are explained."""
 
 from __future__ import annotations
 
@@ -7,8 +8,8 @@ import dagster as dg
 from mgqa_dagster.data_quality import gx_runner as gx
 from mgqa_dagster.data_quality.checks import Check, result
 
-#: Reasons for which a reference-solver miss is explained rather than a bug: the released record does not
-#: state what the answer depends on (see docs/evaluation.md, "Reference solver").
+#: Reasons for which a reference-solver miss is explained rather than a bug: the released record
+#: does not state what the answer depends on (see docs/evaluation.md, "Reference solver").
 EXPLAINED_REASONS = ("not_in_triples",)
 
 
@@ -24,9 +25,11 @@ def _complete(con, _):
     df = con.execute(
         "WITH expected AS (SELECT 'large' AS split, count(*) AS n FROM questions_en UNION ALL "
         "SELECT 'small', count(*) FROM split_small), "
-        "got AS (SELECT system, split, count(*) AS n, count(DISTINCT question_id) AS ids FROM scores "
+        "got AS (SELECT system, split, count(*) AS n, count(DISTINCT question_id) AS ids "
+        "FROM scores "
         "WHERE system IN ('gold', 'majority') AND lang = 'eng' GROUP BY ALL) "
-        "SELECT g.system, g.split, g.n, g.ids, e.n AS expected, g.n = e.n AND g.ids = e.n AS complete "
+        "SELECT g.system, g.split, g.n, g.ids, e.n AS expected, g.n = e.n "
+        "AND g.ids = e.n AS complete "
         "FROM got g JOIN expected e USING (split)"
     ).df()
     exps = gx.row_count_between(4, 4) + gx.in_set("complete", [True])
@@ -37,7 +40,8 @@ def _solver_misses(con, _):
     df = con.execute(
         "SELECT question_id, sub_template_id, status, detail, "
         "CASE WHEN em = 1 THEN 'hit' WHEN split_part(coalesce(detail, ''), ':', 1) IN "
-        f"({', '.join(repr(r) for r in EXPLAINED_REASONS)}) THEN 'explained' ELSE 'unexplained' END AS outcome "
+        f"({', '.join(repr(r) for r in EXPLAINED_REASONS)}) THEN 'explained' "
+        "ELSE 'unexplained' END AS outcome "
         "FROM scores WHERE system = 'reference_solver' AND split = 'large' AND NOT false_premise"
     ).df()
     misses = df[df["outcome"] != "hit"]
@@ -77,7 +81,8 @@ SOLVER_CHECKS = (
     Check(
         "reference_solver_misses_explained",
         False,
-        f"every true-premise gold is reproduced from its record alone, or the miss has an explained reason ({', '.join(EXPLAINED_REASONS)})",
+        "every true-premise gold is reproduced from its record alone, "
+        f"or the miss has an explained reason ({', '.join(EXPLAINED_REASONS)})",
         _solver_misses,
     ),
 )

@@ -32,7 +32,8 @@ def allowed_tables(allow_shrink: str) -> frozenset[str]:
 def shrink_frame(
     counts: Sequence[SliceCount], min_ratio: float, allowed: frozenset[str]
 ) -> pd.DataFrame:
-    """One row per slice: its counts, the ratio staged/published and whether the slice may be swapped in.
+    """One row per slice: its counts, the ratio staged/published and whether the slice may be
+    swapped in.
 
     A slice is ``ok`` when nothing was published yet, when it keeps at least ``min_ratio`` of the
     published rows, or when its table (or ``*``) is in ``allowed``."""
@@ -52,7 +53,8 @@ def shrink_frame(
 def rows_not_shrunk(
     counts: Sequence[SliceCount], min_ratio: float, allow_shrink: str
 ) -> dg.AssetCheckResult:
-    """The guard's result over ``counts`` (a GX suite: every slice ``ok``, see :func:`shrink_frame`)."""
+    """The guard's result over ``counts`` (a GX suite: every slice ``ok``, see
+    :func:`shrink_frame`)."""
     df = shrink_frame(counts, min_ratio, allowed_tables(allow_shrink))
     shrunk = df[~df["ok"]]
     return result(

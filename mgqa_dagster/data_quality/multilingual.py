@@ -1,6 +1,7 @@
-"""Checks of the language partitions: templates cover the catalog with intact slots, every English question is
-re-instantiated, texts are non-empty and filled, localized labels are in the language's script; post-editing
-covers every question, never touches an entity name and logs every applied edit."""
+"""Checks of the language partitions: templates cover the catalog with intact slots, every English
+question is re-instantiated, texts are non-empty and filled, localized labels are in the language's
+script; post-editing covers every question, never touches an entity name and logs every applied
+edit."""
 
 from __future__ import annotations
 
@@ -67,12 +68,14 @@ def _slots(table: str, warn: bool):
 def _same_ids(
     con, suite: str, source_sql: str, target_sql: str, params: list, flags: tuple[str, str]
 ):
-    """GX suite: the question ids of ``source_sql`` and ``target_sql`` are the same set, each id once (a full outer
-    join with one boolean column per side, named by ``flags``)."""
+    """GX suite: the question ids of ``source_sql`` and ``target_sql`` are the same set, each id
+    once (a full outer join with one boolean column per side, named by ``flags``)."""
     src, dst = flags
     df = con.execute(
-        f"SELECT coalesce(a.question_id, b.question_id) AS question_id, a.question_id IS NOT NULL AS {src}, "
-        f"b.question_id IS NOT NULL AS {dst} FROM ({source_sql}) a FULL OUTER JOIN ({target_sql}) b USING (question_id)",
+        "SELECT coalesce(a.question_id, b.question_id) AS question_id, "
+        f"a.question_id IS NOT NULL AS {src}, "
+        f"b.question_id IS NOT NULL AS {dst} "
+        f"FROM ({source_sql}) a FULL OUTER JOIN ({target_sql}) b USING (question_id)",
         params,
     ).df()
     exps = gx.unique_ids("question_id") + gx.in_set(src, [True]) + gx.in_set(dst, [True])
@@ -114,9 +117,9 @@ def _filled(con, lang):
 
 def _distinct_names(con, lang):
     """Two different entities of a question never read the same: a question has as many different
-    ``{...}`` names (compared without case, Unicode-normalized, spaces collapsed) as different entities
-    bound to its name slots (every variant names each of them). "X (neighbourhood)" and "X (city quarter)"
-    must not both become "X (quartier)"."""
+    ``{...}`` names (compared without case, Unicode-normalized, spaces collapsed) as different
+    entities bound to its name slots (every variant names each of them). "X (neighbourhood)" and "X
+    (city quarter)" must not both become "X (quartier)"."""
     name_roles = {
         s.id: {r for r, t in s.roles.items() if not roles.is_category(t)}
         for s in default_catalog().sub_templates
@@ -193,8 +196,8 @@ def _labels_in_script(con, lang):
 
 def _detector_rates(table: str):
     """The check over ``table``'s ``text_marked``: warn when a detector of the language
-    (mgqa_platform.multilingual.detectors) flags more than its threshold of the questions (0.5 %; the
-    Greek article 2 %). Rates, counts and examples in the metadata."""
+    (mgqa_platform.multilingual.detectors) flags more than its threshold of the questions (0.5 %;
+    the Greek article 2 %). Rates, counts and examples in the metadata."""
 
     def run(con, lang):
         return _detector_result(con, lang, table)
@@ -291,7 +294,8 @@ LOCALIZED_CHECKS = (
     Check(
         "grammar_detectors",
         False,
-        "each error detector of the language flags at most 0.5% of the questions (the Greek article 2%), "
+        "each error detector of the language flags at most 0.5% of the questions "
+        "(the Greek article 2%), "
         "in the text the templates give",
         _detector_rates("questions_localized"),
         allow_empty=True,  # a language without error detectors (English) has no rows
@@ -312,10 +316,12 @@ def _postedited_complete(con, lang):
 
 
 def _names_untouched(con, lang):
-    """Recomputed here, independently of the ensemble's gate: the {...} spans, in order, are those of the
-    localized question; the text is the marked text without the braces; nothing but grammar changed."""
+    """Recomputed here, independently of the ensemble's gate: the {...} spans, in order, are those
+    of the localized question; the text is the marked text without the braces; nothing but grammar
+    changed."""
     df = con.execute(
-        "SELECT p.question_id, p.text, p.text_marked, l.text_marked AS localized FROM questions_postedited p "
+        "SELECT p.question_id, p.text, p.text_marked, l.text_marked AS localized "
+        "FROM questions_postedited p "
         "JOIN questions_localized l USING (lang, question_id) WHERE p.lang = ?",
         [lang],
     ).df()
@@ -345,10 +351,13 @@ def _names_untouched(con, lang):
 
 
 def _edits_logged(con, lang):
-    """A question's text changed exactly when edits were applied, and each applied edit (counted with its
-    multiplicity: the same fix can apply twice, at two places) is in the edit log of some member as often."""
+    """A question's text changed exactly when edits were applied, and each applied edit (counted
+    with its multiplicity: the same fix can apply twice, at two places) is in the edit log of some
+    member as often."""
     df = con.execute(
-        "SELECT question_id, text_marked <> text_marked_localized AS changed, postedit_edits FROM questions_postedited "
+        "SELECT question_id, text_marked <> text_marked_localized AS changed, "
+        "postedit_edits "
+        "FROM questions_postedited "
         "WHERE lang = ? ORDER BY question_id",
         [lang],
     ).df()
@@ -419,7 +428,8 @@ POSTEDIT_CHECKS = (
     Check(
         "edits_logged",
         True,
-        "a question changed exactly when edits were applied, and every applied edit is in the edit log",
+        "a question changed exactly when edits were applied, "
+        "and every applied edit is in the edit log",
         _edits_logged,
     ),
     Check(
@@ -432,7 +442,8 @@ POSTEDIT_CHECKS = (
     Check(
         "grammar_detectors_postedited",
         False,
-        "each error detector of the language flags at most 0.5% of the questions (the Greek article 2%), "
+        "each error detector of the language flags at most 0.5% of the questions "
+        "(the Greek article 2%), "
         "in the post-edited text the release ships",
         _detector_rates("questions_postedited"),
         allow_empty=True,  # a language without error detectors (English) has no rows

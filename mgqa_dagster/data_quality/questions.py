@@ -1,7 +1,8 @@
-"""Data-quality checks of the template catalog and the English questions (GX suites over computed columns).
+"""Data-quality checks of the template catalog and the English questions (GX suites over computed
+columns).
 
-The Python-level facts (does this gold validate against its format? does the stored query still give the
-same gold?) are computed per row first and judged by the suite, so a failure lists example rows.
+The Python-level facts (does this gold validate against its format? does the stored query still give
+the same gold?) are computed per row first and judged by the suite, so a failure lists example rows.
 """
 
 from __future__ import annotations
@@ -37,7 +38,10 @@ PLACEHOLDER_NAME = r"\bPOINT\b|(?i:\bunnamed\b|\bfixme\b|\bno name\b|\bn/a\b)"
 
 def _catalog_complete(con, _):
     df = con.execute(
-        "SELECT sfid, count(DISTINCT tid) AS tids, count(DISTINCT sub_template_id) AS subs, count(*) AS variants FROM templates GROUP BY sfid"
+        "SELECT sfid, count(DISTINCT tid) AS tids, "
+        "count(DISTINCT sub_template_id) AS subs, count(*) AS variants "
+        "FROM templates "
+        "GROUP BY sfid"
     ).df()
     total = int(df["tids"].sum()) if len(df) else 0
     outcome = gx.run_suite(
@@ -139,7 +143,8 @@ def _category_words(con, _):
 
 def _provenance(con, _):
     df = con.execute(
-        "SELECT question_id, query, executor, json_array_length(gold_triples) AS gold_triples, len(snapshot_ids) AS snapshots, "
+        "SELECT question_id, query, executor, "
+        "json_array_length(gold_triples) AS gold_triples, len(snapshot_ids) AS snapshots, "
         "json_array_length(json_keys(bindings)) AS bindings FROM questions_en"
     ).df()
     exps = (
@@ -152,7 +157,8 @@ def _provenance(con, _):
 
 
 def _replays(con, _):
-    """Re-run the stored query of a seeded sample of questions (per sub-template) and compare the gold."""
+    """Re-run the stored query of a seeded sample of questions (per sub-template) and compare the
+    gold."""
     cur = con.execute("SELECT * FROM questions_en ORDER BY question_id")
     names = [d[0] for d in cur.description]
     rows = [dict(zip(names, r, strict=True)) for r in cur.fetchall()]
@@ -214,7 +220,9 @@ def _false_premises_are_false(con, _):
 
 def _false_premise_share(con, _):
     n, fp = con.execute(
-        "SELECT count(*) FILTER (WHERE NOT multimodal), count(*) FILTER (WHERE false_premise) FROM questions_en"
+        "SELECT count(*) FILTER (WHERE NOT multimodal), "
+        "count(*) FILTER (WHERE false_premise) "
+        "FROM questions_en"
     ).fetchone()
     df = pd.DataFrame({"share": [fp / n if n else 0.0]})
     return result(
@@ -230,7 +238,8 @@ IMAGE_EXTENSION_RE = "|".join(e.lstrip(".") for e in IMAGE_EXTENSIONS)
 def _multimodal_rows(con, _):
     df = con.execute(
         f"""
-        SELECT question_id, kg, image_url, contains(lower(text), '{IMAGE_PHRASE}') AS names_the_image,
+        SELECT question_id, kg, image_url, contains(lower(text), '{IMAGE_PHRASE}') AS
+            names_the_image,
                image_url LIKE '{COMMONS_FILE_PATH}%'
                    OR regexp_matches(lower(image_url), '^https?://.+\\.({IMAGE_EXTENSION_RE})$')
                    AS image_file,
@@ -300,11 +309,11 @@ def _evidence(q: dict) -> tuple[str, ...]:
 def validity_problems(con, catalog) -> list[dict]:
     """The questions of ``questions_en`` that fail a validity rule, re-verified from the stored
     records (docs/questions.md): ``beyond_coverage`` (the support of the answer, or of a false
-    premise, leaves the KG's coverage), ``trivial`` (zero or the covered centre hits the gold, or one
-    gold value holds more than triviality.MAX_SHARE of a boolean, count or predefined sub-template),
-    ``reading_dependent`` (a sub-template with listed readings whose stored query no longer gives the
-    gold under all of them) and ``premise_not_refusable`` (a false premise of an answerable kind, or
-    without its kind and reason). Rows: question_id, sub_template_id, rule."""
+    premise, leaves the KG's coverage), ``trivial`` (zero or the covered centre hits the gold, or
+    one gold value holds more than triviality.MAX_SHARE of a boolean, count or predefined
+    sub-template), ``reading_dependent`` (a sub-template with listed readings whose stored query no
+    longer gives the gold under all of them) and ``premise_not_refusable`` (a false premise of an
+    answerable kind, or without its kind and reason). Rows: question_id, sub_template_id, rule."""
     rows = _rows(con, "NOT multimodal")
     areas = {kg: coverage.kg_coverage(con, kg) for kg in sorted({q["kg"] for q in rows})}
     centres = {kg: covered_centre(con, kg) for kg in areas}
@@ -417,7 +426,8 @@ QUESTION_CHECKS = (
     Check(
         "gold_replays",
         True,
-        f"re-running the stored query of {REPLAYS_PER_SUB_TEMPLATE} seeded questions per sub-template reproduces the gold",
+        f"re-running the stored query of {REPLAYS_PER_SUB_TEMPLATE} seeded questions per "
+        "sub-template reproduces the gold",
         _replays,
     ),
     Check(
@@ -429,19 +439,23 @@ QUESTION_CHECKS = (
     Check(
         "questions_valid",
         True,
-        "re-verified from the stored records: every answer's support and every false premise's lies "
-        "inside the KG's coverage, no gold is hit by zero or the covered centre, no gold value holds "
+        "re-verified from the stored records: every answer's support and every false "
+        "premise's lies "
+        "inside the KG's coverage, no gold is hit by zero or the covered centre, "
+        "no gold value holds "
         "more than 60% of a boolean, count or predefined sub-template, golds of sub-templates with "
         "listed readings replay, and every false premise is of a refusable kind with its reason",
         _questions_valid,
-        allow_empty=True,  # its rows are the invalid questions; an empty questions_en fails gold_validates
+        # its rows are the invalid questions; an empty questions_en fails gold_validates
+        allow_empty=True,
     ),
     Check(
         "false_premises_are_false",
         True,
         "re-running each false-premise question's premise query shows the premise failing",
         _false_premises_are_false,
-        allow_empty=True,  # its rows are the false premises; how many there are: false_premise_share
+        # its rows are the false premises; how many there are: false_premise_share
+        allow_empty=True,
     ),
     Check(
         "false_premise_share",
@@ -452,7 +466,8 @@ QUESTION_CHECKS = (
     Check(
         "multimodal_slice_valid",
         True,
-        "multimodal rows: WorldKG/OSMH3KG, an image file link (Commons Special:FilePath or a direct image), "
+        "multimodal rows: WorldKG/OSMH3KG, an image file link "
+        "(Commons Special:FilePath or a direct image), "
         "the entity named by the image phrase and its role stored, true premise",
         _multimodal_rows,
         allow_empty=True,  # a KG without entity images has no multimodal slice

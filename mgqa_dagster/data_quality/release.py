@@ -1,6 +1,7 @@
-"""Checks of the release files: each language's Parquet files hold exactly the warehouse's post-edited questions
-(large: all, small: the small split, same text), and the release as a whole verifies (card configs resolve,
-checksums match, one schema, small within large) and covers the 17 languages."""
+"""Checks of the release files: each language's Parquet files hold exactly the warehouse's
+post-edited questions (large: all, small: the small split, same text), and the release as a whole
+verifies (card configs resolve, checksums match, one schema, small within large) and covers the 17
+languages."""
 
 from __future__ import annotations
 
@@ -19,14 +20,18 @@ from mgqa_platform.warehouse import registered
 
 
 def _files_match_warehouse(con, lang, *, root: Path):
-    """Row by row: every (question_id, text) of the files equals the warehouse's, in both directions."""
+    """Row by row: every (question_id, text) of the files equals the warehouse's, in both
+    directions."""
     base = root / "data" / lang
     frames = []
     for split, sql in (
         ("large", "SELECT question_id, text FROM questions_postedited WHERE lang = ?"),
         (
             "small",
-            "SELECT question_id, text FROM questions_postedited JOIN split_small USING (question_id) WHERE lang = ?",
+            "SELECT question_id, text "
+            "FROM questions_postedited "
+            "JOIN split_small USING (question_id) "
+            "WHERE lang = ?",
         ),
     ):
         path = base / f"{split}.parquet"
@@ -70,8 +75,8 @@ def _files_match_warehouse(con, lang, *, root: Path):
 
 
 def _same_questions_as_english(con, lang, *, root: Path):
-    """The language's large file holds every English question id exactly once, no other id, and each with
-    the gold of ``questions_en`` (a repeated, missing or re-golded row fails)."""
+    """The language's large file holds every English question id exactly once, no other id, and each
+    with the gold of ``questions_en`` (a repeated, missing or re-golded row fails)."""
     path = root / "data" / lang / "large.parquet"
     if path.exists():
         released = pq.read_table(path, columns=["question_id", "gold"])
@@ -110,7 +115,8 @@ def _same_questions_as_english(con, lang, *, root: Path):
 
 
 def _files_verified(con, _partition, *, root: Path):
-    """Every question file is what the warehouse recorded for it (``export.verify_against_warehouse``)."""
+    """Every question file is what the warehouse recorded for it
+    (``export.verify_against_warehouse``)."""
     problems = export.verify_against_warehouse(con, root)
     df = pd.DataFrame({"problem": problems or ["none"]})
     return result(
@@ -193,7 +199,8 @@ RELEASE_CARD_CHECKS = (
     Check(
         "release_verified",
         True,
-        "every dataset-card config resolves to files, SHA256SUMS matches, one schema, small within large, "
+        "every dataset-card config resolves to files, SHA256SUMS matches, one schema, "
+        "small within large, "
         "unique question ids",
         _verified,
     ),

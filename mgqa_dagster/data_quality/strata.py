@@ -1,4 +1,5 @@
-"""Data-quality checks of the strata stage: countries, density cells, entity countries and strata."""
+"""Data-quality checks of the strata stage: countries, density cells, entity countries and
+strata."""
 
 from __future__ import annotations
 
@@ -58,7 +59,10 @@ def _country_or_reason(con, kg):
 
 def _strata_domains(con, kg):
     df = con.execute(
-        "SELECT entity_id, income_tier, density_tier, stratum, (stratum IS NOT NULL OR reason IS NOT NULL) AS stratum_or_reason FROM entity_strata WHERE kg = ?",
+        "SELECT entity_id, income_tier, density_tier, stratum, "
+        "(stratum IS NOT NULL OR reason IS NOT NULL) AS stratum_or_reason "
+        "FROM entity_strata "
+        "WHERE kg = ?",
         [kg],
     ).df()
     exps = (
@@ -73,7 +77,10 @@ def _strata_domains(con, kg):
 def _all_income_tiers(con, _):
     counts = dict(
         con.execute(
-            "SELECT income_tier, count(*) FROM entity_strata WHERE income_tier IS NOT NULL GROUP BY 1"
+            "SELECT income_tier, count(*) "
+            "FROM entity_strata "
+            "WHERE income_tier IS NOT NULL "
+            "GROUP BY 1"
         ).fetchall()
     )
     df = pd.DataFrame(

@@ -1,7 +1,7 @@
 """LLM endpoints as Dagster resources: any OpenAI-compatible chat endpoint, or none (offline twins).
 
-The API key is read from the environment variable named by ``api_key_env`` when a client is made. It is never
-a config value, so it never reaches run config, logs or metadata.
+The API key is read from the environment variable named by ``api_key_env`` when a client is made. It
+is never a config value, so it never reaches run config, logs or metadata.
 """
 
 from __future__ import annotations
@@ -21,7 +21,8 @@ from mgqa_platform.multilingual.ensemble import PROMPT_VERSION, CachedMember, LL
 
 
 class LLMResource(EnvConfigurableResource):
-    """``base_url`` empty (the default) means no endpoint: stages use their rule-based offline implementation."""
+    """``base_url`` empty (the default) means no endpoint: stages use their rule-based offline
+    implementation."""
 
     base_url: Annotated[str, dg.EnvVar("MGQA_LLM_BASE_URL")] = ""
     model: Annotated[str, dg.EnvVar("MGQA_LLM_MODEL")] = ""
@@ -52,8 +53,9 @@ class LLMResource(EnvConfigurableResource):
 
 
 class EnsembleEndpoint(dg.Config):
-    """One LLM member of the post-edit ensemble: a name (used in the edit log), an OpenAI-compatible endpoint and
-    model, and the name of the environment variable holding its API key (empty: no key)."""
+    """One LLM member of the post-edit ensemble: a name (used in the edit log), an OpenAI-compatible
+    endpoint and model, and the name of the environment variable holding its API key (empty: no
+    key)."""
 
     name: str
     base_url: str
@@ -64,13 +66,14 @@ class EnsembleEndpoint(dg.Config):
 class PostEditEnsembleResource(EnvConfigurableResource):
     """The members of the post-edit ensemble (``questions_postedited``).
 
-    ``endpoints`` empty (the default) is the offline ensemble: the rule-based member alone, whose edits are
-    applied as the primary's (decision ``primary_fallback``: no second member can agree). With endpoints (the
-    paper uses three), the LLM members vote, and the rule-based member joins them only when ``with_rules``.
-    ``primary`` names the member whose edits apply when no edit reaches two votes (default: the first endpoint).
-    LLM replies are cached under ``cache_dir`` (empty, the default: ``paths.postedit_cache_dir``),
-    so an interrupted run resumes without asking again. ``endpoints`` also accepts the JSON text of
-    ``MGQA_ENSEMBLE_ENDPOINTS`` (:func:`parse_endpoints`)."""
+    ``endpoints`` empty (the default) is the offline ensemble: the rule-based member alone, whose
+    edits are applied as the primary's (decision ``primary_fallback``: no second member can agree).
+    With endpoints (the paper uses three), the LLM members vote, and the rule-based member joins
+    them only when ``with_rules``. ``primary`` names the member whose edits apply when no edit
+    reaches two votes (default: the first endpoint). LLM replies are cached under ``cache_dir``
+    (empty, the default: ``paths.postedit_cache_dir``), so an interrupted run resumes without asking
+    again. ``endpoints`` also accepts the JSON text of ``MGQA_ENSEMBLE_ENDPOINTS``
+    (:func:`parse_endpoints`)."""
 
     paths: PathsResource
     endpoints: Annotated[list[EnsembleEndpoint], dg.EnvVar("MGQA_ENSEMBLE_ENDPOINTS")] = []
@@ -117,8 +120,9 @@ class PostEditEnsembleResource(EnvConfigurableResource):
 
 
 def parse_endpoints(value: str) -> list[dict]:
-    """Parse ``MGQA_ENSEMBLE_ENDPOINTS``: a JSON list of ``{"name", "base_url", "model", "api_key_env"}``
-    objects (empty string: none). Raises ``ValueError`` with the reason on anything else."""
+    """Parse ``MGQA_ENSEMBLE_ENDPOINTS``: a JSON list of ``{"name", "base_url", "model",
+    "api_key_env"}`` objects (empty string: none). Raises ``ValueError`` with the reason on anything
+    else."""
     if not value.strip():
         return []
     try:
@@ -136,7 +140,8 @@ def parse_endpoints(value: str) -> list[dict]:
         extra = set(i) - {"name", "base_url", "model", "api_key_env"}
         if extra:
             raise ValueError(
-                f"MGQA_ENSEMBLE_ENDPOINTS entry {i['name']!r}: unknown keys {sorted(extra)} (API keys go in "
+                f"MGQA_ENSEMBLE_ENDPOINTS entry {i['name']!r}: unknown keys "
+                f"{sorted(extra)} (API keys go in "
                 "environment variables named by api_key_env, never in this list)"
             )
     return items

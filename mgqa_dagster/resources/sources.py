@@ -21,12 +21,12 @@ class InputsResource(EnvConfigurableResource):
     WorldKG: ``worldkg_dump`` (``MGQA_WORLDKG_DUMP``) is a real WorldKG Turtle dump to read as the
     WorldKG native file instead of building one from the OSM snapshot (empty: build).
 
-    OSMH3KG: ``osmh3kg_table`` (``MGQA_OSMH3KG_TABLE``) points at a real OSMH3KG table (Parquet file or
-    folder, Delta folder, CSV parts) that is registered instead of a build; empty = build from the OSM
-    snapshot at grid level ``osmh3kg_h3_resolution``. ``osmh3kg_snapshot_date``
+    OSMH3KG: ``osmh3kg_table`` (``MGQA_OSMH3KG_TABLE``) points at a real OSMH3KG table (Parquet file
+    or folder, Delta folder, CSV parts) that is registered instead of a build; empty = build from
+    the OSM snapshot at grid level ``osmh3kg_h3_resolution``. ``osmh3kg_snapshot_date``
     (``MGQA_OSMH3KG_SNAPSHOT_DATE``) is the date on every row when the PBF header has no replication
-    timestamp (default: the bundled sample's, 2021-06-22, its Andorra extract's timestamp; empty = such a
-    PBF is an error)."""
+    timestamp (default: the bundled sample's, 2021-06-22, its Andorra extract's timestamp; empty =
+    such a PBF is an error)."""
 
     osm_watch_dir: Annotated[str, dg.EnvVar("MGQA_OSM_WATCH_DIR")] = str(SAMPLE_DIR / "osm")
     worldkg_dump: Annotated[str, dg.EnvVar("MGQA_WORLDKG_DUMP")] = ""
@@ -43,13 +43,14 @@ class InputsResource(EnvConfigurableResource):
 
 class KwgSourceResource(EnvConfigurableResource):
     """KnowWhereGraph input: ``bundled`` builds the crawl file from the bundled query results;
-    ``sparql`` crawls a live endpoint (``MGQA_KWG_ENDPOINT``). For an endpoint that needs a bearer token,
-    ``token_env`` names the environment variable holding it (``MGQA_KWG_TOKEN_ENV``); the token is read at
-    request time and never stored or logged. Empty = no authentication. ``region`` is the KWG
-    administrative region a ``sparql`` crawl fetches (``MGQA_KWG_REGION``, full IRI; default Santa
-    Barbara County, the region of the bundled sample). ``file`` registers a crawl made elsewhere as it
-    is: ``crawl_file`` (``MGQA_KWG_CRAWL_FILE``), an N-Triples or Turtle file such as a crawl of the
-    live endpoint or ``kwg_store.select_results_to_ntriples`` of saved query results."""
+    ``sparql`` crawls a live endpoint (``MGQA_KWG_ENDPOINT``). For an endpoint that needs a bearer
+    token, ``token_env`` names the environment variable holding it (``MGQA_KWG_TOKEN_ENV``); the
+    token is read at request time and never stored or logged. Empty = no authentication. ``region``
+    is the KWG administrative region a ``sparql`` crawl fetches (``MGQA_KWG_REGION``, full IRI;
+    default Santa Barbara County, the region of the bundled sample). ``file`` registers a crawl made
+    elsewhere as it is: ``crawl_file`` (``MGQA_KWG_CRAWL_FILE``), an N-Triples or Turtle file such
+    as a crawl of the live endpoint or ``kwg_store.select_results_to_ntriples`` of saved query
+    results."""
 
     mode: Annotated[Literal["bundled", "sparql", "file"], dg.EnvVar("MGQA_KWG_MODE")] = "bundled"
     crawl_file: Annotated[str, dg.EnvVar("MGQA_KWG_CRAWL_FILE")] = ""
@@ -77,16 +78,17 @@ class ConversionResource(EnvConfigurableResource):
 
 class StrataInputsResource(EnvConfigurableResource):
     """Inputs of the strata stage. Defaults: the bundled sample; point them at the full-size files
-    (Natural Earth 10m, the official CLASS.xlsx or API JSON, the global WorldPop 1 km GeoTIFF) by config.
+    (Natural Earth 10m, the official CLASS.xlsx or API JSON, the global WorldPop 1 km GeoTIFF) by
+    config.
 
-    ``population_raster`` empty means: derive the GeoNames proxy surface (labelled as a proxy everywhere).
-    ``unclassified_policy`` decides economies the World Bank did not classify: ``previous`` uses their last
-    classification (bundled table), ``exclude`` leaves them without a tier (with the reason recorded).
-    ``income_fiscal_year`` names the year of an official CLASS.xlsx / API JSON (e.g. ``FY2027``;
-    they do not state it). ``docs_map_path``, when set, is where ``strata_coverage`` also copies its
-    world map. ``min_country_share`` and ``min_stratum_share`` are the least shares of a KG's
-    entities with a country and with a stratum that the blocking checks ``country_share`` and
-    ``stratum_share`` accept (docs/data_quality.md, "Input guards").
+    ``population_raster`` empty means: derive the GeoNames proxy surface (labelled as a proxy
+    everywhere). ``unclassified_policy`` decides economies the World Bank did not classify:
+    ``previous`` uses their last classification (bundled table), ``exclude`` leaves them without a
+    tier (with the reason recorded). ``income_fiscal_year`` names the year of an official CLASS.xlsx
+    / API JSON (e.g. ``FY2027``; they do not state it). ``docs_map_path``, when set, is where
+    ``strata_coverage`` also copies its world map. ``min_country_share`` and ``min_stratum_share``
+    are the least shares of a KG's entities with a country and with a stratum that the blocking
+    checks ``country_share`` and ``stratum_share`` accept (docs/data_quality.md, "Input guards").
     """
 
     countries_path: Annotated[str, dg.EnvVar("MGQA_COUNTRIES")] = str(

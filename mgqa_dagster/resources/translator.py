@@ -1,4 +1,5 @@
-"""The template translator: the bundled translation memory (offline) or Google Cloud Translation v3."""
+"""The template translator: the bundled translation memory (offline) or Google Cloud Translation
+v3."""
 
 from __future__ import annotations
 
@@ -13,13 +14,14 @@ from mgqa_platform.multilingual.translate import MemoryTranslator, Translator
 class TranslatorResource(EnvConfigurableResource):
     """Which translator the multilingual stage uses (docs/multilingual.md).
 
-    ``memory`` (default, offline): the bundled translation memory (``memory_dir`` empty = the bundled
-    ``mgqa_platform/data/translations``), ``draft`` quality. ``google``: Cloud Translation v3 in project
-    ``project_id`` (``MGQA_GOOGLE_PROJECT``) at ``location``, with ``model`` empty for the default NMT model or
-    e.g. ``general/translation-llm``; credentials are Application Default Credentials
-    (``GOOGLE_APPLICATION_CREDENTIALS``), read by the client library, never stored here. ``endpoint`` overrides the
-    API host (``http://127.0.0.1:PORT`` for a local fake or emulator, without credentials).
-    ``engine`` is the string recorded as asset metadata (``memory`` / ``google:<model or default>``).
+    ``memory`` (default, offline): the bundled translation memory (``memory_dir`` empty = the
+    bundled ``mgqa_platform/data/translations``), ``draft`` quality. ``google``: Cloud Translation
+    v3 in project ``project_id`` (``MGQA_GOOGLE_PROJECT``) at ``location``, with ``model`` empty for
+    the default NMT model or e.g. ``general/translation-llm``; credentials are Application Default
+    Credentials (``GOOGLE_APPLICATION_CREDENTIALS``), read by the client library, never stored here.
+    ``endpoint`` overrides the API host (``http://127.0.0.1:PORT`` for a local fake or emulator,
+    without credentials). ``engine`` is the string recorded as asset metadata (``memory`` /
+    ``google:<model or default>``).
     """
 
     mode: Annotated[Literal["memory", "google"], dg.EnvVar("MGQA_TRANSLATOR")] = "memory"

@@ -23,9 +23,10 @@ from mgqa_platform import files, warehouse
 
 #: The Dagster concurrency pool of every asset that writes the warehouse. DuckDB lets one process
 #: write a file at a time, so the instance config (``mgqa_dagster/dagster.yaml``) gives the pool one
-#: slot: steps of overlapping runs wait for it instead of failing on the file lock. The pool schedules;
-#: the guarantee is the writer lock every connection takes (:meth:`WarehouseResource.get_connection`),
-#: since Dagster's SQLite storage can grant one slot to two claims made at the same instant.
+#: slot: steps of overlapping runs wait for it instead of failing on the file lock. The pool
+#: schedules; the guarantee is the writer lock every connection takes
+#: (:meth:`WarehouseResource.get_connection`), since Dagster's SQLite storage can grant one slot to
+#: two claims made at the same instant.
 WAREHOUSE_POOL = "mgqa_warehouse"
 
 T = TypeVar("T")
@@ -72,14 +73,16 @@ def audited_multi_asset(
 
 
 def blocks(r: dg.AssetCheckResult) -> bool:
-    """Whether an audit result stops the publication: failed with severity ERROR (a WARN never blocks)."""
+    """Whether an audit result stops the publication: failed with severity ERROR (a WARN never
+    blocks)."""
     return not r.passed and r.severity == dg.AssetCheckSeverity.ERROR
 
 
 @dataclass(frozen=True)
 class Audited(Generic[T]):
-    """What :meth:`WarehouseResource.write_audited` did: the writer's return value, the results of the
-    blocking audits run on the staged rows (the guard included) and whether the rows were published."""
+    """What :meth:`WarehouseResource.write_audited` did: the writer's return value, the results of
+    the blocking audits run on the staged rows (the guard included) and whether the rows were
+    published."""
 
     value: T
     results: tuple[dg.AssetCheckResult, ...]
@@ -87,9 +90,10 @@ class Audited(Generic[T]):
     label: str
 
     def refused(self, report: bool = True) -> Iterator[dg.AssetCheckResult]:
-        """Nothing when published; else the audit results (unless ``report`` is False: a multi-asset run
-        that did not select the audited asset), then a :class:`dagster.Failure` naming the failed audits
-        (the published tables kept their previous rows; downstream sees nothing new)."""
+        """Nothing when published; else the audit results (unless ``report`` is False: a multi-asset
+        run that did not select the audited asset), then a :class:`dagster.Failure` naming the
+        failed audits (the published tables kept their previous rows; downstream sees nothing
+        new)."""
         if self.published:
             return
         if report:
@@ -108,9 +112,9 @@ class WarehouseResource(EnvConfigurableResource, DuckDBResource):
     ``get_connection`` yields a connection with ``LOAD spatial`` done (from the local
     ``duckdb-ext-spatial`` package) and the foundation schema ensured. The connection config is the
     single shared :data:`mgqa_platform.warehouse.CONNECTION_CONFIG`. Connections of different
-    processes take turns: each holds ``<warehouse>.writer.lock`` (:func:`mgqa_platform.files.writer_lock`)
-    from before it opens the file until after it closes it, so a second process waits instead of
-    failing on DuckDB's file lock.
+    processes take turns: each holds ``<warehouse>.writer.lock``
+    (:func:`mgqa_platform.files.writer_lock`) from before it opens the file until after it closes
+    it, so a second process waits instead of failing on DuckDB's file lock.
     """
 
     paths: PathsResource
@@ -127,11 +131,13 @@ class WarehouseResource(EnvConfigurableResource, DuckDBResource):
     )
     allow_shrink: Annotated[str, dg.EnvVar("MGQA_ALLOW_SHRINK")] = Field(
         default="",
-        description="Comma-separated tables (or *) whose next write may shrink below min_rows_ratio.",
+        description="Comma-separated tables (or *) whose next write may shrink below "
+        "min_rows_ratio.",
     )
     lock_timeout_s: float = Field(
         default=6 * 3600.0,
-        description="Longest wait, in seconds, for another process's warehouse connection to close.",
+        description="Longest wait, in seconds, for another process's warehouse connection to "
+        "close.",
     )
 
     def resolved(self) -> Self:
@@ -165,10 +171,11 @@ class WarehouseResource(EnvConfigurableResource, DuckDBResource):
         partition: str | None,
         checks: Sequence[Check],
     ) -> Audited[T]:
-        """Write-audit-publish: ``write(con)`` fills staging copies of ``slices``; the blocking ``checks``
-        and the volume guard run on the staged rows; only when all pass are the slices swapped into the
-        published tables (one transaction). The asset then yields :meth:`Audited.refused` (a failed audit
-        ends the step there), its materialization and :attr:`Audited.results`."""
+        """Write-audit-publish: ``write(con)`` fills staging copies of ``slices``; the blocking
+        ``checks`` and the volume guard run on the staged rows; only when all pass are the slices
+        swapped into the published tables (one transaction). The asset then yields
+        :meth:`Audited.refused` (a failed audit ends the step there), its materialization and
+        :attr:`Audited.results`."""
         with warehouse.staging(con, slices) as staged:
             value = write(con)
             results = list(run_checks(con, partition, asset_key, [c for c in checks if c.blocking]))
@@ -204,11 +211,12 @@ class WarehouseResource(EnvConfigurableResource, DuckDBResource):
         on_audit: Callable[[Audited[T]], None] | None = None,
     ) -> Generator[dg.MaterializeResult | dg.AssetCheckResult, None, T]:
         """The body of an asset that writes warehouse tables, for ``yield from``:
-        :meth:`write_audited` on ``con``; ``on_audit`` (when given) with its outcome, published or not; the refusal of a
-        failed audit (:meth:`Audited.refused`); then, when the asset is ``selected`` (a multi-asset
-        run may leave it out), its materialization with ``metadata(value)``, the audit results and
-        the non-blocking checks run on the published rows (those of ``late_checks``, by default
-        of ``checks``). Returns the writer's value, for the side tables of a multi-asset."""
+        :meth:`write_audited` on ``con``; ``on_audit`` (when given) with its outcome, published or
+        not; the refusal of a failed audit (:meth:`Audited.refused`); then, when the asset is
+        ``selected`` (a multi-asset run may leave it out), its materialization with
+        ``metadata(value)``, the audit results and the non-blocking checks run on the published rows
+        (those of ``late_checks``, by default of ``checks``). Returns the writer's value, for the
+        side tables of a multi-asset."""
         out = self.write_audited(
             con, slices, write, asset_key=asset_key, partition=partition, checks=checks
         )

@@ -1,20 +1,21 @@
 """The agentic tiers (T3a, T3-o): a bounded code-agent loop with a local Python sandbox.
 
-Each step the model replies one JSON object ``{"thought": str, "code": str | null, "final_answer": <reply
-object> | null}`` (schema: :func:`answer_schema.agent_step_schema`). A non-null ``final_answer`` ends the loop
-(and wins over any ``code`` in the same step); otherwise ``code`` runs and its output (stdout and stderr,
-truncated to ``max_output_chars``) goes back as the next user message. A reply that is not a valid step
-object is answered with the reason and costs a step. After ``max_steps`` model replies without a final answer
-the result is ``budget_exhausted``.
+Each step the model replies one JSON object ``{"thought": str, "code": str | null, "final_answer":
+<reply object> | null}`` (schema: :func:`answer_schema.agent_step_schema`). A non-null
+``final_answer`` ends the loop (and wins over any ``code`` in the same step); otherwise ``code``
+runs and its output (stdout and stderr, truncated to ``max_output_chars``) goes back as the next
+user message. A reply that is not a valid step object is answered with the reason and costs a step.
+After ``max_steps`` model replies without a final answer the result is ``budget_exhausted``.
 
-The sandbox (:class:`Sandbox`): every step runs in a **fresh** ``python -I`` process (so variables do not
-persist; files written to the working directory do, for the question's lifetime) confined by bubblewrap and
-``prlimit`` (:mod:`mgqa_platform.evaluation.sandbox`): no environment of the runner, no view of the host's
-files beyond the Python installation and, for T3a, the KG-only copy (read-only), no network, its own PID
-namespace and session killed as a whole, and CPU, memory, process, file and output limits. Without a working
-bubblewrap the agent tiers are refused (:class:`~mgqa_platform.evaluation.sandbox.SandboxUnavailable`). The
-preamble pre-imports ``math``, ``json``, ``shapely`` (``shapely.wkt``, ``shapely.geometry``), ``pyproj``
-(``Geod``, ``Transformer``, ``GEOD = Geod(ellps="WGS84")``) and ``h3``, and defines the tier's tools:
+The sandbox (:class:`Sandbox`): every step runs in a **fresh** ``python -I`` process (so variables
+do not persist; files written to the working directory do, for the question's lifetime) confined by
+bubblewrap and ``prlimit`` (:mod:`mgqa_platform.evaluation.sandbox`): no environment of the runner,
+no view of the host's files beyond the Python installation and, for T3a, the KG-only copy
+(read-only), no network, its own PID namespace and session killed as a whole, and CPU, memory,
+process, file and output limits. Without a working bubblewrap the agent tiers are refused
+(:class:`~mgqa_platform.evaluation.sandbox.SandboxUnavailable`). The preamble pre-imports ``math``,
+``json``, ``shapely`` (``shapely.wkt``, ``shapely.geometry``), ``pyproj`` (``Geod``,
+``Transformer``, ``GEOD = Geod(ellps="WGS84")``) and ``h3``, and defines the tier's tools:
 
 * T3-o: ``triples()`` -> the injected structured triples (:func:`prompts.structured_triples`);
 * T3a: read-only KG tools over the DuckDB warehouse file: ``search_entities(name, limit=10)``,
@@ -98,7 +99,8 @@ if _CTX["tier"] == "T3a":
             import duckdb
             _CON = duckdb.connect(_CTX["warehouse"], read_only=True, config={
                 "threads": "2", "memory_limit": "1GB", "temp_directory": "/tmp"})
-            if _CTX.get("spatial_extension"):  # ST_* functions, loaded from the local extension file
+            if _CTX.get("spatial_extension"):  # ST_* functions, loaded from the local extension
+                file
                 try:
                     _CON.execute("LOAD '" + _CTX["spatial_extension"].replace("'", "''") + "'")
                 except Exception:
@@ -110,20 +112,23 @@ if _CTX["tier"] == "T3a":
         return [dict(zip(cols, r)) for r in cur.fetchmany(cap)]
 
     def search_entities(name, limit=10):
-        """Entities whose name or display name contains `name` (case-insensitive), exact matches first."""
+        """Entities whose name or display name contains `name` (case-insensitive), exact matches
+            first."""
         _count("search_entities")
         limit = max(1, min(int(limit), __SEARCH_CAP__))
         cur = _con().execute(
             "SELECT entity_id, name, display_name, category, lon, lat FROM entities "
             "WHERE name ILIKE '%' || ? || '%' OR display_name ILIKE '%' || ? || '%' "
-            "ORDER BY (lower(name) = lower(?) OR lower(display_name) = lower(?)) DESC, length(name), entity_id "
+            "ORDER BY (lower(name) = lower(?) OR lower(display_name) = lower(?)) DESC, length(name),
+                entity_id "
             "LIMIT ?", [str(name)] * 4 + [limit])
         return _rows(cur, limit)
 
     def entity_triples(entity_id):
         """[s, p, o] triples of one entity (at most __TRIPLE_CAP__)."""
         _count("entity_triples")
-        cur = _con().execute("SELECT s, p, o FROM entity_triples WHERE entity_id = ? ORDER BY s, p, o LIMIT ?",
+        cur = _con().execute("SELECT s, p, o FROM entity_triples WHERE entity_id = ? ORDER BY s, p,
+            o LIMIT ?",
                              [str(entity_id), __TRIPLE_CAP__])
         return [list(r) for r in cur.fetchall()]
 
@@ -142,7 +147,8 @@ with open(__STEP_FILE__, encoding="utf-8") as _src:
 import linecache as _lc  # tracebacks quote the step's own lines
 _lc.cache[__STEP_NAME__] = (len(_code), None, _code.splitlines(True), __STEP_NAME__)
 try:
-    exec(compile(_code, __STEP_NAME__, "exec"), {k: v for k, v in globals().items() if k not in ("_code", "_src")})
+    exec(compile(_code, __STEP_NAME__, "exec"), {k: v for k, v in globals().items() if k not in
+        ("_code", "_src")})
 except SystemExit:
     raise
 except BaseException as _exc:  # print the traceback without this preamble's own frame
@@ -152,16 +158,19 @@ except BaseException as _exc:  # print the traceback without this preamble's own
 '''
 
 
-#: The tables the T3a retrieval tools may see: the knowledge graphs, never the questions, golds or scores.
+#: The tables the T3a retrieval tools may see: the knowledge graphs, never the questions, golds or
+#: scores.
 KG_TABLES = ("entities", "entity_labels", "entity_triples")
 
 
 def export_kg(warehouse: str | Path, dest: str | Path) -> Path:
-    """Copy the KG tables (:data:`KG_TABLES`) of the warehouse into a separate DuckDB file for the T3a tools.
+    """Copy the KG tables (:data:`KG_TABLES`) of the warehouse into a separate DuckDB file for the
+    T3a tools.
 
-    The agent's ``sql()`` runs arbitrary SELECTs, so it must not be pointed at the warehouse itself, which also
-    holds ``questions_en`` with every gold answer. The copy is written to a temporary name and renamed, so an
-    interrupted export never leaves a half-written file behind; an existing copy is reused."""
+    The agent's ``sql()`` runs arbitrary SELECTs, so it must not be pointed at the warehouse itself,
+    which also holds ``questions_en`` with every gold answer. The copy is written to a temporary
+    name and renamed, so an interrupted export never leaves a half-written file behind; an existing
+    copy is reused."""
     from mgqa_platform import warehouse as wh
 
     dest = Path(dest)
@@ -210,10 +219,10 @@ def _spatial_extension() -> str | None:
 class Sandbox:
     """A working directory plus one fresh, confined ``python -I`` process per :meth:`run`.
 
-    ``limits`` default to :class:`~mgqa_platform.evaluation.sandbox.Limits` with ``timeout_s`` as the wall
-    and CPU time; ``bwrap`` names the bubblewrap binary (default: ``bwrap`` on ``PATH``). Raises
-    :class:`~mgqa_platform.evaluation.sandbox.SandboxUnavailable` when it cannot confine the code. Use as a
-    context manager (the directories are removed on exit)."""
+    ``limits`` default to :class:`~mgqa_platform.evaluation.sandbox.Limits` with ``timeout_s`` as
+    the wall and CPU time; ``bwrap`` names the bubblewrap binary (default: ``bwrap`` on ``PATH``).
+    Raises :class:`~mgqa_platform.evaluation.sandbox.SandboxUnavailable` when it cannot confine the
+    code. Use as a context manager (the directories are removed on exit)."""
 
     def __init__(
         self,
@@ -279,7 +288,8 @@ class Sandbox:
         )
 
     def run(self, code: str) -> tuple[str, int]:
-        """Run ``code``; return (output text, number of tool calls it made). Never raises for user errors."""
+        """Run ``code``; return (output text, number of tool calls it made). Never raises for user
+        errors."""
         self.runs += 1
         (self.control / _STEP_FILE).write_text(code, encoding="utf-8")
         calls = self.dir / _CALLS_FILE
@@ -316,8 +326,9 @@ class Sandbox:
 
 
 def _count_calls(path: Path) -> int:
-    """Tool calls recorded by the step. The file is the code's to write, so it is opened without following
-    a link and without blocking, read only when it is a regular file, and at most 1 MiB of it."""
+    """Tool calls recorded by the step. The file is the code's to write, so it is opened without
+    following a link and without blocking, read only when it is a regular file, and at most 1 MiB of
+    it."""
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
     except OSError:
@@ -362,8 +373,9 @@ def run_agent(
     max_output_chars: int = 4000,
     python: str | None = None,
 ) -> AgentResult:
-    """Run the code-agent loop for one question (see the module docstring). Transport failures end the loop
-    with ``harness_error`` (usage so far kept); nothing else escapes except programming errors."""
+    """Run the code-agent loop for one question (see the module docstring). Transport failures end
+    the loop with ``harness_error`` (usage so far kept); nothing else escapes except programming
+    errors."""
     messages = render(question, tier, max_steps=max_steps)
     schema = agent_step_schema(question)
     res = AgentResult("budget_exhausted", None, "", None)
@@ -391,8 +403,10 @@ def run_agent(
                     {
                         "role": "user",
                         "content": (
-                            f"That reply was not a valid step object ({exc}). Reply with one JSON object "
-                            f'{{"thought": ..., "code": ..., "final_answer": ...}}. Steps left: {left}.'
+                            f"That reply was not a valid step object ({exc}). Reply with "
+                            "one JSON object "
+                            '{"thought": ..., "code": ..., '
+                            f'"final_answer": ...}}. Steps left: {left}.'
                         ),
                     }
                 )

@@ -1,16 +1,16 @@
 """What a model must reply for one question: the reply JSON Schema and strict reply parsing.
 
-The reply object is ``{"answer": <answer of the question's format> | null, "premise_rejected": bool}``
-(tier T2 adds a leading ``"reasoning"`` string). Every schema here is *strict-mode compatible* (OpenAI
-structured outputs): every object lists all its properties as required and sets
+The reply object is ``{"answer": <answer of the question's format> | null, "premise_rejected":
+bool}`` (tier T2 adds a leading ``"reasoning"`` string). Every schema here is *strict-mode
+compatible* (OpenAI structured outputs): every object lists all its properties as required and sets
 ``additionalProperties: false``; optional values are expressed as ``anyOf [..., {"type": "null"}]``.
 
-Answer schemas follow the canonical keys of :mod:`mgqa_platform.questions.formats`, except that the entity
-formats (``entity_name``, ``set``) ask for names only (``{"names": [...]}``, which ``formats.score``
-accepts) and ``predefined`` asks for ``{"value": <one of the options>}`` only.
+Answer schemas follow the canonical keys of :mod:`mgqa_platform.questions.formats`, except that the
+entity formats (``entity_name``, ``set``) ask for names only (``{"names": [...]}``, which
+``formats.score`` accepts) and ``predefined`` asks for ``{"value": <one of the options>}`` only.
 
-Question records may come straight from DuckDB/parquet, where ``gold``, ``parameters``, ``gold_triples``
-and ``entity_subjects`` are JSON strings; :func:`field` decodes them.
+Question records may come straight from DuckDB/parquet, where ``gold``, ``parameters``,
+``gold_triples`` and ``entity_subjects`` are JSON strings; :func:`field` decodes them.
 """
 
 from __future__ import annotations
@@ -96,9 +96,10 @@ def _catalog_options(sub_template_id: str) -> tuple[str, ...] | None:
 
 
 def predefined_options(question: Mapping) -> list[str]:
-    """The option labels of a ``predefined`` question: the gold's ``options``; for a false-premise gold
-    (``{"rejected": true}``) the sub-template's ``conventions`` in the catalog (``sector_labels`` or an
-    :data:`formats.OPTION_SETS` key); failing both, every label of every option set (deduplicated, in order)."""
+    """The option labels of a ``predefined`` question: the gold's ``options``; for a false-premise
+    gold (``{"rejected": true}``) the sub-template's ``conventions`` in the catalog
+    (``sector_labels`` or an :data:`formats.OPTION_SETS` key); failing both, every label of every
+    option set (deduplicated, in order)."""
     gold = field(question, "gold")
     if isinstance(gold, Mapping) and isinstance(gold.get("options"), list) and gold["options"]:
         return [str(o) for o in gold["options"]]
@@ -157,8 +158,9 @@ def answer_schema(question: Mapping) -> dict:
 
 
 def reply_schema(question: Mapping, *, reasoning: bool = False) -> dict:
-    """Strict JSON Schema of the reply object ``{"answer": <format schema> | null, "premise_rejected": bool}``;
-    with ``reasoning`` (tier T2) a required ``"reasoning"`` string comes first."""
+    """Strict JSON Schema of the reply object ``{"answer": <format schema> | null,
+    "premise_rejected": bool}``; with ``reasoning`` (tier T2) a required ``"reasoning"`` string
+    comes first."""
     props: dict[str, Any] = {"reasoning": {"type": "string"}} if reasoning else {}
     props["answer"] = {"anyOf": [answer_schema(question), {"type": "null"}]}
     props["premise_rejected"] = {"type": "boolean"}
@@ -199,7 +201,8 @@ _EXAMPLES = {
 
 
 def answer_example(question: Mapping) -> str:
-    """A one-line example of a non-null answer for the question's format (placeholders in angle brackets)."""
+    """A one-line example of a non-null answer for the question's format (placeholders in angle
+    brackets)."""
     fmt = question.get("answer_format")
     if fmt == "predefined":
         return json.dumps({"value": "|".join(predefined_options(question))}, ensure_ascii=False)
@@ -208,8 +211,9 @@ def answer_example(question: Mapping) -> str:
 
 @dataclass(frozen=True)
 class Parsed:
-    """``status``: answered | refused | format_error; ``answer``: the canonical answer (``formats.REJECTION``
-    when refused, ``None`` on a format error); ``detail``: the reason of a format error."""
+    """``status``: answered | refused | format_error; ``answer``: the canonical answer
+    (``formats.REJECTION`` when refused, ``None`` on a format error); ``detail``: the reason of a
+    format error."""
 
     status: str
     answer: dict | None
@@ -229,10 +233,11 @@ def _names(answer: Mapping, fmt: str) -> dict:
 def parse_reply(question: Mapping, obj: Any) -> Parsed:
     """Interpret a reply object (already JSON-decoded) for ``question``.
 
-    ``premise_rejected: true`` -> refused (answer ``formats.REJECTION``); otherwise the answer is checked with
-    ``formats.canonical(fmt, answer, allow_empty=True)`` (entity formats: a list of names; predefined: a value
-    among the options) and returned canonical, or format_error with the GoldError reason; a null/missing answer
-    that is not a rejection -> format_error ``no_answer``."""
+    ``premise_rejected: true`` -> refused (answer ``formats.REJECTION``); otherwise the answer is
+    checked with ``formats.canonical(fmt, answer, allow_empty=True)`` (entity formats: a list of
+    names; predefined: a value among the options) and returned canonical, or format_error with the
+    GoldError reason; a null/missing answer that is not a rejection -> format_error
+    ``no_answer``."""
     if not isinstance(obj, Mapping):
         return Parsed("format_error", None, "not_an_object")
     rejected = obj.get("premise_rejected")

@@ -1,15 +1,18 @@
-"""Reference systems that need no model: the gold itself, the majority-class baseline, the reference solver.
+"""Reference systems that need no model: the gold itself, the majority-class baseline, the reference
+solver.
 
-Each returns predictions in the run-file shape (``{question_id: {"status", "answer", "detail"}}``), so the
-scorer treats them exactly like a model's run.
+Each returns predictions in the run-file shape (``{question_id: {"status", "answer", "detail"}}``),
+so the scorer treats them exactly like a model's run.
 
-* ``gold``: every gold answer predicted as is. Scoring it must give EM 100, NE 0 and NRR 100: a standing test
-  of the scorer and of the golds' validity.
-* ``majority``: per sub-template, the most frequent gold among its true-premise questions in the evaluated set
-  (ties broken by the smallest canonical JSON), predicted for every question of that sub-template, false
-  premises included (so its NRR is 0 and its coverage 100, as in the paper's Table 4).
-* ``reference_solver``: :mod:`mgqa_platform.evaluation.solver` on the true-premise questions; false-premise
-  questions are ``skipped`` (the solver recomputes answers, it does not judge premises).
+* ``gold``: every gold answer predicted as is. Scoring it must give EM 100, NE 0 and NRR 100: a
+  standing test of the scorer and of the golds' validity.
+* ``majority``: per sub-template, the most frequent gold among its true-premise questions in the
+  evaluated set (ties broken by the smallest canonical JSON), predicted for every question of that
+  sub-template, false premises included (so its NRR is 0 and its coverage 100, as in the paper's
+  Table 4).
+* ``reference_solver``: :mod:`mgqa_platform.evaluation.solver` on the true-premise questions;
+  false-premise questions are ``skipped`` (the solver recomputes answers, it does not judge
+  premises).
 """
 
 from __future__ import annotations

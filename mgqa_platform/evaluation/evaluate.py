@@ -1,4 +1,5 @@
-"""Evaluate one system on one split and language: load the released records, score, store, aggregate.
+"""Evaluate one system on one split and language: load the released records, score, store,
+aggregate.
 
 The records come from ``questions_en``; for the other 16 languages the text is that of
 ``questions_postedited`` (the released, post-edited text; same ids, golds and triples). Records are
@@ -94,7 +95,8 @@ def load_questions(
 
 
 def premise_templates(catalog: Catalog | None = None) -> set[str]:
-    """Sub-templates that carry false premises (their answerable questions form the G.7 FRR comparison set)."""
+    """Sub-templates that carry false premises (their answerable questions form the G.7 FRR
+    comparison set)."""
     return {s.id for s in (catalog or default_catalog()).sub_templates if s.perturb_role}
 
 
@@ -164,7 +166,10 @@ def write_scores(
                 [system, split, lang],
             )
             con.execute(
-                f"INSERT INTO scores BY NAME SELECT {', '.join(SCORE_COLUMNS)} FROM _scores ORDER BY question_id"
+                "INSERT INTO scores BY NAME "
+                f"SELECT {', '.join(SCORE_COLUMNS)} "
+                "FROM _scores "
+                "ORDER BY question_id"
             )
     finally:
         con.unregister("_scores")
@@ -174,7 +179,8 @@ def write_scores(
 def read_scores(
     con: duckdb.DuckDBPyConnection, system: str, split: str, lang: str | None = None
 ) -> list[dict]:
-    """Score rows of a system and split (all languages unless ``lang``), with ``premise_template`` restored."""
+    """Score rows of a system and split (all languages unless ``lang``), with ``premise_template``
+    restored."""
     premise = premise_templates()
     where, args = "system = ? AND split = ?", [system, split]
     if lang:

@@ -1,8 +1,8 @@
 """What a released question states: its gold triples read back into entities, without the warehouse.
 
-The reference solver (:mod:`mgqa_platform.evaluation.solver`) may use nothing but a question record (text,
-template, bindings, parameters) and its cited ``gold_triples``. This module turns those ``[s, p, o]`` triples,
-in any of the three KGs' native vocabularies, into :class:`Entity` objects:
+The reference solver (:mod:`mgqa_platform.evaluation.solver`) may use nothing but a question record
+(text, template, bindings, parameters) and its cited ``gold_triples``. This module turns those ``[s,
+p, o]`` triples, in any of the three KGs' native vocabularies, into :class:`Entity` objects:
 
 * labels: ``rdfs:label``, OSM ``name`` / ``name:en``, WorldKG ``nameEn``, KWG ``hasRoadSign`` and
   ``hospitalName``;
@@ -11,11 +11,12 @@ in any of the three KGs' native vocabularies, into :class:`Entity` objects:
   shapely in EPSG:4326, **x = longitude, y = latitude**;
 * types: ``rdf:type`` objects, local names;
 * time: ``kwg-ont:hasTemporalScope`` or ``time:hasTime`` -> ``time:Instant``
-  (``inXSDDate``/``inXSDDateTime``) or ``time:Interval`` (``hasBeginning``/``hasEnd`` -> instants), as
-  ISO date strings;
-* observations: ``sosa:isFeatureOfInterestOf`` -> collection -> ``sosa:hasMember`` -> observation with
-  ``sosa:observedProperty`` (the attribute of :data:`mgqa_platform.kg.vocab.KWG_OBSERVED_ATTRIBUTES`, e.g.
-  ``magnitude``, else its local name) and ``sosa:hasSimpleResult``, kept as attributes;
+  (``inXSDDate``/``inXSDDateTime``) or ``time:Interval`` (``hasBeginning``/``hasEnd`` -> instants),
+  as ISO date strings;
+* observations: ``sosa:isFeatureOfInterestOf`` -> collection -> ``sosa:hasMember`` -> observation
+  with ``sosa:observedProperty`` (the attribute of
+  :data:`mgqa_platform.kg.vocab.KWG_OBSERVED_ATTRIBUTES`, e.g. ``magnitude``, else its local name)
+  and ``sosa:hasSimpleResult``, kept as attributes;
 * attributes: any other literal, keyed by the predicate's local name (``population``, ``ele``...).
 
 ``entity_subjects`` (entity id -> triple subject) in the record ties bindings to subjects.
@@ -60,7 +61,8 @@ INSTANT_VALUES = {"inXSDDate", "inXSDDateTime", "inXSDDateTimeStamp"}
 
 @dataclass
 class Entity:
-    """One cited entity: its id (``<kg>:<local>``), triple subject and the facts its triples state."""
+    """One cited entity: its id (``<kg>:<local>``), triple subject and the facts its triples
+    state."""
 
     entity_id: str
     subject: str
@@ -78,8 +80,8 @@ class Entity:
 
     @property
     def name(self) -> str | None:
-        """The English label, by :data:`LABEL_PREDICATES`: ``name:en`` > ``nameEn`` > ``hasRoadSign`` >
-        ``rdfs:label`` > ``name`` > ``hospitalName``."""
+        """The English label, by :data:`LABEL_PREDICATES`: ``name:en`` > ``nameEn`` >
+        ``hasRoadSign`` > ``rdfs:label`` > ``name`` > ``hospitalName``."""
         for p in LABEL_PREDICATES:
             if self.labels.get(p):
                 return sorted(self.labels[p])[0]
@@ -87,7 +89,8 @@ class Entity:
 
     @property
     def dates(self) -> list[str]:
-        """ISO dates (``YYYY-MM-DD``) of the temporal scope: one for an instant, begin and end for an interval."""
+        """ISO dates (``YYYY-MM-DD``) of the temporal scope: one for an instant, begin and end for
+        an interval."""
         return sorted({t[:10] for t in self.times})
 
     @property
@@ -96,19 +99,21 @@ class Entity:
 
     @cached_property
     def geometry(self) -> BaseGeometry | None:
-        """Shapely geometry in EPSG:4326 (lon, lat), repaired as the entity table repairs it, or None."""
+        """Shapely geometry in EPSG:4326 (lon, lat), repaired as the entity table repairs it, or
+        None."""
         return geo.parse_wkt(self.wkt) if self.wkt else None
 
     @property
     def lonlat(self) -> tuple[float, float]:
-        """Representative point (lon, lat) degrees, the entity table's rule (point / line midpoint / point on
-        surface). Raises ``LookupError`` when no geometry was cited."""
+        """Representative point (lon, lat) degrees, the entity table's rule (point / line midpoint /
+        point on surface). Raises ``LookupError`` when no geometry was cited."""
         if self.geometry is None:
             raise LookupError(f"{self.entity_id}: no geometry in the gold triples")
         return geo.representative_lonlat(self.geometry)
 
     def number(self, key: str) -> float:
-        """The first numeric value of attribute ``key`` (predicate local name). Raises ``LookupError``."""
+        """The first numeric value of attribute ``key`` (predicate local name). Raises
+        ``LookupError``."""
         for v in self.attributes.get(key, []):
             try:
                 return float(v)
@@ -120,8 +125,9 @@ class Entity:
 class Facts:
     """The entities of one question, built from its ``gold_triples`` and ``entity_subjects``.
 
-    ``entities`` maps entity id -> :class:`Entity` for every id in ``entity_subjects`` (bound and evidence
-    entities); ``bound(role)`` resolves a binding; ``others()`` lists the cited entities that are not bound.
+    ``entities`` maps entity id -> :class:`Entity` for every id in ``entity_subjects`` (bound and
+    evidence entities); ``bound(role)`` resolves a binding; ``others()`` lists the cited entities
+    that are not bound.
     """
 
     def __init__(
@@ -176,15 +182,16 @@ class Facts:
         )
 
     def bound(self, role: str) -> Entity:
-        """The entity bound to ``role`` (e.g. ``entity_A``). Raises ``LookupError`` if it was not cited."""
+        """The entity bound to ``role`` (e.g. ``entity_A``). Raises ``LookupError`` if it was not
+        cited."""
         eid = self.bindings.get(role)
         if eid is None or eid not in self.entities:
             raise LookupError(f"role {role!r} is not bound to a cited entity")
         return self.entities[eid]
 
     def about(self, prefix: str) -> dict[str, dict[str, str]]:
-        """Cited facts whose subject starts with ``prefix`` (e.g. ``urn:mgqa:raster:``): subject -> {predicate
-        local name: object}."""
+        """Cited facts whose subject starts with ``prefix`` (e.g. ``urn:mgqa:raster:``): subject ->
+        {predicate local name: object}."""
         out: dict[str, dict[str, str]] = defaultdict(dict)
         for s, p, o in self.triples:
             if s.startswith(prefix):
@@ -198,8 +205,8 @@ class Facts:
 
 
 def _times(node: str, by_s: Mapping[str, list[tuple[str, str]]]) -> list[str]:
-    """xsd date/dateTime literals reachable from a temporal-scope node: an instant's value, or an interval's
-    beginning and end instants."""
+    """xsd date/dateTime literals reachable from a temporal-scope node: an instant's value, or an
+    interval's beginning and end instants."""
     out = []
     for p, o in by_s.get(node, []):
         key = local_name(p)

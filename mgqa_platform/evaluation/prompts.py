@@ -1,17 +1,20 @@
-"""Prompts of the evaluation tiers (our own wording), rendered deterministically from a question record.
+"""Prompts of the evaluation tiers (our own wording), rendered deterministically from a question
+record.
 
-``render(question, tier)`` returns ``[system, user]`` chat messages; the same question and tier always give the
-same bytes. The question text is used exactly as stored (any language). Tiers:
+``render(question, tier)`` returns ``[system, user]`` chat messages; the same question and tier
+always give the same bytes. The question text is used exactly as stored (any language). Tiers:
 
-========================  =============================================================================
-``T1``                    parametric: answer directly
-``T2``                    reasoning: think step by step in a ``reasoning`` field, then answer
-``T1O_RAW``               T1 + gold triples as N-Triples-like lines
+========================
+============================================================================= ``T1``
+parametric: answer directly ``T2``                    reasoning: think step by step in a
+``reasoning`` field, then answer ``T1O_RAW``               T1 + gold triples as N-Triples-like lines
 ``T1O_STRUCTURED``        T1 + gold triples as JSON grouped by subject
 ``T1O_VERBALIZED``        T1 + gold triples as English sentences built from predicate local names
-``T3A``                   agentic: JSON steps with Python code; KG retrieval tools + geospatial libraries
-``T3O``                   agentic oracle: structured triples injected (``triples()``), Python, no retrieval
-========================  =============================================================================
+``T3A``                   agentic: JSON steps with Python code; KG retrieval tools + geospatial
+libraries ``T3O``                   agentic oracle: structured triples injected (``triples()``),
+Python, no retrieval
+========================
+=============================================================================
 """
 
 from __future__ import annotations
@@ -63,24 +66,32 @@ DEFAULT_MAX_STEPS = 10
 
 # ---------------------------------------------------------------- answer type wording
 _TYPE = {
-    "boolean": 'a yes/no judgement: true or false, or the string "plausibly" when the facts cannot settle it',
-    "entity_name": "the name of one entity (a place or feature); if several are tied, any one of them",
+    "boolean": 'a yes/no judgement: true or false, or the string "plausibly" when the facts '
+    "cannot settle it",
+    "entity_name": "the name of one entity (a place or feature); if several are tied, "
+    "any one of them",
     "predefined": "exactly one label from a fixed list",
-    "set": "the names of all entities that satisfy the question, in any order (an empty list if there are none)",
-    "grid_cell": "one cell of a discrete global grid: an H3 index (hexadecimal string) or an S2 cell token, "
+    "set": "the names of all entities that satisfy the question, "
+    "in any order (an empty list if there are none)",
+    "grid_cell": "one cell of a discrete global grid: an H3 index (hexadecimal string) or an S2 "
+    "cell token, "
     "with its H3 resolution or S2 level",
     "geohash": "a geohash string (base-32, 1 to 12 characters) and its precision (its length)",
-    "composite_cell": "two cells for the same place: an H3 index with its resolution and an S2 token with its level",
+    "composite_cell": "two cells for the same place: an H3 index with its resolution and an S2 "
+    "token with its level",
     "distance": "a distance",
     "area": "an area",
     "count": "a count (a whole number, zero or more)",
     "ratio": "a dimensionless number (a ratio, share or quotient)",
     "point": "a position given as WGS84 longitude and latitude in decimal degrees",
-    "polar": "a direction and a distance: the bearing in degrees clockwise from true north (0 to 360) and the "
+    "polar": "a direction and a distance: the bearing in degrees clockwise from true north "
+    "(0 to 360) and the "
     "distance",
-    "bbox": "a bounding box in WGS84 decimal degrees (minimum and maximum longitude and latitude), not crossing "
+    "bbox": "a bounding box in WGS84 decimal degrees "
+    "(minimum and maximum longitude and latitude), not crossing "
     "the antimeridian",
-    "date": "a calendar date written YYYY-MM-DD, YYYY-MM or YYYY, with its precision (day, month or year)",
+    "date": "a calendar date written YYYY-MM-DD, YYYY-MM or YYYY, "
+    "with its precision (day, month or year)",
 }
 _UNIT = {
     "km": "kilometres (km)",
@@ -151,7 +162,8 @@ def _triples(question: Mapping) -> list[tuple[str, str, str]]:
 
 
 def local(iri: str) -> str:
-    """Local name of a predicate or node: after the last ``#``/``/``, or after a known ``prefix:``."""
+    """Local name of a predicate or node: after the last ``#``/``/``, or after a known
+    ``prefix:``."""
     if iri.startswith(("http://", "https://", "<")):
         m = _LOCAL.search(iri.strip("<>"))
         return m.group(1) if m and m.group(1) else iri
@@ -185,8 +197,8 @@ def raw_triples(question: Mapping) -> str:
 
 
 def structured_triples(question: Mapping) -> list[dict]:
-    """Gold triples grouped by subject (first-appearance order): ``[{"subject": s, "facts": {p: [o, ...]}}]``;
-    predicates keep their stored spelling, values their stored order."""
+    """Gold triples grouped by subject (first-appearance order): ``[{"subject": s, "facts": {p:
+    [o, ...]}}]``; predicates keep their stored spelling, values their stored order."""
     groups: dict[str, dict[str, list[str]]] = {}
     for s, p, o in _triples(question):
         groups.setdefault(s, {}).setdefault(p, []).append(o)
@@ -206,11 +218,13 @@ def _phrase(pred: str) -> str:
 
 
 def verbalized_triples(question: Mapping) -> str:
-    """One English sentence per fact, e.g. ``"Fleneken has the geometry POINT (-8.19704 4.76462)."``.
+    """One English sentence per fact, e.g. ``"Fleneken has the geometry POINT (-8.19704
+    4.76462)."``.
 
-    Subjects are named by their label (``name:en`` > ``nameEn`` > ``label`` > ``name``), else their local name;
-    a geometry node (``hasGeometry``/``spatialObject`` -> ``asWKT``) is folded into its feature, the WKT's CRS
-    IRI prefix dropped; ``rdf:type`` becomes ``"X is of type <type>."``; other nodes as objects are named like subjects."""
+    Subjects are named by their label (``name:en`` > ``nameEn`` > ``label`` > ``name``), else their
+    local name; a geometry node (``hasGeometry``/``spatialObject`` -> ``asWKT``) is folded into its
+    feature, the WKT's CRS IRI prefix dropped; ``rdf:type`` becomes ``"X is of type <type>."``;
+    other nodes as objects are named like subjects."""
     trs = _triples(question)
     by_s: dict[str, list[tuple[str, str]]] = {}
     for s, p, o in trs:
@@ -275,8 +289,10 @@ _SYSTEM_AGENT = (
     "from true north. Every reply you send is one JSON object in the requested step shape."
 )
 _PREMISE = (
-    "Some questions rest on a false premise: they take for granted something that does not exist or "
-    "does not hold (for example an entity of that kind near the place, or a relation between the places). "
+    "Some questions rest on a false premise: they take for granted something that does not "
+    "exist or "
+    "does not hold (for example an entity of that kind near the place, "
+    "or a relation between the places). "
     'If the premise is false, do not answer: set "premise_rejected" to true and "answer" to null. '
     'Otherwise set "premise_rejected" to false and give your best answer; never leave it null.'
 )
@@ -284,16 +300,19 @@ _FACT_INTRO = {
     T1O_RAW: "Facts from a spatial knowledge graph, as RDF triples (subject, predicate, object):",
     T1O_STRUCTURED: "Facts from a spatial knowledge graph, as JSON grouped by subject:",
     T1O_VERBALIZED: "Facts from a spatial knowledge graph, stated in sentences:",
-    T3O: "Facts from a spatial knowledge graph, as JSON grouped by subject (also returned by triples()):",
+    T3O: "Facts from a spatial knowledge graph, as JSON grouped by subject "
+    "(also returned by triples()):",
 }
 _TOOLS_T3A = """\
 Functions defined in your Python environment (knowledge-graph tools, read-only):
-- search_entities(name, limit=10) -> list of dicts with entity_id, name, display_name, category, lon, lat
+- search_entities(name, limit=10) -> list of dicts with entity_id, name, display_name, category,
+    lon, lat
   for entities whose name contains `name` (case-insensitive), exact matches first.
 - entity_triples(entity_id) -> list of [subject, predicate, object] triples of one entity.
 - sql(query) -> list of row dicts for one read-only SELECT over the warehouse tables
   entities(entity_id, kg, name, display_name, category, lon, lat, geom_kind, geometry, ...) and
-  entity_triples(entity_id, kg, s, p, o) (DuckDB SQL; spatial ST_* functions such as ST_AsText(geometry)
+  entity_triples(entity_id, kg, s, p, o) (DuckDB SQL; spatial ST_* functions such as
+      ST_AsText(geometry)
   are available); at most 200 rows come back."""
 _TOOLS_T3O = """\
 Functions defined in your Python environment:
@@ -302,7 +321,8 @@ Functions defined in your Python environment:
 You have no retrieval tools: everything you need is in the facts above."""
 _LIBS = (
     "Already imported: math, json, shapely (with shapely.wkt and shapely.geometry), pyproj "
-    '(Geod, Transformer; GEOD = Geod(ellps="WGS84") for geodesic distances, azimuths and areas), h3.'
+    '(Geod, Transformer; GEOD = Geod(ellps="WGS84") for geodesic distances, '
+    "azimuths and areas), h3."
 )
 
 
@@ -331,7 +351,8 @@ def _question_block(question: Mapping) -> list[str]:
 
 
 def render(question: Mapping, tier: str, *, max_steps: int = DEFAULT_MAX_STEPS) -> list[dict]:
-    """``[{"role": "system", ...}, {"role": "user", ...}]`` for ``question`` under ``tier`` (deterministic)."""
+    """``[{"role": "system", ...}, {"role": "user", ...}]`` for ``question`` under ``tier``
+    (deterministic)."""
     if tier not in TIERS:
         raise ValueError(f"unknown tier {tier!r}; expected one of {TIERS}")
     parts: list[str] = []
@@ -347,8 +368,10 @@ def render(question: Mapping, tier: str, *, max_steps: int = DEFAULT_MAX_STEPS) 
             f"Work in steps; you have at most {max_steps} steps. Each reply is one JSON object "
             '{"thought": "<what you do next and why>", "code": "<Python source>" or null, '
             '"final_answer": null or the final reply object}.',
-            'When "code" is given it runs in a fresh Python interpreter (variables are not kept between steps; '
-            "files written to the current directory are) and what it prints comes back to you as the next "
+            'When "code" is given it runs in a fresh Python interpreter '
+            "(variables are not kept between steps; "
+            "files written to the current directory are) and what it prints comes back to "
+            "you as the next "
             "message; print what you need to see.",
             'When you are done, send "code": null and "final_answer": '
             + _reply_shape(question, tier)
@@ -356,7 +379,8 @@ def render(question: Mapping, tier: str, *, max_steps: int = DEFAULT_MAX_STEPS) 
         ]
     elif tier == T2:
         parts += [
-            'Think step by step: write your reasoning in the "reasoning" field first, then commit to an '
+            'Think step by step: write your reasoning in the "reasoning" field first, '
+            "then commit to an "
             "answer. Reply with one JSON object of this shape and nothing else:",
             _reply_shape(question, tier),
         ]

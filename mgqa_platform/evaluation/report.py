@@ -1,13 +1,16 @@
-"""Evaluation reports: EM / NE broken down like the paper's section 5, as Markdown tables and PNG plots.
+"""Evaluation reports: EM / NE broken down like the paper's section 5, as Markdown tables and PNG
+plots.
 
-Breakdowns: spatial function (SFID), answer format, KG, income tier, density tier and language. Income and
-density tiers are also given *standardized* to the benchmark-wide SFID mix (paper section 5.3): the tiers hold
-equal question counts but not equal compositions, so tier t's standardized EM is
+Breakdowns: spatial function (SFID), answer format, KG, income tier, density tier and language.
+Income and density tiers are also given *standardized* to the benchmark-wide SFID mix (paper section
+5.3): the tiers hold equal question counts but not equal compositions, so tier t's standardized EM
+is
 
-    EM_std(t) = sum_f w_f * EM(t, f) / sum_{f present in t} w_f,   w_f = share of SFID f among all questions,
+    EM_std(t) = sum_f w_f * EM(t, f) / sum_{f present in t} w_f,   w_f = share of SFID f among all
+    questions,
 
-i.e. each tier keeps its own per-SFID accuracy and takes the common SFID weights (renormalised over the SFIDs
-the tier has). Everything is computed over true-premise questions, as the metrics are.
+i.e. each tier keeps its own per-SFID accuracy and takes the common SFID weights (renormalised over
+the SFIDs the tier has). Everything is computed over true-premise questions, as the metrics are.
 """
 
 from __future__ import annotations
@@ -44,7 +47,8 @@ def by_group(rows: Iterable[Mapping[str, Any]], key: str) -> dict[str, dict]:
 def standardized(
     rows: Iterable[Mapping[str, Any]], tier_key: str, metric: str = "em", mix_key: str = "sfid"
 ) -> dict[str, float | None]:
-    """Tier -> metric standardized to the overall ``mix_key`` distribution of true-premise questions (percent)."""
+    """Tier -> metric standardized to the overall ``mix_key`` distribution of true-premise questions
+    (percent)."""
     rows = [r for r in rows if not r["false_premise"] and r["status"] != "skipped"]
     weights = Counter(r[mix_key] for r in rows)
     cells: dict[tuple[str, str], list[float]] = defaultdict(list)
@@ -78,7 +82,8 @@ def _fmt(v: Any) -> str:
 def markdown(
     rows: list[Mapping[str, Any]], title: str, plots: Mapping[str, str] | None = None
 ) -> str:
-    """The report as Markdown: overall metrics, one table per breakdown, standardized tier tables."""
+    """The report as Markdown: overall metrics, one table per breakdown, standardized tier
+    tables."""
     overall = aggregate(rows).as_dict()
     cols = ("n", "em", "ne", "coverage", "em_covered", "frr", "n_false_premise", "nrr")
     header = ("group", "N", "EM", "NE", "Cov.", "EM cov.", "FRR", "N false premise", "NRR")
@@ -113,7 +118,8 @@ def markdown(
 
 
 def plot(rows: list[Mapping[str, Any]], key: str, path: Path, title: str) -> None:
-    """Horizontal bars of EM and NE per group of ``key`` (standardized EM for the tier keys), written as PNG."""
+    """Horizontal bars of EM and NE per group of ``key`` (standardized EM for the tier keys),
+    written as PNG."""
     import matplotlib
 
     matplotlib.use("Agg")

@@ -1,27 +1,30 @@
 """Resumable, concurrent model runs: one ``predictions.jsonl`` line per question.
 
-``run(questions, client, tier, out_dir, system_name=...)`` asks the model every question not yet recorded in
-``out_dir/predictions.jsonl`` and appends one JSON line per question as soon as it finishes (one ``write`` of
-the whole line, then ``flush`` and ``os.fsync``)::
+``run(questions, client, tier, out_dir, system_name=...)`` asks the model every question not yet
+recorded in ``out_dir/predictions.jsonl`` and appends one JSON line per question as soon as it
+finishes (one ``write`` of the whole line, then ``flush`` and ``os.fsync``)::
 
-    {"answer": {...} | null, "attempts": 1, "detail": null, "question_id": "q...", "raw": "<reply, <= 4000 chars>",
+    {"answer": {...} | null, "attempts": 1, "detail": null, "question_id": "q...", "raw": "<reply,
+    <= 4000 chars>",
      "status": "answered", "steps": 1, "system": "...", "tier": "T1", "tool_calls": 0,
      "usage": {"completion_tokens": 5, "prompt_tokens": 120, "total_tokens": 125}}
 
-Keys are sorted and nothing time-dependent is written, so rerunning a deterministic endpoint reproduces the
-lines (in completion order, which the scorer ignores: it keys by ``question_id``). Statuses: ``answered``,
-``refused`` (premise rejected; answer ``{"rejected": true}``), ``format_error`` (reply not JSON, off-schema, or
-an answer that does not fit its format), ``harness_error`` (transport failure after retries, or an unexpected
-exception; ``detail`` says which), ``budget_exhausted`` (agent tiers only).
+Keys are sorted and nothing time-dependent is written, so rerunning a deterministic endpoint
+reproduces the lines (in completion order, which the scorer ignores: it keys by ``question_id``).
+Statuses: ``answered``, ``refused`` (premise rejected; answer ``{"rejected": true}``),
+``format_error`` (reply not JSON, off-schema, or an answer that does not fit its format),
+``harness_error`` (transport failure after retries, or an unexpected exception; ``detail`` says
+which), ``budget_exhausted`` (agent tiers only).
 
-Resuming: existing lines are read first and their question ids skipped, except ``harness_error`` lines
-(with ``retry_errors``, the default): those are moved to ``predictions.jsonl.retried`` and the questions
-asked again, so an outage is not a permanent wrong answer and every question keeps exactly one line. A torn last line (a killed writer) or
-any unparsable line is appended to ``predictions.jsonl.corrupt`` and removed from the file (truncated back to the
-last good newline), so nothing is lost silently; the summary counts them. ``out_dir/run.json`` holds the run
-configuration (endpoint, model, tier, system, question count, seed...; never the API key); a resume with a
-different tier, system or model is refused. An advisory lock (``out_dir/.lock``) stops two runners sharing
-one directory.
+Resuming: existing lines are read first and their question ids skipped, except ``harness_error``
+lines (with ``retry_errors``, the default): those are moved to ``predictions.jsonl.retried`` and the
+questions asked again, so an outage is not a permanent wrong answer and every question keeps exactly
+one line. A torn last line (a killed writer) or any unparsable line is appended to
+``predictions.jsonl.corrupt`` and removed from the file (truncated back to the last good newline),
+so nothing is lost silently; the summary counts them. ``out_dir/run.json`` holds the run
+configuration (endpoint, model, tier, system, question count, seed...; never the API key); a resume
+with a different tier, system or model is refused. An advisory lock (``out_dir/.lock``) stops two
+runners sharing one directory.
 """
 
 from __future__ import annotations
@@ -72,8 +75,9 @@ def _zero_usage() -> dict:
 
 @dataclass
 class RunSummary:
-    """What one call of :func:`run` did (``counts``/``usage``: lines written by this call) and the state of
-    the whole file afterwards (``file_counts``/``file_usage``: every recorded question, previous runs included)."""
+    """What one call of :func:`run` did (``counts``/``usage``: lines written by this call) and the
+    state of the whole file afterwards (``file_counts``/``file_usage``: every recorded question,
+    previous runs included)."""
 
     out_dir: str
     selected: int  # questions selected (after de-duplication and ``limit``)
@@ -101,7 +105,8 @@ def _parse_line(line: bytes) -> dict | None:
 
 def repair(path: str | Path) -> tuple[list[dict], int]:
     """Read ``path`` (a predictions file), moving a torn last line and any unparsable line to
-    ``<path>.corrupt`` and rewriting the file without them. Returns (good records in file order, fragments moved)."""
+    ``<path>.corrupt`` and rewriting the file without them. Returns (good records in file order,
+    fragments moved)."""
     path = Path(path)
     if not path.exists():
         return [], 0
@@ -148,9 +153,9 @@ def _rewrite(path: Path, lines: list[bytes]) -> None:
 
 
 def retire_errors(path: str | Path) -> tuple[list[dict], int]:
-    """Move the ``harness_error`` lines of a (repaired) predictions file to :data:`RETRIED` beside it -- first
-    appended there and fsynced, then cut from the file by an atomic rewrite -- so their questions are asked
-    again. Returns (the remaining records in file order, lines moved)."""
+    """Move the ``harness_error`` lines of a (repaired) predictions file to :data:`RETRIED` beside
+    it -- first appended there and fsynced, then cut from the file by an atomic rewrite -- so their
+    questions are asked again. Returns (the remaining records in file order, lines moved)."""
     path = Path(path)
     if not path.exists():
         return [], 0
@@ -175,8 +180,8 @@ def retire_errors(path: str | Path) -> tuple[list[dict], int]:
 
 
 def load_predictions(path: str | Path) -> dict[str, dict]:
-    """``{question_id: record}`` from a predictions file (or a run directory); the last line per id wins and
-    unparsable lines are ignored (nothing is modified)."""
+    """``{question_id: record}`` from a predictions file (or a run directory); the last line per id
+    wins and unparsable lines are ignored (nothing is modified)."""
     path = Path(path)
     if path.is_dir():
         path = path / PREDICTIONS
@@ -240,8 +245,9 @@ def answer_question(
     max_steps: int = DEFAULT_MAX_STEPS,
     step_timeout_s: float = 30.0,
 ) -> dict:
-    """The prediction line of one question (never raises for model or transport failures). ``raw`` and
-    ``detail`` are scrubbed of the client's secrets first, then cut to RAW_LIMIT / DETAIL_LIMIT."""
+    """The prediction line of one question (never raises for model or transport failures). ``raw``
+    and ``detail`` are scrubbed of the client's secrets first, then cut to RAW_LIMIT /
+    DETAIL_LIMIT."""
     rec = _answer(question, client, tier, system, warehouse, max_steps, step_timeout_s)
     rec["raw"] = client.scrub(rec["raw"])[:RAW_LIMIT]
     if rec["detail"] is not None:
@@ -343,12 +349,14 @@ def run(
     step_timeout_s: float = 30.0,
     retry_errors: bool = True,
 ) -> RunSummary:
-    """Answer every not-yet-recorded question with ``client`` under ``tier`` (see the module docstring).
+    """Answer every not-yet-recorded question with ``client`` under ``tier`` (see the module
+    docstring).
 
-    ``limit`` picks a seeded sample of that many questions (order by sha256 of ``"{seed}:{question_id}"``), so
-    reruns with the same seed select the same questions; ``warehouse`` is required for T3a. With
-    ``retry_errors`` (the default), questions recorded as ``harness_error`` are asked again
-    (:func:`retire_errors`). The agent tiers are refused up front when the sandbox cannot be built
+    ``limit`` picks a seeded sample of that many questions (order by sha256 of
+    ``"{seed}:{question_id}"``), so reruns with the same seed select the same questions;
+    ``warehouse`` is required for T3a. With ``retry_errors`` (the default), questions recorded as
+    ``harness_error`` are asked again (:func:`retire_errors`). The agent tiers are refused up front
+    when the sandbox cannot be built
     (:class:`~mgqa_platform.evaluation.sandbox.SandboxUnavailable`)."""
     _check_run(tier, warehouse, concurrency)
     out = Path(out_dir)

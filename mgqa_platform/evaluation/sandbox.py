@@ -1,25 +1,27 @@
-"""Run untrusted, model-written Python under bubblewrap (``bwrap``), with resource limits from ``prlimit``.
+"""Run untrusted, model-written Python under bubblewrap (``bwrap``), with resource limits from
+``prlimit``.
 
-The agentic tiers execute code a model wrote. This module confines each execution with existing tools rather
-than checks of our own:
+The agentic tiers execute code a model wrote. This module confines each execution with existing
+tools rather than checks of our own:
 
-* **bubblewrap** builds a fresh mount, PID, network, IPC and UTS namespace. The sandbox sees an empty root
-  with ``/usr`` and the Python installation read-only, a fresh ``/proc``, ``/dev`` and a small ``/tmp``
-  (tmpfs), its working directory at :data:`WORK_DIR`, the trusted launcher files read-only at
-  :data:`CONTROL_DIR` and, for T3a, the KG-only DuckDB copy read-only at :data:`KG_PATH`. Nothing else of
-  the host is visible: not the home, the warehouse, the release, ``/etc`` or the runner's ``/proc``.
-  The network namespace holds only its own loopback, so not even the host's 127.0.0.1 is reachable.
-  The environment is cleared (``--clearenv``) and bwrap itself is started with a minimal environment, so
-  no key or ``MGQA_*`` variable exists anywhere inside. ``--new-session`` gives the code its own session;
-  ``--die-with-parent`` plus the PID namespace mean that killing the launcher kills every process the code
-  started, ``setsid()`` grandchildren included.
+* **bubblewrap** builds a fresh mount, PID, network, IPC and UTS namespace. The sandbox sees an
+  empty root with ``/usr`` and the Python installation read-only, a fresh ``/proc``, ``/dev`` and a
+  small ``/tmp`` (tmpfs), its working directory at :data:`WORK_DIR`, the trusted launcher files
+  read-only at :data:`CONTROL_DIR` and, for T3a, the KG-only DuckDB copy read-only at
+  :data:`KG_PATH`. Nothing else of the host is visible: not the home, the warehouse, the release,
+  ``/etc`` or the runner's ``/proc``. The network namespace holds only its own loopback, so not even
+  the host's 127.0.0.1 is reachable. The environment is cleared (``--clearenv``) and bwrap itself is
+  started with a minimal environment, so no key or ``MGQA_*`` variable exists anywhere inside.
+  ``--new-session`` gives the code its own session; ``--die-with-parent`` plus the PID namespace
+  mean that killing the launcher kills every process the code started, ``setsid()`` grandchildren
+  included.
 * As root, bwrap runs in its privileged mode and ``setpriv`` drops the code to an unprivileged user
-  (:data:`SANDBOX_UID`, no capabilities, ``no_new_privs``); otherwise bwrap runs unprivileged in a new user
-  namespace, where nested user namespaces are disabled.
-* **prlimit** sets CPU seconds, address space, processes (threads count), file size, open files and core
-  dumps (:class:`Limits`) before the interpreter starts.
-* The parent reads the output itself: at most ``Limits.output_bytes`` are accepted (then the process is
-  killed), only the head and the tail are kept in memory, and every wait has a deadline.
+  (:data:`SANDBOX_UID`, no capabilities, ``no_new_privs``); otherwise bwrap runs unprivileged in a
+  new user namespace, where nested user namespaces are disabled.
+* **prlimit** sets CPU seconds, address space, processes (threads count), file size, open files and
+  core dumps (:class:`Limits`) before the interpreter starts.
+* The parent reads the output itself: at most ``Limits.output_bytes`` are accepted (then the process
+  is killed), only the head and the tail are kept in memory, and every wait has a deadline.
 
 When bubblewrap is missing or cannot create namespaces here, :func:`check_available` raises
 :class:`SandboxUnavailable`: model code is never run unconfined.
@@ -62,12 +64,14 @@ _KILL_GRACE_S = 5.0  #: how long to wait for the killed launcher and its pipe to
 
 
 class SandboxUnavailable(RuntimeError):
-    """The sandbox cannot be built on this machine; model-written code is refused, never run unconfined."""
+    """The sandbox cannot be built on this machine; model-written code is refused, never run
+    unconfined."""
 
 
 @dataclass(frozen=True)
 class Limits:
-    """Per-execution limits. ``wall_s`` is enforced by the parent, the others by the kernel (``prlimit``)."""
+    """Per-execution limits. ``wall_s`` is enforced by the parent, the others by the kernel
+    (``prlimit``)."""
 
     wall_s: float = 30.0
     cpu_s: int = 30
@@ -84,8 +88,9 @@ class Limits:
 
 @dataclass(frozen=True)
 class Outcome:
-    """What one confined execution produced. ``head``/``tail`` are the first and last bytes of the output
-    (``tail`` empty when ``head`` holds all of it); ``stopped`` is ``None``, ``"time"`` or ``"output"``."""
+    """What one confined execution produced. ``head``/``tail`` are the first and last bytes of the
+    output (``tail`` empty when ``head`` holds all of it); ``stopped`` is ``None``, ``"time"`` or
+    ``"output"``."""
 
     head: bytes
     tail: bytes
@@ -105,8 +110,8 @@ def _bwrap(bwrap: str | None) -> str:
 
 
 def _tool(name: str) -> str:
-    """Absolute path of a util-linux helper (``setpriv``, ``prlimit``); it must live under /usr to be seen
-    inside the sandbox."""
+    """Absolute path of a util-linux helper (``setpriv``, ``prlimit``); it must live under /usr to
+    be seen inside the sandbox."""
     found = shutil.which(name, path="/usr/bin:/usr/sbin:/bin:/sbin")
     if found is None:
         raise SandboxUnavailable(f"T3 refused: {name} (util-linux) not found")
@@ -118,7 +123,8 @@ def _is_root() -> bool:
 
 
 def _system_dirs() -> list[str]:
-    """``/usr`` read-only, and the top-level ``/bin``, ``/lib``... as the symlinks or directories they are."""
+    """``/usr`` read-only, and the top-level ``/bin``, ``/lib``... as the symlinks or directories
+    they are."""
     args = ["--ro-bind", "/usr", "/usr"]
     for name in ("/bin", "/sbin", "/lib", "/lib32", "/lib64"):
         if os.path.islink(name):
@@ -140,8 +146,8 @@ def _python_dirs(python: str) -> list[str]:
 
 
 def _parent_dirs(mounts: list[str]) -> list[str]:
-    """``--dir`` operations creating every parent of the mount points with mode 0755 (bwrap would make them
-    0700 as root, which the unprivileged sandbox user could not traverse)."""
+    """``--dir`` operations creating every parent of the mount points with mode 0755 (bwrap would
+    make them 0700 as root, which the unprivileged sandbox user could not traverse)."""
     dests = [mounts[i + 2] for i, a in enumerate(mounts) if a in ("--bind", "--ro-bind")]
     parents: list[str] = []
     for dest in dests:
@@ -176,7 +182,8 @@ def bwrap_command(
     bwrap: str | None = None,
     env: dict[str, str] | None = None,
 ) -> list[str]:
-    """The full command line running ``argv`` (paths as seen inside) confined as the module docstring says."""
+    """The full command line running ``argv`` (paths as seen inside) confined as the module
+    docstring says."""
     cmd = [_bwrap(bwrap), "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts"]
     cmd += ["--unshare-cgroup-try", "--die-with-parent", "--new-session", "--clearenv"]
     if not _is_root():
@@ -209,8 +216,8 @@ def bwrap_command(
 
 
 def enforce_workdir_cap(workdir: Path, limit: int) -> int | None:
-    """The working directory's size in bytes when it passes ``limit`` -- its contents are then removed --,
-    else None. Links are not followed; sizes are of regular files."""
+    """The working directory's size in bytes when it passes ``limit`` -- its contents are then
+    removed --, else None. Links are not followed; sizes are of regular files."""
     total = 0
     for root, _dirs, files in os.walk(workdir):
         for name in files:
@@ -230,7 +237,8 @@ def enforce_workdir_cap(workdir: Path, limit: int) -> int | None:
 
 
 def prepare_dirs(workdir: Path, control_dir: Path) -> None:
-    """Make the working directory writable and the control directory readable by the sandbox user."""
+    """Make the working directory writable and the control directory readable by the sandbox
+    user."""
     control_dir.chmod(0o755)
     for f in control_dir.iterdir():
         f.chmod(0o644)
@@ -258,14 +266,16 @@ def check_available(bwrap: str | None = None) -> str:
     if proc.returncode != 0:
         why = proc.stderr.decode("utf-8", "replace").strip()[:300]
         raise SandboxUnavailable(
-            f"T3 refused: bubblewrap cannot build the sandbox here (exit {proc.returncode}: {why}); "
+            "T3 refused: bubblewrap cannot build the sandbox here "
+            f"(exit {proc.returncode}: {why}); "
             "it needs user namespaces, or root. Model-written code is never run unsandboxed."
         )
     return path
 
 
 def _launcher_env() -> dict[str, str]:
-    """The environment of bwrap itself: nothing of the runner's (its memory is visible as /proc/1/environ)."""
+    """The environment of bwrap itself: nothing of the runner's (its memory is visible as
+    /proc/1/environ)."""
     return {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}
 
 
@@ -277,8 +287,8 @@ def _kill(proc: subprocess.Popen) -> None:
 
 
 def _reap(proc: subprocess.Popen, deadline: float, stopped: str | None) -> str | None:
-    """Wait for the launcher until ``deadline`` (the output is closed already), killing it when it is late;
-    returns the reason it was stopped, if any."""
+    """Wait for the launcher until ``deadline`` (the output is closed already), killing it when it
+    is late; returns the reason it was stopped, if any."""
     if stopped is None:
         try:
             proc.wait(timeout=max(0.0, deadline - time.monotonic()))
@@ -294,9 +304,10 @@ def _reap(proc: subprocess.Popen, deadline: float, stopped: str | None) -> str |
 
 
 def run_confined(cmd: Sequence[str], limits: Limits, keep_bytes: int) -> Outcome:
-    """Run a :func:`bwrap_command`, reading stdout+stderr with a deadline of ``limits.wall_s`` and at most
-    ``limits.output_bytes``; only the first and last ``keep_bytes`` are held in memory. The process group
-    is killed on either limit; the call never waits longer than ``wall_s`` plus a few seconds' grace."""
+    """Run a :func:`bwrap_command`, reading stdout+stderr with a deadline of ``limits.wall_s`` and
+    at most ``limits.output_bytes``; only the first and last ``keep_bytes`` are held in memory. The
+    process group is killed on either limit; the call never waits longer than ``wall_s`` plus a few
+    seconds' grace."""
     proc = subprocess.Popen(
         list(cmd),
         env=_launcher_env(),

@@ -1,27 +1,31 @@
-"""Scoring predictions against released golds: per-question (E, e) and the paper's aggregate metrics.
+"""Scoring predictions against released golds: per-question (E, e) and the paper's aggregate
+metrics.
 
-Per question (Table 12, :func:`mgqa_platform.questions.formats.score`): ``E`` in {0, 1} and ``e`` in [0, 1].
-A prediction is one line of a run (see :mod:`mgqa_platform.evaluation.runner`) with a ``status``:
+Per question (Table 12, :func:`mgqa_platform.questions.formats.score`): ``E`` in {0, 1} and ``e`` in
+[0, 1]. A prediction is one line of a run (see :mod:`mgqa_platform.evaluation.runner`) with a
+``status``:
 
 ============== ===================================================================================
-answered        a parseable answer: scored by its format; entity names are resolved through the alias store
-refused         the model rejected the premise / abstained (answer ``{"rejected": true}``)
-format_error    the reply did not fit the answer type
-harness_error   the run failed for this question (transport error, context overflow, missing prediction)
-budget_exhausted the agent ran out of steps (not a refusal: excluded from FRR and NRR)
+answered        a parseable answer: scored by its format; entity names are resolved through the
+alias store refused         the model rejected the premise / abstained (answer ``{"rejected":
+true}``) format_error    the reply did not fit the answer type
+harness_error   the run failed for this question (transport error, context overflow, missing
+prediction) budget_exhausted the agent ran out of steps (not a refusal: excluded from FRR and NRR)
 skipped         the system did not attempt the question (excluded from every denominator)
 ============== ===================================================================================
 
-Aggregates over a group of questions (paper section 4, "Evaluation Metrics"); EM, NE, coverage and FRR are
-computed over the *true-premise* questions, refusals and non-answers counting E = 0, e = 1:
+Aggregates over a group of questions (paper section 4, "Evaluation Metrics"); EM, NE, coverage and
+FRR are computed over the *true-premise* questions, refusals and non-answers counting E = 0, e = 1:
 
 * ``em`` = mean E, ``ne`` = mean e (both in percent);
 * ``coverage`` = share with a parseable (non-refused) answer; ``em_covered`` = EM over those, so
   EM = coverage x EM_covered;
 * ``frr`` (false-refusal rate) = refusals among answerable questions, budget exhaustion excluded;
-* ``nrr`` (negative-rejection rate) = correct rejections among false-premise questions, budget exhaustion excluded;
-* ``frr_premise_templates`` = FRR restricted to answerable questions of the sub-templates that also carry false
-  premises (appendix G.7), so that premise detection is compared with abstention on like questions.
+* ``nrr`` (negative-rejection rate) = correct rejections among false-premise questions, budget
+  exhaustion excluded;
+* ``frr_premise_templates`` = FRR restricted to answerable questions of the sub-templates that also
+  carry false premises (appendix G.7), so that premise detection is compared with abstention on like
+  questions.
 """
 
 from __future__ import annotations
@@ -40,11 +44,13 @@ STATUSES = ("answered", "refused", "format_error", "harness_error", "budget_exha
 
 # ---------------------------------------------------------------- alias store
 class AliasStore:
-    """Entity resolution for name answers: normalised name (NFKC, casefold, whitespace folded) -> entity ids.
+    """Entity resolution for name answers: normalised name (NFKC, casefold, whitespace folded) ->
+    entity ids.
 
-    Built from the ``gold_aliases`` of released records (``{entity_id: [every accepted name]}``: canonical name,
-    display name and every label in every language) or from any ``(entity_id, name)`` pairs, e.g. the
-    warehouse's ``entity_labels``. A name shared by several entities resolves to all of them.
+    Built from the ``gold_aliases`` of released records (``{entity_id: [every accepted name]}``:
+    canonical name, display name and every label in every language) or from any ``(entity_id,
+    name)`` pairs, e.g. the warehouse's ``entity_labels``. A name shared by several entities
+    resolves to all of them.
     """
 
     def __init__(self, pairs: Iterable[tuple[str, str]] = ()):
@@ -78,12 +84,14 @@ class AliasStore:
 def resolve_entities(
     fmt: str, answer: Mapping[str, Any], gold: Mapping[str, Any], store: AliasStore
 ) -> dict:
-    """Turn an entity answer given by ``names`` (and/or ``entity_ids``) into ``{"entity_ids": [...]}``.
+    """Turn an entity answer given by ``names`` (and/or ``entity_ids``) into ``{"entity_ids":
+    [...]}``.
 
-    entity_name: only the first item counts (Table 12 resolves one answer); it is right when any entity it may
-    denote is in the gold-acceptable set G* (ties included). set: each name becomes every gold entity it
-    denotes (a name cannot tell apart two gold entities that bear it, so naming it once names both), else
-    one entity it denotes, else a distinct unknown item, so Jaccard counts it as wrong.
+    entity_name: only the first item counts (Table 12 resolves one answer); it is right when any
+    entity it may denote is in the gold-acceptable set G* (ties included). set: each name becomes
+    every gold entity it denotes (a name cannot tell apart two gold entities that bear it, so naming
+    it once names both), else one entity it denotes, else a distinct unknown item, so Jaccard counts
+    it as wrong.
     """
     gold_ids = set(gold.get("entity_ids", []))
     items: list[tuple[str, str]] = [("id", i) for i in answer.get("entity_ids", []) or []]
@@ -123,7 +131,8 @@ def score_question(
     prediction: Mapping[str, Any] | None,
     store: AliasStore | None = None,
 ) -> QuestionScore:
-    """(E, e) and coverage flags of one prediction for one released question; never raises on bad predictions."""
+    """(E, e) and coverage flags of one prediction for one released question; never raises on bad
+    predictions."""
     qid = question["question_id"]
     fmt = question["answer_format"]
     gold = _json(question["gold"])
@@ -191,8 +200,9 @@ def _pct(num: float, den: float) -> float:
 
 
 def aggregate(rows: Iterable[Mapping[str, Any]]) -> Metrics:
-    """Metrics over score rows carrying ``false_premise``, ``status``, ``covered``, ``refused``, ``em``, ``ne``
-    and ``premise_template`` (True when the row's sub-template carries false premises)."""
+    """Metrics over score rows carrying ``false_premise``, ``status``, ``covered``, ``refused``,
+    ``em``, ``ne`` and ``premise_template`` (True when the row's sub-template carries false
+    premises)."""
     tp = fp = 0
     em = ne = covered = em_cov = 0.0
     refusals_tp = denom_frr = refusals_fp = denom_nrr = 0

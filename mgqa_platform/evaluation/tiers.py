@@ -1,7 +1,9 @@
-"""The evaluation tiers (paper section 4), as plain constants: cheap to import (the CLI parses them at start-up).
+"""The evaluation tiers (paper section 4), as plain constants: cheap to import (the CLI parses them
+at start-up).
 
-T1 parametric, T2 reasoning, T1-o oracle with the gold triples as raw, structured or verbalized text, T3a agentic
-with KG retrieval tools, T3-o agentic oracle (triples injected, no retrieval). :mod:`prompts` renders them.
+T1 parametric, T2 reasoning, T1-o oracle with the gold triples as raw, structured or verbalized
+text, T3a agentic with KG retrieval tools, T3-o agentic oracle (triples injected, no retrieval).
+:mod:`prompts` renders them.
 """
 
 T1 = "T1"

@@ -1,11 +1,13 @@
-"""KG conversion: one native KG file -> ``entities``, ``entity_labels``, ``entity_triples``, ``quarantine``.
+"""KG conversion: one native KG file -> ``entities``, ``entity_labels``, ``entity_triples``,
+``quarantine``.
 
 The route is the same for the three KGs (docs/data_model.md):
 
-1. **stage** the triples into DuckDB, streaming: N-Triples lines by DuckDB's CSV reader and a regular
-   expression where that parse is exact, the other lines and Turtle by pyoxigraph (:mod:`rdf_stream`,
-   worker processes for large files), into Parquet parts; an OSMH3KG table (Parquet, CSV parts, Delta) is read by DuckDB directly.
-   Unparseable statements and null rows -> quarantine (stage ``parse``);
+1. **stage** the triples into DuckDB, streaming: N-Triples lines by DuckDB's CSV reader and a
+   regular expression where that parse is exact, the other lines and Turtle by pyoxigraph
+   (:mod:`rdf_stream`, worker processes for large files), into Parquet parts; an OSMH3KG table
+   (Parquet, CSV parts, Delta) is read by DuckDB directly. Unparseable statements and null rows ->
+   quarantine (stage ``parse``);
 2. **facts**: the KG's profile (:mod:`profiles`) maps its triples onto one shared vocabulary
    ``facts(s, k, v)``, then one SQL query pivots them into a wide row per entity with its category,
    geometry WKT and the reason it must be rejected (missing name or geometry, duplicate id, unknown
@@ -52,17 +54,22 @@ H3_RESOLUTIONS = (3, 5, 7, 9)
 BATCH_ROWS = 50_000
 
 ENTITY_ARROW = arrow_schema(
-    "entity_id VARCHAR, iri VARCHAR, subject VARCHAR, name VARCHAR, street VARCHAR, locality VARCHAR, category VARCHAR, types VARCHAR[], wkb BLOB, geom_kind VARCHAR, lon DOUBLE, lat DOUBLE, h3 VARCHAR[], image_url VARCHAR, wikidata VARCHAR, valid_from VARCHAR, valid_to VARCHAR, attributes VARCHAR"
+    "entity_id VARCHAR, iri VARCHAR, subject VARCHAR, name VARCHAR, street VARCHAR, "
+    "locality VARCHAR, category VARCHAR, types VARCHAR[], wkb BLOB, geom_kind VARCHAR, "
+    "lon DOUBLE, lat DOUBLE, h3 VARCHAR[], image_url VARCHAR, wikidata VARCHAR, "
+    "valid_from VARCHAR, valid_to VARCHAR, attributes VARCHAR"
 )
 QUARANTINE_ARROW = arrow_schema(
     "stage VARCHAR, reason VARCHAR, detail VARCHAR, source VARCHAR, payload VARCHAR"
 )
 REJECT_DETAILS = {
     "missing_geometry": "no geometry linked to the entity",
-    "duplicate_id": "the subject is defined more than once: several different values for one property",
+    "duplicate_id": "the subject is defined more than once: several different values for one "
+    "property",
     "missing_name": "entity has no name / rdfs:label",
     "unknown_category": "no known class or OSM main map-feature tag",
-    "no_worldkg_class": "WorldKG gives the node no class: none of its (key, value) pairs is in its class table",
+    "no_worldkg_class": "WorldKG gives the node no class: none of its (key, value) pairs is in "
+    "its class table",
 }
 
 
@@ -100,7 +107,7 @@ class ConversionResult:
         }
 
 
-# ------------------------------------------------------------------------------------------ 1. stage
+# ----------------------------------------------------------------------------------------- 1. stage
 def _stage(
     con: duckdb.DuckDBPyConnection,
     path: Path,
@@ -110,12 +117,13 @@ def _stage(
 ) -> int:
     """Stage the native file as ``stage(s, p, o)``; return the number of triples.
 
-    N-Triples go through :func:`rdf_stream.parse_ntriples_duckdb` (the same triples and bad statements
-    as pyoxigraph's; 1.6x to 1.9x the speed of the pyoxigraph parse at 1M triples, 1.4x at 5M). Turtle
-    and the N-Triples DuckDB cannot read line for line go to :func:`rdf_stream.parse_file` (large
-    N-Triples in ``parse_workers`` processes, 0: the CPU count, at most 4). Either writes Parquet parts
-    under ``scratch``, and ``stage`` is a TEMP view over them: the compressed parts are scanned where a
-    statement needs them, so no uncompressed copy of the whole file is held in memory."""
+    N-Triples go through :func:`rdf_stream.parse_ntriples_duckdb` (the same triples and bad
+    statements as pyoxigraph's; 1.6x to 1.9x the speed of the pyoxigraph parse at 1M triples, 1.4x
+    at 5M). Turtle and the N-Triples DuckDB cannot read line for line go to
+    :func:`rdf_stream.parse_file` (large N-Triples in ``parse_workers`` processes, 0: the CPU count,
+    at most 4). Either writes Parquet parts under ``scratch``, and ``stage`` is a TEMP view over
+    them: the compressed parts are scanned where a statement needs them, so no uncompressed copy of
+    the whole file is held in memory."""
     if osmh3kg_table.is_table(path):
         _stage_osmh3kg(con, path, quarantine)
         return int(con.execute("SELECT count(*) FROM stage").fetchone()[0])
@@ -131,7 +139,10 @@ def _stage(
         quarantine.append(_qrow("parse", b.reason, b.detail, f"{path.name}:{b.line}", b.text))
     files = ", ".join("'" + str(p).replace("'", "''") + "'" for p in parts)
     con.execute(
-        f"CREATE OR REPLACE TEMP VIEW stage AS SELECT {select} FROM read_parquet([{files}]) WHERE {where}"
+        "CREATE OR REPLACE TEMP VIEW stage AS "
+        f"SELECT {select} "
+        f"FROM read_parquet([{files}]) "
+        f"WHERE {where}"
     )
     return triples
 
@@ -148,8 +159,9 @@ def _stage_osmh3kg(con: duckdb.DuckDBPyConnection, path: Path, quarantine: _Quar
     """Stage an OSMH3KG table (:mod:`osmh3kg_table`: Parquet, CSV parts or Delta) and list its H3
     cells in TEMP table ``h3_cells(s)``: subjects that :func:`h3.is_valid_cell` accepts.
 
-    Rows with a null or empty subject, predicate or object are quarantined one by one; rows without a
-    snapshot date are staged (the date is no fact of an entity) and counted in one quarantine row."""
+    Rows with a null or empty subject, predicate or object are quarantined one by one; rows without
+    a snapshot date are staged (the date is no fact of an entity) and counted in one quarantine
+    row."""
     osmh3kg_table.create_view(con, path, "osmh3kg_src")
     bad = """
         subject IS NULL OR predicate IS NULL OR object IS NULL
@@ -240,7 +252,7 @@ def _qrow(stage: str, reason: str, detail: str, source: str, payload: str = "") 
     }
 
 
-# ------------------------------------------------------------------------------------------ 2. facts
+# ----------------------------------------------------------------------------------------- 2. facts
 def _wide_sql(prof: profiles.Profile, kg: str) -> str:
     def one(k: str) -> str:
         return f"min(v) FILTER (WHERE k = '{k}')"
@@ -257,26 +269,33 @@ def _wide_sql(prof: profiles.Profile, kg: str) -> str:
     )
     # no ORDER BY: a sorted streamed result stays pinned in memory; rows are sorted when written
     return f"""
-    WITH geo AS (SELECT s, min(wkt) <> max(wkt) AS wkt_conflict, min(wkt) AS wkt FROM geom GROUP BY s),
+    WITH geo AS (SELECT s, min(wkt) <> max(wkt) AS wkt_conflict, min(wkt) AS wkt FROM geom GROUP BY
+        s),
     wide AS (
         SELECT s,
             list_sort(list_distinct(list(v) FILTER (WHERE k = '@type'))) AS types,
             {one("name")} AS label, {one("name:en")} AS name_en,
             {one(profiles.STREET_KEY)} AS street,
             coalesce({", ".join(one(k) for k in profiles.LOCALITY_KEYS)}) AS locality,
-            {one("image")} AS image, {one("wikimedia_commons")} AS commons, {one("wikidata")} AS wikidata,
+            {one("image")} AS image, {one("wikimedia_commons")} AS commons, {one("wikidata")} AS
+                wikidata,
             {attributes},
-            min(v) FILTER (WHERE k = '@instant') AS instant_min, max(v) FILTER (WHERE k = '@instant') AS instant_max,
-            min(v) FILTER (WHERE k = '@begin') AS begin_min, max(v) FILTER (WHERE k = '@end') AS end_max,
-            list_sort(list(struct_pack(k := substr(k, 5), v := v)) FILTER (WHERE k LIKE 'obs:%')) AS obs
+            min(v) FILTER (WHERE k = '@instant') AS instant_min, max(v) FILTER (WHERE k =
+                '@instant') AS instant_max,
+            min(v) FILTER (WHERE k = '@begin') AS begin_min, max(v) FILTER (WHERE k = '@end') AS
+                end_max,
+            list_sort(list(struct_pack(k := substr(k, 5), v := v)) FILTER (WHERE k LIKE 'obs:%')) AS
+                obs
         FROM facts GROUP BY s
     )
     SELECT w.*, '{kg}:' || ({prof.local_id_sql}) AS entity_id, {prof.iri_sql} AS iri,
         trim(coalesce(w.name_en, w.label)) AS name,
         coalesce(w.image, CASE WHEN w.commons LIKE 'http%' THEN w.commons
             ELSE 'https://commons.wikimedia.org/wiki/' || url_encode(
-                CASE WHEN w.commons LIKE 'File:%' OR w.commons LIKE 'Category:%' THEN w.commons ELSE 'File:' || w.commons END) END) AS image_url,
-        coalesce(w.begin_min, w.instant_min) AS valid_from, coalesce(w.end_max, w.instant_max) AS valid_to,
+                CASE WHEN w.commons LIKE 'File:%' OR w.commons LIKE 'Category:%' THEN w.commons ELSE
+                    'File:' || w.commons END) END) AS image_url,
+        coalesce(w.begin_min, w.instant_min) AS valid_from, coalesce(w.end_max, w.instant_max) AS
+            valid_to,
         c.category, c.main_key, c.main_value, g.wkt,
         CASE WHEN g.s IS NULL THEN 'missing_geometry'
              WHEN d.s IS NOT NULL OR g.wkt_conflict THEN 'duplicate_id'
@@ -312,13 +331,16 @@ def _facts(con: duckdb.DuckDBPyConnection, prof: profiles.Profile) -> None:
     con.execute(f"CREATE OR REPLACE TEMP TABLE facts AS {prof.facts_sql}")
     con.execute(f"INSERT INTO facts {prof.derived_facts_sql}")
     con.execute(
-        f"CREATE OR REPLACE TEMP TABLE geom AS SELECT * FROM ({prof.geometry_sql}) SEMI JOIN ents USING (s)"
+        "CREATE OR REPLACE TEMP TABLE geom AS "
+        "SELECT * "
+        f"FROM ({prof.geometry_sql}) "
+        "SEMI JOIN ents USING (s)"
     )
     con.execute(f"CREATE OR REPLACE TEMP TABLE cat AS {prof.category_sql}")
     con.execute(DUPS_SQL)
 
 
-# ------------------------------------------------------------------------------------------ 3. geometry
+# -------------------------------------------------------------------------------------- 3. geometry
 _KIND = {0: "point", 1: "line", 3: "polygon", 4: "point", 5: "line", 6: "polygon"}
 #: The encoder of ``attributes`` (what ``json.dumps(..., sort_keys=True, ensure_ascii=False)``
 #: builds on every call, built once).
@@ -399,8 +421,8 @@ _PASSTHROUGH = [
 
 
 def _build_batch(rows: pa.Table, quarantine: list[dict]) -> pa.Table:
-    """Entity rows of one batch of wide rows: rejections to ``quarantine``, geometry and H3 computed,
-    the other columns passed through by Arrow."""
+    """Entity rows of one batch of wide rows: rejections to ``quarantine``, geometry and H3
+    computed, the other columns passed through by Arrow."""
     reject = rows.column("reject").to_pylist()
     subjects = rows.column("s").to_pylist()
     wkts_all = rows.column("wkt").to_pylist()
@@ -529,8 +551,8 @@ def convert_kg(
 ) -> ConversionResult:
     """Convert the native file of ``kg`` into the warehouse tables (replacing the KG's partition).
 
-    ``con`` must be a warehouse connection (spatial loaded, schema ensured). Intermediate files go to
-    a temporary folder under ``scratch_dir`` (default: the system temp dir), removed afterwards.
+    ``con`` must be a warehouse connection (spatial loaded, schema ensured). Intermediate files go
+    to a temporary folder under ``scratch_dir`` (default: the system temp dir), removed afterwards.
     N-Triples files are parsed by DuckDB and pyoxigraph (:func:`rdf_stream.parse_ntriples_duckdb`);
     the ones DuckDB cannot read line for line by ``parse_workers`` processes (0: the CPU count, at
     most 4).
@@ -704,7 +726,7 @@ def _fold_label_nodes(con: duckdb.DuckDBPyConnection, quarantine: list) -> None:
     )
 
 
-# ------------------------------------------------------------------------------------------ 4. finish
+# ---------------------------------------------------------------------------------------- 4. finish
 #: Categories whose members are places (settlements, regions, countries): a POI that bears one of
 #: their names is named with its category word (:mod:`mgqa_platform.kg.names`).
 PLACE_CATEGORIES = frozenset(
@@ -712,16 +734,16 @@ PLACE_CATEGORIES = frozenset(
 )
 
 #: The temp table ``named``: ``display_name``, ``name_unique`` and ``name_rule`` of each entity of
-#: ``new_entities`` (by ``entity_id``). The name rules (``name_rules``: entity -> ``base``, ``name_rule``, ``excluded``,
-#: ``with_category``; :func:`mgqa_platform.kg.names.name_entities`) give each entity the base of its
-#: display name. Its candidate forms, in this order: the base; the base with its category word
-#: (``category_nouns``: category -> singular English noun); with its street; with its locality
-#: (suburb, ``is_in``, city); with category word and street; with category word and locality. An
-#: entity with ``with_category`` only has the forms that carry the category word; an excluded
-#: entity has none. Each entity takes its first form that no other entity of the KG has among its
-#: candidates (compared without case and accents); an entity with none keeps its base, gets
-#: ``name_unique = false`` and, when no rule applied, the rule ``ambiguous``. Never coordinates or
-#: ids.
+#: ``new_entities`` (by ``entity_id``). The name rules (``name_rules``: entity -> ``base``,
+#: ``name_rule``, ``excluded``, ``with_category``; :func:`mgqa_platform.kg.names.name_entities`)
+#: give each entity the base of its display name. Its candidate forms, in this order: the base; the
+#: base with its category word (``category_nouns``: category -> singular English noun); with its
+#: street; with its locality (suburb, ``is_in``, city); with category word and street; with category
+#: word and locality. An entity with ``with_category`` only has the forms that carry the category
+#: word; an excluded entity has none. Each entity takes its first form that no other entity of the
+#: KG has among its candidates (compared without case and accents); an entity with none keeps its
+#: base, gets ``name_unique = false`` and, when no rule applied, the rule ``ambiguous``. Never
+#: coordinates or ids.
 DISAMBIGUATE_SQL = """
 CREATE OR REPLACE TEMP TABLE named AS
 WITH ruled AS (
@@ -750,8 +772,10 @@ candidates AS (
             unnest([
                 {'rank': 1, 'form': CASE WHEN NOT with_category THEN base END},
                 {'rank': 2, 'form': base || ' (' || noun || ')'},
-                {'rank': 3, 'form': CASE WHEN NOT with_category THEN base || ' (' || street || ')' END},
-                {'rank': 4, 'form': CASE WHEN NOT with_category THEN base || ' (' || locality || ')' END},
+                {'rank': 3, 'form': CASE WHEN NOT with_category THEN base || ' (' || street || ')'
+                    END},
+                {'rank': 4, 'form': CASE WHEN NOT with_category THEN base || ' (' || locality || ')'
+                    END},
                 {'rank': 5, 'form': base || ' (' || noun || ', ' || street || ')'},
                 {'rank': 6, 'form': base || ' (' || noun || ', ' || locality || ')'}
             ]) AS f
@@ -798,11 +822,14 @@ def _label_facts(con: duckdb.DuckDBPyConnection, prof: profiles.Profile) -> None
     con.execute(
         f"""CREATE OR REPLACE TEMP TABLE label_facts AS
         WITH l AS (
-            SELECT f.s, nl.lang, f.v AS label, false AS is_alias FROM facts f JOIN lk_name_langs nl ON nl.tag = f.k
+            SELECT f.s, nl.lang, f.v AS label, false AS is_alias FROM facts f JOIN lk_name_langs nl
+                ON nl.tag = f.k
             UNION ALL SELECT s, '{prof.label_lang}', v, false FROM facts WHERE k = 'name'
-            UNION ALL SELECT s, 'und', trim(a), true FROM (SELECT s, unnest(string_split(v, ';')) AS a FROM facts WHERE k IN ({aliases}))
+            UNION ALL SELECT s, 'und', trim(a), true FROM (SELECT s, unnest(string_split(v, ';')) AS
+                a FROM facts WHERE k IN ({aliases}))
         )
-        SELECT DISTINCT n.entity_id, l.lang, trim(l.label) AS label, l.is_alias OR n.is_part AS is_alias
+        SELECT DISTINCT n.entity_id, l.lang, trim(l.label) AS label, l.is_alias OR n.is_part AS
+            is_alias
         FROM l
         JOIN (
             SELECT entity_id, subject, false AS is_part FROM new_entities
@@ -853,7 +880,8 @@ def _name_rules(
 ) -> tuple[pa.Table, pa.Table]:
     """The name rules over ``new_entities`` and ``label_facts`` (``route_signs``: the profile's,
     :attr:`profiles.Profile.route_signs`): the Arrow tables ``name_rules``
-    (entity_id, base, name_rule, excluded, with_category) and ``name_aliases`` (entity_id, label)."""
+    (entity_id, base, name_rule, excluded, with_category) and ``name_aliases`` (entity_id,
+    label)."""
     events = ", ".join(f"'{c}'" for c in sorted(names.EARTHQUAKE_CATEGORIES))
     rows = con.execute(
         f"""
@@ -899,15 +927,16 @@ def _name_rules(
 
 def _source_triples_sql(prof: profiles.Profile) -> str:
     """``INSERT INTO entity_triples`` (parameter: the KG) of the source triples of the entities:
-    each entity's own subjects (``owners``: entity_id, subject, with its road parts), the nodes up to
-    two ``prof.cited_links`` hops away, and the roads' derived statements (``new_road_triples``),
+    each entity's own subjects (``owners``: entity_id, subject, with its road parts), the nodes up
+    to two ``prof.cited_links`` hops away, and the roads' derived statements (``new_road_triples``),
     sorted."""
     links = ", ".join("'" + p.replace("'", "''") + "'" for p in prof.cited_links)
     return f"""INSERT INTO entity_triples
         WITH linked AS (SELECT s, o FROM stage WHERE p IN ({links})),
         hop1 AS (SELECT n.entity_id, t.o AS node FROM owners n JOIN linked t ON t.s = n.subject),
         hop2 AS (SELECT h.entity_id, t.o AS node FROM hop1 h JOIN linked t ON t.s = h.node),
-        src AS (SELECT entity_id, subject AS node FROM owners UNION SELECT * FROM hop1 UNION SELECT * FROM hop2),
+        src AS (SELECT entity_id, subject AS node FROM owners UNION SELECT * FROM hop1 UNION SELECT
+            * FROM hop2),
         rows AS (
             SELECT src.entity_id, t.s, t.p, t.o FROM src JOIN stage t ON t.s = src.node
             UNION ALL SELECT entity_id, s, p, o FROM new_road_triples
@@ -1016,11 +1045,16 @@ def _replace_kg(
         con.execute(_source_triples_sql(prof), [kg])
         _drop_temp(con, "stage")
         con.execute(
-            "INSERT INTO entity_parts SELECT ?, entity_id, part_entity_id, part_subject FROM new_parts",
+            "INSERT INTO entity_parts "
+            "SELECT ?, entity_id, part_entity_id, part_subject "
+            "FROM new_parts",
             [kg],
         )
         con.execute(
-            "INSERT INTO quarantine SELECT ?, stage, reason, detail, source, payload FROM new_quarantine ORDER BY ALL",
+            "INSERT INTO quarantine "
+            "SELECT ?, stage, reason, detail, source, payload "
+            "FROM new_quarantine "
+            "ORDER BY ALL",
             [kg],
         )
     _drop_temp(con, "owners")

@@ -1,13 +1,13 @@
 """The version of the package data that decides converted entity rows besides the KG file itself.
 
-Conversion reads more than the native file: the category tables (which class or tag is which category,
-the category's English noun) and, since display names may carry a category word in any benchmark
-language, each translation memory's category words
+Conversion reads more than the native file: the category tables (which class or tag is which
+category, the category's English noun) and, since display names may carry a category word in any
+benchmark language, each translation memory's category words
 (:func:`mgqa_platform.category_words.localized_nouns`).
 A change to any of them can change names and so the release. :func:`conversion_data_version` digests
-exactly those inputs, and the ``entities`` asset carries it in its code version, so that Dagster shows
-the entity tables stale after such a change. The memories' template translations are not part of it:
-they change questions, never entities.
+exactly those inputs, and the ``entities`` asset carries it in its code version, so that Dagster
+shows the entity tables stale after such a change. The memories' template translations are not part
+of it: they change questions, never entities.
 """
 
 from __future__ import annotations
@@ -32,7 +32,8 @@ CATEGORY_TABLES = (
 
 def conversion_data_version(data_dir: Path = PACKAGE_DATA) -> str:
     """A 12-hex-digit SHA-256 digest of the category tables (:data:`CATEGORY_TABLES`) and of every
-    target language's memory category words under ``data_dir``; the same bytes give the same digest."""
+    target language's memory category words under ``data_dir``; the same bytes give the same
+    digest."""
     h = hashlib.sha256()
     for name in CATEGORY_TABLES:
         h.update(name.encode())

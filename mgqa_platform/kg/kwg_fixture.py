@@ -1,12 +1,13 @@
 """Bundled KnowWhereGraph query results -> a KnowWhereGraph-shaped fixture graph (Turtle).
 
 The fixture holds what the live KnowWhereGraph holds for the bundled Santa Barbara County query
-results, in KnowWhereGraph's own vocabulary (docs/kg_fidelity.md (KnowWhereGraph)), so that the crawl queries
-meant for the live endpoint can be run against it. Inputs (``data/sample/kwg/SOURCE.txt``):
-``fires.csv``, ``hospitals.csv``, ``schools.csv``, ``parks.csv``, ``airports.csv``, ``roads.csv``
-(KnowWhereGraph query results with KnowWhereGraph / GNIS-LD IRIs and WKT geometries) and
-``SB_County.shp`` (the county polygon, EPSG:4269, NAD83 longitude/latitude degrees: NAD83 and WGS84
-differ by about a metre here, so its degrees are used as CRS84 without transformation).
+results, in KnowWhereGraph's own vocabulary (docs/kg_fidelity.md (KnowWhereGraph)), so that the
+crawl queries meant for the live endpoint can be run against it. Inputs
+(``data/sample/kwg/SOURCE.txt``): ``fires.csv``, ``hospitals.csv``, ``schools.csv``, ``parks.csv``,
+``airports.csv``, ``roads.csv`` (KnowWhereGraph query results with KnowWhereGraph / GNIS-LD IRIs and
+WKT geometries) and ``SB_County.shp`` (the county polygon, EPSG:4269, NAD83 longitude/latitude
+degrees: NAD83 and WGS84 differ by about a metre here, so its degrees are used as CRS84 without
+transformation).
 
 All coordinates are longitude/latitude degrees (OGC CRS84), longitude first as WKT requires. WKT
 without a CRS IRI is CRS84 by GeoSPARQL's default; the GNIS rows keep their explicit
@@ -121,7 +122,8 @@ def name_key(name: str) -> str:
 
 
 def decimal_lexical(text: str) -> str | None:
-    """A valid ``xsd:decimal`` lexical form of ``text``, or None if it is empty or not a finite number.
+    """A valid ``xsd:decimal`` lexical form of ``text``, or None if it is empty or not a finite
+    number.
 
     Plain decimals are returned unchanged (``"3"``, ``"-0.52"``, ``"38.0"``); scientific notation is
     expanded (``"1.5e2"`` -> ``"150"``).
@@ -257,7 +259,8 @@ def read_county_polygon(shp: Path) -> BaseGeometry:
 
 
 def cell_iri(cell_id: int) -> str:
-    """``kwgr:s2.level13.<id>``: KnowWhereGraph's IRI of the S2 cell ``cell_id`` (unsigned 64-bit)."""
+    """``kwgr:s2.level13.<id>``: KnowWhereGraph's IRI of the S2 cell ``cell_id`` (unsigned
+    64-bit)."""
     level = s2sphere.CellId(cell_id).level()
     return vocab.KWGR + f"s2.level{level}.{cell_id}"
 
@@ -293,8 +296,8 @@ def candidate_cells(geom: BaseGeometry, level: int = S2_LEVEL) -> list[int]:
 def s2_relations(geom: BaseGeometry) -> list[tuple[str, int]]:
     """(KnowWhereGraph predicate local name, cell id) of ``geom`` (lon/lat, CRS84) to the level-13
     cells, the relation read from ``geom`` to the cell: ``sfWithin`` for a point; ``sfCrosses`` for
-    each cell a line meets; ``sfContains`` for each cell inside a polygon and ``sfOverlaps`` for each
-    cell its boundary meets. Sorted by cell id."""
+    each cell a line meets; ``sfContains`` for each cell inside a polygon and ``sfOverlaps`` for
+    each cell its boundary meets. Sorted by cell id."""
     kind = geom.geom_type
     if kind == "Point":
         return [("sfWithin", point_cell(geom.x, geom.y))]
@@ -489,7 +492,8 @@ def _write_hospitals(w: _Writer, path: Path) -> None:
 
 
 def _write_gnis(w: _Writer, path: Path, iri_column: str, cls: str) -> None:
-    """Schools, parks or airports: GNIS-LD feature IRI, name, GNIS geometry IRI, CRS84-prefixed WKT."""
+    """Schools, parks or airports: GNIS-LD feature IRI, name, GNIS geometry IRI, CRS84-prefixed
+    WKT."""
     r = w.report
     for line, row in read_csv(path, [iri_column, "name", "geom", "wkt"]):
         src = f"{path.name}:{line}"
@@ -523,7 +527,8 @@ def _write_gnis(w: _Writer, path: Path, iri_column: str, cls: str) -> None:
 
 
 def _write_roads(w: _Writer, path: Path) -> None:
-    """Road segments ``roadSegment.<sign>.<n>``, n counting that sign's segments from 1 in file order."""
+    """Road segments ``roadSegment.<sign>.<n>``, n counting that sign's segments from 1 in file
+    order."""
     r = w.report
     seen: dict[str, int] = {}
     for line, row in read_csv(path, ["sign", "wkt"]):

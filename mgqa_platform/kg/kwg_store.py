@@ -1,11 +1,12 @@
 """Crawl a local RDF file as if it were the KnowWhereGraph endpoint.
 
-The file is loaded into an in-memory pyoxigraph store and :func:`mgqa_platform.kg.sparql.kwg_queries`
-are run against it through :func:`mgqa_platform.kg.sparql.crawl_queries`, the paging and stopping
-logic of the HTTP crawler. The output is therefore the same form (canonical N-Triples, one triple per
-line, in page order), and for the same graph the same bytes, as a crawl of a live endpoint holding
-that graph. :func:`select_results_to_ntriples` gives the same form from SELECT results saved from a
-KWG endpoint (the :func:`mgqa_platform.kg.sparql.as_select` form of each query).
+The file is loaded into an in-memory pyoxigraph store and
+:func:`mgqa_platform.kg.sparql.kwg_queries` are run against it through
+:func:`mgqa_platform.kg.sparql.crawl_queries`, the paging and stopping logic of the HTTP crawler.
+The output is therefore the same form (canonical N-Triples, one triple per line, in page order), and
+for the same graph the same bytes, as a crawl of a live endpoint holding that graph.
+:func:`select_results_to_ntriples` gives the same form from SELECT results saved from a KWG endpoint
+(the :func:`mgqa_platform.kg.sparql.as_select` form of each query).
 """
 
 from __future__ import annotations
@@ -69,13 +70,13 @@ def select_results_to_ntriples(results_paths: list[Path], out_nt: Path) -> dict:
 
     ``results_paths`` are SPARQL 1.1 results files (JSON ``.srj``/``.json``, XML ``.srx``/``.xml``
     or TSV ``.tsv``; CSV drops the difference between IRIs and literals and is refused), one per
-    query of :func:`mgqa_platform.kg.sparql.kwg_queries` in :func:`~mgqa_platform.kg.sparql.as_select`
-    form, in query order. Triples are written as the crawler writes them: canonical N-Triples in
-    solution order, each once, atomically; for the results of a complete run of the queries the
-    bytes equal those of a crawl. Returns ``{"files", "solutions", "triples", "duplicates"}``.
-    Raises ``ValueError`` naming the file and solution number for results without the variables
-    ``s``, ``p``, ``o``, an unbound value, or values that make no RDF triple (a literal subject or
-    predicate).
+    query of :func:`mgqa_platform.kg.sparql.kwg_queries` in
+    :func:`~mgqa_platform.kg.sparql.as_select` form, in query order. Triples are written as the
+    crawler writes them: canonical N-Triples in solution order, each once, atomically; for the
+    results of a complete run of the queries the bytes equal those of a crawl. Returns ``{"files",
+    "solutions", "triples", "duplicates"}``. Raises ``ValueError`` naming the file and solution
+    number for results without the variables ``s``, ``p``, ``o``, an unbound value, or values that
+    make no RDF triple (a literal subject or predicate).
     """
     stats = {"files": len(results_paths), "solutions": 0, "triples": 0, "duplicates": 0}
     seen: set[pyoxigraph.Triple] = set()
@@ -99,7 +100,9 @@ def _solutions(path: Path) -> pyoxigraph.QuerySolutions:
     fmt = pyoxigraph.QueryResultsFormat.from_extension(ext)
     if fmt is None or fmt == pyoxigraph.QueryResultsFormat.CSV:
         raise ValueError(
-            f"{path}: SELECT results must be SPARQL JSON (.srj/.json), XML (.srx/.xml) or TSV (.tsv); "
+            f"{path}: "
+            "SELECT results must be SPARQL JSON (.srj/.json), "
+            "XML (.srx/.xml) or TSV (.tsv); "
             f"{path.suffix!r} is not one (CSV loses the difference between IRIs and literals)"
         )
     results = pyoxigraph.parse_query_results(path=path, format=fmt)

@@ -1,8 +1,9 @@
 """Name rules: which entity names an English question may show, and what to show instead.
 
-Pure functions over names, labels and a few entity fields (no DuckDB, no files). :mod:`mgqa_platform.kg.convert` applies :func:`name_entities` to every
-entity of a KG before it disambiguates display names; docs/questions.md ("Display names") states
-the rules for readers of the benchmark.
+Pure functions over names, labels and a few entity fields (no DuckDB, no files).
+:mod:`mgqa_platform.kg.convert` applies :func:`name_entities` to every entity of a KG before it
+disambiguates display names; docs/questions.md ("Display names") states the rules for readers of the
+benchmark.
 
 Each rule is a named function, listed in :data:`RULES` with what it checks. An entity takes the
 first rule that applies, in this order:
@@ -40,7 +41,8 @@ from mgqa_platform.lexicon import MONTHS, ROAD_CATEGORIES
 RULES: dict[str, str] = {
     "event_name": "an earthquake or fire: named by what it is (magnitude and UTC time; name and "
     "year), never by its source title",
-    "route_sign": 'a US route sign as a road\'s name (U101, S154, I5): named as signed, "US Route 101", '
+    "route_sign": "a US route sign as a road's name (U101, S154, I5): named as signed, "
+    '"US Route 101", '
     '"State Route 154", "Interstate 5"',
     "other_script": "letters outside the Latin script, replaced by a Latin label of the entity or "
     "the Latin part of a bilingual name",
@@ -164,8 +166,8 @@ REVIEWED_CATEGORY_WORDS = frozenset(
     }
 )
 
-#: A US route sign as KnowWhereGraph labels its road segments: I (Interstate), U (US Route), S (State
-#: Route) and the route number
+#: A US route sign as KnowWhereGraph labels its road segments: I (Interstate), U (US Route), S
+#: (State Route) and the route number
 ROUTE_SIGN = re.compile(r"^(?P<kind>[IUS])-?\s*(?P<number>\d{1,4})$")
 ROUTE_KINDS = {"I": ("Interstate", "I-"), "U": ("US Route", "US "), "S": ("State Route", "SR ")}
 EARTHQUAKE_CATEGORIES = frozenset({"earthquake"})
@@ -201,14 +203,14 @@ def placeholder(name: str) -> bool:
 
 
 def uncertain(name: str) -> bool:
-    """The name carries a question mark (ASCII, full-width or inverted), the mapper's mark of a name not
-    known for sure: "Antanambao ?", "Hafia?", "name ?"."""
+    """The name carries a question mark (ASCII, full-width or inverted), the mapper's mark of a name
+    not known for sure: "Antanambao ?", "Hafia?", "name ?"."""
     return "?" in name or "？" in name or "¿" in name
 
 
 def truncated(name: str) -> bool:
-    """Round or square brackets that do not pair up in order: the name was cut off ("Poe (Ducor City",
-    "Taylor E.Mayor Camp (") or is otherwise broken ("Farm )")."""
+    """Round or square brackets that do not pair up in order: the name was cut off ("Poe (Ducor
+    City", "Taylor E.Mayor Camp (") or is otherwise broken ("Farm )")."""
     if not ("(" in name or ")" in name or "[" in name or "]" in name):
         return False
     open_brackets: list[str] = []
@@ -330,7 +332,8 @@ def latin_alternative(name: str, labels: Iterable[tuple[str, str, bool]]) -> str
 
 def route_sign_name(name: str) -> tuple[str, str] | None:
     """(name, short form) of a US route sign: "U101" -> ("US Route 101", "US 101"), "S154" ->
-    ("State Route 154", "SR 154"), "I5" -> ("Interstate 5", "I-5"); None for anything else ("CS20")."""
+    ("State Route 154", "SR 154"), "I5" -> ("Interstate 5", "I-5"); None for anything else
+    ("CS20")."""
     m = ROUTE_SIGN.match(name.strip())
     if not m:
         return None
@@ -341,8 +344,8 @@ def route_sign_name(name: str) -> tuple[str, str] | None:
 
 # ---------------------------------------------------------------------------------------- events
 def event_instant(valid_from: str) -> dt.datetime | None:
-    """The instant of ``valid_from`` (ISO 8601) in UTC (UTC when it has no offset), None when it does
-    not parse."""
+    """The instant of ``valid_from`` (ISO 8601) in UTC (UTC when it has no offset), None when it
+    does not parse."""
     try:
         t = dt.datetime.fromisoformat(valid_from.strip())
     except ValueError:

@@ -1,9 +1,10 @@
 """Native KG files: build one KG in its own format and record it in ``kg_files``.
 
-* ``worldkg``: Turtle from the OSM snapshot's nodes with two or more tags (:mod:`worldkg_build`), or a
-  real WorldKG dump registered as it is;
+* ``worldkg``: Turtle from the OSM snapshot's nodes with two or more tags (:mod:`worldkg_build`), or
+  a real WorldKG dump registered as it is;
 * ``osmh3kg``: Parquet triples from the OSM snapshot's features (:mod:`osmh3kg_build`), or a real
-  OSMH3KG table registered as it is (a folder: content hash over its data files, :mod:`osmh3kg_table`);
+  OSMH3KG table registered as it is (a folder: content hash over its data files,
+  :mod:`osmh3kg_table`);
 * ``kwg``: a KnowWhereGraph crawl file from a live SPARQL endpoint (:mod:`sparql`), or in bundled
   mode the KWG-shaped fixture of the bundled query results (:mod:`kwg_fixture`) with the USGS
   catalog's own event graph (:mod:`usgs_events`).
@@ -25,7 +26,8 @@ EXTENSIONS = {"worldkg": ".ttl", "osmh3kg": ".parquet", "kwg": ".nt"}
 
 
 def native_path(kg_dir: str | Path, kg: str, source_id: str) -> Path:
-    """``<kg_dir>/<kg>-<source id><ext>``: one file per (KG, source snapshot), never overwritten in place."""
+    """``<kg_dir>/<kg>-<source id><ext>``: one file per (KG, source snapshot), never overwritten in
+    place."""
     return Path(kg_dir) / f"{kg}-{source_id}{EXTENSIONS[kg]}"
 
 

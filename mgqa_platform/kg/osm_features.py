@@ -122,7 +122,8 @@ def key_class(key: str) -> str:
 def tag_property(key: str) -> str | None:
     """OSM tag key -> WorldKG property local name (lower camel case), or None if not representable.
 
-    ``'name:en'`` -> ``'nameEn'``, ``'alt_name'`` -> ``'altName'``, ``'addr:street'`` -> ``'addrStreet'``.
+    ``'name:en'`` -> ``'nameEn'``, ``'alt_name'`` -> ``'altName'``, ``'addr:street'`` ->
+    ``'addrStreet'``.
     """
     c = camel(key)
     if not c or not re.fullmatch(r"[A-Za-z][A-Za-z0-9]*", c):
@@ -133,8 +134,8 @@ def tag_property(key: str) -> str | None:
 def classify(tags: dict[str, str]) -> list[tuple[str, str]]:
     """Classes of an OSM element as ``(class, superclass)`` pairs, most important first.
 
-    A tag ``key=value`` with ``key`` a main key yields the value class (superclass: key class) when the
-    pair is in the map-features table, otherwise just the key class (superclass: empty string).
+    A tag ``key=value`` with ``key`` a main key yields the value class (superclass: key class) when
+    the pair is in the map-features table, otherwise just the key class (superclass: empty string).
     Returns an empty list when the element has no main-key tag: it is not a map feature.
     """
     out: list[tuple[str, str]] = []

@@ -28,8 +28,8 @@ def open_pbf(
     """Iterate the OSM objects of ``path`` in file order.
 
     ``areas=True`` adds assembled areas (closed ways and multipolygon/boundary relations) after the
-    plain objects. libosmium errors (a truncated PBF: "unexpected EOF") become :class:`OsmSnapshotError`
-    naming the file and the number of objects read before the failure.
+    plain objects. libosmium errors (a truncated PBF: "unexpected EOF") become
+    :class:`OsmSnapshotError` naming the file and the number of objects read before the failure.
     """
     p = _check(path)
     fp = osmium.FileProcessor(str(p), entities)
@@ -49,14 +49,15 @@ def open_pbf(
 
 
 def not_utf8(path: str | Path, error: UnicodeDecodeError) -> OsmSnapshotError:
-    """The error for a PBF holding a string (tag, role, user name) that is not UTF-8: pyosmium raises
-    ``UnicodeDecodeError`` when such a string is read, which would name neither file nor cause."""
+    """The error for a PBF holding a string (tag, role, user name) that is not UTF-8: pyosmium
+    raises ``UnicodeDecodeError`` when such a string is read, which would name neither file nor
+    cause."""
     return OsmSnapshotError(f"{path}: corrupt PBF, an OSM string is not valid UTF-8 ({error})")
 
 
 def first_tagged_object(path: str | Path) -> tuple[str, int] | None:
-    """``(type, id)`` of the first node, way or relation of ``path`` that has a tag (its tags read, so
-    a corrupt first block fails here), or None for an extract without any: an empty snapshot."""
+    """``(type, id)`` of the first node, way or relation of ``path`` that has a tag (its tags read,
+    so a corrupt first block fails here), or None for an extract without any: an empty snapshot."""
     for obj in open_pbf(path, with_tags_only=True):
         try:
             dict(obj.tags)
@@ -96,9 +97,10 @@ def _varint(buf: bytes, i: int) -> tuple[int, int]:
 def check_pbf_framing(path: str | Path) -> int:
     """Walk the blob framing of a PBF without decompressing anything; return the number of blobs.
 
-    A PBF is a sequence of ``<4-byte big-endian length><BlobHeader><Blob of BlobHeader.datasize bytes>``.
-    Seeking from header to header costs a few reads per blob, so even a planet file is checked in
-    seconds. A file that ends inside a blob (a half-copied download) raises :class:`OsmSnapshotError`.
+    A PBF is a sequence of ``<4-byte big-endian length><BlobHeader><Blob of BlobHeader.datasize
+    bytes>``. Seeking from header to header costs a few reads per blob, so even a planet file is
+    checked in seconds. A file that ends inside a blob (a half-copied download) raises
+    :class:`OsmSnapshotError`.
     """
     p = _check(path)
     size = p.stat().st_size

@@ -1,30 +1,34 @@
-"""OSM PBF -> OSMH3KG triples in the published form (``subject, predicate, object, date``; all strings).
+"""OSM PBF -> OSMH3KG triples in the published form (``subject, predicate, object, date``; all
+strings).
 
-The published OSMH3KG (MartinBoeckling/stkg_construction; docs/kg_fidelity.md (OSMH3KG)) is built from
-the features GDAL's OSM driver emits and one H3 grid level. Per feature, here a way::
+The published OSMH3KG (MartinBoeckling/stkg_construction; docs/kg_fidelity.md (OSMH3KG)) is built
+from the features GDAL's OSM driver emits and one H3 grid level. Per feature, here a way::
 
-    way/42            rdf:type          residential        (a (key, value) pair of the main-tag table)
-    residential       rdfs:subClassOf   highway            (once per pair, at the end)
+    way/42            rdf:type          residential        (a (key, value) pair of the main-tag
+    table) residential       rdfs:subClassOf   highway            (once per pair, at the end)
     way/42            name              Rua Sarmento Leite (every other kept tag, raw key)
     way/42            geo:hasGeometry   geoway/42          ("geo" + subject)
     geoway/42         geo:asWKT         LINESTRING (-51.2 -30.0, ...)
     89a8100c6afffff   geo:sfIntersects  way/42             (every cell the feature intersects ...)
-    89a8100c6afffff   geo:sfCrosses     way/42             (... plus each DE-9IM relation that holds)
+    89a8100c6afffff   geo:sfCrosses     way/42             (... plus each DE-9IM relation that
+    holds)
 
 and per cell of the grid (the cells that intersect a feature)::
 
     89a8100c6afffff   geo:hasGeometry   geoH389a8100c6afffff
     geoH389a8100c6afffff geo:asWKT      POLYGON ((...))    (the cell boundary, lon lat)
-    89a8100c6afffff   hcf:isAdjacentTo  89a8100c6bfffff    (both ways, between neighbouring grid cells)
+    89a8100c6afffff   hcf:isAdjacentTo  89a8100c6bfffff    (both ways, between neighbouring grid
+    cells)
 
-Every row carries the snapshot date (``YYYY-MM-DD``). Subjects stay typed (``node/<id>``, ``way/<id>``,
-``relation/<id>``): OSM ids collide across element types, the published bare ids do not tell them apart.
-Geometries are EPSG:4326, lon/lat. Closed ways are areas by GDAL's ``closed_ways_are_polygons`` rule,
-other ways lines; multipolygon and boundary relations are assembled into MULTIPOLYGONs by libosmium.
-Elements that cannot be built are skipped *with a reason* in the build report (the asset writes them to
-``quarantine``); an unclosed way whose first main key is ``boundary`` is a piece of an area's outline
-(skipped as ``boundary_segment``); a closed area way libosmium makes no area of (a degenerate ring, a
-node missing from the snapshot) is skipped as ``area_not_assembled``.
+Every row carries the snapshot date (``YYYY-MM-DD``). Subjects stay typed (``node/<id>``,
+``way/<id>``, ``relation/<id>``): OSM ids collide across element types, the published bare ids do
+not tell them apart. Geometries are EPSG:4326, lon/lat. Closed ways are areas by GDAL's
+``closed_ways_are_polygons`` rule, other ways lines; multipolygon and boundary relations are
+assembled into MULTIPOLYGONs by libosmium. Elements that cannot be built are skipped *with a reason*
+in the build report (the asset writes them to ``quarantine``); an unclosed way whose first main key
+is ``boundary`` is a piece of an area's outline (skipped as ``boundary_segment``); a closed area way
+libosmium makes no area of (a degenerate ring, a node missing from the snapshot) is skipped as
+``area_not_assembled``.
 
 The build runs in three steps: :func:`read_elements` (the one sequential pyosmium pass: GDAL-like
 feature rows), :func:`element_rows` and :func:`cell_rows` (the per-feature and per-cell work, pure
@@ -56,13 +60,15 @@ from mgqa_platform.kg.osm_reader import header_timestamp, open_pbf
 from mgqa_platform.kg.worldkg_build import BuildReport
 
 SCHEMA = arrow_schema("subject VARCHAR, predicate VARCHAR, object VARCHAR, date VARCHAR")
-#: GDAL osmconf.ini ``ignore=``: keys never reported (``openGeoDB:`` is a prefix); areas also drop ``area``.
+#: GDAL osmconf.ini ``ignore=``: keys never reported (``openGeoDB:`` is a prefix); areas also drop
+#: ``area``.
 IGNORED_KEYS = frozenset(
     ("created_by", "converted_by", "source", "time", "ele", "note", "todo", "fixme", "FIXME")
 )
 IGNORED_KEY_PREFIXES = ("openGeoDB:",)
 AREA_IGNORED_KEYS = frozenset(("area",))
-#: GDAL osmconf.ini ``closed_ways_are_polygons``: keys, and key=value pairs, that make a closed way an area.
+#: GDAL osmconf.ini ``closed_ways_are_polygons``: keys, and key=value pairs, that make a closed way
+#: an area.
 POLYGON_KEYS = frozenset(
     (
         "aeroway",
@@ -89,18 +95,21 @@ AREA_RELATION_TYPES = ("multipolygon", "boundary")
 #: exports it (the tags it reports, sorted by key; osmium's WKT of the geometry, lon/lat), or an
 #: element that cannot be one (``skip_reason``, ``skip_detail``; no WKT).
 ELEMENTS_ARROW = arrow_schema(
-    "seq BIGINT, subject VARCHAR, tag_keys VARCHAR[], tag_values VARCHAR[], wkt VARCHAR, skip_reason VARCHAR, skip_detail VARCHAR"
+    "seq BIGINT, subject VARCHAR, tag_keys VARCHAR[], tag_values VARCHAR[], wkt VARCHAR, "
+    "skip_reason VARCHAR, skip_detail VARCHAR"
 )
 #: Records of the per-element work, ordered by (``seq``, ``pos``): ``triple`` (a row of the KG),
 #: ``class`` (``subject`` a main-tag value, ``object`` its key: an ``rdfs:subClassOf`` row to write
 #: once), ``entity`` (``object`` the feature's kind: point, line, polygon), ``skip`` (``subject``
 #: the element, ``predicate`` the reason, ``object`` the detail, ``payload`` the WKT refused).
 ROWS_ARROW = arrow_schema(
-    "seq BIGINT, pos BIGINT, record VARCHAR, subject VARCHAR, predicate VARCHAR, object VARCHAR, payload VARCHAR"
+    "seq BIGINT, pos BIGINT, record VARCHAR, subject VARCHAR, predicate VARCHAR, "
+    "object VARCHAR, payload VARCHAR"
 )
 TRIPLE, CLASS, ENTITY, SKIP = "triple", "class", "entity", "skip"
 ELEMENT_BATCH = 10_000
-#: DE-9IM matrix of a cell lying in the interior of the feature (no boundary contact): cell within feature.
+#: DE-9IM matrix of a cell lying in the interior of the feature (no boundary contact): cell within
+#: feature.
 INTERIOR_CELL_MATRIX = "2FF1FF212"
 
 
@@ -152,7 +161,8 @@ def snapshot_date(pbf: str | Path, fallback: str | None = None) -> str:
 
 
 def kept_tags(tags: dict[str, str], area: bool) -> dict[str, str]:
-    """The tags GDAL reports: without ``IGNORED_KEYS`` and ``openGeoDB:*`` (and ``area`` on areas)."""
+    """The tags GDAL reports: without ``IGNORED_KEYS`` and ``openGeoDB:*`` (and ``area`` on
+    areas)."""
     return {
         k: v
         for k, v in tags.items()
@@ -163,8 +173,8 @@ def kept_tags(tags: dict[str, str], area: bool) -> dict[str, str]:
 
 
 def tag_triples(subject: str, tags: dict[str, str]) -> tuple[list[tuple[str, str, str]], set]:
-    """``(triples, classes)`` of one feature's tags, sorted by key. A (key, value) pair of the main-tag
-    table becomes ``rdf:type <value>`` (and ``(value, key)`` goes into ``classes``, for the
+    """``(triples, classes)`` of one feature's tags, sorted by key. A (key, value) pair of the
+    main-tag table becomes ``rdf:type <value>`` (and ``(value, key)`` goes into ``classes``, for the
     ``rdfs:subClassOf`` row); every other tag stays a raw ``<key> <value>`` triple."""
     table = osm_features.map_features()
     triples, classes = [], set()
@@ -218,8 +228,9 @@ def cell_polygons(cells: list[str]) -> np.ndarray:
 
 
 def candidate_cells(g: BaseGeometry, res: int) -> list[str]:
-    """Cells at ``res`` that may intersect ``g``: :func:`geometry.h3_cover` grown by one ring (a grid
-    path can step past a cell a segment clips; a point on a cell edge touches two cells). Sorted."""
+    """Cells at ``res`` that may intersect ``g``: :func:`geometry.h3_cover` grown by one ring (a
+    grid path can step past a cell a segment clips; a point on a cell edge touches two cells).
+    Sorted."""
     cover = geometry.h3_cover(g, res)
     return sorted({n for c in cover for n in h3.grid_disk(c, 1)})
 
@@ -247,8 +258,8 @@ def de9im_predicates(matrices: np.ndarray, feature_dim: int) -> dict[str, np.nda
 
 def cell_links(g: BaseGeometry, res: int) -> list[tuple[str, str]]:
     """``(cell, predicate)`` for every cell at ``res`` that intersects ``g`` and every GeoSPARQL
-    relation (cell first) that holds, sorted. Vectorized: cells strictly inside ``g`` are found with one
-    prepared ``contains_properly`` call; the others get one ``shapely.relate`` each."""
+    relation (cell first) that holds, sorted. Vectorized: cells strictly inside ``g`` are found with
+    one prepared ``contains_properly`` call; the others get one ``shapely.relate`` each."""
     cells = candidate_cells(g, res)
     polys = cell_polygons(cells)
     shapely.prepare(g)
@@ -459,7 +470,8 @@ def element_rows(elements: pa.Table | pa.RecordBatch, h3_res: int) -> pa.Table:
 
 
 def class_rows(classes: list[tuple[str, str]]) -> pa.Table:
-    """``<value> rdfs:subClassOf <key>`` triple records of :data:`ROWS_ARROW`, in the given order."""
+    """``<value> rdfs:subClassOf <key>`` triple records of :data:`ROWS_ARROW`, in the given
+    order."""
     return _records(
         [(None, i, TRIPLE, v, vocab.OSMH3_SUBCLASS, k, None) for i, (v, k) in enumerate(classes)]
     )
@@ -523,7 +535,8 @@ def write_rows(rows: Iterator[pa.Table], sink: _TripleSink, report: BuildReport)
                 report.skip(p, s, o, payload)
 
 
-#: ``stage(elements, h3_res, name)``: the rows of :func:`in_process_rows` computed elsewhere (Spark).
+#: ``stage(elements, h3_res, name)``: the rows of :func:`in_process_rows` computed elsewhere
+#: (Spark).
 RowStage = Callable[[Iterator[pa.Table], int, str], Iterator[pa.Table]]
 
 
@@ -542,8 +555,8 @@ def build_osmh3kg(
     the elements :func:`read_elements` reads (None: :func:`in_process_rows`; the Spark engine's is
     :class:`mgqa_platform.spark.osmh3kg.SparkOsmh3kg`, called with the output's stem as ``name``):
     both give the same rows in the same order, so the same file. Raises
-    :class:`mgqa_platform.kg.osm_reader.OsmSnapshotError` on a truncated or corrupt PBF and ValueError
-    when no snapshot date is known.
+    :class:`mgqa_platform.kg.osm_reader.OsmSnapshotError` on a truncated or corrupt PBF and
+    ValueError when no snapshot date is known.
     """
     date = snapshot_date(pbf, fallback_date)
     report = BuildReport()

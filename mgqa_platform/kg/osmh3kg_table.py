@@ -8,8 +8,8 @@ header:
 * a folder of part files, all ``*.parquet`` or all ``*.csv`` (hidden files, ``_SUCCESS`` and Spark's
   ``.crc`` files are not parts);
 * a Delta table (a folder with ``_delta_log``): the Parquet data files of its latest version, as the
-  ``deltalake`` package lists them. Deletion vectors and column mapping are refused with a clear error
-  (their rows cannot be read from the data files alone).
+  ``deltalake`` package lists them. Deletion vectors and column mapping are refused with a clear
+  error (their rows cannot be read from the data files alone).
 
 CSV follows Spark's defaults: comma separated, ``"`` quotes, ``\\`` escapes, a header line per part.
 """
@@ -42,7 +42,8 @@ class TableFiles:
 
 
 def is_table(path: Path) -> bool:
-    """True when ``path`` is an OSMH3KG table (a Parquet or CSV file, or a folder) rather than RDF."""
+    """True when ``path`` is an OSMH3KG table (a Parquet or CSV file, or a folder) rather than
+    RDF."""
     return path.is_dir() or path.suffix in SUFFIXES
 
 
@@ -85,8 +86,8 @@ def table_files(path: str | Path) -> TableFiles:
 
 
 def fingerprint(path: str | Path) -> tuple[str, int]:
-    """``(sha256, bytes)`` of the table's content: a file's own SHA-256; for a folder, the SHA-256 over
-    each data file's relative path and SHA-256, in path order (metadata files do not count)."""
+    """``(sha256, bytes)`` of the table's content: a file's own SHA-256; for a folder, the SHA-256
+    over each data file's relative path and SHA-256, in path order (metadata files do not count)."""
     p = Path(path)
     tf = table_files(p)
     if tf.form == "file":
@@ -100,13 +101,16 @@ def fingerprint(path: str | Path) -> tuple[str, int]:
 def _reader_sql(tf: TableFiles) -> str:
     if tf.kind == "parquet":
         return "read_parquet(?, union_by_name = true)"
-    return "read_csv(?, header = true, all_varchar = true, quote = '\"', escape = '\\', union_by_name = true)"
+    return (
+        "read_csv(?, header = true, all_varchar = true, quote = '\"', escape = '\\', "
+        "union_by_name = true)"
+    )
 
 
 def create_view(con: duckdb.DuckDBPyConnection, path: str | Path, view: str) -> TableFiles:
-    """Create TEMP VIEW ``view(subject, predicate, object, date)`` (VARCHAR) over the table at ``path``;
-    ``date`` is NULL where the table has no such column. ValueError when it cannot be read or lacks a
-    required column."""
+    """Create TEMP VIEW ``view(subject, predicate, object, date)`` (VARCHAR) over the table at
+    ``path``; ``date`` is NULL where the table has no such column. ValueError when it cannot be read
+    or lacks a required column."""
     tf = table_files(path)
     files = [str(f) for f in tf.files]
     source = _reader_sql(tf)

@@ -7,20 +7,21 @@ vocabulary below, ``v`` a string value. From there, conversion is the same for t
 key                meaning
 =================  ================================================================================
 ``@type``          a source class (WorldKG ``Cafe``, OSMH3KG ``cafe``, KnowWhereGraph ``MTBSFire``)
-``name``           the KG's own label (OSM ``name`` / ``rdfs:label``; KnowWhereGraph: a road segment's
+``name``           the KG's own label (OSM ``name`` / ``rdfs:label``; KnowWhereGraph: a road
+segment's
                    ``kwg-ont:hasRoadSign``, else ``rdfs:label``, else ``kwg-ont:hospitalName``)
 ``ref``            OSM ``ref``; KnowWhereGraph: a road segment's ``kwg-ont:hasRoadSign``
 ``name:xx``        a label in language ``xx`` (OSM language subtag)
 ``alt_name`` ...   aliases (:data:`ALIAS_KEYS`), ``;``-separated
-``amenity`` ...    OSM main-key tags (category), plus ``addr:*``, ``image``, ``wikidata``, ``population`` ...
-``@instant``       KnowWhereGraph ``time:Instant`` value; ``@begin`` / ``@end`` for intervals
-``obs:<attr>``     KnowWhereGraph SOSA observation result, ``<attr>`` from
+``amenity`` ...    OSM main-key tags (category), plus ``addr:*``, ``image``, ``wikidata``,
+``population`` ... ``@instant``       KnowWhereGraph ``time:Instant`` value; ``@begin`` / ``@end``
+for intervals ``obs:<attr>``     KnowWhereGraph SOSA observation result, ``<attr>`` from
                    :data:`vocab.KWG_OBSERVED_ATTRIBUTES` (e.g. ``obs:magnitude``), else the
                    property's local name; also ``obs:bedCount`` / ``obs:helipad`` of a hospital
 =================  ================================================================================
 
-Nothing here touches the warehouse; :mod:`mgqa_platform.kg.convert` runs the SQL on its staging tables
-(``stage(s, p, o)``, ``ents(s)``) and the lookup tables of :func:`lookup_tables`.
+Nothing here touches the warehouse; :mod:`mgqa_platform.kg.convert` runs the SQL on its staging
+tables (``stage(s, p, o)``, ``ents(s)``) and the lookup tables of :func:`lookup_tables`.
 """
 
 from __future__ import annotations
@@ -105,7 +106,8 @@ properties, observation collections)."""
 @functools.cache
 def worldkg_classes() -> list[dict[str, str]]:
     """Our mapping table ``worldkg_class_categories.csv``: WorldKG class -> the OSM (key, value) it
-    stands for and our category (scripts/worldkg_class_categories.py, docs/kg_fidelity.md (WorldKG))."""
+    stands for and our category (scripts/worldkg_class_categories.py, docs/kg_fidelity.md
+    (WorldKG))."""
     with open(PACKAGE_DATA / "worldkg_class_categories.csv", newline="", encoding="utf-8") as f:
         return list(csv.DictReader(f))
 
@@ -116,9 +118,9 @@ SCRIPT_NAME_TAGS = {"name:zh-Hans": "zho"}
 
 
 def _worldkg_props() -> dict[str, str]:
-    """WorldKG property local name -> OSM key: every key of WorldKG's key list by the builder's naming
-    rule (where two keys share a name, the one without ``:``, then the first), then the keys the
-    profiles read, for dumps made with a longer key list."""
+    """WorldKG property local name -> OSM key: every key of WorldKG's key list by the builder's
+    naming rule (where two keys share a name, the one without ``:``, then the first), then the keys
+    the profiles read, for dumps made with a longer key list."""
     props: dict[str, str] = {}
     for k in sorted(worldkg_build.key_list(), key=lambda k: (":" in k, k)):
         props.setdefault(worldkg_build.property_name(k), k)
@@ -130,8 +132,9 @@ def _worldkg_props() -> dict[str, str]:
 
 
 def _worldkg_class_priorities() -> list[int]:
-    """Priority of each row of :func:`worldkg_classes` (lower wins when an entity has several classes):
-    its key's rank in ``MAIN_KEYS``, other keys after them alphabetically; ties by class name."""
+    """Priority of each row of :func:`worldkg_classes` (lower wins when an entity has several
+    classes): its key's rank in ``MAIN_KEYS``, other keys after them alphabetically; ties by class
+    name."""
     keys = sorted({r["key"] for r in worldkg_classes()})
     rank = {k: i for i, k in enumerate(osm_features.MAIN_KEYS)}
     rank.update({k: len(rank) + i for i, k in enumerate(k for k in keys if k not in rank)})
@@ -212,7 +215,7 @@ def _q(s: str) -> str:
     return "'" + s.replace("'", "''") + "'"
 
 
-# ---------------------------------------------------------------------------------------------- WorldKG
+# ------------------------------------------------------------------------------------------ WorldKG
 _WKG_ENTITY = f"""
     SELECT DISTINCT s
     FROM stage
@@ -256,7 +259,8 @@ WORLDKG = Profile(
         GROUP BY f.s, c.key
     """,
     geometry_sql=f"""
-        SELECT gl.s, w.o AS wkt FROM stage gl JOIN stage w ON w.s = gl.o AND w.p = {_q(vocab.GEO_AS_WKT)}
+        SELECT gl.s, w.o AS wkt FROM stage gl JOIN stage w ON w.s = gl.o AND w.p =
+            {_q(vocab.GEO_AS_WKT)}
         WHERE gl.p = {_q(vocab.WKGS + "spatialObject")}""",
     # our category through our own class table; of several classes, the key first in MAIN_KEYS wins
     category_sql="""
@@ -277,10 +281,10 @@ WORLDKG = Profile(
     no_class_reason="no_worldkg_class",
 )
 
-# ---------------------------------------------------------------------------------------------- OSMH3KG
-# Reads both forms: ours (typed ``node/<id>`` subjects) and the published one (bare ids). Entities are
-# the subjects of rdf:type or geo:hasGeometry that are not H3 cells (TEMP table ``h3_cells``, made when
-# the table is staged); geometry nodes and class values are subjects of neither predicate.
+# ------------------------------------------------------------------------------------------ OSMH3KG
+# Reads both forms: ours (typed ``node/<id>`` subjects) and the published one (bare ids). Entities
+# are the subjects of rdf:type or geo:hasGeometry that are not H3 cells (TEMP table ``h3_cells``,
+# made when the table is staged); geometry nodes and class values are subjects of neither predicate.
 OSMH3KG = Profile(
     kg="osmh3kg",
     entities_sql=f"""
@@ -291,10 +295,10 @@ OSMH3KG = Profile(
     facts_sql=f"""
         SELECT t.s, CASE WHEN t.p = {_q(vocab.OSMH3_TYPE)} THEN '@type' ELSE t.p END AS k, t.o AS v
         FROM stage t SEMI JOIN ents USING (s) WHERE t.p <> {_q(vocab.OSMH3_HAS_GEOMETRY)}""",
-    # the main tag is only a type: its key comes from the file's own "value rdfs:subClassOf key" rows.
-    # A value under several keys (platform: highway, public_transport, railway) takes the first in
-    # MAIN_KEYS order among the keys no other type of the entity needs as its only key; one value per
-    # key (the first by value), the others stay types only.
+    # the main tag is only a type: its key comes from the file's own "value rdfs:subClassOf key"
+    # rows. A value under several keys (platform: highway, public_transport, railway) takes the
+    # first in MAIN_KEYS order among the keys no other type of the entity needs as its only key; one
+    # value per key (the first by value), the others stay types only.
     derived_facts_sql=f"""
         WITH cand AS (
             SELECT f.s, f.v, sc.o AS k, coalesce(mk.priority, 1000) AS priority
@@ -320,17 +324,19 @@ OSMH3KG = Profile(
         WHERE NOT EXISTS (SELECT 1 FROM facts g WHERE g.s = d.s AND g.k = d.k)
         QUALIFY row_number() OVER (PARTITION BY s, k ORDER BY v) = 1""",
     geometry_sql=f"""
-        SELECT gl.s, w.o AS wkt FROM stage gl JOIN stage w ON w.s = gl.o AND w.p = {_q(vocab.OSMH3_AS_WKT)}
+        SELECT gl.s, w.o AS wkt FROM stage gl JOIN stage w ON w.s = gl.o AND w.p =
+            {_q(vocab.OSMH3_AS_WKT)}
         WHERE gl.p = {_q(vocab.OSMH3_HAS_GEOMETRY)}""",
     category_sql=_OSM_CATEGORY,
     local_id_sql="s",
     # a typed subject names its OSM element; a published bare id does not say node, way or relation
-    iri_sql="CASE WHEN regexp_full_match(s, '(node|way|relation)/[0-9]+') THEN 'https://www.openstreetmap.org/' || s ELSE s END",
+    iri_sql="CASE WHEN regexp_full_match(s, '(node|way|relation)/[0-9]+') "
+    "THEN 'https://www.openstreetmap.org/' || s ELSE s END",
     label_lang="und",
     cited_links=(vocab.OSMH3_HAS_GEOMETRY,),
 )
 
-# ---------------------------------------------------------------------------------------------- KnowWhereGraph
+# ----------------------------------------------------------------------------------- KnowWhereGraph
 _T, _S, _K = vocab.TIME, vocab.SOSA, vocab.KWG_ONT
 _KWG_CLASS_NAMESPACES = (_K, vocab.USGS_ONT, vocab.MGQA_ONT)
 _KWG_TYPED = " OR ".join(f"t.o LIKE {_q(ns + '%')}" for ns in _KWG_CLASS_NAMESPACES)
@@ -391,7 +397,8 @@ KWG = Profile(
         SELECT t.s, 'obs:bedCount', t.o FROM stage t SEMI JOIN ents USING (s)
         WHERE t.p = {_q(_K + "noHospitalBeds")}
         UNION ALL
-        SELECT t.s, 'obs:helipad', regexp_extract(t.o, '([^/#]+)$', 1) FROM stage t SEMI JOIN ents USING (s)
+        SELECT t.s, 'obs:helipad', regexp_extract(t.o, '([^/#]+)$', 1) FROM stage t SEMI JOIN ents
+            USING (s)
         WHERE t.p = {_q(_K + "helipadAvailability")}""",
     derived_facts_sql=f"""
         SELECT f.s, 'admin_level',
@@ -400,10 +407,12 @@ KWG = Profile(
         FROM facts f JOIN lk_kwg_admin_levels a ON a.cls = f.v
         WHERE f.k = '@type'""",
     geometry_sql=f"""
-        SELECT gl.s, w.o AS wkt FROM stage gl JOIN stage w ON w.s = gl.o AND w.p = {_q(vocab.GEO_AS_WKT)}
+        SELECT gl.s, w.o AS wkt FROM stage gl JOIN stage w ON w.s = gl.o AND w.p =
+            {_q(vocab.GEO_AS_WKT)}
         WHERE gl.p IN ({_q(vocab.GEO_HAS_GEOMETRY)}, {_q(vocab.GEO_HAS_DEFAULT_GEOMETRY)})""",
     category_sql=f"""
-        SELECT t.s, arg_min(kc.category, kc.priority) AS category, NULL AS main_key, NULL AS main_value
+        SELECT t.s, arg_min(kc.category, kc.priority) AS category, NULL AS main_key, NULL AS
+            main_value
         FROM stage t SEMI JOIN ents USING (s) JOIN lk_kwg_classes kc ON kc.cls = t.o
         WHERE t.p = {_q(vocab.RDF_TYPE)} GROUP BY t.s""",
     local_id_sql="CASE "

@@ -4,15 +4,16 @@ Terms become plain strings: IRIs without angle brackets, literals as their lexic
 tag and datatype dropped: the platform reads labels and WKT, it does not reason over datatypes),
 blank nodes as ``_:<id>``.
 
-* **N-Triples** is read in chunks of whole lines (a few MiB); each chunk is handed to pyoxigraph (Rust) in
-  one call. Large files are split into byte ranges parsed by worker processes (:func:`parse_file`).
-* **N-Triples through DuckDB** (:func:`parse_ntriples_duckdb`): DuckDB reads the file as one text column
-  per line and takes, with a regular expression, only the lines whose parse is exact without an N-Triples
-  parser (:data:`FAST_LINE_RE`); every other line goes to pyoxigraph, so the triples and bad statements are
-  the ones :func:`parse_file` gives.
+* **N-Triples** is read in chunks of whole lines (a few MiB); each chunk is handed to pyoxigraph
+  (Rust) in one call. Large files are split into byte ranges parsed by worker processes
+  (:func:`parse_file`).
+* **N-Triples through DuckDB** (:func:`parse_ntriples_duckdb`): DuckDB reads the file as one text
+  column per line and takes, with a regular expression, only the lines whose parse is exact without
+  an N-Triples parser (:data:`FAST_LINE_RE`); every other line goes to pyoxigraph, so the triples
+  and bad statements are the ones :func:`parse_file` gives.
 * **Turtle** is cut into blocks of whole statements: a statement ends on a line whose last non-blank
-  character is ``.`` outside a long (triple-quoted) literal; ``@prefix``/``@base`` lines are remembered and
-  prepended to every block.
+  character is ``.`` outside a long (triple-quoted) literal; ``@prefix``/``@base`` lines are
+  remembered and prepended to every block.
 
 A chunk or block that fails (a syntax error, bytes that are not UTF-8) is bisected down to single
 statements, so only the bad statements are reported (:class:`BadStatement`, with line number and the
@@ -166,7 +167,8 @@ def iter_ntriples(
 
 
 def _statements(path: Path) -> Iterator[tuple[int, int, bytes, bool]]:
-    """Turtle statements: ``(first line number, byte offset, bytes, is_directive)`` in file order."""
+    """Turtle statements: ``(first line number, byte offset, bytes, is_directive)`` in file
+    order."""
     buf: list[bytes] = []
     start = offset = start_offset = 0
     in_long = False
@@ -236,7 +238,8 @@ def iter_turtle(
 
 
 class RdfStreamReader:
-    """Iterate Arrow record batches of a Turtle or N-Triples file in one process, collecting bad statements.
+    """Iterate Arrow record batches of a Turtle or N-Triples file in one process, collecting bad
+    statements.
 
     >>> reader = RdfStreamReader("kg.ttl")           # doctest: +SKIP
     >>> for batch in reader.batches(): ...            # doctest: +SKIP
@@ -279,7 +282,8 @@ def _line_ranges(path: Path, parts: int) -> list[tuple[int, int]]:
 def _parse_range_to_parquet(
     path: str, start: int, end: int, out: str
 ) -> tuple[int, list[BadStatement]]:
-    """Worker: parse N-Triples bytes [start, end) into a Parquet file; line numbers are fixed by the caller."""
+    """Worker: parse N-Triples bytes [start, end) into a Parquet file; line numbers are fixed by the
+    caller."""
     bad: list[BadStatement] = []
     n = 0
     with pq.ParquetWriter(out, TRIPLE_SCHEMA, compression="lz4") as w:
@@ -299,9 +303,10 @@ def parse_file(
     """Parse a KG file into Parquet parts (``s, p, o``) under ``out_dir``, in file order.
 
     With ``workers`` > 1 (0, the default: the CPU count, at most 4), N-Triples of
-    ``min_parallel_bytes`` or more are split into line-aligned byte ranges, each parsed by a worker process (a
-    fresh interpreter running this module, so callers need no ``__main__`` guard). On the 2-vCPU reference
-    machine two workers parse 1.9x faster than one (docs/benchmarks.md). Returns ``(parts, triples, bad statements)``.
+    ``min_parallel_bytes`` or more are split into line-aligned byte ranges, each parsed by a worker
+    process (a fresh interpreter running this module, so callers need no ``__main__`` guard). On the
+    2-vCPU reference machine two workers parse 1.9x faster than one (docs/benchmarks.md). Returns
+    ``(parts, triples, bad statements)``.
     """
     path, out_dir = Path(path), Path(out_dir)
     if not path.is_file():
@@ -357,9 +362,10 @@ def _renumber(path: Path, bad: list[BadStatement]) -> list[BadStatement]:
 
 # ------------------------------------------------------------------- N-Triples through DuckDB
 def _iri_re() -> str:
-    """RE2 of an absolute IRI that pyoxigraph accepts as written: scheme, then an optional ``//`` host of
-    unreserved characters with a numeric port, path, query and one fragment; no backslash, no ``%`` without two
-    hex digits, no brackets (IPv6 hosts), no user info, no private-use characters. A strict subset of RFC 3987.
+    """RE2 of an absolute IRI that pyoxigraph accepts as written: scheme, then an optional ``//``
+    host of unreserved characters with a numeric port, path, query and one fragment; no backslash,
+    no ``%`` without two hex digits, no brackets (IPv6 hosts), no user info, no private-use
+    characters. A strict subset of RFC 3987.
     """
     ucs = (
         r"\x{A0}-\x{D7FF}\x{F900}-\x{FDCF}\x{FDF0}-\x{FFEF}"
@@ -378,9 +384,10 @@ def _iri_re() -> str:
 _IRI = _iri_re()
 _LANG = r"[A-Za-z]{2,3}(?:-[A-Za-z]{4})?(?:-(?:[A-Za-z]{2}|[0-9]{3}))?"
 _BNODE = r"_:[A-Za-z0-9_]+"
-#: The lines the DuckDB path takes (a full match): ``<iri>`` or ``_:label`` subject, ``<iri>`` predicate,
-#: ``<iri>``, ``_:label`` or a literal without backslash (plain, ``@lang`` or ``^^<iri>`` outside the rdf:
-#: namespace, whose langString datatypes need a tag), then ``.`` and an optional comment.
+#: The lines the DuckDB path takes (a full match): ``<iri>`` or ``_:label`` subject, ``<iri>``
+#: predicate, ``<iri>``, ``_:label`` or a literal without backslash (plain, ``@lang`` or ``^^<iri>``
+#: outside the rdf: namespace, whose langString datatypes need a tag), then ``.`` and an optional
+#: comment.
 FAST_LINE_RE = (
     rf"[ \t]*(?:<{_IRI}>|{_BNODE})[ \t]*<{_IRI}>[ \t]*"
     rf"(?:<{_IRI}>|{_BNODE}|\"[^\"\\]*\""
@@ -393,7 +400,8 @@ _CANONICAL_TERMS = r'^<([^>]*)> <([^>]*)> (?:<([^>]*)>|"([^"]*)")'
 #: Terms of any other line that :data:`FAST_LINE_RE` took.
 _GENERAL_TERMS = r'^[ \t]*(?:<([^>]*)>|(_:\w+))[ \t]*<([^>]*)>[ \t]*(?:<([^>]*)>|(_:\w+)|"([^"]*)")'
 _RDF_NS = "http://www.w3.org/1999/02/22-rdf-syntax-ns#"
-#: A byte DuckDB's CSV reader is told to split columns on; files holding it take the pyoxigraph path.
+#: A byte DuckDB's CSV reader is told to split columns on; files holding it take the pyoxigraph
+#: path.
 _DELIM = b"\x01"
 FAST_LINES_SCHEMA = arrow_schema("line BIGINT, s VARCHAR, p VARCHAR, o VARCHAR, text VARCHAR")
 
@@ -404,8 +412,9 @@ def _sql_str(text: str) -> str:
 
 
 def duckdb_readable(path: str | Path) -> bool:
-    """Whether DuckDB's CSV reader sees exactly the file's ``\\n``-separated lines: no ``\\r`` (which it
-    also splits on), no NUL, no column delimiter byte and no byte-order mark (which it would drop)."""
+    """Whether DuckDB's CSV reader sees exactly the file's ``\\n``-separated lines: no ``\\r``
+    (which it also splits on), no NUL, no column delimiter byte and no byte-order mark (which it
+    would drop)."""
     with open(path, "rb") as f:
         head = f.read(3)
         if head.startswith(b"\xef\xbb\xbf"):
@@ -418,11 +427,11 @@ def duckdb_readable(path: str | Path) -> bool:
 
 
 def ntriples_duckdb_sql(path: str | Path, out: str | Path) -> str:
-    """The ``COPY`` statement that writes ``out`` (Parquet, :data:`FAST_LINES_SCHEMA`) from an N-Triples file
-    in one scan: one row per line that is not blank or a comment, in file order, with its 1-based ``line``;
-    lines that :data:`FAST_LINE_RE` takes carry ``s, p, o`` (literals as their lexical form, blank nodes as
-    ``_:label``) and a NULL ``text``; the others carry only their ``text``. Needs
-    ``preserve_insertion_order`` for the line numbers."""
+    """The ``COPY`` statement that writes ``out`` (Parquet, :data:`FAST_LINES_SCHEMA`) from an
+    N-Triples file in one scan: one row per line that is not blank or a comment, in file order, with
+    its 1-based ``line``; lines that :data:`FAST_LINE_RE` takes carry ``s, p, o`` (literals as their
+    lexical form, blank nodes as ``_:label``) and a NULL ``text``; the others carry only their
+    ``text``. Needs ``preserve_insertion_order`` for the line numbers."""
     src = (
         f"read_csv({_sql_str(str(path))}, delim={_sql_str(_DELIM.decode())}, quote='', escape='', "
         "header=false, auto_detect=false, columns={'text': 'VARCHAR'}, strict_mode=false)"
@@ -468,7 +477,8 @@ def ntriples_duckdb_sql(path: str | Path, out: str | Path) -> str:
                             regexp_full_match(text, {_sql_str(FAST_LINE_RE)})
                                 AND NOT contains(text, {_sql_str("^^<" + _RDF_NS)}) AS fast
                         FROM (SELECT row_number() OVER () AS line, text FROM {src})
-                        WHERE text IS NOT NULL AND NOT regexp_full_match(text, {_sql_str(SKIP_LINE_RE)})
+                        WHERE text IS NOT NULL AND NOT regexp_full_match(text,
+                            {_sql_str(SKIP_LINE_RE)})
                     )
                 )
             )
@@ -492,9 +502,9 @@ def _line_offsets(path: Path, lines: set[int]) -> tuple[dict[int, int], int]:
 def _parse_fallback(
     rows: list[tuple[int, str]], last: tuple[int, bool], bis: _Bisector
 ) -> tuple[list[int], list[str], list[str], list[str]]:
-    """pyoxigraph's triples of the lines DuckDB did not take, ``(line, text)`` in file order, as columns
-    ``(line, s, p, o)``; bad lines are added to ``bis.bad``. ``last`` is the file's last line number and
-    whether it ends without a newline (that line's bytes have none)."""
+    """pyoxigraph's triples of the lines DuckDB did not take, ``(line, text)`` in file order, as
+    columns ``(line, s, p, o)``; bad lines are added to ``bis.bad``. ``last`` is the file's last
+    line number and whether it ends without a newline (that line's bytes have none)."""
     stmts = []
     for line, text in rows:
         raw = text.encode() if line == last[0] and last[1] else (text + "\n").encode()
@@ -528,14 +538,14 @@ def parse_ntriples_duckdb(
 ) -> tuple[list[Path], int, list[BadStatement]] | None:
     """Parse an N-Triples file with DuckDB (``threads`` threads on ``con``, restored afterwards) and
     pyoxigraph for the lines DuckDB does not take; the triples and bad statements are those of
-    :func:`parse_file`. One thread is the default: the line numbers come from a window that two threads
-    make slower, not faster (docs/benchmarks.md).
+    :func:`parse_file`. One thread is the default: the line numbers come from a window that two
+    threads make slower, not faster (docs/benchmarks.md).
 
     Returns ``(parts, triples, bad statements)``: the parts are Parquet files of
     :data:`FAST_LINES_SCHEMA` under ``out_dir``, whose rows with a non-NULL ``s`` are the triples
-    (:func:`lines_triples_sql` reads them in file order). None when DuckDB cannot read the file line for
-    line (:func:`duckdb_readable`, bytes that are not UTF-8, a line longer than its reader takes): parse it
-    with :func:`parse_file` then."""
+    (:func:`lines_triples_sql` reads them in file order). None when DuckDB cannot read the file line
+    for line (:func:`duckdb_readable`, bytes that are not UTF-8, a line longer than its reader
+    takes): parse it with :func:`parse_file` then."""
     path, out_dir = Path(path), Path(out_dir)
     if not path.is_file():
         raise FileNotFoundError(f"{path}: no such KG file")

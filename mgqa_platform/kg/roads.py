@@ -9,8 +9,8 @@ A KG stores a road in pieces: OSM ways (WorldKG, OSMH3KG) or KnowWhereGraph road
   labels, e.g. a bilingual ``name`` on one piece and the same ``name:fr`` on the next), or the same
   normalized ``ref`` (the OSM ``ref`` tag; in KnowWhereGraph the segment's ``kwg-ont:hasRoadSign``,
   :data:`mgqa_platform.kg.profiles.KWG`);
-* **connected**: their geometries come within :data:`TOLERANCE_M` metres of each other (they share an
-  endpoint, touch or cross).
+* **connected**: their geometries come within :data:`TOLERANCE_M` metres of each other (they share
+  an endpoint, touch or cross).
 
 Each connected component of two or more pieces becomes one road; a piece with no such neighbour
 stays the entity it was, so two same-name roads far apart stay two roads. In a KG that names its
@@ -19,8 +19,8 @@ the pieces of one route are one road whether they connect or not: a route sign n
 ("State Route 166"), and gaps between the crawled segments are gaps in the data. A road:
 
 * ``entity_id`` ``<kg>:road/<smallest part local id>`` (sorted as strings), stable across runs;
-* ``iri`` ``urn:mgqa:road:<entity_id>``: the road is not a resource of the KG; its derived statements
-  (:func:`road_triples`) use that subject;
+* ``iri`` ``urn:mgqa:road:<entity_id>``: the road is not a resource of the KG; its derived
+  statements (:func:`road_triples`) use that subject;
 * geometry: the union of the parts, line-merged where they join (a LineString, else a
   MultiLineString; EPSG:4326, x = lon, y = lat); representative point, H3 cells and ``geom_kind``
   from :func:`mgqa_platform.kg.convert.geometry_columns`, as for any converted line;
@@ -102,7 +102,8 @@ class Road:
 
 
 def identity(text: str | None) -> str | None:
-    """Normalized road identity of a name or ref: case-folded, inner whitespace collapsed; None if empty."""
+    """Normalized road identity of a name or ref: case-folded, inner whitespace collapsed; None if
+    empty."""
     if text is None:
         return None
     norm = " ".join(text.split()).casefold()
@@ -158,7 +159,8 @@ def _longest_share(values: list[str], lengths: list[float]) -> str:
 
 
 def assemble(kg: str, parts: list[Part]) -> Road:
-    """The road made of ``parts`` (one connected component), by the rules of the module docstring."""
+    """The road made of ``parts`` (one connected component), by the rules of the module
+    docstring."""
     lengths = [geodesic_length_m(p.geom) for p in parts]
     name = _longest_share([p.name for p in parts], lengths)
     category = _longest_share([p.category for p in parts], lengths)
@@ -194,9 +196,9 @@ def road_triples(road: Road) -> list[tuple[str, str, str]]:
     ]
 
 
-#: Type triples of any part, and part-of triples (``sfWithin`` / ``administrativePartOf``) that every
-#: part states, restated for the road's subject: the road is of its parts' types, and lies within a
-#: region when each of its parts does.
+#: Type triples of any part, and part-of triples (``sfWithin`` / ``administrativePartOf``) that
+#: every part states, restated for the road's subject: the road is of its parts' types, and lies
+#: within a region when each of its parts does.
 SHARED_PART_TRIPLES_SQL = f"""
 WITH part_triples AS (
     SELECT

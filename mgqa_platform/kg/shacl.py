@@ -1,10 +1,10 @@
 """SHACL validation of a KnowWhereGraph crawl against our GeoSPARQL and SOSA shapes (pyshacl).
 
 The shapes live in ``mgqa_platform/data/shapes/`` (``kwg_geosparql.ttl``, ``kwg_sosa.ttl``); each
-shape is a named IRI in ``urn:mgqa:shapes:`` with an ``rdfs:comment`` saying what it requires. Shapes
-of severity ``sh:Warning`` are the ones real KnowWhereGraph data fails as well (feature of interest and
-time on each observation: KWG attaches both to the observation collection); every other shape is a
-``sh:Violation``.
+shape is a named IRI in ``urn:mgqa:shapes:`` with an ``rdfs:comment`` saying what it requires.
+Shapes of severity ``sh:Warning`` are the ones real KnowWhereGraph data fails as well (feature of
+interest and time on each observation: KWG attaches both to the observation collection); every other
+shape is a ``sh:Violation``.
 
 Cost. Only the triples a shape can read are validated: every ``rdf:type`` and ``rdfs:subClassOf``
 triple, and every triple whose predicate is an IRI named in the shapes (paths, targets). The shapes

@@ -19,8 +19,8 @@ Stopping rule. LIMIT counts *solutions*, while a CONSTRUCT page returns *triples
 yield several triples (or none, when template variables are unbound), and duplicate triples are
 merged. The crawler therefore stops after the first page that returns no triples, which is the only
 rule that cannot stop early; when every page so far held at least ``page_size`` triples this costs
-one extra (empty) request per query. A page with fewer triples than ``page_size`` that is followed by
-a non-empty page is counted in ``short_pages_then_more``: it is legitimate for multi-triple
+one extra (empty) request per query. A page with fewer triples than ``page_size`` that is followed
+by a non-empty page is counted in ``short_pages_then_more``: it is legitimate for multi-triple
 templates, but with a one-triple-per-solution template it means the endpoint caps results below
 ``page_size`` (e.g. a server-side row limit), and the page size should be lowered.
 
@@ -67,8 +67,8 @@ class SparqlCrawler:
     ``page_size`` solutions are requested per page; ``timeout_s`` is the per-request timeout in
     seconds; a request is retried at most ``max_retries`` times after connection errors, timeouts,
     HTTP 429 and HTTP 5xx, waiting ``backoff_s * 2**attempt`` seconds (attempt 0, 1, ...) or the
-    response's ``Retry-After`` (seconds or HTTP date), capped at ``max_wait_s``. ``headers`` are sent
-    with every request. If ``token_env`` names an environment variable, its value is read when
+    response's ``Retry-After`` (seconds or HTTP date), capped at ``max_wait_s``. ``headers`` are
+    sent with every request. If ``token_env`` names an environment variable, its value is read when
     :meth:`crawl` runs and sent as ``Authorization: Bearer <token>``; the token is never stored on
     the crawler, logged, returned in stats, or included in error messages.
     """
@@ -103,7 +103,8 @@ class SparqlCrawler:
         self._sleep = sleep
 
     def _request_headers(self) -> tuple[dict[str, str], str | None]:
-        """Headers for this crawl and the bearer token (for redaction), read from the environment now."""
+        """Headers for this crawl and the bearer token (for redaction), read from the environment
+        now."""
         headers = {"Accept": "application/n-triples", **self.headers}
         token = None
         if self.token_env:
@@ -155,7 +156,8 @@ class SparqlCrawler:
                 stats["retries"] += 1
                 self._sleep(self._wait_s(attempt, response))
         raise SparqlError(
-            f"SPARQL request failed after {self.max_retries + 1} attempts; last error: {_redact(last_problem, token)}",
+            f"SPARQL request failed after {self.max_retries + 1} attempts; last error: "
+            f"{_redact(last_problem, token)}",
             status=last_status,
         )
 
@@ -187,7 +189,8 @@ PageFetcher = Callable[[str], bytes]
 
 
 def check_queries(queries: list[str]) -> None:
-    """Raise ``ValueError`` for a query that already ends in LIMIT/OFFSET (the crawler appends them)."""
+    """Raise ``ValueError`` for a query that already ends in LIMIT/OFFSET (the crawler appends
+    them)."""
     for q in queries:
         if _TRAILING_LIMIT.search(q.strip()):
             raise ValueError(
@@ -214,9 +217,10 @@ def crawl_queries(
     ``pages`` (requests that returned a page, including final empty ones), ``triples`` (lines
     written), ``duplicates``, ``retries`` (0 here; the HTTP crawler fills it in),
     ``short_pages_then_more`` (see module docstring) and ``per_query`` (a list of
-    ``{"pages", "triples"}``, the triples a query returned, repeats included). Raises :class:`SparqlError` for a page that is not valid
-    N-Triples or a query with more than ``max_pages`` pages, ``ValueError`` for a query that
-    already ends in LIMIT/OFFSET. ``redact`` cleans response text quoted in error messages.
+    ``{"pages", "triples"}``, the triples a query returned, repeats included). Raises
+    :class:`SparqlError` for a page that is not valid N-Triples or a query with more than
+    ``max_pages`` pages, ``ValueError`` for a query that already ends in LIMIT/OFFSET. ``redact``
+    cleans response text quoted in error messages.
     """
     if page_size < 1:
         raise ValueError("page_size must be >= 1")
@@ -266,13 +270,14 @@ def crawl_queries(
 
 
 def _redact(text: str, token: str | None) -> str:
-    """``text`` with ``token`` (whole, or any piece of 8+ characters) replaced by ``***`` (servers may echo
-    headers); callers redact before they cut."""
+    """``text`` with ``token`` (whole, or any piece of 8+ characters) replaced by ``***`` (servers
+    may echo headers); callers redact before they cut."""
     return scrub(text, (token,))
 
 
 def _retry_after_s(value: str | None) -> float | None:
-    """Seconds from a ``Retry-After`` header (delta-seconds or HTTP date), None if absent/unparseable."""
+    """Seconds from a ``Retry-After`` header (delta-seconds or HTTP date), None if
+    absent/unparseable."""
     if not value:
         return None
     value = value.strip()
@@ -333,7 +338,8 @@ def _linked_to(region: str) -> str:
 
 
 def _hazards_in(region: str) -> str:
-    """Graph pattern binding ``?f`` to every hazard in ``region`` (class hierarchy or class name)."""
+    """Graph pattern binding ``?f`` to every hazard in ``region`` (class hierarchy or class
+    name)."""
     classes = " ".join(HAZARD_CLASSES)
     return f"""{_linked_to(region)}
       {{ ?f a ?cls . ?cls rdfs:subClassOf* kwg-ont:Hazard }}
@@ -371,11 +377,13 @@ def _resource_triples(selection: str, arms: list[tuple[str, tuple[str, ...]]]) -
         keep = f"FILTER(?p IN ({', '.join(predicates)}))"
         if path:
             parts.append(
-                f"{{\n        {features}\n        ?f {path} ?s .\n        ?s ?p ?o .\n        {keep}\n      }}"
+                f"{{\n        {features}\n        ?f {path} ?s .\n        ?s ?p ?o .\n     "
+                f"   {keep}\n      }}"
             )
         else:
             parts.append(
-                f"{{\n        {features}\n        ?f ?p ?o .\n        {keep}\n        BIND(?f AS ?s)\n      }}"
+                f"{{\n        {features}\n        ?f ?p ?o .\n        {keep}\n        "
+                "BIND(?f AS ?s)\n      }"
             )
     union = "\n      UNION\n      ".join(parts)
     return f"""{_SPARQL_PREFIXES}CONSTRUCT {{ ?s ?p ?o }}

@@ -74,8 +74,9 @@ depth in km below sea level, positive down; burned area in acres). Other propert
 IRI's local name."""
 
 # OSMH3KG (MartinBoeckling/stkg_construction): CURIE-like strings in a ``subject, predicate, object,
-# date`` table, as the published KG writes them. Subjects: OSM features (ours ``node/<id>``; published
-# bare ids), bare H3 cell indexes, geometry nodes ``geo<feature>`` / ``geoH3<cell>``, class values.
+# date`` table, as the published KG writes them. Subjects: OSM features (ours ``node/<id>``;
+# published bare ids), bare H3 cell indexes, geometry nodes ``geo<feature>`` / ``geoH3<cell>``,
+# class values.
 OSMH3_TYPE = "rdf:type"
 OSMH3_SUBCLASS = "rdfs:subClassOf"
 OSMH3_HAS_GEOMETRY = "geo:hasGeometry"

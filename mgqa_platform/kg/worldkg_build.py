@@ -1,8 +1,10 @@
-"""OSM PBF -> WorldKG Turtle, as WorldKG's own creation code writes it (docs/kg_fidelity.md (WorldKG)).
+"""OSM PBF -> WorldKG Turtle, as WorldKG's own creation code writes it (docs/kg_fidelity.md
+(WorldKG)).
 
 Every OSM node with at least two tags becomes one entity, whether or not it gets a class::
 
-    wkg:<id> a wkgs:AmenitySchool ;              # WorldKG's class of (amenity, school): no wkgs:amenity
+    wkg:<id> a wkgs:AmenitySchool ;              # WorldKG's class of (amenity, school): no
+    wkgs:amenity
         rdfs:label "Escola Andorrana" ;          # OSM name, plain literal
         wkgs:addrHousenumber "12" ;              # a tag of a key in WorldKG's key list
         wkgs:osmLink <https://www.openstreetmap.org/node/<id>> ;
@@ -13,16 +15,17 @@ Every OSM node with at least two tags becomes one entity, whether or not it gets
     wkg:geo<id> a sf:Point ;
         geo:asWKT "Point(<lon> <lat>)"^^geo:wktLiteral .
 
-The rules come from WorldKG's own tables, bundled in ``mgqa_platform/data/worldkg/`` (MIT, Copyright (c)
-2021 Alishiba Dsouza): a tag whose key is a key of the class table (``OSM_Ontology_map_features.csv``)
-is consumed as a type (``rdf:type wkgs:<appendedClass>`` when its (key, value) is in the table, nothing
-otherwise; every such tag of the node gives its own type); ``name`` gives ``rdfs:label``; ``wikidata``,
-``wikipedia`` and the node's OSM link are IRIs; any other tag becomes ``wkgs:<property>``
-(:func:`property_name`) only when its key is in ``Key_List.csv``. The class hierarchy is in the ontology
-(``WorldKG_Ontolgy.ttl``), never in instance files.
+The rules come from WorldKG's own tables, bundled in ``mgqa_platform/data/worldkg/`` (MIT, Copyright
+(c) 2021 Alishiba Dsouza): a tag whose key is a key of the class table
+(``OSM_Ontology_map_features.csv``) is consumed as a type (``rdf:type wkgs:<appendedClass>`` when
+its (key, value) is in the table, nothing otherwise; every such tag of the node gives its own type);
+``name`` gives ``rdfs:label``; ``wikidata``, ``wikipedia`` and the node's OSM link are IRIs; any
+other tag becomes ``wkgs:<property>`` (:func:`property_name`) only when its key is in
+``Key_List.csv``. The class hierarchy is in the ontology (``WorldKG_Ontolgy.ttl``), never in
+instance files.
 
-Coordinates are WGS84 (EPSG:4326), written lon before lat as WKT requires. Output is streamed in file
-order (sorted by node id), so the same PBF always gives the same bytes.
+Coordinates are WGS84 (EPSG:4326), written lon before lat as WKT requires. Output is streamed in
+file order (sorted by node id), so the same PBF always gives the same bytes.
 """
 
 from __future__ import annotations
@@ -65,7 +68,8 @@ def turtle_literal(value: str) -> str:
 
 
 def iri(value: str) -> str:
-    """``<value>`` as a Turtle IRI, with the characters an IRIREF forbids percent-encoded (UTF-8)."""
+    """``<value>`` as a Turtle IRI, with the characters an IRIREF forbids percent-encoded
+    (UTF-8)."""
     return "<" + _IRI_UNSAFE.sub(lambda m: urllib.parse.quote(m.group(0), safe=""), value) + ">"
 
 
@@ -91,7 +95,7 @@ class BuildReport:
         )
 
 
-# ------------------------------------------------------------------------------ WorldKG's own tables
+# ----------------------------------------------------------------------------- WorldKG's own tables
 @functools.cache
 def class_table() -> dict[tuple[str, str], str]:
     """WorldKG's tag-to-class table: OSM (key, value) -> class local name (``appendedClass``)."""
@@ -115,11 +119,12 @@ def key_list() -> frozenset[str]:
 
 
 def property_name(key: str) -> str:
-    """WorldKG property local name of an OSM key: ``:`` read as ``_``, split on ``_``, the first word as
-    it is, each later word title-cased (``str.title``), joined.
+    """WorldKG property local name of an OSM key: ``:`` read as ``_``, split on ``_``, the first
+    word as it is, each later word title-cased (``str.title``), joined.
 
     ``'ref:LOCODE'`` -> ``'refLocode'``; ``'addr:housenumber'`` -> ``'addrHousenumber'``;
-    ``'name:en'`` -> ``'nameEn'``; ``'AND_nosr_r'`` -> ``'ANDNosrR'``; ``'name:vi-Hani'`` -> ``'nameVi-Hani'``.
+    ``'name:en'`` -> ``'nameEn'``; ``'AND_nosr_r'`` -> ``'ANDNosrR'``; ``'name:vi-Hani'`` ->
+    ``'nameVi-Hani'``.
     """
     first, *rest = key.replace(":", "_").split("_")
     return first + "".join(w.title() for w in rest)
@@ -133,8 +138,9 @@ def yes_class_name(key: str) -> str:
 
 def wikipedia_iri(value: str) -> str:
     """WorldKG's IRI of a ``wikipedia`` tag ``lang:Title``: ``https://`` + the URL-quoted
-    ``{lang}.wikipedia.org/wiki/{lang}:{title}``, where ``title`` is the text between the first and the
-    second ``:`` (the builder's own split); a value without ``:`` has an empty ``lang`` and is the title."""
+    ``{lang}.wikipedia.org/wiki/{lang}:{title}``, where ``title`` is the text between the first and
+    the second ``:`` (the builder's own split); a value without ``:`` has an empty ``lang`` and is
+    the title."""
     parts = value.split(":")
     lang, title = (parts[0], parts[1]) if len(parts) > 1 else ("", value)
     return "https://" + urllib.parse.quote(f"{lang}.wikipedia.org/wiki/{lang}:{title}")
@@ -183,12 +189,12 @@ def node_block(
 
 
 def build_worldkg(pbf: str | Path, out_ttl: str | Path) -> BuildReport:
-    """Stream the nodes of ``pbf`` with at least two tags into WorldKG Turtle at ``out_ttl`` (written
-    atomically). Counts: ``tagged_nodes``, ``nodes_one_tag`` (not entities), ``nodes_two_tags``
-    (entities), ``classed`` / ``unclassed``, ``multi_typed``, per-tag outcomes (``tags_typed``,
-    ``tags_class_key_not_in_table``, ``properties``, ``properties_dropped_not_in_key_list``,
-    ``wikidata_iri`` / ``wikidata_literal``); a node without a valid location is skipped with reason
-    ``invalid_location``.
+    """Stream the nodes of ``pbf`` with at least two tags into WorldKG Turtle at ``out_ttl``
+    (written atomically). Counts: ``tagged_nodes``, ``nodes_one_tag`` (not entities),
+    ``nodes_two_tags`` (entities), ``classed`` / ``unclassed``, ``multi_typed``, per-tag outcomes
+    (``tags_typed``, ``tags_class_key_not_in_table``, ``properties``,
+    ``properties_dropped_not_in_key_list``, ``wikidata_iri`` / ``wikidata_literal``); a node without
+    a valid location is skipped with reason ``invalid_location``.
 
     Raises :class:`OsmSnapshotError` on a truncated or corrupt PBF (nothing is written then).
     """

@@ -75,16 +75,22 @@ _LABEL_ALIASES = {
 #: Correction reasons (paper Table 8), code -> description, grouped by the label they belong to.
 REASONS: dict[str, dict[str, str]] = {
     PHRASING: {
-        "word_choice": "Word choice / vocabulary: correct but not the most natural or usual word or phrase.",
+        "word_choice": "Word choice / vocabulary: correct but not the most natural or usual word "
+        "or phrase.",
         "grammar": "Grammar / syntax: acceptable but awkward or non-standard sentence structure.",
-        "register": "Register / formality: too formal or too informal for a neutral factual question.",
+        "register": "Register / formality: too formal or too informal for a neutral factual "
+        "question.",
         "word_order": "Word order: grammatical but unusual; reordering reads better.",
     },
     INCORRECT: {
-        "meaning": "Meaning changed or lost: the question's meaning is altered, omitted or distorted.",
-        "information": "Information added or removed: details not in the English, or important parts missing.",
-        "spatial_relation": "Wrong spatial relationship: the spatial relation differs from the English.",
-        "placeholders": "Entity placeholders altered: a {entity_X} slot is missing, renamed, merged or split.",
+        "meaning": "Meaning changed or lost: the question's meaning is altered, "
+        "omitted or distorted.",
+        "information": "Information added or removed: details not in the English, "
+        "or important parts missing.",
+        "spatial_relation": "Wrong spatial relationship: the spatial relation differs from the "
+        "English.",
+        "placeholders": "Entity placeholders altered: a {entity_X} slot is missing, renamed, "
+        "merged or split.",
     },
 }
 REASON_GROUP: dict[str, str] = {code: lab for lab, group in REASONS.items() for code in group}
@@ -239,7 +245,8 @@ def _read_rows(path: Path) -> tuple[list[tuple[int, dict]], list[Rejected]]:
     missing = [c for c in REQUIRED_COLUMNS if c not in header]
     if missing:
         raise InputError(
-            f"{path}: missing column(s) {', '.join(missing)}; expected {', '.join(REQUIRED_COLUMNS)}"
+            f"{path}: missing column(s) {', '.join(missing)}; expected "
+            f"{', '.join(REQUIRED_COLUMNS)}"
         )
     i = 1
     while i < len(lines):
@@ -249,7 +256,8 @@ def _read_rows(path: Path) -> tuple[list[tuple[int, dict]], list[Rejected]]:
             break
         used = reader.line_num
         if any(_is_whole_row(lines[k], len(header)) for k in range(i + 1, i + used)):
-            # a quote opened on line i+1 swallowed whole rows: quarantine that line, read on after it
+            # a quote opened on line i+1 swallowed whole rows: quarantine that line, read on after
+            # it
             bad.append(Rejected(i + 1, {"raw": lines[i].rstrip("\r\n")[:500]}, "stray_quote"))
             i += 1
             continue

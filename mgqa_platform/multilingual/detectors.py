@@ -1,16 +1,18 @@
 """Per-language error detectors: pure functions from a localized question to the errors they find.
 
-Every detector reads ``text_marked`` (the question with each inserted entity name wrapped in ``{...}``) and
-returns the offending snippets, an empty list when it finds nothing. Detectors that judge the words around the
-names see the names masked (:func:`masked`), so a name never triggers a grammar rule by its own spelling; the
-detectors about names (the Greek article, the Georgian genitive) read the braces themselves.
+Every detector reads ``text_marked`` (the question with each inserted entity name wrapped in
+``{...}``) and returns the offending snippets, an empty list when it finds nothing. Detectors that
+judge the words around the names see the names masked (:func:`masked`), so a name never triggers a
+grammar rule by its own spelling; the detectors about names (the Greek article, the Georgian
+genitive) read the braces themselves.
 
-They are regex lower bounds, not parsers: a row they flag is wrong, a row they pass may still be wrong. The
-gender of the category nouns comes from small tables below (the head nouns that occur in the bundled translation
-memory), so the detectors judge today's output without any grammar data of the memory.
+They are regex lower bounds, not parsers: a row they flag is wrong, a row they pass may still be
+wrong. The gender of the category nouns comes from small tables below (the head nouns that occur in
+the bundled translation memory), so the detectors judge today's output without any grammar data of
+the memory.
 
-:data:`DETECTORS` lists them per language; :func:`detect` runs a language's detectors on one question and
-:func:`rates` gives, per detector, the share of questions it flags.
+:data:`DETECTORS` lists them per language; :func:`detect` runs a language's detectors on one
+question and :func:`rates` gives, per detector, the share of questions it flags.
 """
 
 from __future__ import annotations
@@ -57,39 +59,60 @@ def _finder(pattern: str, flags: int = 0, *, marked: bool = False) -> Callable[[
 # ------------------------------------------------------------------ gender of category head nouns
 #: Feminine plural head nouns of the Spanish category labels.
 SPA_FEMININE = frozenset(
-    """ONG agencias aldeas asociaciones atracciones autoescuelas bibliotecas bocas boutiques cafeterías
-    carnicerías carpinterías carreteras casas ciudades clínicas comisarías confiterías construcciones copisterías
-    discotecas droguerías duchas embajadas empresas entradas escuelas estaciones farmacias ferreterías
-    floristerías fruterías funerarias galerías gasolineras granjas guarderías heladerías herrerías instalaciones
-    joyerías jugueterías librerías manzanas obras oficinas panaderías papelerías paradas pastelerías peluquerías
-    piscinas plantas plazas posiciones puertas sastrerías tiendas universidades viviendas vías zapaterías zonas
+    """ONG agencias aldeas asociaciones atracciones autoescuelas bibliotecas bocas boutiques
+    cafeterías
+    carnicerías carpinterías carreteras casas ciudades clínicas comisarías confiterías
+    construcciones copisterías
+    discotecas droguerías duchas embajadas empresas entradas escuelas estaciones farmacias
+    ferreterías
+    floristerías fruterías funerarias galerías gasolineras granjas guarderías heladerías herrerías
+    instalaciones
+    joyerías jugueterías librerías manzanas obras oficinas panaderías papelerías paradas pastelerías
+    peluquerías
+    piscinas plantas plazas posiciones puertas sastrerías tiendas universidades viviendas vías
+    zapaterías zonas
     ópticas""".split()
 )
 #: Feminine plural head nouns of the Portuguese category labels.
 POR_FEMININE = frozenset(
-    """ONGs academias agências alfaiatarias associações atrações autoescolas bibliotecas bilheterias butiques
-    caixas casas cidades clínicas concessionárias confeitarias copiadoras delegacias delicatéssens drogarias
-    embaixadas empresas entradas escolas estações estradas estruturas faculdades faixas farmácias fazendas
-    ferrovias floriculturas funerárias fábricas galerias habitações imobiliárias instalações joalherias
-    lanchonetes livrarias locadoras localidades lojas marinas obras oficinas padarias papelarias paradas
-    passagens piscinas plataformas posições praças prefeituras quitandas rodoviárias sorveterias universidades
+    """ONGs academias agências alfaiatarias associações atrações autoescolas bibliotecas bilheterias
+    butiques
+    caixas casas cidades clínicas concessionárias confeitarias copiadoras delegacias delicatéssens
+    drogarias
+    embaixadas empresas entradas escolas estações estradas estruturas faculdades faixas farmácias
+    fazendas
+    ferrovias floriculturas funerárias fábricas galerias habitações imobiliárias instalações
+    joalherias
+    lanchonetes livrarias locadoras localidades lojas marinas obras oficinas padarias papelarias
+    paradas
+    passagens piscinas plataformas posições praças prefeituras quitandas rodoviárias sorveterias
+    universidades
     videolocadoras vilas áreas óticas""".split()
 )
 #: Feminine plural head nouns of the Italian category labels (they take "le", never "i" or "gli").
 ITA_FEMININE = frozenset(
-    """agenzie ambasciate aree associazioni attrazioni autofficine autoscuole autostazioni aziende banche
-    banchine biblioteche biglietterie boutique cartolerie case cassette cittadine città cliniche concessionarie
-    contee copisterie discoteche docce drogherie fabbriche farmacie fattorie fermate ferrovie frazioni gallerie
-    gastronomie gelaterie gioiellerie librerie località macellerie officine opere palestre panetterie
-    pasticcerie piazze piscine rivendite sartorie scuole stazioni strade strutture università""".split()
+    """agenzie ambasciate aree associazioni attrazioni autofficine autoscuole autostazioni aziende
+    banche
+    banchine biblioteche biglietterie boutique cartolerie case cassette cittadine città cliniche
+    concessionarie
+    contee copisterie discoteche docce drogherie fabbriche farmacie fattorie fermate ferrovie
+    frazioni gallerie
+    gastronomie gelaterie gioiellerie librerie località macellerie officine opere palestre
+    panetterie
+    pasticcerie piazze piscine rivendite sartorie scuole stazioni strade strutture
+    università""".split()
 )
 #: Feminine plural head nouns of the French category labels (they take "quelles", "toutes").
 FRA_FEMININE = frozenset(
-    """ONG agences aires ambassades animaleries associations attractions auberges auto-écoles banlieues banques
-    bibliothèques bijouteries billetteries bornes boucheries boulangeries boutiques boîtes cliniques confiseries
-    douches drogueries entreprises entrées fermes galeries gares habitations mairies marinas papeteries
+    """ONG agences aires ambassades animaleries associations attractions auberges auto-écoles
+    banlieues banques
+    bibliothèques bijouteries billetteries bornes boucheries boulangeries boutiques boîtes cliniques
+    confiseries
+    douches drogueries entreprises entrées fermes galeries gares habitations mairies marinas
+    papeteries
     pharmacies piscines places pompes positions pâtisseries quincailleries routes salles stations
-    stations-service supérettes toilettes universités usines villes voies zones écoles épiceries œuvres""".split()
+    stations-service supérettes toilettes universités usines villes voies zones écoles épiceries
+    œuvres""".split()
 )
 
 
@@ -107,7 +130,7 @@ def _before_feminine(
     return find
 
 
-# ------------------------------------------------------------------ Romance articles and quantifiers
+# ----------------------------------------------------------------- Romance articles and quantifiers
 spa_masculine_with_feminine = _before_feminine(
     ("los", "unos", "cuántos", "algunos", "muchos", "estos", "esos", "aquellos", "otros"),
     SPA_FEMININE,
@@ -133,13 +156,17 @@ por_masculine_with_feminine = _before_feminine(
     ),
     POR_FEMININE,
 )
-por_masculine_with_feminine.__doc__ = "Portuguese: ``os`` (or ``dos/nos/aos/pelos``, ``quantos``) before a feminine category (``os estradas``)."
+por_masculine_with_feminine.__doc__ = (
+    "Portuguese: ``os`` (or ``dos/nos/aos/pelos``, "
+    "``quantos``) before a feminine category (``os estradas``)."
+)
 
 ita_i_with_feminine = _before_feminine(
     ("i", "dei", "ai", "dai", "nei", "sui", "tutti i", "quanti", "alcuni", "molti"), ITA_FEMININE
 )
 ita_i_with_feminine.__doc__ = (
-    "Italian: ``i`` (or ``dei/ai/dai/nei/sui``, ``quanti``) before a feminine noun that takes ``le`` "
+    "Italian: ``i`` (or ``dei/ai/dai/nei/sui``, ``quanti``) before a feminine noun that "
+    "takes ``le`` "
     "(``i strade``)."
 )
 
@@ -149,8 +176,8 @@ _ITA_I = re.compile(r"(?<!\w)(?:i|dei|ai|dai|nei|sui)\s+(\w+)", re.IGNORECASE)
 
 
 def ita_i_with_gli_noun(text_marked: str) -> list[str]:
-    """Italian: ``i`` (or ``dei/ai/dai/nei/sui``) before a masculine noun that takes ``gli`` (``i ospedali``,
-    ``i aeroporti``, ``i stadi``)."""
+    """Italian: ``i`` (or ``dei/ai/dai/nei/sui``) before a masculine noun that takes ``gli`` (``i
+    ospedali``, ``i aeroporti``, ``i stadi``)."""
     return [
         m.group(0)
         for m in _ITA_I.finditer(masked(text_marked))
@@ -159,7 +186,10 @@ def ita_i_with_gli_noun(text_marked: str) -> list[str]:
 
 
 fra_quels_with_feminine = _before_feminine(("quels", "lesquels des", "tous les"), FRA_FEMININE)
-fra_quels_with_feminine.__doc__ = "French: ``Quels`` (or ``lesquels des``, ``tous les``) before a feminine category (``Quels routes``)."
+fra_quels_with_feminine.__doc__ = (
+    "French: ``Quels`` (or ``lesquels des``, ``tous les``) before "
+    "a feminine category (``Quels routes``)."
+)
 
 _FRA_MONTHS = _words(
     "janvier",
@@ -192,11 +222,15 @@ fra_missing_elision.__doc__ = (
 # ------------------------------------------------------------------ Greek
 ell_name_without_article = _finder(r"(?<!\w)(?:από|Από|σε|Σε)\s+\{", marked=True)
 ell_name_without_article.__doc__ = (
-    "Greek: a name right after ``από`` or ``σε`` without its article (``από Shopping João Pessoa``; "
+    "Greek: a name right after ``από`` or ``σε`` without its article "
+    "(``από Shopping João Pessoa``; "
     "Greek writes ``από το …``, ``στο …``)."
 )
 ell_category_frame = _finder(r"κατηγορίας\s*«")
-ell_category_frame.__doc__ = "Greek: the category in a robotic frame (``στοιχεία της κατηγορίας «…»``) instead of the noun itself."
+ell_category_frame.__doc__ = (
+    "Greek: the category in a robotic frame "
+    "(``στοιχεία της κατηγορίας «…»``) instead of the noun itself."
+)
 ell_predicate_agreement = _finder(
     r"[Εε]ίναι (?:ο|η) \ufffc(?:(?: και (?:ο|η) \ufffc)?[^;\ufffc]*? ξένα|[^;\ufffc]*? (?:όμορο|"
     r"γειτονικό|αποσυνδεδεμένο|τοποθετημένο|μεγαλύτερο|συμπαγές|επιμήκες))(?!\w)"
@@ -206,7 +240,10 @@ ell_predicate_agreement.__doc__ = (
     "(``Είναι ο {Avenue} … αποσυνδεδεμένο``: ``αποσυνδεδεμένος``)."
 )
 ell_airport_word = _finder(r"αεροδρόμια μεγάλων πτήσεων|αεροδρομίων μεγάλων πτήσεων")
-ell_airport_word.__doc__ = "Greek: ``αεροδρόμια μεγάλων πτήσεων`` (a wrong word) for airports (``αεροδρόμια`` or ``αερολιμένες``)."
+ell_airport_word.__doc__ = (
+    "Greek: ``αεροδρόμια μεγάλων πτήσεων`` (a wrong word) for airports "
+    "(``αεροδρόμια`` or ``αερολιμένες``)."
+)
 
 # ------------------------------------------------------------------ Cyrillic
 rus_category_frame = _finder(r"категори\w*\s*«")
@@ -240,8 +277,8 @@ _URD_DIRECT_PLURAL = re.compile(r"(?<!\S)(\S+(?:یں|یاں)) (?:کی|کا|کے|
 
 
 def urd_direct_plural(text_marked: str) -> list[str]:
-    """Urdu: a plural in the direct case (``-یں``, ``-یاں``) before a postposition, which takes the oblique
-    (``سڑکیں کی`` -> ``سڑکوں کی``, ``بستیاں میں`` -> ``بستیوں میں``)."""
+    """Urdu: a plural in the direct case (``-یں``, ``-یاں``) before a postposition, which takes the
+    oblique (``سڑکیں کی`` -> ``سڑکوں کی``, ``بستیاں میں`` -> ``بستیوں میں``)."""
     return [
         m.group(0)
         for m in _URD_DIRECT_PLURAL.finditer(masked(text_marked))
@@ -251,7 +288,10 @@ def urd_direct_plural(text_marked: str) -> list[str]:
 
 # ------------------------------------------------------------------ Turkish
 tur_robotic_frame = _finder(rf"{NAME}\s+(?:konum|nesne)\w*")
-tur_robotic_frame.__doc__ = "Turkish: a name carried by a robotic noun (``… konumuna``, ``… nesnesini``) instead of its own case suffix."
+tur_robotic_frame.__doc__ = (
+    "Turkish: a name carried by a robotic noun "
+    "(``… konumuna``, ``… nesnesini``) instead of its own case suffix."
+)
 _SENTENCE_START = re.compile(r"(?:^|[.?!]\s+)(\w)")
 
 
@@ -265,16 +305,20 @@ def tur_lowercase_sentence(text_marked: str) -> list[str]:
 kat_quantifier_with_plural = _finder(
     r"(?<!\w)(?:რამდენია|რამდენი|ყველა)\s+(?:[^\s{}?,.;:\ufffc]+\s+){0,2}[^\s{}?,.;:\ufffc]*ები(?![\w])"
 )
-kat_quantifier_with_plural.__doc__ = "Georgian: ``რამდენია``/``რამდენი``/``ყველა`` with a plural noun (``-ები``); Georgian counts in the singular."
+kat_quantifier_with_plural.__doc__ = (
+    "Georgian: ``რამდენია``/``რამდენი``/``ყველა`` with a plural "
+    "noun (``-ები``); Georgian counts in the singular."
+)
 _KAT_GENITIVE = re.compile(r"\{([^{}]*(?:[აეიოუ]|[aiouyAIOUY]))\}-ის")
-#: a Roman numeral closing a name (``Pio XII``): read as an ordinal (მეთორმეტე), whose genitive is -ის
+#: a Roman numeral closing a name (``Pio XII``): read as an ordinal (მეთორმეტე), whose genitive
+#: is -ის
 _ROMAN_END = re.compile(r"\s(?:X{0,3}(?:IX|IV|VI{0,3}|I{1,3})|X{1,3})$")
 
 
 def kat_genitive_after_vowel(text_marked: str) -> list[str]:
-    """Georgian: ``-ის`` after a vowel-final name (``{Helsinki}-ის``, ``{ბათუმი}-ის``; the genitive there is
-    ``-ს``). A Latin final ``e`` is left alone: it is mostly silent (``{Rue de Genéve}-ის`` is right); so is
-    a closing Roman numeral, read as an ordinal (``{Rua Pio XII}-ის``)."""
+    """Georgian: ``-ის`` after a vowel-final name (``{Helsinki}-ის``, ``{ბათუმი}-ის``; the genitive
+    there is ``-ს``). A Latin final ``e`` is left alone: it is mostly silent (``{Rue de Genéve}-ის``
+    is right); so is a closing Roman numeral, read as an ordinal (``{Rua Pio XII}-ის``)."""
     return [
         m.group(0) for m in _KAT_GENITIVE.finditer(text_marked) if not _ROMAN_END.search(m.group(1))
     ]
@@ -294,7 +338,8 @@ kat_category_frame.__doc__ = (
 
 # ------------------------------------------------------------------ month + year pasted
 def _month_year(months: Iterable[str], after: str = "") -> Callable[[str], list[str]]:
-    """A detector of a month name directly followed by a year (``after``: what must not follow the year)."""
+    """A detector of a month name directly followed by a year (``after``: what must not follow the
+    year)."""
     rx = rf"(?<!\w)(?:{_words(*months)})\s+\d{{4}}(?!\d)"
     return _finder(rx + (f"(?!{after})" if after else ""), re.IGNORECASE)
 
@@ -306,18 +351,23 @@ zho_month_year.__doc__ = "Chinese: ``十二月 2015`` (CLDR writes ``2015年12�
 vie_month_year = _finder(r"(?<!\w)tháng\s+\d{1,2}\s+\d{4}", re.IGNORECASE)
 vie_month_year.__doc__ = "Vietnamese: ``Tháng 12 2015`` (CLDR writes ``tháng 12 năm 2015``)."
 spa_month_year = _month_year(
-    "enero febrero marzo abril mayo junio julio agosto septiembre octubre noviembre diciembre".split()
+    "enero febrero marzo abril mayo junio julio agosto septiembre octubre noviembre "
+    "diciembre".split()
 )
 spa_month_year.__doc__ = "Spanish: ``diciembre 2015`` (CLDR writes ``diciembre de 2015``)."
 por_month_year = _month_year(
-    "janeiro fevereiro março abril maio junho julho agosto setembro outubro novembro dezembro".split()
+    "janeiro fevereiro março abril maio junho julho agosto setembro outubro novembro "
+    "dezembro".split()
 )
 por_month_year.__doc__ = "Portuguese: ``Em dezembro 2015`` (CLDR writes ``dezembro de 2015``)."
 rus_month_year = _month_year(
     "январь февраль март апрель май июнь июль август сентябрь октябрь ноябрь декабрь".split(),
     after=r"\s*г\.",
 )
-rus_month_year.__doc__ = "Russian: a nominative month and year without ``г.`` (``В период декабрь 2015``; CLDR: ``декабрь 2015 г.``)."
+rus_month_year.__doc__ = (
+    "Russian: a nominative month and year without ``г.`` "
+    "(``В период декабрь 2015``; CLDR: ``декабрь 2015 г.``)."
+)
 bul_month_year = _month_year(
     "януари февруари март април май юни юли август септември октомври ноември декември".split(),
     after=r"\s*г\.",
@@ -332,8 +382,10 @@ rus_period_case = _finder(
     re.IGNORECASE,
 )
 rus_period_case.__doc__ = (
-    "Russian: a nominative month after ``период`` (``в период ноябрь 2015 г.``: ``в ноябре 2015 г.``; "
-    "``в период январь – декабрь 2015 г.``: ``в период с января по декабрь 2015 г.``), or a bare year "
+    "Russian: a nominative month after ``период`` "
+    "(``в период ноябрь 2015 г.``: ``в ноябре 2015 г.``; "
+    "``в период январь – декабрь 2015 г.``: ``в период с января по декабрь 2015 г.``), "
+    "or a bare year "
     "(``в период 2015``: ``в 2015 г.``)."
 )
 _ELL_MONTHS_NOM = (
@@ -344,13 +396,16 @@ ell_period_case = _finder(
     rf"(?<!\w)περίοδο\s+(?:(?:{_words(*_ELL_MONTHS_NOM.split())})(?!\w)|\d{{4}}(?!\d))"
 )
 ell_period_case.__doc__ = (
-    "Greek: a nominative month after ``την περίοδο`` (``την περίοδο Νοέμβριος 2015``: ``τον Νοέμβριο "
-    "του 2015``; a range: ``την περίοδο Ιανουαρίου–Δεκεμβρίου 2015``), or a bare year (``το 2015``)."
+    "Greek: a nominative month after ``την περίοδο`` "
+    "(``την περίοδο Νοέμβριος 2015``: ``τον Νοέμβριο "
+    "του 2015``; a range: ``την περίοδο Ιανουαρίου–Δεκεμβρίου 2015``), "
+    "or a bare year (``το 2015``)."
 )
 
 
-#: A year named with no word for "year" where the language needs one: zho/jpn ``2015年``, vie ``năm 2015``,
-#: tur ``2015 yılında`` (not ``2015 döneminde``: a year is not a period of time named by its number).
+#: A year named with no word for "year" where the language needs one: zho/jpn ``2015年``, vie ``năm
+#: 2015``, tur ``2015 yılında`` (not ``2015 döneminde``: a year is not a period of time named by its
+#: number).
 zho_bare_year = _finder(r"(?:在|于)\d{4}(?![\d年])")
 zho_bare_year.__doc__ = "Chinese: a year without 年 (``在2015发生``, ``发生于2015的``; ``2015年``)."
 jpn_bare_year = _finder(r"(?<![\d年月日])\d{4}(?=[にの])")
@@ -359,15 +414,16 @@ vie_bare_year = _finder(r"(?<!\w)vào \d{4}(?!\d)", re.IGNORECASE)
 vie_bare_year.__doc__ = "Vietnamese: ``vào 2015`` (a year is named ``vào năm 2015``)."
 tur_bare_year = _finder(r"(?<![^\W\d_] )(?<!– )(?<!\d)\d{4} dönem")
 tur_bare_year.__doc__ = (
-    "Turkish: a year alone as a period, ``2015 döneminde`` (``2015 yılında``); a month and year stay "
+    "Turkish: a year alone as a period, ``2015 döneminde`` (``2015 yılında``); a month and "
+    "year stay "
     "(``Kasım 2015 döneminde``)."
 )
 
 
 def _period_month(period: str, months: str) -> Callable[[str], list[str]]:
-    """A detector of one month and year, or a year, named as a period (``im Zeitraum November 2015``,
-    ``im Zeitraum 2015``) where the language names the month alone or the year (``im November 2015``,
-    ``im Jahr 2015``)."""
+    """A detector of one month and year, or a year, named as a period (``im Zeitraum November
+    2015``, ``im Zeitraum 2015``) where the language names the month alone or the year (``im
+    November 2015``, ``im Jahr 2015``)."""
     rx = rf"(?<!\w)(?:{period})\s+(?:(?:{_words(*months.split())})\s+)?\d{{4}}(?!\d)"
     return _finder(rx, re.IGNORECASE)
 
@@ -379,7 +435,8 @@ deu_period_month = _period_month(
 deu_period_month.__doc__ = "German: ``im Zeitraum November 2015`` (``im November 2015``)."
 ron_period_month = _period_month(
     "perioada",
-    "ianuarie februarie martie aprilie mai iunie iulie august septembrie octombrie noiembrie decembrie",
+    "ianuarie februarie martie aprilie mai iunie iulie august septembrie octombrie "
+    "noiembrie decembrie",
 )
 ron_period_month.__doc__ = "Romanian: ``în perioada noiembrie 2015`` (``în noiembrie 2015``)."
 sqi_period_month = _period_month(
@@ -396,7 +453,8 @@ _KAT_MONTHS = (
 )
 kat_period_month = _finder(rf"(?:(?:{_words(*_KAT_MONTHS.split())}),?\s+)?\d{{4}}\s+პერიოდ")
 kat_period_month.__doc__ = (
-    "Georgian: a month in the nominative before ``პერიოდში`` (``ნოემბერი, 2015 პერიოდში``: ``2015 წლის "
+    "Georgian: a month in the nominative before ``პერიოდში`` "
+    "(``ნოემბერი, 2015 პერიოდში``: ``2015 წლის "
     "ნოემბერში``), or a year (``2015 პერიოდში``: ``2015 წელს``)."
 )
 
@@ -409,8 +467,9 @@ def _t2s() -> OpenCC:
 
 
 def zho_traditional(text_marked: str) -> list[str]:
-    """Chinese: Traditional characters in Simplified text (``赫爾辛基``): the characters that OpenCC's t2s
-    conversion of the whole text changes (whole text, so that a word such as ``著名`` keeps its ``著``)."""
+    """Chinese: Traditional characters in Simplified text (``赫爾辛基``): the characters that
+    OpenCC's t2s conversion of the whole text changes (whole text, so that a word such as ``著名``
+    keeps its ``著``)."""
     text = _SPAN.sub(lambda m: m.group(0)[1:-1], text_marked)
     simplified = _t2s().convert(text)
     if simplified == text:
@@ -426,7 +485,11 @@ def _is_han(char: str) -> bool:
 
 # ------------------------------------------------------------------ every language
 doubled_space_or_punctuation = _finder(r"  +|([,;:?!？！，。、؟،])\1|(?<!\.)\.\.(?!\.)| [,.](?!\d)")
-doubled_space_or_punctuation.__doc__ = "Any language: a doubled space, a doubled punctuation mark, or a space before a comma or full stop."
+doubled_space_or_punctuation.__doc__ = (
+    "Any language: a doubled space, "
+    "a doubled punctuation mark, "
+    "or a space before a comma or full stop."
+)
 
 #: Latin-script words that every language keeps as they are (identifiers and a measure's name).
 LATIN_KEPT = frozenset({"km", "token", "geohash", "Polsby-Popper"})
@@ -434,15 +497,17 @@ _LATIN_WORD = re.compile(r"(?<![A-Za-z'-])[A-Za-z][A-Za-z'-]*[A-Za-z](?![A-Za-z'
 
 
 def latin_word_left(text_marked: str) -> list[str]:
-    """Non-Latin scripts: a Latin-script word outside the entity names (English left between the language's
-    words), other than :data:`LATIN_KEPT` (``km`` has its own detector in Russian and Bulgarian)."""
+    """Non-Latin scripts: a Latin-script word outside the entity names (English left between the
+    language's words), other than :data:`LATIN_KEPT` (``km`` has its own detector in Russian and
+    Bulgarian)."""
     return [w for w in _LATIN_WORD.findall(masked(text_marked)) if w not in LATIN_KEPT]
 
 
 @cache
 def _english_labels(lang: str) -> re.Pattern[str]:
-    """The English plural category labels (the lexicon's) with a word that the language's translation memory
-    never uses: in that language's text they can only be English left in place of the translation."""
+    """The English plural category labels (the lexicon's) with a word that the language's
+    translation memory never uses: in that language's text they can only be English left in place of
+    the translation."""
     tm = memory.load(lang)
     texts = [e["text"] for e in (*tm.categories.values(), *tm.variants.values())]
     texts += [t for terms in tm.terms.values() for t in terms.values()]
@@ -456,8 +521,8 @@ def _english_labels(lang: str) -> re.Pattern[str]:
 
 
 def english_category(lang: str) -> Callable[[str], list[str]]:
-    """Latin scripts: the detector of an English category label left in ``lang``'s text (``¿Qué paint shops
-    …?``, a category the memory lacks)."""
+    """Latin scripts: the detector of an English category label left in ``lang``'s text (``¿Qué
+    paint shops …?``, a category the memory lacks)."""
 
     def find(text_marked: str) -> list[str]:
         return _english_labels(lang).findall(masked(text_marked))
@@ -468,8 +533,8 @@ def english_category(lang: str) -> Callable[[str], list[str]]:
 
 @dataclass(frozen=True)
 class Detector:
-    """A named detector: ``find(text_marked)`` returns the offending snippets; ``threshold`` is the share of
-    a language's questions above which its check warns."""
+    """A named detector: ``find(text_marked)`` returns the offending snippets; ``threshold`` is the
+    share of a language's questions above which its check warns."""
 
     name: str
     find: Callable[[str], list[str]]
@@ -482,8 +547,10 @@ class Detector:
 
 english_event = _finder(r"\{[^{}]*(?:\bearthquake of \d|\b[Ff]ire of \d{4}\b)[^{}]*\}", marked=True)
 english_event.__doc__ = (
-    "An event named in English in another language (``{magnitude 4.9 earthquake of 27 November 2015 at "
-    "11:40 UTC}``, ``{Haloween Fire of 1997}``): the English display name where the language has no "
+    "An event named in English in another language "
+    "(``{magnitude 4.9 earthquake of 27 November 2015 at "
+    "11:40 UTC}``, ``{Haloween Fire of 1997}``): the English display name where the "
+    "language has no "
     "name of its own for the event."
 )
 _DOUBLED = Detector("doubled_space_or_punctuation", doubled_space_or_punctuation)
@@ -566,8 +633,8 @@ _OWN: dict[str, tuple[Detector, ...]] = {
         Detector("period_case", vie_bare_year),
     ),
 }
-#: The detectors of each target language, in report order (every language also gets the English event
-#: name and the doubled-mark ones).
+#: The detectors of each target language, in report order (every language also gets the English
+#: event name and the doubled-mark ones).
 DETECTORS: dict[str, tuple[Detector, ...]] = {
     lang: (
         *ds,
@@ -585,15 +652,16 @@ def detectors(lang: str) -> tuple[Detector, ...]:
 
 
 def detect(text_marked: str, lang: str) -> dict[str, list[str]]:
-    """Findings of ``lang``'s detectors on one question: detector name -> snippets, only detectors that found
-    something."""
+    """Findings of ``lang``'s detectors on one question: detector name -> snippets, only detectors
+    that found something."""
     found = {d.name: d.find(text_marked) for d in detectors(lang)}
     return {name: snippets for name, snippets in found.items() if snippets}
 
 
 @dataclass(frozen=True)
 class Rate:
-    """One detector over a language's questions: how many it flags, of how many, and the first examples."""
+    """One detector over a language's questions: how many it flags, of how many, and the first
+    examples."""
 
     detector: Detector
     flagged: int
@@ -610,8 +678,8 @@ class Rate:
 
 
 def rates(texts_marked: Iterable[str], lang: str, n_examples: int = 5) -> list[Rate]:
-    """Per detector of ``lang``, the share of ``texts_marked`` it flags, with up to ``n_examples`` flagged
-    questions (in input order)."""
+    """Per detector of ``lang``, the share of ``texts_marked`` it flags, with up to ``n_examples``
+    flagged questions (in input order)."""
     ds = detectors(lang)
     flagged = {d.name: 0 for d in ds}
     examples: dict[str, list[str]] = {d.name: [] for d in ds}

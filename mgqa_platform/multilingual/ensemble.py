@@ -1,27 +1,30 @@
 """Post-edit ensemble for instantiated questions (paper section 3.6, appendix C): domain logic only.
 
-Plain Python, no Dagster. After a localized template is instantiated with entity names, the grammar around
-the inserted names may be off: French ``de {Orly}`` should elide to ``d'{Orly}``, ``de le`` fuse to ``du``,
-Italian ``di il`` to ``del``, Portuguese ``em a`` to ``na``, Spanish ``de el`` to ``del``, French wants a space
-before ``?``, the other Latin-script languages none... Several *members* propose small typed edits
-(:class:`Edit`, 13 operations in :data:`OPERATIONS`) to the marked text (entity names wrapped in ``{...}``),
-and a vote decides which ones are applied.
+Plain Python, no Dagster. After a localized template is instantiated with entity names, the grammar
+around the inserted names may be off: French ``de {Orly}`` should elide to ``d'{Orly}``, ``de le``
+fuse to ``du``, Italian ``di il`` to ``del``, Portuguese ``em a`` to ``na``, Spanish ``de el`` to
+``del``, French wants a space before ``?``, the other Latin-script languages none...
+Several *members* propose small typed edits (:class:`Edit`, 13 operations in :data:`OPERATIONS`) to
+the marked text (entity names wrapped in ``{...}``), and a vote decides which ones are applied.
 
-* :func:`apply_edits` is the single gate for every edit: an edit replaces the first occurrence of its
-  ``original`` found in the text *outside* the ``{...}`` spans, and may never touch a brace or a name.
-* :class:`RuleMember` is a deterministic member for the 16 target languages: fra/ita/por/spa elisions and
-  contractions, the names-in-context rules of :mod:`mgqa_platform.multilingual.names_in_context` (Turkish
-  case suffixes, Georgian genitive forms, Greek articles, Russian/Bulgarian preposition forms), spacing and
-  punctuation; each edit names its rule (``Edit.rule``); :class:`LLMMember` asks any OpenAI-compatible endpoint
+* :func:`apply_edits` is the single gate for every edit: an edit replaces the first occurrence of
+  its ``original`` found in the text *outside* the ``{...}`` spans, and may never touch a brace or a
+  name.
+* :class:`RuleMember` is a deterministic member for the 16 target languages: fra/ita/por/spa
+  elisions and contractions, the names-in-context rules of
+  :mod:`mgqa_platform.multilingual.names_in_context` (Turkish case suffixes, Georgian genitive
+  forms, Greek articles, Russian/Bulgarian preposition forms), spacing and punctuation; each edit
+  names its rule (``Edit.rule``); :class:`LLMMember` asks any OpenAI-compatible endpoint
   (:class:`mgqa_platform.llm.ChatClient`) for a strict-JSON list of edits.
-* :func:`vote`: an edit proposed by at least two members (status ``ok``) is applied; when no edit reaches two
-  votes, the primary member's edits are applied (when its proposal is ``ok``), otherwise nothing.
-  Two edits are "the same" when they have the same effect: applied alone to the question they produce the
-  same text (so ``("de ", "d'")`` and ``("près de ", "près d'")`` agree when both hit the same spot); without
-  the question text they must have the same ``(original, fix)``. The operation label never matters.
+* :func:`vote`: an edit proposed by at least two members (status ``ok``) is applied; when no edit
+  reaches two votes, the primary member's edits are applied (when its proposal is ``ok``), otherwise
+  nothing. Two edits are "the same" when they have the same effect: applied alone to the question
+  they produce the same text (so ``("de ", "d'")`` and ``("près de ", "près d'")`` agree when both
+  hit the same spot); without the question text they must have the same ``(original, fix)``. The
+  operation label never matters.
 * :func:`postedit` runs the members on one question (a member's failure never raises) and logs every
-  proposal; :func:`stats` summarises a batch; :class:`CachedMember` keeps an LLM member's replies on disk so
-  that an interrupted run resumes without asking again.
+  proposal; :func:`stats` summarises a batch; :class:`CachedMember` keeps an LLM member's replies on
+  disk so that an interrupted run resumes without asking again.
 """
 
 from __future__ import annotations
@@ -111,7 +114,7 @@ class Proposal:
     detail: str | None = None
 
 
-# ---------------------------------------------------------------------------------------------------- edits
+# -------------------------------------------------------------------------------------------- edits
 def spans(text_marked: str) -> list[str]:
     """The ``{...}`` spans of a marked text, braces included, in order."""
     return _SPAN.findall(text_marked)
@@ -174,16 +177,16 @@ def _apply_one(text: str, e: Edit) -> str:
 
 
 def apply_edits(text_marked: str, edits: Iterable[Any]) -> str:
-    """Apply ``edits`` in order (each on the result of the previous ones); raise :class:`EditError` on the
-    first one that is not allowed (unknown op, a brace in original/fix, original not found outside the
-    spans, NOCHG with text, or any change to the spans)."""
+    """Apply ``edits`` in order (each on the result of the previous ones); raise :class:`EditError`
+    on the first one that is not allowed (unknown op, a brace in original/fix, original not found
+    outside the spans, NOCHG with text, or any change to the spans)."""
     text = text_marked
     for edit in edits:
         text = _apply_one(text, _coerce(edit))
     return text
 
 
-# ---------------------------------------------------------------------------------------------------- rules
+# -------------------------------------------------------------------------------------------- rules
 _WB = r"(?<![\w'’])"  # start of a word
 _FR_ELIDE_BEFORE_NAME = ("de", "que", "le", "la", "ne", "se", "jusque", "lorsque", "puisque")
 _FR_ELIDE_BEFORE_WORD = ("de", "que", "jusque", "lorsque", "puisque")
@@ -320,7 +323,8 @@ def _candidates(lang: str, text: str, nnbsp: bool) -> list[tuple[int, int, str, 
     return out
 
 
-#: the word right before a Greek name -> the case of the name's article ("se": σε, contracted with it)
+#: the word right before a Greek name -> the case of the name's article ("se": σε, contracted with
+#: it)
 _GR_CONTEXT: dict[str, str] = {
     **dict.fromkeys(("από", "προς", "για", "με"), "acc"),
     "σε": "se",
@@ -362,9 +366,10 @@ _KAT_SUFFIX = re.compile(r"-(ისთვის|სთვის|ისკენ|
 
 
 def _greek_case(before: str) -> tuple[str, int] | None:
-    """The case of the article a Greek name needs after the text ``before`` it (:data:`_GR_CONTEXT`), and
-    where the context word starts (for σε, which fuses with the article); a name coordinated with a
-    preceding name that has an article (``από το {A} και {B}``) takes the same case; None otherwise."""
+    """The case of the article a Greek name needs after the text ``before`` it
+    (:data:`_GR_CONTEXT`), and where the context word starts (for σε, which fuses with the article);
+    a name coordinated with a preceding name that has an article (``από το {A} και {B}``) takes the
+    same case; None otherwise."""
     cm = _GR_COORDINATED.search(before)
     if cm:
         case = _GR_ARTICLE_CASE.get(cm.group(1))
@@ -382,9 +387,10 @@ def _greek_case(before: str) -> tuple[str, int] | None:
 
 
 def _greek_candidates(text: str, classes: Sequence[str | None]) -> list[tuple]:
-    """Greek articles before names (:func:`names_in_context.greek_article`) by the gender of the entity's
-    class noun and the case the word before the name asks for (:data:`_GR_CONTEXT`): inserted (``ART_ADD``),
-    or fused with σε (``στο``, ``CONTR``); the second of two coordinated names takes the same case."""
+    """Greek articles before names (:func:`names_in_context.greek_article`) by the gender of the
+    entity's class noun and the case the word before the name asks for (:data:`_GR_CONTEXT`):
+    inserted (``ART_ADD``), or fused with σε (``στο``, ``CONTR``); the second of two coordinated
+    names takes the same case."""
     out = []
     for i, m in enumerate(_SPAN.finditer(text)):
         gender = nic.GREEK_GENDER.get(classes[i]) if i < len(classes) and classes[i] else None
@@ -408,19 +414,20 @@ def _greek_candidates(text: str, classes: Sequence[str | None]) -> list[tuple]:
 
 
 _TR_FRAME = re.compile(r"\{([^{}]*)\}( (?:konum|nesne)\w*)(?!\w)")
-#: the text before a frame shared by two names: "hem {A} hem de " (both named, possibly A already with
-#: its suffix) or "{A} ve " / "ile" / "veya" / "ya da" (the last name carries the case for both)
+#: the text before a frame shared by two names: "hem {A} hem de " (both named, possibly A already
+#: with its suffix) or "{A} ve " / "ile" / "veya" / "ya da" (the last name carries the case for
+#: both)
 _TR_HEM = re.compile(r"(?:^|\s)[Hh]em (\{[^{}]*\})('\w+)? hem de $")
 _TR_AND = re.compile(r"\{[^{}]*\} ,?(?:ve|ile|veya|ya da) $")
 
 
 def _turkish_candidates(text: str, classes: Sequence[str | None]) -> list[tuple]:
-    """Turkish frames "{X} konumuna" / "{X} nesnesini" (:data:`names_in_context.TURKISH_FRAMES`) replaced by
-    the case suffix after an apostrophe where the name's end decides it (``{X}'ya``, ``tur:case_suffix``),
-    else by the class noun carrying the case (``{X} adlı köye``, ``tur:named_frame``). A frame shared by
-    two names: "hem {A} hem de {B} konumunu" takes a suffix on each name when both decide, else
-    ``adlı yerleri``; "{A} ve {B} konumlarının" takes the suffix on the last name (``{A} ve {B}'nin``),
-    else ``adlı yerlerin``."""
+    """Turkish frames "{X} konumuna" / "{X} nesnesini" (:data:`names_in_context.TURKISH_FRAMES`)
+    replaced by the case suffix after an apostrophe where the name's end decides it (``{X}'ya``,
+    ``tur:case_suffix``), else by the class noun carrying the case (``{X} adlı köye``,
+    ``tur:named_frame``). A frame shared by two names: "hem {A} hem de {B} konumunu" takes a suffix
+    on each name when both decide, else ``adlı yerleri``; "{A} ve {B} konumlarının" takes the suffix
+    on the last name (``{A} ve {B}'nin``), else ``adlı yerlerin``."""
     out: list[tuple] = []
     starts = [m.start() for m in _SPAN.finditer(text)]
     for m in _TR_FRAME.finditer(text):
@@ -452,8 +459,9 @@ def _turkish_candidates(text: str, classes: Sequence[str | None]) -> list[tuple]
 
 
 _GR_GENDER_OF_ARTICLE = {"ο": "m", "η": "f", "το": "n"}
-#: "Είναι ο {X} ... <adjective>" / "Είναι ο {A} και η {B} ... ξένα": a name as the subject of είναι, with its
-#: article (put there by ``ell:article``), and a predicate adjective before the end of the clause
+#: "Είναι ο {X} ... <adjective>" / "Είναι ο {A} και η {B} ... ξένα": a name as the subject of είναι,
+#: with its article (put there by ``ell:article``), and a predicate adjective before the end of the
+#: clause
 _GR_PREDICATE = re.compile(
     r"(?:^|\s)[Εε]ίναι (ο|η|το) \{[^{}]*\}(?: και (ο|η|το) \{[^{}]*\})?[^;{}]*? ("
     + "|".join(nic.GREEK_PREDICATES)
@@ -462,8 +470,9 @@ _GR_PREDICATE = re.compile(
 
 
 def _greek_predicate_candidates(text: str) -> list[tuple]:
-    """A Greek predicate adjective (written neuter in the templates) made to agree with the gender of
-    the name it is said of, read from the name's article (:func:`names_in_context.greek_predicate`)."""
+    """A Greek predicate adjective (written neuter in the templates) made to agree with the gender
+    of the name it is said of, read from the name's article
+    (:func:`names_in_context.greek_predicate`)."""
     out = []
     for m in _GR_PREDICATE.finditer(text):
         genders = [_GR_GENDER_OF_ARTICLE[a] for a in m.group(1, 2) if a]
@@ -475,7 +484,8 @@ def _greek_predicate_candidates(text: str) -> list[tuple]:
 
 def _name_candidates(lang: str, text: str, classes: Sequence[str | None]) -> list[tuple]:
     """(start, end, replacement, op, rule) of the names-in-context rules
-    (:mod:`mgqa_platform.multilingual.names_in_context`) in ``text``; a match may be empty (an insertion)."""
+    (:mod:`mgqa_platform.multilingual.names_in_context`) in ``text``; a match may be empty (an
+    insertion)."""
     out: list[tuple] = []
     if lang == "tur":
         out += _turkish_candidates(text, classes)
@@ -505,9 +515,9 @@ def _name_candidates(lang: str, text: str, classes: Sequence[str | None]) -> lis
 def _anchored_edit(
     text: str, start: int, end: int, repl: str, op: str, rule: str = ""
 ) -> Edit | None:
-    """An :class:`Edit` replacing text[start:end] by ``repl`` whose ``original`` is first found (outside the
-    spans) exactly at ``start``-ish: grow the context word by word to the left, then to the right, within
-    the segment, until the first occurrence is the intended one."""
+    """An :class:`Edit` replacing text[start:end] by ``repl`` whose ``original`` is first found
+    (outside the spans) exactly at ``start``-ish: grow the context word by word to the left, then to
+    the right, within the segment, until the first occurrence is the intended one."""
     seg = next(((a, b) for a, b in _segments(text) if a <= start and end <= b), None)
     if seg is None:
         return None
@@ -538,7 +548,8 @@ def _anchored_edit(
 def _all_candidates(
     lang: str, text: str, nnbsp: bool, classes: Sequence[str | None]
 ) -> list[tuple[int, int, str, str, str]]:
-    """(start, end, replacement, op, rule) of every rule match in ``text`` lying wholly outside the spans."""
+    """(start, end, replacement, op, rule) of every rule match in ``text`` lying wholly outside the
+    spans."""
     found = [
         (a, b, repl, op, f"{lang}:{_RULE_OF_OP[op]}")
         for a, b, repl, op in _candidates(lang, text, nnbsp)
@@ -551,11 +562,11 @@ def _all_candidates(
 
 class RuleMember:
     """Deterministic member: per-language rules (see module docstring and
-    :mod:`mgqa_platform.multilingual.names_in_context`). A question may carry ``classes``: the category of the
-    entity behind each ``{...}`` span (:func:`names_in_context.span_classes`), which the Greek article
-    needs. Each edit names its rule (``Edit.rule``, e.g. ``tur:case_suffix``). ``nnbsp=True`` also turns an
-    ordinary space before French ``? ! ; :`` into U+202F (off by default: the localized templates use a
-    plain space)."""
+    :mod:`mgqa_platform.multilingual.names_in_context`). A question may carry ``classes``: the
+    category of the entity behind each ``{...}`` span (:func:`names_in_context.span_classes`), which
+    the Greek article needs. Each edit names its rule (``Edit.rule``, e.g. ``tur:case_suffix``).
+    ``nnbsp=True`` also turns an ordinary space before French ``? ! ; :`` into U+202F (off by
+    default: the localized templates use a plain space)."""
 
     def __init__(self, name: str = "rules", *, nnbsp: bool = False, max_edits: int = MAX_EDITS):
         self.name = name
@@ -588,13 +599,14 @@ class RuleMember:
                     break
                 edits.append(made)
                 cands = []
-        # a match whose context also occurs earlier outside the spans cannot be addressed by a first-occurrence
-        # edit (e.g. "... long de la ... sépare {A} de {Orly}"): it is reported, not proposed
+        # a match whose context also occurs earlier outside the spans cannot be addressed by a
+        # first-occurrence edit (e.g. "... long de la ... sépare {A} de {Orly}"): it is reported,
+        # not proposed
         detail = f"unanchored: {len(cands)}" if cands else None
         return Proposal(self.name, "ok", tuple(edits), detail)
 
 
-# ---------------------------------------------------------------------------------------------------- LLM
+# ---------------------------------------------------------------------------------------------- LLM
 EDITS_SCHEMA: dict = {
     "type": "object",
     "properties": {
@@ -619,19 +631,27 @@ EDITS_SCHEMA: dict = {
 
 _SYSTEM = """\
 You proofread questions of a geospatial benchmark after place and event names were inserted into \
-a translated template. The names are wrapped in curly braces, e.g. {Orly}. Inserting a name can leave small \
-grammatical slips in the words right next to it: a missing elision, a preposition and article that should be \
-fused, an article or preposition that no longer fits, a wrong case ending or agreement, wrong spacing before \
+a translated template. The names are wrapped in curly braces, e.g. {Orly}. Inserting a name can \
+leave small \
+grammatical slips in the words right next to it: a missing elision, a preposition and article that \
+should be \
+fused, an article or preposition that no longer fits, a wrong case ending or agreement, wrong \
+spacing before \
 punctuation.
 
 Rules:
-- Everything between { and } is a proper name: never change, translate, move or remove it, and never add or \
+- Everything between { and } is a proper name: never change, translate, move or remove it, and \
+never add or \
 remove a brace.
-- Only fix slips caused by the inserted names, in the words around them. Do not rephrase, restyle or \
+- Only fix slips caused by the inserted names, in the words around them. Do not rephrase, restyle \
+or \
 translate anything else.
-- Describe each fix as an edit: "original" is an exact piece of the question outside the braces (it may end \
-right before "{" or start right after "}"), "fix" is its replacement; the first occurrence of "original" \
-outside the braces is the one replaced, so include enough neighbouring words to make it unambiguous. Neither \
+- Describe each fix as an edit: "original" is an exact piece of the question outside the braces \
+(it may end \
+right before "{" or start right after "}"), "fix" is its replacement; the first occurrence of \
+"original" \
+outside the braces is the one replaced, so include enough neighbouring words to make it \
+unambiguous. Neither \
 "original" nor "fix" may contain a brace.
 - If the question is already correct, answer {"edits": []} (or a single NOCHG edit with empty \
 original and fix).
@@ -642,8 +662,8 @@ Operations:
 
 
 def build_messages(question: Mapping) -> list[dict]:
-    """The chat messages for one question (system: role, operations, brace rule; user: language, templates,
-    the instantiated question)."""
+    """The chat messages for one question (system: role, operations, brace rule; user: language,
+    templates, the instantiated question)."""
     ops = "\n".join(f"- {code}: {desc}" for code, desc in OPERATIONS.items())
     lang = str(question.get("lang") or "")
     name = language(lang).name if lang in LANGUAGES else lang
@@ -663,8 +683,8 @@ def build_messages(question: Mapping) -> list[dict]:
 
 class LLMMember:
     """A member backed by an OpenAI-compatible endpoint. A reply that is not valid JSON for
-    :data:`EDITS_SCHEMA`, or whose edits :func:`apply_edits` refuses, gives a ``rejected`` proposal (with the
-    reason in ``detail``); a transport failure an ``error`` proposal."""
+    :data:`EDITS_SCHEMA`, or whose edits :func:`apply_edits` refuses, gives a ``rejected`` proposal
+    (with the reason in ``detail``); a transport failure an ``error`` proposal."""
 
     def __init__(self, name: str, client: ChatClient):
         self.name = name
@@ -693,7 +713,7 @@ class LLMMember:
         return Proposal(self.name, "ok", edits, None)
 
 
-# ---------------------------------------------------------------------------------------------------- vote
+# --------------------------------------------------------------------------------------------- vote
 def _effective(e: Edit) -> bool:
     return e.op != "NOCHG" and e.original != e.fix
 
@@ -717,9 +737,10 @@ def _position(e: Edit, text_marked: str | None) -> int:
 def vote(
     proposals: Mapping[str, Proposal], primary: str, text_marked: str | None = None
 ) -> tuple[tuple[Edit, ...], str]:
-    """Edits with >= 2 votes among the ``ok`` proposals (decision ``"majority"``, ordered by position in the
-    text when ``text_marked`` is given, else by first proposal); otherwise the primary's edits when its
-    proposal is ok and has at least one real edit (``"primary_fallback"``); otherwise ``((), "none")``."""
+    """Edits with >= 2 votes among the ``ok`` proposals (decision ``"majority"``, ordered by
+    position in the text when ``text_marked`` is given, else by first proposal); otherwise the
+    primary's edits when its proposal is ok and has at least one real edit (``"primary_fallback"``);
+    otherwise ``((), "none")``."""
     voters: dict[tuple, set[str]] = defaultdict(set)
     first: dict[tuple, Edit] = {}
     order: list[tuple] = []
@@ -752,9 +773,9 @@ def vote(
 
 def postedit(question: Mapping, members: Sequence[Any], primary: str) -> dict:
     """Run every member on ``question`` (keys ``lang``, ``text_marked``, optional ``template_text``,
-    ``template_en``, ``question_id``), vote, apply. Returns ``{"question_id", "lang", "text", "text_marked",
-    "edits" (every member's proposed edit with ``applied``), "decision", "members" ({name: {status, detail,
-    n_edits}})}``. Never raises because of a member."""
+    ``template_en``, ``question_id``), vote, apply. Returns ``{"question_id", "lang", "text",
+    "text_marked", "edits" (every member's proposed edit with ``applied``), "decision", "members"
+    ({name: {status, detail, n_edits}})}``. Never raises because of a member."""
     original = str(question.get("text_marked") or "")
     proposals: dict[str, Proposal] = {}
     for m in members:
@@ -811,12 +832,12 @@ def postedit(question: Mapping, members: Sequence[Any], primary: str) -> dict:
 
 
 def stats(results: Sequence[Mapping]) -> dict:
-    """Batch summary: ``n``, ``share_edited`` (at least one edit applied), ``share_majority`` (the applied
-    edits had >= 2 members agreeing), ``decisions`` (count per decision), ``operations`` (histogram of the
-    applied edits' ops, one per distinct applied edit), ``proposed_operations`` (every logged edit),
-    ``rejected`` / ``errors`` (replies per member), ``operation_shares`` (share of questions with at least one
-    applied edit of each op) and ``rule_shares`` (share of questions with at least one applied edit made by
-    each rule of the rule member, :attr:`Edit.rule`)."""
+    """Batch summary: ``n``, ``share_edited`` (at least one edit applied), ``share_majority`` (the
+    applied edits had >= 2 members agreeing), ``decisions`` (count per decision), ``operations``
+    (histogram of the applied edits' ops, one per distinct applied edit), ``proposed_operations``
+    (every logged edit), ``rejected`` / ``errors`` (replies per member), ``operation_shares`` (share
+    of questions with at least one applied edit of each op) and ``rule_shares`` (share of questions
+    with at least one applied edit made by each rule of the rule member, :attr:`Edit.rule`)."""
     n = len(results)
     edited = majority = 0
     decisions: Counter = Counter()
@@ -866,18 +887,20 @@ def stats(results: Sequence[Mapping]) -> dict:
 
 
 def describe(member: Any) -> dict:
-    """What a member is, for metadata: its own ``describe()`` when it has one, else its class name."""
+    """What a member is, for metadata: its own ``describe()`` when it has one, else its class
+    name."""
     d = getattr(member, "describe", None)
     return dict(d()) if callable(d) else {"kind": type(member).__name__}
 
 
-# ---------------------------------------------------------------------------------------------------- cache
+# -------------------------------------------------------------------------------------------- cache
 class CachedMember:
-    """Wraps a member so that its proposals survive an interrupted run: every ``ok`` or ``rejected`` proposal is
-    appended (one JSON line, flushed) to ``path`` under a key of (member name, ``identity``, language, marked
-    text, template); a later run reuses it instead of asking again. ``error`` proposals (transport failures) are
-    not cached, so they are retried. ``identity`` should change whenever the member would answer differently
-    (e.g. the model name and prompt version)."""
+    """Wraps a member so that its proposals survive an interrupted run: every ``ok`` or ``rejected``
+    proposal is appended (one JSON line, flushed) to ``path`` under a key of (member name,
+    ``identity``, language, marked text, template); a later run reuses it instead of asking again.
+    ``error`` proposals (transport failures) are not cached, so they are retried. ``identity``
+    should change whenever the member would answer differently (e.g. the model name and prompt
+    version)."""
 
     def __init__(self, member: Any, path: str | Path, identity: str = ""):
         self.member = member

@@ -1,18 +1,20 @@
-"""Event names in the language: earthquakes and wildfires named from their facts, as each language writes them.
+"""Event names in the language: earthquakes and wildfires named from their facts, as each language
+writes them.
 
-The English display name of an event ("magnitude 4.9 earthquake of 27 November 2015 at 11:40 UTC", "Spanish
-Fire of 1994", :func:`mgqa_platform.kg.names.event_name`) is a description, not a proper name, so it is
-composed again in each language from the same facts (:class:`EventFacts`: the kind, the magnitude, the instant
-in UTC, the fire's own name part and its year) with CLDR through ``babel``: the magnitude with the language's
-decimal sign, the date in the locale's long form, the time as ``HH:MM`` UTC. The fire's own name part stays as
-the source writes it.
+The English display name of an event ("magnitude 4.9 earthquake of 27 November 2015 at 11:40 UTC",
+"Spanish Fire of 1994", :func:`mgqa_platform.kg.names.event_name`) is a description, not a proper
+name, so it is composed again in each language from the same facts (:class:`EventFacts`: the kind,
+the magnitude, the instant in UTC, the fire's own name part and its year) with CLDR through
+``babel``: the magnitude with the language's decimal sign, the date in the locale's long form, the
+time as ``HH:MM`` UTC. The fire's own name part stays as the source writes it.
 
-A description is a noun phrase, so the words around it depend on the slot (:func:`event_phrase`): the text of
-the template before the slot decides the article or the case of the head noun (French "le séisme", contracted
-by the rule member to "du séisme"; German "vom Erdbeben"; Russian "землетрясением" after a passive
-participle; Greek "του σεισμού" after a noun; Romanian "zona cutremurului" for "zona lui {X}"); Georgian and
-Urdu take the case from the suffix or postposition after the slot. The name inside the marks (``{...}``) is
-the description; an article outside them, so the post-edit rules may fuse it with a preposition.
+A description is a noun phrase, so the words around it depend on the slot (:func:`event_phrase`):
+the text of the template before the slot decides the article or the case of the head noun (French
+"le séisme", contracted by the rule member to "du séisme"; German "vom Erdbeben"; Russian
+"землетрясением" after a passive participle; Greek "του σεισμού" after a noun; Romanian "zona
+cutremurului" for "zona lui {X}"); Georgian and Urdu take the case from the suffix or postposition
+after the slot. The name inside the marks (``{...}``) is the description; an article outside them,
+so the post-edit rules may fuse it with a preposition.
 """
 
 from __future__ import annotations
@@ -55,9 +57,10 @@ _SECONDS = re.compile(r"\d:\d\d:\d\d UTC")
 
 @dataclass(frozen=True)
 class EventFacts:
-    """What an event's name is made of: ``kind`` (``earthquake`` or ``fire``), the ``magnitude`` (None when
-    unknown), the ``instant`` in UTC (earthquakes), ``timed`` (the instant has a time of day), ``seconds``
-    (the time to the second: another earthquake shares the minute), the fire's name ``part`` and ``year``."""
+    """What an event's name is made of: ``kind`` (``earthquake`` or ``fire``), the ``magnitude``
+    (None when unknown), the ``instant`` in UTC (earthquakes), ``timed`` (the instant has a time of
+    day), ``seconds`` (the time to the second: another earthquake shares the minute), the fire's
+    name ``part`` and ``year``."""
 
     kind: str
     magnitude: float | None = None
@@ -71,9 +74,9 @@ class EventFacts:
 def event_facts(
     category: str, name: str, valid_from: str | None, attributes: Mapping[str, Any], display: str
 ) -> EventFacts | None:
-    """The facts of an event entity (its KG ``name``, ``valid_from`` and ``attributes``; ``display``: its
-    English display name, which says whether the time is to the second), or None for an entity that is no
-    earthquake or fire, or whose facts do not parse."""
+    """The facts of an event entity (its KG ``name``, ``valid_from`` and ``attributes``;
+    ``display``: its English display name, which says whether the time is to the second), or None
+    for an entity that is no earthquake or fire, or whose facts do not parse."""
     if not valid_from:
         return None
     if category in EARTHQUAKE_CATEGORIES:
@@ -96,7 +99,8 @@ def event_facts(
 
 
 def _magnitude(facts: EventFacts, lang: str) -> str:
-    """The magnitude with the language's decimal sign, with as many decimals as the English name ("4,9")."""
+    """The magnitude with the language's decimal sign, with as many decimals as the English name
+    ("4,9")."""
     decimals = len(repr(facts.magnitude).split(".")[1])
     return format_decimal(
         facts.magnitude, format=f"0.{'0' * decimals}", locale=language(lang).babel
@@ -112,7 +116,8 @@ def _time(facts: EventFacts) -> str:
 
 
 def _when(facts: EventFacts, lang: str, at: str, day_prefix: str = "") -> str:
-    """The day (with ``day_prefix``) and, when timed, ``at`` and the time: "27 novembre 2015 à 11:40 UTC"."""
+    """The day (with ``day_prefix``) and, when timed, ``at`` and the time: "27 novembre 2015 à 11:40
+    UTC"."""
     day = day_prefix + _day(facts, lang)
     if lang == "fra" and facts.instant.day == 1:
         day = re.sub(r"(^|\s)1(?=\s)", r"\g<1>1er", day, count=1)
@@ -171,7 +176,8 @@ def _quake(facts: EventFacts, lang: str, head: str) -> str:
 
 
 def _fire(facts: EventFacts, lang: str, head: str) -> str:
-    """A fire's description in ``lang`` with the head noun ``head``; the fire's own name as the source writes it."""
+    """A fire's description in ``lang`` with the head noun ``head``; the fire's own name as the
+    source writes it."""
     p, y = facts.part, facts.year
     pattern = {
         "fra": ("{h} {p}", " de {y}"),
@@ -279,16 +285,16 @@ _DEU_ARTICLES = {
     ("fire", "nom"): "der ",
     ("fire", "dat"): "dem ",
 }
-#: Russian words after which the description takes the genitive (nouns it depends on, "от", "до") or the
-#: instrumental ("между", "с", a passive participle "затронут...")
+#: Russian words after which the description takes the genitive (nouns it depends on, "от", "до") or
+#: the instrumental ("между", "с", a passive participle "затронут...")
 _RUS_GEN = frozenset(
     "от до контура контур территории территорию территория территорией центр центра центроида "
     "периметра "
     "границы края точки размер".split()
 )
 _RUS_INS = frozenset(("между", "с", "со"))
-#: Russian and Bulgarian verbs of the templates in the neuter (said of "событие", "землетрясение") -> the
-#: masculine a fire ("пожар") takes
+#: Russian and Bulgarian verbs of the templates in the neuter (said of "событие",
+#: "землетрясение") -> the masculine a fire ("пожар") takes
 NEUTER_TO_MASCULINE = {
     "rus": {
         "было": "был",
@@ -313,7 +319,8 @@ _BUL_PREPOSITIONS = frozenset(("на", "от", "между", "за", "с", "в",
 _SQI_GEN = frozenset(("e", "i", "të", "së", "midis"))
 _ELL_ACC = frozenset(("από", "προς", "για", "με"))
 _ELL_GEN_NOUNS = frozenset(
-    "μεταξύ θέση κέντρο κέντρου περίγραμμα αποτύπωμα αποτυπώματος περιοχή περιοχής περιοχές περίμετρος "
+    "μεταξύ θέση κέντρο κέντρου περίγραμμα αποτύπωμα αποτυπώματος περιοχή περιοχής "
+    "περιοχές περίμετρος "
     "έκταση οντότητας εκείνο".split()
 )
 _ELL_ARTICLES = {
@@ -326,7 +333,8 @@ _ELL_ARTICLES = {
     ("fire", "gen"): "της ",
     ("fire", "se"): "στην ",
 }
-#: Turkish possessed nouns after a slot: the description before them takes the genitive ("depremin alanı")
+#: Turkish possessed nouns after a slot: the description before them takes the genitive ("depremin
+#: alanı")
 _TUR_POSSESSED = ("alan", "ayak iz", "sınır", "çevre", "merkez")
 #: Urdu words of the templates in the masculine said of the event -> the feminine a fire (آگ) takes
 URDU_FEMININE = {"والا": "والی", "والے": "والی", "تھا": "تھی", "پہنچا": "پہنچی"}
@@ -340,9 +348,10 @@ _SLOT_AND = re.compile(r"\{(\w+)[^{}]*\}\s+(?:и|και|și|dhe|und)\s*$")
 
 @dataclass(frozen=True)
 class Phrase:
-    """An event description in its slot: ``before`` replaces the template text before the slot (its last
-    word may change: "lui " is dropped, "von " becomes "vom "), ``prefix`` goes before the marks, ``name``
-    inside them, and ``after`` replaces the template text after the slot (a Georgian suffix absorbed)."""
+    """An event description in its slot: ``before`` replaces the template text before the slot (its
+    last word may change: "lui " is dropped, "von " becomes "vom "), ``prefix`` goes before the
+    marks, ``name`` inside them, and ``after`` replaces the template text after the slot (a Georgian
+    suffix absorbed)."""
 
     before: str
     prefix: str
@@ -356,7 +365,8 @@ def _previous_word(before: str) -> str:
 
 
 def _case(lang: str, before: str) -> str:
-    """The case the text ``before`` a slot asks of the description (per language, see the tables)."""
+    """The case the text ``before`` a slot asks of the description (per language, see the
+    tables)."""
     coordinated = _SLOT_AND.search(before)
     if coordinated:  # "{A} и {B}": the case of the first conjunct
         return _case(lang, before[: coordinated.start()])
@@ -385,8 +395,8 @@ def _case(lang: str, before: str) -> str:
 
 
 def _romance_preposition(before: str) -> str:
-    """The preposition to repeat before a description coordinated with a name it governs ("le aree di {A}
-    e {B}" -> "e di il {B}", which the rule member fuses to "e del {B}"), else ""."""
+    """The preposition to repeat before a description coordinated with a name it governs ("le aree
+    di {A} e {B}" -> "e di il {B}", which the rule member fuses to "e del {B}"), else ""."""
     m = _ROMANCE_AND.search(before)
     if m is None:
         return ""
@@ -395,9 +405,9 @@ def _romance_preposition(before: str) -> str:
 
 
 def _urdu_feminine(before: str, after: str) -> tuple[str, str]:
-    """``before`` and ``after`` a fire's slot with the participle before it and, where the fire is the subject
-    (a comma or "پہلی بار" right after it), the verbs of its clause in the feminine (:data:`URDU_FEMININE`):
-    "درج ہونے والی {… آگ}، … پر تھی؟"."""
+    """``before`` and ``after`` a fire's slot with the participle before it and, where the fire is
+    the subject (a comma or "پہلی بار" right after it), the verbs of its clause in the feminine
+    (:data:`URDU_FEMININE`): "درج ہونے والی {… آگ}، … پر تھی؟"."""
     m = re.search(r"(\w+) $", before)
     if m and m.group(1) in ("والا", "والے"):
         before = before[: m.start(1)] + URDU_FEMININE[m.group(1)] + " "
@@ -410,8 +420,9 @@ def _urdu_feminine(before: str, after: str) -> tuple[str, str]:
 
 
 def _masculine_verbs(lang: str, before: str, after: str) -> tuple[str, str]:
-    """``before`` and ``after`` a fire's slot with the neuter verbs next to it (the word before, or one of
-    the five words after) in the masculine (:data:`NEUTER_TO_MASCULINE`): "Когда {пожар} обрушился"."""
+    """``before`` and ``after`` a fire's slot with the neuter verbs next to it (the word before, or
+    one of the five words after) in the masculine (:data:`NEUTER_TO_MASCULINE`): "Когда {пожар}
+    обрушился"."""
     table = NEUTER_TO_MASCULINE[lang]
     m = re.search(r"(\w+)(\s*)$", before)
     if m and m.group(1) in table:
@@ -423,8 +434,9 @@ def _masculine_verbs(lang: str, before: str, after: str) -> tuple[str, str]:
 
 
 def event_phrase(facts: EventFacts, lang: str, before: str, after: str) -> Phrase:
-    """The description of ``facts`` in ``lang`` for a slot with the template text ``before`` and ``after``
-    it: the article and the case of the head noun that slot needs (:func:`_case`, :data:`HEADS`)."""
+    """The description of ``facts`` in ``lang`` for a slot with the template text ``before`` and
+    ``after`` it: the article and the case of the head noun that slot needs (:func:`_case`,
+    :data:`HEADS`)."""
     heads = HEADS[lang][facts.kind]
     compose = _quake if facts.kind == "earthquake" else _fire
     case = _case(lang, before)

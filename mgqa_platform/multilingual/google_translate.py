@@ -1,22 +1,25 @@
 """The real translator: Google Cloud Translation v3 (``translateText``), placeholders protected.
 
 Placeholders are marked non-translatable (paper section 3.5): each text is sent as HTML (``mime_type
-text/html``) with every ``{name}`` wrapped as ``<span translate="no">{name}</span>`` and the rest escaped
-(:func:`protect`); the reply is unwrapped and unescaped (:func:`restore`) and checked -- every source
-placeholder exactly once, nothing new (:func:`mgqa_platform.multilingual.translate.checked`); a problem makes
-the item ``failed`` with its codes, the text kept for the post-editor.
+text/html``) with every ``{name}`` wrapped as ``<span translate="no">{name}</span>`` and the rest
+escaped (:func:`protect`); the reply is unwrapped and unescaped (:func:`restore`) and checked --
+every source placeholder exactly once, nothing new
+(:func:`mgqa_platform.multilingual.translate.checked`); a problem makes the item ``failed`` with its
+codes, the text kept for the post-editor.
 
-Texts are grouped into requests of at most ``batch_size`` contents and ``max_chars`` code points (of the HTML
-actually sent; the service limit is 30k per request). 429 / 500 / 502 / 503 / 504 (``ResourceExhausted``,
-``ServiceUnavailable``, ``DeadlineExceeded``...) and connection errors are retried with exponential backoff
-(``initial_backoff_s * 2**n``, capped at ``max_backoff_s``); when a batch still fails, or fails with a
-non-retryable error, its items come back ``failed`` with ``error:<ExceptionName>`` -- never an exception.
+Texts are grouped into requests of at most ``batch_size`` contents and ``max_chars`` code points (of
+the HTML actually sent; the service limit is 30k per request). 429 / 500 / 502 / 503 / 504
+(``ResourceExhausted``, ``ServiceUnavailable``, ``DeadlineExceeded``...) and connection errors are
+retried with exponential backoff (``initial_backoff_s * 2**n``, capped at ``max_backoff_s``); when a
+batch still fails, or fails with a non-retryable error, its items come back ``failed`` with
+``error:<ExceptionName>`` -- never an exception.
 
-Credentials: Application Default Credentials (``GOOGLE_APPLICATION_CREDENTIALS`` or the metadata server), read by
-the client library and never stored in reprs, errors, logs or metadata. ``endpoint`` overrides the host: an
-``http://host:port`` endpoint (a local fake or emulator) is used without credentials; ``https://host`` or a bare
-host (e.g. ``translate-eu.googleapis.com``) keeps ADC. The client uses the REST transport everywhere, so the tests
-against the local fake exercise the same code path as production.
+Credentials: Application Default Credentials (``GOOGLE_APPLICATION_CREDENTIALS`` or the metadata
+server), read by the client library and never stored in reprs, errors, logs or metadata.
+``endpoint`` overrides the host: an ``http://host:port`` endpoint (a local fake or emulator) is used
+without credentials; ``https://host`` or a bare host (e.g. ``translate-eu.googleapis.com``) keeps
+ADC. The client uses the REST transport everywhere, so the tests against the local fake exercise the
+same code path as production.
 """
 
 from __future__ import annotations
@@ -57,7 +60,8 @@ __all__ = ["GoogleTranslator", "protect", "restore", "batches", "RETRYABLE"]
 
 log = logging.getLogger(__name__)
 
-#: Transient failures worth retrying (ResourceExhausted < TooManyRequests, DeadlineExceeded < GatewayTimeout).
+#: Transient failures worth retrying (ResourceExhausted < TooManyRequests, DeadlineExceeded <
+#: GatewayTimeout).
 RETRYABLE: tuple[type[BaseException], ...] = (
     gexc.TooManyRequests,
     gexc.InternalServerError,
@@ -82,7 +86,8 @@ _SPAN = re.compile(
 
 
 def protect(text: str) -> str:
-    """The HTML sent for a template: text escaped, each ``{name}`` wrapped in ``<span translate="no">``."""
+    """The HTML sent for a template: text escaped, each ``{name}`` wrapped in ``<span
+    translate="no">``."""
     out, pos = [], 0
     for m in PLACEHOLDER.finditer(text):
         out.append(html.escape(text[pos : m.start()]))
@@ -93,15 +98,17 @@ def protect(text: str) -> str:
 
 
 def restore(reply: str) -> str:
-    """The plain text of a translated reply: no-translate spans unwrapped, HTML entities unescaped."""
+    """The plain text of a translated reply: no-translate spans unwrapped, HTML entities
+    unescaped."""
     return html.unescape(_SPAN.sub(lambda m: m.group(1), reply))
 
 
 def batches(
     items: list[tuple[str, str]], batch_size: int, max_chars: int
 ) -> list[list[tuple[str, str]]]:
-    """Group ``(key, content)`` pairs, in order, into runs of at most ``batch_size`` items and ``max_chars`` code
-    points of content. A single content longer than ``max_chars`` goes alone (the service will judge it)."""
+    """Group ``(key, content)`` pairs, in order, into runs of at most ``batch_size`` items and
+    ``max_chars`` code points of content. A single content longer than ``max_chars`` goes alone (the
+    service will judge it)."""
     out: list[list[tuple[str, str]]] = []
     cur: list[tuple[str, str]] = []
     size = 0
@@ -122,18 +129,22 @@ def _reason(exc: BaseException) -> str:
 
 
 def _describe(exc: BaseException) -> str:
-    """A short, secret-free description for logs: exception class and HTTP/gRPC code, no message body."""
+    """A short, secret-free description for logs: exception class and HTTP/gRPC code, no message
+    body."""
     code = getattr(exc, "code", None)
     return f"{type(exc).__name__}" + (f" ({code})" if code is not None else "")
 
 
 class GoogleTranslator:
-    """Google Cloud Translation v3 translator (``engine = "google:<model or default>"``, status ``machine``).
+    """Google Cloud Translation v3 translator (``engine = "google:<model or default>"``, status
+    ``machine``).
 
-    ``model``: empty for the default NMT model, a short name (``general/nmt``, ``general/translation-llm``)
-    expanded to ``projects/<project>/locations/<location>/models/<model>``, or a full model resource name.
-    ``client``: an already built ``TranslationServiceClient`` (otherwise built on first use). ``sleep``: the
-    backoff sleep, injectable for tests. ``stats``: counters of the last :meth:`translate_variants` call.
+    ``model``: empty for the default NMT model, a short name (``general/nmt``,
+    ``general/translation-llm``) expanded to
+    ``projects/<project>/locations/<location>/models/<model>``, or a full model resource name.
+    ``client``: an already built ``TranslationServiceClient`` (otherwise built on first use).
+    ``sleep``: the backoff sleep, injectable for tests. ``stats``: counters of the last
+    :meth:`translate_variants` call.
     """
 
     def __init__(
@@ -181,7 +192,7 @@ class GoogleTranslator:
             f"model={self.model!r}, endpoint={self.endpoint!r})"
         )
 
-    # -- client -----------------------------------------------------------------------------------------
+    # -- client ------------------------------------------------------------------------------------
     @property
     def parent(self) -> str:
         return f"projects/{self.project_id}/locations/{self.location}"
@@ -221,7 +232,7 @@ class GoogleTranslator:
             self._client = translate_v3.TranslationServiceClient(transport=transport)
         return self._client
 
-    # -- calls ------------------------------------------------------------------------------------------
+    # -- calls -------------------------------------------------------------------------------------
     def _translate_batch(self, contents: list[str], target_google: str) -> list[str]:
         request: dict[str, Any] = {
             "parent": self.parent,
@@ -264,7 +275,8 @@ class GoogleTranslator:
         out: dict[str, Translation] = {}
         if not variants:
             return out
-        self.client()  # a configuration problem (no credentials) is an error of the run, not of the items
+        # a configuration problem (no credentials) is an error of the run, not of the items
+        self.client()
         items = [(vid, protect(src)) for vid, src in variants.items()]
         for batch in batches(items, self.batch_size, self.max_chars):
             self.stats["batches"] += 1

@@ -1,27 +1,30 @@
 """Grammar of inserted words: category nouns that agree with the words around them, by construction.
 
-A translated template names the form of a category it needs by *feature*, as a Python format spec on the slot:
+A translated template names the form of a category it needs by *feature*, as a Python format spec on
+the slot:
 
 * ``{category_A}``: the noun phrase in its dictionary form (the plural nominative of the memory);
-* ``{category_A:gen}``: a case form stored with the category (``forms``; e.g. Russian ``gen``, ``ins``);
-* ``{category_A:def}``: an agreeing word *with* the noun, from the language's ``grammar.agree`` table:
-  ``"def": {"m": "los {}", "f": "las {}"}`` gives "las tiendas"; a pattern may use a case form by name
-  (``"den {dat}"``);
-* ``{category_A:=placed}``: an agreeing word *alone* (``"placed": {"m": "situados", "f": "situadas"}``), for a
-  participle or adjective away from the noun. It does not count as an occurrence of the slot
-  (:mod:`~mgqa_platform.multilingual.placeholders`);
-* ``{rank_type:~category_A}``: a *parameter* word that agrees with the category in ``category_A`` (an Urdu rank
-  word: *سب سے بڑا* with a masculine category, *سب سے بڑی* with a feminine one), from the language's
-  ``grammar.adjectives`` table (:class:`Agreeing`).
+* ``{category_A:gen}``: a case form stored with the category (``forms``; e.g. Russian ``gen``,
+  ``ins``);
+* ``{category_A:def}``: an agreeing word *with* the noun, from the language's ``grammar.agree``
+  table: ``"def": {"m": "los {}", "f": "las {}"}`` gives "las tiendas"; a pattern may use a case
+  form by name (``"den {dat}"``);
+* ``{category_A:=placed}``: an agreeing word *alone* (``"placed": {"m": "situados", "f":
+  "situadas"}``), for a participle or adjective away from the noun. It does not count as an
+  occurrence of the slot (:mod:`~mgqa_platform.multilingual.placeholders`);
+* ``{rank_type:~category_A}``: a *parameter* word that agrees with the category in ``category_A``
+  (an Urdu rank word: *سب سے بڑا* with a masculine category, *سب سے بڑی* with a feminine one), from
+  the language's ``grammar.adjectives`` table (:class:`Agreeing`).
 
-The agreement class of a noun is its ``gender`` (``m``, ``f``, ``n``...) refined by the sound of its first word
-where the language's articles depend on it (Italian ``gli`` before a vowel, *s* + consonant, *z*, *gn*, *ps*,
-*x*, *y*: class ``m.v``; French elision before a vowel or a mute *h*: ``m.v``, ``f.v``); a pattern table is
-looked up by the refined class, then by the gender, then ``*``. A spec written with a capital
-(``{category_A:How_many}``) gives the pattern capitalised, for a word that starts a sentence.
+The agreement class of a noun is its ``gender`` (``m``, ``f``, ``n``...) refined by the sound of its
+first word where the language's articles depend on it (Italian ``gli`` before a vowel, *s* +
+consonant, *z*, *gn*, *ps*, *x*, *y*: class ``m.v``; French elision before a vowel or a mute *h*:
+``m.v``, ``f.v``); a pattern table is looked up by the refined class, then by the gender, then
+``*``. A spec written with a capital (``{category_A:How_many}``) gives the pattern capitalised, for
+a word that starts a sentence.
 
-Every spec of every template is checked against every category of the language when the memory is validated
-(:func:`spec_problems`), so an unknown feature is an error before a question is rendered.
+Every spec of every template is checked against every category of the language when the memory is
+validated (:func:`spec_problems`), so an unknown feature is an error before a question is rendered.
 """
 
 from __future__ import annotations
@@ -30,7 +33,8 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-#: A slot with an optional format spec: ``{category_A}``, ``{category_A:gen}``, ``{category_A:=placed}``.
+#: A slot with an optional format spec: ``{category_A}``, ``{category_A:gen}``,
+#: ``{category_A:=placed}``.
 SLOT_SPEC = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)(?::([^{}]*))?\}")
 _ITA_GLI = re.compile(r"^(?:[aeiouhèéìòù]|s[^aeiouàèéìòù]|z|gn|ps|pn|x|y)", re.IGNORECASE)
 _FRA_ELISION = re.compile(r"^(?!hameau)[aeiouyhàâäéèêëîïôöûüœ]", re.IGNORECASE)
@@ -62,7 +66,8 @@ class Noun:
     agree: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
 
     def word(self, feature: str) -> str:
-        """The pattern of agreeing word ``feature`` for this noun's class; GrammarError when undefined."""
+        """The pattern of agreeing word ``feature`` for this noun's class; GrammarError when
+        undefined."""
         table = self.agree.get(feature)
         if table is None:
             raise GrammarError(f"{self.lang}: unknown feature {feature!r}")
@@ -93,10 +98,10 @@ class Noun:
 
 @dataclass(frozen=True)
 class Agreeing:
-    """A parameter word that agrees with a category noun of its question: ``text`` is its form in the
-    memory's terms, ``forms`` its form by agreement class or gender where it differs (``{"f": "سب سے
-    بڑی"}``), ``nouns`` the question's category nouns by slot. ``{rank_type:~category_A}`` formats as the
-    form agreeing with the noun in ``category_A``; without a spec, as ``text``."""
+    """A parameter word that agrees with a category noun of its question: ``text`` is its form in
+    the memory's terms, ``forms`` its form by agreement class or gender where it differs (``{"f":
+    "سب سے بڑی"}``), ``nouns`` the question's category nouns by slot. ``{rank_type:~category_A}``
+    formats as the form agreeing with the noun in ``category_A``; without a spec, as ``text``."""
 
     lang: str
     text: str
@@ -135,19 +140,20 @@ def spec_problems(
     slot_nouns: Mapping[str, Mapping[str, Noun]] | None = None,
     slot_words: Mapping[str, Mapping[str, Agreeing]] | None = None,
 ) -> list[str]:
-    """Why ``template`` cannot be rendered with each of ``nouns`` (name -> noun) in its category slots, with
-    each of ``slot_nouns[slot]`` in a parameter slot whose words are nouns too (``collection_of_entity``),
-    and with a parameter slot of ``slot_words`` (its words agree with a category) agreeing with a category
-    slot of the template (``{rank_type:~category_A}``):
-    ``"{category_A:def} with supermarket: unknown feature 'def'"``. A spec on any other slot is a problem
-    too. [] when every spec renders for every noun."""
+    """Why ``template`` cannot be rendered with each of ``nouns`` (name -> noun) in its category
+    slots, with each of ``slot_nouns[slot]`` in a parameter slot whose words are nouns too
+    (``collection_of_entity``), and with a parameter slot of ``slot_words`` (its words agree with a
+    category) agreeing with a category slot of the template (``{rank_type:~category_A}``):
+    ``"{category_A:def} with supermarket: unknown feature 'def'"``. A spec on any other slot is a
+    problem too. [] when every spec renders for every noun."""
     out = []
     slots = {slot for slot, _ in specs(template)}
     for slot, spec in specs(template):
         if not spec:
             continue
         if spec.startswith("~") and slot in (slot_words or {}):
-            # every word renders with every noun (a form or the term): only the slot it agrees with can fail
+            # every word renders with every noun (a form or the term): only the slot it agrees with
+            # can fail
             if not (spec[1:].startswith("category") and spec[1:] in slots):
                 out.append(f"{{{slot}:{spec}}}: agrees with no category slot of the template")
             continue
@@ -204,8 +210,9 @@ _FR_ELIDING = ("de", "que", "le", "la", "ne", "se", "jusque", "lorsque", "puisqu
 
 def french_elides(text: str) -> bool:
     """Whether French elides a word before ``text``: its first word starts with a vowel (``Orly``,
-    ``écoles``) or a mute *h* from a list (``hôpital``), and is not one of the few vowel-initial words that
-    refuse it (``onze``, ``oui``, ``y``). ``"Ampamoloambe"`` -> True; ``"Yaoundé"`` -> False."""
+    ``écoles``) or a mute *h* from a list (``hôpital``), and is not one of the few vowel-initial
+    words that refuse it (``onze``, ``oui``, ``y``). ``"Ampamoloambe"`` -> True; ``"Yaoundé"`` ->
+    False."""
     m = re.match(r"[\w\-]+", text)
     w = m.group(0).lower() if m else ""
     if not w or w in _FR_NO_ELISION:
@@ -221,11 +228,11 @@ _FR_ELISION_BEFORE_NAME = re.compile(
 
 
 def elide_before_names(text_marked: str, lang: str) -> str:
-    """``text_marked`` (a filled question, each name wrapped in ``{...}``) with the French word before each
-    name elided where the name asks for it, whichever put the word there: the template ("séparent {A} de
-    {Ampamoloambe}" -> "séparent {A} d'{Ampamoloambe}") or a word parameter ("le plus près de {Isalo}" ->
-    "le plus près d'{Isalo}"); ``De {Orly}`` -> ``D'{Orly}``. Words inside a name are never touched. Other
-    languages are returned as they are."""
+    """``text_marked`` (a filled question, each name wrapped in ``{...}``) with the French word
+    before each name elided where the name asks for it, whichever put the word there: the template
+    ("séparent {A} de {Ampamoloambe}" -> "séparent {A} d'{Ampamoloambe}") or a word parameter ("le
+    plus près de {Isalo}" -> "le plus près d'{Isalo}"); ``De {Orly}`` -> ``D'{Orly}``. Words inside
+    a name are never touched. Other languages are returned as they are."""
     if lang != "fra":
         return text_marked
     return _FR_ELISION_BEFORE_NAME.sub(
@@ -238,9 +245,10 @@ _UPPER = {"tur": {"i": "İ"}}
 
 
 def capitalize_start(text: str, lang: str = "") -> str:
-    """The text with its first letter in title case (after opening punctuation such as ``¿``), the rest as
-    is; ``lang`` for its own upper case (Turkish ``içki`` -> ``İçki``). Title case, not upper case: Georgian
-    starts a sentence in Mkhedruli (its Mtavruli capitals are for headings), and its title case is itself."""
+    """The text with its first letter in title case (after opening punctuation such as ``¿``), the
+    rest as is; ``lang`` for its own upper case (Turkish ``içki`` -> ``İçki``). Title case, not
+    upper case: Georgian starts a sentence in Mkhedruli (its Mtavruli capitals are for headings),
+    and its title case is itself."""
     for i, ch in enumerate(text):
         if ch.isalpha():
             upper = _UPPER.get(lang, {}).get(ch, ch.title())

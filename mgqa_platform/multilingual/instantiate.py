@@ -1,33 +1,39 @@
-"""Re-instantiation: every English question re-rendered in another language from its resolved template.
+"""Re-instantiation: every English question re-rendered in another language from its resolved
+template.
 
 For one language other than English and one English question record (``questions_en``):
 
-* the template is the resolved translation of the record's ``variant_id`` (``template_translations_resolved``);
+* the template is the resolved translation of the record's ``variant_id``
+  (``template_translations_resolved``);
 * entity slots take the entity's name in that language (``labels``: see
-  :func:`mgqa_platform.multilingual.names.localized_names`: KG label, Natural Earth, GeoNames), else the
-  English question's display name (the canonical English label, else the KG label, disambiguated) without a
-  leading English "the" (event names: "the Spanish Fire of 1994"): a fallback is recorded per role; a display
-  name's category word ("Lasipalatsi (public building)") takes the memory's singular ("Lasipalatsi (edificio
-  público)"; :func:`fallback_name`), else stays English, recorded as a second fallback;
-* category slots take the translation memory's plural label as a grammar :class:`~.grammar.Noun`, so a slot
-  with a spec (``{category_A:def}``) takes the agreeing form, else the English one (recorded); a sentence that
-  starts with a category or parameter slot is capitalised after filling;
-* word parameters (north, nearest, closer to...) take the memory's term, else English (recorded); a term the
-  language's grammar gives a gender (``collection_of_entity``) is a Noun, formatted by feature like a category;
-  a term the grammar gives agreeing forms (an Urdu rank word) is an :class:`~.grammar.Agreeing` word that
-  takes the form of the category its spec names (``{rank_type:~category_A}``);
-* numbers are formatted for the language's CLDR locale with ``babel`` (``1 234,5`` in French); time periods
-  as CLDR writes them (:func:`format_period`: month and year with the ``yMMMM`` skeleton, whole-month ranges
-  as CLDR's month interval, long dates with French "1er"); unit words as CLDR's short unit names;
-* the multimodal slice's image phrase is translated (:data:`IMAGE_PHRASES`), capitalised where it starts a
-  sentence, and stands for the role the English twin shows as an image (``image_role``);
-* earthquakes and wildfires (``events``) are named in the language from their facts, in the form their
-  slot needs (:func:`place_events`, :mod:`~.events`), and a month, range of months or year named as a period
-  takes the case the sentence needs (:func:`place_period`, :mod:`~.periods`);
-* in French, the word before a name that starts with a vowel or mute *h* is elided by construction, on
-  the filled marked text, so that a word a parameter brings is elided too (``séparent {A} d'{Ampamoloambe}``,
-  ``le plus près d'{Isalo}``: :func:`~.grammar.elide_before_names`), and no post-edit is needed for it (the
-  post-edit rule cannot address a ``de`` that sits between two names and also occurs earlier);
+  :func:`mgqa_platform.multilingual.names.localized_names`: KG label, Natural Earth, GeoNames), else
+  the English question's display name (the canonical English label, else the KG label,
+  disambiguated) without a leading English "the" (event names: "the Spanish Fire of 1994"): a
+  fallback is recorded per role; a display name's category word ("Lasipalatsi (public building)")
+  takes the memory's singular ("Lasipalatsi (edificio público)"; :func:`fallback_name`), else stays
+  English, recorded as a second fallback;
+* category slots take the translation memory's plural label as a grammar :class:`~.grammar.Noun`, so
+  a slot with a spec (``{category_A:def}``) takes the agreeing form, else the English one
+  (recorded); a sentence that starts with a category or parameter slot is capitalised after filling;
+* word parameters (north, nearest, closer to...) take the memory's term, else English (recorded); a
+  term the language's grammar gives a gender (``collection_of_entity``) is a Noun, formatted by
+  feature like a category; a term the grammar gives agreeing forms (an Urdu rank word) is an
+  :class:`~.grammar.Agreeing` word that takes the form of the category its spec names
+  (``{rank_type:~category_A}``);
+* numbers are formatted for the language's CLDR locale with ``babel`` (``1 234,5`` in French); time
+  periods as CLDR writes them (:func:`format_period`: month and year with the ``yMMMM`` skeleton,
+  whole-month ranges as CLDR's month interval, long dates with French "1er"); unit words as CLDR's
+  short unit names;
+* the multimodal slice's image phrase is translated (:data:`IMAGE_PHRASES`), capitalised where it
+  starts a sentence, and stands for the role the English twin shows as an image (``image_role``);
+* earthquakes and wildfires (``events``) are named in the language from their facts, in the form
+  their slot needs (:func:`place_events`, :mod:`~.events`), and a month, range of months or year
+  named as a period takes the case the sentence needs (:func:`place_period`, :mod:`~.periods`);
+* in French, the word before a name that starts with a vowel or mute *h* is elided by construction,
+  on the filled marked text, so that a word a parameter brings is elided too (``séparent {A}
+  d'{Ampamoloambe}``, ``le plus près d'{Isalo}``: :func:`~.grammar.elide_before_names`), and no
+  post-edit is needed for it (the post-edit rule cannot address a ``de`` that sits between two names
+  and also occurs earlier);
 * ``text_marked`` wraps entity names in ``{...}`` for the post-edit ensemble, as in English.
 
 The result is a lean row (:data:`~mgqa_platform.question_schema.LOCALIZED_SCHEMA`): everything else
@@ -73,7 +79,8 @@ from mgqa_platform.questions import roles
 from mgqa_platform.questions.catalog import Catalog
 from mgqa_platform.questions.multimodal import sentence_case
 
-#: "the place shown in the image" (the multimodal slice's stand-in for an entity name), per language.
+#: "the place shown in the image" (the multimodal slice's stand-in for an entity name), per
+#: language.
 IMAGE_PHRASES = {
     "fra": "le lieu montré sur l'image",
     "ita": "il luogo mostrato nell'immagine",
@@ -94,15 +101,16 @@ IMAGE_PHRASES = {
 }
 #: unit words of parameter values (``scale_unit``) -> CLDR unit ids.
 UNIT_PARAMETERS = {"km simplification": "length-kilometer"}
-#: symbols where CLDR's short form is not in the language's script: CLDR ``bg`` writes "km", Bulgarian
-#: typography writes "км" (as Russian, where CLDR has it).
+#: symbols where CLDR's short form is not in the language's script: CLDR ``bg`` writes "km",
+#: Bulgarian typography writes "км" (as Russian, where CLDR has it).
 UNIT_SYMBOLS = {("bul", "length-kilometer"): "км"}
 _FIRST_SLOT = re.compile(r"^\W*\{(\w+)")
 _RANGE = re.compile(r"^(\d{4}-\d{2}-\d{2}) to (\d{4}-\d{2}-\d{2})$")
 
 
 def format_number(value: Any, lang: str) -> str:
-    """A parameter number in the language's locale: ints without decimals, floats as written (no rounding)."""
+    """A parameter number in the language's locale: ints without decimals, floats as written (no
+    rounding)."""
     loc = language(lang).babel
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise TypeError(f"not a number: {value!r}")
@@ -160,8 +168,8 @@ def format_period(value: str, lang: str, tm: TranslationMemory) -> str | None:
 
 def format_unit_symbol(value: str, lang: str) -> str | None:
     """The short symbol of a unit word that a parameter inserts (``km simplification`` -> "km",
-    "км" in Russian, "χλμ." in Greek: :data:`UNIT_SYMBOLS` where CLDR's is not in the language's script,
-    else CLDR's short unit name), or None for a value naming no known unit."""
+    "км" in Russian, "χλμ." in Greek: :data:`UNIT_SYMBOLS` where CLDR's is not in the language's
+    script, else CLDR's short unit name), or None for a value naming no known unit."""
     unit = UNIT_PARAMETERS.get(value)
     if unit is None:
         return None
@@ -184,13 +192,13 @@ def localize(
     """Localized rows of ``questions`` (records of ``questions_en``) in ``lang`` (not English), and
     a counter of fallbacks by kind.
 
-    ``templates``: variant id -> (resolved template text, its status); ``labels``: entity id -> label in ``lang``;
-    ``display``: entity id -> the English display name; ``events``: entity id -> the facts of an
-    earthquake or fire, named in the language in its slot (:func:`place_events`); ``qualifiers``: entity
-    id -> the parts of an English display name that carries a category word
+    ``templates``: variant id -> (resolved template text, its status); ``labels``: entity id ->
+    label in ``lang``; ``display``: entity id -> the English display name; ``events``: entity id ->
+    the facts of an earthquake or fire, named in the language in its slot (:func:`place_events`);
+    ``qualifiers``: entity id -> the parts of an English display name that carries a category word
     (:func:`~mgqa_platform.multilingual.names.display_qualifiers`). A record whose
-    template is missing raises KeyError (the resolved templates cover every variant: a blocking check
-    guarantees it)."""
+    template is missing raises KeyError (the resolved templates cover every variant: a blocking
+    check guarantees it)."""
     if lang == SOURCE:
         raise ValueError("English is not re-rendered: its slice copies questions_en")
     names = _Names(lang, tm, labels, display, qualifiers or {})
@@ -261,8 +269,8 @@ def _fill_slots(
     names: _Names,
 ) -> dict[str, str]:
     """Fill each open slot of ``template`` into ``filling``: a category role with its noun, the
-    image role with the image phrase, a parameter with its localized word; returns the name chosen for
-    each entity slot (placed later, once names are made distinct). Records every fallback in
+    image role with the image phrase, a parameter with its localized word; returns the name chosen
+    for each entity slot (placed later, once names are made distinct). Records every fallback in
     ``filling``; a slot without a value raises KeyError."""
     lang, tm = names.lang, names.tm
     fill, fallbacks = filling.fill, filling.fallbacks
@@ -355,9 +363,10 @@ def name_choices(
     qualifiers: Mapping[str, Qualified],
     tm: TranslationMemory,
 ) -> list[str]:
-    """The names an entity slot can take, best first, for :func:`distinct_names`: ``name`` (its label in
-    the language, or its fallback name); its label with the category word its English display name carries,
-    said in the language ("Сант-Жулия-де-Лория (город)"); its English display name without article."""
+    """The names an entity slot can take, best first, for :func:`distinct_names`: ``name`` (its
+    label in the language, or its fallback name); its label with the category word its English
+    display name carries, said in the language ("Сант-Жулия-де-Лория (город)"); its English display
+    name without article."""
     out = [name]
     qualified, word = qualifiers.get(eid), None
     if eid in labels and qualified is not None:
@@ -372,15 +381,15 @@ def name_choices(
 def distinct_names(
     choices: Mapping[str, list[str]], fixed: Mapping[str, str], entities: Mapping[str, str]
 ) -> dict[str, int]:
-    """Which name each entity slot of one question takes so that no two different entities read the same.
-    ``choices``: slot -> the names the slot can take, best first (its name in the language; that name
-    with the category word in the language; the English display name, unique within a KG, last);
-    ``fixed``: slot -> a name that stays (an event's description, the image phrase); ``entities``: slot
-    -> entity id. Two categories whose words coincide in a language ("neighbourhood" and "city quarter"
-    were both *quartier* in French), or one label for a town and its region (Russian
-    "Сант-Жулия-де-Лория"), would make two entities one name: each slot of a clash takes its next choice,
-    again while a clash is left. Returns slot -> index of the choice taken (0 for every slot of a question
-    whose names differ already)."""
+    """Which name each entity slot of one question takes so that no two different entities read the
+    same. ``choices``: slot -> the names the slot can take, best first (its name in the language;
+    that name with the category word in the language; the English display name, unique within a KG,
+    last); ``fixed``: slot -> a name that stays (an event's description, the image phrase);
+    ``entities``: slot -> entity id. Two categories whose words coincide in a language
+    ("neighbourhood" and "city quarter" were both *quartier* in French), or one label for a town and
+    its region (Russian "Сант-Жулия-де-Лория"), would make two entities one name: each slot of a
+    clash takes its next choice, again while a clash is left. Returns slot -> index of the choice
+    taken (0 for every slot of a question whose names differ already)."""
     taken = dict.fromkeys(choices, 0)
     while True:
         by_key: dict[str, set[str]] = {}
@@ -404,8 +413,8 @@ def fallback_name(
     display: str, qualified: Qualified | None, tm: TranslationMemory
 ) -> tuple[str, bool]:
     """The name an entity slot without a label in the language takes: the English display name
-    without its English article ("the X Fire of 1996"), its category word (``qualified``) replaced by
-    the memory's singular, street or locality kept. The flag is False when the display name has a
+    without its English article ("the X Fire of 1996"), its category word (``qualified``) replaced
+    by the memory's singular, street or locality kept. The flag is False when the display name has a
     category word the memory has no singular for (the English word stays)."""
     if qualified is None:
         return without_article(display), True
@@ -423,11 +432,13 @@ def place_events(
     lang: str,
     events: Mapping[str, EventFacts],
 ) -> tuple[str, dict[str, str]]:
-    """``template`` with each slot bound to an event (``events``) prepared for its description in ``lang``
-    (:func:`~.events.event_phrase`: the words before and after the slot as that slot needs them, the
-    article before it), and the description per slot. A description that starts the sentence takes a capital."""
+    """``template`` with each slot bound to an event (``events``) prepared for its description in
+    ``lang`` (:func:`~.events.event_phrase`: the words before and after the slot as that slot needs
+    them, the article before it), and the description per slot. A description that starts the
+    sentence takes a capital."""
     named: dict[str, str] = {}
-    # the last slot first: a slot's rewrite then never changes the words a coordinated slot before it reads
+    # the last slot first: a slot's rewrite then never changes the words a coordinated slot before
+    # it reads
     for slot in reversed(dict.fromkeys(placeholders(template))):
         facts = events.get(bindings.get(slot, "")) if slot in slot_roles else None
         if facts is None or slot == image_role:
@@ -448,8 +459,8 @@ def place_events(
 
 def place_period(template: str, params: Mapping[str, Any], lang: str) -> tuple[str, dict[str, str]]:
     """``template`` with the words around its ``{time_period}`` slot in the case the period needs
-    (:func:`~.periods.period_phrase`: "в ноябре 2015 г." for "в период {time_period}"), and the period's
-    text by slot; ``template`` and no text where CLDR's own form of the period stays."""
+    (:func:`~.periods.period_phrase`: "в ноябре 2015 г." for "в период {time_period}"), and the
+    period's text by slot; ``template`` and no text where CLDR's own form of the period stays."""
     m = re.search(r"\{time_period\}", template)
     if m is None or not isinstance(params.get("time_period"), str):
         return template, {}
@@ -461,8 +472,9 @@ def place_period(template: str, params: Mapping[str, Any], lang: str) -> tuple[s
 
 
 def _starts_with_word(template: str, slot_roles: Mapping[str, str]) -> bool:
-    """True when ``template`` starts with a slot filled with a word of ours, which then takes a capital: a
-    category or a parameter (``uzama değerine göre`` -> ``Uzama ...``), not an entity name (``la Tosa``)."""
+    """True when ``template`` starts with a slot filled with a word of ours, which then takes a
+    capital: a category or a parameter (``uzama değerine göre`` -> ``Uzama ...``), not an entity
+    name (``la Tosa``)."""
     m = _FIRST_SLOT.match(template)
     if m is None:
         return False

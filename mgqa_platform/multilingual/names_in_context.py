@@ -1,25 +1,29 @@
-"""Names in context: the article, case ending or adposition form a language puts with an inserted proper name.
+"""Names in context: the article, case ending or adposition form a language puts with an inserted
+proper name.
 
-Plain Python, no Dagster. Every function here decides from what is certain (the name's script, its last or
-first letters, the gender of the entity's class noun) and returns ``None`` when it cannot decide; the caller
-then uses a construction that needs no inflection of the name (Turkish ``{X} adlı köye`` "to the village
-called X", Georgian ``{X}-ის`` as written, Greek without an article). Nothing here changes a name itself.
+Plain Python, no Dagster. Every function here decides from what is certain (the name's script, its
+last or first letters, the gender of the entity's class noun) and returns ``None`` when it cannot
+decide; the caller then uses a construction that needs no inflection of the name (Turkish ``{X} adlı
+köye`` "to the village called X", Georgian ``{X}-ის`` as written, Greek without an article). Nothing
+here changes a name itself.
 
-* Turkish (:func:`turkish_suffix`): the case suffix after an apostrophe, with vowel harmony (two- and
-  four-way) and consonant assimilation (``Paris'ten``, ``Ankara'da``, ``Helsinki'ye``), for names whose
-  last word is read in a way the spelling gives away (:func:`turkish_reading`: a transparent word, a number
-  read aloud, an abbreviation read letter by letter); where it does not, :func:`turkish_named` gives the
-  frame "X adlı köye" ("to the village called X"), whose class noun carries the case.
-* Georgian (:func:`georgian_suffix`): the genitive-based forms after a hyphen chosen by how the name ends
-  (:func:`georgian_sound`: ``{Paris}-ის``, ``{Mokra}-ს``, ``{Portão 1}-ის``; ``-ისთვის`` / ``-სთვის``,
-  ``-ისკენ`` / ``-სკენ``, ``-ისგან`` / ``-სგან``, ``-ისა`` / ``-სა``, ``-ით`` / ``-თი``).
+* Turkish (:func:`turkish_suffix`): the case suffix after an apostrophe, with vowel harmony (two-
+  and four-way) and consonant assimilation (``Paris'ten``, ``Ankara'da``, ``Helsinki'ye``), for
+  names whose last word is read in a way the spelling gives away (:func:`turkish_reading`: a
+  transparent word, a number read aloud, an abbreviation read letter by letter); where it does not,
+  :func:`turkish_named` gives the frame "X adlı köye" ("to the village called X"), whose class noun
+  carries the case.
+* Georgian (:func:`georgian_suffix`): the genitive-based forms after a hyphen chosen by how the name
+  ends (:func:`georgian_sound`: ``{Paris}-ის``, ``{Mokra}-ს``, ``{Portão 1}-ის``; ``-ისთვის`` /
+  ``-სთვის``, ``-ისკენ`` / ``-სკენ``, ``-ისგან`` / ``-სგან``, ``-ისა`` / ``-სა``, ``-ით`` /
+  ``-თი``).
 * Greek (:func:`greek_article`): the definite article of a name by the gender of its class noun
-  (:data:`GREEK_GENDER`), contracted with σε (``στο``, ``στη``, ``στον``), with the final -ν of ``την`` kept
-  or dropped by the name's first sound.
-* Greek (:func:`greek_predicate`): a predicate adjective of the templates (written neuter) agreeing with
-  the name it says something about (``Είναι ο {X} γειτονικός``, ``η {X} ... αποσυνδεδεμένη``).
-* Russian and Bulgarian (:func:`cyrillic_preposition`): ``в`` / ``с`` / ``к`` before a name whose first
-  consonant cluster calls for ``во`` / ``със`` ...
+  (:data:`GREEK_GENDER`), contracted with σε (``στο``, ``στη``, ``στον``), with the final -ν of
+  ``την`` kept or dropped by the name's first sound.
+* Greek (:func:`greek_predicate`): a predicate adjective of the templates (written neuter) agreeing
+  with the name it says something about (``Είναι ο {X} γειτονικός``, ``η {X} ... αποσυνδεδεμένη``).
+* Russian and Bulgarian (:func:`cyrillic_preposition`): ``в`` / ``с`` / ``к`` before a name whose
+  first consonant cluster calls for ``во`` / ``със`` ...
 * :func:`span_classes`: the category of the entity behind each ``{...}`` span of a marked question.
 """
 
@@ -53,8 +57,8 @@ __all__ = [
 
 _LATIN_VOWELS = set("aeiouyıöü")
 _GEORGIAN_VOWELS = set("აეიოუ")
-#: letter sequences whose sound English or French spelling hides (silent letters, diphthongs): a word
-#: holding one is not "transparent" and gets no Turkish suffix.
+#: letter sequences whose sound English or French spelling hides (silent letters, diphthongs): a
+#: word holding one is not "transparent" and gets no Turkish suffix.
 _OPAQUE = (
     "ea",
     "ee",
@@ -78,13 +82,14 @@ _OPAQUE = (
     "q",
     "x",
 )
-#: r-coloured vowels of English spelling: "-er" at the end (Center, River), "ur" / "ir" before a consonant
-#: (Church, First)
+#: r-coloured vowels of English spelling: "-er" at the end (Center, River), "ur" / "ir" before a
+#: consonant (Church, First)
 _R_COLOURED = re.compile(r"er$|[ui]r[^aeiouy]")
 
 
 def _base(ch: str) -> str:
-    """A Latin letter without its accents (``é`` -> ``e``), Turkish ``ö ü ı ç ş ğ`` kept as they are."""
+    """A Latin letter without its accents (``é`` -> ``e``), Turkish ``ö ü ı ç ş ğ`` kept as they
+    are."""
     if ch in "öüıçşğ":
         return ch
     return unicodedata.normalize("NFD", ch)[0]
@@ -102,9 +107,9 @@ def _latin(word: str) -> bool:
 
 
 def final_sound(name: str) -> str | None:
-    """``"vowel"`` or ``"consonant"``: how a Latin- or Georgian-script name ends, or None when the spelling
-    does not tell (a digit, a bracket or other non-letter at the end, an acronym in capitals, a consonant
-    followed by a final ``e`` that may be silent, a mix of scripts)."""
+    """``"vowel"`` or ``"consonant"``: how a Latin- or Georgian-script name ends, or None when the
+    spelling does not tell (a digit, a bracket or other non-letter at the end, an acronym in
+    capitals, a consonant followed by a final ``e`` that may be silent, a mix of scripts)."""
     word = _last_word(name)
     if not word or not word[-1].isalpha():
         return None
@@ -119,9 +124,9 @@ def final_sound(name: str) -> str | None:
 
 
 def transparent_word(word: str) -> bool:
-    """True when a Latin-script word is read as it is spelled, letter by letter, closely enough for Turkish
-    harmony: Latin letters only, not an acronym, no silent final ``e``, no final ``y`` (a vowel or a
-    consonant), none of :data:`_OPAQUE` and no r-coloured vowel (:data:`_R_COLOURED`)."""
+    """True when a Latin-script word is read as it is spelled, letter by letter, closely enough for
+    Turkish harmony: Latin letters only, not an acronym, no silent final ``e``, no final ``y`` (a
+    vowel or a consonant), none of :data:`_OPAQUE` and no r-coloured vowel (:data:`_R_COLOURED`)."""
     if not _latin(word) or (len(word) > 1 and word.isupper()):
         return False
     low = "".join(_base(c) for c in word.lower())
@@ -132,8 +137,9 @@ def transparent_word(word: str) -> bool:
 
 #: Turkish cases the suffixes of :func:`turkish_suffix` express.
 _TR_CASES = ("dat", "abl", "loc", "acc", "gen")
-#: the template frames "<name> konum..." / "<name> nesne..." ("the location / object <name>" in a case),
-#: singular and plural (a frame shared by two coordinated names), and the case each one stands for.
+#: the template frames "<name> konum..." / "<name> nesne..." ("the location / object <name>" in a
+#: case), singular and plural (a frame shared by two coordinated names), and the case each one
+#: stands for.
 TURKISH_FRAMES: dict[str, str] = {
     "konumuna": "dat",
     "konumundan": "abl",
@@ -153,11 +159,12 @@ TURKISH_FRAMES: dict[str, str] = {
 }
 _TR_VOICELESS = set("çfhkpsşt")
 _TR_VOWELS = set("aeıioöuü")
-#: how Turkish reads a number aloud ends: the word for its last non-zero unit (66 -> altı, 40 -> kırk,
-#: 100 -> yüz, 2000 -> bin, 10000 -> bin)
+#: how Turkish reads a number aloud ends: the word for its last non-zero unit (66 -> altı, 40 ->
+#: kırk, 100 -> yüz, 2000 -> bin, 10000 -> bin)
 _TR_ONES = ("", "bir", "iki", "üç", "dört", "beş", "altı", "yedi", "sekiz", "dokuz")
 _TR_TENS = ("", "on", "yirmi", "otuz", "kırk", "elli", "altmış", "yetmiş", "seksen", "doksan")
-#: Turkish names of the letters an abbreviation is read by (TDK: be, ce, de ... ; the vowels as themselves).
+#: Turkish names of the letters an abbreviation is read by (TDK: be, ce, de ... ; the vowels as
+#: themselves).
 _TR_LETTERS = {
     **{c: c + "e" for c in "bcçdfghjklmnprsştvyz"},
     **{c: c for c in "aeoöuü"},
@@ -188,13 +195,15 @@ def _tr_last_piece(name: str) -> str:
 
 
 def turkish_reading(name: str) -> str | None:
-    """How the end of ``name`` is read aloud in Turkish, in lower-case Turkish letters, or None when the
-    spelling does not tell. The last word (its last part after a hyphen or slash) decides:
+    """How the end of ``name`` is read aloud in Turkish, in lower-case Turkish letters, or None when
+    the spelling does not tell. The last word (its last part after a hyphen or slash) decides:
 
-    * a number is read aloud (``Route 66`` -> ``altı``, ``Portão 1`` -> ``bir``, ``100`` -> ``yüz``);
-    * a word in capitals without a vowel is an abbreviation read letter by letter, by the Turkish letter
-      names (``TRT`` -> ``te``, ``C/B`` -> ``be``); one in capitals ending in A, O or U ends in that
-      vowel however it is read (``NATO``, ``FAPA``); other capitals (``ABD``, ``INSS``) are undecided;
+    * a number is read aloud (``Route 66`` -> ``altı``, ``Portão 1`` -> ``bir``, ``100`` ->
+      ``yüz``);
+    * a word in capitals without a vowel is an abbreviation read letter by letter, by the Turkish
+      letter names (``TRT`` -> ``te``, ``C/B`` -> ``be``); one in capitals ending in A, O or U ends
+      in that vowel however it is read (``NATO``, ``FAPA``); other capitals (``ABD``, ``INSS``) are
+      undecided;
     * a :func:`transparent_word` is read as spelled (``Helsinki``).
     """
     word = _tr_last_piece(name)
@@ -213,9 +222,10 @@ def turkish_reading(name: str) -> str | None:
 
 
 def _tr_suffix(reading: str, case: str, *, buffer_n: bool = False) -> str:
-    """The case suffix (without apostrophe) after a word read ``reading``: A is a/e and I ı/i/u/ü by the
-    last vowel; D is t after a voiceless consonant, else d; y and n are the buffer letters after a final
-    vowel (``buffer_n``: n in every case, after the possessive ending of a compound, ``havalimanı-na``)."""
+    """The case suffix (without apostrophe) after a word read ``reading``: A is a/e and I ı/i/u/ü by
+    the last vowel; D is t after a voiceless consonant, else d; y and n are the buffer letters after
+    a final vowel (``buffer_n``: n in every case, after the possessive ending of a compound,
+    ``havalimanı-na``)."""
     vowels = [c for c in reading if c in _TR_VOWELS]
     last = vowels[-1]
     front, rounded = last in "eiöü", last in "oöuü"
@@ -244,13 +254,14 @@ def _check_case(case: str) -> None:
 
 
 def turkish_suffix(name: str, case: str) -> str | None:
-    """The apostrophe and case suffix Turkish writes after the proper name ``name`` (``"'ye"``, ``"'ten"``,
-    ``"'da"``, ``"'yu"``, ``"'nın"``...), or None when :func:`turkish_reading` cannot tell how the name
-    ends.
+    """The apostrophe and case suffix Turkish writes after the proper name ``name`` (``"'ye"``,
+    ``"'ten"``, ``"'da"``, ``"'yu"``, ``"'nın"``...), or None when :func:`turkish_reading` cannot
+    tell how the name ends.
 
-    ``case``: ``dat`` (-(y)A), ``abl`` (-DAn), ``loc`` (-DA), ``acc`` (-(y)I), ``gen`` (-(n)In); A is a/e
-    and I ı/i/u/ü by the last vowel; D is t after a voiceless consonant (ç f h k p s ş t), else d; y and n
-    are the buffer letters after a final vowel (``Route 66'ya``, ``TRT'de``, ``Portão 3'ten``)."""
+    ``case``: ``dat`` (-(y)A), ``abl`` (-DAn), ``loc`` (-DA), ``acc`` (-(y)I), ``gen`` (-(n)In); A
+    is a/e and I ı/i/u/ü by the last vowel; D is t after a voiceless consonant (ç f h k p s ş t),
+    else d; y and n are the buffer letters after a final vowel (``Route 66'ya``, ``TRT'de``,
+    ``Portão 3'ten``)."""
     _check_case(case)
     reading = turkish_reading(name)
     if reading is None or not any(c in _TR_VOWELS for c in reading):
@@ -258,9 +269,9 @@ def turkish_suffix(name: str, case: str) -> str | None:
     return "'" + _tr_suffix(reading, case)
 
 
-#: Turkish class nouns: nominative, the stem before a vowel-initial suffix where it differs (softening
-#: k -> ğ, a dropped vowel: durak -> durağa, şehir -> şehre), and ``+`` for a compound whose possessive
-#: ending takes n before every case (havalimanı -> havalimanına, havalimanından).
+#: Turkish class nouns: nominative, the stem before a vowel-initial suffix where it differs
+#: (softening k -> ğ, a dropped vowel: durak -> durağa, şehir -> şehre), and ``+`` for a compound
+#: whose possessive ending takes n before every case (havalimanı -> havalimanına, havalimanından).
 _TR_NOUNS: dict[str, str] = {
     "yer": "yer",
     "köy": "köy",
@@ -369,11 +380,16 @@ TURKISH_CLASS_NOUNS: dict[str, str] = {
     "drinking_water": "çeşme",
     # shops (the lexicon's "... shop", "... store", supermarket)
     **dict.fromkeys(
-        """agrarian alcohol antiques art auto_repair baby_goods bag bed beverages bicycle bookmaker books
-        car_parts carpet chemist clothes coffee computer confectionery convenience copyshop cosmetics craft
-        department_store doityourself electronics fabric fabrics fashion frozen_food furniture general gift
-        hardware hifi houseware interior_decoration jewelry kitchen market mobile_phone motorcycle_repair
-        music musical_instrument outdoor paint parapharmacy pastry pet photo seafood second_hand shoes shop
+        """agrarian alcohol antiques art auto_repair baby_goods bag bed beverages bicycle bookmaker
+        books
+        car_parts carpet chemist clothes coffee computer confectionery convenience copyshop
+        cosmetics craft
+        department_store doityourself electronics fabric fabrics fashion frozen_food furniture
+        general gift
+        hardware hifi houseware interior_decoration jewelry kitchen market mobile_phone
+        motorcycle_repair
+        music musical_instrument outdoor paint parapharmacy pastry pet photo seafood second_hand
+        shoes shop
         sports stationery supermarket tea toys tyres variety_store video wine""".split(),
         "mağaza",
     ),
@@ -397,17 +413,18 @@ def turkish_case(noun: str, case: str) -> str:
 
 
 def turkish_named(category: str | None, case: str, *, plural: bool = False) -> str:
-    """The frame that names a proper name by its class noun, which carries the case, so that the name
-    needs no suffix: ``"adlı köye"`` ("X adlı köye": to the village called X) for a village in the
-    dative; ``yer`` (place) for a category without a listed noun (:data:`TURKISH_CLASS_NOUNS`) or for
-    two coordinated names (``plural``: ``"adlı yerlerin"``)."""
+    """The frame that names a proper name by its class noun, which carries the case, so that the
+    name needs no suffix: ``"adlı köye"`` ("X adlı köye": to the village called X) for a village in
+    the dative; ``yer`` (place) for a category without a listed noun (:data:`TURKISH_CLASS_NOUNS`)
+    or for two coordinated names (``plural``: ``"adlı yerlerin"``)."""
     noun = "yer" if plural else TURKISH_CLASS_NOUNS.get(category or "", "yer")
     if plural:
         noun += "ler"
     return "adlı " + turkish_case(noun, case)
 
 
-#: Georgian suffixes built on the genitive: (form after a consonant-final name, form after a vowel-final one).
+#: Georgian suffixes built on the genitive: (form after a consonant-final name, form after a
+#: vowel-final one).
 GEORGIAN_PAIRS: tuple[tuple[str, str], ...] = (
     ("ისთვის", "სთვის"),
     ("ისკენ", "სკენ"),
@@ -418,7 +435,8 @@ GEORGIAN_PAIRS: tuple[tuple[str, str], ...] = (
 )
 
 
-#: a Roman numeral of at most 39 (``II``, ``XIV``): read as an ordinal (მეორე, მეთოთხმეტე), which takes -ის
+#: a Roman numeral of at most 39 (``II``, ``XIV``): read as an ordinal (მეორე, მეთოთხმეტე), which
+#: takes -ის
 _ROMAN = re.compile(r"X{0,3}(?:IX|IV|VI{0,3}|I{1,3})|X{1,3}")
 #: capital letters whose English names, by which Georgian reads an abbreviation, end in a vowel
 #: (ბი, სი, დი, ჯი, ჯეი, კეი, პი, ქიუ, ტი, ვი, დაბლიუ)
@@ -426,15 +444,15 @@ _KAT_VOWEL_LETTERS = set("BCDGJKPQTVW")
 
 
 def georgian_sound(name: str) -> str | None:
-    """``"vowel"`` or ``"consonant"``: how Georgian reads the end of ``name``, which chooses the genitive
-    form; None when nothing tells. The last word decides, and of a word joined by hyphens, slashes or
-    apostrophes its last part (``Escaldes-Engordany``, ``d'Água``):
+    """``"vowel"`` or ``"consonant"``: how Georgian reads the end of ``name``, which chooses the
+    genitive form; None when nothing tells. The last word decides, and of a word joined by hyphens,
+    slashes or apostrophes its last part (``Escaldes-Engordany``, ``d'Água``):
 
-    * a number, or a Roman numeral after another word, is read as a Georgian numeral (ერთი, რვა, მეორე),
-      which takes ``-ის`` like a consonant-final name (``1-ის``, ``Pius XII-ის``);
-    * a word in capitals ending in A, I, O, U or Y ends in a vowel however it is read (``FAPA``, ``ECO``);
-      ending in F, H, L, M, N, R, S or X, in a consonant; a word in capitals without a vowel is read by
-      the letters' English names (``WTC``: ... ტი-სი, a vowel);
+    * a number, or a Roman numeral after another word, is read as a Georgian numeral (ერთი, რვა,
+      მეორე), which takes ``-ის`` like a consonant-final name (``1-ის``, ``Pius XII-ის``);
+    * a word in capitals ending in A, I, O, U or Y ends in a vowel however it is read (``FAPA``,
+      ``ECO``); ending in F, H, L, M, N, R, S or X, in a consonant; a word in capitals without a
+      vowel is read by the letters' English names (``WTC``: ... ტი-სი, a vowel);
     * otherwise :func:`final_sound`.
     """
     words = name.strip().split()
@@ -459,8 +477,8 @@ def georgian_sound(name: str) -> str | None:
 
 
 def georgian_suffix(name: str, suffix: str) -> str | None:
-    """The form of a genitive-based Georgian suffix (written after a hyphen) that fits how ``name`` ends
-    (:func:`georgian_sound`): ``georgian_suffix("Mokra", "ის") == "ს"``,
+    """The form of a genitive-based Georgian suffix (written after a hyphen) that fits how ``name``
+    ends (:func:`georgian_sound`): ``georgian_suffix("Mokra", "ის") == "ს"``,
     ``georgian_suffix("Paris", "სთვის") == "ისთვის"``. None when ``suffix`` is not one of
     :data:`GEORGIAN_PAIRS` (``-ს`` and ``-სა`` alone are also the dative: left alone) or the end is
     unknown."""
@@ -473,9 +491,9 @@ def georgian_suffix(name: str, suffix: str) -> str | None:
     return None
 
 
-#: Grammatical gender (m, f, n) of the Greek class noun (singular) of each category: the article a Greek
-#: writer puts before a foreign name of that kind ("το Mokra": το χωριό; "η Lisboa": η πόλη). Categories
-#: whose class noun is not settled are absent: their names get no article.
+#: Grammatical gender (m, f, n) of the Greek class noun (singular) of each category: the article a
+#: Greek writer puts before a foreign name of that kind ("το Mokra": το χωριό; "η Lisboa": η πόλη).
+#: Categories whose class noun is not settled are absent: their names get no article.
 GREEK_GENDER: dict[str, str] = {
     # m: ο οικισμός, σεισμός, δρόμος, τόπος, χώρος, σταθμός, ποταμός, κινηματογράφος, νομός
     **dict.fromkeys(
@@ -497,8 +515,8 @@ GREEK_GENDER: dict[str, str] = {
         ),
         "m",
     ),
-    # f: η κατοικία, στάση, γειτονιά, τοποθεσία, κωμόπολη, κορυφή, αποβάθρα, εταιρεία, τράπεζα, περιοχή,
-    # πύλη, πλατεία, πιάτσα, είσοδος, τουαλέτα, γεννήτρια, ...
+    # f: η κατοικία, στάση, γειτονιά, τοποθεσία, κωμόπολη, κορυφή, αποβάθρα, εταιρεία, τράπεζα,
+    # περιοχή, πύλη, πλατεία, πιάτσα, είσοδος, τουαλέτα, γεννήτρια, ...
     **dict.fromkeys(
         (
             "isolated_dwelling",
@@ -631,16 +649,17 @@ _GREEK_ARTICLES = {
     "acc": {"m": "τον", "f": "την", "n": "το"},
     "gen": {"m": "του", "f": "της", "n": "του"},
 }
-#: first letters (Latin or Greek, lower case) before which the -ν of την / στην is kept: vowels and the
-#: stops and double consonants κ π τ ξ ψ (and the Latin letters standing for them or for γκ μπ ντ τσ τζ).
+#: first letters (Latin or Greek, lower case) before which the -ν of την / στην is kept: vowels and
+#: the stops and double consonants κ π τ ξ ψ (and the Latin letters standing for them or for γκ μπ
+#: ντ τσ τζ).
 _KEEP_NU = set("aeiouyαεηιουωάέήίόύώκπτξψkptxcqgbdj")
 
 
 def greek_article(gender: str, case: str, name: str, *, with_se: bool = False) -> str:
-    """The Greek definite article for a name whose class noun has ``gender`` (m, f, n), in ``case`` (nom,
-    acc, gen), contracted with the preposition σε when ``with_se`` (accusative only: στον, στη(ν), στο).
-    The feminine accusative keeps its -ν before a vowel or a stop (``την Antseranambe``, ``στην Kpetiyamah``)
-    and drops it elsewhere (``τη Lisboa``)."""
+    """The Greek definite article for a name whose class noun has ``gender`` (m, f, n), in ``case``
+    (nom, acc, gen), contracted with the preposition σε when ``with_se`` (accusative only: στον,
+    στη(ν), στο). The feminine accusative keeps its -ν before a vowel or a stop (``την
+    Antseranambe``, ``στην Kpetiyamah``) and drops it elsewhere (``τη Lisboa``)."""
     if gender not in ("m", "f", "n"):
         raise ValueError(f"unknown gender {gender!r}")
     if case not in _GREEK_ARTICLES:
@@ -655,8 +674,8 @@ def greek_article(gender: str, case: str, name: str, *, with_se: bool = False) -
     return "σ" + art if with_se else art
 
 
-#: predicate adjectives of the Greek templates, written neuter (singular, or plural for two names): the
-#: masculine and feminine forms that agree with a name whose class noun has that gender.
+#: predicate adjectives of the Greek templates, written neuter (singular, or plural for two names):
+#: the masculine and feminine forms that agree with a name whose class noun has that gender.
 GREEK_PREDICATES: dict[str, tuple[str, str]] = {
     "όμορο": ("όμορος", "όμορη"),
     "γειτονικό": ("γειτονικός", "γειτονική"),
@@ -670,10 +689,11 @@ GREEK_PREDICATES: dict[str, tuple[str, str]] = {
 
 
 def greek_predicate(adjective: str, genders: list[str]) -> str | None:
-    """The form of the neuter predicate ``adjective`` (:data:`GREEK_PREDICATES`) that agrees with the
-    names it is said of, whose class nouns have ``genders`` (m, f, n): one name gives its gender; two
-    names (a plural adjective) give the feminine when both are feminine, the masculine when neither is
-    neuter, else the neuter stays. None when the neuter stays or the word is not listed."""
+    """The form of the neuter predicate ``adjective`` (:data:`GREEK_PREDICATES`) that agrees with
+    the names it is said of, whose class nouns have ``genders`` (m, f, n): one name gives its
+    gender; two names (a plural adjective) give the feminine when both are feminine, the masculine
+    when neither is neuter, else the neuter stays. None when the neuter stays or the word is not
+    listed."""
     forms = GREEK_PREDICATES.get(adjective)
     if forms is None or not genders or "n" in genders:
         return None
@@ -682,7 +702,8 @@ def greek_predicate(adjective: str, genders: list[str]) -> str | None:
     return forms[1] if all(g == "f" for g in genders) else forms[0]
 
 
-#: (language, preposition) -> (long form, first letters of the name that call for it, need a consonant next)
+#: (language, preposition) -> (long form, first letters of the name that call for it, need a
+#: consonant next)
 _CYR_LONG = {
     ("rus", "в"): ("во", "вф", True),
     ("rus", "с"): ("со", "сзшж", True),
@@ -694,10 +715,10 @@ _CYR_VOWELS = set("аеёиоуыэюяъь")
 
 
 def cyrillic_preposition(lang: str, prep: str, name: str) -> str | None:
-    """The form of a Russian or Bulgarian preposition before a Cyrillic name: Russian во / со / ко before
-    в ф / с з ш ж / к г followed by a consonant (``во Владимир``, ``со Смоленском``), Bulgarian във / със
-    before в ф / с з (``във Варна``, ``със Созопол``). None when the short form stays (or the name is not
-    in Cyrillic)."""
+    """The form of a Russian or Bulgarian preposition before a Cyrillic name: Russian во / со / ко
+    before в ф / с з ш ж / к г followed by a consonant (``во Владимир``, ``со Смоленском``),
+    Bulgarian във / със before в ф / с з (``във Варна``, ``със Созопол``). None when the short form
+    stays (or the name is not in Cyrillic)."""
     rule = _CYR_LONG.get((lang, prep.lower()))
     word = name.strip()
     if rule is None or len(word) < 2:
@@ -717,9 +738,10 @@ def span_classes(
     categories: Mapping[str, str],
     image_role: str | None = None,
 ) -> list[str | None]:
-    """The category of the entity behind each ``{...}`` span of the question instantiated from ``template``
-    (spans come in the order of the template's bound slots other than ``category_*``; a slot used twice gives
-    two spans); None for the image stand-in or an entity of unknown category."""
+    """The category of the entity behind each ``{...}`` span of the question instantiated from
+    ``template`` (spans come in the order of the template's bound slots other than ``category_*``; a
+    slot used twice gives two spans); None for the image stand-in or an entity of unknown
+    category."""
     out: list[str | None] = []
     for slot in placeholders(template):
         if slot not in bindings or slot.startswith("category_"):

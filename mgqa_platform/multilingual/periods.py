@@ -1,26 +1,28 @@
-"""Time periods in the case the sentence needs: the words around a ``{time_period}`` slot, by language.
+"""Time periods in the case the sentence needs: the words around a ``{time_period}`` slot, by
+language.
 
 :func:`~.instantiate.format_period` writes a period as CLDR writes it alone ("ноябрь 2015 г.",
-"Νοέμβριος 2015", "январь – декабрь 2015 г."): the nominative of a heading. Pasted after the template's
-"in the period" ("в период ноябрь 2015 г.", "την περίοδο Νοέμβριος 2015"), that form is wrong where the
-language puts a month in a case, and stilted where it names a month without "period". :func:`period_phrase`
-rewrites the words before and after the slot and the period itself for a month (``November 2015``) or a
-range of whole months (``2015-01-01 to 2015-12-31``) in the languages that need it:
+"Νοέμβριος 2015", "январь – декабрь 2015 г."): the nominative of a heading. Pasted after the
+template's "in the period" ("в период ноябрь 2015 г.", "την περίοδο Νοέμβριος 2015"), that form is
+wrong where the language puts a month in a case, and stilted where it names a month without
+"period". :func:`period_phrase` rewrites the words before and after the slot and the period itself
+for a month (``November 2015``) or a range of whole months (``2015-01-01 to 2015-12-31``) in the
+languages that need it:
 
-* rus: "в ноябре 2015 г.", "за ноябрь 2015 г.", "в период с января по декабрь 2015 г." (CLDR's format-context
-  month names are the genitive; the prepositional is :data:`RUS_PREPOSITIONAL`);
+* rus: "в ноябре 2015 г.", "за ноябрь 2015 г.", "в период с января по декабрь 2015 г." (CLDR's
+  format-context month names are the genitive; the prepositional is :data:`RUS_PREPOSITIONAL`);
 * ell: "τον Νοέμβριο του 2015", "την περίοδο Ιανουαρίου–Δεκεμβρίου 2015" (CLDR's genitive);
-* deu, ron, sqi: the month without "period" ("im November 2015", "în noiembrie 2015", "në nëntor 2015",
-  "gjatë nëntorit 2015");
-* kat: "2015 წლის ნოემბერში" for "ნოემბერი, 2015 პერიოდში", the genitive before "პერიოდის", and a range
-  from and until a month ("2015 წლის იანვრიდან დეკემბრამდე პერიოდში").
+* deu, ron, sqi: the month without "period" ("im November 2015", "în noiembrie 2015", "në nëntor
+  2015", "gjatë nëntorit 2015");
+* kat: "2015 წლის ნოემბერში" for "ნოემბერი, 2015 პერიოდში", the genitive before "პერიოდის", and a
+  range from and until a month ("2015 წლის იანვრიდან დეკემბრამდე პერიოდში").
 
-A year named as a period ("в период 2015", "την περίοδο 2015") becomes a year as the language names one
-("в 2015 г.", "το 2015", "im Jahr 2015", "în anul 2015", "në vitin 2015", "2015 წელს", "2015 yılında"), and
-a bare year is written with the language's word for year ("2015年", "năm 2015").
+A year named as a period ("в период 2015", "την περίοδο 2015") becomes a year as the language names
+one ("в 2015 г.", "το 2015", "im Jahr 2015", "în anul 2015", "në vitin 2015", "2015 წელს", "2015
+yılında"), and a bare year is written with the language's word for year ("2015年", "năm 2015").
 
-Other languages and other shapes keep CLDR's form (bul "през ноември 2015 г.", tur "Kasım 2015 döneminde",
-urd "نومبر 2015 میں" read as a native writer writes them).
+Other languages and other shapes keep CLDR's form (bul "през ноември 2015 г.", tur "Kasım 2015
+döneminde", urd "نومبر 2015 میں" read as a native writer writes them).
 """
 
 from __future__ import annotations
@@ -66,8 +68,8 @@ KAT_GENITIVE = (
 
 @dataclass(frozen=True)
 class Period:
-    """A period the rules can place: the months ``first`` to ``last`` (1-12) of ``year`` to ``last_year``;
-    one month when both are equal."""
+    """A period the rules can place: the months ``first`` to ``last`` (1-12) of ``year`` to
+    ``last_year``; one month when both are equal."""
 
     year: int
     first: int
@@ -103,7 +105,8 @@ def _months(lang: str, context: str) -> list[str]:
 
 
 def _ending(before: str, *words: str) -> str | None:
-    """The one of ``words`` (with either initial case) that ``before`` ends with, followed by a space."""
+    """The one of ``words`` (with either initial case) that ``before`` ends with, followed by a
+    space."""
     for w in words:
         for form in (w, w[:1].upper() + w[1:]):
             if before.endswith(form + " ") and (
@@ -213,8 +216,8 @@ _TUR_HARMONY = str.maketrans("ei", "aı")
 
 
 def _tur_back(suffix: str) -> str:
-    """A Turkish suffix of a front-vowel noun ("dönem") for a back-vowel one ("yıl"): e -> a, i -> ı,
-    except the relative "-ki", which never harmonizes ("döneminde" -> "yılında", "dönemindeki" ->
+    """A Turkish suffix of a front-vowel noun ("dönem") for a back-vowel one ("yıl"): e -> a, i ->
+    ı, except the relative "-ki", which never harmonizes ("döneminde" -> "yılında", "dönemindeki" ->
     "yılındaki")."""
     if suffix.endswith("ki"):
         return suffix[:-2].translate(_TUR_HARMONY) + "ki"
@@ -226,8 +229,8 @@ _KAT_YEAR = {"ში": " წელს", "ის": " წლის"}
 
 
 def _year(lang: str, year: str, before: str, after: str) -> tuple[str, str, str] | None:
-    """A year named as a period ("в период 2015") as the language names a year ("в 2015 г.", "το 2015",
-    "im Jahr 2015", "2015 წელს"), None where the words around it are not a period's."""
+    """A year named as a period ("в период 2015") as the language names a year ("в 2015 г.", "το
+    2015", "im Jahr 2015", "2015 წელს"), None where the words around it are not a period's."""
     if lang == "kat":
         m = re.match(r" პერიოდ(ში|ის)(?![\u10d0-\u10ff])", after)
         return (before, year, _KAT_YEAR[m.group(1)] + after[m.end() :]) if m else None
@@ -249,8 +252,9 @@ def _year(lang: str, year: str, before: str, after: str) -> tuple[str, str, str]
 
 
 def period_phrase(value: str, lang: str, before: str, after: str) -> tuple[str, str, str] | None:
-    """(text before, the period, text after) for the English ``time_period`` ``value`` in a slot with the
-    template text ``before`` and ``after`` it, in the case the sentence needs; None where CLDR's form stays."""
+    """(text before, the period, text after) for the English ``time_period`` ``value`` in a slot
+    with the template text ``before`` and ``after`` it, in the case the sentence needs; None where
+    CLDR's form stays."""
     if re.fullmatch(r"\d{4}", value):
         return _year(lang, value, before, after)
     p = parse_period(value)

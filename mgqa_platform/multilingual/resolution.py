@@ -265,7 +265,8 @@ def _methods_section(
     )
     if status["unreviewed"] == len(resolutions):
         out.append(
-            "No annotations for this language: every variant keeps its machine translation (unreviewed)."
+            "No annotations for this language: every variant keeps its machine translation "
+            "(unreviewed)."
         )
     out += ["", "## Resolution methods", ""]
     out += markdown.table(["method", "items"], [(m, methods[m]) for m in METHODS], "lr")

@@ -1,4 +1,5 @@
-"""The warehouse side of the multilingual stages: one language slice at a time, each replaced in one transaction.
+"""The warehouse side of the multilingual stages: one language slice at a time, each replaced in one
+transaction.
 
 ``template_translations`` (machine translation of every catalog variant) ->
 ``template_translations_resolved`` (human post-edits resolved, or the MT passed through as
@@ -67,7 +68,8 @@ def _replace(
 def translate_language(
     con: duckdb.DuckDBPyConnection, catalog: Catalog, lang: str, translator: Translator
 ) -> list[Translation]:
-    """Translate every catalog variant into ``lang`` (English: the catalog text, engine ``source``) and store it."""
+    """Translate every catalog variant into ``lang`` (English: the catalog text, engine ``source``)
+    and store it."""
     language(lang)
     variants = english_variants(catalog)
     if lang == SOURCE:
@@ -99,12 +101,17 @@ def translate_language(
 def resolve_language(
     con: duckdb.DuckDBPyConnection, lang: str, annotations: Path | None, judge: Any
 ) -> dict[str, Any]:
-    """Resolve the stored MT of ``lang`` against its annotation export (if any) and store the result.
+    """Resolve the stored MT of ``lang`` against its annotation export (if any) and store the
+    result.
 
-    A variant whose MT is missing (absent from the memory, or a failed request) is resolved from the English text,
-    flagged ``untranslated``, so that re-instantiation never lacks a template; a blocking check then reports it."""
+    A variant whose MT is missing (absent from the memory, or a failed request) is resolved from the
+    English text, flagged ``untranslated``, so that re-instantiation never lacks a template; a
+    blocking check then reports it."""
     rows = con.execute(
-        "SELECT variant_id, sub_template_id, source, text FROM template_translations WHERE lang = ? ORDER BY variant_id",
+        "SELECT variant_id, sub_template_id, source, text "
+        "FROM template_translations "
+        "WHERE lang = ? "
+        "ORDER BY variant_id",
         [lang],
     ).fetchall()
     if not rows:
@@ -313,8 +320,8 @@ def _bound_entities(
 
 
 def names_localized(con: duckdb.DuckDBPyConnection, lang: str) -> dict[str, Any]:
-    """The entity names inserted into the ``lang`` slice of ``questions_localized``, localized vs fallen
-    back to English (:func:`names.name_stats`); for English every name is its own."""
+    """The entity names inserted into the ``lang`` slice of ``questions_localized``, localized vs
+    fallen back to English (:func:`names.name_stats`); for English every name is its own."""
     rows = fetch_dicts(
         con,
         "SELECT text_marked, fallbacks FROM questions_localized WHERE lang = ?",

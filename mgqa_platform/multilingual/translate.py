@@ -1,16 +1,20 @@
-"""Template translation: the translator contract, the offline memory translator and the catalog pass.
+"""Template translation: the translator contract, the offline memory translator and the catalog
+pass.
 
-A :class:`Translator` turns English template variants ``{variant_id: text}`` into one target language and
-returns one :class:`Translation` per variant -- never raising for one bad item. Two implementations
-(docs/multilingual.md): :class:`MemoryTranslator` (the bundled translation memory, offline, ``status: draft``) and
-:class:`mgqa_platform.multilingual.google_translate.GoogleTranslator` (Cloud Translation v3, ``status: machine``).
+A :class:`Translator` turns English template variants ``{variant_id: text}`` into one target
+language and returns one :class:`Translation` per variant -- never raising for one bad item. Two
+implementations (docs/multilingual.md): :class:`MemoryTranslator` (the bundled translation memory,
+offline, ``status: draft``) and
+:class:`mgqa_platform.multilingual.google_translate.GoogleTranslator` (Cloud Translation v3,
+``status: machine``).
 
-Every translation is checked against its source with :func:`placeholders.problems` (paper section 3.5: every
-source placeholder exactly once, no new one, balanced braces). A translation with any problem is
-``status: failed`` with the problem codes; its text is kept so that post-editors can start from it.
-Problem codes: the placeholder codes (``missing:{entity_A}``, ``duplicated:{value}``, ``unexpected:{x}``,
-``unbalanced_braces``, ``empty``), ``missing_in_memory``, ``stale_memory`` (the memory's English source differs
-from the catalog's) and ``error:<reason>`` (the service failed for the whole batch after retries).
+Every translation is checked against its source with :func:`placeholders.problems` (paper section
+3.5: every source placeholder exactly once, no new one, balanced braces). A translation with any
+problem is ``status: failed`` with the problem codes; its text is kept so that post-editors can
+start from it. Problem codes: the placeholder codes (``missing:{entity_A}``, ``duplicated:{value}``,
+``unexpected:{x}``, ``unbalanced_braces``, ``empty``), ``missing_in_memory``, ``stale_memory`` (the
+memory's English source differs from the catalog's) and ``error:<reason>`` (the service failed for
+the whole batch after retries).
 """
 
 from __future__ import annotations
@@ -72,8 +76,8 @@ class Translator(Protocol):
     def translate_variants(
         self, variants: Mapping[str, str], target: str
     ) -> dict[str, Translation]:
-        """One :class:`Translation` per variant id of ``variants`` (``{variant_id: English text}``) into
-        ``target`` (ISO 639-3). Never raises for one bad item."""
+        """One :class:`Translation` per variant id of ``variants`` (``{variant_id: English text}``)
+        into ``target`` (ISO 639-3). Never raises for one bad item."""
         ...
 
 
@@ -86,7 +90,8 @@ def checked(
     status: str,
     extra: Iterable[str] = (),
 ) -> Translation:
-    """A translation with the placeholder check applied: any problem (or any ``extra`` code) -> ``failed``."""
+    """A translation with the placeholder check applied: any problem (or any ``extra`` code) ->
+    ``failed``."""
     found = tuple(extra) + tuple(slot_problems(source, text))
     return Translation(variant_id, lang, source, text, engine, "failed" if found else status, found)
 
@@ -102,8 +107,8 @@ class MemoryTranslator:
     """The offline translator: the bundled translation memory (``mgqa_platform/data/translations``).
 
     Present and current -> ``draft`` (after the placeholder check); absent -> ``failed`` +
-    ``missing_in_memory``; stored for a different English text -> ``failed`` + ``stale_memory`` (the old text is
-    kept for the post-editor).
+    ``missing_in_memory``; stored for a different English text -> ``failed`` + ``stale_memory`` (the
+    old text is kept for the post-editor).
     """
 
     engine = "memory"
@@ -134,13 +139,14 @@ class MemoryTranslator:
 
 
 def catalog_sources(catalog) -> dict[str, str]:
-    """``{variant_id: English text}`` of every variant of a catalog (``catalog.sub_templates[*].variants``)."""
+    """``{variant_id: English text}`` of every variant of a catalog
+    (``catalog.sub_templates[*].variants``)."""
     return {v.id: v.text for sub in catalog.sub_templates for v in sub.variants}
 
 
 def translate_catalog(translator: Translator, catalog, target: str) -> list[Translation]:
-    """Every variant of ``catalog`` translated into ``target``, sorted by variant id. A variant the translator
-    did not answer for comes back ``failed`` with ``error:no_result``."""
+    """Every variant of ``catalog`` translated into ``target``, sorted by variant id. A variant the
+    translator did not answer for comes back ``failed`` with ``error:no_result``."""
     sources = catalog_sources(catalog)
     lang = language(target).code
     got = translator.translate_variants(sources, lang)

@@ -11,22 +11,24 @@ One YAML file per spatial function (``mgqa_platform/data/templates/<SFID>.yaml``
         answer_format: distance       # one of formats.FORMATS
         sub_templates:
           - id: A01.1                 # <tid>.<n>
-            executor: distance.pair   # registry name (mgqa_platform.questions.executors); null = not built yet
-            roles: {entity_A: poi, entity_B: poi}     # placeholder -> role type (roles.ROLE_TYPES)
-            parameters: {value: [1, 2, 5]}            # placeholder -> values, one drawn per tuple (seeded)
-            extras: [time_period]     # placeholders the executor fills from the data
-            conventions: {distance: geodesic_wgs84, unit: km}
-                                      # conventions.readings: {direction: [quadrant, sector8]}: the readings the
+            executor: distance.pair   # registry name (mgqa_platform.questions.executors); null =
+            not built yet roles: {entity_A: poi, entity_B: poi}     # placeholder -> role type
+            (roles.ROLE_TYPES) parameters: {value: [1, 2, 5]}            # placeholder -> values,
+            one drawn per tuple (seeded) extras: [time_period]     # placeholders the executor fills
+            from the data conventions: {distance: geodesic_wgs84, unit: km}
+                                      # conventions.readings: {direction: [quadrant, sector8]}: the
+                                      readings the
                                       # gold must agree under (questions/readings.py names them)
-            premise: "entity_A lies within entity_B"  # what a false-premise perturbation breaks (optional)
-            premise_kind: presupposed_relation  # with premise: one of PREMISE_KINDS
-            perturb_role: entity_B    # the binding a false-premise perturbation replaces (with premise)
-            variants:                 # 1-5 English wordings; ids are positions: A01.1.v1, A01.1.v2, ...
+            premise: "entity_A lies within entity_B"  # what a false-premise perturbation breaks
+            (optional) premise_kind: presupposed_relation  # with premise: one of PREMISE_KINDS
+            perturb_role: entity_B    # the binding a false-premise perturbation replaces (with
+            premise) variants:                 # 1-5 English wordings; ids are positions: A01.1.v1,
+            A01.1.v2, ...
               - "What is the distance between {entity_A} and {entity_B}?"
 
 Variants are append-only: a variant's id is its position, and question ids hash the variant id.
-Loading validates the whole catalog (including the reading names of ``conventions.readings``) and fails
-with every problem listed at once.
+Loading validates the whole catalog (including the reading names of ``conventions.readings``) and
+fails with every problem listed at once.
 """
 
 from __future__ import annotations
@@ -49,13 +51,17 @@ CATALOG_DIR = PACKAGE_DATA / "templates"
 SFIDS = tuple("ABCDEFGHIJKLMN")
 TID_RE = re.compile(r"^[A-N]\d{2}$")
 
-# What a sub-template's premise presupposes, so what a false-premise perturbation of it breaks. Only the
-# refusable kinds make false premises: with the premise false, no answer but a refusal is correct.
+# What a sub-template's premise presupposes, so what a false-premise perturbation of it breaks. Only
+# the refusable kinds make false premises: with the premise false, no answer but a refusal is
+# correct.
 PREMISE_KINDS = {
     "presupposed_member": "asks which or what member qualifies; with none, nothing can be named",
-    "presupposed_rank": "asks for a rank or a pair the members cannot fill (the 3rd of two, a pair of one)",
-    "presupposed_relation": "asks for a value of a relation between the bindings that does not hold",
-    "answerable": "a false premise still has an answer (a count of 0, a boolean, a defined distance, "
+    "presupposed_rank": "asks for a rank or a pair the members cannot fill "
+    "(the 3rd of two, a pair of one)",
+    "presupposed_relation": "asks for a value of a relation between the bindings that does not "
+    "hold",
+    "answerable": "a false premise still has an answer "
+    "(a count of 0, a boolean, a defined distance, "
     "a hidden cap); never perturbed",
 }
 REFUSABLE_KINDS = frozenset(PREMISE_KINDS) - {"answerable"}
@@ -89,12 +95,14 @@ class SubTemplate:
 
     @property
     def refusable(self) -> bool:
-        """Whether a false premise of this sub-template leaves a refusal as the only correct answer."""
+        """Whether a false premise of this sub-template leaves a refusal as the only correct
+        answer."""
         return self.premise_kind in REFUSABLE_KINDS
 
     @property
     def entity_roles(self) -> list[str]:
-        """Placeholders bound to entities (not to categories), in catalog order; the first is the anchor."""
+        """Placeholders bound to entities (not to categories), in catalog order; the first is the
+        anchor."""
         return [r for r, t in self.roles.items() if not roles.is_category(t)]
 
 
@@ -138,8 +146,9 @@ def placeholders(text: str) -> list[str]:
 
 
 def reading_problems(declared: object) -> list[str]:
-    """Problems of a sub-template's ``conventions.readings`` (None when it has none): a mapping from a
-    dimension of :data:`readings.READINGS` to a non-empty list of that dimension's readings, no repeats."""
+    """Problems of a sub-template's ``conventions.readings`` (None when it has none): a mapping from
+    a dimension of :data:`readings.READINGS` to a non-empty list of that dimension's readings, no
+    repeats."""
     if declared is None:
         return []
     if not isinstance(declared, dict):
@@ -171,7 +180,8 @@ def _sub_template(raw: dict, tpl: dict, sfid: str, problems: list[str]) -> SubTe
     for r, t in role_map.items():
         if t not in roles.ROLE_TYPES:
             problems.append(
-                f"{where}: role {r} has unknown type {t!r} (known: {', '.join(sorted(roles.ROLE_TYPES))})"
+                f"{where}: role {r} has unknown type {t!r} "
+                f"(known: {', '.join(sorted(roles.ROLE_TYPES))})"
             )
     params = {str(k): list(v) for k, v in (raw.get("parameters") or {}).items()}
     for p, values in params.items():
@@ -192,7 +202,8 @@ def _sub_template(raw: dict, tpl: dict, sfid: str, problems: list[str]) -> SubTe
     perturb = raw.get("perturb_role")
     if perturb is not None and (perturb not in role_map or not raw.get("premise")):
         problems.append(
-            f"{where}: perturb_role {perturb!r} must name a role of a sub-template that has a premise"
+            f"{where}: perturb_role {perturb!r} must name a role of a sub-template that "
+            "has a premise"
         )
     problems.extend(
         f"{where}: {p}" for p in reading_problems((raw.get("conventions") or {}).get("readings"))

@@ -1,29 +1,31 @@
-"""Coverage gate: keep a question only when the area its answer depends on lies inside the KG's coverage.
+"""Coverage gate: keep a question only when the area its answer depends on lies inside the KG's
+coverage.
 
-A KG snapshot holds its features completely only inside its coverage (the ``coverage`` table, filled at
-KG build and conversion; :mod:`mgqa_platform.snapshots`). Outside it, a count, a nearest member or a
-ranking silently stops at the edge of the extract. Each sub-template that depends on an area states it in
-its catalog conventions as a *support rule*:
+A KG snapshot holds its features completely only inside its coverage (the ``coverage`` table, filled
+at KG build and conversion; :mod:`mgqa_platform.snapshots`). Outside it, a count, a nearest member
+or a ranking silently stops at the edge of the extract. Each sub-template that depends on an area
+states it in its catalog conventions as a *support rule*:
 
-* ``disc(<role>, <radius>)``: the geodesic disc of ``<radius>`` km around the representative point of the
-  entity bound to ``<role>``; ``<radius>`` is a parameter of the tuple, a numeric convention of the
-  sub-template, or a number (B01, B02, F04, I02.2);
-* ``nearest(<role>)``: the geodesic disc around ``<role>``'s point through the farthest evidence member
-  (the members the answer depends on, e.g. the ranked neighbours of A08): every entity nearer than those
-  lies in it (A08, L04);
-* ``region(<role>)``: the whole geometry of the entity bound to ``<role>`` (A06, A07, E03, E05, F01-F03,
-  I02.1, I02.3);
-* ``corridor(<role>, <buffer>)``: every point within ``<buffer>`` metres of the whole geometry of the
-  entity bound to ``<role>`` (a road or line; D01-D04); ``<buffer>`` is resolved like a disc radius but
-  in metres (:func:`corridor`).
+* ``disc(<role>, <radius>)``: the geodesic disc of ``<radius>`` km around the representative point
+  of the entity bound to ``<role>``; ``<radius>`` is a parameter of the tuple, a numeric convention
+  of the sub-template, or a number (B01, B02, F04, I02.2);
+* ``nearest(<role>)``: the geodesic disc around ``<role>``'s point through the farthest evidence
+  member (the members the answer depends on, e.g. the ranked neighbours of A08): every entity nearer
+  than those lies in it (A08, L04);
+* ``region(<role>)``: the whole geometry of the entity bound to ``<role>`` (A06, A07, E03, E05,
+  F01-F03, I02.1, I02.3);
+* ``corridor(<role>, <buffer>)``: every point within ``<buffer>`` metres of the whole geometry of
+  the entity bound to ``<role>`` (a road or line; D01-D04); ``<buffer>`` is resolved like a disc
+  radius but in metres (:func:`corridor`).
 
-``premise_support`` (optional, same grammar) is the rule applied to a false premise (the premise query has
-no evidence members: L04 asks for its whole search disc). The check is shapely ``covers`` in lon/lat
-degrees (EPSG:4326) against the union of the KG's coverage rows grown by :data:`EDGE_TOLERANCE_DEG`, so a
-region that *is* the coverage polygon (Santa Barbara County in the KnowWhereGraph crawl) is covered despite
-rounding. Discs are polygons of :data:`DISC_VERTICES` geodesic points, pushed out so that the polygon
-contains the true disc. Regions crossing the antimeridian are not handled (no sample KG has one). A KG
-without a coverage row is not checked (hand-made executor worlds); the platform always writes one.
+``premise_support`` (optional, same grammar) is the rule applied to a false premise (the premise
+query has no evidence members: L04 asks for its whole search disc). The check is shapely ``covers``
+in lon/lat degrees (EPSG:4326) against the union of the KG's coverage rows grown by
+:data:`EDGE_TOLERANCE_DEG`, so a region that *is* the coverage polygon (Santa Barbara County in the
+KnowWhereGraph crawl) is covered despite rounding. Discs are polygons of :data:`DISC_VERTICES`
+geodesic points, pushed out so that the polygon contains the true disc. Regions crossing the
+antimeridian are not handled (no sample KG has one). A KG without a coverage row is not checked
+(hand-made executor worlds); the platform always writes one.
 """
 
 from __future__ import annotations
@@ -54,10 +56,12 @@ DISC_VERTICES = 72
 EDGE_TOLERANCE_DEG = 1e-6
 GEOD = Geod(ellps="WGS84")
 LONLAT = pyproj.CRS.from_epsg(4326)
-#: shapely buffer arcs: segments per quarter circle, and the outward factor that keeps their chords outside
+#: shapely buffer arcs: segments per quarter circle, and the outward factor that keeps their chords
+#: outside
 CORRIDOR_QUAD_SEGS = 16
 CORRIDOR_CHORD_FACTOR = 1.0 / math.cos(math.pi / (4 * CORRIDOR_QUAD_SEGS))
-#: spacing, degrees, at which a line is densified before projection (its lon/lat segments stay straight)
+#: spacing, degrees, at which a line is densified before projection (its lon/lat segments stay
+#: straight)
 CORRIDOR_STEP_DEG = 0.005
 #: WGS84 semi-minor axis, metres: the smallest sphere radius, for the projection's scale bound
 WGS84_B_M = 6_356_752.3
@@ -71,9 +75,9 @@ class SupportRuleError(ValueError):
 
 @dataclass(frozen=True)
 class SupportRule:
-    """A parsed support rule: ``kind`` in disc | nearest | region | corridor, the role of the centre,
-    region or line, and for a disc the radius in km, for a corridor the buffer in metres (a parameter
-    or convention name, or a number as text)."""
+    """A parsed support rule: ``kind`` in disc | nearest | region | corridor, the role of the
+    centre, region or line, and for a disc the radius in km, for a corridor the buffer in metres (a
+    parameter or convention name, or a number as text)."""
 
     kind: str
     role: str
@@ -101,9 +105,9 @@ def rule_for(sub: SubTemplate, premise: bool = False) -> SupportRule | None:
 
 
 def geodesic_disc(lon: float, lat: float, radius_km: float, n: int = DISC_VERTICES) -> Polygon:
-    """Polygon (lon/lat degrees, EPSG:4326) containing the WGS84 geodesic disc of ``radius_km`` around
-    (``lon``, ``lat``): ``n`` points at the forward geodesic of azimuths 0, 360/n, ..., pushed out by
-    1 / cos(pi / n) so that the chords between them stay outside the true circle."""
+    """Polygon (lon/lat degrees, EPSG:4326) containing the WGS84 geodesic disc of ``radius_km``
+    around (``lon``, ``lat``): ``n`` points at the forward geodesic of azimuths 0, 360/n, ...,
+    pushed out by 1 / cos(pi / n) so that the chords between them stay outside the true circle."""
     reach_m = radius_km * 1000.0 / math.cos(math.pi / n)
     azimuths = [360.0 * i / n for i in range(n)]
     lons, lats, _ = GEOD.fwd([lon] * n, [lat] * n, azimuths, [reach_m] * n)
@@ -112,8 +116,8 @@ def geodesic_disc(lon: float, lat: float, radius_km: float, n: int = DISC_VERTIC
 
 def corridor(geom: BaseGeometry, buffer_m: float) -> BaseGeometry:
     """Polygon (lon/lat degrees, EPSG:4326) containing every point within ``buffer_m`` metres (WGS84
-    geodesic) of ``geom`` (lon/lat; its segments read as straight in lon/lat, as the D executors read
-    them).
+    geodesic) of ``geom`` (lon/lat; its segments read as straight in lon/lat, as the D executors
+    read them).
 
     ``geom`` is densified to :data:`CORRIDOR_STEP_DEG`, projected to an azimuthal equidistant CRS
     centred on its bounding-box centre, buffered there and projected back. The projection keeps
@@ -156,10 +160,10 @@ def support_geometry(
 ) -> BaseGeometry:
     """The area (lon/lat, EPSG:4326) one tuple's answer depends on.
 
-    ``values`` are the tuple's bindings and parameters; ``evidence`` the member ids the answer depends on;
-    ``points`` maps entity ids to representative points (lon, lat); ``shapes`` maps the region and
-    corridor ids to their geometries. A ``nearest`` rule with no evidence member is the centre point
-    itself.
+    ``values`` are the tuple's bindings and parameters; ``evidence`` the member ids the answer
+    depends on; ``points`` maps entity ids to representative points (lon, lat); ``shapes`` maps the
+    region and corridor ids to their geometries. A ``nearest`` rule with no evidence member is the
+    centre point itself.
     """
     eid = values[rule.role]
     if rule.kind == "region":

@@ -1,13 +1,15 @@
-"""The distribution report of the English questions, in the layouts of the paper's Table 2, Table 7 and Fig. 6.
+"""The distribution report of the English questions, in the layouts of the paper's Table 2, Table 7
+and Fig. 6.
 
-* questions and countries per strata cell (income tier x density tier), with row and column totals (Table 2);
+* questions and countries per strata cell (income tier x density tier), with row and column totals
+  (Table 2);
 * questions per (KG, SFID) cell (Table 7), with the small split's count in the same cell;
 * questions per answer format (Fig. 6);
 * false-premise and multimodal counts and shares;
 * names by rule (mgqa_platform/kg/names.py): per KG and rule, the entities it renamed or excluded
   and the English questions that name one of them.
-* discarded executions by reason (``question_discards``), and why B03 is absent when the population raster is
-  the GeoNames proxy surface (the density tiers are then labelled as proxy).
+* discarded executions by reason (``question_discards``), and why B03 is absent when the population
+  raster is the GeoNames proxy surface (the density tiers are then labelled as proxy).
 
 ``report`` returns the numbers (for asset metadata and checks); ``markdown`` renders them.
 """
@@ -197,7 +199,8 @@ def markdown(r: dict) -> str:
     if raster and raster["is_proxy"]:
         out += [
             "",
-            f"Density tiers from a PROXY surface ({raster['label']}), not WorldPop. B03 (population within "
+            f"Density tiers from a PROXY surface ({raster['label']}), "
+            "not WorldPop. B03 (population within "
             "a radius) is not generated: a people count needs a real population raster "
             "(discard reason `no_population_raster`; configure `MGQA_POPULATION_RASTER`).",
         ]

@@ -47,9 +47,11 @@ PREDICATE_CLASSES = {
         "'http://www.worldkg.org/schema/population', 'http://www.worldkg.org/schema/ele', "
         "'http://www.worldkg.org/schema/adminLevel', 'http://www.worldkg.org/schema/capital')"
     ),
-    # KnowWhereGraph's links to its S2 grid cells are not cited (docs/kg_fidelity.md (KnowWhereGraph))
+    # KnowWhereGraph's links to its S2 grid cells are not cited (docs/kg_fidelity.md
+    # (KnowWhereGraph))
     "topology": (
-        "(p LIKE '%sfWithin' OR p LIKE '%sfContains' OR p LIKE '%sfOverlaps' OR p LIKE '%sfTouches' "
+        "(p LIKE '%sfWithin' OR p LIKE '%sfContains' OR p LIKE '%sfOverlaps' "
+        "OR p LIKE '%sfTouches' "
         f"OR p LIKE '%administrativePartOf') AND o NOT LIKE '{vocab.KWG_S2_CELL}%'"
     ),
 }
@@ -97,8 +99,8 @@ def create_pool(con: duckdb.DuckDBPyConnection, kg: str, stratum: str | None = N
     columns (:data:`POOL_ROWS_SQL`); and the temp table ``bindable_categories``
     (:func:`create_bindable_categories`).
 
-    The strata rows are filtered first (by KG and stratum) and the entity rows joined to them, so the
-    table holds one stratum's rows and never the whole KG's when ``stratum`` is given."""
+    The strata rows are filtered first (by KG and stratum) and the entity rows joined to them, so
+    the table holds one stratum's rows and never the whole KG's when ``stratum`` is given."""
     create_bindable_categories(con)
     in_stratum = "TRUE" if stratum is None else "s.stratum = $stratum"
     con.execute(
@@ -108,8 +110,8 @@ def create_pool(con: duckdb.DuckDBPyConnection, kg: str, stratum: str | None = N
 
 
 def sample_ids_sql(pool: Pool, samples: tuple[tuple[str, str], ...]) -> str:
-    """SQL: the entity ids that :meth:`Pool.sample` (``per_stratum`` rows per stratum, ordered by the
-    same seeded key) takes over the pool of ``pool.kg`` for each ``(role type, salt)`` of
+    """SQL: the entity ids that :meth:`Pool.sample` (``per_stratum`` rows per stratum, ordered by
+    the same seeded key) takes over the pool of ``pool.kg`` for each ``(role type, salt)`` of
     ``samples``, computed from the entity table with a top-k aggregate per stratum, which holds
     ``per_stratum`` ids per stratum and never the KG's rows."""
     return " UNION ".join(_sampled_ids_sql(pool, rtype, salt) for rtype, salt in samples)
@@ -150,12 +152,13 @@ def create_pool_samples(
 def create_cell_pool(
     con: duckdb.DuckDBPyConnection, kg: str, strata: tuple[str, ...], samples: str | None = None
 ) -> int:
-    """(Re)create the temp table ``pool`` (columns of :func:`create_pool`) holding the rows of a group
-    of ``strata`` of ``kg``, every stratified row of the KG, of any stratum, that shares a stored H3
-    cell (``entities.h3``, any resolution) with one of them, and the rows whose ids the SQL ``samples``
-    returns (:func:`sample_ids_sql`, :func:`create_pool_samples`): the cell neighbourhood on which the
-    generator proposes the tuples of those strata (``generate.pooled_candidates``). Also the temp
-    table ``bindable_categories``. Returns the rows of ``pool``.
+    """(Re)create the temp table ``pool`` (columns of :func:`create_pool`) holding the rows of a
+    group of ``strata`` of ``kg``, every stratified row of the KG, of any stratum, that shares a
+    stored H3 cell (``entities.h3``, any resolution) with one of them, and the rows whose ids the
+    SQL ``samples`` returns (:func:`sample_ids_sql`, :func:`create_pool_samples`): the cell
+    neighbourhood on which the generator proposes the tuples of those strata
+    (``generate.pooled_candidates``). Also the temp table ``bindable_categories``. Returns the rows
+    of ``pool``.
 
     The cells of the strata are collected first (at most four per row), and the KG's rows are joined
     to them, so the table never holds the whole KG unless the strata's cells reach every row."""
@@ -190,10 +193,10 @@ GOLD_ROWS_TABLE = "gold_rows"
 
 
 def create_gold_rows(con: duckdb.DuckDBPyConnection, ids: Iterable[str]) -> str:
-    """(Re)create the temp table ``gold_rows`` holding the ``entities`` rows of ``ids`` (the entities
-    bound in the candidate tuples of one KG's ``gold_bound_only`` sub-templates), read from the
-    entity table in one pass; return its name, the ``rows`` of :func:`executor.gold_query`. It holds
-    at most (entity roles x candidate tuples) rows, whatever the size of the KG."""
+    """(Re)create the temp table ``gold_rows`` holding the ``entities`` rows of ``ids`` (the
+    entities bound in the candidate tuples of one KG's ``gold_bound_only`` sub-templates), read from
+    the entity table in one pass; return its name, the ``rows`` of :func:`executor.gold_query`. It
+    holds at most (entity roles x candidate tuples) rows, whatever the size of the KG."""
     table = pa.table({"entity_id": pa.array(sorted(set(ids)), pa.string())})
     with registered(con, _gold_ids=table):
         con.execute(
@@ -237,8 +240,8 @@ def render(
     marked: bool,
 ) -> str:
     """A variant's ``text`` filled with an execution's values: entity names (wrapped in ``{...}``
-    when ``marked``), plural category labels (the lexicon's), parameters and the executor's extras; a name that
-    starts a sentence with "the" gets a capital "The"."""
+    when ``marked``), plural category labels (the lexicon's), parameters and the executor's extras;
+    a name that starts a sentence with "the" gets a capital "The"."""
     fill: dict[str, str] = {}
     for role, rtype in sub.roles.items():
         if roles.is_category(rtype):

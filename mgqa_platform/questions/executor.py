@@ -2,17 +2,18 @@
 
 An executor is three steps, all deterministic:
 
-1. ``candidates(sub, pool)`` -> SQL over the temp table ``pool`` (entities joined with their strata: one
-   KG's, or one stratum's of it for a ``stratum_local`` executor) returning candidate tuples for every
-   stratum in it: a ``stratum`` column, one column per role
+1. ``candidates(sub, pool)`` -> SQL over the temp table ``pool`` (entities joined with their strata:
+   one KG's, or one stratum's of it for a ``stratum_local`` executor) returning candidate tuples for
+   every stratum in it: a ``stratum`` column, one column per role
    placeholder (entity ids, or category names for category roles) and optionally parameter columns.
-   A parameter value the candidates supply (e.g. a direction that holds for the pair) is kept; any other
-   parameter is drawn from the catalog's values with a seeded RNG per tuple.
+   A parameter value the candidates supply (e.g. a direction that holds for the pair) is kept; any
+   other parameter is drawn from the catalog's values with a seeded RNG per tuple.
    Sampling is seeded: order by :meth:`Pool.order_key`, never by ``random()``.
 2. ``gold_sql(sub)`` -> SQL over the relation ``t(row_id, kg, <roles...>, <parameters...>)`` and the
-   warehouse tables (``entities``, never ``pool``), returning **one row per row_id** with the raw result.
-   The generator runs it once per batch; ``mgqa lineage`` prints it with ``t`` bound by a ``VALUES``
-   list for a single question (:func:`replay_sql`), and re-running that text reproduces the gold.
+   warehouse tables (``entities``, never ``pool``), returning **one row per row_id** with the raw
+   result. The generator runs it once per batch; ``mgqa lineage`` prints it with ``t`` bound by a
+   ``VALUES`` list for a single question (:func:`replay_sql`), and re-running that text reproduces
+   the gold.
 3. ``finish(sub, row)`` -> :class:`Outcome`: pure Python from the result row to the typed gold of
    :mod:`mgqa_platform.questions.formats` (h3 / S2 / geohash / pyproj work happens here), or a
    discard reason for degenerate executions (zero distance, empty set, division by zero ...).
@@ -36,11 +37,12 @@ from mgqa_platform.questions.catalog import SubTemplate
 class Outcome:
     """What ``finish`` makes of one result row.
 
-    ``gold`` is a format dict (or None with a ``reason``); ``evidence`` lists the entity ids beyond the
-    bindings that the answer depends on (members counted or enumerated, the nearest entity found ...);
-    ``extras`` fills placeholders that come from the data (a time period, a direction word); ``facts`` are
-    (s, p, o) statements the answer depends on that no KG triple states (raster pixels, with ``urn:mgqa:``
-    subjects), cited with the gold triples so that the answer stays reproducible from the record.
+    ``gold`` is a format dict (or None with a ``reason``); ``evidence`` lists the entity ids beyond
+    the bindings that the answer depends on (members counted or enumerated, the nearest entity
+    found ...); ``extras`` fills placeholders that come from the data (a time period, a direction
+    word); ``facts`` are (s, p, o) statements the answer depends on that no KG triple states (raster
+    pixels, with ``urn:mgqa:`` subjects), cited with the gold triples so that the answer stays
+    reproducible from the record.
     """
 
     gold: dict | None
@@ -63,18 +65,18 @@ class Executor:
     version: ClassVar[str] = "1"
     # predicate classes of the bound entities' source triples cited as gold triples (labels always)
     evidence: ClassVar[tuple[str, ...]] = ("geometry",)
-    #: True when ``candidates`` reads only pool rows of the stratum it proposes a tuple for (every pool
-    #: read is a :meth:`Pool.sample` or joined on the same stratum, every window is partitioned by
-    #: stratum): the generator then runs it on the neighbourhood of each group of strata in turn, keeping
-    #: the tuples of the group's strata (:attr:`Pool.strata`), which gives the same tuples
+    #: True when ``candidates`` reads only pool rows of the stratum it proposes a tuple for (every
+    #: pool read is a :meth:`Pool.sample` or joined on the same stratum, every window is partitioned
+    #: by stratum): the generator then runs it on the neighbourhood of each group of strata in turn,
+    #: keeping the tuples of the group's strata (:attr:`Pool.strata`), which gives the same tuples
     #: (tests/test_bounded_pool.py); otherwise on the pool of the whole KG.
     stratum_local: ClassVar[bool] = False
-    #: True when ``candidates`` reads, besides its stratum's rows, only pool rows that share a stored H3
-    #: cell (``entities.h3``) with a row of that stratum, and every window or count a tuple of the
-    #: stratum depends on is partitioned by stratum or taken over the rows of one such cell: the
-    #: generator then runs it on the cell neighbourhood of each group of strata in turn
-    #: (:func:`execution.create_cell_pool`) and keeps the tuples of the group's strata, which gives the
-    #: same tuples (tests/test_bounded_pool.py); otherwise on the pool of the whole KG.
+    #: True when ``candidates`` reads, besides its stratum's rows, only pool rows that share a
+    #: stored H3 cell (``entities.h3``) with a row of that stratum, and every window or count a
+    #: tuple of the stratum depends on is partitioned by stratum or taken over the rows of one such
+    #: cell: the generator then runs it on the cell neighbourhood of each group of strata in turn
+    #: (:func:`execution.create_cell_pool`) and keeps the tuples of the group's strata, which gives
+    #: the same tuples (tests/test_bounded_pool.py); otherwise on the pool of the whole KG.
     cell_local: ClassVar[bool] = False
 
     def cell_samples(self, sub: SubTemplate) -> tuple[tuple[str, str], ...]:
@@ -86,8 +88,8 @@ class Executor:
         return ()
 
     #: True when ``gold_sql`` reads ``entities`` rows only by the entity id of a bound entity role
-    #: (every join of ``entities`` is on ``entity_id`` = a role column of ``t``, directly or through a
-    #: relation that only renames those columns): the generator then runs it on the rows of the
+    #: (every join of ``entities`` is on ``entity_id`` = a role column of ``t``, directly or through
+    #: a relation that only renames those columns): the generator then runs it on the rows of the
     #: bound entities alone (:func:`gold_query`), which gives the same rows
     #: (tests/test_bounded_pool.py); otherwise on the whole table.
     gold_bound_only: ClassVar[bool] = False
@@ -108,8 +110,9 @@ class Executor:
     def finish(self, sub: SubTemplate, row: Mapping[str, Any]) -> Outcome:
         raise NotImplementedError
 
-    # False premises (optional; see questions/false_premise.py). An executor that can test its sub-templates'
-    # premise returns SQL over ``t`` (like gold_sql, one row per row_id) and judges the row in premise_holds.
+    # False premises (optional; see questions/false_premise.py). An executor that can test its
+    # sub-templates' premise returns SQL over ``t`` (like gold_sql, one row per row_id) and judges
+    # the row in premise_holds.
     def premise_sql(self, sub: SubTemplate) -> str | None:
         return None
 
@@ -133,10 +136,11 @@ class LocalExecutor(Executor):
 class Pool:
     """The candidate pool of one KG: the temp view ``pool`` plus seeded sampling helpers.
 
-    ``per_stratum`` is how many candidates an executor should propose per stratum (the generator keeps
-    at most 30 tuples per (template, KG, stratum) after discards and de-duplication). ``strata`` names
-    the strata whose tuples the caller keeps when the ``pool`` table also holds rows of other strata (a
-    neighbourhood of a group of strata, :func:`execution.create_cell_pool`); empty: every stratum.
+    ``per_stratum`` is how many candidates an executor should propose per stratum (the generator
+    keeps at most 30 tuples per (template, KG, stratum) after discards and de-duplication).
+    ``strata`` names the strata whose tuples the caller keeps when the ``pool`` table also holds
+    rows of other strata (a neighbourhood of a group of strata, :func:`execution.create_cell_pool`);
+    empty: every stratum.
     """
 
     kg: str
@@ -158,18 +162,24 @@ class Pool:
         return f"md5('{self.seed}|{self.kg}|{salt}|' || {cols})"
 
     def sample(self, role_type: str, salt: str, k: int | None = None, where: str = "TRUE") -> str:
-        """SQL: up to ``k`` seeded-random pool rows of ``role_type`` per stratum, with a rank ``rn`` (1..k)."""
+        """SQL: up to ``k`` seeded-random pool rows of ``role_type`` per stratum, with a rank ``rn``
+        (1..k)."""
         k = k or self.per_stratum
         return (
-            f"SELECT p.*, row_number() OVER (PARTITION BY p.stratum ORDER BY {self.order_key(salt, 'p.entity_id')}) AS rn "
-            f"FROM pool p WHERE {roles.predicate(role_type, 'p')} AND ({where}) QUALIFY rn <= {int(k)}"
+            "SELECT p.*, row_number() OVER (PARTITION BY p.stratum ORDER BY "
+            f"{self.order_key(salt, 'p.entity_id')}) AS rn "
+            "FROM pool p "
+            f"WHERE {roles.predicate(role_type, 'p')} AND ({where}) "
+            f"QUALIFY rn <= {int(k)}"
         )
 
 
 def geodesic_km_sql(a: str, b: str) -> str:
-    """SQL for the WGS84 geodesic distance in km between the representative points of aliases ``a`` and ``b``.
+    """SQL for the WGS84 geodesic distance in km between the representative points of aliases ``a``
+    and ``b``.
 
-    DuckDB's ``ST_Distance_Spheroid`` expects POINT(lat lon); the entity table stores lon/lat columns.
+    DuckDB's ``ST_Distance_Spheroid`` expects POINT(lat lon); the entity table stores lon/lat
+    columns.
     """
     return (
         f"(ST_Distance_Spheroid(ST_Point({a}.lat, {a}.lon), ST_Point({b}.lat, {b}.lon)) / 1000.0)"
@@ -177,8 +187,9 @@ def geodesic_km_sql(a: str, b: str) -> str:
 
 
 def bound_join(**aliases: str) -> str:
-    """SQL ``FROM t JOIN entities <alias> ON <alias>.entity_id = t.<role> ...``: the bound entities of each row of
-    ``t``, one alias per role (``bound_join(a="entity_A", b="entity_B")``), in the order given."""
+    """SQL ``FROM t JOIN entities <alias> ON <alias>.entity_id = t.<role> ...``: the bound entities
+    of each row of ``t``, one alias per role (``bound_join(a="entity_A", b="entity_B")``), in the
+    order given."""
     joins = " ".join(
         f"JOIN entities {al} ON {al}.entity_id = t.{role}" for al, role in aliases.items()
     )
@@ -213,7 +224,8 @@ def gold_query(executor: Executor, sub: SubTemplate, rows: str | None = None) ->
 
 
 def sql_literal(value: Any) -> str:
-    """A typed SQL literal: VARCHAR for str, BIGINT for int, DOUBLE for float (so replays keep the batch types)."""
+    """A typed SQL literal: VARCHAR for str, BIGINT for int, DOUBLE for float (so replays keep the
+    batch types)."""
     if value is None:
         return "NULL"
     if isinstance(value, bool):
@@ -226,15 +238,16 @@ def sql_literal(value: Any) -> str:
 
 
 def t_columns(sub: SubTemplate) -> list[str]:
-    """Columns of the relation ``t`` for ``sub``: row_id, kg, the role placeholders, the parameters."""
+    """Columns of the relation ``t`` for ``sub``: row_id, kg, the role placeholders, the
+    parameters."""
     return ["row_id", "kg", *sub.roles, *sub.parameters]
 
 
 def replay_sql(
     executor: Executor, sub: SubTemplate, values: Mapping[str, Any], sql: str | None = None
 ) -> str:
-    """The standalone query of one question: ``gold_sql`` (or ``sql``, e.g. the premise query) with ``t``
-    bound to one row of ``values``."""
+    """The standalone query of one question: ``gold_sql`` (or ``sql``, e.g. the premise query) with
+    ``t`` bound to one row of ``values``."""
     cols = t_columns(sub)
     row = ", ".join(sql_literal(values[c]) for c in cols)
     body = (sql or executor.gold_sql(sub)).strip()

@@ -1,25 +1,28 @@
-"""False-premise questions (paper §3.4): satisfiable tuples perturbed so that the template's premise is false.
+"""False-premise questions (paper §3.4): satisfiable tuples perturbed so that the template's premise
+is false.
 
 A sub-template takes part when its catalog entry has a ``premise`` of a refusable ``premise_kind``
-(:data:`catalog.REFUSABLE_KINDS`: with the premise false, a refusal is the only correct answer under every
-reading), a ``perturb_role``, and its executor implements ``premise_sql`` / ``premise_holds``. Sub-templates
-whose premise kind is ``answerable`` (a count that becomes 0, a boolean that becomes false, a distance that
-stays defined, a hidden cap) are never perturbed; the questions the draw picks there are counted as
-``answerable``.
+(:data:`catalog.REFUSABLE_KINDS`: with the premise false, a refusal is the only correct answer under
+every reading), a ``perturb_role``, and its executor implements ``premise_sql`` / ``premise_holds``.
+Sub-templates whose premise kind is ``answerable`` (a count that becomes 0, a boolean that becomes
+false, a distance that stays defined, a hidden cap) are never perturbed; the questions the draw
+picks there are counted as ``answerable``.
 
-For a seeded share of the eligible true questions, the binding of ``perturb_role`` is replaced by one of the
-:data:`NEAREST` candidates of the same role type in the KG nearest to the original (an entity: nearest to the
-original's representative point; a category: nearest member to the anchor entity's representative point),
-none farther than :data:`MAX_REPLACEMENT_KM`, so that distance does not give the perturbation away. The premise query runs once per sub-template for all
-trials, and the nearest replacement for which the premise is **false** makes a false-premise question. Its
-gold is :data:`formats.REJECTION`, its ``query`` is the premise query bound to that tuple (re-running it shows
-the premise failing), and ``perturbation`` records the role, the original and the replacement binding, the
-premise kind, why the premise is false and the replacement distance.
+For a seeded share of the eligible true questions, the binding of ``perturb_role`` is replaced by
+one of the :data:`NEAREST` candidates of the same role type in the KG nearest to the original (an
+entity: nearest to the original's representative point; a category: nearest member to the anchor
+entity's representative point), none farther than :data:`MAX_REPLACEMENT_KM`, so that distance does
+not give the perturbation away. The premise query runs once per sub-template for all trials, and the
+nearest replacement for which the premise is **false** makes a false-premise question. Its gold is
+:data:`formats.REJECTION`, its ``query`` is the premise query bound to that tuple (re-running it
+shows the premise failing), and ``perturbation`` records the role, the original and the replacement
+binding, the premise kind, why the premise is false and the replacement distance.
 
-The share is :data:`SHARE` of the whole English set (the paper has 3,589 of 46,060 = 7.8 %), drawn from the
-eligible sub-templates: a seeded ``SHARE / (1 - SHARE) * N_true / N_eligible`` of their questions is
-perturbed, and later rounds over the questions not picked yet top up the perturbations whose premise stayed
-true. When the eligible questions are too few, the share falls short (reported as asset metadata).
+The share is :data:`SHARE` of the whole English set (the paper has 3,589 of 46,060 = 7.8 %), drawn
+from the eligible sub-templates: a seeded ``SHARE / (1 - SHARE) * N_true / N_eligible`` of their
+questions is perturbed, and later rounds over the questions not picked yet top up the perturbations
+whose premise stayed true. When the eligible questions are too few, the share falls short (reported
+as asset metadata).
 """
 
 from __future__ import annotations
@@ -89,17 +92,19 @@ def _selected(questions: list[dict], rate: float, seed: int) -> list[dict]:
 
 
 def _haversine_km_sql(a: str, b: str) -> str:
-    """SQL: great-circle km between the lon/lat columns of aliases ``a`` and ``b`` (WGS84 degrees, sphere of
-    :data:`EARTH_RADIUS_KM`); used to rank candidates, cheaper than the spheroid and ordered alike."""
+    """SQL: great-circle km between the lon/lat columns of aliases ``a`` and ``b`` (WGS84 degrees,
+    sphere of :data:`EARTH_RADIUS_KM`); used to rank candidates, cheaper than the spheroid and
+    ordered alike."""
     return (
         f"(2 * {EARTH_RADIUS_KM} * asin(sqrt(pow(sin(radians({b}.lat - {a}.lat) / 2), 2) "
-        f"+ cos(radians({a}.lat)) * cos(radians({b}.lat)) * pow(sin(radians({b}.lon - {a}.lon) / 2), 2))))"
+        f"+ cos(radians({a}.lat)) * cos(radians({b}.lat)) * "
+        f"pow(sin(radians({b}.lon - {a}.lon) / 2), 2))))"
     )
 
 
 def anchor_role(sub: SubTemplate) -> str:
-    """The binding a replacement must lie near: the perturbed entity itself, or for a category role the
-    first entity role (the region, road or place the category is asked about)."""
+    """The binding a replacement must lie near: the perturbed entity itself, or for a category role
+    the first entity role (the region, road or place the category is asked about)."""
     if roles.is_category(sub.roles[sub.perturb_role]):
         return sub.entity_roles[0]
     return sub.perturb_role
@@ -194,16 +199,16 @@ def nearest_replacements(
 ) -> dict[str, list[dict]]:
     """Question id -> up to ``k`` replacement bindings for ``sub.perturb_role``, nearest first.
 
-    Candidates are the rows of the temp table ``pool`` of the role type (categories: bindable ones with at
-    least ``roles.MIN_CATEGORY_MEMBERS`` members among the stratified entities of the question's KG,
-    counted over the KG's entity table, other than the anchor's own category, since "the
-    regions in region B" is a question about coverage, not a false premise), other than the question's own
-    bindings, within ``km`` (:data:`MAX_REPLACEMENT_KM`). The pool is the KG's (``create_pool``) or
-    the neighbourhood of the questions' anchors (:func:`create_neighbourhood_pool`, same result). An
-    entity is ranked by the distance of its representative point from the anchor's
-    (:func:`anchor_role`), a category by its member nearest to the anchor. Each item is ``{"value",
-    "lon", "lat", "anchor_lon", "anchor_lat"}``: the replacement, the point measured (WGS84 lon/lat
-    degrees) and the anchor's point.
+    Candidates are the rows of the temp table ``pool`` of the role type (categories: bindable ones
+    with at least ``roles.MIN_CATEGORY_MEMBERS`` members among the stratified entities of the
+    question's KG, counted over the KG's entity table, other than the anchor's own category, since
+    "the regions in region B" is a question about coverage, not a false premise), other than the
+    question's own bindings, within ``km`` (:data:`MAX_REPLACEMENT_KM`). The pool is the KG's
+    (``create_pool``) or the neighbourhood of the questions' anchors
+    (:func:`create_neighbourhood_pool`, same result). An entity is ranked by the distance of its
+    representative point from the anchor's (:func:`anchor_role`), a category by its member nearest
+    to the anchor. Each item is ``{"value", "lon", "lat", "anchor_lon", "anchor_lat"}``: the
+    replacement, the point measured (WGS84 lon/lat degrees) and the anchor's point.
     """
     if not questions:
         return {}
@@ -277,9 +282,9 @@ def geodesic_km(lon1: float, lat1: float, lon2: float, lat2: float) -> float:
 
 
 def why(sub: SubTemplate, values: Mapping[str, Any], names: Mapping[str, str]) -> str:
-    """The broken premise in words: the catalog's premise with the perturbed tuple's names, categories
-    (plural labels, the singular noun after "one") and parameters filled in, e.g. "it is false that Rua A
-    traverses at least one park"."""
+    """The broken premise in words: the catalog's premise with the perturbed tuple's names,
+    categories (plural labels, the singular noun after "one") and parameters filled in, e.g. "it is
+    false that Rua A traverses at least one park"."""
 
     def fill(m: re.Match) -> str:
         key = m.group(1) or m.group(2)
@@ -515,7 +520,8 @@ def _variant(sub: SubTemplate, variant_id: str):
 def premise_replay(
     con: duckdb.DuckDBPyConnection, sub: SubTemplate, question: Mapping[str, Any]
 ) -> bool:
-    """Re-run a false-premise question's stored premise query: True when the premise (still) holds."""
+    """Re-run a false-premise question's stored premise query: True when the premise (still)
+    holds."""
     row = stored_query_row(con, question, "premise query")
     return EXECUTORS[sub.executor].premise_holds(sub, row)
 

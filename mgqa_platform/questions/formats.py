@@ -2,9 +2,10 @@
 
 Every gold answer is a small typed JSON dict.  ``canonical(fmt, gold)`` validates it and returns a
 normal form (rounded floats, sorted ids, lowercase hex cells, fixed keys) whose
-``json.dumps(..., sort_keys=True)`` is byte-stable and idempotent.  The evaluator scores a prediction
-with ``score(fmt, pred, gold) -> (E, e)`` following the paper's Table 12: ``E = 1[d < tau]`` and
-``e = min(1, d / tau)``, with the documented exceptions (set, bbox, polar, composite, H3 ancestors).
+``json.dumps(..., sort_keys=True)`` is byte-stable and idempotent.  The evaluator scores a
+prediction with ``score(fmt, pred, gold) -> (E, e)`` following the paper's Table 12: ``E = 1[d <
+tau]`` and ``e = min(1, d / tau)``, with the documented exceptions (set, bbox, polar, composite, H3
+ancestors).
 
 Conventions: coordinates are WGS84 (EPSG:4326) degrees, **longitude first** in every dict and
 signature (h3-py takes ``(lat, lng)``: callers swap before calling it); distances are kilometres,
@@ -176,7 +177,8 @@ def entity_name(ids: list[str], names: list[str]) -> dict:
 
 
 def entity_set(ids: list[str], names: list[str], allow_empty: bool = False) -> dict:
-    """An unordered entity set; duplicates merged, ids sorted, names aligned; empty only if allowed."""
+    """An unordered entity set; duplicates merged, ids sorted, names aligned; empty only if
+    allowed."""
     return _ids_names(ids, names, allow_empty, "empty_set")
 
 
@@ -242,7 +244,8 @@ def composite_cell(h3_cell_str: str, s2_token: str) -> dict:
 
 
 def distance_km(v: float) -> dict:
-    """A length in km, rounded to 3 decimals, within [0, half the WGS84 equatorial circumference]."""
+    """A length in km, rounded to 3 decimals, within [0, half the WGS84 equatorial
+    circumference]."""
     v = _rnd(_num(v), 3)
     _need(0.0 <= v <= HALF_CIRCUMFERENCE_KM, "distance_out_of_range", f"{v} km")
     return {"value": v, "unit": "km"}
@@ -286,7 +289,8 @@ def polar(angle_deg: float, distance_km: float) -> dict:
 
 
 def bbox(min_lon: float, min_lat: float, max_lon: float, max_lat: float) -> dict:
-    """A lon/lat box in WGS84 degrees (6 decimals); min <= max on both axes (no antimeridian wrap)."""
+    """A lon/lat box in WGS84 degrees (6 decimals); min <= max on both axes (no antimeridian
+    wrap)."""
     lo, hi = point(min_lon, min_lat), point(max_lon, max_lat)
     _need(lo["lon"] <= hi["lon"] and lo["lat"] <= hi["lat"], "bbox_inverted", f"{lo} > {hi}")
     return {"min_lon": lo["lon"], "min_lat": lo["lat"], "max_lon": hi["lon"], "max_lat": hi["lat"]}
@@ -374,8 +378,8 @@ _CANON = {  # format -> (allowed keys, builder(dict, allow_empty))
 }
 
 
-#: The gold of a false-premise question, whatever the template's format: the right answer is to reject the
-#: question's premise (paper §3.4). A prediction rejects with the same dict.
+#: The gold of a false-premise question, whatever the template's format: the right answer is to
+#: reject the question's premise (paper §3.4). A prediction rejects with the same dict.
 REJECTION = {"rejected": True}
 
 
@@ -384,9 +388,10 @@ def is_rejection(answer: Any) -> bool:
 
 
 def is_empty_set(answer: Any) -> bool:
-    """An entity set with no member (``{"entity_ids": [], "names": []}``, either key alone too): "there are
-    none". Every false premise of a set template says some member exists ("which peaks lie within 2 km of
-    X?" when none does), so this answer rejects the premise as :data:`REJECTION` does."""
+    """An entity set with no member (``{"entity_ids": [], "names": []}``, either key alone too):
+    "there are none". Every false premise of a set template says some member exists ("which peaks
+    lie within 2 km of X?" when none does), so this answer rejects the premise as :data:`REJECTION`
+    does."""
     return (
         isinstance(answer, dict)
         and bool(answer)
@@ -451,7 +456,8 @@ def render(fmt: str, gold: dict) -> str:
 
 # ---------------------------------------------------------------- scoring (Table 12)
 def _band_tau(y: float, bands: tuple) -> float:
-    """max(delta, ALPHA*|y|), delta chosen by the magnitude band of |y| (see DISTANCE/AREA_BANDS)."""
+    """max(delta, ALPHA*|y|), delta chosen by the magnitude band of |y| (see
+    DISTANCE/AREA_BANDS)."""
     (lo, hi), deltas = bands
     return max(
         deltas[0] if abs(y) < lo else deltas[1] if abs(y) < hi else deltas[2], ALPHA * abs(y)
@@ -478,7 +484,8 @@ def _pred_entities(pred: dict) -> tuple[set[str], set[str]]:
 
 
 def _cell_match(p: dict, g: dict) -> bool:
-    """Same cell; for H3 also a finer predicted cell whose ancestor at the gold resolution is the gold."""
+    """Same cell; for H3 also a finer predicted cell whose ancestor at the gold resolution is the
+    gold."""
     if p["system"] != g["system"] or p["cell"] == g["cell"]:
         return p["system"] == g["system"]
     return (
@@ -504,7 +511,8 @@ def _bbox_iou(p: dict, g: dict) -> float:
 
 
 def _polar_errs(p: dict, g: dict) -> tuple[float, float, float]:
-    """(angular error deg, wrapped at 360; radial error km; distance tau of the gold distance km)."""
+    """(angular error deg, wrapped at 360; radial error km; distance tau of the gold distance
+    km)."""
     diff = abs(p["angle_deg"] - g["angle_deg"]) % 360.0
     return (
         min(diff, 360.0 - diff),
@@ -578,10 +586,10 @@ def distance(fmt: str, pred: dict, gold: dict) -> float:
 def score(fmt: str, pred: dict, gold: dict) -> tuple[int, float]:
     """(E_i, e_i) with E_i = 1[d_i < tau_i] and e_i = min(1, d_i / tau_i), except:
     set: E = 1 only for exact set equality (e = 1 - Jaccard); bbox: E = 1[IoU >= 0.5] (e = 1 - IoU);
-    composite_cell: E = 1 only if both cells match (e = fraction wrong); polar: E = 1 iff the angular
-    error (wrapped at 360) is <= 5 deg and the radial error < the distance tau of the gold distance,
-    e = min(1, max(angle_err / 5, radial_err / tau_distance)).  A malformed prediction scores
-    (0, 1.0); an invalid gold raises GoldError (an empty gold set is accepted here)."""
+    composite_cell: E = 1 only if both cells match (e = fraction wrong); polar: E = 1 iff the
+    angular error (wrapped at 360) is <= 5 deg and the radial error < the distance tau of the gold
+    distance, e = min(1, max(angle_err / 5, radial_err / tau_distance)).  A malformed prediction
+    scores (0, 1.0); an invalid gold raises GoldError (an empty gold set is accepted here)."""
     _need(fmt in _CANON, "unknown_format", fmt)
     if is_rejection(gold) or is_rejection(
         pred

@@ -59,8 +59,9 @@ from mgqa_platform.warehouse import CONNECTION_CONFIG, registered, transaction
 
 CAP = 30
 DEFAULT_SEED = 20260101
-#: DuckDB memory budget while generating (the warehouse default is 1 GB, sized for streaming conversion): the
-#: candidate joins of the polygon and event templates hold more at once on large entity tables
+#: DuckDB memory budget while generating (the warehouse default is 1 GB, sized for streaming
+#: conversion): the candidate joins of the polygon and event templates hold more at once on large
+#: entity tables
 MEMORY_LIMIT = "4GB"
 #: Stratum rows one candidate pool of the bounded executors takes at most (``pooled_candidates``):
 #: smaller strata share a pool, so that each pool is built and queried once for many of them; a
@@ -87,8 +88,8 @@ def _draw_parameters(sub: SubTemplate, pool: Pool, row: dict) -> None:
 def candidate_rows(
     con: duckdb.DuckDBPyConnection, sub: SubTemplate, pool: Pool, executor: Executor | None = None
 ) -> list[dict]:
-    """The candidate tuples of ``sub`` over the current ``pool`` table (see :func:`create_pool`) of the
-    strata ``pool`` keeps (:meth:`Pool.kept`), as dicts."""
+    """The candidate tuples of ``sub`` over the current ``pool`` table (see :func:`create_pool`) of
+    the strata ``pool`` keeps (:meth:`Pool.kept`), as dicts."""
     executor = executor or EXECUTORS[sub.executor]
     cur = con.execute(
         f"SELECT * FROM ({executor.candidates(sub, pool)}) AS c WHERE {pool.kept('c')}"
@@ -98,12 +99,14 @@ def candidate_rows(
 
 
 def kg_strata(con: duckdb.DuckDBPyConnection, kg: str) -> list[str]:
-    """The strata that ``kg``'s entities fall in, sorted (entities without a stratum are in no pool)."""
+    """The strata that ``kg``'s entities fall in, sorted (entities without a stratum are in no
+    pool)."""
     return sorted(stratum_sizes(con, kg))
 
 
 def stratum_sizes(con: duckdb.DuckDBPyConnection, kg: str) -> dict[str, int]:
-    """Stratum -> how many of ``kg``'s entities fall in it (entities without a stratum are in none)."""
+    """Stratum -> how many of ``kg``'s entities fall in it (entities without a stratum are in
+    none)."""
     rows = con.execute(
         """
         SELECT stratum, count(*)
@@ -117,9 +120,10 @@ def stratum_sizes(con: duckdb.DuckDBPyConnection, kg: str) -> dict[str, int]:
 
 
 def stratum_groups(sizes: Mapping[str, int], max_rows: int) -> list[tuple[str, ...]]:
-    """The strata of ``sizes`` (stratum -> rows) packed into groups of at most ``max_rows`` rows, first
-    fit in decreasing size (ties by name), each group sorted; a stratum larger than ``max_rows`` is a
-    group of its own. Every stratum is in exactly one group; same sizes -> same groups."""
+    """The strata of ``sizes`` (stratum -> rows) packed into groups of at most ``max_rows`` rows,
+    first fit in decreasing size (ties by name), each group sorted; a stratum larger than
+    ``max_rows`` is a group of its own. Every stratum is in exactly one group; same sizes -> same
+    groups."""
     groups: list[list[str]] = []
     totals: list[int] = []
     for stratum in sorted(sizes, key=lambda s: (-sizes[s], s)):
@@ -144,8 +148,8 @@ def pooled_candidates(
     pool: Pool,
     pool_rows: int = POOL_ROWS,
 ) -> dict[str, list[dict]]:
-    """Sub-template id -> its candidate tuples in ``pool.kg``, each drawn from the smallest pool that
-    gives the same tuples. The executors that are :attr:`Executor.stratum_local` or
+    """Sub-template id -> its candidate tuples in ``pool.kg``, each drawn from the smallest pool
+    that gives the same tuples. The executors that are :attr:`Executor.stratum_local` or
     :attr:`Executor.cell_local` run once per group of strata (:func:`stratum_groups`, at most
     ``pool_rows`` stratum rows a group unless one stratum has more) on that group's cell
     neighbourhood (:func:`create_cell_pool`), built once per group and shared by all of them, with
@@ -172,7 +176,8 @@ def pooled_candidates(
 
 def bound_ids(subs: list[SubTemplate], cands: Mapping[str, list[dict]]) -> set[str]:
     """The entity ids bound in the candidate tuples ``cands`` (sub-template id -> tuples) of the
-    ``subs`` whose executor is :attr:`Executor.gold_bound_only`: the rows their gold batches read."""
+    ``subs`` whose executor is :attr:`Executor.gold_bound_only`: the rows their gold batches
+    read."""
     return {
         c[role]
         for sub in subs
@@ -191,8 +196,9 @@ def execute_sub_template(
     gold_rows: str | None = None,
 ) -> tuple[list[Execution], Counter]:
     """Run one sub-template for all strata at once: on the candidate tuples ``cand``
-    (:func:`pooled_candidates`), or when None on those of the current ``pool`` (:func:`create_pool`);
-    the gold query reads the bound rows from the table ``gold_rows`` when given (:func:`gold_query`).
+    (:func:`pooled_candidates`), or when None on those of the current ``pool``
+    (:func:`create_pool`); the gold query reads the bound rows from the table ``gold_rows`` when
+    given (:func:`gold_query`).
 
     Returns the verified executions and a Counter of discard reasons keyed (stratum, reason).
     """
@@ -255,10 +261,12 @@ def execute_sub_template(
 
 
 def replay(con: duckdb.DuckDBPyConnection, catalog: Catalog, question: Mapping[str, Any]) -> dict:
-    """Re-run a question's stored query and its executor's ``finish``: returns the canonical gold. For a
-    false-premise question the query is the premise query: the gold is REJECTION while the premise is false.
+    """Re-run a question's stored query and its executor's ``finish``: returns the canonical gold.
+    For a false-premise question the query is the premise query: the gold is REJECTION while the
+    premise is false.
 
-    Raises ``RuntimeError`` when the query does not return exactly one row or the execution is now degenerate.
+    Raises ``RuntimeError`` when the query does not return exactly one row or the execution is now
+    degenerate.
     """
     sub = catalog.sub_template(question["sub_template_id"])
     executor = EXECUTORS[question["executor"].split("@")[0]]
@@ -299,14 +307,15 @@ def generate(
     memory_limit: str = MEMORY_LIMIT,
     non_trivial: bool = True,
 ) -> Generation:
-    """Instantiate every sub-template that has an executor (or those in ``only``) for each KG, then derive
-    the false-premise questions (questions/false_premise.py) and the multimodal slice (questions/multimodal.py).
+    """Instantiate every sub-template that has an executor (or those in ``only``) for each KG, then
+    derive the false-premise questions (questions/false_premise.py) and the multimodal slice
+    (questions/multimodal.py).
 
     ``only`` filters by SFID, TID or sub-template id. ``non_trivial`` applies the rules of
-    questions/triviality.py (the platform always does; an executor test on a hand-made world of a few
-    entities, whose golds are naturally alike, switches them off to see every tuple). Rows come back sorted by ``question_id``. DuckDB's
-    memory limit is raised to ``memory_limit`` for the duration, then set back to the platform's connection
-    budget (``warehouse.CONNECTION_CONFIG``).
+    questions/triviality.py (the platform always does; an executor test on a hand-made world of a
+    few entities, whose golds are naturally alike, switches them off to see every tuple). Rows come
+    back sorted by ``question_id``. DuckDB's memory limit is raised to ``memory_limit`` for the
+    duration, then set back to the platform's connection budget (``warehouse.CONNECTION_CONFIG``).
     """
     kgs = list(kgs)
     gen = Generation()
@@ -401,8 +410,9 @@ def _executions_by_cell(
 
 
 def covered_centre(con: duckdb.DuckDBPyConnection, kg: str) -> tuple[float, float] | None:
-    """Centre ``(lon, lat)`` (WGS84 degrees) of the bounding box of ``kg``'s entity points: the "centre of
-    the covered area" a lazy model answers for point questions. None for a KG without entities."""
+    """Centre ``(lon, lat)`` (WGS84 degrees) of the bounding box of ``kg``'s entity points: the
+    "centre of the covered area" a lazy model answers for point questions. None for a KG without
+    entities."""
     row = con.execute(
         """
         SELECT (min(lon) + max(lon)) / 2, (min(lat) + max(lat)) / 2
@@ -417,10 +427,11 @@ def covered_centre(con: duckdb.DuckDBPyConnection, kg: str) -> tuple[float, floa
 def _non_trivial(
     sub: SubTemplate, execs: list[Execution], centre: tuple[float, float] | None
 ) -> tuple[list[Execution], Counter]:
-    """The executions of one (sub-template, KG) whose gold no fixed constant hits, with the most common gold
-    value capped in this pool already when the pool holds other values too, so that the cells fill from a
-    balanced pool (questions/triviality.py); the dropped ones counted ``(stratum, "trivial")``. The cap over
-    all KGs (:func:`_cap_gold_values`) still decides the sub-template's final shares."""
+    """The executions of one (sub-template, KG) whose gold no fixed constant hits, with the most
+    common gold value capped in this pool already when the pool holds other values too, so that the
+    cells fill from a balanced pool (questions/triviality.py); the dropped ones counted ``(stratum,
+    "trivial")``. The cap over all KGs (:func:`_cap_gold_values`) still decides the sub-template's
+    final shares."""
     constants = triviality.fixed_predictors(sub.answer_format, centre)
     kept, dropped = [], Counter()
     for e in execs:
@@ -440,8 +451,9 @@ def _non_trivial(
 
 
 def _cap_gold_values(questions: list[dict], discards: Counter, seed: int) -> list[dict]:
-    """Cap the most common gold value of each sub-template at ``triviality.MAX_SHARE`` of its true questions
-    over all KGs (:func:`triviality.cap_key`); the surplus (seeded order) is counted as ``trivial``."""
+    """Cap the most common gold value of each sub-template at ``triviality.MAX_SHARE`` of its true
+    questions over all KGs (:func:`triviality.cap_key`); the surplus (seeded order) is counted as
+    ``trivial``."""
     by_sub: dict[str, list[dict]] = defaultdict(list)
     for q in questions:
         by_sub[q["sub_template_id"]].append(q)
@@ -465,7 +477,8 @@ def _cap_gold_values(questions: list[dict], discards: Counter, seed: int) -> lis
 
 
 def _instantiate(con, by_cell, discards, seen, kg, seed, run_id, code_version, cap) -> list[dict]:
-    """Per (template, stratum) cell: draw variants, render, drop duplicate (text, gold), keep ``cap``; build rows."""
+    """Per (template, stratum) cell: draw variants, render, drop duplicate (text, gold), keep
+    ``cap``; build rows."""
     all_execs = [e for groups in by_cell.values() for g in groups for e in g]
     if not all_execs:
         return []
@@ -570,8 +583,9 @@ def _question_row(
 
 
 def _aliases(gold: dict, info: Mapping[str, dict]) -> dict[str, list[str]]:
-    """Alias store of an entity-valued gold (for scoring): entity id -> every accepted name (canonical name,
-    display name, all labels in every language), sorted. Empty for other formats."""
+    """Alias store of an entity-valued gold (for scoring): entity id -> every accepted name
+    (canonical name, display name, all labels in every language), sorted. Empty for other
+    formats."""
     return {
         eid: sorted({info[eid]["name"], info[eid]["display_name"], *info[eid].get("labels", [])})
         for eid in gold.get("entity_ids", [])
@@ -583,7 +597,8 @@ def template_rows(catalog: Catalog) -> list[dict]:
 
 
 def write_questions(con: duckdb.DuckDBPyConnection, gen: Generation) -> int:
-    """Replace ``questions_en`` and ``question_discards`` in one transaction; rows in question_id order."""
+    """Replace ``questions_en`` and ``question_discards`` in one transaction; rows in question_id
+    order."""
     table = arrow_table(QUESTION_SCHEMA, gen.questions)
     dis = sorted(gen.discards.items(), key=lambda kv: tuple(str(x) for x in kv[0]))
     dtable = pa.table(

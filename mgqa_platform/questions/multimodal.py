@@ -1,21 +1,25 @@
-"""The multimodal slice (paper §3.4): questions whose entity name is replaced by a link to its image file.
+"""The multimodal slice (paper §3.4): questions whose entity name is replaced by a link to its image
+file.
 
-For WorldKG and OSMH3KG only (KnowWhereGraph's hazard and event entities have no canonical images). An
-entity qualifies when it is **visually salient** (its category is in :data:`SALIENT`) and its KG links an
-image **file** (:func:`image_file_url`): a Wikimedia Commons file from its ``wikimedia_commons`` or ``image``
-tag, as ``https://commons.wikimedia.org/wiki/Special:FilePath/<file>``, or a direct image URL. Never a page
-that names the entity: an entity with only a Wikidata id is not multimodal (its image statement P18 cannot
-be resolved without a network), nor one whose link is a Commons category or a web page. One image stands for
-one entity: an image file linked by two entities of a KG is used by neither. Twins lost to these rules are
-counted in ``question_discards`` as ``multimodal:wikidata_only``, ``multimodal:not_an_image_file`` and
-``multimodal:shared_image``. Nothing is downloaded at build time: ``mgqa images fetch``
-(:mod:`mgqa_platform.release.images`) fetches the released files with their licence metadata.
+For WorldKG and OSMH3KG only (KnowWhereGraph's hazard and event entities have no canonical images).
+An entity qualifies when it is **visually salient** (its category is in :data:`SALIENT`) and its KG
+links an image **file** (:func:`image_file_url`): a Wikimedia Commons file from its
+``wikimedia_commons`` or ``image`` tag, as
+``https://commons.wikimedia.org/wiki/Special:FilePath/<file>``, or a direct image URL. Never a page
+that names the entity: an entity with only a Wikidata id is not multimodal (its image statement P18
+cannot be resolved without a network), nor one whose link is a Commons category or a web page. One
+image stands for one entity: an image file linked by two entities of a KG is used by neither. Twins
+lost to these rules are counted in ``question_discards`` as ``multimodal:wikidata_only``,
+``multimodal:not_an_image_file`` and ``multimodal:shared_image``. Nothing is downloaded at build
+time: ``mgqa images fetch`` (:mod:`mgqa_platform.release.images`) fetches the released files with
+their licence metadata.
 
 Each true question with such an entity among its bindings gets one multimodal twin: the same
 bindings, query and gold, the first qualifying entity's name replaced by :data:`IMAGE_PHRASE`
-(capitalised where it starts a sentence, :func:`sentence_case`), ``multimodal`` true, ``image_url`` set
-and ``image_role`` naming the role of that entity, so that other languages render the same role as the
-image (every mention of the name is replaced). Its question id hashes the original id and the image link.
+(capitalised where it starts a sentence, :func:`sentence_case`), ``multimodal`` true, ``image_url``
+set and ``image_role`` naming the role of that entity, so that other languages render the same role
+as the image (every mention of the name is replaced). Its question id hashes the original id and the
+image link.
 """
 
 from __future__ import annotations
@@ -87,12 +91,13 @@ def commons_file_url(file_name: str) -> str:
 
 
 def image_file_url(image_url: str | None) -> str | None:
-    """The URL of the image file an entity's ``image_url`` names, or None when it names no image file.
+    """The URL of the image file an entity's ``image_url`` names, or None when it names no image
+    file.
 
-    A Commons file (``File:X.jpg``, ``https://commons.wikimedia.org/wiki/File:X.jpg``, percent-encoded or
-    not, or a Special:FilePath link) becomes its Special:FilePath URL; a direct http(s) link whose path ends
-    in an image extension (:data:`IMAGE_EXTENSIONS`) is kept as it is. A Commons category, a non-image file
-    and any other page give None."""
+    A Commons file (``File:X.jpg``, ``https://commons.wikimedia.org/wiki/File:X.jpg``,
+    percent-encoded or not, or a Special:FilePath link) becomes its Special:FilePath URL; a direct
+    http(s) link whose path ends in an image extension (:data:`IMAGE_EXTENSIONS`) is kept as it is.
+    A Commons category, a non-image file and any other page give None."""
     if not image_url or not image_url.strip():
         return None
     text = unquote(image_url.strip())
@@ -107,10 +112,10 @@ def image_file_url(image_url: str | None) -> str | None:
 
 
 def sentence_case(text: str, phrase: str) -> str:
-    """``text`` with every occurrence of ``phrase`` that starts a sentence (the text's start, or after
-    ``.``, ``!``, ``?`` and their Arabic-script and CJK forms, opening marks such as ``¿`` or ``«`` and a
-    ``{`` marker allowed in between) given a capital first letter (title case, so scripts without case
-    are unchanged)."""
+    """``text`` with every occurrence of ``phrase`` that starts a sentence (the text's start, or
+    after ``.``, ``!``, ``?`` and their Arabic-script and CJK forms, opening marks such as ``¿`` or
+    ``«`` and a ``{`` marker allowed in between) given a capital first letter (title case, so
+    scripts without case are unchanged)."""
     if not phrase:
         return text
     capital = phrase[:1].title() + phrase[1:]
@@ -123,9 +128,10 @@ def sentence_case(text: str, phrase: str) -> str:
 
 
 def salient_images(con: duckdb.DuckDBPyConnection) -> tuple[dict[str, str], dict[str, str]]:
-    """``(images, refused)`` over the visually salient entities of WorldKG and OSMH3KG: entity id -> image
-    file URL, and entity id -> why it has none (``wikidata_only``, ``not_an_image_file``, ``shared_image``).
-    An image file is shared when two entities of one KG (salient or not) link it."""
+    """``(images, refused)`` over the visually salient entities of WorldKG and OSMH3KG: entity id ->
+    image file URL, and entity id -> why it has none (``wikidata_only``, ``not_an_image_file``,
+    ``shared_image``). An image file is shared when two entities of one KG (salient or not) link
+    it."""
     rows = con.execute(
         f"""
         SELECT entity_id, kg, image_url, wikidata, category IN ({", ".join("?" * len(SALIENT))})
@@ -155,8 +161,8 @@ def salient_images(con: duckdb.DuckDBPyConnection) -> tuple[dict[str, str], dict
 def twins(
     con: duckdb.DuckDBPyConnection, questions: list[dict], seen: set[tuple[str, str]]
 ) -> tuple[list[dict], Counter]:
-    """Multimodal twins of the true questions (rows of ``questions_en``) that bind a salient entity with an
-    image file, and the questions that bind a salient entity without one, counted
+    """Multimodal twins of the true questions (rows of ``questions_en``) that bind a salient entity
+    with an image file, and the questions that bind a salient entity without one, counted
     ``(kg, sub_template_id, stratum, "multimodal:<why>")``."""
     images, refused = salient_images(con)
     names = (

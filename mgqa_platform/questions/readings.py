@@ -5,19 +5,21 @@ A sub-template lists, in its catalog ``conventions``, the readings its gold is c
     readings: {direction: [quadrant, sector8, half_plane]}
 
 The executor computes the gold under every listed reading and keeps the question only when they all
-agree (discard reason :data:`READING_DEPENDENT` otherwise). A convention the variant text states is not
-listed: it has one reading. :data:`READINGS` names every dimension and its readings; the catalog loader
-rejects any other name.
+agree (discard reason :data:`READING_DEPENDENT` otherwise). A convention the variant text states is
+not listed: it has one reading. :data:`READINGS` names every dimension and its readings; the catalog
+loader rejects any other name.
 
 Direction words. A bearing is in degrees clockwise from true north, in [0, 360): in this project the
-forward geodesic azimuth on WGS84 from ``pyproj.Geod.inv``. Under every reading a direction word holds on
-an arc centred on its own bearing (north 0, northeast 45, east 90, ... northwest 315), half-open
-[centre - h, centre + h), whose half-width h depends on the reading:
+forward geodesic azimuth on WGS84 from ``pyproj.Geod.inv``. Under every reading a direction word
+holds on an arc centred on its own bearing (north 0, northeast 45, east 90, ... northwest 315),
+half-open [centre - h, centre + h), whose half-width h depends on the reading:
 
-==============  =========================  ===========================================================
-reading         cardinal words (N/E/S/W)   intercardinal words (NE/SE/SW/NW)
-==============  =========================  ===========================================================
-``sector8``     h = 22.5: the 45-degree    h = 22.5: the 45-degree octant of the 8-point compass
+==============  =========================
+=========================================================== reading         cardinal words (N/E/S/W)
+intercardinal words (NE/SE/SW/NW)
+==============  =========================
+=========================================================== ``sector8``     h = 22.5: the 45-degree
+h = 22.5: the 45-degree octant of the 8-point compass
                 octant of the 8-point
                 compass
 ``quadrant``    h = 45: a 90-degree cone   h = 45: the quadrant between the two axes ("northeast" =
@@ -25,7 +27,8 @@ reading         cardinal words (N/E/S/W)   intercardinal words (NE/SE/SW/NW)
 ``half_plane``  h = 90: the half-plane     h = 45: both half-planes at once ("north of and east of":
                 whose component along the  the north and east components both positive, [0, 90))
                 direction is positive
-==============  =========================  ===========================================================
+==============  =========================
+===========================================================
 
 Compactness (K02). "More compact" and "closer to a circle" do not name a score. ``polsby_popper``:
 4 pi A / P^2 (A the EPSG:6933 area, P the geodesic perimeter), which punishes a ragged outline;
@@ -35,11 +38,11 @@ stretched one. Both are 1 for a disc. (The convex-hull ratio is no reading of it
 scores 1.)
 
 Elongation (K03). "More elongated" and "longer and narrower" do not name a score either.
-``rotated_rectangle``: 1 - minor/major side of the minimum-area rotated rectangle; ``inertia``: 1 - the
-axis ratio of the ellipse with the shape's second moments of area (the square root of the smaller over
-the larger principal moment), which weighs where the area lies (a dumbbell is more elongated by it than
-its rectangle says). Both planar in the local azimuthal-equidistant projection, 0 for a square or a
-disc, equal for a rectangle.
+``rotated_rectangle``: 1 - minor/major side of the minimum-area rotated rectangle; ``inertia``: 1 -
+the axis ratio of the ellipse with the shape's second moments of area (the square root of the
+smaller over the larger principal moment), which weighs where the area lies (a dumbbell is more
+elongated by it than its rectangle says). Both planar in the local azimuthal-equidistant projection,
+0 for a square or a disc, equal for a rectangle.
 
 Grid origin (G03 scale shift). A square grid of side s in a projected CRS has its cell edges at
 x0 + i s, y0 + j s; the question names s but not (x0, y0). ``projection_origin``: (0, 0) of the
@@ -98,33 +101,36 @@ def offset_deg(bearing_deg: float, word: str) -> float:
 
 
 def holds(bearing_deg: float, word: str, reading: str) -> bool:
-    """Does ``word`` describe ``bearing_deg`` (degrees clockwise from true north) under ``reading``?"""
+    """Does ``word`` describe ``bearing_deg`` (degrees clockwise from true north) under
+    ``reading``?"""
     h = half_width_deg(word, reading)
     return -h <= offset_deg(bearing_deg, word) < h
 
 
 def edge_distance_deg(bearing_deg: float, word: str, reading: str) -> float:
-    """Degrees from ``bearing_deg`` to the nearest edge of ``word``'s arc under ``reading`` (>= 0)."""
+    """Degrees from ``bearing_deg`` to the nearest edge of ``word``'s arc under ``reading`` (>=
+    0)."""
     return abs(half_width_deg(word, reading) - abs(offset_deg(bearing_deg, word)))
 
 
 def cardinal(bearing_deg: float, reading: str) -> frozenset[str]:
-    """Every direction word that holds for ``bearing_deg`` (degrees clockwise from true north, e.g. a
-    ``pyproj.Geod.inv`` forward azimuth) under ``reading``: one word under ``sector8``, two (a cardinal
-    and an intercardinal word) under ``quadrant``, two or three under ``half_plane``."""
+    """Every direction word that holds for ``bearing_deg`` (degrees clockwise from true north, e.g.
+    a ``pyproj.Geod.inv`` forward azimuth) under ``reading``: one word under ``sector8``, two (a
+    cardinal and an intercardinal word) under ``quadrant``, two or three under ``half_plane``."""
     return frozenset(w for w in WORD_BEARINGS if holds(bearing_deg, w, reading))
 
 
 def direction_verdicts(
     bearing_deg: float, word: str, readings: tuple[str, ...] | list[str]
 ) -> set[bool]:
-    """The distinct answers to "is the bearing ``word``?" over ``readings``: one value when they agree."""
+    """The distinct answers to "is the bearing ``word``?" over ``readings``: one value when they
+    agree."""
     return {holds(bearing_deg, word, r) for r in readings}
 
 
 def grid_origin_m(reading: str, size_m: float) -> tuple[float, float]:
-    """(x0, y0) in metres of the projected CRS: where a grid of cell side ``size_m`` has a cell corner
-    under grid-origin ``reading``."""
+    """(x0, y0) in metres of the projected CRS: where a grid of cell side ``size_m`` has a cell
+    corner under grid-origin ``reading``."""
     if reading == "projection_origin":
         return 0.0, 0.0
     if reading == "half_cell":

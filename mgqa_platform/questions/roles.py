@@ -1,11 +1,12 @@
 """Role types: which entities (or categories) may fill a template placeholder.
 
 Each role type is a SQL predicate over an ``entities`` row aliased ``e`` (the question pool adds the
-strata columns). Category role types bind a *category* (``pharmacy``), rendered with its lexicon plural
-("pharmacies", ``mgqa_platform.lexicon``), and require at least ``MIN_CATEGORY_MEMBERS`` members in the KG. Their geometry kind
-says which categories they may bind (``entities.category_kind``, the kind most of the category's
-entities have in the KG), not which members count: the predicate selects every member, whatever its
-name and its own geometry kind (docs/questions.md, "Categories and geometry kinds"). Candidates bind only bindable lexicon
+strata columns). Category role types bind a *category* (``pharmacy``), rendered with its lexicon
+plural ("pharmacies", ``mgqa_platform.lexicon``), and require at least ``MIN_CATEGORY_MEMBERS``
+members in the KG. Their geometry kind says which categories they may bind
+(``entities.category_kind``, the kind most of the category's entities have in the KG), not which
+members count: the predicate selects every member, whatever its name and its own geometry kind
+(docs/questions.md, "Categories and geometry kinds"). Candidates bind only bindable lexicon
 categories (:func:`candidate_predicate`). Entity role types bind one entity whose display name is
 rendered into the question, so :func:`predicate` adds ``name_unique``: an entity whose name stays
 ambiguous within its KG (docs/questions.md, "Display names") is never bound where its name must
@@ -18,7 +19,8 @@ from mgqa_platform.lexicon import REGION_CATEGORIES, ROAD_CATEGORIES, SETTLEMENT
 
 
 def sql_in(values) -> str:
-    """SQL list literal for ``IN``: ``('a', 'b')`` (values are internal constants, never user input)."""
+    """SQL list literal for ``IN``: ``('a', 'b')`` (values are internal constants, never user
+    input)."""
     return "(" + ", ".join(f"'{v}'" for v in values) + ")"
 
 
@@ -33,7 +35,8 @@ ROLE_TYPES: dict[str, str] = {
     # any polygon that is not an event footprint
     "polygon": "e.geom_kind = 'polygon' AND e.valid_from IS NULL",
     # polygons that partition space: administrative regions, blocks, named areas
-    "region": f"e.geom_kind = 'polygon' AND e.valid_from IS NULL AND e.category IN {sql_in(REGION_CATEGORIES)}",
+    "region": "e.geom_kind = 'polygon' AND e.valid_from IS NULL "
+    f"AND e.category IN {sql_in(REGION_CATEGORIES)}",
     # lines or polygons (things with extent)
     "extended": "e.geom_kind IN ('line', 'polygon') AND e.valid_from IS NULL",
     # anything that is not an event
@@ -71,7 +74,8 @@ def predicate(role_type: str, alias: str = "e") -> str:
     return sql.replace("e.", f"{alias}.")
 
 
-#: Temp table of the bindable lexicon categories, created with the ``pool`` (questions/execution.py).
+#: Temp table of the bindable lexicon categories, created with the ``pool``
+#: (questions/execution.py).
 BINDABLE_TABLE = "bindable_categories"
 
 

@@ -1,18 +1,19 @@
 """Non-trivial golds (issue 16, item 3): constant answers a lazy model would give must not score.
 
-Two pure rules, applied by the generator (docs/questions.md, "Non-trivial golds"); hits are judged by the
-scorer's own rule (:func:`mgqa_platform.questions.formats.score`, E = 1):
+Two pure rules, applied by the generator (docs/questions.md, "Non-trivial golds"); hits are judged
+by the scorer's own rule (:func:`mgqa_platform.questions.formats.score`, E = 1):
 
-* **Fixed constants.** For the formats whose tolerance turns a constant into a range of right answers
-  (:data:`PREDICTED_FORMATS`), a question is dropped when a fixed constant hits its gold: zero (distance
-  0 km, area 0 km2, ratio 0, polar 0 km at bearing 0) and, for points, the centre of the covered area
-  (lon/lat, WGS84 degrees).
-* **Most common value, capped.** No single gold value of a boolean, count or predefined-option sub-template
-  (:data:`CAPPED_FORMATS`; count 0 and count 1 included) may hold more than :data:`MAX_SHARE` of the
-  sub-template's questions; for the formats of :data:`PREDICTED_FORMATS` the same cap applies to the
-  questions the sub-template's most common gold value hits within tolerance (for distance, area and ratio:
-  the constant that is right for the most golds, K05.2's perimeter ratios of about 1.0). The surplus is dropped in a
-  seeded order. A value held by one question only is never capped.
+* **Fixed constants.** For the formats whose tolerance turns a constant into a range of right
+  answers (:data:`PREDICTED_FORMATS`), a question is dropped when a fixed constant hits its gold:
+  zero (distance 0 km, area 0 km2, ratio 0, polar 0 km at bearing 0) and, for points, the centre of
+  the covered area (lon/lat, WGS84 degrees).
+* **Most common value, capped.** No single gold value of a boolean, count or predefined-option
+  sub-template (:data:`CAPPED_FORMATS`; count 0 and count 1 included) may hold more than
+  :data:`MAX_SHARE` of the sub-template's questions; for the formats of :data:`PREDICTED_FORMATS`
+  the same cap applies to the questions the sub-template's most common gold value hits within
+  tolerance (for distance, area and ratio: the constant that is right for the most golds, K05.2's
+  perimeter ratios of about 1.0). The surplus is dropped in a seeded order. A value held by one
+  question only is never capped.
 """
 
 from __future__ import annotations
@@ -34,7 +35,8 @@ MAX_SHARE = 0.6
 CAPPED_FORMATS = frozenset({"boolean", "count", "predefined"})
 #: Formats whose golds are tested against constant predictors (zero, centre, most common value).
 PREDICTED_FORMATS = frozenset({"distance", "area", "ratio", "point", "polar", "bbox", "date"})
-#: Formats with one number as the answer: their best constant is searched over the golds' tolerances.
+#: Formats with one number as the answer: their best constant is searched over the golds'
+#: tolerances.
 NUMERIC_FORMATS = frozenset({"distance", "area", "ratio"})
 ZERO = {
     "distance": {"value": 0.0, "unit": "km"},
@@ -73,9 +75,9 @@ def fixed_predictors(fmt: str, centre: tuple[float, float] | None = None) -> lis
 
 
 def best_constant(fmt: str, golds: Sequence[dict]) -> dict | None:
-    """For a numeric format (:data:`NUMERIC_FORMATS`), the gold value that, answered to every question, is
-    right for the most golds within their tolerances (``formats.tolerance``; ties: the smaller value): the
-    lazy model's best constant. None when it is right for one gold only."""
+    """For a numeric format (:data:`NUMERIC_FORMATS`), the gold value that, answered to every
+    question, is right for the most golds within their tolerances (``formats.tolerance``; ties: the
+    smaller value): the lazy model's best constant. None when it is right for one gold only."""
     if not golds:
         return None
     values = np.array([g["value"] for g in golds], dtype=float)
@@ -92,10 +94,10 @@ def best_constant(fmt: str, golds: Sequence[dict]) -> dict | None:
 
 def cap_key(fmt: str, golds: Sequence[dict]) -> Callable[[int], Hashable] | None:
     """The value the cap counts for the ``i``-th of a sub-template's ``golds``: the gold itself for
-    :data:`CAPPED_FORMATS`; for :data:`PREDICTED_FORMATS` ``"most_common"`` when the most common gold (for
-    numeric formats the best constant, :func:`best_constant`) hits it under the scorer, else its own index
-    (never grouped). None when there is nothing to cap: every other format, and a tolerance format where no
-    constant is right for two golds."""
+    :data:`CAPPED_FORMATS`; for :data:`PREDICTED_FORMATS` ``"most_common"`` when the most common
+    gold (for numeric formats the best constant, :func:`best_constant`) hits it under the scorer,
+    else its own index (never grouped). None when there is nothing to cap: every other format, and a
+    tolerance format where no constant is right for two golds."""
     if fmt in CAPPED_FORMATS:
         return lambda i: gold_key(golds[i])
     if fmt in NUMERIC_FORMATS:
@@ -116,10 +118,10 @@ def is_trivial(fmt: str, gold: dict, constants: Sequence[dict]) -> bool:
 def capped(
     items: Sequence[T], value: Callable[[T], Hashable], order: Callable[[T], str]
 ) -> tuple[list[T], list[T]]:
-    """``(kept, dropped)``: ``items`` (the questions of one sub-template) with the most common ``value`` cut
-    down to at most :data:`MAX_SHARE` of what is kept. The kept ones of that value are the first in
-    ``order`` (a seeded key); every other item is kept. One value alone (no other value, even a single
-    item) is dropped whole."""
+    """``(kept, dropped)``: ``items`` (the questions of one sub-template) with the most common
+    ``value`` cut down to at most :data:`MAX_SHARE` of what is kept. The kept ones of that value are
+    the first in ``order`` (a seeded key); every other item is kept. One value alone (no other
+    value, even a single item) is dropped whole."""
     by_value: dict[Hashable, list[T]] = defaultdict(list)
     for it in items:
         by_value[value(it)].append(it)

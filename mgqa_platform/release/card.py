@@ -1,13 +1,15 @@
-"""The dataset card (``README.md`` with Hugging Face YAML ``configs``), ``ATTRIBUTION.md`` and ``SHA256SUMS``.
+"""The dataset card (``README.md`` with Hugging Face YAML ``configs``), ``ATTRIBUTION.md`` and
+``SHA256SUMS``.
 
-:func:`write_release_card` describes exactly the files present in a release folder: the languages whose
-``large`` and ``small`` files both exist (in :data:`~mgqa_platform.languages.CODES` order), their
-counts read back from the Parquet files, and the entity sites file. The card is deterministic: no dates, no
-absolute paths, no timestamps; the same files always give the same card and the same ``SHA256SUMS``.
+:func:`write_release_card` describes exactly the files present in a release folder: the languages
+whose ``large`` and ``small`` files both exist (in :data:`~mgqa_platform.languages.CODES` order),
+their counts read back from the Parquet files, and the entity sites file. The card is deterministic:
+no dates, no absolute paths, no timestamps; the same files always give the same card and the same
+``SHA256SUMS``.
 
-:func:`verify_release` re-checks a release folder without the warehouse (pure pyarrow + yaml): configs point
-at existing files, ``SHA256SUMS`` matches, every split file has the release schema, ``small`` is a subset of
-``large`` and no split repeats a question id.
+:func:`verify_release` re-checks a release folder without the warehouse (pure pyarrow + yaml):
+configs point at existing files, ``SHA256SUMS`` matches, every split file has the release schema,
+``small`` is a subset of ``large`` and no split repeats a question id.
 """
 
 from __future__ import annotations
@@ -43,7 +45,8 @@ CARD_FILE = "README.md"
 ATTRIBUTION_FILE = "ATTRIBUTION.md"
 SUMS_FILE = "SHA256SUMS"
 
-#: ISO 639-1 code of each benchmark language (the OSM ``name:<xx>`` subtag in languages.py is exactly that).
+#: ISO 639-1 code of each benchmark language (the OSM ``name:<xx>`` subtag in languages.py is
+#: exactly that).
 ISO_639_1: dict[str, str] = {code: lang.osm for code, lang in LANGUAGES.items()}
 
 #: One line per released column, for the card's schema table: the descriptions of the declared
@@ -52,13 +55,15 @@ COLUMN_DOCS: dict[str, str] = schema.descriptions(schema.RELEASED_FIELDS)
 
 #: Sources added to the lines of ATTRIBUTION.md: the graph formats the questions are asked over.
 KG_ATTRIBUTION = (
-    "WorldKG format (OSM nodes as an RDF knowledge graph under the WorldKG ontology), built from OpenStreetMap data: ODbL 1.0.",
+    "WorldKG format (OSM nodes as an RDF knowledge graph under the WorldKG ontology), "
+    "built from OpenStreetMap data: ODbL 1.0.",
     "KnowWhereGraph ontology and RDF layout of the crawled entities: CC BY 4.0.",
-    "OSMH3KG format (OpenStreetMap triples linked to H3 cells), built from OpenStreetMap data: ODbL 1.0.",
+    "OSMH3KG format (OpenStreetMap triples linked to H3 cells), "
+    "built from OpenStreetMap data: ODbL 1.0.",
 )
 
 
-# ---------------------------------------------------------------------------------------------- small helpers
+# ------------------------------------------------------------------------------------ small helpers
 def _write_text(path: Path, text: str) -> None:
     with atomic_path(path) as tmp:
         tmp.write_bytes(text.encode("utf-8"))
@@ -79,7 +84,8 @@ def size_category(n: int) -> str:
 
 
 def attribution_lines(attribution: str) -> list[str]:
-    """The bullet lines of ATTRIBUTION.md's "Attribution lines to reproduce" list (every bullet if there is none)."""
+    """The bullet lines of ATTRIBUTION.md's "Attribution lines to reproduce" list (every bullet if
+    there is none)."""
     lines = attribution.splitlines()
     start = next(
         (i for i, line in enumerate(lines) if line.lower().startswith("attribution lines")), None
@@ -93,9 +99,15 @@ def _engine_line(engine: str, langs: Sequence[str]) -> str | None:
     if engine == "source":
         return None
     if engine == "memory":
-        return f"Template translations ({where}): the project's bundled draft translation memory (machine-quality drafts)."
+        return (
+            f"Template translations ({where}): the project's bundled draft translation memory "
+            "(machine-quality drafts)."
+        )
     if engine.startswith("google:"):
-        return f"Template translations ({where}): Google Cloud Translation v3, model {engine.split(':', 1)[1]}."
+        return (
+            f"Template translations ({where}): Google Cloud Translation v3, "
+            f"model {engine.split(':', 1)[1]}."
+        )
     return f"Template translations ({where}): {engine}."
 
 
@@ -107,7 +119,7 @@ def _md_cell(value: Any) -> str:
     return str(value).replace("|", "\\|")
 
 
-# ---------------------------------------------------------------------------------------------- the card
+# ----------------------------------------------------------------------------------------- the card
 def front_matter(langs_info: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     """The YAML metadata of the card: licence, languages, task, size and one config per language."""
     configs = []
@@ -165,12 +177,14 @@ def _languages_section(langs_info: Sequence[Mapping[str, Any]]) -> list[str]:
     for info in langs_info:
         lang, large = info["lang"], int(info["rows"]["large"])
         out.append(
-            f"| `{lang}` | {LANGUAGES[lang].name} | {large} | {int(info['rows']['small'])} | {int(info['false_premise'])} "
+            f"| `{lang}` | {LANGUAGES[lang].name} | {large} | {int(info['rows']['small'])} "
+            f"| {int(info['false_premise'])} "
             f"| {int(info['multimodal'])} | {_pct(int(info['edited']), large)} |"
         )
     out += [
         "",
-        "Counts are of the large split. *Post-edited* is the share of questions whose text the automatic "
+        "Counts are of the large split. *Post-edited* is the share of questions whose text "
+        "the automatic "
         "post-edit ensemble changed (`postedit_decision` other than `none`).",
         "",
     ]
@@ -182,11 +196,13 @@ def _files_section(langs_info: Sequence[Mapping[str, Any]]) -> list[str]:
     for info in langs_info:
         for split in SPLITS:
             out.append(
-                f"| `{info['files'][split]}` | {int(info['rows'][split])} | `{info['sha256'][split]}` |"
+                f"| `{info['files'][split]}` | {int(info['rows'][split])} | "
+                f"`{info['sha256'][split]}` |"
             )
     return out + [
         "",
-        f"`{SUMS_FILE}` lists the sha256 of every file of the release (`sha256sum -c {SUMS_FILE}`).",
+        f"`{SUMS_FILE}` lists the sha256 of every file of the release "
+        f"(`sha256sum -c {SUMS_FILE}`).",
         "",
     ]
 
@@ -196,18 +212,24 @@ def _images_section(langs_info: Sequence[Mapping[str, Any]]) -> list[str]:
     count = (
         f"The multimodal questions ({n} per language)"
         if n
-        else "This release has no multimodal question (no salient entity of its inputs links an image file). "
+        else "This release has no multimodal question "
+        "(no salient entity of its inputs links an image file). "
         "Multimodal questions"
     )
     return [
         "## Images",
         "",
         f"{count} name an entity through an image: their `image_url` is the "
-        "address of an image file (a Wikimedia Commons `Special:FilePath` link or a direct image link), never a "
-        "page that names the entity. The image files are not part of this release and must be fetched before a "
-        "multimodal evaluation: on a machine with a network, `mgqa images fetch --release-dir <this folder>` (MGQA "
-        "platform) downloads each file into `images/`, records its licence, author, credit and sha256 in "
-        "`images/images.jsonl`, and rewrites `SHA256SUMS` to list them. Each image keeps its own licence "
+        "address of an image file (a Wikimedia Commons `Special:FilePath` link or a direct "
+        "image link), never a "
+        "page that names the entity. The image files are not part of this release and must "
+        "be fetched before a "
+        "multimodal evaluation: on a machine with a network, "
+        "`mgqa images fetch --release-dir <this folder>` (MGQA "
+        "platform) downloads each file into `images/`, records its licence, author, "
+        "credit and sha256 in "
+        "`images/images.jsonl`, and rewrites `SHA256SUMS` to list them. Each image keeps "
+        "its own licence "
         "(mostly Creative Commons on Wikimedia Commons): check it before redistributing the files.",
         "",
     ]
@@ -219,10 +241,14 @@ def _sites_section(sites: Mapping[str, Any] | None) -> list[str]:
         return out + ["This release has no entity sites file.", ""]
     kinds = ", ".join(f"{n} {kind}" for kind, n in sorted(sites.get("geom_kinds", {}).items()))
     return out + [
-        f"`{SITES_FILE}` is a GeoParquet file (EPSG:4326) with one row per entity bound in a released question: "
-        f"{int(sites['rows'])} entities ({kinds or 'none'}). Columns: `entity_id` (the ids of `bindings`), `kg`, `name`, "
-        "`display_name`, `category`, `geom_kind`, `lon`/`lat` (representative point), `snapshot_id`, `geometry`. "
-        "Read it with `geopandas.read_parquet`, or join it to the questions on the ids of `bindings` to map them.",
+        f"`{SITES_FILE}` is a GeoParquet file (EPSG:4326) with one row per entity bound in "
+        "a released question: "
+        f"{int(sites['rows'])} entities ({kinds or 'none'}). Columns: `entity_id` "
+        "(the ids of `bindings`), `kg`, `name`, "
+        "`display_name`, `category`, `geom_kind`, `lon`/`lat` (representative point), "
+        "`snapshot_id`, `geometry`. "
+        "Read it with `geopandas.read_parquet`, "
+        "or join it to the questions on the ids of `bindings` to map them.",
         "",
     ]
 
@@ -239,7 +265,8 @@ def _snapshots_section(snapshots: Sequence[Mapping[str, Any]]) -> list[str]:
     ]
     for s in snapshots:
         out.append(
-            f"| `{s['snapshot_id']}` | {s.get('kind') or ''} | {_md_cell(s.get('file') or '')} | {s.get('bytes') or ''} "
+            f"| `{s['snapshot_id']}` | {s.get('kind') or ''} | "
+            f"{_md_cell(s.get('file') or '')} | {s.get('bytes') or ''} "
             f"| `{s.get('sha256') or ''}` | {s.get('source_snapshot_id') or ''} |"
         )
     return out + [""]
@@ -257,9 +284,12 @@ def _attribution_section(langs_info: Sequence[Mapping[str, Any]], attribution: s
     return [
         "## Licence and attribution",
         "",
-        "The questions, gold answers and entity sites are derived from OpenStreetMap and are released under the "
-        "Open Database License (ODbL) 1.0. Other inputs keep their own terms: KnowWhereGraph, WorldPop and the World "
-        "Bank income classification are CC BY 4.0; Natural Earth and the USGS earthquake catalog are in the public "
+        "The questions, gold answers and entity sites are derived from OpenStreetMap and "
+        "are released under the "
+        "Open Database License (ODbL) 1.0. Other inputs keep their own terms: "
+        "KnowWhereGraph, WorldPop and the World "
+        "Bank income classification are CC BY 4.0; Natural Earth and the USGS earthquake "
+        "catalog are in the public "
         "domain. Reproduce these lines wherever you publish data derived from this release:",
         "",
         *[f"- {line}" for line in lines],
@@ -274,10 +304,11 @@ def dataset_card(
 ) -> str:
     """The release ``README.md``: YAML front matter (one config per language) and the card body.
 
-    ``langs_info`` holds one :func:`~mgqa_platform.release.export.write_language`-shaped dict per language (plus an
-    optional ``engines`` list of translation engines); ``sites`` the entity sites summary (``rows``,
-    ``geom_kinds``) or None; ``attribution`` the text of ATTRIBUTION.md; ``snapshots`` dicts with ``snapshot_id``,
-    ``kind``, ``file``, ``bytes``, ``sha256`` and optional ``source_snapshot_id``. Deterministic text."""
+    ``langs_info`` holds one :func:`~mgqa_platform.release.export.write_language`-shaped dict per
+    language (plus an optional ``engines`` list of translation engines); ``sites`` the entity sites
+    summary (``rows``, ``geom_kinds``) or None; ``attribution`` the text of ATTRIBUTION.md;
+    ``snapshots`` dicts with ``snapshot_id``, ``kind``, ``file``, ``bytes``, ``sha256`` and optional
+    ``source_snapshot_id``. Deterministic text."""
     meta = yaml.safe_dump(front_matter(langs_info), sort_keys=False, allow_unicode=True)
     langs = ", ".join(f"`{info['lang']}`" for info in langs_info) or "none"
     example = (
@@ -288,13 +319,20 @@ def dataset_card(
     body = [
         "# MGQA: multilingual geospatial questions over knowledge graphs",
         "",
-        "A benchmark of geospatial reasoning questions (distances, containment, directions, grid cells, shapes, "
-        "events ...) asked over three knowledge graphs: WorldKG, KnowWhereGraph and OSMH3KG. Every gold answer was "
-        "computed by running a query over the graph's entities, not written by hand, and every question keeps the "
-        "query and the source triples that produced its answer. Entities are sampled across World Bank income tiers "
-        "and population-density tiers, so that places in low-income and sparsely populated regions are asked about "
-        "as often as places in rich cities. The English questions are rendered in the other languages from "
-        "translated templates and localized entity labels; the same `question_id` denotes the same question in every "
+        "A benchmark of geospatial reasoning questions "
+        "(distances, containment, directions, grid cells, shapes, "
+        "events ...) asked over three knowledge graphs: WorldKG, "
+        "KnowWhereGraph and OSMH3KG. Every gold answer was "
+        "computed by running a query over the graph's entities, not written by hand, "
+        "and every question keeps the "
+        "query and the source triples that produced its answer. Entities are sampled "
+        "across World Bank income tiers "
+        "and population-density tiers, so that places in low-income and sparsely populated "
+        "regions are asked about "
+        "as often as places in rich cities. The English questions are rendered in the "
+        "other languages from "
+        "translated templates and localized entity labels; the same `question_id` denotes "
+        "the same question in every "
         "language.",
         "",
         f"Languages in this release: {langs}.",
@@ -303,8 +341,11 @@ def dataset_card(
         "## Splits",
         "",
         "- `large`: every question of the language.",
-        f"- `small`: a fixed subset of `large` (at most {SMALL_PER_CELL} questions per knowledge graph and spatial function family, "
-        "chosen by a seeded hash of the question id), the same question ids in every language. Use it for quick or "
+        "- `small`: a fixed subset of `large` "
+        f"(at most {SMALL_PER_CELL} questions per knowledge graph and spatial function "
+        "family, "
+        "chosen by a seeded hash of the question id), "
+        "the same question ids in every language. Use it for quick or "
         "costly evaluations.",
         "",
         *_languages_section(langs_info),
@@ -312,20 +353,26 @@ def dataset_card(
         "",
         "```python",
         "import datasets",
-        f'ds = datasets.load_dataset("path/to/this/folder", "{example}")  # one config per language',
+        f'ds = datasets.load_dataset("path/to/this/folder", "{example}")  # one config per '
+        "language",
         'small = ds["small"]; large = ds["large"]',
         "```",
         "",
-        "Each config reads plain Parquet files (`data/<lang>/<split>.parquet`), so pyarrow, DuckDB or pandas read "
+        "Each config reads plain Parquet files (`data/<lang>/<split>.parquet`), "
+        "so pyarrow, DuckDB or pandas read "
         "them directly too.",
         "",
         *_files_section(langs_info),
         "## Auditability",
         "",
-        "`query` is the computation that produced `gold`, and `gold_triples` the knowledge-graph triples it rests on, "
-        "so anyone holding the same input snapshots can re-run a gold answer and check it. In the platform's "
-        "warehouse, `mgqa lineage <question_id>` prints the whole chain: question, template variant, executor and "
-        "query, bound entities, their source triples, the knowledge-graph file and its hash, and the pipeline run "
+        "`query` is the computation that produced `gold`, "
+        "and `gold_triples` the knowledge-graph triples it rests on, "
+        "so anyone holding the same input snapshots can re-run a gold answer and check it. "
+        "In the platform's "
+        "warehouse, `mgqa lineage <question_id>` prints the whole chain: question, "
+        "template variant, executor and "
+        "query, bound entities, their source triples, "
+        "the knowledge-graph file and its hash, and the pipeline run "
         "that built it.",
         "",
         *_images_section(langs_info),
@@ -334,19 +381,24 @@ def dataset_card(
         *_attribution_section(langs_info, attribution),
         "## How to cite",
         "",
-        "This release was built with the MGQA platform, which follows the MultiGlobeQA construction (execution-based "
-        "gold answers over three knowledge graphs, income- and density-stratified sampling, parallel questions in 17 "
-        "languages). It is not the original MultiGlobeQA data. Cite the method as: Böckling, Nosova, Paulheim and "
-        "Iana, *MultiGlobeQA: A Multilingual and Globally Diverse Benchmark for Geospatial Reasoning*, "
+        "This release was built with the MGQA platform, "
+        "which follows the MultiGlobeQA construction (execution-based "
+        "gold answers over three knowledge graphs, "
+        "income- and density-stratified sampling, parallel questions in 17 "
+        "languages). It is not the original MultiGlobeQA data. Cite the method as: "
+        "Böckling, Nosova, Paulheim and "
+        "Iana, *MultiGlobeQA: A Multilingual and Globally Diverse Benchmark for Geospatial "
+        "Reasoning*, "
         "arXiv:2608.03882. Identify this release by the sha256 of its `SHA256SUMS` file.",
         "",
     ]
     return f"---\n{meta}---\n\n" + "\n".join(body)
 
 
-# ---------------------------------------------------------------------------------------------- reading a release
+# -------------------------------------------------------------------------------- reading a release
 def describe_language(release_dir: str | Path, lang: str) -> dict[str, Any]:
-    """The :func:`~mgqa_platform.release.export.write_language`-shaped summary of ``lang``, read from its files."""
+    """The :func:`~mgqa_platform.release.export.write_language`-shaped summary of ``lang``, read
+    from its files."""
     root = Path(release_dir)
     info: dict[str, Any] = {"lang": lang, "files": {}, "rows": {}, "sha256": {}}
     for split in SPLITS:
@@ -362,13 +414,15 @@ def describe_language(release_dir: str | Path, lang: str) -> dict[str, Any]:
 
 
 def released_languages(release_dir: str | Path) -> list[str]:
-    """Languages whose large and small files both exist under ``<release_dir>/data``, in ``CODES`` order."""
+    """Languages whose large and small files both exist under ``<release_dir>/data``, in ``CODES``
+    order."""
     root = Path(release_dir)
     return [c for c in CODES if all((root / split_path(c, s)).is_file() for s in SPLITS)]
 
 
 def describe_sites(release_dir: str | Path) -> dict[str, Any] | None:
-    """Summary (path, rows, sha256, geom_kinds) of ``<release_dir>/entity_sites.parquet``, or None when absent."""
+    """Summary (path, rows, sha256, geom_kinds) of ``<release_dir>/entity_sites.parquet``, or None
+    when absent."""
     path = Path(release_dir) / SITES_FILE
     if not path.is_file():
         return None
@@ -382,7 +436,8 @@ def describe_sites(release_dir: str | Path) -> dict[str, Any] | None:
 
 
 def release_files(release_dir: str | Path) -> list[str]:
-    """Relative posix paths of the release's files, sorted: everything but ``SHA256SUMS`` and hidden entries."""
+    """Relative posix paths of the release's files, sorted: everything but ``SHA256SUMS`` and hidden
+    entries."""
     root = Path(release_dir)
     out = []
     for p in root.rglob("*"):
@@ -409,11 +464,13 @@ def _rows(cur: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
 
 
 def warehouse_snapshots(con: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
-    """The inputs of the release: every KG file (``kg_files``), then the snapshots they were built from and every
-    non-OSM snapshot; file names only (no absolute paths)."""
+    """The inputs of the release: every KG file (``kg_files``), then the snapshots they were built
+    from and every non-OSM snapshot; file names only (no absolute paths)."""
     kg = _rows(
         con.execute(
-            "SELECT kg, snapshot_id, source_snapshot_id, path, sha256, bytes FROM kg_files ORDER BY kg"
+            "SELECT kg, snapshot_id, source_snapshot_id, path, sha256, bytes "
+            "FROM kg_files "
+            "ORDER BY kg"
         )
     )
     sources = {k["source_snapshot_id"] for k in kg if k["source_snapshot_id"]}
@@ -466,11 +523,13 @@ def write_release_card(
     release_dir: str | Path,
     attribution_path: str | Path | None = None,
 ) -> dict[str, Any]:
-    """Write ``ATTRIBUTION.md``, ``README.md`` and ``SHA256SUMS`` for the files present in ``release_dir``.
+    """Write ``ATTRIBUTION.md``, ``README.md`` and ``SHA256SUMS`` for the files present in
+    ``release_dir``.
 
-    Counts come from the Parquet files (the card describes exactly the files); snapshots and translation engines
-    from the warehouse. ``attribution_path`` defaults to the bundled sample's ATTRIBUTION.md. Returns the languages,
-    the number of files listed in SHA256SUMS and the paths of the card and of SHA256SUMS."""
+    Counts come from the Parquet files (the card describes exactly the files); snapshots and
+    translation engines from the warehouse. ``attribution_path`` defaults to the bundled sample's
+    ATTRIBUTION.md. Returns the languages, the number of files listed in SHA256SUMS and the paths of
+    the card and of SHA256SUMS."""
     root = Path(release_dir)
     attribution = Path(attribution_path or SAMPLE_DIR / ATTRIBUTION_FILE).read_text(
         encoding="utf-8"
@@ -495,15 +554,16 @@ def write_release_card(
     }
 
 
-# ---------------------------------------------------------------------------------------------- staging the card
+# --------------------------------------------------------------------------------- staging the card
 #: The files the card step writes (the last one renamed into place is SHA256SUMS).
 CARD_STEP_FILES = (SITES_FILE, ATTRIBUTION_FILE, CARD_FILE, SUMS_FILE)
 
 
 def stage_card_tree(release_dir: str | Path) -> Path:
-    """A staging copy of the release for the card step: ``.staging/card/`` under ``release_dir`` holding a
-    hard link to every released file except those the card step writes. Writing the card there and
-    auditing it there leaves the published card untouched until :func:`publish_card_tree`."""
+    """A staging copy of the release for the card step: ``.staging/card/`` under ``release_dir``
+    holding a hard link to every released file except those the card step writes. Writing the card
+    there and auditing it there leaves the published card untouched until
+    :func:`publish_card_tree`."""
     root = Path(release_dir)
     tree = staging_root(root) / "card"
     shutil.rmtree(tree, ignore_errors=True)
@@ -517,8 +577,8 @@ def stage_card_tree(release_dir: str | Path) -> Path:
 
 
 def publish_card_tree(release_dir: str | Path, tree: Path) -> None:
-    """Rename the card files written in ``tree`` into ``release_dir`` (``SHA256SUMS`` last), then drop the
-    tree (:func:`discard_card_tree`)."""
+    """Rename the card files written in ``tree`` into ``release_dir`` (``SHA256SUMS`` last), then
+    drop the tree (:func:`discard_card_tree`)."""
     for name in CARD_STEP_FILES:
         if (tree / name).is_file():
             os.replace(tree / name, Path(release_dir) / name)
@@ -532,7 +592,7 @@ def discard_card_tree(release_dir: str | Path, tree: Path) -> None:
         staging_root(release_dir).rmdir()
 
 
-# ---------------------------------------------------------------------------------------------- verification
+# ------------------------------------------------------------------------------------- verification
 def card_metadata(text: str) -> dict[str, Any]:
     """The YAML front matter of a card (between the first two ``---`` lines)."""
     lines = text.splitlines()
@@ -578,9 +638,10 @@ def _split_problems(root: Path, rel: str) -> tuple[list[str], list[str] | None]:
 def verify_release(release_dir: str | Path) -> list[str]:
     """Problems of a release folder (empty list: fine).
 
-    Checks that the card's configs point at existing files, that every file listed in ``SHA256SUMS`` exists and
-    matches (and that no file is unlisted), that every split file has the release schema and no duplicate
-    question_id, and that each language's small question ids are a subset of its large ones."""
+    Checks that the card's configs point at existing files, that every file listed in ``SHA256SUMS``
+    exists and matches (and that no file is unlisted), that every split file has the release schema
+    and no duplicate question_id, and that each language's small question ids are a subset of its
+    large ones."""
     root = Path(release_dir)
     problems: list[str] = []
     card = root / CARD_FILE

@@ -15,12 +15,12 @@ release built twice from the same inputs must be byte-identical. The run stays i
 ``postedit_decision`` and ``postedit_edits`` are, so a user can tell machine-quality text from
 post-edited text.
 
-Files are written by :func:`write_table`: fixed Parquet options, no pandas metadata, a temp file in the
-target folder then ``os.replace`` (an interrupted run never leaves a half-written file). A language is
-first written under the hidden staging folder :data:`STAGING_DIR`, audited there, and only then renamed
-into place (:func:`publish_staged`); ``release_files`` records what each file holds (rows, sha256, the
-fingerprint of its warehouse rows), and :func:`verify_against_warehouse` checks every file against it
-before the card hashes them.
+Files are written by :func:`write_table`: fixed Parquet options, no pandas metadata, a temp file in
+the target folder then ``os.replace`` (an interrupted run never leaves a half-written file). A
+language is first written under the hidden staging folder :data:`STAGING_DIR`, audited there, and
+only then renamed into place (:func:`publish_staged`); ``release_files`` records what each file
+holds (rows, sha256, the fingerprint of its warehouse rows), and :func:`verify_against_warehouse`
+checks every file against it before the card hashes them.
 """
 
 from __future__ import annotations
@@ -54,7 +54,8 @@ RELEASE_SCHEMA: pa.Schema = schema.RELEASE_SCHEMA
 #: Alias of each question table in the release query.
 _ALIASES = {"questions_en": "e", "questions_localized": "l", "questions_postedited": "p"}
 
-#: Fixed Parquet writer options: the same table always gives the same bytes (for one pyarrow version).
+#: Fixed Parquet writer options: the same table always gives the same bytes (for one pyarrow
+#: version).
 ROW_GROUP_SIZE = 65_536
 PARQUET_OPTIONS: dict[str, Any] = {
     "compression": "zstd",
@@ -67,7 +68,8 @@ PARQUET_OPTIONS: dict[str, Any] = {
 
 
 def split_path(lang: str, split: str) -> str:
-    """Relative (posix) path of a split file inside the release folder: ``data/<lang>/<split>.parquet``."""
+    """Relative (posix) path of a split file inside the release folder:
+    ``data/<lang>/<split>.parquet``."""
     return f"data/{lang}/{split}.parquet"
 
 
@@ -90,21 +92,25 @@ ORDER BY p.question_id
 
 
 def to_release_schema(table: pa.Table) -> pa.Table:
-    """``table``'s release columns, in order, cast to :data:`RELEASE_SCHEMA` (field and schema metadata dropped)."""
+    """``table``'s release columns, in order, cast to :data:`RELEASE_SCHEMA` (field and schema
+    metadata dropped)."""
     arrays = [table.column(name).cast(typ).combine_chunks() for name, typ in RELEASE_COLUMNS]
     return pa.Table.from_arrays(arrays, schema=RELEASE_SCHEMA)
 
 
 def release_tables(con: duckdb.DuckDBPyConnection, lang: str) -> dict[str, pa.Table]:
-    """The ``large`` (every question of ``lang``) and ``small`` (ids in ``split_small``) tables, by question_id.
+    """The ``large`` (every question of ``lang``) and ``small`` (ids in ``split_small``) tables, by
+    question_id.
 
-    Raises ``ValueError`` for an unknown language and ``RuntimeError`` when ``questions_postedited`` has no row
-    for it (the partition ``questions_postedited[<lang>]`` must be materialized first)."""
+    Raises ``ValueError`` for an unknown language and ``RuntimeError`` when ``questions_postedited``
+    has no row for it (the partition ``questions_postedited[<lang>]`` must be materialized
+    first)."""
     language(lang)
     large = to_release_schema(con.execute(_select_sql(), [lang]).fetch_arrow_table())
     if large.num_rows == 0:
         raise RuntimeError(
-            f"no questions_postedited rows for {lang}: materialize questions_postedited[{lang}] first"
+            f"no questions_postedited rows for {lang}: materialize "
+            f"questions_postedited[{lang}] first"
         )
     small_ids = pa.array(
         [r[0] for r in con.execute("SELECT DISTINCT question_id FROM split_small").fetchall()],
@@ -115,9 +121,11 @@ def release_tables(con: duckdb.DuckDBPyConnection, lang: str) -> dict[str, pa.Ta
 
 
 def write_table(table: pa.Table, path: str | Path) -> str:
-    """Write ``table`` (cast to :data:`RELEASE_SCHEMA`) as Parquet with fixed options; return the file's sha256.
+    """Write ``table`` (cast to :data:`RELEASE_SCHEMA`) as Parquet with fixed options; return the
+    file's sha256.
 
-    Deterministic (no pandas metadata, fixed row groups and compression) and atomic (temp file + replace)."""
+    Deterministic (no pandas metadata, fixed row groups and compression) and atomic (temp file +
+    replace)."""
     table = to_release_schema(table)
     with atomic_path(path) as tmp:
         pq.write_table(table, tmp, row_group_size=ROW_GROUP_SIZE, **PARQUET_OPTIONS)
@@ -134,7 +142,8 @@ def _true(table: pa.Table, column: str) -> int:
 
 
 def table_stats(table: pa.Table) -> dict[str, int]:
-    """Counts of a large split table: ``false_premise``, ``multimodal``, ``edited`` (decision not ``none``)."""
+    """Counts of a large split table: ``false_premise``, ``multimodal``, ``edited`` (decision not
+    ``none``)."""
     return {
         "false_premise": _true(table, "false_premise"),
         "multimodal": _true(table, "multimodal"),
@@ -145,10 +154,11 @@ def table_stats(table: pa.Table) -> dict[str, int]:
 def write_language(
     con: duckdb.DuckDBPyConnection, release_dir: str | Path, lang: str
 ) -> dict[str, Any]:
-    """Write ``<release_dir>/data/<lang>/{large,small}.parquet``; return the files, row counts, hashes and counts.
+    """Write ``<release_dir>/data/<lang>/{large,small}.parquet``; return the files, row counts,
+    hashes and counts.
 
-    ``false_premise``, ``multimodal`` and ``edited`` (``postedit_decision`` other than ``none``) count the large
-    split. The same warehouse content always gives byte-identical files."""
+    ``false_premise``, ``multimodal`` and ``edited`` (``postedit_decision`` other than ``none``)
+    count the large split. The same warehouse content always gives byte-identical files."""
     tables = release_tables(con, lang)
     out: dict[str, Any] = {"lang": lang, "files": {}, "rows": {}, "sha256": {}}
     for split in SPLITS:
@@ -165,13 +175,14 @@ STAGING_DIR = ".staging"
 
 
 def staging_root(release_dir: str | Path) -> Path:
-    """The staging folder of ``release_dir``: a release-shaped tree whose files are not published yet."""
+    """The staging folder of ``release_dir``: a release-shaped tree whose files are not published
+    yet."""
     return Path(release_dir) / STAGING_DIR
 
 
 def publish_staged(release_dir: str | Path, lang: str) -> None:
-    """Rename the staged split files of ``lang`` into place (each an atomic ``os.replace``), then remove
-    the staging folder of the language."""
+    """Rename the staged split files of ``lang`` into place (each an atomic ``os.replace``), then
+    remove the staging folder of the language."""
     staged = staging_root(release_dir)
     for split in SPLITS:
         target = Path(release_dir) / split_path(lang, split)
@@ -181,8 +192,8 @@ def publish_staged(release_dir: str | Path, lang: str) -> None:
 
 
 def discard_staged(release_dir: str | Path, lang: str) -> None:
-    """Remove whatever is staged for ``lang`` (after a failed audit, or once published), and the staging
-    folders once no other language is staged there."""
+    """Remove whatever is staged for ``lang`` (after a failed audit, or once published), and the
+    staging folders once no other language is staged there."""
     staged = staging_root(release_dir)
     shutil.rmtree(staged / "data" / lang, ignore_errors=True)
     for folder in (staged / "data", staged):
@@ -190,8 +201,8 @@ def discard_staged(release_dir: str | Path, lang: str) -> None:
             folder.rmdir()
 
 
-#: The warehouse tables a language's release files are read from (see :func:`source_fingerprint`): the
-#: language's slices, and the tables every language shares.
+#: The warehouse tables a language's release files are read from (see :func:`source_fingerprint`):
+#: the language's slices, and the tables every language shares.
 _LANGUAGE_SOURCES = ("questions_postedited", "questions_localized")
 _SHARED_SOURCES = ("questions_en", "split_small")
 
@@ -213,17 +224,18 @@ def shared_digests(con: duckdb.DuckDBPyConnection) -> list[str]:
 def source_fingerprint(
     con: duckdb.DuckDBPyConnection, lang: str, shared: list[str] | None = None
 ) -> str:
-    """Fingerprint of what the warehouse holds for ``lang``'s release: row count and sum of row hashes of
-    each source table's slice (``shared``: :func:`shared_digests`, computed here when None). Any added,
-    removed, repeated or changed source row changes it."""
+    """Fingerprint of what the warehouse holds for ``lang``'s release: row count and sum of row
+    hashes of each source table's slice (``shared``: :func:`shared_digests`, computed here when
+    None). Any added, removed, repeated or changed source row changes it."""
     own = [_digest(con, table, lang) for table in _LANGUAGE_SOURCES]
     parts = own + (shared_digests(con) if shared is None else shared)
     return hashlib.sha256("|".join(parts).encode()).hexdigest()
 
 
 def record_language(con: duckdb.DuckDBPyConnection, info: dict[str, Any]) -> None:
-    """Replace ``release_files`` rows of ``info['lang']`` (a :func:`write_language` result): per split file
-    its path, rows, sha256 and the :func:`source_fingerprint` of the warehouse it was written from."""
+    """Replace ``release_files`` rows of ``info['lang']`` (a :func:`write_language` result): per
+    split file its path, rows, sha256 and the :func:`source_fingerprint` of the warehouse it was
+    written from."""
     lang = info["lang"]
     fingerprint = source_fingerprint(con, lang)
     rows = [
@@ -252,10 +264,11 @@ def _file_problems(root: Path, row: dict[str, Any]) -> list[str]:
 
 
 def verify_against_warehouse(con: duckdb.DuckDBPyConnection, release_dir: str | Path) -> list[str]:
-    """Problems of the release's question files against the warehouse, one line naming each file: a split
-    file on disk that ``release_files`` does not know, a recorded file that is missing, unreadable, has
-    another row count or other bytes, or a language whose warehouse rows changed since its files were
-    written (:func:`source_fingerprint`). Empty when every file is what the warehouse says it holds."""
+    """Problems of the release's question files against the warehouse, one line naming each file: a
+    split file on disk that ``release_files`` does not know, a recorded file that is missing,
+    unreadable, has another row count or other bytes, or a language whose warehouse rows changed
+    since its files were written (:func:`source_fingerprint`). Empty when every file is what the
+    warehouse says it holds."""
     root = Path(release_dir)
     recorded = fetch_dicts(con, "SELECT * FROM release_files ORDER BY lang, split")
     known = {r["path"] for r in recorded}

@@ -1,20 +1,24 @@
-"""``mgqa images fetch``: download the images of a release's multimodal questions, with their licence.
+"""``mgqa images fetch``: download the images of a release's multimodal questions, with their
+licence.
 
-A built release holds no image: the multimodal records name an image file by ``image_url`` (a Wikimedia
-Commons ``Special:FilePath`` link or a direct image link, :mod:`mgqa_platform.questions.multimodal`) and the
-card says how to fetch them. :func:`fetch_images`, on a machine with a network, downloads every distinct
-``image_url`` of the English large split into ``<release>/images/``:
+A built release holds no image: the multimodal records name an image file by ``image_url`` (a
+Wikimedia Commons ``Special:FilePath`` link or a direct image link,
+:mod:`mgqa_platform.questions.multimodal`) and the card says how to fetch them.
+:func:`fetch_images`, on a machine with a network, downloads every distinct ``image_url`` of the
+English large split into ``<release>/images/``:
 
-* a Commons file is looked up first with the MediaWiki API (``action=query&prop=imageinfo&iiprop=url|sha1|
-  extmetadata``, at ``api_url``): the file is downloaded from the ``url`` the API gives and must match the
-  API's ``sha1``; the licence (``LicenseShortName``, ``LicenseUrl``), author (``Artist``, HTML stripped) and
-  credit come from ``extmetadata``;
+* a Commons file is looked up first with the MediaWiki API
+  (``action=query&prop=imageinfo&iiprop=url|sha1| extmetadata``, at ``api_url``): the file is
+  downloaded from the ``url`` the API gives and must match the API's ``sha1``; the licence
+  (``LicenseShortName``, ``LicenseUrl``), author (``Artist``, HTML stripped) and credit come from
+  ``extmetadata``;
 * a direct image link is downloaded as it is; its licence and author are unknown (recorded as null).
 
-Each file is stored as ``images/<first 16 hex of sha256(image_url)><extension>``; ``images/images.jsonl``
-records per image: ``image_url``, ``file``, ``sha256``, ``bytes``, ``download_url``, ``description_url``,
-``licence``, ``licence_url``, ``author``, ``credit`` (sorted by ``image_url``). ``SHA256SUMS`` is then
-rewritten so that it lists the new files. Nothing here runs at build time.
+Each file is stored as ``images/<first 16 hex of sha256(image_url)><extension>``;
+``images/images.jsonl`` records per image: ``image_url``, ``file``, ``sha256``, ``bytes``,
+``download_url``, ``description_url``, ``licence``, ``licence_url``, ``author``, ``credit`` (sorted
+by ``image_url``). ``SHA256SUMS`` is then rewritten so that it lists the new files. Nothing here
+runs at build time.
 """
 
 from __future__ import annotations
@@ -49,21 +53,24 @@ class ImageFetchError(RuntimeError):
 
 
 def released_image_urls(release_dir: str | Path) -> list[str]:
-    """Distinct ``image_url`` values of the multimodal records in the English large split, sorted."""
+    """Distinct ``image_url`` values of the multimodal records in the English large split,
+    sorted."""
     table = pq.read_table(Path(release_dir) / split_path("eng", "large"), columns=["image_url"])
     urls = pc.drop_null(table.column("image_url")).to_pylist()
     return sorted(set(urls))
 
 
 def commons_file_name(image_url: str) -> str | None:
-    """The Commons file name (no ``File:`` prefix, underscores as spaces) of a Special:FilePath link."""
+    """The Commons file name (no ``File:`` prefix, underscores as spaces) of a Special:FilePath
+    link."""
     if not image_url.startswith(COMMONS_FILE_PATH):
         return None
     return unquote(image_url[len(COMMONS_FILE_PATH) :]).replace("_", " ")
 
 
 def plain_text(value: str | None) -> str | None:
-    """Text of an ``extmetadata`` value: HTML tags removed, entities unescaped, whitespace folded."""
+    """Text of an ``extmetadata`` value: HTML tags removed, entities unescaped, whitespace
+    folded."""
     if value is None:
         return None
     text = " ".join(html.unescape(_TAG.sub(" ", value)).split())
@@ -71,7 +78,8 @@ def plain_text(value: str | None) -> str | None:
 
 
 def local_file(image_url: str, download_url: str) -> str:
-    """Release-relative path of an image: ``images/<sha256(image_url)[:16]><extension of the download>``."""
+    """Release-relative path of an image: ``images/<sha256(image_url)[:16]><extension of the
+    download>``."""
     ext = PurePosixPath(unquote(urlsplit(download_url).path)).suffix.lower()
     ext = ext if ext in IMAGE_EXTENSIONS else ""
     return f"{IMAGES_DIR}/{hashlib.sha256(image_url.encode()).hexdigest()[:16]}{ext}"
@@ -82,8 +90,8 @@ def _meta(ext: dict[str, Any], key: str) -> str | None:
 
 
 class ImageFetcher:
-    """Fetches image files and their Commons metadata over HTTP (``api_url``: the MediaWiki API endpoint;
-    ``timeout_s``: seconds per request)."""
+    """Fetches image files and their Commons metadata over HTTP (``api_url``: the MediaWiki API
+    endpoint; ``timeout_s``: seconds per request)."""
 
     def __init__(self, api_url: str = COMMONS_API, *, timeout_s: float = 60.0):
         self.api_url = api_url
@@ -99,7 +107,8 @@ class ImageFetcher:
         return response
 
     def image_info(self, client: httpx.Client, file_name: str) -> dict[str, Any]:
-        """The API's ``imageinfo`` of ``File:<file_name>`` (url, descriptionurl, sha1, extmetadata)."""
+        """The API's ``imageinfo`` of ``File:<file_name>`` (url, descriptionurl, sha1,
+        extmetadata)."""
         params = {
             "action": "query",
             "format": "json",
@@ -150,9 +159,9 @@ class ImageFetcher:
         return record, data
 
     def fetch(self, release_dir: str | Path, urls: Iterable[str] | None = None) -> dict[str, Any]:
-        """Download ``urls`` (default: :func:`released_image_urls`) into ``release_dir``, write the manifest
-        and rewrite ``SHA256SUMS``. Returns ``{"fetched": n, "failed": [(image_url, reason), ...],
-        "manifest": path}``; images that failed are left out of the manifest."""
+        """Download ``urls`` (default: :func:`released_image_urls`) into ``release_dir``, write the
+        manifest and rewrite ``SHA256SUMS``. Returns ``{"fetched": n, "failed": [(image_url,
+        reason), ...], "manifest": path}``; images that failed are left out of the manifest."""
         root = Path(release_dir)
         urls = sorted(set(released_image_urls(root) if urls is None else urls))
         records, failed = [], []

@@ -49,7 +49,8 @@ def _entity_ids(value: Any) -> Iterable[str]:
 
 
 def bound_entity_ids(bindings_json: Iterable[str | None]) -> list[str]:
-    """Sorted distinct entity ids bound in the given ``bindings`` JSON texts (values without ``:`` skipped)."""
+    """Sorted distinct entity ids bound in the given ``bindings`` JSON texts (values without ``:``
+    skipped)."""
     ids: set[str] = set()
     for text in bindings_json:
         if text:
@@ -72,7 +73,8 @@ def released_entity_ids(con: duckdb.DuckDBPyConnection) -> list[str]:
 
 
 def site_frame(con: duckdb.DuckDBPyConnection, ids: list[str]) -> gpd.GeoDataFrame:
-    """GeoDataFrame of the entities ``ids`` found in ``entities`` (ordered by entity_id, EPSG:4326)."""
+    """GeoDataFrame of the entities ``ids`` found in ``entities`` (ordered by entity_id,
+    EPSG:4326)."""
     con.register("_release_ids", pa.table({"entity_id": pa.array(ids, pa.string())}))
     try:
         cur = con.execute(
@@ -97,7 +99,8 @@ def site_frame(con: duckdb.DuckDBPyConnection, ids: list[str]) -> gpd.GeoDataFra
 
 
 def write_entity_sites(con: duckdb.DuckDBPyConnection, path: str | Path) -> dict[str, Any]:
-    """Write the entity sites GeoParquet to ``path`` (temp file + replace); return its path, rows, sha256, kinds.
+    """Write the entity sites GeoParquet to ``path`` (temp file + replace); return its path, rows,
+    sha256, kinds.
 
     ``missing`` counts bound ids with no row in ``entities`` (they are not in the file)."""
     ids = released_entity_ids(con)

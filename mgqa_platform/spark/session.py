@@ -1,4 +1,5 @@
-"""A Spark session for MGQA runs: UTC time zone, no UI, scratch folders under the run's scratch dir."""
+"""A Spark session for MGQA runs: UTC time zone, no UI, scratch folders under the run's scratch
+dir."""
 
 from __future__ import annotations
 
@@ -15,9 +16,9 @@ def spark_config(master: str, scratch_dir: str | Path) -> dict[str, str]:
     """The Spark configuration of an MGQA session on ``master`` (any Spark master URL), its local
     and warehouse folders under ``scratch_dir``. Python workers run this interpreter, so executors
     import the same ``mgqa_platform`` (on a cluster: the same environment on every node). Local
-    mode shuffles the joins into 8 partitions; a cluster keeps its own ``spark.sql.shuffle.partitions``
-    (``spark-defaults.conf``), which sets the join parallelism only (the datasets' files do not
-    depend on it)."""
+    mode shuffles the joins into 8 partitions; a cluster keeps its own
+    ``spark.sql.shuffle.partitions`` (``spark-defaults.conf``), which sets the join parallelism only
+    (the datasets' files do not depend on it)."""
     scratch = Path(scratch_dir).resolve() / "spark"
     utc = f"-Duser.timezone=UTC -Dderby.system.home={scratch / 'derby'}"
     conf = {

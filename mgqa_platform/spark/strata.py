@@ -143,7 +143,8 @@ class SparkStrata:
         ).collect()
 
     def _publish(self, con: duckdb.DuckDBPyConnection, table: str, kg: str) -> None:
-        """Replace the rows of ``kg`` in ``table`` by those of its dataset (view ``spark_<table>``)."""
+        """Replace the rows of ``kg`` in ``table`` by those of its dataset (view
+        ``spark_<table>``)."""
         root = Path(self.datasets) / table
         select = f"SELECT {_COLUMNS[table]} FROM spark_{table} WHERE kg = ? ORDER BY entity_id"
         if geoparquet.files(root, "kg", kg):

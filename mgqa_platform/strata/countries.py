@@ -1,27 +1,30 @@
-"""Country polygons (Natural Earth admin-0) with their World Bank income tier, and the entity -> country join.
+"""Country polygons (Natural Earth admin-0) with their World Bank income tier, and the entity ->
+country join.
 
-Conventions: geometries are EPSG:4326 with x = longitude, y = latitude; distances are geodesic on the
-WGS84 ellipsoid (``pyproj.Geod``), in kilometres.
+Conventions: geometries are EPSG:4326 with x = longitude, y = latitude; distances are geodesic on
+the WGS84 ellipsoid (``pyproj.Geod``), in kilometres.
 
 Natural Earth has no usable ISO code for a few features (``ISO_A3 = '-99'``: France, Norway, Kosovo,
 Somaliland, N. Cyprus, Siachen Glacier, and two Australian territories); the code falls back to
-``ISO_A3_EH``, then ``ADM0_A3``. Features that end up with the same code (Australia and its Indian Ocean
-and Ashmore/Cartier territories) are unioned into one country. Three economies carry another code at the
-World Bank (Kosovo ``XKX``, Jersey and Guernsey as the Channel Islands ``CHI``): :data:`WB_ECONOMY_OF`.
+``ISO_A3_EH``, then ``ADM0_A3``. Features that end up with the same code (Australia and its Indian
+Ocean and Ashmore/Cartier territories) are unioned into one country. Three economies carry another
+code at the World Bank (Kosovo ``XKX``, Jersey and Guernsey as the Channel Islands ``CHI``):
+:data:`WB_ECONOMY_OF`.
 
 Country assignment of an entity's representative point (``entities.lon``/``lat``):
 
-1. **within**: the point lies in (or on the border of) a country polygon, tested in DuckDB spatial. A point
-   on a shared border belongs to the smallest iso3. ``distance_km`` = 0.
+1. **within**: the point lies in (or on the border of) a country polygon, tested in DuckDB spatial.
+   A point on a shared border belongs to the smallest iso3. ``distance_km`` = 0.
 2. **nearest**: otherwise the geodesically nearest country (see :func:`nearest_country`), if at most
    ``max_distance_km`` away (coastal features just off a generalized coastline).
-3. **unassigned**: ``iso3`` NULL, ``distance_km`` NULL, ``reason`` names the nearest country and its distance.
+3. **unassigned**: ``iso3`` NULL, ``distance_km`` NULL, ``reason`` names the nearest country and its
+   distance.
 
 Every entity gets exactly one row.
 
-Axis order: DuckDB spatial's ``ST_Distance_Spheroid`` reads its points as ``POINT(lat lon)`` (EPSG:4326's
-own order), unlike the rest of the warehouse; this module measures with ``pyproj.Geod`` (lon, lat) instead,
-and the tests check both agree.
+Axis order: DuckDB spatial's ``ST_Distance_Spheroid`` reads its points as ``POINT(lat lon)``
+(EPSG:4326's own order), unlike the rest of the warehouse; this module measures with ``pyproj.Geod``
+(lon, lat) instead, and the tests check both agree.
 """
 
 from __future__ import annotations
@@ -51,7 +54,8 @@ from mgqa_platform.warehouse import registered, transaction
 NATURAL_EARTH_SAMPLE = SAMPLE_DIR / "naturalearth" / "ne_50m_admin_0_countries.geojson"
 #: Natural Earth fields tried in order for a country's ISO 3166-1 alpha-3 code ('-99' = none).
 ISO3_FIELDS: tuple[str, ...] = ("ISO_A3", "ISO_A3_EH", "ADM0_A3")
-#: Natural Earth code -> World Bank economy code, where the World Bank uses another code for the same economy.
+#: Natural Earth code -> World Bank economy code, where the World Bank uses another code for the
+#: same economy.
 WB_ECONOMY_OF: dict[str, str] = {"KOS": "XKX", "JEY": "CHI", "GGY": "CHI"}
 #: income_note of a country that has no row in the World Bank table.
 NOT_A_WB_ECONOMY = "not a World Bank economy"
@@ -59,15 +63,19 @@ NOT_A_WB_ECONOMY = "not a World Bank economy"
 METHODS: tuple[str, ...] = ("within", "nearest", "unassigned")
 
 GEOD = pyproj.Geod(ellps="WGS84")
-#: Smallest radius of curvature of WGS84 (km; meridional, at the equator): search boxes use it to stay large.
+#: Smallest radius of curvature of WGS84 (km; meridional, at the equator): search boxes use it to
+#: stay large.
 _R_MIN_KM = 6335.439
 
 #: The Arrow schema of ``entity_country`` rows.
 ENTITY_COUNTRY_ARROW = arrow_schema(
-    "entity_id VARCHAR, kg VARCHAR, iso3 VARCHAR, method VARCHAR, distance_km DOUBLE, reason VARCHAR"
+    "entity_id VARCHAR, kg VARCHAR, iso3 VARCHAR, method VARCHAR, distance_km DOUBLE, "
+    "reason VARCHAR"
 )
 _COUNTRIES_ARROW = arrow_schema(
-    "iso3 VARCHAR, name VARCHAR, name_long VARCHAR, continent VARCHAR, iso3_source VARCHAR, income_tier VARCHAR, income_group VARCHAR, income_source VARCHAR, income_note VARCHAR, wkb BLOB"
+    "iso3 VARCHAR, name VARCHAR, name_long VARCHAR, continent VARCHAR, "
+    "iso3_source VARCHAR, income_tier VARCHAR, income_group VARCHAR, "
+    "income_source VARCHAR, income_note VARCHAR, wkb BLOB"
 )
 
 
@@ -75,7 +83,8 @@ _COUNTRIES_ARROW = arrow_schema(
 # Natural Earth countries
 # --------------------------------------------------------------------------------------------------
 def country_code(props: dict) -> tuple[str, str]:
-    """``(iso3, field)`` of a Natural Earth feature: the first of :data:`ISO3_FIELDS` that is not ``'-99'``."""
+    """``(iso3, field)`` of a Natural Earth feature: the first of :data:`ISO3_FIELDS` that is not
+    ``'-99'``."""
     for field in ISO3_FIELDS:
         value = str(props.get(field) or "").strip()
         if value and value != "-99":
@@ -84,7 +93,8 @@ def country_code(props: dict) -> tuple[str, str]:
 
 
 def valid_polygonal(g: BaseGeometry) -> BaseGeometry:
-    """``g`` if valid, else ``make_valid(g)`` reduced to its polygonal parts (lines and points dropped)."""
+    """``g`` if valid, else ``make_valid(g)`` reduced to its polygonal parts (lines and points
+    dropped)."""
     if g.is_valid:
         return g
     fixed = shapely.make_valid(g)
@@ -98,9 +108,10 @@ def load_countries(path: str | Path = NATURAL_EARTH_SAMPLE) -> gpd.GeoDataFrame:
     """Natural Earth admin-0 countries as one row per iso3, ordered by iso3, in EPSG:4326 (lon/lat).
 
     Columns: ``iso3``, ``name`` (NAME), ``name_long`` (NAME_LONG), ``continent`` (CONTINENT),
-    ``iso3_source`` (the field the code came from), ``features`` (Natural Earth features unioned into the
-    row) and ``geometry`` (valid Polygon/MultiPolygon). A merged row keeps the attributes of its feature
-    with the best code source (ISO_A3 before ISO_A3_EH before ADM0_A3), then the largest area.
+    ``iso3_source`` (the field the code came from), ``features`` (Natural Earth features unioned
+    into the row) and ``geometry`` (valid Polygon/MultiPolygon). A merged row keeps the attributes
+    of its feature with the best code source (ISO_A3 before ISO_A3_EH before ADM0_A3), then the
+    largest area.
 
     A file declaring degrees whose coordinates are not (metres under a CRS84 label) raises
     :class:`mgqa_platform.input_guards.NotDegreesError`. A feature without area (missing, empty, or
@@ -156,12 +167,13 @@ def load_countries(path: str | Path = NATURAL_EARTH_SAMPLE) -> gpd.GeoDataFrame:
 
 
 def country_income(countries: pd.DataFrame, income: pd.DataFrame) -> pd.DataFrame:
-    """The income columns of each country (same order): ``iso3, income_tier, income_group, income_source,
-    income_note``.
+    """The income columns of each country (same order): ``iso3, income_tier, income_group,
+    income_source, income_note``.
 
-    ``income`` is the World Bank table after :func:`income.apply_unclassified_policy`. A country is matched
-    on its iso3, or on :data:`WB_ECONOMY_OF` where the World Bank codes the economy differently (the note
-    says so). Countries without a World Bank row get a NULL tier and the note ``'not a World Bank economy'``.
+    ``income`` is the World Bank table after :func:`income.apply_unclassified_policy`. A country is
+    matched on its iso3, or on :data:`WB_ECONOMY_OF` where the World Bank codes the economy
+    differently (the note says so). Countries without a World Bank row get a NULL tier and the note
+    ``'not a World Bank economy'``.
     """
     by_code = income.set_index("iso3")
     out = []
@@ -258,7 +270,8 @@ class CountryIndex:
 
 @dataclass(frozen=True)
 class NearestCountry:
-    """The country nearest to a point: ``distance_km`` (0 inside) and the boundary point reached (lon, lat)."""
+    """The country nearest to a point: ``distance_km`` (0 inside) and the boundary point reached
+    (lon, lat)."""
 
     iso3: str
     distance_km: float
@@ -288,8 +301,9 @@ def geodesic_km(lon1: float, lat1: float, lon2: float, lat2: float) -> float:
 def search_box(lon: float, lat: float, km: float) -> tuple[float, float, float, float]:
     """A lon/lat box ``(minx, miny, maxx, maxy)`` holding every point within ``km`` of (lon, lat).
 
-    Spherical-cap bounds with the smallest WGS84 radius of curvature and a 1 % margin, so the box errs on
-    the large side. ``minx``/``maxx`` may pass ±180 (the caller wraps); a cap reaching a pole spans all longitudes.
+    Spherical-cap bounds with the smallest WGS84 radius of curvature and a 1 % margin, so the box
+    errs on the large side. ``minx``/``maxx`` may pass ±180 (the caller wraps); a cap reaching a
+    pole spans all longitudes.
     """
     ang = km * 1.01 / _R_MIN_KM  # angular radius, radians
     dlat = math.degrees(ang)
@@ -306,17 +320,18 @@ def search_box(lon: float, lat: float, km: float) -> tuple[float, float, float, 
 def distance_to_boundary_km(
     boundary: BaseGeometry, lon: float, lat: float, within_km: float
 ) -> tuple[float, float, float] | None:
-    """``(km, lon, lat)``: geodesic distance from (lon, lat) to the nearest point of ``boundary``, and that point.
+    """``(km, lon, lat)``: geodesic distance from (lon, lat) to the nearest point of ``boundary``,
+    and that point.
 
-    Only the part of ``boundary`` inside :func:`search_box` of ``within_km`` is searched; returns ``None``
-    when nothing is there (the boundary is farther than ``within_km``).
+    Only the part of ``boundary`` inside :func:`search_box` of ``within_km`` is searched; returns
+    ``None`` when nothing is there (the boundary is farther than ``within_km``).
 
-    Approximation: the nearest boundary point is found with shapely ``nearest_points``, once in plain
-    degrees and once in a local equirectangular frame (longitudes scaled by cos(lat) at the point, which
-    removes most of the degree distortion); the geodesic distance to each is measured and the smaller one
-    kept. The result is the exact geodesic distance to a real boundary point, hence never below the true
-    distance; it exceeds it only by the frame's residual distortion (negligible at tens of km). Boundary
-    edges are straight in lon/lat, as Natural Earth draws them.
+    Approximation: the nearest boundary point is found with shapely ``nearest_points``, once in
+    plain degrees and once in a local equirectangular frame (longitudes scaled by cos(lat) at the
+    point, which removes most of the degree distortion); the geodesic distance to each is measured
+    and the smaller one kept. The result is the exact geodesic distance to a real boundary point,
+    hence never below the true distance; it exceeds it only by the frame's residual distortion
+    (negligible at tens of km). Boundary edges are straight in lon/lat, as Natural Earth draws them.
     """
     minx, miny, maxx, maxy = search_box(lon, lat, within_km)
     part = shapely.clip_by_rect(boundary, minx, miny, maxx, maxy)
@@ -332,12 +347,13 @@ def distance_to_boundary_km(
 
 
 def nearest_country(index: CountryIndex, lon: float, lat: float) -> NearestCountry | None:
-    """The country containing (lon, lat) (distance 0; on a border the smallest iso3), else the country
-    whose boundary is geodesically nearest (ties: smallest iso3). ``None`` only for an empty index.
+    """The country containing (lon, lat) (distance 0; on a border the smallest iso3), else the
+    country whose boundary is geodesically nearest (ties: smallest iso3). ``None`` only for an empty
+    index.
 
-    Candidates: the planar-nearest polygon in degrees gives an upper bound ``d0`` on the distance; every
-    polygon meeting the :func:`search_box` of ``d0`` (also across the antimeridian) is then measured with
-    :func:`distance_to_boundary_km`.
+    Candidates: the planar-nearest polygon in degrees gives an upper bound ``d0`` on the distance;
+    every polygon meeting the :func:`search_box` of ``d0`` (also across the antimeridian) is then
+    measured with :func:`distance_to_boundary_km`.
     """
     if not index.iso3:
         return None
@@ -380,7 +396,10 @@ def outside_assignment(near: NearestCountry, max_distance_km: float) -> dict:
             "distance_km": near.distance_km,
             "reason": None,
         }
-    reason = f"no country within {max_distance_km:g} km (nearest {near.iso3} at {near.distance_km:.1f} km)"
+    reason = (
+        f"no country within {max_distance_km:g} km "
+        f"(nearest {near.iso3} at {near.distance_km:.1f} km)"
+    )
     return {"iso3": None, "method": "unassigned", "distance_km": None, "reason": reason}
 
 
@@ -390,15 +409,17 @@ def assign_countries(
     kg: str | None = None,
     top_n: int = 10,
 ) -> dict:
-    """Fill ``entity_country`` for all entities, or replace only the rows of KG ``kg`` (one transaction).
+    """Fill ``entity_country`` for all entities, or replace only the rows of KG ``kg`` (one
+    transaction).
 
-    Point in polygon runs in DuckDB spatial (``ST_Intersects``, border points to the smallest iso3); the
-    remaining points go to :func:`nearest_country` and are ``'nearest'`` within ``max_distance_km``, else
-    ``'unassigned'`` with the reason ``"no country within 25 km (nearest FRA at 240.3 km)"``. Every entity
-    in scope gets exactly one row (checked before commit). Raises ``ValueError`` if ``countries`` is empty.
+    Point in polygon runs in DuckDB spatial (``ST_Intersects``, border points to the smallest iso3);
+    the remaining points go to :func:`nearest_country` and are ``'nearest'`` within
+    ``max_distance_km``, else ``'unassigned'`` with the reason ``"no country within 25 km (nearest
+    FRA at 240.3 km)"``. Every entity in scope gets exactly one row (checked before commit). Raises
+    ``ValueError`` if ``countries`` is empty.
 
-    Returns ``{"entities": n, "methods": {method: n}, "top_iso3": {iso3: n}}`` (the ``top_n`` most frequent
-    countries, ties by iso3) for the rows in scope.
+    Returns ``{"entities": n, "methods": {method: n}, "top_iso3": {iso3: n}}`` (the ``top_n`` most
+    frequent countries, ties by iso3) for the rows in scope.
     """
     if con.execute("SELECT count(*) FROM countries").fetchone()[0] == 0:
         raise ValueError("the countries table is empty: run write_countries first")

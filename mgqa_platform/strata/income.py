@@ -1,15 +1,18 @@
-"""World Bank income classification: loaders for its three published shapes, and the unclassified policy.
+"""World Bank income classification: loaders for its three published shapes, and the unclassified
+policy.
 
-Every loader returns the same table, a pandas DataFrame with one row per economy, ordered by ``iso3``:
+Every loader returns the same table, a pandas DataFrame with one row per economy, ordered by
+``iso3``:
 
 =============  =================================================================================
-``iso3``       World Bank economy code (ISO 3166-1 alpha-3 for most; ``XKX`` Kosovo, ``CHI`` Channel Islands)
-``name``       the World Bank's economy name (``'Venezuela, RB'``)
-``income_tier`` ``'LIC'`` | ``'LMC'`` | ``'UMC'`` | ``'HIC'``; ``None`` when the economy is not classified
-``income_group`` the group's text (``'Low income'`` ...; ``'Not classified'`` when ``income_tier`` is None)
-``fiscal_year`` the World Bank fiscal year the tier belongs to (``'FY2026'`` = the July 2025 release)
-``source``     where the row comes from (``'World Bank FY2026 (wb_income_fy2026.csv)'``)
-``note``       why the tier is missing or came from a fallback; ``None`` for a plain classified row
+``iso3``       World Bank economy code (ISO 3166-1 alpha-3 for most; ``XKX`` Kosovo, ``CHI`` Channel
+Islands) ``name``       the World Bank's economy name (``'Venezuela, RB'``)
+``income_tier`` ``'LIC'`` | ``'LMC'`` | ``'UMC'`` | ``'HIC'``; ``None`` when the economy is not
+classified ``income_group`` the group's text (``'Low income'`` ...; ``'Not classified'`` when
+``income_tier`` is None) ``fiscal_year`` the World Bank fiscal year the tier belongs to
+(``'FY2026'`` = the July 2025 release) ``source``     where the row comes from (``'World Bank FY2026
+(wb_income_fy2026.csv)'``) ``note``       why the tier is missing or came from a fallback; ``None``
+for a plain classified row
 =============  =================================================================================
 
 Aggregates (``WLD``, regions, income groups, lending groups) are never rows of the table.
@@ -45,10 +48,13 @@ GROUP_TIERS: dict[str, str] = {v.lower(): k for k, v in TIER_GROUPS.items()}
 #: The World Bank's code and text for an economy that is not classified.
 UNCLASSIFIED_CODE = "INX"
 UNCLASSIFIED_GROUP = "Not classified"
-#: Codes of the World Bank's aggregate rows (regions, income and lending groups, WLD), never economies.
+#: Codes of the World Bank's aggregate rows (regions, income and lending groups, WLD), never
+#: economies.
 WB_AGGREGATE_CODES: frozenset[str] = frozenset(
-    "AFE AFW ARB CEB CSS EAP EAR EAS ECA ECS EMU EUU FCS HIC HPC IBD IBT IDA IDB IDX INX LAC LCN LDC LIC LMC "
-    "LMY LTE MEA MIC MNA NAC OED OSS PRE PSS PST SAS SSA SSF SST TEA TEC TLA TMN TSA TSS UMC WLD".split()
+    "AFE AFW ARB CEB CSS EAP EAR EAS ECA ECS EMU EUU FCS HIC HPC IBD IBT IDA IDB IDX INX "
+    "LAC LCN LDC LIC LMC "
+    "LMY LTE MEA MIC MNA NAC OED OSS PRE PSS PST SAS SSA SSF SST TEA TEC TLA TMN TSA TSS "
+    "UMC WLD".split()
 )
 #: Columns of the income table, in order.
 COLUMNS: tuple[str, ...] = (
@@ -79,8 +85,8 @@ class IncomeTableError(InputError):
 def fiscal_year_of(path: str | Path, fiscal_year: str | None = None) -> str:
     """The fiscal year of a classification file as ``'FY2026'``.
 
-    ``fiscal_year`` wins when given; else ``FY<yyyy>`` in the first line of ``SOURCE.txt`` next to the
-    file; else ``FY<yyyy>`` in the file name. Raises ``ValueError`` when none says it.
+    ``fiscal_year`` wins when given; else ``FY<yyyy>`` in the first line of ``SOURCE.txt`` next to
+    the file; else ``FY<yyyy>`` in the file name. Raises ``ValueError`` when none says it.
     """
     if fiscal_year is not None:
         m = _FY.fullmatch(fiscal_year.strip())
@@ -102,14 +108,16 @@ def fiscal_year_of(path: str | Path, fiscal_year: str | None = None) -> str:
         if m:
             return f"FY{m.group(1)}"
     raise ValueError(
-        f"no fiscal year for {path}: pass fiscal_year='FY<yyyy>' (not in SOURCE.txt nor the file name)"
+        f"no fiscal year for {path}: pass fiscal_year='FY<yyyy>' "
+        "(not in SOURCE.txt nor the file name)"
     )
 
 
 def tier_from_group(group: str | None) -> str | None:
     """``'Lower middle income'`` -> ``'LMC'``; blank, ``None`` or ``'Not classified'`` -> ``None``.
 
-    Any other text raises ``IncomeTableError`` (a new group name must not silently become unclassified).
+    Any other text raises ``IncomeTableError`` (a new group name must not silently become
+    unclassified).
     """
     text = (group or "").strip()
     if not text or text == ".." or text.lower() == UNCLASSIFIED_GROUP.lower():
@@ -123,7 +131,8 @@ def tier_from_group(group: str | None) -> str | None:
 
 
 def tier_from_code(code: str | None) -> str | None:
-    """``'LMC'`` -> ``'LMC'``; ``'INX'``, blank or ``None`` -> ``None``; anything else raises ``IncomeTableError``."""
+    """``'LMC'`` -> ``'LMC'``; ``'INX'``, blank or ``None`` -> ``None``; anything else raises
+    ``IncomeTableError``."""
     text = (code or "").strip().upper()
     if not text or text == UNCLASSIFIED_CODE:
         return None
@@ -135,7 +144,8 @@ def tier_from_code(code: str | None) -> str | None:
 
 
 def _frame(rows: list[dict]) -> pd.DataFrame:
-    """The income table from row dicts: fills ``income_group`` and ``note`` defaults, orders by iso3."""
+    """The income table from row dicts: fills ``income_group`` and ``note`` defaults, orders by
+    iso3."""
     for r in rows:
         r["income_group"] = (
             TIER_GROUPS[r["income_tier"]] if r["income_tier"] is not None else UNCLASSIFIED_GROUP
@@ -147,8 +157,9 @@ def _frame(rows: list[dict]) -> pd.DataFrame:
 def validate_income(df: pd.DataFrame) -> pd.DataFrame:
     """Check the income table and return it unchanged.
 
-    Raises ``IncomeTableError`` for: missing columns, an iso3 that is not three upper-case letters or
-    digits, duplicated iso3 (all listed), a tier outside ``TIERS``, or a fiscal year not like ``FY2026``.
+    Raises ``IncomeTableError`` for: missing columns, an iso3 that is not three upper-case letters
+    or digits, duplicated iso3 (all listed), a tier outside ``TIERS``, or a fiscal year not like
+    ``FY2026``.
     """
     missing = [c for c in COLUMNS if c not in df.columns]
     if missing:
@@ -190,10 +201,11 @@ def _require_columns(path: Path | str, header: list[str] | None, expected: tuple
 
 
 def load_bundled_csv(path: str | Path, fiscal_year: str | None = None) -> pd.DataFrame:
-    """The bundled CSV (``data/sample/worldbank/wb_income_fy2026.csv``): ``iso3,name,income_code,income_group,...``.
+    """The bundled CSV (``data/sample/worldbank/wb_income_fy2026.csv``):
+    ``iso3,name,income_code,income_group,...``.
 
-    ``income_code`` is the API's ``incomeLevel.id`` (``INX`` = not classified). Aggregates are already
-    dropped in that file; any aggregate code still present is skipped.
+    ``income_code`` is the API's ``incomeLevel.id`` (``INX`` = not classified). Aggregates are
+    already dropped in that file; any aggregate code still present is skipped.
     """
     path = Path(path)
     fy = fiscal_year_of(path, fiscal_year)
@@ -220,11 +232,12 @@ def load_bundled_csv(path: str | Path, fiscal_year: str | None = None) -> pd.Dat
 
 
 def load_class_xlsx(path: str | Path, fiscal_year: str | None = None) -> pd.DataFrame:
-    """The official ``CLASS.xlsx``: sheet ``'List of economies'`` with ``Economy, Code, Region, Income group``.
+    """The official ``CLASS.xlsx``: sheet ``'List of economies'`` with ``Economy, Code, Region,
+    Income group``.
 
-    The header row is found by its ``Economy`` and ``Code`` cells (extra columns are ignored). Rows without
-    a Region are the aggregates listed below the economies and are skipped, as are aggregate codes.
-    A blank Income group means not classified.
+    The header row is found by its ``Economy`` and ``Code`` cells (extra columns are ignored). Rows
+    without a Region are the aggregates listed below the economies and are skipped, as are aggregate
+    codes. A blank Income group means not classified.
     """
     from openpyxl import load_workbook  # only this loader needs it
 
@@ -313,9 +326,11 @@ def load_api_json(path: str | Path, fiscal_year: str | None = None) -> pd.DataFr
 
 
 def load_income(path: str | Path, fiscal_year: str | None = None) -> pd.DataFrame:
-    """Load a classification file by its extension: ``.csv`` (bundled), ``.xlsx`` (CLASS.xlsx), ``.json`` (API).
+    """Load a classification file by its extension: ``.csv`` (bundled), ``.xlsx`` (CLASS.xlsx),
+    ``.json`` (API).
 
-    Every loader validates (unique iso3, tiers within ``TIERS``); other extensions raise ``ValueError``.
+    Every loader validates (unique iso3, tiers within ``TIERS``); other extensions raise
+    ``ValueError``.
     """
     suffix = Path(path).suffix.lower()
     loaders = {".csv": load_bundled_csv, ".xlsx": load_class_xlsx, ".json": load_api_json}
@@ -327,9 +342,11 @@ def load_income(path: str | Path, fiscal_year: str | None = None) -> pd.DataFram
 
 
 def load_previous(path: str | Path = PREVIOUS_CSV) -> pd.DataFrame:
-    """Earlier classifications for economies unclassified now: ``iso3,name,income_code,fiscal_year,source``.
+    """Earlier classifications for economies unclassified now:
+    ``iso3,name,income_code,fiscal_year,source``.
 
-    Each row carries its own fiscal year and provenance (the bundled file documents where each comes from).
+    Each row carries its own fiscal year and provenance (the bundled file documents where each comes
+    from).
     """
     rows = []
     with open(path, newline="", encoding="utf-8-sig") as f:
@@ -360,9 +377,9 @@ def apply_unclassified_policy(
     """Decide the tier of economies that the current table leaves unclassified; returns a new table.
 
     * ``'exclude'``: their tier stays ``None``; note ``"not classified in FY2026"``.
-    * ``'previous'``: the tier comes from ``previous`` (default: the bundled :data:`PREVIOUS_CSV`), with that
-      row's ``fiscal_year`` and ``source`` and the note ``"not classified in FY2026; FY2025 classification
-      used"``; an economy without a previous tier keeps ``None`` with the note
+    * ``'previous'``: the tier comes from ``previous`` (default: the bundled :data:`PREVIOUS_CSV`),
+      with that row's ``fiscal_year`` and ``source`` and the note ``"not classified in FY2026;
+      FY2025 classification used"``; an economy without a previous tier keeps ``None`` with the note
       ``"not classified in FY2026; no earlier classification available"``.
 
     Classified rows are returned unchanged. The current fiscal year in the notes is the row's own.

@@ -1,8 +1,8 @@
 """Entity density tiers, the 4 x 3 strata grid per entity, its coverage and the world map.
 
-Inputs are warehouse tables written by the earlier strata steps: ``countries`` and ``entity_country``
-(:mod:`countries`), ``density_cells`` (:mod:`density`). Every function here is SQL over one connection
-plus, for the map, matplotlib.
+Inputs are warehouse tables written by the earlier strata steps: ``countries`` and
+``entity_country`` (:mod:`countries`), ``density_cells`` (:mod:`density`). Every function here is
+SQL over one connection plus, for the map, matplotlib.
 """
 
 from __future__ import annotations
@@ -22,15 +22,16 @@ INCOME_COLORS = {"HIC": "#1b9e77", "UMC": "#7570b3", "LMC": "#d95f02", "LIC": "#
 
 def assign_density(con: duckdb.DuckDBPyConnection, kg: str) -> dict[str, int]:
     """Fill ``entity_density`` for one KG: the entity's resolution-3 cell (``h3[1]``, from its
-    representative point) joined with ``density_cells``. Cells without valid population pixels give a
-    NULL tier with a reason, never a dropped row. Returns counts per tier ('none' for NULL)."""
+    representative point) joined with ``density_cells``. Cells without valid population pixels give
+    a NULL tier with a reason, never a dropped row. Returns counts per tier ('none' for NULL)."""
     replace_partition(
         con,
         "entity_density",
         "kg",
         kg,
         """SELECT e.entity_id, e.kg, e.h3[1], d.density, d.tier,
-                  CASE WHEN d.h3 IS NULL THEN 'no valid population pixels in H3 cell ' || e.h3[1] END
+                  CASE WHEN d.h3 IS NULL THEN 'no valid population pixels in H3 cell ' || e.h3[1]
+                      END
            FROM entities e LEFT JOIN density_cells d ON d.h3 = e.h3[1]
            WHERE e.kg = ? ORDER BY e.entity_id""",
         [kg],
@@ -42,17 +43,21 @@ def density_counts(con: duckdb.DuckDBPyConnection, kg: str) -> dict[str, int]:
     """Entities of ``kg`` per density tier in ``entity_density`` ('none' for NULL)."""
     return dict(
         con.execute(
-            "SELECT coalesce(density_tier, 'none'), count(*) FROM entity_density WHERE kg = ? GROUP BY 1",
+            "SELECT coalesce(density_tier, 'none'), count(*) "
+            "FROM entity_density "
+            "WHERE kg = ? "
+            "GROUP BY 1",
             [kg],
         ).fetchall()
     )
 
 
 def assign_strata(con: duckdb.DuckDBPyConnection, kg: str) -> dict[str, int]:
-    """Fill ``entity_strata`` for one KG from ``entity_country`` + ``countries`` + ``entity_density``.
+    """Fill ``entity_strata`` for one KG from ``entity_country`` + ``countries`` +
+    ``entity_density``.
 
-    ``stratum`` is ``'<income>/<density>'`` (e.g. ``'LIC/high'``) when both tiers are known, else NULL with
-    the reasons joined. Returns counts per stratum ('none' for NULL)."""
+    ``stratum`` is ``'<income>/<density>'`` (e.g. ``'LIC/high'``) when both tiers are known, else
+    NULL with the reasons joined. Returns counts per stratum ('none' for NULL)."""
     replace_partition(
         con,
         "entity_strata",
@@ -62,9 +67,12 @@ def assign_strata(con: duckdb.DuckDBPyConnection, kg: str) -> dict[str, int]:
                   CASE WHEN c.income_tier IS NOT NULL AND ed.density_tier IS NOT NULL
                        THEN c.income_tier || '/' || ed.density_tier END,
                   nullif(concat_ws('; ',
-                      CASE WHEN ec.iso3 IS NULL THEN coalesce(ec.reason, 'no country assignment') END,
-                      CASE WHEN ec.iso3 IS NOT NULL AND c.income_tier IS NULL THEN coalesce(c.income_note, 'no income tier') END,
-                      CASE WHEN ed.density_tier IS NULL THEN coalesce(ed.reason, 'no density tier') END), '')
+                      CASE WHEN ec.iso3 IS NULL THEN coalesce(ec.reason, 'no country assignment')
+                          END,
+                      CASE WHEN ec.iso3 IS NOT NULL AND c.income_tier IS NULL THEN
+                          coalesce(c.income_note, 'no income tier') END,
+                      CASE WHEN ed.density_tier IS NULL THEN coalesce(ed.reason, 'no density tier')
+                          END), '')
            FROM entities e
            LEFT JOIN entity_country ec USING (entity_id)
            LEFT JOIN countries c ON c.iso3 = ec.iso3
@@ -79,7 +87,11 @@ def strata_counts(con: duckdb.DuckDBPyConnection, kg: str) -> dict[str, int]:
     """Entities of ``kg`` per stratum in ``entity_strata`` ('none' for NULL)."""
     return dict(
         con.execute(
-            "SELECT coalesce(stratum, 'none'), count(*) FROM entity_strata WHERE kg = ? GROUP BY 1 ORDER BY 1",
+            "SELECT coalesce(stratum, 'none'), count(*) "
+            "FROM entity_strata "
+            "WHERE kg = ? "
+            "GROUP BY 1 "
+            "ORDER BY 1",
             [kg],
         ).fetchall()
     )
@@ -92,28 +104,45 @@ def coverage(con: duckdb.DuckDBPyConnection) -> dict:
         f"{i}/{d}": {"entities": 0, "countries": 0} for i in INCOME_TIERS for d in DENSITY_TIERS
     }
     for stratum, n, c in con.execute(
-        "SELECT stratum, count(*), count(DISTINCT iso3) FROM entity_strata WHERE stratum IS NOT NULL GROUP BY 1"
+        "SELECT stratum, count(*), count(DISTINCT iso3) "
+        "FROM entity_strata "
+        "WHERE stratum IS NOT NULL "
+        "GROUP BY 1"
     ).fetchall():
         grid[stratum] = {"entities": int(n), "countries": int(c)}
     total = int(con.execute("SELECT count(*) FROM entity_strata").fetchone()[0])
     income = dict(
         con.execute(
-            "SELECT income_tier, count(*) FROM entity_strata WHERE income_tier IS NOT NULL GROUP BY 1"
+            "SELECT income_tier, count(*) "
+            "FROM entity_strata "
+            "WHERE income_tier IS NOT NULL "
+            "GROUP BY 1"
         ).fetchall()
     )
     density = dict(
         con.execute(
-            "SELECT density_tier, count(*) FROM entity_strata WHERE density_tier IS NOT NULL GROUP BY 1"
+            "SELECT density_tier, count(*) "
+            "FROM entity_strata "
+            "WHERE density_tier IS NOT NULL "
+            "GROUP BY 1"
         ).fetchall()
     )
     countries = dict(
         con.execute(
-            "SELECT income_tier, count(DISTINCT iso3) FROM entity_strata WHERE income_tier IS NOT NULL GROUP BY 1"
+            "SELECT income_tier, count(DISTINCT iso3) "
+            "FROM entity_strata "
+            "WHERE income_tier IS NOT NULL "
+            "GROUP BY 1"
         ).fetchall()
     )
     missing = dict(
         con.execute(
-            "SELECT reason, count(*) FROM entity_strata WHERE stratum IS NULL GROUP BY 1 ORDER BY 2 DESC LIMIT 10"
+            "SELECT reason, count(*) "
+            "FROM entity_strata "
+            "WHERE stratum IS NULL "
+            "GROUP BY 1 "
+            "ORDER BY 2 DESC "
+            "LIMIT 10"
         ).fetchall()
     )
     return {
@@ -131,7 +160,8 @@ def coverage(con: duckdb.DuckDBPyConnection) -> dict:
 
 
 def grid_markdown(cov: dict) -> str:
-    """The paper's Table 2 layout: rows income tiers, columns density tiers, cells 'entities (countries)'."""
+    """The paper's Table 2 layout: rows income tiers, columns density tiers, cells 'entities
+    (countries)'."""
     rows = []
     for i in INCOME_TIERS:
         cells = [cov["grid"][f"{i}/{d}"] for d in DENSITY_TIERS]
@@ -143,8 +173,9 @@ def grid_markdown(cov: dict) -> str:
 
 
 def world_map_png(con: duckdb.DuckDBPyConnection, out: str | Path, title: str) -> dict:
-    """Distinct entity sites (points rounded to 1e-4 degree) coloured by income tier over the country
-    polygons (plate carree, lon/lat). Writes a deterministic PNG; returns site counts per tier."""
+    """Distinct entity sites (points rounded to 1e-4 degree) coloured by income tier over the
+    country polygons (plate carree, lon/lat). Writes a deterministic PNG; returns site counts per
+    tier."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -153,7 +184,8 @@ def world_map_png(con: duckdb.DuckDBPyConnection, out: str | Path, title: str) -
 
     sites = con.execute(
         """SELECT DISTINCT round(e.lon, 4) AS lon, round(e.lat, 4) AS lat, s.income_tier
-           FROM entities e JOIN entity_strata s USING (entity_id) WHERE s.income_tier IS NOT NULL ORDER BY ALL"""
+           FROM entities e JOIN entity_strata s USING (entity_id) WHERE s.income_tier IS NOT NULL
+               ORDER BY ALL"""
     ).fetchall()
     fig, ax = plt.subplots(figsize=(12, 6), dpi=100)
     for (wkb,) in con.execute("SELECT ST_AsWKB(geometry) FROM countries ORDER BY iso3").fetchall():

@@ -165,7 +165,8 @@ def build_record(built) -> dict:
 
 @pytest.fixture(scope="session")
 def query(built) -> Callable[..., list[tuple]]:
-    """``query(sql, *params)``: the rows of one statement on the built warehouse, opened read-only."""
+    """``query(sql, *params)``: the rows of one statement on the built warehouse, opened
+    read-only."""
 
     def _query(sql: str, *params) -> list[tuple]:
         with warehouse.session(built / "warehouse.duckdb", read_only=True) as con:

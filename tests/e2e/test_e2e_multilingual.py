@@ -120,9 +120,9 @@ def test_all_17_languages_materialize_from_the_build(query):
     """
     rows = query(labelled)
 
-    # Chinese text is Simplified: a label written in Traditional characters is named in its Simplified form;
-    # a label another entity of the question also reads as carries its category word in brackets
-    # (instantiate.distinct_names: "{Сант-Жулия-де-Лория (небольшой город)}")
+    # Chinese text is Simplified: a label written in Traditional characters is named in its
+    # Simplified form; a label another entity of the question also reads as carries its category
+    # word in brackets (instantiate.distinct_names: "{Сант-Жулия-де-Лория (небольшой город)}")
     def named(lang: str, text: str, label: str) -> bool:
         label = simplified(label) if lang == "zho" else label
         return "{" + label + "}" in text or "{" + label + " (" in text

@@ -13,9 +13,9 @@ pytestmark = pytest.mark.e2e
 
 #: Templates the sample cannot populate (docs/questions.md says which data is missing). None since
 #: Andorra's nested country and parish polygons give E05 its two intersecting regions.
-#: Templates the sample cannot populate, with why (docs/questions.md, "What the sample cannot populate"):
-#: B03 needs a real population raster (the sample has the proxy surface only); G03's golds all move
-#: with the grid origin or are trivial on the sample's small polygons.
+#: Templates the sample cannot populate, with why (docs/questions.md, "What the sample cannot
+#: populate"): B03 needs a real population raster (the sample has the proxy surface only); G03's
+#: golds all move with the grid origin or are trivial on the sample's small polygons.
 NOT_ON_SAMPLE: set[str] = {"B03", "G03"}
 
 
@@ -117,9 +117,9 @@ def test_false_premises_multimodal_and_small_split(built, query):
 
 
 def test_question_texts_name_entities_without_coordinates_or_ids(query):
-    """No text shows a coordinate pair, a KG id, a placeholder or an earthquake's source title, every
-    name rule occurs in the sample, and every entity bound by an entity role has a display name
-    unique within its KG (docs/questions.md, "Display names")."""
+    """No text shows a coordinate pair, a KG id, a placeholder or an earthquake's source title,
+    every name rule occurs in the sample, and every entity bound by an entity role has a display
+    name unique within its KG (docs/questions.md, "Display names")."""
     from mgqa_dagster.data_quality.questions import LEAKED_LOCATION, PLACEHOLDER_NAME
     from mgqa_platform.kg.names import RULES
 

@@ -1,15 +1,17 @@
 """Compute-grounded reference solver: recompute each gold answer from the released record alone.
 
-Given a question record (text, template, bindings, parameters) and its cited ``gold_triples`` -- never the
-warehouse -- a solver function parses the facts it needs (:class:`~mgqa_platform.evaluation.facts.Facts`)
-and computes the answer with independent code (shapely, pyproj, h3, s2sphere, pygeohash), not the
-generator's SQL. Scoring its answers against the golds (Table 12) measures whether every gold is
-reproducible from what the benchmark releases: the target is EM 100 % on true-premise questions, and
-every miss names a question whose gold or whose cited triples are wrong or insufficient.
+Given a question record (text, template, bindings, parameters) and its cited ``gold_triples`` --
+never the warehouse -- a solver function parses the facts it needs
+(:class:`~mgqa_platform.evaluation.facts.Facts`) and computes the answer with independent code
+(shapely, pyproj, h3, s2sphere, pygeohash), not the generator's SQL. Scoring its answers against the
+golds (Table 12) measures whether every gold is reproducible from what the benchmark releases: the
+target is EM 100 % on true-premise questions, and every miss names a question whose gold or whose
+cited triples are wrong or insufficient.
 
-One module per spatial-function family mirrors ``questions/executors`` (distance.py for A, ...); each
-registers one function per executor name with :func:`solves`. A solver returns a gold dict (built with
-:mod:`mgqa_platform.questions.formats` constructors) or raises :class:`Unsolvable` with a reason.
+One module per spatial-function family mirrors ``questions/executors`` (distance.py for A, ...);
+each registers one function per executor name with :func:`solves`. A solver returns a gold dict
+(built with :mod:`mgqa_platform.questions.formats` constructors) or raises :class:`Unsolvable` with
+a reason.
 """
 
 from __future__ import annotations
@@ -47,7 +49,8 @@ MODULES = (
 
 
 class Unsolvable(Exception):
-    """The record does not state enough to compute the answer; ``reason`` is a short snake_case code."""
+    """The record does not state enough to compute the answer; ``reason`` is a short snake_case
+    code."""
 
     def __init__(self, reason: str, detail: str = ""):
         super().__init__(f"{reason}: {detail}" if detail else reason)
@@ -106,7 +109,8 @@ class Solution:
 
 
 def solve(question: Mapping[str, Any], catalog: Catalog | None = None) -> Solution:
-    """Recompute one question's answer from its record. Never raises for a bad record: the reason is kept."""
+    """Recompute one question's answer from its record. Never raises for a bad record: the reason is
+    kept."""
     load_all()
     catalog = catalog or default_catalog()
     qid = question["question_id"]

@@ -1,15 +1,17 @@
-"""Reference solvers for SFID E (containment and administrative hierarchy), from the gold triples alone.
+"""Reference solvers for SFID E (containment and administrative hierarchy), from the gold triples
+alone.
 
-Geometries are the cited WKT literals parsed into shapely in EPSG:4326 (x = longitude, y = latitude).
-Areas are planar areas in the equal-area EPSG:6933 projection, obtained here by projecting every vertex
-with pyproj (``always_xy``: lon/lat in, metres out) and measuring with shapely (:mod:`.geo`) -- not DuckDB's
-``ST_Transform``/``ST_Area``. Line lengths are WGS84 geodesics summed leg by leg with ``pyproj.Geod``.
-Shares (contained / outside) are dimensionless. An entity is "in" a region when its representative point
-(:attr:`Entity.lonlat`) intersects the region (boundary counts as inside).
+Geometries are the cited WKT literals parsed into shapely in EPSG:4326 (x = longitude, y =
+latitude). Areas are planar areas in the equal-area EPSG:6933 projection, obtained here by
+projecting every vertex with pyproj (``always_xy``: lon/lat in, metres out) and measuring with
+shapely (:mod:`.geo`) -- not DuckDB's ``ST_Transform``/``ST_Area``. Line lengths are WGS84 geodesics
+summed leg by leg with ``pyproj.Geod``. Shares (contained / outside) are dimensionless. An entity is
+"in" a region when its representative point (:attr:`Entity.lonlat`) intersects the region (boundary
+counts as inside).
 
-Administrative membership follows the cited part-of triples (``administrativePartOf`` / ``sfWithin``,
-subject -> object IRI) transitively through the cited entities; entity_A without such a triple is decided
-by geometry.
+Administrative membership follows the cited part-of triples (``administrativePartOf`` /
+``sfWithin``, subject -> object IRI) transitively through the cited entities; entity_A without such
+a triple is decided by geometry.
 """
 
 from __future__ import annotations
@@ -31,10 +33,10 @@ PART_OF = ("administrativePartOf", "sfWithin")  #: predicate local names of the 
 POINT_ROLES = ("poi", "place", "event_point", "category_poi")
 
 
-# ---------------------------------------------------------------------------------------------- measures
+# ----------------------------------------------------------------------------------------- measures
 def share_outside(inner: BaseGeometry, outer: BaseGeometry) -> float | None:
-    """Share of ``inner``'s area (polygons) or geodesic length (lines) lying outside ``outer``; None for a
-    zero measure."""
+    """Share of ``inner``'s area (polygons) or geodesic length (lines) lying outside ``outer``; None
+    for a zero measure."""
     if is_polygonal(inner):
         whole = area_m2(inner)
         return area_m2(inner.difference(outer)) / whole if whole > 0 else None
@@ -64,8 +66,8 @@ def point_in(e: Entity, region: BaseGeometry) -> bool:
 
 # ---------------------------------------------------------------------------------------------- E01
 def part_of_closure(p: Problem, start: Entity) -> set[str] | None:
-    """IRIs reachable from ``start`` by cited part-of triples (transitively through the cited entities whose
-    subject is an object reached); None when ``start`` has no part-of triple."""
+    """IRIs reachable from ``start`` by cited part-of triples (transitively through the cited
+    entities whose subject is an object reached); None when ``start`` has no part-of triple."""
     by_subject = {e.subject: e for e in p.facts.entities.values()}
     first = [o for k in PART_OF for o in start.attributes.get(k, [])]
     if not first:
@@ -135,14 +137,15 @@ def parts(p: Problem) -> dict:
 def collection_count(p: Problem) -> dict:
     """E03: cited entities of the collection whose representative point lies in entity_A.
 
-    Only the cited (counted) entities can be checked; an uncited member of the collection is invisible."""
+    Only the cited (counted) entities can be checked; an uncited member of the collection is
+    invisible."""
     region = geometry_of(p.facts.bound(p.sub.entity_roles[0]))
     return formats.count(
         sum(1 for e in p.facts.others() if e.geometry is not None and point_in(e, region))
     )
 
 
-# ---------------------------------------------------------------------------------------------- E04 / E05
+# ---------------------------------------------------------------------------------------- E04 / E05
 @solves("admin.full_containment")
 def full_containment(p: Problem) -> dict:
     """E04: does entity_A contain entity_B's area, by the outside share area(B - A) / area(B)?"""
@@ -153,7 +156,8 @@ def full_containment(p: Problem) -> dict:
 
 @solves("admin.ranked_containment")
 def ranked_containment(p: Problem) -> dict:
-    """E05: does entity_A contain the ranked member of category_B in entity_C (length or area outside share)?
+    """E05: does entity_A contain the ranked member of category_B in entity_C (length or area
+    outside share)?
 
     The generator cites only the ranked member, so the ranking is taken over the cited members (in
     entity_C) alone; the containment of the ranked one in entity_A is recomputed."""

@@ -1,18 +1,18 @@
 """Reference solvers for SFID G (centrality and medial geometry), from the gold triples alone.
 
-Input geometries are EPSG:4326 lon/lat (x = longitude); answers are WGS84 points (lon, lat degrees) or a
-geodesic distance in km. Recomputed independently of the generator:
+Input geometries are EPSG:4326 lon/lat (x = longitude); answers are WGS84 points (lon, lat degrees)
+or a geodesic distance in km. Recomputed independently of the generator:
 
-* centroid: shapely area centroid of the polygon projected vertex by vertex into EPSG:6933 (pyproj), and
-  projected back;
-* line midpoint: geodesic legs of the digitised line (``pyproj.Geod.inv`` on arrays), cumulative length,
-  then ``Geod.fwd`` from the vertex that starts the leg holding half the length;
-* pole of inaccessibility: GEOS maximum inscribed circle (``shapely.maximum_inscribed_circle``) of the
-  largest part in an azimuthal-equidistant frame around the representative point, built from geodesic
-  azimuth/distance (x = d sin az, y = d cos az, metres) and mapped back with ``Geod.fwd``;
-* scale shift: the grid cell centres ((i + 0.5) size, (j + 0.5) size) in EPSG:6933 metres tested one by
-  one with ``shapely.intersects_xy`` (boundary inside), their mean projected back to WGS84, and the
-  geodesic km between the two raster centroids.
+* centroid: shapely area centroid of the polygon projected vertex by vertex into EPSG:6933 (pyproj),
+  and projected back;
+* line midpoint: geodesic legs of the digitised line (``pyproj.Geod.inv`` on arrays), cumulative
+  length, then ``Geod.fwd`` from the vertex that starts the leg holding half the length;
+* pole of inaccessibility: GEOS maximum inscribed circle (``shapely.maximum_inscribed_circle``) of
+  the largest part in an azimuthal-equidistant frame around the representative point, built from
+  geodesic azimuth/distance (x = d sin az, y = d cos az, metres) and mapped back with ``Geod.fwd``;
+* scale shift: the grid cell centres ((i + 0.5) size, (j + 0.5) size) in EPSG:6933 metres tested one
+  by one with ``shapely.intersects_xy`` (boundary inside), their mean projected back to WGS84, and
+  the geodesic km between the two raster centroids.
 """
 
 from __future__ import annotations
@@ -48,7 +48,7 @@ def _polygon(p: Problem) -> BaseGeometry:
     return g
 
 
-# ---------------------------------------------------------------------------------------------- G01 / G02
+# ---------------------------------------------------------------------------------------- G01 / G02
 @solves("centrality.centroid")
 def centroid(p: Problem) -> dict:
     """G01.1 / G01.4 / G02: EPSG:6933 area centroid of entity_A, as a WGS84 point."""
@@ -56,8 +56,8 @@ def centroid(p: Problem) -> dict:
 
 
 def walk_vertices(g: BaseGeometry, max_gap_m: float) -> list[tuple[float, float]]:
-    """The vertices walked from the first one: parts appended in order, a zero gap merged, a gap above
-    ``max_gap_m`` (geodesic metres) unsolvable (the generator discards such lines)."""
+    """The vertices walked from the first one: parts appended in order, a zero gap merged, a gap
+    above ``max_gap_m`` (geodesic metres) unsolvable (the generator discards such lines)."""
     parts = [np.asarray(x.coords)[:, :2] for x in getattr(g, "geoms", [g]) if not x.is_empty]
     if not parts:
         raise Unsolvable("empty_geometry")
@@ -72,7 +72,8 @@ def walk_vertices(g: BaseGeometry, max_gap_m: float) -> list[tuple[float, float]
 
 @solves("centrality.line_midpoint")
 def line_midpoint(p: Problem) -> dict:
-    """G01.2: the point at half the geodesic length of line entity_A, walking from its first vertex."""
+    """G01.2: the point at half the geodesic length of line entity_A, walking from its first
+    vertex."""
     g = geometry_of(p.facts.bound(p.sub.entity_roles[0]))
     xy = np.asarray(walk_vertices(g, float(p.conventions["max_gap_m"])))
     if len(xy) < 2:
@@ -93,7 +94,8 @@ def line_midpoint(p: Problem) -> dict:
 
 @solves("centrality.pole")
 def pole(p: Problem) -> dict:
-    """G01.3: pole of inaccessibility (maximum inscribed circle centre) of entity_A's largest part."""
+    """G01.3: pole of inaccessibility (maximum inscribed circle centre) of entity_A's largest
+    part."""
     e = p.facts.bound(p.sub.entity_roles[0])
     g = _polygon(p)
     lon0, lat0 = e.lonlat
@@ -106,8 +108,8 @@ def pole(p: Problem) -> dict:
 
 # ---------------------------------------------------------------------------------------------- G03
 def raster_mean(g6933: BaseGeometry, size_m: float) -> tuple[tuple[float, float] | None, int]:
-    """Mean (x, y) of the grid cell centres inside ``g6933`` (EPSG:6933 metres) and their number, for cells
-    of side ``size_m`` with edges at integer multiples of it."""
+    """Mean (x, y) of the grid cell centres inside ``g6933`` (EPSG:6933 metres) and their number,
+    for cells of side ``size_m`` with edges at integer multiples of it."""
     x0, y0, x1, y1 = g6933.bounds
     ii = np.arange(math.ceil(x0 / size_m - 0.5), math.floor(x1 / size_m - 0.5) + 1)
     jj = np.arange(math.ceil(y0 / size_m - 0.5), math.floor(y1 / size_m - 0.5) + 1)
@@ -128,7 +130,8 @@ def raster_mean(g6933: BaseGeometry, size_m: float) -> tuple[tuple[float, float]
 
 @solves("centrality.scale_shift")
 def scale_shift(p: Problem) -> dict:
-    """G03: geodesic km between the raster centroids of entity_A at cell sizes value_1 and value_2 km."""
+    """G03: geodesic km between the raster centroids of entity_A at cell sizes value_1 and value_2
+    km."""
     g = to_6933(_polygon(p))
     pts = []
     for key in ("value_1", "value_2"):

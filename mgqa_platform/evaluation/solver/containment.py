@@ -1,14 +1,16 @@
-"""Reference solvers for SFID B (metric containment: what lies within a radius), from the gold triples alone.
+"""Reference solvers for SFID B (metric containment: what lies within a radius), from the gold
+triples alone.
 
-Units and frames: coordinates are EPSG:4326 degrees, **x = longitude, y = latitude**; radii and distances are
-km. "Within r km" is a WGS84 geodesic (``pyproj.Geod``) between representative points of at most r km
-(closed disc); the anchor itself is never a member. Candidates are the cited evidence entities
-(:meth:`Facts.others`), filtered by category when their ``rdf:type`` triples are cited. The generator cites
-the members inside the radius only, so a member it missed cannot be recovered from the record.
+Units and frames: coordinates are EPSG:4326 degrees, **x = longitude, y = latitude**; radii and
+distances are km. "Within r km" is a WGS84 geodesic (``pyproj.Geod``) between representative points
+of at most r km (closed disc); the anchor itself is never a member. Candidates are the cited
+evidence entities (:meth:`Facts.others`), filtered by category when their ``rdf:type`` triples are
+cited. The generator cites the members inside the radius only, so a member it missed cannot be
+recovered from the record.
 
-B03 sums the pixels of the population raster that the record cites as ``urn:mgqa:raster:...`` facts (centre
-``asWKT`` and ``population``), with the pixel-centre rule: a pixel counts in full when the geodesic from the
-anchor to its centre is at most the radius.
+B03 sums the pixels of the population raster that the record cites as ``urn:mgqa:raster:...`` facts
+(centre ``asWKT`` and ``population``), with the pixel-centre rule: a pixel counts in full when the
+geodesic from the anchor to its centre is at most the radius.
 """
 
 from __future__ import annotations
@@ -23,7 +25,8 @@ from mgqa_platform.questions import formats
 
 
 def within(p: Problem) -> list[Entity]:
-    """Cited category members (anchor excluded) whose geodesic km to the anchor is <= the ``value`` radius."""
+    """Cited category members (anchor excluded) whose geodesic km to the anchor is <= the ``value``
+    radius."""
     anchor = p.facts.bound(p.sub.entity_roles[0])
     radius = float(p.param("value"))
     if radius <= 0:
@@ -50,8 +53,8 @@ def list_within(p: Problem) -> dict:
 
 @solves("containment.population_within")
 def population_within(p: Problem) -> dict:
-    """B03: population within ``value`` km of the anchor, summed over the cited raster pixels whose centre lies
-    within the radius (geodesic), rounded half up to whole people."""
+    """B03: population within ``value`` km of the anchor, summed over the cited raster pixels whose
+    centre lies within the radius (geodesic), rounded half up to whole people."""
     anchor = p.facts.bound(p.sub.entity_roles[0]).lonlat
     radius = float(p.param("value"))
     pixels = p.facts.about("urn:mgqa:raster:")

@@ -1,11 +1,11 @@
 """Reference solvers for SFID N (absolute coordinates and extent), from the gold triples alone.
 
-Geometries are shapely objects in EPSG:4326 with x = longitude, y = latitude (degrees). The centroid of a
-single point is the point; of anything else it is the planar centroid in the equal-area projection
-EPSG:6933 (pyproj ``Transformer``, ``always_xy=True``), i.e. area-weighted for polygons and length-weighted
-(projected metres) for lines, transformed back to lon/lat. The bounding box is the min/max of the vertices'
-lon/lat. Geometries spanning more than 180 degrees of longitude are taken to wrap the antimeridian and are
-not answered.
+Geometries are shapely objects in EPSG:4326 with x = longitude, y = latitude (degrees). The centroid
+of a single point is the point; of anything else it is the planar centroid in the equal-area
+projection EPSG:6933 (pyproj ``Transformer``, ``always_xy=True``), i.e. area-weighted for polygons
+and length-weighted (projected metres) for lines, transformed back to lon/lat. The bounding box is
+the min/max of the vertices' lon/lat. Geometries spanning more than 180 degrees of longitude are
+taken to wrap the antimeridian and are not answered.
 """
 
 from __future__ import annotations
@@ -38,7 +38,8 @@ def _vertex_extent(g: shapely.Geometry) -> tuple[float, float, float, float]:
 
 @solves("coords.centroid")
 def centroid(p: Problem) -> dict:
-    """N01: (lon, lat) of the point itself, or of the EPSG:6933 planar centroid of a line / polygon / multi."""
+    """N01: (lon, lat) of the point itself, or of the EPSG:6933 planar centroid of a line / polygon
+    / multi."""
     g = _geometry(p)
     if g.geom_type == "Point":
         return formats.point(g.x, g.y)

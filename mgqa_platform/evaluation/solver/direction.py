@@ -1,11 +1,12 @@
 """Reference solvers for SFID J (direction and orientation), from the gold triples alone.
 
-Positions are representative points (:attr:`Entity.lonlat`, EPSG:4326 degrees, **lon first**). Azimuths
-are forward geodesic azimuths on WGS84 (``pyproj.Geod.inv``), degrees clockwise from true north in
-[0, 360). A compass of n labels is n equal half-open sectors starting at ``sector_offset_deg``.
-Side of a route (J02) and linear referencing (J03) use a real pyproj ``+proj=aeqd`` (WGS84, metres)
-transformer centred on the route start / the line's representative point (the generator emulates that
-projection with ``Geod.inv``); distances there are planar metres in the projection.
+Positions are representative points (:attr:`Entity.lonlat`, EPSG:4326 degrees, **lon first**).
+Azimuths are forward geodesic azimuths on WGS84 (``pyproj.Geod.inv``), degrees clockwise from true
+north in [0, 360). A compass of n labels is n equal half-open sectors starting at
+``sector_offset_deg``. Side of a route (J02) and linear referencing (J03) use a real pyproj
+``+proj=aeqd`` (WGS84, metres) transformer centred on the route start / the line's representative
+point (the generator emulates that projection with ``Geod.inv``); distances there are planar metres
+in the projection.
 """
 
 from __future__ import annotations
@@ -24,15 +25,16 @@ MIN_KM = 0.01  #: pairs closer than 10 m are never asked (unstable bearing)
 def to_local(
     centre: tuple[float, float], pts: list[tuple[float, float]]
 ) -> list[tuple[float, float]]:
-    """(x, y) metres of (lon, lat) points in the PROJ aeqd frame centred on ``centre`` (:func:`geo.aeqd`)."""
+    """(x, y) metres of (lon, lat) points in the PROJ aeqd frame centred on ``centre``
+    (:func:`geo.aeqd`)."""
     tr = aeqd(float(centre[0]), float(centre[1]))
     xs, ys = tr.transform([q[0] for q in pts], [q[1] for q in pts])
     return list(zip((float(x) for x in xs), (float(y) for y in ys)))
 
 
 def compass(az: float, labels: list[str] | tuple[str, ...], offset: float) -> tuple[str, float]:
-    """(label, degrees to the nearest sector edge) of azimuth ``az`` on a compass of len(labels) sectors,
-    sector k covering [offset + k*w, offset + (k+1)*w) with w = 360/n."""
+    """(label, degrees to the nearest sector edge) of azimuth ``az`` on a compass of len(labels)
+    sectors, sector k covering [offset + k*w, offset + (k+1)*w) with w = 360/n."""
     n = len(labels)
     w = 360.0 / n
     rel = math.fmod(az - offset, 360.0)
@@ -83,7 +85,8 @@ def bearing(p: Problem) -> dict:
 
 @solves("direction.side_of_route")
 def side_of_route(p: Problem) -> dict:
-    """J02: left or right of the straight route B -> C, by the sign of (C - B) x (A - B) in aeqd at B."""
+    """J02: left or right of the straight route B -> C, by the sign of (C - B) x (A - B) in aeqd at
+    B."""
     ra, rb, rc = p.sub.entity_roles[:3]
     a, b, c = (p.facts.bound(r).lonlat for r in (ra, rb, rc))
     (bx, by), (ax, ay), (cx, cy) = to_local(b, [b, a, c])

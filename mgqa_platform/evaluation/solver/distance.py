@@ -1,15 +1,17 @@
 """Reference solvers for SFID A (metric distance), from the gold triples alone.
 
-Units and frames: coordinates are EPSG:4326 degrees with **x = longitude, y = latitude** (shapely / WKT
-order); distances are km. Point-to-point distances are WGS84 geodesics computed with ``pyproj.Geod``
-between representative points (:attr:`Entity.lonlat`), independently of the generator's DuckDB
-``ST_Distance_Spheroid``. Point-to-geometry distances follow the catalog convention ``nearest_point:
-local_equirectangular``: the nearest point of the target is searched with shapely in the frame
-x = cos(lat0) * (lon - lon0), y = lat - lat0 centred on the query point, then measured with ``Geod``.
+Units and frames: coordinates are EPSG:4326 degrees with **x = longitude, y = latitude** (shapely /
+WKT order); distances are km. Point-to-point distances are WGS84 geodesics computed with
+``pyproj.Geod`` between representative points (:attr:`Entity.lonlat`), independently of the
+generator's DuckDB ``ST_Distance_Spheroid``. Point-to-geometry distances follow the catalog
+convention ``nearest_point: local_equirectangular``: the nearest point of the target is searched
+with shapely in the frame x = cos(lat0) * (lon - lon0), y = lat - lat0 centred on the query point,
+then measured with ``Geod``.
 
 Candidates of the selection / aggregation questions (A06-A08) are the cited evidence entities
-(:meth:`Facts.others`); category membership is read from their ``rdf:type`` triples (:func:`in_category`).
-A05 needs the Natural Earth country polygons, which are no KG triples: it is unsolvable from the record.
+(:meth:`Facts.others`); category membership is read from their ``rdf:type`` triples
+(:func:`in_category`). A05 needs the Natural Earth country polygons, which are no KG triples: it is
+unsolvable from the record.
 """
 
 from __future__ import annotations
@@ -49,18 +51,19 @@ MONTHS = (
 )
 
 
-# ---------------------------------------------------------------------------------------------- helpers
+# ------------------------------------------------------------------------------------------ helpers
 def label(e: Entity) -> str:
     """Display name of an entity for answers (its English label, else its id)."""
     return e.name or e.entity_id
 
 
 def nearest_point_km(lonlat: tuple[float, float], target: BaseGeometry) -> float:
-    """Geodesic km from (lon, lat) to the nearest point of ``target``, the nearest point being found in the
-    local equirectangular frame centred on the query point (0 when the point lies on/in the target).
+    """Geodesic km from (lon, lat) to the nearest point of ``target``, the nearest point being found
+    in the local equirectangular frame centred on the query point (0 when the point lies on/in the
+    target).
 
-    The frame is the catalog's ``nearest_point: local_equirectangular`` convention, on purpose not the
-    azimuthal-equidistant frames of :mod:`.geo`."""
+    The frame is the catalog's ``nearest_point: local_equirectangular`` convention, on purpose not
+    the azimuthal-equidistant frames of :mod:`.geo`."""
     lon0, lat0 = lonlat
     k = math.cos(math.radians(lat0))
     framed = shapely_transform(target, lambda xy: (xy - (lon0, lat0)) * (k, 1.0))
@@ -74,8 +77,8 @@ def _snake(s: str) -> str:
 
 @lru_cache(maxsize=1)
 def _class_categories() -> dict[str, set[str]]:
-    """Type local name -> categories, from the package's public OSM map-features, KWG class and WorldKG
-    class tables."""
+    """Type local name -> categories, from the package's public OSM map-features, KWG class and
+    WorldKG class tables."""
     out: dict[str, set[str]] = {}
     with open(PACKAGE_DATA / "osm_map_features.csv", newline="", encoding="utf-8") as f:
         for r in csv.DictReader(f):
@@ -114,8 +117,9 @@ def category_of(p: Problem, role: str | None = None) -> str:
 
 
 def members(p: Problem, category: str, *, require_types: bool = False) -> list[Entity]:
-    """Cited evidence entities in ``category``: by their types when cited; without types every evidence
-    entity is taken as a member (the generator cites members only), unless ``require_types``."""
+    """Cited evidence entities in ``category``: by their types when cited; without types every
+    evidence entity is taken as a member (the generator cites members only), unless
+    ``require_types``."""
     out = []
     for e in p.facts.others():
         m = in_category(e, category)
@@ -170,8 +174,8 @@ def to_geometry(p: Problem) -> dict:
 
 @solves("distance.to_boundary")
 def to_boundary(p: Problem) -> dict:
-    """A09: km from A's representative point to the nearest point of B's boundary (every ring); A09.1
-    requires A inside B."""
+    """A09: km from A's representative point to the nearest point of B's boundary (every ring);
+    A09.1 requires A inside B."""
     return _to_target(p, boundary=True)
 
 
@@ -191,8 +195,8 @@ def parallel_arc_km(dlon_deg: float, lat_deg: float) -> float:
 
 @solves("distance.directional")
 def directional(p: Problem) -> dict:
-    """A02: the {direction} component of A's offset from B: meridian arc between the latitudes (north /
-    south) or arc of the parallel at the mean latitude (east / west)."""
+    """A02: the {direction} component of A's offset from B: meridian arc between the latitudes
+    (north / south) or arc of the parallel at the mean latitude (east / west)."""
     ra, rb = p.sub.entity_roles[:2]
     (alon, alat), (blon, blat) = p.facts.bound(ra).lonlat, p.facts.bound(rb).lonlat
     d = str(p.param("direction")).lower()
@@ -215,7 +219,8 @@ def _period_of(date: str, kind: str) -> str:
 
 @solves("distance.event_location")
 def event_location(p: Problem) -> dict:
-    """A03: km from the event's point to B; the stated time period must be the event's year / month."""
+    """A03: km from the event's point to B; the stated time period must be the event's year /
+    month."""
     ev, rb = p.sub.entity_roles[:2]
     event = p.facts.bound(ev)
     period = p.parameters.get("time_period")
@@ -228,7 +233,7 @@ def event_location(p: Problem) -> dict:
     return _km_gold(geodesic_km(event.lonlat, p.facts.bound(rb).lonlat))
 
 
-# ---------------------------------------------------------------------------------------------- A04 / A05
+# ---------------------------------------------------------------------------------------- A04 / A05
 def _wants_min(rank_type: str) -> bool:
     word = rank_type.split()[0].lower()
     if word in ("closer", "nearer"):
@@ -258,10 +263,11 @@ def neighbour_country(p: Problem) -> dict:
     )
 
 
-# ---------------------------------------------------------------------------------------------- A06 / A07
+# ---------------------------------------------------------------------------------------- A06 / A07
 @solves("distance.aggregate")
 def aggregate(p: Problem) -> dict:
-    """A06: minimum / maximum / average km over the unordered pairs of category members inside polygon B."""
+    """A06: minimum / maximum / average km over the unordered pairs of category members inside
+    polygon B."""
     poly = p.facts.bound(p.sub.entity_roles[0])
     ms = [e for e in members(p, category_of(p)) if inside(poly, e)]
     if len(ms) < 2:
@@ -299,8 +305,9 @@ def min_total(p: Problem) -> dict:
 # ---------------------------------------------------------------------------------------------- A08
 @solves("distance.kth_nearest")
 def kth_nearest(p: Problem) -> dict:
-    """A08: km from the k-th nearest category member to B (B excluded; k from the rank word's position in the
-    catalog list) to C. Ranked: the cited members (C too when its types make it a member)."""
+    """A08: km from the k-th nearest category member to B (B excluded; k from the rank word's
+    position in the catalog list) to C. Ranked: the cited members (C too when its types make it a
+    member)."""
     rb, rc = p.sub.entity_roles[:2]
     b, c = p.facts.bound(rb), p.facts.bound(rc)
     cat = category_of(p)

@@ -1,16 +1,17 @@
 """Reference solvers for SFID I (spatio-temporal events), from the gold triples alone.
 
-Events are cited entities with a temporal scope (``Entity.times``: xsd date / dateTime literals) and a
-point (epicentre) or footprint polygon; geometries are EPSG:4326 lon/lat (x = longitude).
+Events are cited entities with a temporal scope (``Entity.times``: xsd date / dateTime literals) and
+a point (epicentre) or footprint polygon; geometries are EPSG:4326 lon/lat (x = longitude).
 
-* dates: the UTC calendar date of the scope's earliest value (an interval's beginning); values with only a
-  date, a month or a year keep their precision;
+* dates: the UTC calendar date of the scope's earliest value (an interval's beginning); values with
+  only a date, a month or a year keep their precision;
 * areas: km2 in EPSG:6933 (pyproj vertex projection, shapely area; :func:`geo.area_km2`);
-* distances: km; point to point the WGS84 geodesic (``pyproj.Geod.inv``); point to footprint the shapely
-  distance to the footprint in an azimuthal-equidistant frame around the point built from geodesic
-  azimuth/distance of every vertex (x = d sin az, y = d cos az), i.e. vertices exact, edges straight;
-* "affects": a footprint affects a polygon when the intersection has at least ``min_overlap_km2`` and a
-  point when it covers the point's representative point; a point event affects a point within
+* distances: km; point to point the WGS84 geodesic (``pyproj.Geod.inv``); point to footprint the
+  shapely distance to the footprint in an azimuthal-equidistant frame around the point built from
+  geodesic azimuth/distance of every vertex (x = d sin az, y = d cos az), i.e. vertices exact, edges
+  straight;
+* "affects": a footprint affects a polygon when the intersection has at least ``min_overlap_km2``
+  and a point when it covers the point's representative point; a point event affects a point within
   ``impact_radius_km`` and a polygon that contains it or lies within that radius.
 """
 
@@ -36,10 +37,11 @@ from mgqa_platform.questions import formats
 _PARTIAL = re.compile(r"\d{4}(-\d{2}(-\d{2})?)?")
 
 
-# ---------------------------------------------------------------------------------------------- helpers
+# ------------------------------------------------------------------------------------------ helpers
 def utc_date(value: str) -> str:
-    """``2015-12-06T16:37:05.270Z`` -> ``2015-12-06``; ``2015-11-22T23:30:00-05:00`` -> ``2015-11-23``;
-    ``2006-07-22`` / ``2006-07`` / ``2006`` unchanged. Raises Unsolvable for other text."""
+    """``2015-12-06T16:37:05.270Z`` -> ``2015-12-06``; ``2015-11-22T23:30:00-05:00`` ->
+    ``2015-11-23``; ``2006-07-22`` / ``2006-07`` / ``2006`` unchanged. Raises Unsolvable for other
+    text."""
     s = value.strip()
     if _PARTIAL.fullmatch(s):
         return s
@@ -68,8 +70,8 @@ def is_point(g: BaseGeometry) -> bool:
 
 
 def km_to_polygon(lon: float, lat: float, poly: BaseGeometry) -> float:
-    """km from (lon, lat) to ``poly`` (0 inside) in the geodesic azimuthal-equidistant frame of the point
-    (:func:`geo.local_xy`)."""
+    """km from (lon, lat) to ``poly`` (0 inside) in the geodesic azimuthal-equidistant frame of the
+    point (:func:`geo.local_xy`)."""
     return float(project_local(poly, lon, lat).distance(Point(0.0, 0.0))) / 1000.0
 
 
@@ -124,7 +126,7 @@ def hit_date(p: Problem) -> dict:
     return formats.date(event_date(ev))
 
 
-# ---------------------------------------------------------------------------------------------- I04 / I05
+# ---------------------------------------------------------------------------------------- I04 / I05
 @solves("event.area")
 def area(p: Problem) -> dict:
     """I04: EPSG:6933 km2 of the footprint; I05: of footprint n entity_A."""

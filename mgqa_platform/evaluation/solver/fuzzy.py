@@ -2,14 +2,14 @@
 
 d(X, Y) is the WGS84 geodesic distance in km (``pyproj.Geod.inv``) between representative points
 (:attr:`Entity.lonlat`, EPSG:4326 degrees, **lon first**); the generator uses DuckDB
-``ST_Distance_Spheroid``. Each vague notion is the crisp rule of the sub-template's ``conventions``; a
-value in the vague band (which the generator discards) is reported as :class:`Unsolvable`.
+``ST_Distance_Spheroid``. Each vague notion is the crisp rule of the sub-template's ``conventions``;
+a value in the vague band (which the generator discards) is reported as :class:`Unsolvable`.
 
-L05 for a point A: covered = B covers A's point (shapely, boundary included); otherwise the nearest point
-of B's boundary is searched in a local azimuthal-equidistant projection (pyproj ``+proj=aeqd``, WGS84)
-centred on A, transformed back and measured as a WGS84 geodesic (the generator searches in an
-equirectangular frame). For a polygon A, share = area(A n B) / area(A) with both polygons projected to the
-equal-area EPSG:6933 before intersecting.
+L05 for a point A: covered = B covers A's point (shapely, boundary included); otherwise the nearest
+point of B's boundary is searched in a local azimuthal-equidistant projection (pyproj
+``+proj=aeqd``, WGS84) centred on A, transformed back and measured as a WGS84 geodesic (the
+generator searches in an equirectangular frame). For a polygon A, share = area(A n B) / area(A) with
+both polygons projected to the equal-area EPSG:6933 before intersecting.
 """
 
 from __future__ import annotations
@@ -90,7 +90,8 @@ def _norm(s: str) -> str:
 
 @solves("fuzzy.roughly_closest")
 def roughly_closest(p: Problem) -> dict:
-    """L04: members of the category within search_radius_km of B with d <= max(d_min (1 + rel), d_min + abs).
+    """L04: members of the category within search_radius_km of B with d <= max(d_min (1 + rel),
+    d_min + abs).
 
     Candidates are the cited, unbound entities (the generator cites the answer set only)."""
     b_role = p.sub.entity_roles[0]
@@ -116,7 +117,8 @@ def roughly_closest(p: Problem) -> dict:
 
 
 def boundary_km(pt: tuple[float, float], region: shapely.Geometry) -> float:
-    """Geodesic km from ``pt`` (lon, lat) to the nearest point of ``region``'s boundary, searched in aeqd at pt."""
+    """Geodesic km from ``pt`` (lon, lat) to the nearest point of ``region``'s boundary, searched in
+    aeqd at pt."""
     tr = aeqd(float(pt[0]), float(pt[1]))
     local = project(region.boundary, tr)
     q = nearest_points(Point(0.0, 0.0), local)[1]

@@ -1,10 +1,11 @@
 """Reference solvers for SFID H (grid and spatial indexing), from the gold triples alone.
 
-Positions are the entities' representative points (:attr:`Entity.lonlat`, EPSG:4326 degrees, **lon first**).
-h3-py v4 and s2sphere take **(lat, lng)**: every call here swaps explicitly. H3 cells are v4 hex strings;
-S2 cells are answered as tokens. The S2 common ancestor is found with integer bit arithmetic on the two
-leaf ids (the highest differing bit), not by walking ``CellId.parent`` as the generator does; the H3 one is
-found by comparing cells level by level and cross-checked against the ``cell_to_parent`` hierarchy.
+Positions are the entities' representative points (:attr:`Entity.lonlat`, EPSG:4326 degrees, **lon
+first**). h3-py v4 and s2sphere take **(lat, lng)**: every call here swaps explicitly. H3 cells are
+v4 hex strings; S2 cells are answered as tokens. The S2 common ancestor is found with integer bit
+arithmetic on the two leaf ids (the highest differing bit), not by walking ``CellId.parent`` as the
+generator does; the H3 one is found by comparing cells level by level and cross-checked against the
+``cell_to_parent`` hierarchy.
 """
 
 from __future__ import annotations
@@ -32,7 +33,8 @@ def s2_leaf(lonlat: tuple[float, float]) -> int:
 
 
 def s2_ancestor(leaf: int, level: int) -> int:
-    """Id of the level-``level`` ancestor of a leaf id: keep the top 3 + 2*level bits, set the marker bit."""
+    """Id of the level-``level`` ancestor of a leaf id: keep the top 3 + 2*level bits, set the
+    marker bit."""
     lsb = 1 << (2 * (S2_MAX_LEVEL - level))
     return ((leaf & ~(2 * lsb - 1)) | lsb) & _MASK64
 
@@ -65,7 +67,8 @@ def _two_points(p: Problem) -> tuple[tuple[float, float], tuple[float, float]]:
 
 @solves("grid.finest_common")
 def finest_common(p: Problem) -> dict:
-    """H01: finest H3 (r <= max_resolution) or S2 (level <= max_resolution) cell holding both points."""
+    """H01: finest H3 (r <= max_resolution) or S2 (level <= max_resolution) cell holding both
+    points."""
     a, b = _two_points(p)
     grid, top = p.conventions["grid"], int(p.conventions["max_resolution"])
     if grid == "s2":
@@ -78,7 +81,8 @@ def finest_common(p: Problem) -> dict:
         raise Unsolvable("no_common_cell", "different H3 base cells")
     r = shared[-1]
     cell = h3_at(a, r)
-    # the convention: the answer must also be what the H3 hierarchy says (all coarser shared, common parent)
+    # the convention: the answer must also be what the H3 hierarchy says (all coarser shared, common
+    # parent)
     if shared != list(range(r + 1)) or any(
         h3.cell_to_parent(h3_at(x, top), r) != cell for x in (a, b)
     ):
@@ -105,7 +109,8 @@ def shared_cell(p: Problem) -> dict:
 
 @solves("grid.composite")
 def composite(p: Problem) -> dict:
-    """H03: H3 cell at ``resolution`` and S2 cell token at ``level`` of the entity's representative point."""
+    """H03: H3 cell at ``resolution`` and S2 cell token at ``level`` of the entity's representative
+    point."""
     pt = p.facts.bound(p.sub.entity_roles[0]).lonlat
     res, level = int(p.param("resolution")), int(p.param("level"))
     return formats.composite_cell(h3_at(pt, res), s2_token(s2_ancestor(s2_leaf(pt), level)))

@@ -1,23 +1,24 @@
 """Reference solvers for SFID F (spatial comparison and ordering), from the gold triples alone.
 
-Positions are representative points (:attr:`Entity.lonlat`, lon/lat degrees, EPSG:4326 with x = longitude).
-The candidates are the cited members (``Facts.others()``): the generator cites every member of category_A in
-entity_B (F01-F03) and every member within the radius (F04), so the ranking can be redone on them.
+Positions are representative points (:attr:`Entity.lonlat`, lon/lat degrees, EPSG:4326 with x =
+longitude). The candidates are the cited members (``Facts.others()``): the generator cites every
+member of category_A in entity_B (F01-F03) and every member within the radius (F04), so the ranking
+can be redone on them.
 
 Measures, recomputed independently of the generator's SQL:
 
 * area: km2 in EPSG:6933 (pyproj vertex projection + shapely area; :func:`geo.area_km2`);
 * perimeter / length: WGS84 geodesic km of every ring / part (``pyproj.Geod.line_length``);
 * compactness: Polsby-Popper ``4 pi A / P^2`` (A km2, P km);
-* elongation: ``1 - short/long`` side of the minimum-area enclosing rectangle (own rotating-calipers search
-  over the convex hull, :func:`geo.min_area_rectangle_sides`) of the member projected into an
+* elongation: ``1 - short/long`` side of the minimum-area enclosing rectangle (own rotating-calipers
+  search over the convex hull, :func:`geo.min_area_rectangle_sides`) of the member projected into an
   azimuthal-equidistant frame centred on its representative point, built from geodesic azimuths and
   distances (:func:`geo.local_xy`: x = d sin az, y = d cos az, metres; not PROJ's aeqd of shape.py);
 * population: the cited ``population`` attribute;
-* directions: latitude / longitude degrees (cardinal words); for diagonal words the projection of the
-  member on the bearing's unit vector in the same azimuthal-equidistant frame centred on entity_B, i.e.
-  ``d cos(az - bearing)`` metres; F04 uses the forward geodesic azimuth at entity_C (degrees clockwise
-  from north) and the geodesic km from entity_B.
+* directions: latitude / longitude degrees (cardinal words); for diagonal words the projection of
+  the member on the bearing's unit vector in the same azimuthal-equidistant frame centred on
+  entity_B, i.e. ``d cos(az - bearing)`` metres; F04 uses the forward geodesic azimuth at entity_C
+  (degrees clockwise from north) and the geodesic km from entity_B.
 """
 
 from __future__ import annotations
@@ -43,7 +44,8 @@ from mgqa_platform.questions import formats
 MAXIMISE = {"largest", "highest", "longest", "most"}
 RANKS = {"first": 1, "second": 2, "third": 3, "fourth": 4}
 BEARING = {"northeast": 45.0, "southeast": 135.0, "southwest": 225.0, "northwest": 315.0}
-#: F04 sectors [lo, hi) in degrees clockwise from north (wrapping at 360), as the sub-templates state them
+#: F04 sectors [lo, hi) in degrees clockwise from north (wrapping at 360), as the sub-templates
+#: state them
 SECTOR = {
     "north": (315.0, 45.0),
     "east": (45.0, 135.0),
@@ -69,13 +71,14 @@ def _members(p: Problem) -> list[Entity]:
     return out
 
 
-# ---------------------------------------------------------------------------------------------- measures
+# ----------------------------------------------------------------------------------------- measures
 def vertices(g: BaseGeometry) -> np.ndarray:
     return shapely.get_coordinates(g)
 
 
 def elongation(e: Entity) -> float | None:
-    """1 - short/long side of the minimum-area rectangle of the member in its local frame (0 for a square)."""
+    """1 - short/long side of the minimum-area rectangle of the member in its local frame (0 for a
+    square)."""
     lon0, lat0 = e.lonlat
     xy = vertices(e.geometry)
     x, y = local_xy(lon0, lat0, xy[:, 0], xy[:, 1])
@@ -86,7 +89,8 @@ def elongation(e: Entity) -> float | None:
 
 
 def measure(e: Entity, name: str) -> float:
-    """The named measure of one member (see the module docstring); raises Unsolvable when undefined."""
+    """The named measure of one member (see the module docstring); raises Unsolvable when
+    undefined."""
     g = e.geometry
     if name == "area":
         v = area_km2(g)
@@ -118,10 +122,11 @@ def ranked(members: list[Entity], name: str, word: str) -> list[tuple[float, Ent
     return sorted(vals, key=lambda vm: (sign * vm[0], vm[1].entity_id))
 
 
-# ---------------------------------------------------------------------------------------------- F01-F03
+# ------------------------------------------------------------------------------------------ F01-F03
 @solves("ordering.extreme")
 def extreme(p: Problem) -> dict:
-    """F01: the cited member lying furthest in cardinal_direction within entity_B (ties all accepted)."""
+    """F01: the cited member lying furthest in cardinal_direction within entity_B (ties all
+    accepted)."""
     members = _members(p)
     direction = str(p.param("cardinal_direction"))
     if direction in BEARING:
@@ -149,15 +154,16 @@ def extreme(p: Problem) -> dict:
 
 @solves("ordering.rank")
 def rank(p: Problem) -> dict:
-    """F02: the cited member ranking first by attribute_A (largest/highest descending, else ascending)."""
+    """F02: the cited member ranking first by attribute_A (largest/highest descending, else
+    ascending)."""
     order = ranked(_members(p), str(p.param("attribute_A")), str(p.param("rank_type")))
     return _answer([order[0][1]])
 
 
 @solves("ordering.rank_position")
 def rank_position(p: Problem) -> dict:
-    """F03: the cited member at rank_position when sorted by the convention's measure (attribute word sets
-    the order)."""
+    """F03: the cited member at rank_position when sorted by the convention's measure (attribute
+    word sets the order)."""
     k = RANKS[str(p.param("rank_position"))]
     order = ranked(_members(p), str(p.conventions["measure"]), str(p.param("attribute")))
     if len(order) < k:
@@ -174,7 +180,8 @@ def in_sector(az: float, direction: str) -> bool:
 
 @solves("ordering.compound")
 def compound(p: Problem) -> dict:
-    """F04: cited members within value km of entity_B and in the cardinal_direction sector seen from entity_C."""
+    """F04: cited members within value km of entity_B and in the cardinal_direction sector seen from
+    entity_C."""
     rb, rc = p.sub.entity_roles[:2]
     b, c = p.facts.bound(rb).lonlat, p.facts.bound(rc).lonlat
     radius = float(p.param("value"))

@@ -1,22 +1,23 @@
 """Reference solvers for SFID D (what a route traverses or passes by), from the gold triples alone.
 
-Units and frames: coordinates are EPSG:4326 degrees, **x = longitude, y = latitude**; lengths and distances
-are metres. Lengths are WGS84 geodesic lengths of the line parts (``pyproj.Geod.geometry_length``) of
-shapely overlays computed on the lon/lat coordinates. Pass-by distances (100-200 m buffers) are measured in
-an azimuthal-equidistant projection (pyproj, WGS84) centred on the member's representative point (points)
-or on the polygon's representative point (polygons) -- an independent stand-in for the generator's local
-tangent plane, which the conventions state agrees with the geodesic to well under 0.1 %; members within 5 %
-of a threshold are never asked.
+Units and frames: coordinates are EPSG:4326 degrees, **x = longitude, y = latitude**; lengths and
+distances are metres. Lengths are WGS84 geodesic lengths of the line parts
+(``pyproj.Geod.geometry_length``) of shapely overlays computed on the lon/lat coordinates. Pass-by
+distances (100-200 m buffers) are measured in an azimuthal-equidistant projection (pyproj, WGS84)
+centred on the member's representative point (points) or on the polygon's representative point
+(polygons) -- an independent stand-in for the generator's local tangent plane, which the conventions
+state agrees with the geodesic to well under 0.1 %; members within 5 % of a threshold are never
+asked.
 
 * traverse (polygon): len(route ∩ P) - len(route ∩ ∂P) >= ``min_inside_m``;
 * traverse (line): the lines intersect and share less than ``max_shared_m`` of collinear length;
-* pass by (point categories): distance from the member's geometry (a point member's point, the nearest point
-  of a line or polygon member) to the route <= ``buffer_m``;
-* pass by (polygon categories): boundary-to-route distance <= ``buffer_m`` and not traversed; a point or line
-  member by its whole geometry.
+* pass by (point categories): distance from the member's geometry (a point member's point, the
+  nearest point of a line or polygon member) to the route <= ``buffer_m``;
+* pass by (polygon categories): boundary-to-route distance <= ``buffer_m`` and not traversed; a
+  point or line member by its whole geometry.
 
-Candidates are the cited evidence entities (:meth:`Facts.others`); the generator cites the selected members
-only, so a member it missed cannot be recovered from the record.
+Candidates are the cited evidence entities (:meth:`Facts.others`); the generator cites the selected
+members only, so a member it missed cannot be recovered from the record.
 """
 
 from __future__ import annotations
@@ -45,7 +46,8 @@ def line_length_m(g: BaseGeometry) -> float:
 
 
 def inside_length_m(route: BaseGeometry, poly: BaseGeometry) -> float:
-    """Metres of ``route`` in the interior of ``poly``: the part inside minus the part along the boundary."""
+    """Metres of ``route`` in the interior of ``poly``: the part inside minus the part along the
+    boundary."""
     return max(
         line_length_m(route.intersection(poly)) - line_length_m(route.intersection(poly.boundary)),
         0.0,
@@ -58,8 +60,8 @@ def point_route_m(lonlat: tuple[float, float], route: BaseGeometry) -> float:
 
 
 def geometry_route_m(g: BaseGeometry, route: BaseGeometry, boundary: bool = False) -> float:
-    """Metres between ``g`` (with ``boundary``: the boundary of a polygon ``g``) and ``route`` (AEQD centred on
-    ``g``'s representative point); 0 when they meet."""
+    """Metres between ``g`` (with ``boundary``: the boundary of a polygon ``g``) and ``route`` (AEQD
+    centred on ``g``'s representative point); 0 when they meet."""
     t = aeqd(*representative_lonlat(g))
     edge = g.boundary if boundary and g.geom_type in ("Polygon", "MultiPolygon") else g
     return float(project(edge, t).distance(project(route, t)))
@@ -85,8 +87,8 @@ def _category_kind(p: Problem) -> str:
 
 @solves("path.traverse")
 def traverse(p: Problem) -> dict:
-    """D01 (set) / D02 (count): members the route traverses -- polygons with >= min_inside_m of the route in
-    their interior; lines crossed (intersecting, < max_shared_m collinear)."""
+    """D01 (set) / D02 (count): members the route traverses -- polygons with >= min_inside_m of the
+    route in their interior; lines crossed (intersecting, < max_shared_m collinear)."""
     route, cands = _candidates(p)
     c = p.conventions
     if _category_kind(p) == "category_line":
@@ -105,8 +107,8 @@ def traverse(p: Problem) -> dict:
 
 @solves("path.pass_by")
 def pass_by(p: Problem) -> dict:
-    """D03 (set) / D04 (count): members within buffer_m of the route -- points by their distance to it,
-    polygons by their boundary's distance, excluding polygons the route traverses."""
+    """D03 (set) / D04 (count): members within buffer_m of the route -- points by their distance to
+    it, polygons by their boundary's distance, excluding polygons the route traverses."""
     route, cands = _candidates(p)
     if route.is_empty or route.length == 0:
         raise Unsolvable("empty_route")

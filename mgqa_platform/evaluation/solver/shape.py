@@ -1,18 +1,19 @@
-"""Reference solvers for SFID K (shape and geometry properties of polygons), from the gold triples alone.
+"""Reference solvers for SFID K (shape and geometry properties of polygons), from the gold triples
+alone.
 
 Geometries are shapely objects in EPSG:4326, x = longitude, y = latitude (degrees). Measures, as the
 template's conventions define them:
 
-* area: planar area in EPSG:6933 (WGS84 equal-area cylindrical; pyproj ``Transformer``, ``always_xy=True``),
-  holes subtracted, km2;
-* perimeter: WGS84 geodesic length (``pyproj.Geod.line_length``) of every ring, exterior and interior, of
-  every part, km (the generator uses DuckDB ``ST_Perimeter_Spheroid``);
+* area: planar area in EPSG:6933 (WGS84 equal-area cylindrical; pyproj ``Transformer``,
+  ``always_xy=True``), holes subtracted, km2;
+* perimeter: WGS84 geodesic length (``pyproj.Geod.line_length``) of every ring, exterior and
+  interior, of every part, km (the generator uses DuckDB ``ST_Perimeter_Spheroid``);
 * compactness: Polsby-Popper 4*pi*A/P^2 with the two measures above;
 * elongation: 1 - minor/major side of the minimum-area enclosing rectangle, found here by rotating
   calipers over the convex hull (not shapely's ``minimum_rotated_rectangle``), in a local azimuthal
   equidistant projection (WGS84, metres) centred on the representative point;
-* irregularity at scale s km: Douglas-Peucker (shapely ``simplify(s*1000, preserve_topology=True)``) in that
-  local projection; shape index P/(2 sqrt(pi A)) of the simplified polygon, perimeter ratio
+* irregularity at scale s km: Douglas-Peucker (shapely ``simplify(s*1000, preserve_topology=True)``)
+  in that local projection; shape index P/(2 sqrt(pi A)) of the simplified polygon, perimeter ratio
   P(original)/P(simplified), planar metres.
 """
 
@@ -89,7 +90,8 @@ def perimeter(p: Problem) -> dict:
 
 @solves("shape.irregularity")
 def irregularity(p: Problem) -> dict:
-    """K05: shape index or perimeter ratio of the polygon simplified at ``scale_value`` km (local aeqd)."""
+    """K05: shape index or perimeter ratio of the polygon simplified at ``scale_value`` km (local
+    aeqd)."""
     e = _polygon(p, p.sub.entity_roles[0])
     metric, scale = str(p.param("irregularity_metric")), float(p.param("scale_value"))
     lon, lat = e.lonlat

@@ -1,20 +1,22 @@
 """Reference solvers for SFID C (topological relationships), from the gold triples alone.
 
-Frame: the stated EPSG:4326 coordinates, **x = longitude, y = latitude**, taken as planar (edges are straight
-lon/lat segments), as the catalog conventions say; predicates are evaluated with shapely (GEOS) on the
-geometries parsed from the cited WKT, not with the generator's DuckDB ``ST_*`` calls. Point separations
-(C03's 1 m rule) are WGS84 geodesics in metres (``pyproj.Geod``).
+Frame: the stated EPSG:4326 coordinates, **x = longitude, y = latitude**, taken as planar (edges are
+straight lon/lat segments), as the catalog conventions say; predicates are evaluated with shapely
+(GEOS) on the geometries parsed from the cited WKT, not with the generator's DuckDB ``ST_*`` calls.
+Point separations (C03's 1 m rule) are WGS84 geodesics in metres (``pyproj.Geod``).
 
 Predicates (DE-9IM, matrix for (A, B), rows I, B, E of A):
 
 * intersects: not FF*FF****; disjoint: FF*FF****;
 * overlaps: DE-9IM overlaps (nested or equal pairs are not asked);
 * touches the boundary of B: A ∩ ∂B non-empty, ∂B every ring of B;
-* adjacent: interiors disjoint (touches) and, for two areas, a shared boundary piece of positive length;
+* adjacent: interiors disjoint (touches) and, for two areas, a shared boundary piece of positive
+  length;
 * encloses: B lies properly inside fill(A), A's polygons with their holes filled.
 
-C04-C06 candidates are the cited evidence entities (:meth:`Facts.others`), filtered by category when their
-``rdf:type`` triples are cited; the members the generator did not cite cannot be recovered from the record.
+C04-C06 candidates are the cited evidence entities (:meth:`Facts.others`), filtered by category when
+their ``rdf:type`` triples are cited; the members the generator did not cite cannot be recovered
+from the record.
 """
 
 from __future__ import annotations
@@ -51,7 +53,8 @@ def fill(g: BaseGeometry) -> BaseGeometry:
 
 
 def adjacent(a: BaseGeometry, b: BaseGeometry) -> bool:
-    """Interiors disjoint and boundaries meet; two areas must share a boundary piece of positive length."""
+    """Interiors disjoint and boundaries meet; two areas must share a boundary piece of positive
+    length."""
     if not a.touches(b):
         return False
     if _dim(a) < 2 or _dim(b) < 2:
@@ -98,7 +101,8 @@ def disjoint(p: Problem) -> dict:
 
 @solves("topology.overlaps")
 def overlaps(p: Problem) -> dict:
-    """C07: DE-9IM overlap (interiors meet, each has a part outside the other); nested pairs are not asked."""
+    """C07: DE-9IM overlap (interiors meet, each has a part outside the other); nested pairs are not
+    asked."""
     a, b = _pair(p)
     if a.covers(b) or b.covers(a):
         raise Unsolvable("nested_geometries")
@@ -114,21 +118,24 @@ def touches_boundary(p: Problem) -> dict:
 
 @solves("topology.adjacent")
 def adjacent_pair(p: Problem) -> dict:
-    """C09: are A and B adjacent (areas share a boundary segment without overlapping; lines touch)?"""
+    """C09: are A and B adjacent (areas share a boundary segment without overlapping; lines
+    touch)?"""
     a, b = _pair(p)
     return _boolean(adjacent(a, b))
 
 
 @solves("topology.encloses")
 def encloses(p: Problem) -> dict:
-    """C11: does B lie properly inside fill(A) (A's polygons with holes filled, no boundary contact)?"""
+    """C11: does B lie properly inside fill(A) (A's polygons with holes filled, no boundary
+    contact)?"""
     a, b = _pair(p)
     return _boolean(fill(a).contains_properly(b))
 
 
 @solves("topology.crossing_points")
 def crossing_points(p: Problem) -> dict:
-    """C03: number of distinct points in which lines A and B intersect (crossings and shared endpoints)."""
+    """C03: number of distinct points in which lines A and B intersect (crossings and shared
+    endpoints)."""
     ra, rb = p.sub.entity_roles[:2]
     inter = cited_geometry(p.facts.bound(ra)).intersection(cited_geometry(p.facts.bound(rb)))
     if inter.is_empty:
@@ -145,7 +152,8 @@ def crossing_points(p: Problem) -> dict:
 
 
 def _hitting(p: Problem, target_role: str, exclude_roles: list[str]) -> list[Entity]:
-    """Cited category members (the bound entities of ``exclude_roles`` excluded) intersecting ``target_role``."""
+    """Cited category members (the bound entities of ``exclude_roles`` excluded) intersecting
+    ``target_role``."""
     target = cited_geometry(p.facts.bound(target_role))
     excluded = {p.bindings[r] for r in exclude_roles}
     return [

@@ -1,10 +1,10 @@
 """Reference solvers for SFID M (reference change and conversion), from the gold triples alone.
 
-Positions are representative points (:attr:`Entity.lonlat`, EPSG:4326 degrees, **lon first**). M01 angles
-are forward geodesic azimuths on WGS84 (``pyproj.Geod.inv``), degrees clockwise from true north in
-[0, 360); distances are WGS84 geodesic km. M02 cells: H3 v4 (h3-py takes (lat, lng)), S2 tokens (s2sphere,
-(lat, lng)) and geohashes, the latter encoded here by plain bisection (base-32, longitude bit first)
-rather than with pygeohash.
+Positions are representative points (:attr:`Entity.lonlat`, EPSG:4326 degrees, **lon first**). M01
+angles are forward geodesic azimuths on WGS84 (``pyproj.Geod.inv``), degrees clockwise from true
+north in [0, 360); distances are WGS84 geodesic km. M02 cells: H3 v4 (h3-py takes (lat, lng)), S2
+tokens (s2sphere, (lat, lng)) and geohashes, the latter encoded here by plain bisection (base-32,
+longitude bit first) rather than with pygeohash.
 """
 
 from __future__ import annotations
@@ -19,8 +19,9 @@ _BASE32 = "0123456789bcdefghjkmnpqrstuvwxyz"
 
 
 def geohash_encode(lon: float, lat: float, precision: int) -> str:
-    """Geohash of (lon, lat) with ``precision`` characters: interleaved bisection bits, longitude first,
-    each interval split at its midpoint with the upper half taken when the value is >= the midpoint."""
+    """Geohash of (lon, lat) with ``precision`` characters: interleaved bisection bits, longitude
+    first, each interval split at its midpoint with the upper half taken when the value is >= the
+    midpoint."""
     lo = [-180.0, 180.0]
     la = [-90.0, 90.0]
     out, bits, ch, even = [], 0, 0, True
@@ -43,7 +44,8 @@ def geohash_encode(lon: float, lat: float, precision: int) -> str:
 
 @solves("transform.polar")
 def polar(p: Problem) -> dict:
-    """M01: azimuth and geodesic km of the first entity role as seen from the second (the origin)."""
+    """M01: azimuth and geodesic km of the first entity role as seen from the second (the
+    origin)."""
     ra, rb = p.sub.entity_roles[:2]
     target, origin = p.facts.bound(ra).lonlat, p.facts.bound(rb).lonlat
     az, km = azimuth_km(origin, target)
@@ -54,7 +56,8 @@ def polar(p: Problem) -> dict:
 
 @solves("transform.convert")
 def convert(p: Problem) -> dict:
-    """M02: the H3 / S2 / geohash cell holding the entity's representative point at the parameter value."""
+    """M02: the H3 / S2 / geohash cell holding the entity's representative point at the parameter
+    value."""
     pt = p.facts.bound(p.sub.entity_roles[0]).lonlat
     grid, value = p.conventions["grid"], int(p.param(p.conventions["parameter"]))
     if grid == "geohash":

@@ -1,10 +1,10 @@
 """Executors, one module per spatial function (SFID), and :data:`EXECUTORS`, their registry.
 
-A distance (``distance``), B containment (``containment``), C topology (``topology``), D network and path
-(``path``), E administrative hierarchy (``admin``), F comparison and ordering (``ordering``), G centrality
-(``centrality``), H grid indexing (``grid``), I spatio-temporal events (``events``), J direction
-(``direction``), K shape (``shape``), L uncertainty (``fuzzy``), M reference change (``transform``),
-N coordinates (``coords``).
+A distance (``distance``), B containment (``containment``), C topology (``topology``), D network and
+path (``path``), E administrative hierarchy (``admin``), F comparison and ordering (``ordering``), G
+centrality (``centrality``), H grid indexing (``grid``), I spatio-temporal events (``events``), J
+direction (``direction``), K shape (``shape``), L uncertainty (``fuzzy``), M reference change
+(``transform``), N coordinates (``coords``).
 
 The registry is written out below: an executor is in it because its class is listed in
 :data:`CLASSES`, never because its module was imported. A new executor class is added to that

@@ -1,14 +1,14 @@
 """Executors for SFID E: containment and administrative hierarchy.
 
-Geometry conventions: EPSG:4326, x = longitude, y = latitude. Areas are planar areas in the equal-area
-EPSG:6933 projection (DuckDB ``ST_Transform(g, 'EPSG:4326', 'EPSG:6933', always_xy := true)``, which takes
-lon/lat input; :func:`area_m2_sql`). Lengths are WGS84 geodesic (:func:`path.geodesic_length_m_sql`).
-An entity is "in" a region when its representative point (``lon``/``lat``) intersects the region's polygon
-(the boundary counts as inside).
+Geometry conventions: EPSG:4326, x = longitude, y = latitude. Areas are planar areas in the
+equal-area EPSG:6933 projection (DuckDB ``ST_Transform(g, 'EPSG:4326', 'EPSG:6933', always_xy :=
+true)``, which takes lon/lat input; :func:`area_m2_sql`). Lengths are WGS84 geodesic
+(:func:`path.geodesic_length_m_sql`). An entity is "in" a region when its representative point
+(``lon``/``lat``) intersects the region's polygon (the boundary counts as inside).
 
-Administrative membership first follows the KG's part-of edges (``administrativePartOf`` / ``sfWithin``
-triples in ``entity_triples``, subject IRI -> object IRI, transitive up to :data:`MAX_DEPTH` hops); an entity
-without such an edge is decided by geometry.
+Administrative membership first follows the KG's part-of edges (``administrativePartOf`` /
+``sfWithin`` triples in ``entity_triples``, subject IRI -> object IRI, transitive up to
+:data:`MAX_DEPTH` hops); an entity without such an edge is decided by geometry.
 """
 
 from __future__ import annotations
@@ -29,7 +29,8 @@ from mgqa_platform.questions.executors.path import (
 from mgqa_platform.questions.executors.topology import bbox_sql, boxes_meet_sql, pair_candidates_sql
 
 MAX_DEPTH = 8  #: longest chain of part-of edges followed
-#: part-of edges; a KnowWhereGraph S2 cell is a grid cell, not a region (docs/kg_fidelity.md (KnowWhereGraph))
+#: part-of edges; a KnowWhereGraph S2 cell is a grid cell, not a region (docs/kg_fidelity.md
+#: (KnowWhereGraph))
 PART_OF = (
     "((x.p LIKE '%/administrativePartOf' OR x.p LIKE '%/sfWithin') "
     f"AND x.o NOT LIKE '{vocab.KWG_S2_CELL}%')"
@@ -50,7 +51,8 @@ def area_m2_sql(g: str) -> str:
 
 
 def share_outside_sql(inner: str, outer: str, kind: str) -> str:
-    """SQL: share of ``inner``'s area (kind 'polygon') or geodesic length (kind 'line') lying outside ``outer``."""
+    """SQL: share of ``inner``'s area (kind 'polygon') or geodesic length (kind 'line') lying
+    outside ``outer``."""
     if kind == "line":
         whole = geodesic_length_m_sql(inner)
         return f"({geodesic_length_m_sql(f'ST_Difference({inner}, {outer})')} / nullif({whole}, 0))"
@@ -58,11 +60,14 @@ def share_outside_sql(inner: str, outer: str, kind: str) -> str:
 
 
 def ancestors_sql(role: str) -> str:
-    """SQL CTE body (``WITH RECURSIVE`` needed): ``up(row_id, iri, depth)``: the IRIs reachable from the entity
-    bound to ``role`` by part-of edges (depth >= 1), following subject -> object up to :data:`MAX_DEPTH` hops."""
+    """SQL CTE body (``WITH RECURSIVE`` needed): ``up(row_id, iri, depth)``: the IRIs reachable from
+    the entity bound to ``role`` by part-of edges (depth >= 1), following subject -> object up to
+    :data:`MAX_DEPTH` hops."""
     return (
         f"up(row_id, iri, depth) AS (SELECT t.row_id, a.iri, 0 {bound_join(a=role)} "
-        f"UNION SELECT up.row_id, x.o, up.depth + 1 FROM up JOIN entity_triples x ON x.s = up.iri AND {PART_OF} "
+        "UNION SELECT up.row_id, x.o, up.depth + 1 "
+        "FROM up "
+        f"JOIN entity_triples x ON x.s = up.iri AND {PART_OF} "
         f"WHERE up.depth < {MAX_DEPTH})"
     )
 
@@ -83,12 +88,13 @@ def _triage(share_out: float | None, sub: SubTemplate) -> tuple[bool | None, str
 class Membership(Executor):
     """E01: is entity_A administratively part of entity_B?
 
-    KG route: when entity_A has part-of edges, yes iff entity_B's IRI is among its transitive ancestors.
-    Geometry route otherwise: a point (E01.2) is in when it intersects entity_B, discarded when a lower bound
-    on its distance to entity_B's boundary is under ``boundary_margin_m``; a region (E01.1) is in when
-    entity_B is larger and covers at least ``contain_share`` of entity_A's area (EPSG:6933), discarded within
-    :data:`SHARE_BAND` below it. Candidates are balanced on the geometric outcome (topology's pair sampler).
-    Evidence (KG route): the ancestor entities reached, so the cited part-of triples state the whole chain."""
+    KG route: when entity_A has part-of edges, yes iff entity_B's IRI is among its transitive
+    ancestors. Geometry route otherwise: a point (E01.2) is in when it intersects entity_B,
+    discarded when a lower bound on its distance to entity_B's boundary is under
+    ``boundary_margin_m``; a region (E01.1) is in when entity_B is larger and covers at least
+    ``contain_share`` of entity_A's area (EPSG:6933), discarded within :data:`SHARE_BAND` below it.
+    Candidates are balanced on the geometric outcome (topology's pair sampler). Evidence (KG route):
+    the ancestor entities reached, so the cited part-of triples state the whole chain."""
 
     name = "admin.membership"
     evidence = ("geometry", "topology")
@@ -101,17 +107,26 @@ class Membership(Executor):
         point = sub.roles[a] in ("poi", "place")
         geo = (
             f"ST_Intersects(gb.geometry, ga.geometry) AS inside, "
-            f"{lower_bound_m_sql('ga.geometry', 'ST_Boundary(gb.geometry)', 'ga.lat')} AS boundary_m, NULL AS share, NULL AS larger"
+            f"{lower_bound_m_sql('ga.geometry', 'ST_Boundary(gb.geometry)', 'ga.lat')} AS "
+            "boundary_m, NULL AS share, NULL AS larger"
             if point
-            else f"NULL AS inside, NULL AS boundary_m, {area_m2_sql('ST_Intersection(ga.geometry, gb.geometry)')} / "
-            f"nullif({area_m2_sql('ga.geometry')}, 0) AS share, {area_m2_sql('gb.geometry')} > {area_m2_sql('ga.geometry')} AS larger"
+            else "NULL AS inside, NULL AS boundary_m, "
+            f"{area_m2_sql('ST_Intersection(ga.geometry, gb.geometry)')} / "
+            f"nullif({area_m2_sql('ga.geometry')}, 0) AS share, "
+            f"{area_m2_sql('gb.geometry')} > {area_m2_sql('ga.geometry')} AS larger"
         )
         return (
             f"WITH RECURSIVE {ancestors_sql(a)}, "
-            "anc AS (SELECT row_id, count_if(depth > 0) AS n_edges, list(DISTINCT iri) AS iris FROM up GROUP BY row_id), "
-            "ancx AS (SELECT up.row_id, list(DISTINCT x.entity_id ORDER BY x.entity_id) AS ids FROM up "
+            "anc AS (SELECT row_id, count_if(depth > 0) AS n_edges, "
+            "list(DISTINCT iri) AS iris "
+            "FROM up "
+            "GROUP BY row_id), "
+            "ancx AS (SELECT up.row_id, list(DISTINCT x.entity_id ORDER BY x.entity_id) AS "
+            "ids "
+            "FROM up "
             "JOIN entities x ON x.iri = up.iri WHERE up.depth > 0 GROUP BY up.row_id) "
-            f"SELECT t.row_id, coalesce(anc.n_edges, 0) AS n_edges, list_contains(anc.iris, gb.iri) AS kg_yes, "
+            "SELECT t.row_id, coalesce(anc.n_edges, 0) AS n_edges, "
+            "list_contains(anc.iris, gb.iri) AS kg_yes, "
             f"ancx.ids AS ancestor_ids, {geo} "
             f"{bound_join(ga=a, gb=b)} "
             "LEFT JOIN anc ON anc.row_id = t.row_id LEFT JOIN ancx ON ancx.row_id = t.row_id"
@@ -119,7 +134,8 @@ class Membership(Executor):
 
     def finish(self, sub: SubTemplate, row: Mapping[str, Any]) -> Outcome:
         if row["n_edges"]:
-            # cite the ancestor entities too: their part-of triples state the chain from entity_A upwards
+            # cite the ancestor entities too: their part-of triples state the chain from entity_A
+            # upwards
             return Outcome(
                 formats.boolean(bool(row["kg_yes"])), evidence=tuple(row.get("ancestor_ids") or ())
             )
@@ -136,15 +152,17 @@ class Membership(Executor):
 
 
 # ---------------------------------------------------------------------------------------------- E02
-#: SQL over alias ``e``: the entity's OSM ``admin_level`` as an integer (NULL when absent or not a number)
+#: SQL over alias ``e``: the entity's OSM ``admin_level`` as an integer (NULL when absent or not a
+#: number)
 ADMIN_LEVEL_SQL = "TRY_CAST(json_extract_string(e.attributes, '$.admin_level') AS INTEGER)"
 
 
 def direct_subdivisions(members: list[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
-    """The members that make up a region directly: when some members carry an admin level deeper than
-    the region's own (``level`` > ``b_level``, or any level when the region has none), only those at the
-    shallowest such level and those without a level; otherwise every member. Members at the region's own
-    level or above (a duplicate outline) are never parts of it when levels are known."""
+    """The members that make up a region directly: when some members carry an admin level deeper
+    than the region's own (``level`` > ``b_level``, or any level when the region has none), only
+    those at the shallowest such level and those without a level; otherwise every member. Members at
+    the region's own level or above (a duplicate outline) are never parts of it when levels are
+    known."""
     deeper = [
         m["level"]
         for m in members
@@ -157,12 +175,12 @@ def direct_subdivisions(members: list[Mapping[str, Any]]) -> list[Mapping[str, A
 
 
 class Components(Executor):
-    """E02.1/E02.2: how many members of a category lie (almost) entirely inside entity_B: a polygon C
-    with area(C ∩ B) / area(C) >= ``contain_share`` (EPSG:6933), a point or line member whose geometry
-    B covers (share 1, else 0). A member within :data:`SHARE_BAND` below the share discards the tuple.
-    Members that carry an OSM ``admin_level`` count only at the first level below entity_B's (Andorra
-    is made up of its 7 parishes, level 7, not also of the 2 municipalities, level 8, inside them):
-    :func:`direct_subdivisions`. Evidence: the counted members."""
+    """E02.1/E02.2: how many members of a category lie (almost) entirely inside entity_B: a polygon
+    C with area(C ∩ B) / area(C) >= ``contain_share`` (EPSG:6933), a point or line member whose
+    geometry B covers (share 1, else 0). A member within :data:`SHARE_BAND` below the share discards
+    the tuple. Members that carry an OSM ``admin_level`` count only at the first level below
+    entity_B's (Andorra is made up of its 7 parishes, level 7, not also of the 2 municipalities,
+    level 8, inside them): :func:`direct_subdivisions`. Evidence: the counted members."""
 
     name = "admin.components"
     evidence = ("geometry", "topology")
@@ -183,31 +201,41 @@ class Components(Executor):
     def members_sql(self, sub: SubTemplate) -> str:
         b, cat = sub.entity_roles[0], category_role(sub)
         return (
-            f"WITH g AS (SELECT t.row_id, t.kg, t.{cat} AS category, e.entity_id AS bid, e.geometry, {bbox_sql('e.geometry')}, "
+            f"WITH g AS (SELECT t.row_id, t.kg, t.{cat} AS category, e.entity_id AS bid, "
+            f"e.geometry, {bbox_sql('e.geometry')}, "
             f"{ADMIN_LEVEL_SQL} AS b_level {bound_join(e=b)}), "
-            f"c AS (SELECT e.entity_id, e.kg, e.category, e.display_name, e.geometry, e.geom_kind, {bbox_sql('e.geometry')}, "
+            "c AS (SELECT e.entity_id, e.kg, e.category, e.display_name, e.geometry, "
+            f"e.geom_kind, {bbox_sql('e.geometry')}, "
             f"{ADMIN_LEVEL_SQL} AS level FROM entities e "
-            f"WHERE {roles.predicate(sub.roles[cat], 'e')} AND e.category IN (SELECT {cat} FROM t)), "
+            f"WHERE {roles.predicate(sub.roles[cat], 'e')} AND e.category IN (SELECT {cat} "
+            "FROM t)), "
             "x AS (SELECT g.row_id, c.entity_id, c.display_name, c.level, g.b_level, "
-            f"CASE WHEN c.geom_kind = 'polygon' THEN {area_m2_sql('ST_Intersection(c.geometry, g.geometry)')} / nullif({area_m2_sql('c.geometry')}, 0) "
+            "CASE WHEN c.geom_kind = 'polygon' THEN "
+            f"{area_m2_sql('ST_Intersection(c.geometry, g.geometry)')} / "
+            f"nullif({area_m2_sql('c.geometry')}, 0) "
             "ELSE CAST(ST_Covers(g.geometry, c.geometry) AS DOUBLE) END AS share "
-            f"FROM g JOIN c ON c.kg = g.kg AND c.category = g.category AND c.entity_id <> g.bid AND {boxes_meet_sql('g', 'c')} "
+            "FROM g "
+            "JOIN c ON c.kg = g.kg AND c.category = g.category AND c.entity_id <> g.bid "
+            f"AND {boxes_meet_sql('g', 'c')} "
             "WHERE ST_Intersects(c.geometry, g.geometry))"
         )
 
     def gold_sql(self, sub: SubTemplate) -> str:
         return (
-            f"{self.members_sql(sub)} SELECT t.row_id, list(struct_pack(id := x.entity_id, name := x.display_name, "
+            f"{self.members_sql(sub)} "
+            "SELECT t.row_id, list(struct_pack(id := x.entity_id, name := x.display_name, "
             "share := x.share, level := x.level, b_level := x.b_level) ORDER BY x.entity_id) "
             "FILTER (WHERE x.entity_id IS NOT NULL) AS members "
             "FROM t LEFT JOIN x ON x.row_id = t.row_id GROUP BY t.row_id"
         )
 
     def premise_sql(self, sub: SubTemplate) -> str:
-        """``row_id, holds``: some member is inside entity_B (counting the ambiguity band, so false is certain)."""
+        """``row_id, holds``: some member is inside entity_B (counting the ambiguity band, so false
+        is certain)."""
         need = float(sub.conventions["contain_share"]) - SHARE_BAND
         return (
-            f"{self.members_sql(sub)} SELECT t.row_id, coalesce(bool_or(x.share >= {need}), FALSE) AS holds "
+            f"{self.members_sql(sub)} "
+            f"SELECT t.row_id, coalesce(bool_or(x.share >= {need}), FALSE) AS holds "
             "FROM t LEFT JOIN x ON x.row_id = t.row_id GROUP BY t.row_id"
         )
 
@@ -223,21 +251,29 @@ class Components(Executor):
 
 
 class Parts(LocalExecutor):
-    """E02.3/E02.4: of how many separate parts does entity_B's (multi)polygon consist (polygons of ST_Dump)?
+    """E02.3/E02.4: of how many separate parts does entity_B's (multi)polygon consist (polygons of
+    ST_Dump)?
 
-    Candidates: every multi-part geometry of the role plus as many single-part ones (seeded). A part smaller
-    than :data:`MIN_PART_SHARE` of the total area (EPSG:6933) makes the count ambiguous (``sliver_part``)."""
+    Candidates: every multi-part geometry of the role plus as many single-part ones (seeded). A part
+    smaller than :data:`MIN_PART_SHARE` of the total area (EPSG:6933) makes the count ambiguous
+    (``sliver_part``)."""
 
     name = "admin.parts"
 
     def candidates(self, sub: SubTemplate, pool: Pool) -> str:
         b = sub.entity_roles[0]
         return (
-            f"WITH s AS (SELECT p.stratum, p.entity_id, ST_NumGeometries(p.geometry) > 1 AS multi FROM pool p "
+            "WITH s AS (SELECT p.stratum, p.entity_id, "
+            "ST_NumGeometries(p.geometry) > 1 AS multi "
+            "FROM pool p "
             f"WHERE {roles.predicate(sub.roles[b], 'p')}), "
             "r AS (SELECT *, row_number() OVER (PARTITION BY stratum, multi ORDER BY "
-            f"{pool.order_key(sub.id, 'entity_id')}) AS rk, count_if(multi) OVER (PARTITION BY stratum) AS n_multi FROM s) "
-            f"SELECT stratum, entity_id AS {b} FROM r WHERE rk <= {pool.per_stratum} AND (multi OR rk <= n_multi + 2)"
+            f"{pool.order_key(sub.id, 'entity_id')}) AS rk, count_if(multi) "
+            "OVER (PARTITION BY stratum) AS n_multi "
+            "FROM s) "
+            f"SELECT stratum, entity_id AS {b} "
+            "FROM r "
+            f"WHERE rk <= {pool.per_stratum} AND (multi OR rk <= n_multi + 2)"
         )
 
     def gold_sql(self, sub: SubTemplate) -> str:
@@ -273,9 +309,9 @@ class CollectionCount(Executor):
     """E03: how many entities of a collection of categories (every non-event member, whatever its
     geometry kind) have their representative point in entity_A?
 
-    The collection is the union of the bound category roles (E03.1/E03.2, pairwise distinct) or of the
-    categories listed for the ``collection_of_entity`` parameter (E03.3). Each entity counts once; 0 is a valid
-    answer. Evidence: the counted entities."""
+    The collection is the union of the bound category roles (E03.1/E03.2, pairwise distinct) or of
+    the categories listed for the ``collection_of_entity`` parameter (E03.3). Each entity counts
+    once; 0 is a valid answer. Evidence: the counted entities."""
 
     name = "admin.collection_count"
 
@@ -293,24 +329,44 @@ class CollectionCount(Executor):
         head = (
             f"WITH a AS (SELECT s.stratum, s.entity_id, s.geometry, {bbox_sql('s.geometry')} FROM "
             f"({pool.sample(sub.roles[a], f'{sub.id}|{a}')}) s), "
-            f"m AS (SELECT p.category, p.category_kind, p.valid_from, p.lon, p.lat FROM pool p WHERE {roles.predicate('category_feature', 'p')}), "
-            f"big AS (SELECT category FROM m WHERE {self._binds(sub, 'm')} GROUP BY category HAVING count(*) >= "
+            "m AS (SELECT p.category, p.category_kind, p.valid_from, p.lon, p.lat "
+            "FROM pool p "
+            f"WHERE {roles.predicate('category_feature', 'p')}), "
+            "big AS (SELECT category "
+            "FROM m "
+            f"WHERE {self._binds(sub, 'm')} "
+            "GROUP BY category "
+            "HAVING count(*) >= "
             f"{roles.MIN_CATEGORY_MEMBERS}), "
-            "hit AS (SELECT a.stratum, a.entity_id, m.category, count(*) AS n FROM a JOIN m ON m.lon BETWEEN a.x0 AND a.x1 "
-            "AND m.lat BETWEEN a.y0 AND a.y1 WHERE ST_Intersects(a.geometry, ST_Point(m.lon, m.lat)) GROUP BY ALL), "
+            "hit AS (SELECT a.stratum, a.entity_id, m.category, count(*) AS n "
+            "FROM a "
+            "JOIN m ON m.lon BETWEEN a.x0 AND a.x1 "
+            "AND m.lat BETWEEN a.y0 AND a.y1 "
+            "WHERE ST_Intersects(a.geometry, ST_Point(m.lon, m.lat)) "
+            "GROUP BY ALL), "
         )
         if not cats:  # E03.3: every collection with a KG member, per region
             p = next(iter(sub.parameters))
             return (
-                f"{head}cs AS (SELECT DISTINCT c.name FROM {_collections_sql(sub)} c SEMI JOIN big USING (category)) "
+                f"{head}cs AS (SELECT DISTINCT c.name "
+                f"FROM {_collections_sql(sub)} c "
+                "SEMI JOIN big USING (category)) "
                 f"SELECT a.stratum, a.entity_id AS {a}, cs.name AS {p} FROM a CROSS JOIN cs"
             )
         k = len(cats)
         picks = ", ".join(f"cl[i + {j}] AS {c}" for j, c in enumerate(cats))
         return (
-            f"{head}cl AS (SELECT h.stratum, h.entity_id, list(h.category ORDER BY {pool.order_key(sub.id, 'h.entity_id', 'h.category')}) "
-            f"AS cl FROM hit h SEMI JOIN big USING (category) WHERE {roles.bindable_sql('h')} GROUP BY ALL) "
-            f"SELECT stratum, entity_id AS {a}, {picks} FROM cl, range(1, 6) r(i) WHERE len(cl) >= i + {k - 1}"
+            f"{head}cl AS (SELECT h.stratum, h.entity_id, "
+            "list(h.category ORDER BY "
+            f"{pool.order_key(sub.id, 'h.entity_id', 'h.category')}) "
+            "AS cl "
+            "FROM hit h "
+            "SEMI JOIN big USING (category) "
+            f"WHERE {roles.bindable_sql('h')} "
+            "GROUP BY ALL) "
+            f"SELECT stratum, entity_id AS {a}, {picks} "
+            "FROM cl, range(1, 6) r(i) "
+            f"WHERE len(cl) >= i + {k - 1}"
         )
 
     def gold_sql(self, sub: SubTemplate) -> str:
@@ -319,15 +375,26 @@ class CollectionCount(Executor):
             wanted = " UNION ALL ".join(f"SELECT row_id, {c} AS category FROM t" for c in cats)
         else:
             p = next(iter(sub.parameters))
-            wanted = f"SELECT t.row_id, c.category FROM t JOIN {_collections_sql(sub)} c ON c.name = t.{p}"
+            wanted = (
+                "SELECT t.row_id, c.category "
+                "FROM t "
+                f"JOIN {_collections_sql(sub)} c ON c.name = t.{p}"
+            )
         return (
             f"WITH w AS (SELECT DISTINCT row_id, category FROM ({wanted})), "
-            f"g AS (SELECT t.row_id, t.kg, g.geometry, {bbox_sql('g.geometry')} {bound_join(g=a)}), "
-            "x AS (SELECT DISTINCT g.row_id, e.entity_id FROM g JOIN w ON w.row_id = g.row_id JOIN entities e ON e.kg = g.kg "
-            f"AND e.category = w.category AND {roles.predicate('category_feature', 'e')} AND e.lon BETWEEN g.x0 AND g.x1 "
-            "AND e.lat BETWEEN g.y0 AND g.y1 WHERE ST_Intersects(g.geometry, ST_Point(e.lon, e.lat))) "
+            "g AS (SELECT t.row_id, t.kg, g.geometry, "
+            f"{bbox_sql('g.geometry')} {bound_join(g=a)}), "
+            "x AS (SELECT DISTINCT g.row_id, e.entity_id "
+            "FROM g "
+            "JOIN w ON w.row_id = g.row_id "
+            "JOIN entities e ON e.kg = g.kg "
+            f"AND e.category = w.category AND {roles.predicate('category_feature', 'e')} "
+            "AND e.lon BETWEEN g.x0 AND g.x1 "
+            "AND e.lat BETWEEN g.y0 AND g.y1 "
+            "WHERE ST_Intersects(g.geometry, ST_Point(e.lon, e.lat))) "
             "SELECT t.row_id, (SELECT count(*) FROM w WHERE w.row_id = t.row_id) AS n_categories, "
-            "list(x.entity_id ORDER BY x.entity_id) FILTER (WHERE x.entity_id IS NOT NULL) AS members "
+            "list(x.entity_id ORDER BY x.entity_id) FILTER (WHERE x.entity_id IS NOT NULL) "
+            "AS members "
             "FROM t LEFT JOIN x ON x.row_id = t.row_id GROUP BY t.row_id"
         )
 
@@ -343,9 +410,9 @@ class CollectionCount(Executor):
 
 # ---------------------------------------------------------------------------------------------- E04
 class FullContainment(Executor):
-    """E04: does entity_A's boundary fully contain entity_B's area? Outside share area(B - A) / area(B)
-    (EPSG:6933) <= ``inside_tolerance`` -> yes, >= ``outside_min`` -> no, in between -> discarded.
-    Candidates: near and random pairs balanced on ST_Covers (topology's pair sampler)."""
+    """E04: does entity_A's boundary fully contain entity_B's area? Outside share area(B - A) /
+    area(B) (EPSG:6933) <= ``inside_tolerance`` -> yes, >= ``outside_min`` -> no, in between ->
+    discarded. Candidates: near and random pairs balanced on ST_Covers (topology's pair sampler)."""
 
     name = "admin.full_containment"
     gold_bound_only = True
@@ -358,7 +425,8 @@ class FullContainment(Executor):
         a, b = sub.entity_roles[:2]
         return (
             "SELECT t.row_id, ST_IsValid(ga.geometry) AND ST_IsValid(gb.geometry) AS valid, "
-            f"CASE WHEN ST_IsValid(ga.geometry) AND ST_IsValid(gb.geometry) THEN {share_outside_sql('gb.geometry', 'ga.geometry', 'polygon')} "
+            "CASE WHEN ST_IsValid(ga.geometry) AND ST_IsValid(gb.geometry) "
+            f"THEN {share_outside_sql('gb.geometry', 'ga.geometry', 'polygon')} "
             f"END AS share_out {bound_join(ga=a, gb=b)}"
         )
 
@@ -373,14 +441,15 @@ class FullContainment(Executor):
 
 # ---------------------------------------------------------------------------------------------- E05
 class RankedContainment(Executor):
-    """E05: does entity_A fully contain the longest/shortest (lines, geodesic length) or largest/smallest
-    (polygons, EPSG:6933 area) member of category_B whose representative point lies in entity_C
-    (entity_C itself is no member: a region is not "in" itself)?
+    """E05: does entity_A fully contain the longest/shortest (lines, geodesic length) or
+    largest/smallest (polygons, EPSG:6933 area) member of category_B whose representative point lies
+    in entity_C (entity_C itself is no member: a region is not "in" itself)?
 
     Every member must have the measure (a line for length, a polygon for area): a member mapped with
     another geometry kind discards the tuple (``member_without_measure``), candidates avoid such
-    (category, entity_C) pairs. The ranked member must beat the runner-up by more than ``tie_tolerance_rel``; its outside share (length
-    or area outside entity_A) is triaged as in E04. Evidence: the ranked member."""
+    (category, entity_C) pairs. The ranked member must beat the runner-up by more than
+    ``tie_tolerance_rel``; its outside share (length or area outside entity_A) is triaged as in E04.
+    Evidence: the ranked member."""
 
     name = "admin.ranked_containment"
     evidence = ("geometry", "topology")
@@ -392,28 +461,49 @@ class RankedContainment(Executor):
         a, c = sub.entity_roles[:2]
         cat = category_role(sub)
         return (
-            f"WITH r AS (SELECT p.entity_id, p.stratum, p.geometry, {bbox_sql('p.geometry')} FROM pool p WHERE {roles.predicate(sub.roles[a], 'p')}), "
-            f"pr AS (SELECT ra.stratum, ra.entity_id AS ea, rc.entity_id AS ec, rc.geometry AS gc, rc.x0, rc.x1, rc.y0, rc.y1 FROM r ra JOIN r rc "
-            f"ON {boxes_meet_sql('ra', 'rc')} AND ra.entity_id <> rc.entity_id WHERE ST_Intersects(ra.geometry, rc.geometry)), "
-            f"m AS (SELECT p.category, p.geom_kind, p.lon, p.lat FROM pool p WHERE {roles.candidate_predicate(sub.roles[cat], 'p')}), "
-            "h AS (SELECT pr.stratum, pr.ea, pr.ec, m.category FROM pr JOIN m ON m.lon BETWEEN pr.x0 AND pr.x1 AND m.lat BETWEEN pr.y0 AND pr.y1 "
-            f"WHERE ST_Intersects(pr.gc, ST_Point(m.lon, m.lat)) GROUP BY ALL HAVING bool_and(m.geom_kind = '{self._kind(sub)}')) "
-            f"SELECT stratum, ea AS {a}, category AS {cat}, ec AS {c} FROM h QUALIFY row_number() OVER (PARTITION BY stratum "
+            "WITH r AS (SELECT p.entity_id, p.stratum, p.geometry, "
+            f"{bbox_sql('p.geometry')} "
+            "FROM pool p "
+            f"WHERE {roles.predicate(sub.roles[a], 'p')}), "
+            "pr AS (SELECT ra.stratum, ra.entity_id AS ea, rc.entity_id AS ec, "
+            "rc.geometry AS gc, rc.x0, rc.x1, rc.y0, rc.y1 "
+            "FROM r ra "
+            "JOIN r rc "
+            f"ON {boxes_meet_sql('ra', 'rc')} AND ra.entity_id <> rc.entity_id "
+            "WHERE ST_Intersects(ra.geometry, rc.geometry)), "
+            "m AS (SELECT p.category, p.geom_kind, p.lon, p.lat "
+            "FROM pool p "
+            f"WHERE {roles.candidate_predicate(sub.roles[cat], 'p')}), "
+            "h AS (SELECT pr.stratum, pr.ea, pr.ec, m.category "
+            "FROM pr "
+            "JOIN m ON m.lon BETWEEN pr.x0 AND pr.x1 AND m.lat BETWEEN pr.y0 AND pr.y1 "
+            "WHERE ST_Intersects(pr.gc, ST_Point(m.lon, m.lat)) "
+            "GROUP BY ALL "
+            f"HAVING bool_and(m.geom_kind = '{self._kind(sub)}')) "
+            f"SELECT stratum, ea AS {a}, category AS {cat}, ec AS {c} "
+            "FROM h "
+            "QUALIFY row_number() OVER (PARTITION BY stratum "
             f"ORDER BY {pool.order_key(sub.id, 'ea', 'ec', 'category')}) <= {pool.per_stratum}"
         )
 
     def members_sql(self, sub: SubTemplate) -> str:
         c, cat = sub.entity_roles[1], category_role(sub)
         return (
-            f"WITH g AS (SELECT t.row_id, t.kg, t.{cat} AS category, g.entity_id AS c_id, g.geometry, {bbox_sql('g.geometry')} FROM t "
+            f"WITH g AS (SELECT t.row_id, t.kg, t.{cat} AS category, g.entity_id AS c_id, "
+            f"g.geometry, {bbox_sql('g.geometry')} "
+            "FROM t "
             f"JOIN entities g ON g.entity_id = t.{c}), "
-            "x AS (SELECT g.row_id, e.entity_id, e.geometry, e.geom_kind FROM g JOIN entities e ON e.kg = g.kg AND e.category = g.category "
-            f"AND e.entity_id <> g.c_id AND {roles.predicate(sub.roles[cat], 'e')} AND e.lon BETWEEN g.x0 AND g.x1 AND e.lat BETWEEN g.y0 AND g.y1 "
+            "x AS (SELECT g.row_id, e.entity_id, e.geometry, e.geom_kind "
+            "FROM g "
+            "JOIN entities e ON e.kg = g.kg AND e.category = g.category "
+            f"AND e.entity_id <> g.c_id AND {roles.predicate(sub.roles[cat], 'e')} "
+            "AND e.lon BETWEEN g.x0 AND g.x1 AND e.lat BETWEEN g.y0 AND g.y1 "
             "WHERE ST_Intersects(g.geometry, ST_Point(e.lon, e.lat)))"
         )
 
     def premise_sql(self, sub: SubTemplate) -> str:
-        """``row_id, holds``: entity_C contains (representative point) at least one member of category_B."""
+        """``row_id, holds``: entity_C contains (representative point) at least one member of
+        category_B."""
         return (
             f"{self.members_sql(sub)} SELECT t.row_id, count(x.entity_id) > 0 AS holds FROM t "
             "LEFT JOIN x ON x.row_id = t.row_id GROUP BY t.row_id"
@@ -429,11 +519,18 @@ class RankedContainment(Executor):
         return (
             f"{self.members_sql(sub)}, "
             f"n AS (SELECT row_id, count(*) AS n FROM x GROUP BY row_id), "
-            f"y AS (SELECT x.row_id, x.entity_id, x.geom_kind, {measure} AS measure, CASE WHEN n.n <= {MAX_MEMBERS} THEN "
-            f"{share_outside_sql('x.geometry', 'ga.geometry', kind)} END AS share_out FROM x JOIN n USING (row_id) "
+            f"y AS (SELECT x.row_id, x.entity_id, x.geom_kind, {measure} AS measure, CASE "
+            f"WHEN n.n <= {MAX_MEMBERS} THEN "
+            f"{share_outside_sql('x.geometry', 'ga.geometry', kind)} END AS share_out "
+            "FROM x "
+            "JOIN n USING (row_id) "
             f"JOIN t ON t.row_id = x.row_id JOIN entities ga ON ga.entity_id = t.{a}) "
-            f"SELECT t.row_id, t.{rank} AS rank_type, list(struct_pack(id := y.entity_id, kind := y.geom_kind, measure := y.measure, share_out := y.share_out) "
-            "ORDER BY y.entity_id) FILTER (WHERE y.entity_id IS NOT NULL) AS members FROM t LEFT JOIN y ON y.row_id = t.row_id "
+            f"SELECT t.row_id, t.{rank} AS rank_type, "
+            "list(struct_pack(id := y.entity_id, kind := y.geom_kind, "
+            "measure := y.measure, share_out := y.share_out) "
+            "ORDER BY y.entity_id) FILTER (WHERE y.entity_id IS NOT NULL) AS members "
+            "FROM t "
+            "LEFT JOIN y ON y.row_id = t.row_id "
             f"GROUP BY t.row_id, t.{rank}"
         )
 

@@ -1,14 +1,14 @@
 """Executors for SFID B: metric containment (what lies within a radius of an entity).
 
 Geometry conventions: EPSG:4326 with x = longitude, y = latitude; entities are represented by their
-representative point (``lon``/``lat`` columns). "Within r km" means a WGS84 geodesic distance (DuckDB
-``ST_Distance_Spheroid`` on POINT(lat lon), see :func:`geodesic_km_sql`) of at most r km. Every SQL radius
-filter is first narrowed by a cheap lon/lat box that is slightly larger than the circle
-(:func:`box_columns_sql`); boxes are not wrapped across the antimeridian.
+representative point (``lon``/``lat`` columns). "Within r km" means a WGS84 geodesic distance
+(DuckDB ``ST_Distance_Spheroid`` on POINT(lat lon), see :func:`geodesic_km_sql`) of at most r km.
+Every SQL radius filter is first narrowed by a cheap lon/lat box that is slightly larger than the
+circle (:func:`box_columns_sql`); boxes are not wrapped across the antimeridian.
 
 B03 reads the population raster behind the density tiers (``density_breaks.raster``, EPSG:4326) with
-rasterio: a pixel counts in full when its centre lies within the geodesic radius (pyproj ``Geod``), see
-:func:`population_within`.
+rasterio: a pixel counts in full when its centre lies within the geodesic radius (pyproj ``Geod``),
+see :func:`population_within`.
 """
 
 from __future__ import annotations
@@ -38,7 +38,8 @@ from mgqa_platform.questions.executor import (
 )
 
 GEOD = Geod(ellps="WGS84")
-KM_PER_DEG_MIN = 110.0  #: a little under the shortest degree of latitude (110.574 km): boxes err on the large side
+# : a little under the shortest degree of latitude (110.574 km): boxes err on the large side
+KM_PER_DEG_MIN = 110.0
 BOUNDARY_BAND = (
     0.005  #: relative band around the radius; a member inside it makes the tuple ambiguous
 )
@@ -47,23 +48,31 @@ MIN_RADIUS_PIXELS = 2.0  #: B03: the radius must span at least this many pixel h
 
 
 def box_columns_sql(c: str, km: str) -> str:
-    """SQL select-list items ``y0, y1, x0, x1``: a lon/lat box (degrees) around ``c``'s representative point
-    that contains the geodesic circle of radius ``km`` (an SQL expression in km). The longitude half-width
-    is scaled by the cosine of the box's most poleward latitude (capped near the poles). Plain columns let
-    DuckDB run the box test as an inequality join (IEJoin)."""
+    """SQL select-list items ``y0, y1, x0, x1``: a lon/lat box (degrees) around ``c``'s
+    representative point that contains the geodesic circle of radius ``km`` (an SQL expression in
+    km). The longitude half-width is scaled by the cosine of the box's most poleward latitude
+    (capped near the poles). Plain columns let DuckDB run the box test as an inequality join
+    (IEJoin)."""
     dlat = f"(({km}) / {KM_PER_DEG_MIN})"
     dlon = f"({dlat} / greatest(cos(radians(least(abs({c}.lat) + {dlat}, 89.0))), 0.01))"
-    return f"{c}.lat - {dlat} AS y0, {c}.lat + {dlat} AS y1, {c}.lon - {dlon} AS x0, {c}.lon + {dlon} AS x1"
+    return (
+        f"{c}.lat - {dlat} AS y0, {c}.lat + {dlat} AS y1, {c}.lon - {dlon} AS x0, "
+        f"{c}.lon + {dlon} AS x1"
+    )
 
 
 def in_box_sql(box: str, e: str) -> str:
-    """SQL: ``e``'s representative point lies in the box columns of relation ``box`` (see :func:`box_columns_sql`)."""
-    return f"{e}.lat >= {box}.y0 AND {e}.lat <= {box}.y1 AND {e}.lon >= {box}.x0 AND {e}.lon <= {box}.x1"
+    """SQL: ``e``'s representative point lies in the box columns of relation ``box`` (see
+    :func:`box_columns_sql`)."""
+    return (
+        f"{e}.lat >= {box}.y0 AND {e}.lat <= {box}.y1 AND {e}.lon >= {box}.x0 "
+        f"AND {e}.lon <= {box}.x1"
+    )
 
 
 def approx_km_sql(a: str, b: str) -> str:
-    """SQL: equirectangular km between the representative points of ``a`` and ``b`` (candidate filters only;
-    within about 0.5% of the geodesic for the radii used here)."""
+    """SQL: equirectangular km between the representative points of ``a`` and ``b`` (candidate
+    filters only; within about 0.5% of the geodesic for the radii used here)."""
     return (
         f"(111.195 * sqrt(pow({a}.lat - {b}.lat, 2) + "
         f"pow(({a}.lon - {b}.lon) * cos(radians(({a}.lat + {b}.lat) / 2)), 2)))"
@@ -73,9 +82,11 @@ def approx_km_sql(a: str, b: str) -> str:
 def members_in_radius(
     members: list[Mapping[str, Any]] | None, radius_km: float, band: float = BOUNDARY_BAND
 ) -> tuple[list[Mapping[str, Any]], bool]:
-    """(members with ``km <= radius_km``, whether any member lies within ``band * radius_km`` of the circle).
+    """(members with ``km <= radius_km``, whether any member lies within ``band * radius_km`` of the
+    circle).
 
-    ``members`` are dicts with ``id``, ``name``, ``km`` (geodesic km from the anchor's representative point)."""
+    ``members`` are dicts with ``id``, ``name``, ``km`` (geodesic km from the anchor's
+    representative point)."""
     members = members or []
     inside = [m for m in members if m["km"] <= radius_km]
     ambiguous = any(abs(m["km"] - radius_km) <= band * radius_km for m in members)
@@ -83,7 +94,8 @@ def members_in_radius(
 
 
 def seeded_choice_sql(pool: Pool, values: list, salt: str, column: str) -> str:
-    """SQL: one of ``values`` drawn by a seeded hash of ``column`` (BIGINT if all values are ints, else DOUBLE)."""
+    """SQL: one of ``values`` drawn by a seeded hash of ``column`` (BIGINT if all values are ints,
+    else DOUBLE)."""
     typ = (
         "BIGINT"
         if all(isinstance(v, int) and not isinstance(v, bool) for v in values)
@@ -99,15 +111,16 @@ def seeded_int_sql(pool: Pool, salt: str, column: str) -> str:
 
 
 class _RadiusMembers(Executor):
-    """Shared by B01/B02: members of ``category_A`` (category role) within ``value`` km of the anchor point.
+    """Shared by B01/B02: members of ``category_A`` (category role) within ``value`` km of the
+    anchor point.
 
-    Anchors are sampled among those with a category member in the same lon/lat grid cell (side twice the
-    largest radius), so sparse anchors such as events near few POIs are still found.
-    Candidates draw the radius (seeded, from the sub-template's ``value`` list) and one category per anchor
-    among those found within ``reach_factor`` radii and having between :attr:`min_members` and
-    :attr:`max_members` members inside the radius (equirectangular estimate). With ``positive_every = n``,
-    one anchor in n asks for a category with no member inside (a near miss), the others for one with
-    members; anchors without such a category are skipped.
+    Anchors are sampled among those with a category member in the same lon/lat grid cell (side twice
+    the largest radius), so sparse anchors such as events near few POIs are still found.
+    Candidates draw the radius (seeded, from the sub-template's ``value`` list) and one category per
+    anchor among those found within ``reach_factor`` radii and having between :attr:`min_members`
+    and :attr:`max_members` members inside the radius (equirectangular estimate). With
+    ``positive_every = n``, one anchor in n asks for a category with no member inside (a near miss),
+    the others for one with members; anchors without such a category are skipped.
     """
 
     evidence = ("geometry", "type")  # members' rdf:type states their category
@@ -134,17 +147,38 @@ class _RadiusMembers(Executor):
             2.0 * float(max(values)) / KM_PER_DEG_MIN
         )  # degrees; anchors need a member in their grid cell
         key = lambda x: f"(floor({x}.lat / {cell}) * 100000 + floor({x}.lon / {cell}))"  # noqa: E731
-        has_members = f"{key('p')} IN (SELECT DISTINCT {key('q')} FROM pool q WHERE {roles.candidate_predicate(sub.roles[cat], 'q')})"
+        has_members = (
+            f"{key('p')} IN (SELECT DISTINCT {key('q')} "
+            "FROM pool q "
+            f"WHERE {roles.candidate_predicate(sub.roles[cat], 'q')})"
+        )
         return (
-            f"WITH a0 AS (SELECT *, {seeded_choice_sql(pool, values, sub.id + '|value', 'entity_id')} AS value, "
+            "WITH a0 "
+            "AS "
+            f"(SELECT *, {seeded_choice_sql(pool, values, sub.id + '|value', 'entity_id')} "
+            "AS value, "
             f"FROM ({pool.sample(sub.roles[anchor], f'{sub.id}|{anchor}', where=has_members)})), "
-            f"a AS (SELECT a0.*, {box_columns_sql('a0', f'a0.value * {self.reach_factor}')} FROM a0), "
-            f"m AS (SELECT p.entity_id, p.category, p.lon, p.lat FROM pool p WHERE {roles.candidate_predicate(sub.roles[cat], 'p')}), "
-            f"big AS (SELECT category FROM m GROUP BY category HAVING count(*) >= {roles.MIN_CATEGORY_MEMBERS}), "
-            f"near AS (SELECT a.stratum, a.entity_id AS anchor, a.value, {want} AS want, m.category, "
-            f"count_if({approx_km_sql('a', 'm')} <= a.value) AS n FROM a JOIN m ON {in_box_sql('a', 'm')} "
-            f"AND m.entity_id <> a.entity_id GROUP BY ALL HAVING n BETWEEN {self.min_members} AND {self.max_members}) "
-            f"SELECT stratum, anchor AS {anchor}, category AS {cat}, value FROM near SEMI JOIN big USING (category) "
+            "a "
+            f"AS (SELECT a0.*, {box_columns_sql('a0', f'a0.value * {self.reach_factor}')} "
+            "FROM a0), "
+            "m AS (SELECT p.entity_id, p.category, p.lon, p.lat "
+            "FROM pool p "
+            f"WHERE {roles.candidate_predicate(sub.roles[cat], 'p')}), "
+            "big AS (SELECT category "
+            "FROM m "
+            "GROUP BY category "
+            f"HAVING count(*) >= {roles.MIN_CATEGORY_MEMBERS}), "
+            f"near AS (SELECT a.stratum, a.entity_id AS anchor, a.value, {want} AS want, "
+            "m.category, "
+            f"count_if({approx_km_sql('a', 'm')} <= a.value) AS n "
+            "FROM a "
+            f"JOIN m ON {in_box_sql('a', 'm')} "
+            "AND m.entity_id <> a.entity_id "
+            "GROUP BY ALL "
+            f"HAVING n BETWEEN {self.min_members} AND {self.max_members}) "
+            f"SELECT stratum, anchor AS {anchor}, category AS {cat}, value "
+            "FROM near "
+            "SEMI JOIN big USING (category) "
             f"QUALIFY row_number() OVER (PARTITION BY anchor ORDER BY (n > 0) = want DESC, "
             f"{pool.order_key(sub.id, 'anchor', 'category')}) = 1 AND (n > 0) = want"
         )
@@ -154,8 +188,8 @@ class _RadiusMembers(Executor):
         return f"c.value * {1 + BOUNDARY_BAND}"
 
     def gold_boxes(self, sub: SubTemplate) -> str:
-        """The boxes of :meth:`gold_sql`'s member join (:func:`box_columns_sql` around the anchor, same
-        reach): no member outside them is read."""
+        """The boxes of :meth:`gold_sql`'s member join (:func:`box_columns_sql` around the anchor,
+        same reach): no member outside them is read."""
         _, anchor = self._roles(sub)
         return (
             f"SELECT {box_columns_sql('c', self._gold_reach())} FROM (SELECT t.value, a.lon, a.lat "
@@ -166,15 +200,23 @@ class _RadiusMembers(Executor):
         cat, anchor = self._roles(sub)
         reach = self._gold_reach()
         return (
-            f"WITH c AS (SELECT t.row_id, t.kg, t.{cat} AS category, t.value, a.entity_id, a.lon, a.lat FROM t "
+            f"WITH c AS (SELECT t.row_id, t.kg, t.{cat} AS category, t.value, a.entity_id, "
+            "a.lon, a.lat "
+            "FROM t "
             f"JOIN entities a ON a.entity_id = t.{anchor}), "
             f"b AS (SELECT c.*, {box_columns_sql('c', reach)} FROM c), "
-            f"m AS (SELECT b.row_id, e.entity_id, e.display_name, {geodesic_km_sql('b', 'e')} AS km FROM b "
-            f"JOIN entities e ON e.kg = b.kg AND e.category = b.category AND {roles.predicate(sub.roles[cat], 'e')} "
+            "m AS (SELECT b.row_id, e.entity_id, e.display_name, "
+            f"{geodesic_km_sql('b', 'e')} AS km "
+            "FROM b "
+            "JOIN entities e ON e.kg = b.kg AND e.category = b.category "
+            f"AND {roles.predicate(sub.roles[cat], 'e')} "
             f"AND e.entity_id <> b.entity_id AND {in_box_sql('b', 'e')}) "
-            f"SELECT t.row_id, t.value AS radius_km, list(struct_pack(id := m.entity_id, name := m.display_name, km := m.km) "
+            "SELECT t.row_id, t.value AS radius_km, "
+            "list(struct_pack(id := m.entity_id, name := m.display_name, km := m.km) "
             f"ORDER BY m.entity_id) FILTER (WHERE m.entity_id IS NOT NULL) AS members "
-            f"FROM t LEFT JOIN m ON m.row_id = t.row_id AND m.km <= t.value * {1 + BOUNDARY_BAND} GROUP BY t.row_id, t.value"
+            "FROM t "
+            f"LEFT JOIN m ON m.row_id = t.row_id AND m.km <= t.value * {1 + BOUNDARY_BAND} "
+            "GROUP BY t.row_id, t.value"
         )
 
     def _members(self, row: Mapping[str, Any]) -> tuple[list[Mapping[str, Any]] | None, str | None]:
@@ -259,17 +301,18 @@ def pixel_height_km(ds: rasterio.DatasetReader) -> float:
 def circle_bounds(
     lon: float, lat: float, radius_km: float, n: int = 72
 ) -> tuple[float, float, float, float]:
-    """(min_lon, min_lat, max_lon, max_lat) in degrees of the geodesic circle of ``radius_km`` around
-    (lon, lat), from ``n`` points along it (the caller pads by a pixel for the sagitta between them)."""
+    """(min_lon, min_lat, max_lon, max_lat) in degrees of the geodesic circle of ``radius_km``
+    around (lon, lat), from ``n`` points along it (the caller pads by a pixel for the sagitta
+    between them)."""
     az = np.linspace(0.0, 360.0, n, endpoint=False)
     lons, lats, _ = GEOD.fwd(np.full(n, lon), np.full(n, lat), az, np.full(n, radius_km * 1000.0))
     return float(lons.min()), float(lats.min()), float(lons.max()), float(lats.max())
 
 
 def circle_window(ds: rasterio.DatasetReader, lon: float, lat: float, radius_km: float) -> Window:
-    """The raster window (whole pixels, clipped to the raster) holding every pixel centre that can lie within
-    ``radius_km`` of (lon, lat). Raises ValueError when the circle reaches a pole or leaves the raster's
-    longitude range (no antimeridian wrap)."""
+    """The raster window (whole pixels, clipped to the raster) holding every pixel centre that can
+    lie within ``radius_km`` of (lon, lat). Raises ValueError when the circle reaches a pole or
+    leaves the raster's longitude range (no antimeridian wrap)."""
     res_x, res_y = abs(ds.transform.a), abs(ds.transform.e)
     x0, y0, x1, y1 = circle_bounds(lon, lat, radius_km)
     if y0 < -89.0 or y1 > 89.0:
@@ -290,10 +333,11 @@ POPULATION = "urn:mgqa:population"  #: people per pixel, as the raster states it
 def pixel_facts(
     ds: rasterio.DatasetReader, sha256: str, lon: float, lat: float, radius_km: float
 ) -> tuple[tuple[str, str, str], ...]:
-    """The raster pixels that can count for a circle, as citable facts: for every pixel of :func:`circle_window`
-    with a finite value > 0, ``(urn:mgqa:raster:<sha256[:12]>:<row>:<col>, asWKT, "POINT (lon lat)")`` of its
-    centre (lon/lat degrees, EPSG:4326) and ``(..., urn:mgqa:population, value)``, floats written with ``repr``
-    (exact). Pixels outside the radius are cited too, so that a reader can check what was left out."""
+    """The raster pixels that can count for a circle, as citable facts: for every pixel of
+    :func:`circle_window` with a finite value > 0, ``(urn:mgqa:raster:<sha256[:12]>:<row>:<col>,
+    asWKT, "POINT (lon lat)")`` of its centre (lon/lat degrees, EPSG:4326) and ``(...,
+    urn:mgqa:population, value)``, floats written with ``repr`` (exact). Pixels outside the radius
+    are cited too, so that a reader can check what was left out."""
     win = circle_window(ds, lon, lat, radius_km)
     band = np.ma.filled(ds.read(1, window=win, masked=True).astype("float64"), np.nan)
     tr = ds.transform @ Affine.translation(win.col_off, win.row_off)
@@ -312,11 +356,13 @@ def pixel_facts(
 def population_within(
     ds: rasterio.DatasetReader, lon: float, lat: float, radius_km: float
 ) -> float:
-    """Population of the EPSG:4326 raster ``ds`` (band 1, people per pixel) within ``radius_km`` of (lon, lat).
+    """Population of the EPSG:4326 raster ``ds`` (band 1, people per pixel) within ``radius_km`` of
+    (lon, lat).
 
-    Pixel-centre rule: a pixel counts in full when the WGS84 geodesic distance (pyproj Geod) from (lon, lat)
-    to its centre is at most ``radius_km``; nodata, NaN and negative pixels count as 0. Raises ValueError for
-    a raster that is not geographic EPSG:4326 and as :func:`circle_window` does.
+    Pixel-centre rule: a pixel counts in full when the WGS84 geodesic distance (pyproj Geod) from
+    (lon, lat) to its centre is at most ``radius_km``; nodata, NaN and negative pixels count as 0.
+    Raises ValueError for a raster that is not geographic EPSG:4326 and as :func:`circle_window`
+    does.
     """
     if ds.crs is None or ds.crs.to_epsg() != 4326:
         raise ValueError("raster_not_epsg4326")
@@ -332,15 +378,17 @@ def population_within(
 
 
 class PopulationWithinRadius(LocalExecutor):
-    """B03: total population within ``value`` km (geodesic) of the anchor's representative point, summed
-    from the density-tier population raster with the pixel-centre rule (:func:`population_within`).
+    """B03: total population within ``value`` km (geodesic) of the anchor's representative point,
+    summed from the density-tier population raster with the pixel-centre rule
+    (:func:`population_within`).
 
-    gold_sql returns the anchor lon/lat, the radius and the raster path + recorded sha256; ``finish`` reads
-    the raster and cites its pixels around the anchor (:func:`pixel_facts`: centre and value of every
-    non-empty pixel of the circle's window). Discards: ``no_population_raster`` when the density tiers come
-    from the GeoNames proxy surface (``density_breaks.is_proxy``: a people count needs a real population
-    raster such as WorldPop), missing raster, sha256 mismatch (the raster changed since the warehouse was
-    built), a radius under :data:`MIN_RADIUS_PIXELS` pixel heights, zero population."""
+    gold_sql returns the anchor lon/lat, the radius and the raster path + recorded sha256;
+    ``finish`` reads the raster and cites its pixels around the anchor (:func:`pixel_facts`: centre
+    and value of every non-empty pixel of the circle's window). Discards: ``no_population_raster``
+    when the density tiers come from the GeoNames proxy surface (``density_breaks.is_proxy``: a
+    people count needs a real population raster such as WorldPop), missing raster, sha256 mismatch
+    (the raster changed since the warehouse was built), a radius under :data:`MIN_RADIUS_PIXELS`
+    pixel heights, zero population."""
 
     name = "containment.population_within"
 
@@ -353,8 +401,12 @@ class PopulationWithinRadius(LocalExecutor):
     def gold_sql(self, sub: SubTemplate) -> str:
         a = sub.entity_roles[0]
         return (
-            "WITH d AS (SELECT raster, raster_sha256, is_proxy FROM density_breaks ORDER BY raster LIMIT 1) "
-            "SELECT t.row_id, e.lon, e.lat, t.value AS radius_km, d.raster, d.raster_sha256, d.is_proxy "
+            "WITH d AS (SELECT raster, raster_sha256, is_proxy "
+            "FROM density_breaks "
+            "ORDER BY raster "
+            "LIMIT 1) "
+            "SELECT t.row_id, e.lon, e.lat, t.value AS radius_km, d.raster, "
+            "d.raster_sha256, d.is_proxy "
             f"{bound_join(e=a)} LEFT JOIN d ON TRUE"
         )
 

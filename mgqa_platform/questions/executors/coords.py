@@ -1,10 +1,11 @@
 """Executors for SFID N: absolute coordinates (centroid) and spatial extent (bounding box).
 
-Geometries are EPSG:4326 with x = longitude, y = latitude. The centroid is the planar centroid computed in
-the equal-area projection EPSG:6933 and projected back to lon/lat (DuckDB ``ST_Transform`` with
-``always_xy := true``): area-weighted for polygons, length-weighted (in projected units) for lines, the point
-itself for a single point. The bounding box is the lon/lat min/max of the geometry's vertices. Geometries
-spanning more than 180 degrees of longitude are taken to wrap the antimeridian and are discarded.
+Geometries are EPSG:4326 with x = longitude, y = latitude. The centroid is the planar centroid
+computed in the equal-area projection EPSG:6933 and projected back to lon/lat (DuckDB
+``ST_Transform`` with ``always_xy := true``): area-weighted for polygons, length-weighted (in
+projected units) for lines, the point itself for a single point. The bounding box is the lon/lat
+min/max of the geometry's vertices. Geometries spanning more than 180 degrees of longitude are taken
+to wrap the antimeridian and are discarded.
 """
 
 from __future__ import annotations
@@ -19,12 +20,17 @@ from mgqa_platform.questions.executors.grid import point_sample
 
 TO_6933 = "'EPSG:4326', 'EPSG:6933', always_xy := true"
 FROM_6933 = "'EPSG:6933', 'EPSG:4326', always_xy := true"
-MIN_BOX_SIDE_DEG = 1e-4  #: ~11 m: thinner boxes (straight east-west or north-south streets) are slivers that IoU cannot score
+# : ~11 m: thinner boxes (straight east-west or north-south streets) are slivers that IoU cannot
+# score
+MIN_BOX_SIDE_DEG = 1e-4
 
 
 def centroid_sql(g: str) -> str:
     """SQL for the lon/lat centroid of geometry expression ``g`` (see the module docstring)."""
-    return f"CASE WHEN ST_GeometryType({g}) = 'POINT' THEN {g} ELSE ST_Transform(ST_Centroid(ST_Transform({g}, {TO_6933})), {FROM_6933}) END"
+    return (
+        f"CASE WHEN ST_GeometryType({g}) = 'POINT' THEN {g} "
+        f"ELSE ST_Transform(ST_Centroid(ST_Transform({g}, {TO_6933})), {FROM_6933}) END"
+    )
 
 
 def extent_problem(row: Mapping[str, Any]) -> str | None:
@@ -37,8 +43,8 @@ def extent_problem(row: Mapping[str, Any]) -> str | None:
 
 
 def extent_sql(sub: SubTemplate, extra: str = "") -> str:
-    """Gold SQL: per row_id the bound entity's validity and lon/lat extent (degrees), plus ``extra`` columns
-    (SQL over the entity's geometry ``g``)."""
+    """Gold SQL: per row_id the bound entity's validity and lon/lat extent (degrees), plus ``extra``
+    columns (SQL over the entity's geometry ``g``)."""
     return (
         f"WITH x AS (SELECT t.row_id, e.geometry AS g {bound_join(e=sub.entity_roles[0])}) "
         "SELECT row_id, ST_IsValid(g) AS valid, ST_XMin(g) AS min_lon, ST_YMin(g) AS min_lat, "
@@ -47,7 +53,8 @@ def extent_sql(sub: SubTemplate, extra: str = "") -> str:
 
 
 class Centroid(LocalExecutor):
-    """N01: (lon, lat) of the entity's centroid (EPSG:6933 planar centroid, see the module docstring)."""
+    """N01: (lon, lat) of the entity's centroid (EPSG:6933 planar centroid, see the module
+    docstring)."""
 
     name = "coords.centroid"
 
@@ -66,7 +73,8 @@ class Centroid(LocalExecutor):
 
 
 class BoundingBox(LocalExecutor):
-    """N02: lon/lat bounding box of a line or polygon; slivers narrower than :data:`MIN_BOX_SIDE_DEG` are discarded."""
+    """N02: lon/lat bounding box of a line or polygon; slivers narrower than
+    :data:`MIN_BOX_SIDE_DEG` are discarded."""
 
     name = "coords.bbox"
 

@@ -1,10 +1,11 @@
-"""Executors for SFID H: grid and spatial indexing (H3 v4 cells and S2 cells of representative points).
+"""Executors for SFID H: grid and spatial indexing (H3 v4 cells and S2 cells of representative
+points).
 
 Positions are the entities' representative points (``lon``/``lat`` columns, EPSG:4326 degrees).
 h3-py and s2sphere take **(lat, lon)**: every call below swaps explicitly. S2 cell ids are unsigned
 64-bit integers that often exceed 2**63, so they only ever leave Python as tokens (hex strings).
-Candidate pairs are found in SQL through the ``entities.h3`` column (H3 cells at resolutions 3, 5, 7, 9);
-the exact grid arithmetic happens in ``finish`` with the h3 / s2sphere libraries.
+Candidate pairs are found in SQL through the ``entities.h3`` column (H3 cells at resolutions 3, 5,
+7, 9); the exact grid arithmetic happens in ``finish`` with the h3 / s2sphere libraries.
 """
 
 from __future__ import annotations
@@ -50,11 +51,11 @@ def cell_of(system: str, lon: float, lat: float, resolution: int) -> dict:
 def finest_common_h3(
     a: tuple[float, float], b: tuple[float, float], max_res: int
 ) -> tuple[str | None, str | None]:
-    """(cell, None) for the finest resolution r <= ``max_res`` with ``latlng_to_cell(A, r) == latlng_to_cell(B, r)``,
-    or (None, reason). H3 nests only approximately, so the answer must also be what the index hierarchy says:
-    the points share the cell at every coarser resolution, and the cell is the common ancestor
-    (``cell_to_parent``) of both points' ``max_res`` cells; otherwise ``h3_hierarchy_ambiguous``.
-    ``a`` and ``b`` are (lon, lat)."""
+    """(cell, None) for the finest resolution r <= ``max_res`` with ``latlng_to_cell(A, r) ==
+    latlng_to_cell(B, r)``, or (None, reason). H3 nests only approximately, so the answer must also
+    be what the index hierarchy says: the points share the cell at every coarser resolution, and the
+    cell is the common ancestor (``cell_to_parent``) of both points' ``max_res`` cells; otherwise
+    ``h3_hierarchy_ambiguous``. ``a`` and ``b`` are (lon, lat)."""
     same = [h3_cell(*a, r) == h3_cell(*b, r) for r in range(max_res + 1)]
     if not any(same):
         return None, "no_common_cell"
@@ -69,8 +70,8 @@ def finest_common_h3(
 def finest_common_s2(
     a: tuple[float, float], b: tuple[float, float], max_level: int
 ) -> tuple[str | None, str | None]:
-    """(token, None) of the finest S2 cell at level <= ``max_level`` containing both (lon, lat) points, or
-    (None, 'no_common_cell') when they lie on different cube faces. S2 nests exactly."""
+    """(token, None) of the finest S2 cell at level <= ``max_level`` containing both (lon, lat)
+    points, or (None, 'no_common_cell') when they lie on different cube faces. S2 nests exactly."""
     ia, ib = s2_id(*a), s2_id(*b)
     for level in range(max_level, -1, -1):
         if ia.parent(level) == ib.parent(level):
@@ -79,13 +80,15 @@ def finest_common_s2(
 
 
 def s2_avg_area_km2(level: int) -> float:
-    """Average S2 cell area at ``level`` on a sphere of :data:`EARTH_RADIUS_KM` (6 faces, 4 children per level)."""
+    """Average S2 cell area at ``level`` on a sphere of :data:`EARTH_RADIUS_KM` (6 faces, 4 children
+    per level)."""
     return 4 * math.pi * EARTH_RADIUS_KM**2 / (6 * 4**level)
 
 
 def search_column(area_km2: float) -> int:
-    """1-based index into ``entities.h3`` of the coarsest stored resolution whose average cell is no larger
-    than ``area_km2`` (the finest, 9, if none is): pairs sharing that cell are likely to share the target cell."""
+    """1-based index into ``entities.h3`` of the coarsest stored resolution whose average cell is no
+    larger than ``area_km2`` (the finest, 9, if none is): pairs sharing that cell are likely to
+    share the target cell."""
     fits = [
         i for i, r in enumerate(H3_COLUMN_RES, 1) if h3.average_hexagon_area(r, "km^2") <= area_km2
     ]
@@ -106,9 +109,13 @@ def _array(values: Sequence[Any]) -> str:
 
 
 def point_sample(sub: SubTemplate, pool: Pool) -> str:
-    """Candidates for one-entity sub-templates: seeded pool sample of the anchor role, per stratum."""
+    """Candidates for one-entity sub-templates: seeded pool sample of the anchor role, per
+    stratum."""
     a = sub.entity_roles[0]
-    return f"SELECT s.stratum, s.entity_id AS {a} FROM ({pool.sample(sub.roles[a], f'{sub.id}|{a}')}) AS s"
+    return (
+        f"SELECT s.stratum, s.entity_id AS {a} "
+        f"FROM ({pool.sample(sub.roles[a], f'{sub.id}|{a}')}) AS s"
+    )
 
 
 def cell_pairs(
@@ -118,15 +125,16 @@ def cell_pairs(
     param: str | None = None,
     values: Sequence[int] = (),
 ) -> str:
-    """Candidates for two-entity sub-templates: per stratum up to ``pool.per_stratum`` anchors (first entity
-    role), each with one seeded partner (second entity role) at a different position whose stored H3 cell
-    ``entities.h3[k]`` equals the anchor's. ``k`` is drawn per anchor (seeded) from ``columns``; with
-    ``param``, ``values[i]`` is drawn together with ``columns[i]`` and returned as the parameter column.
-    Anchors are only drawn among those whose drawn cell holds at least two distinct positions, and only
-    in the strata the pool keeps (:meth:`Pool.kept`): an anchor's tuple depends on its stratum's window
-    and its cell's rows alone, so the other strata's anchors would only give tuples that are dropped.
-    Partners are read (and cells counted) only in the cells drawn for those anchors: whole cells, so
-    every count and partner is the one over the pool."""
+    """Candidates for two-entity sub-templates: per stratum up to ``pool.per_stratum`` anchors
+    (first entity role), each with one seeded partner (second entity role) at a different position
+    whose stored H3 cell ``entities.h3[k]`` equals the anchor's. ``k`` is drawn per anchor (seeded)
+    from ``columns``; with ``param``, ``values[i]`` is drawn together with ``columns[i]`` and
+    returned as the parameter column. Anchors are only drawn among those whose drawn cell holds at
+    least two distinct positions, and only in the strata the pool keeps (:meth:`Pool.kept`): an
+    anchor's tuple depends on its stratum's window and its cell's rows alone, so the other strata's
+    anchors would only give tuples that are dropped. Partners are read (and cells counted) only in
+    the cells drawn for those anchors: whole cells, so every count and partner is the one over the
+    pool."""
     a, b = sub.entity_roles[:2]
     n = len(columns)
     pick = f"1 + CAST(md5_number({pool.order_key(f'{sub.id}|k', 'p.entity_id')}) % {n} AS INTEGER)"
@@ -157,7 +165,8 @@ def cell_pairs(
 
 
 def points_gold_sql(sub: SubTemplate) -> str:
-    """Gold SQL: the ``t`` row plus the representative (lon, lat) of every bound entity, as ``<role>_lon/_lat``."""
+    """Gold SQL: the ``t`` row plus the representative (lon, lat) of every bound entity, as
+    ``<role>_lon/_lat``."""
     cols, joins = [], []
     for i, r in enumerate(sub.entity_roles):
         cols.append(f"e{i}.lon AS {r}_lon, e{i}.lat AS {r}_lat")
@@ -185,9 +194,10 @@ class _Pairs(Executor):
 
 
 class FinestCommonCell(_Pairs):
-    """H01: the finest cell of ``conventions.grid`` (h3 | s2), at resolution/level <= ``conventions.max_resolution``,
-    that contains the representative points of both entities. Partners are drawn in a shared stored H3 cell
-    of a seeded resolution (3, 5, 7 or 9), which spreads the answer over many resolutions."""
+    """H01: the finest cell of ``conventions.grid`` (h3 | s2), at resolution/level <=
+    ``conventions.max_resolution``, that contains the representative points of both entities.
+    Partners are drawn in a shared stored H3 cell of a seeded resolution (3, 5, 7 or 9), which
+    spreads the answer over many resolutions."""
 
     name = "grid.finest_common"
     cell_local = True
@@ -205,9 +215,10 @@ class FinestCommonCell(_Pairs):
 
 
 class SharedCellAt(_Pairs):
-    """H02: the cell of ``conventions.grid`` at the parameter resolution/level containing both representative
-    points. Pairs come from the stored H3 cell sized like the target (:func:`search_column`); pairs that do not
-    share the target cell are discarded (``not_in_same_cell``)."""
+    """H02: the cell of ``conventions.grid`` at the parameter resolution/level containing both
+    representative points. Pairs come from the stored H3 cell sized like the target
+    (:func:`search_column`); pairs that do not share the target cell are discarded
+    (``not_in_same_cell``)."""
 
     name = "grid.shared_cell"
     cell_local = True
@@ -239,7 +250,8 @@ class SharedCellAt(_Pairs):
 
 
 class AtPoint(Executor):
-    """Base for executors over one entity's representative point: seeded point sample, lon/lat gold query."""
+    """Base for executors over one entity's representative point: seeded point sample, lon/lat gold
+    query."""
 
     def candidates(self, sub: SubTemplate, pool: Pool) -> str:
         return point_sample(sub, pool)
@@ -249,8 +261,8 @@ class AtPoint(Executor):
 
 
 class CompositeCell(AtPoint):
-    """H03: the H3 cell at parameter ``resolution`` and the S2 cell at parameter ``level`` containing the
-    entity's representative point."""
+    """H03: the H3 cell at parameter ``resolution`` and the S2 cell at parameter ``level``
+    containing the entity's representative point."""
 
     name = "grid.composite"
     gold_bound_only = True

@@ -1,25 +1,27 @@
 """Executors for SFID F: spatial comparison and ordering (templates F01-F04).
 
-Membership: an entity is "in" region B when its representative point (``entities.lon``/``lat``, EPSG:4326,
-x = longitude, y = latitude) lies inside B's polygon (lon/lat bbox prefilter, then ``ST_Contains``); B itself
-is never a member. The gold query lists every member once with the measures the ranking needs; ``finish``
-ranks them in Python and applies the tie rules of the sub-template's ``conventions``.
+Membership: an entity is "in" region B when its representative point (``entities.lon``/``lat``,
+EPSG:4326, x = longitude, y = latitude) lies inside B's polygon (lon/lat bbox prefilter, then
+``ST_Contains``); B itself is never a member. The gold query lists every member once with the
+measures the ranking needs; ``finish`` ranks them in Python and applies the tie rules of the
+sub-template's ``conventions``.
 
 Measures (SQL, per member geometry, never clipped to B):
 
-* area: EPSG:6933 (equal-area cylindrical) area in km2; DuckDB ``ST_Transform(g, 'EPSG:4326', 'EPSG:6933',
-  always_xy := true)`` keeps lon/lat input order (checked against pyproj in the tests).
-* perimeter / length: WGS84 geodesic length in km of every ring / part (``ST_Perimeter_Spheroid`` and
-  ``ST_Length_Spheroid``, which read (lat, lon) points, so the geometry is flipped first).
+* area: EPSG:6933 (equal-area cylindrical) area in km2; DuckDB ``ST_Transform(g, 'EPSG:4326',
+  'EPSG:6933', always_xy := true)`` keeps lon/lat input order (checked against pyproj in the tests).
+* perimeter / length: WGS84 geodesic length in km of every ring / part (``ST_Perimeter_Spheroid``
+  and ``ST_Length_Spheroid``, which read (lat, lon) points, so the geometry is flipped first).
 * compactness: Polsby-Popper ``4 pi A / P^2`` (A km2 in EPSG:6933, P geodesic km).
 * elongation: ``1 - minor/major`` of the minimum rotated rectangle in a local azimuthal-equidistant
   projection centred on the member's representative point (pyproj + shapely, in ``finish``).
 * population: ``attributes.population`` as recorded in the KG.
 
-F04 (compound filter) measures geodesic km between representative points and the forward geodesic azimuth
-at C towards each member (pyproj ``Geod.inv``), read as a direction word under every direction reading the
-sub-template lists (``questions/readings.py``); the SQL candidates and ``premise_sql`` use the spherical
-initial bearing, which differs from the ellipsoidal one by far less than the 2-degree sector margin.
+F04 (compound filter) measures geodesic km between representative points and the forward geodesic
+azimuth at C towards each member (pyproj ``Geod.inv``), read as a direction word under every
+direction reading the sub-template lists (``questions/readings.py``); the SQL candidates and
+``premise_sql`` use the spherical initial bearing, which differs from the ellipsoidal one by far
+less than the 2-degree sector margin.
 """
 
 from __future__ import annotations
@@ -66,10 +68,11 @@ RANK_WORDS = {"first": 1, "second": 2, "third": 3, "fourth": 4}
 MAXIMISE = {"largest", "highest", "longest", "most"}  #: rank words that sort descending
 
 
-# ---------------------------------------------------------------------------------------------- geometry (pure)
+# ---------------------------------------------------------------------------------- geometry (pure)
 @lru_cache(maxsize=4096)
 def aeqd(lon: float, lat: float) -> Transformer:
-    """Transformer from EPSG:4326 (lon, lat) to a WGS84 azimuthal-equidistant frame centred on (lon, lat), metres."""
+    """Transformer from EPSG:4326 (lon, lat) to a WGS84 azimuthal-equidistant frame centred on (lon,
+    lat), metres."""
     return Transformer.from_crs(
         "EPSG:4326",
         f"+proj=aeqd +lat_0={lat!r} +lon_0={lon!r} +datum=WGS84 +units=m",
@@ -78,15 +81,16 @@ def aeqd(lon: float, lat: float) -> Transformer:
 
 
 def to_local(geom: BaseGeometry, lon: float, lat: float) -> BaseGeometry:
-    """``geom`` (lon/lat) projected into the azimuthal-equidistant frame centred on (lon, lat), metres."""
+    """``geom`` (lon/lat) projected into the azimuthal-equidistant frame centred on (lon, lat),
+    metres."""
     return shapely.transform(
         geom, lambda xy: np.column_stack(aeqd(lon, lat).transform(xy[:, 0], xy[:, 1]))
     )
 
 
 def elongation(geom_xy: BaseGeometry) -> float | None:
-    """``1 - minor/major`` of the minimum rotated rectangle of a projected geometry (0 square, -> 1 thin);
-    None for a degenerate (zero-extent) geometry."""
+    """``1 - minor/major`` of the minimum rotated rectangle of a projected geometry (0 square, -> 1
+    thin); None for a degenerate (zero-extent) geometry."""
     rect = shapely.minimum_rotated_rectangle(geom_xy)
     if rect.geom_type != "Polygon" or rect.area <= 0:
         return None
@@ -96,14 +100,15 @@ def elongation(geom_xy: BaseGeometry) -> float | None:
 
 
 def member_elongation(wkt: str, lon: float, lat: float) -> float | None:
-    """Elongation of a lon/lat WKT geometry in the local frame centred on its representative point (lon, lat)."""
+    """Elongation of a lon/lat WKT geometry in the local frame centred on its representative point
+    (lon, lat)."""
     return elongation(to_local(shapely_wkt.loads(wkt), lon, lat))
 
 
 def directional_score(direction: str, lon: float, lat: float, origin: tuple[float, float]) -> float:
-    """How far (lon, lat) reaches towards ``direction``: degrees of latitude/longitude for the four cardinal
-    words (F01.1/F01.2), metres along the bearing's unit vector in the azimuthal-equidistant frame centred on
-    ``origin`` (lon, lat) for the diagonal words (F01.3)."""
+    """How far (lon, lat) reaches towards ``direction``: degrees of latitude/longitude for the four
+    cardinal words (F01.1/F01.2), metres along the bearing's unit vector in the
+    azimuthal-equidistant frame centred on ``origin`` (lon, lat) for the diagonal words (F01.3)."""
     cardinal = {"north": lat, "south": -lat, "east": lon, "west": -lon}
     if direction in cardinal:
         return cardinal[direction]
@@ -113,9 +118,9 @@ def directional_score(direction: str, lon: float, lat: float, origin: tuple[floa
 
 
 def degree_score(direction: str, lon: float, lat: float) -> float:
-    """How far (lon, lat) reaches towards ``direction`` on a plain longitude/latitude map: degrees along
-    the word's bearing with one degree of longitude drawn as long as one of latitude (F01.3's second
-    reading; "furthest northeast" = largest longitude + latitude)."""
+    """How far (lon, lat) reaches towards ``direction`` on a plain longitude/latitude map: degrees
+    along the word's bearing with one degree of longitude drawn as long as one of latitude (F01.3's
+    second reading; "furthest northeast" = largest longitude + latitude)."""
     az = math.radians(readings.WORD_BEARINGS[direction])
     return lon * math.sin(az) + lat * math.cos(az)
 
@@ -129,15 +134,19 @@ def extreme_members(
     return [m for s, _, m in scored if best - s <= tol]
 
 
-# ---------------------------------------------------------------------------------------------- SQL helpers
+# -------------------------------------------------------------------------------------- SQL helpers
 def category_role(sub: SubTemplate) -> str:
     return next(r for r, t in sub.roles.items() if roles.is_category(t))
 
 
 def bearing_sql(lon1: str, lat1: str, lon2: str, lat2: str) -> str:
-    """SQL: spherical initial bearing in degrees [0, 360) from (lon1, lat1) to (lon2, lat2) (degree expressions)."""
+    """SQL: spherical initial bearing in degrees [0, 360) from (lon1, lat1) to (lon2, lat2) (degree
+    expressions)."""
     p1, p2, dl = f"radians({lat1})", f"radians({lat2})", f"radians(({lon2}) - ({lon1}))"
-    return f"((degrees(atan2(sin({dl}) * cos({p2}), cos({p1}) * sin({p2}) - sin({p1}) * cos({p2}) * cos({dl}))) + 360) % 360)"
+    return (
+        f"((degrees(atan2(sin({dl}) * cos({p2}), "
+        f"cos({p1}) * sin({p2}) - sin({p1}) * cos({p2}) * cos({dl}))) + 360) % 360)"
+    )
 
 
 def word_case_sql(word_col: str, values: Mapping[str, float]) -> str:
@@ -147,8 +156,8 @@ def word_case_sql(word_col: str, values: Mapping[str, float]) -> str:
 
 
 def offset_sql(az: str, word_col: str, words: Sequence[str]) -> str:
-    """SQL: degrees in [0, 180] between azimuth expression ``az`` (degrees clockwise from north) and the
-    centre bearing of the direction word in ``word_col`` (one of ``words``)."""
+    """SQL: degrees in [0, 180] between azimuth expression ``az`` (degrees clockwise from north) and
+    the centre bearing of the direction word in ``word_col`` (one of ``words``)."""
     centre = word_case_sql(word_col, {w: readings.WORD_BEARINGS[w] for w in words})
     return f"abs(((({az}) - {centre}) % 360 + 540) % 360 - 180)"
 
@@ -191,13 +200,13 @@ def region_members_candidates(
     expand: str | None = None,
     kind: str | None = None,
 ) -> str:
-    """Candidates (stratum, region, category[, expanded parameter]): regions of the anchor role sampled per
-    stratum (names without coordinates), joined with the pool members of the category role whose
-    representative point lies inside; up to :data:`PER_REGION` seeded categories per region having
-    ``min_members`` .. :data:`MAX_MEMBERS` members there (and >= ``roles.MIN_CATEGORY_MEMBERS`` in the KG).
-    ``member_where`` filters members (alias ``p``); ``expand`` names a parameter whose every value becomes
-    its own candidate; with ``kind``, a (region, category) pair qualifies only when every member there has
-    that geometry kind."""
+    """Candidates (stratum, region, category[, expanded parameter]): regions of the anchor role
+    sampled per stratum (names without coordinates), joined with the pool members of the category
+    role whose representative point lies inside; up to :data:`PER_REGION` seeded categories per
+    region having ``min_members`` .. :data:`MAX_MEMBERS` members there (and >=
+    ``roles.MIN_CATEGORY_MEMBERS`` in the KG). ``member_where`` filters members (alias ``p``);
+    ``expand`` names a parameter whose every value becomes its own candidate; with ``kind``, a
+    (region, category) pair qualifies only when every member there has that geometry kind."""
     cat, b = category_role(sub), sub.entity_roles[0]
     values = ", ".join(f"'{v}'" for v in sub.parameters.get(expand, [])) if expand else ""
     spread = f" CROSS JOIN (SELECT unnest([{values}]) AS {expand}) w" if values else ""
@@ -205,12 +214,20 @@ def region_members_candidates(
     return (
         f"WITH b AS (SELECT s.stratum, s.entity_id, s.geometry, {bbox_cols('s.geometry')} "
         f"FROM ({pool.sample(sub.roles[b], f'{sub.id}|{b}')}) s), "
-        f"m AS (SELECT b.stratum, b.entity_id AS {b}, p.category AS {cat} FROM b JOIN pool p ON {inside_sql('b', 'p')} "
-        f"AND p.entity_id <> b.entity_id AND {roles.candidate_predicate(sub.roles[cat], 'p')} AND ({member_where}) "
-        f"WHERE {contains_sql('b', 'p')} GROUP BY ALL HAVING count(*) BETWEEN {int(min_members)} AND {MAX_MEMBERS} "
+        f"m AS (SELECT b.stratum, b.entity_id AS {b}, p.category AS {cat} "
+        "FROM b "
+        f"JOIN pool p ON {inside_sql('b', 'p')} "
+        "AND p.entity_id <> b.entity_id "
+        f"AND {roles.candidate_predicate(sub.roles[cat], 'p')} AND ({member_where}) "
+        f"WHERE {contains_sql('b', 'p')} "
+        "GROUP BY ALL "
+        f"HAVING count(*) BETWEEN {int(min_members)} AND {MAX_MEMBERS} "
         f"AND {same_kind}), "
         f"big AS ({big_categories_sql(sub.roles[cat])}), "
-        f"k AS (SELECT m.* FROM m SEMI JOIN big ON big.category = m.{cat} QUALIFY row_number() OVER (PARTITION BY m.{b} "
+        "k AS (SELECT m.* "
+        "FROM m "
+        f"SEMI JOIN big ON big.category = m.{cat} "
+        f"QUALIFY row_number() OVER (PARTITION BY m.{b} "
         f"ORDER BY {pool.order_key(f'{sub.id}|{cat}', f'm.{b}', f'm.{cat}')}) <= {PER_REGION}) "
         f"SELECT k.*{', w.' + expand if values else ''} FROM k{spread}"
     )
@@ -219,20 +236,29 @@ def region_members_candidates(
 def region_members_gold_sql(
     sub: SubTemplate, measures: Sequence[str], member_where: str = "TRUE"
 ) -> str:
-    """Gold SQL: the ``t`` row, region B's representative point (``b_lon``, ``b_lat``) and bbox width
-    (``b_xspan``, degrees), and ``members``: list of structs (id, name, lon, lat, <measures>) of the KG
-    entities of the category role inside B (B excluded), ordered by id; ``member_where`` filters alias ``m``."""
+    """Gold SQL: the ``t`` row, region B's representative point (``b_lon``, ``b_lat``) and bbox
+    width (``b_xspan``, degrees), and ``members``: list of structs (id, name, lon, lat, <measures>)
+    of the KG entities of the category role inside B (B excluded), ordered by id; ``member_where``
+    filters alias ``m``."""
     cat, b = category_role(sub), sub.entity_roles[0]
     extra = "".join(f", {n} := {measure_sql(n, 'e')}" for n in measures)
     extra += ", kind := e.geom_kind"
     pred = f"{roles.predicate(sub.roles[cat], 'm')} AND m.entity_id <> g.b_id AND ({member_where})"
     return (
-        f"WITH g AS (SELECT t.row_id, t.kg, t.{cat}, t.{b} AS b_id, e.geometry, e.lon AS b_lon, e.lat AS b_lat, "
+        f"WITH g AS (SELECT t.row_id, t.kg, t.{cat}, t.{b} AS b_id, e.geometry, "
+        "e.lon AS b_lon, e.lat AS b_lat, "
         f"{bbox_cols('e.geometry')} {bound_join(e=b)}), "
         f"m AS ({members_sql('g', pred, cat)}), "
-        "x AS (SELECT m.row_id, list(struct_pack(id := m.entity_id, name := m.display_name, lon := m.lon, lat := m.lat"
-        f"{extra}) ORDER BY m.entity_id) AS members FROM m JOIN entities e ON e.entity_id = m.entity_id GROUP BY m.row_id) "
-        "SELECT t.*, g.b_lon, g.b_lat, g.x1 - g.x0 AS b_xspan, x.members FROM t JOIN g ON g.row_id = t.row_id "
+        "x AS (SELECT m.row_id, list(struct_pack(id := m.entity_id, "
+        "name := m.display_name, lon := m.lon, lat := m.lat"
+        f"{extra}) "
+        "ORDER BY m.entity_id) AS members "
+        "FROM m "
+        "JOIN entities e ON e.entity_id = m.entity_id "
+        "GROUP BY m.row_id) "
+        "SELECT t.*, g.b_lon, g.b_lat, g.x1 - g.x0 AS b_xspan, x.members "
+        "FROM t "
+        "JOIN g ON g.row_id = t.row_id "
         "LEFT JOIN x ON x.row_id = t.row_id"
     )
 
@@ -245,9 +271,10 @@ def _names(members: Sequence[Mapping[str, Any]]) -> tuple[list[str], list[str]]:
     return [m["id"] for m in members], [m["name"] for m in members]
 
 
-# ---------------------------------------------------------------------------------------------- F01-F03
+# ------------------------------------------------------------------------------------------ F01-F03
 class _RegionRanking(Executor):
-    """Shared by F01-F03: members of ``category_A`` inside region ``entity_B`` (see the module docstring).
+    """Shared by F01-F03: members of ``category_A`` inside region ``entity_B`` (see the module
+    docstring).
 
     ``premise_sql``: B holds at least :meth:`needed` members (the premise of the sub-template).
     Evidence of every answer: all members (the ranking depends on each of them)."""
@@ -257,7 +284,8 @@ class _RegionRanking(Executor):
     expand: ClassVar[str | None] = None
 
     def member_where(self, sub: SubTemplate, alias: str) -> str:
-        """Extra SQL filter on member rows (alias ``alias``); settlement/population filter for populations."""
+        """Extra SQL filter on member rows (alias ``alias``); settlement/population filter for
+        populations."""
         if "population" in sub.parameters.get("attribute_A", []):
             return (
                 f"{alias}.category IN {roles.sql_in(roles.SETTLEMENT_CATEGORIES)} AND "
@@ -270,11 +298,13 @@ class _RegionRanking(Executor):
 
     def needed_sql(self, sub: SubTemplate) -> str:
         """SQL (over gold columns) for the number of members the premise needs: one, since a single
-        member is still the answer to "which of the X lies furthest north" (only none leaves a refusal)."""
+        member is still the answer to "which of the X lies furthest north" (only none leaves a
+        refusal)."""
         return "1"
 
     def member_kind(self, sub: SubTemplate) -> str | None:
-        """The geometry kind every member needs for the sub-template's measures (:data:`MEASURE_KINDS`)."""
+        """The geometry kind every member needs for the sub-template's measures
+        (:data:`MEASURE_KINDS`)."""
         kinds = {MEASURE_KINDS.get(m) for m in self.measures(sub)} - {None}
         return kinds.pop() if kinds else None
 
@@ -292,7 +322,10 @@ class _RegionRanking(Executor):
         return region_members_gold_sql(sub, self.measures(sub), self.member_where(sub, "m"))
 
     def premise_sql(self, sub: SubTemplate) -> str:
-        return f"SELECT q.row_id, coalesce(len(q.members), 0) >= {self.needed_sql(sub)} AS holds FROM ({self.gold_sql(sub)}) AS q"
+        return (
+            f"SELECT q.row_id, coalesce(len(q.members), 0) >= {self.needed_sql(sub)} AS holds "
+            f"FROM ({self.gold_sql(sub)}) AS q"
+        )
 
     def problem(self, row: Mapping[str, Any]) -> str | None:
         if row["b_xspan"] is not None and float(row["b_xspan"]) > 180.0:
@@ -306,13 +339,13 @@ class Extreme(_RegionRanking):
     """F01: the member of ``category_A`` in B lying furthest in ``cardinal_direction``.
 
     Cardinal words compare the representative point's latitude/longitude (ties within
-    ``conventions.tie_tolerance_deg``); diagonal words project members into the azimuthal-equidistant frame
-    centred on B's representative point and maximise the dot product with the bearing's unit vector (ties
-    within ``conventions.tie_tolerance_m``). A diagonal word is also read on a plain longitude/latitude map
-    (:func:`degree_score`, ties within ``tie_tolerance_deg``); when the two readings pick different members
-    the question is discarded ``reading_dependent``. Tied members are all accepted; more than
-    :data:`MAX_TIED` -> discarded. Candidates: every direction of the sub-template for each (region,
-    category)."""
+    ``conventions.tie_tolerance_deg``); diagonal words project members into the
+    azimuthal-equidistant frame centred on B's representative point and maximise the dot product
+    with the bearing's unit vector (ties within ``conventions.tie_tolerance_m``). A diagonal word is
+    also read on a plain longitude/latitude map (:func:`degree_score`, ties within
+    ``tie_tolerance_deg``); when the two readings pick different members the question is discarded
+    ``reading_dependent``. Tied members are all accepted; more than :data:`MAX_TIED` -> discarded.
+    Candidates: every direction of the sub-template for each (region, category)."""
 
     name = "ordering.extreme"
     expand = "cardinal_direction"
@@ -348,9 +381,9 @@ class Extreme(_RegionRanking):
 def member_values(
     sub: SubTemplate, members: Sequence[Mapping[str, Any]], measure: str
 ) -> tuple[list | None, str | None]:
-    """([(value, member)], None) for ``measure`` of every member, or (None, reason) when one is mapped with
-    a geometry kind that lacks the measure (:data:`MEASURE_KINDS`), undefined or, for a size measure, not
-    positive."""
+    """([(value, member)], None) for ``measure`` of every member, or (None, reason) when one is
+    mapped with a geometry kind that lacks the measure (:data:`MEASURE_KINDS`), undefined or, for a
+    size measure, not positive."""
     out = []
     for m in members:
         if MEASURE_KINDS.get(measure, m["kind"]) != m["kind"]:
@@ -369,8 +402,8 @@ def member_values(
 
 
 def is_tie(v1: float, v2: float, conventions: Mapping[str, Any]) -> bool:
-    """Two decisive values tie under the conventions' ``tie_tolerance_rel`` (relative to the larger magnitude)
-    or ``tie_tolerance_abs``."""
+    """Two decisive values tie under the conventions' ``tie_tolerance_rel`` (relative to the larger
+    magnitude) or ``tie_tolerance_abs``."""
     if "tie_tolerance_abs" in conventions:
         return abs(v1 - v2) <= float(conventions["tie_tolerance_abs"])
     return abs(v1 - v2) <= float(conventions["tie_tolerance_rel"]) * max(abs(v1), abs(v2))
@@ -379,15 +412,17 @@ def is_tie(v1: float, v2: float, conventions: Mapping[str, Any]) -> bool:
 def ranked(
     values: list[tuple[float, Mapping[str, Any]]], word: str
 ) -> list[tuple[float, Mapping[str, Any]]]:
-    """Members sorted by value, descending for :data:`MAXIMISE` words, else ascending (ties by id)."""
+    """Members sorted by value, descending for :data:`MAXIMISE` words, else ascending (ties by
+    id)."""
     sign = -1.0 if word in MAXIMISE else 1.0
     return sorted(values, key=lambda vm: (sign * vm[0], vm[1]["id"]))
 
 
 def shape_reading(reading: str, m: Mapping[str, Any]) -> float | None:
-    """A member's compactness or elongation under ``reading`` (:mod:`mgqa_platform.questions.readings`),
-    planar ones in the local frame centred on its representative point. The member's ``elongation``
-    field is its WKT (:data:`MEASURES_SQL`); ``compactness`` its Polsby-Popper score."""
+    """A member's compactness or elongation under ``reading``
+    (:mod:`mgqa_platform.questions.readings`), planar ones in the local frame centred on its
+    representative point. The member's ``elongation`` field is its WKT (:data:`MEASURES_SQL`);
+    ``compactness`` its Polsby-Popper score."""
     if reading == "polsby_popper":
         return m["compactness"]
     local = to_local(shapely_wkt.loads(m["elongation"]), float(m["lon"]), float(m["lat"]))
@@ -399,9 +434,9 @@ def shape_reading(reading: str, m: Mapping[str, Any]) -> float | None:
 
 
 def same_winner_under_readings(sub: SubTemplate, row: Mapping[str, Any], winner: str) -> bool:
-    """Whether every reading of the ranked measure that ``conventions.readings`` lists (F02.2: compactness,
-    elongation) puts member ``winner`` first, clear of the runner-up (:func:`is_tie`); True when the
-    measure lists none."""
+    """Whether every reading of the ranked measure that ``conventions.readings`` lists (F02.2:
+    compactness, elongation) puts member ``winner`` first, clear of the runner-up (:func:`is_tie`);
+    True when the measure lists none."""
     listed = sub.conventions.get("readings", {}).get(row["attribute_A"], ())
     for reading in listed:
         values = [(shape_reading(reading, m), m) for m in row["members"]]
@@ -414,9 +449,9 @@ def same_winner_under_readings(sub: SubTemplate, row: Mapping[str, Any], winner:
 
 
 class Rank(_RegionRanking):
-    """F02: the member of ``category_A`` in B that ranks first by ``attribute_A`` (``rank_type`` largest /
-    highest sorts descending, smallest / lowest ascending). Discarded when the runner-up ties with the
-    winner (``conventions.tie_tolerance_rel`` or ``tie_tolerance_abs``)."""
+    """F02: the member of ``category_A`` in B that ranks first by ``attribute_A`` (``rank_type``
+    largest / highest sorts descending, smallest / lowest ascending). Discarded when the runner-up
+    ties with the winner (``conventions.tie_tolerance_rel`` or ``tie_tolerance_abs``)."""
 
     name = "ordering.rank"
     expand = "rank_type"
@@ -448,9 +483,10 @@ class Rank(_RegionRanking):
 
 
 class RankPosition(_RegionRanking):
-    """F03: the member of ``category_A`` in B at position ``rank_position`` (second, third) when sorted by
-    ``conventions.measure`` (``attribute`` longest / largest descending, shortest / smallest ascending).
-    Needs rank + 1 members; discarded when the member ties with its neighbour above or below."""
+    """F03: the member of ``category_A`` in B at position ``rank_position`` (second, third) when
+    sorted by ``conventions.measure`` (``attribute`` longest / largest descending, shortest /
+    smallest ascending). Needs rank + 1 members; discarded when the member ties with its neighbour
+    above or below."""
 
     name = "ordering.rank_position"
     min_members = 3
@@ -485,38 +521,41 @@ class RankPosition(_RegionRanking):
 
 # ---------------------------------------------------------------------------------------------- F04
 def checked_readings(sub: SubTemplate) -> list[str]:
-    """The direction readings (``conventions.readings.direction``) F04's member set must agree under."""
+    """The direction readings (``conventions.readings.direction``) F04's member set must agree
+    under."""
     return list(sub.conventions["readings"]["direction"])
 
 
 def arc_half_widths(word: str, checked: Sequence[str]) -> list[float]:
-    """Half-widths in degrees of ``word``'s arc under each reading of ``checked``: a bearing within the
-    smallest of them from the word's centre is the word under every reading, one beyond the largest under
-    none, one in between is reading-dependent."""
+    """Half-widths in degrees of ``word``'s arc under each reading of ``checked``: a bearing within
+    the smallest of them from the word's centre is the word under every reading, one beyond the
+    largest under none, one in between is reading-dependent."""
     return [readings.half_width_deg(word, r) for r in checked]
 
 
 class Compound(Executor):
-    """F04: the members of ``category_A`` within ``value`` km (geodesic, representative points) of B whose
-    forward geodesic azimuth at C (degrees clockwise from true north) is ``cardinal_direction``.
+    """F04: the members of ``category_A`` within ``value`` km (geodesic, representative points) of B
+    whose forward geodesic azimuth at C (degrees clockwise from true north) is
+    ``cardinal_direction``.
 
     The direction is decided under every reading of ``conventions.readings.direction``
-    (:mod:`mgqa_platform.questions.readings`): a member within the radius on which they disagree makes the
-    member set reading-dependent (``reading_dependent``). B and C are never members; C must lie within
-    ``value`` km of B. Other discards: a member within ``BOUNDARY_BAND`` of the radius
-    (``member_near_radius``), a member within ``conventions.sector_margin_deg`` of the word's arc edge under
-    a reading (``member_near_sector_edge``), an empty or too large (> :data:`MAX_SET`) answer. Evidence:
-    every member within the radius. Candidates: per stratum, anchors B with a seeded radius, one C within
-    0.9 radius, and one seeded (category, direction) giving 1..:data:`MAX_SET` members inside the word's
-    narrowest arc and none between it and the widest (estimated with equirectangular km and spherical
-    bearings)."""
+    (:mod:`mgqa_platform.questions.readings`): a member within the radius on which they disagree
+    makes the member set reading-dependent (``reading_dependent``). B and C are never members; C
+    must lie within ``value`` km of B. Other discards: a member within ``BOUNDARY_BAND`` of the
+    radius (``member_near_radius``), a member within ``conventions.sector_margin_deg`` of the word's
+    arc edge under a reading (``member_near_sector_edge``), an empty or too large (>
+    :data:`MAX_SET`) answer. Evidence: every member within the radius. Candidates: per stratum,
+    anchors B with a seeded radius, one C within 0.9 radius, and one seeded (category, direction)
+    giving 1..:data:`MAX_SET` members inside the word's narrowest arc and none between it and the
+    widest (estimated with equirectangular km and spherical bearings)."""
 
     name = "ordering.compound"
     evidence = ("geometry", "type")
 
     @staticmethod
     def anchors(pool: Pool) -> int:
-        """Anchors B sampled per stratum: about two in three survive the discards, the cap is 30 per cell."""
+        """Anchors B sampled per stratum: about two in three survive the discards, the cap is 30 per
+        cell."""
         return max(pool.per_stratum // 2, 1)
 
     def candidates(self, sub: SubTemplate, pool: Pool) -> str:
@@ -529,25 +568,42 @@ class Compound(Executor):
             for f in (min, max)
         )
         return (
-            f"WITH a0 AS (SELECT *, {seeded_choice_sql(pool, sub.parameters['value'], sub.id + '|value', 'entity_id')} AS value "
+            "WITH a0 "
+            "AS "
+            "(SELECT *, "
+            f"{seeded_choice_sql(pool, sub.parameters['value'], sub.id + '|value', 'entity_id')} "
+            "AS value "
             f"FROM ({pool.sample(sub.roles[b], f'{sub.id}|{b}', self.anchors(pool))})), "
-            f"a AS (SELECT a0.stratum, a0.entity_id, a0.lon, a0.lat, a0.value, {box_columns_sql('a0', 'a0.value')} FROM a0), "
-            f"c AS (SELECT p.entity_id, p.lon, p.lat FROM pool p WHERE {roles.predicate(sub.roles[c], 'p')}), "
+            "a AS (SELECT a0.stratum, a0.entity_id, a0.lon, a0.lat, a0.value, "
+            f"{box_columns_sql('a0', 'a0.value')} "
+            "FROM a0), "
+            "c AS (SELECT p.entity_id, p.lon, p.lat "
+            "FROM pool p "
+            f"WHERE {roles.predicate(sub.roles[c], 'p')}), "
             "ac AS (SELECT a.*, c.entity_id AS ec, c.lon AS clon, c.lat AS clat FROM a JOIN c ON "
-            f"{in_box_sql('a', 'c')} AND c.entity_id <> a.entity_id WHERE {approx_km_sql('a', 'c')} <= 0.9 * a.value "
-            f"QUALIFY row_number() OVER (PARTITION BY a.entity_id ORDER BY {pool.order_key(f'{sub.id}|{c}', 'a.entity_id', 'c.entity_id')}) = 1), "
-            f"m AS (SELECT p.entity_id, p.category, p.lon, p.lat FROM pool p WHERE {roles.candidate_predicate(sub.roles[cat], 'p')}), "
+            f"{in_box_sql('a', 'c')} AND c.entity_id <> a.entity_id "
+            f"WHERE {approx_km_sql('a', 'c')} <= 0.9 * a.value "
+            "QUALIFY row_number() OVER (PARTITION BY a.entity_id ORDER BY "
+            f"{pool.order_key(f'{sub.id}|{c}', 'a.entity_id', 'c.entity_id')}) = 1), "
+            "m AS (SELECT p.entity_id, p.category, p.lon, p.lat "
+            "FROM pool p "
+            f"WHERE {roles.candidate_predicate(sub.roles[cat], 'p')}), "
             f"big AS ({big_categories_sql(sub.roles[cat])}), "
             f"w AS (SELECT unnest([{', '.join(repr(w) for w in words)}]) AS dir), "
             f"hits AS (SELECT ac.stratum, ac.entity_id AS eb, ac.ec, ac.value, m.category, w.dir, "
             f"count(*) FILTER (WHERE {off} < {core}) AS n, "
             f"count(*) FILTER (WHERE {off} >= {core} AND {off} <= {wide}) AS n_split "
-            f"FROM ac JOIN m ON {in_box_sql('ac', 'm')} AND m.entity_id <> ac.entity_id AND m.entity_id <> ac.ec "
+            "FROM ac "
+            f"JOIN m ON {in_box_sql('ac', 'm')} AND m.entity_id <> ac.entity_id "
+            "AND m.entity_id <> ac.ec "
             f"CROSS JOIN w WHERE {approx_km_sql('ac', 'm')} <= ac.value GROUP BY ALL "
             f"HAVING n BETWEEN 1 AND {MAX_SET} AND n_split = 0) "
-            f"SELECT stratum, eb AS {b}, ec AS {c}, category AS {cat}, value, dir AS cardinal_direction FROM hits "
+            f"SELECT stratum, eb AS {b}, ec AS {c}, category AS {cat}, value, "
+            "dir AS cardinal_direction "
+            "FROM hits "
             "SEMI JOIN big USING (category) "
-            f"QUALIFY row_number() OVER (PARTITION BY eb ORDER BY {pool.order_key(sub.id, 'eb', 'category', 'dir')}) = 1"
+            "QUALIFY row_number() OVER (PARTITION BY eb ORDER BY "
+            f"{pool.order_key(sub.id, 'eb', 'category', 'dir')}) = 1"
         )
 
     def gold_sql(self, sub: SubTemplate) -> str:
@@ -555,25 +611,39 @@ class Compound(Executor):
         b, c = sub.entity_roles[:2]
         reach = f"bx.value * {1 + BOUNDARY_BAND}"
         return (
-            f"WITH bc AS (SELECT t.row_id, t.kg, t.{cat} AS category, t.value, b.entity_id AS b_id, b.lon, b.lat, "
-            f"x.entity_id AS c_id, x.lon AS c_lon, x.lat AS c_lat, {geodesic_km_sql('b', 'x')} AS bc_km FROM t "
+            f"WITH bc AS (SELECT t.row_id, t.kg, t.{cat} AS category, t.value, "
+            "b.entity_id AS b_id, b.lon, b.lat, "
+            "x.entity_id AS c_id, x.lon AS c_lon, x.lat AS c_lat, "
+            f"{geodesic_km_sql('b', 'x')} AS bc_km "
+            "FROM t "
             f"JOIN entities b ON b.entity_id = t.{b} JOIN entities x ON x.entity_id = t.{c}), "
             f"bx AS (SELECT bc.*, {box_columns_sql('bc', 'bc.value * 1.01')} FROM bc), "
-            f"m AS (SELECT bx.row_id, e.entity_id, e.display_name, e.lon, e.lat, {geodesic_km_sql('bx', 'e')} AS km, "
-            f"{bearing_sql('bx.c_lon', 'bx.c_lat', 'e.lon', 'e.lat')} AS brg FROM bx JOIN entities e ON e.kg = bx.kg "
-            f"AND e.category = bx.category AND {roles.predicate(sub.roles[cat], 'e')} AND e.entity_id <> bx.b_id "
+            "m AS (SELECT bx.row_id, e.entity_id, e.display_name, e.lon, e.lat, "
+            f"{geodesic_km_sql('bx', 'e')} AS km, "
+            f"{bearing_sql('bx.c_lon', 'bx.c_lat', 'e.lon', 'e.lat')} AS brg "
+            "FROM bx "
+            "JOIN entities e ON e.kg = bx.kg "
+            f"AND e.category = bx.category AND {roles.predicate(sub.roles[cat], 'e')} "
+            "AND e.entity_id <> bx.b_id "
             f"AND e.entity_id <> bx.c_id AND {in_box_sql('bx', 'e')}), "
-            "x AS (SELECT m.row_id, list(struct_pack(id := m.entity_id, name := m.display_name, lon := m.lon, lat := m.lat, "
-            f"km := m.km, brg := m.brg) ORDER BY m.entity_id) AS members FROM m JOIN bx ON bx.row_id = m.row_id "
+            "x AS (SELECT m.row_id, list(struct_pack(id := m.entity_id, "
+            "name := m.display_name, lon := m.lon, lat := m.lat, "
+            "km := m.km, brg := m.brg) "
+            "ORDER BY m.entity_id) AS members "
+            "FROM m "
+            "JOIN bx ON bx.row_id = m.row_id "
             f"WHERE m.km <= {reach} GROUP BY m.row_id) "
-            "SELECT t.*, bc.c_lon, bc.c_lat, bc.bc_km, x.members FROM t JOIN bc ON bc.row_id = t.row_id "
+            "SELECT t.*, bc.c_lon, bc.c_lat, bc.bc_km, x.members "
+            "FROM t "
+            "JOIN bc ON bc.row_id = t.row_id "
             "LEFT JOIN x ON x.row_id = t.row_id"
         )
 
     def premise_sql(self, sub: SubTemplate) -> str:
-        """Premise: at least one member within ``value`` km of B lies in the direction from C under its widest
-        reading, the half-plane within 90 degrees of the word's bearing (``readings.WORD_BEARINGS``; spherical bearing
-        from C, degrees): a false premise is then false under the quadrant and 8-sector readings as well."""
+        """Premise: at least one member within ``value`` km of B lies in the direction from C under
+        its widest reading, the half-plane within 90 degrees of the word's bearing
+        (``readings.WORD_BEARINGS``; spherical bearing from C, degrees): a false premise is then
+        false under the quadrant and 8-sector readings as well."""
         off = offset_sql("x.brg", "q.cardinal_direction", sub.parameters["cardinal_direction"])
         within = f"x.km <= q.value AND {off} <= 90"
         return f"""

@@ -1,23 +1,25 @@
 """Executors for SFID D: network and path-based reasoning (what a route traverses or passes by).
 
-Geometry conventions: EPSG:4326, x = longitude, y = latitude. Lengths are WGS84 geodesic lengths in metres
-(DuckDB ``ST_Length_Spheroid``, which wants (lat, lon) axis order, so geometries go through
-``ST_FlipCoordinates`` first; see :func:`geodesic_length_m_sql`). Short distances (pass-by buffers of
-100-200 m) are planar distances in a local tangent plane centred on the member (east/north metres from
-the WGS84 radii of curvature at its latitude, :func:`to_local_m`); for the buffers used here this agrees
-with a geodesic / azimuthal-equidistant distance to well under 0.1 %.
+Geometry conventions: EPSG:4326, x = longitude, y = latitude. Lengths are WGS84 geodesic lengths in
+metres (DuckDB ``ST_Length_Spheroid``, which wants (lat, lon) axis order, so geometries go through
+``ST_FlipCoordinates`` first; see :func:`geodesic_length_m_sql`). Short distances (pass-by buffers
+of 100-200 m) are planar distances in a local tangent plane centred on the member (east/north metres
+from the WGS84 radii of curvature at its latitude, :func:`to_local_m`); for the buffers used here
+this agrees with a geodesic / azimuthal-equidistant distance to well under 0.1 %.
 
-- traverse (polygon): the part of the route inside the polygon's interior, len(route ∩ P) - len(route ∩ ∂P),
-  is at least ``min_inside_m``; running along the boundary does not count.
+- traverse (polygon): the part of the route inside the polygon's interior, len(route ∩ P) -
+  len(route ∩ ∂P), is at least ``min_inside_m``; running along the boundary does not count.
 - traverse (line): the two lines intersect and share less than ``max_shared_m`` of collinear length.
 - traverse, members without the extent to traverse (a point, or a line of a polygon category): never
-  traversed; one within ``unmeasured_margin_m`` of the route (planar lower bound) makes the tuple ambiguous.
-- pass by (point categories): distance from the member's geometry (a point, or the nearest point of a line or
-  polygon) to the route is at most ``buffer_m``.
-- pass by (polygon categories): distance from the polygon's boundary (a point or line member: its geometry)
-  to the route is at most ``buffer_m`` and the route does not traverse it.
+  traversed; one within ``unmeasured_margin_m`` of the route (planar lower bound) makes the tuple
+  ambiguous.
+- pass by (point categories): distance from the member's geometry (a point, or the nearest point of
+  a line or polygon) to the route is at most ``buffer_m``.
+- pass by (polygon categories): distance from the polygon's boundary (a point or line member: its
+  geometry) to the route is at most ``buffer_m`` and the route does not traverse it.
 
-Values within a relative band of a threshold (:data:`BAND`) make the whole tuple ambiguous: it is discarded.
+Values within a relative band of a threshold (:data:`BAND`) make the whole tuple ambiguous: it is
+discarded.
 """
 
 from __future__ import annotations
@@ -38,7 +40,8 @@ from mgqa_platform.questions.executors.topology import (
     category_members_sql,
 )
 
-BAND = 0.05  #: relative band around a threshold (buffer, min inside length, max shared length): ambiguous
+# : relative band around a threshold (buffer, min inside length, max shared length): ambiguous
+BAND = 0.05
 #: D03 false premise: no member within this many buffers ("pass by" read widely)
 PREMISE_REACH = 3.0
 M_PER_DEG_MIN = (
@@ -55,14 +58,16 @@ MAX_BBOX_MEMBERS = (
 WGS84_A, WGS84_F = 6378137.0, 1 / 298.257223563
 
 
-# ---------------------------------------------------------------------------------------------- SQL helpers
+# -------------------------------------------------------------------------------------- SQL helpers
 def geodesic_length_m_sql(g: str) -> str:
-    """SQL: WGS84 geodesic length in metres of the line parts of ``g`` (lon/lat geometry); 0 for no lines."""
+    """SQL: WGS84 geodesic length in metres of the line parts of ``g`` (lon/lat geometry); 0 for no
+    lines."""
     return f"ST_Length_Spheroid(ST_FlipCoordinates(ST_CollectionExtract({g}, 2)))"
 
 
 def inside_length_m_sql(route: str, poly: str) -> str:
-    """SQL: geodesic metres of ``route`` inside the interior of polygon ``poly`` (the boundary part removed)."""
+    """SQL: geodesic metres of ``route`` inside the interior of polygon ``poly`` (the boundary part
+    removed)."""
     inter = geodesic_length_m_sql(f"ST_Intersection({route}, {poly})")
     along = geodesic_length_m_sql(f"ST_Intersection({route}, ST_Boundary({poly}))")
     return f"greatest({inter} - {along}, 0.0)"
@@ -74,21 +79,25 @@ def shared_length_m_sql(a: str, b: str) -> str:
 
 
 def lower_bound_m_sql(a: str, b: str, lat: str) -> str:
-    """SQL: a lower bound in metres on the ground distance between geometries ``a`` and ``b`` near latitude
-    ``lat``: planar lon/lat distance times cos(latitude + 0.01 degree) times a little under 1 degree of latitude
-    (valid for separations of a few km)."""
+    """SQL: a lower bound in metres on the ground distance between geometries ``a`` and ``b`` near
+    latitude ``lat``: planar lon/lat distance times cos(latitude + 0.01 degree) times a little under
+    1 degree of latitude (valid for separations of a few km)."""
     return (
         f"(ST_Distance({a}, {b}) * cos(radians(least(abs({lat}) + 0.01, 89.0))) * {M_PER_DEG_MIN})"
     )
 
 
 def grown_bbox_sql(g: str, margin_m: float) -> str:
-    """SQL select-list items ``x0, x1, y0, y1``: lon/lat bbox of ``g`` grown by at least ``margin_m`` metres
-    (longitude margin scaled by the cosine of the bbox's most poleward latitude, capped near the poles)."""
+    """SQL select-list items ``x0, x1, y0, y1``: lon/lat bbox of ``g`` grown by at least
+    ``margin_m`` metres (longitude margin scaled by the cosine of the bbox's most poleward latitude,
+    capped near the poles)."""
     if not margin_m:
         return bbox_sql(g)
     dlat = margin_m / M_PER_DEG_MIN
-    dlon = f"({dlat} / greatest(cos(radians(least(greatest(abs(ST_YMin({g})), abs(ST_YMax({g}))) + {dlat}, 89.0))), 0.01))"
+    dlon = (
+        f"({dlat} / greatest(cos(radians(least(greatest(abs(ST_YMin({g})), abs(ST_YMax({g}))) "
+        f"+ {dlat}, 89.0))), 0.01))"
+    )
     return (
         f"ST_XMin({g}) - {dlon} AS x0, ST_XMax({g}) + {dlon} AS x1, "
         f"ST_YMin({g}) - {dlat} AS y0, ST_YMax({g}) + {dlat} AS y1"
@@ -115,17 +124,18 @@ def anchor_category_candidates_sql(
     per_anchor: int = 1,
     zero_every: int = 0,
 ) -> str:
-    """Candidates ``(stratum, <anchor>, <cat>)``: per stratum up to ``pool.per_stratum`` anchors (seeded) of the
-    anchor's role type near a member of the category role; per anchor ``per_anchor`` categories (seeded) among
-    those with ``min_hits``..``max_hits`` members whose bbox meets the anchor's bbox (grown by ``margin_m``) and
-    that pass ``hit`` (SQL over the geometries ``ae.geometry``, ``me.geometry``; ``TRUE`` skips the join).
-    Categories need at least ``roles.MIN_CATEGORY_MEMBERS`` members in the KG; ``exclude`` lists categories
-    never drawn, a non-empty ``only`` the categories allowed. With ``zero_every = n`` (and ``min_hits = 0``),
-    one anchor in n asks for a category without hits (a near miss), the others for one with hits.
+    """Candidates ``(stratum, <anchor>, <cat>)``: per stratum up to ``pool.per_stratum`` anchors
+    (seeded) of the anchor's role type near a member of the category role; per anchor ``per_anchor``
+    categories (seeded) among those with ``min_hits``..``max_hits`` members whose bbox meets the
+    anchor's bbox (grown by ``margin_m``) and that pass ``hit`` (SQL over the geometries
+    ``ae.geometry``, ``me.geometry``; ``TRUE`` skips the join). Categories need at least
+    ``roles.MIN_CATEGORY_MEMBERS`` members in the KG; ``exclude`` lists categories never drawn, a
+    non-empty ``only`` the categories allowed. With ``zero_every = n`` (and ``min_hits = 0``), one
+    anchor in n asks for a category without hits (a near miss), the others for one with hits.
 
     "Near a member": for point categories (many members) the anchor's representative point shares a
-    0.05-degree grid cell with a member (a hash semi-join); otherwise the bboxes meet. CTEs carry bboxes and
-    ids; geometries are joined in only for ``hit``."""
+    0.05-degree grid cell with a member (a hash semi-join); otherwise the bboxes meet. CTEs carry
+    bboxes and ids; geometries are joined in only for ``hit``."""
     cat_type, a_type = sub.roles[cat], sub.roles[anchor]
     filt = f"AND p.category NOT IN ({', '.join(repr(c) for c in exclude)})" if exclude else ""
     filt += f" AND p.category IN ({', '.join(repr(c) for c in only)})" if only else ""
@@ -146,17 +156,27 @@ def anchor_category_candidates_sql(
         else ""
     )
     return (
-        f"WITH big AS (SELECT category FROM pool p WHERE {roles.candidate_predicate(cat_type, 'p')} {filt} GROUP BY category "
+        "WITH big AS (SELECT category "
+        "FROM pool p "
+        f"WHERE {roles.candidate_predicate(cat_type, 'p')} {filt} "
+        "GROUP BY category "
         f"HAVING count(*) >= {roles.MIN_CATEGORY_MEMBERS}), "
         f"m AS (SELECT p.entity_id, p.category, p.lon, p.lat, {bbox_sql('p.geometry')} FROM pool p "
         f"WHERE {roles.predicate(cat_type, 'p')} AND p.category IN (SELECT category FROM big)), "
-        f"a0 AS (SELECT p.entity_id, p.stratum, p.lon, p.lat, {grown_bbox_sql('p.geometry', margin_m)} FROM pool p "
+        "a0 AS (SELECT p.entity_id, p.stratum, p.lon, p.lat, "
+        f"{grown_bbox_sql('p.geometry', margin_m)} "
+        "FROM pool p "
         f"WHERE {roles.predicate(a_type, 'p')}), "
         f"a AS (SELECT * FROM a0 {near_any} "
-        f"QUALIFY row_number() OVER (PARTITION BY stratum ORDER BY {pool.order_key(sub.id + '|a', 'entity_id')}) <= {pool.per_stratum}), "
-        f"near AS (SELECT a.stratum, a.entity_id AS ea, m.entity_id AS em, m.category FROM a JOIN m "
+        "QUALIFY row_number() OVER (PARTITION BY stratum ORDER BY "
+        f"{pool.order_key(sub.id + '|a', 'entity_id')}) <= {pool.per_stratum}), "
+        "near AS (SELECT a.stratum, a.entity_id AS ea, m.entity_id AS em, m.category "
+        "FROM a "
+        "JOIN m "
         f"ON {boxes_meet_sql('a', 'm')} AND m.entity_id <> a.entity_id), "
-        f"hits AS (SELECT n.stratum, n.ea, n.category, count_if(coalesce({hit}, FALSE)) AS hits FROM near n {judged} "
+        "hits AS (SELECT n.stratum, n.ea, n.category, "
+        f"count_if(coalesce({hit}, FALSE)) AS hits "
+        f"FROM near n {judged} "
         f"GROUP BY ALL HAVING hits BETWEEN {min_hits} AND {max_hits}) "
         f"SELECT stratum, ea AS {anchor}, category AS {cat} FROM hits "
         f"QUALIFY row_number() OVER (PARTITION BY ea ORDER BY (hits > 0) = ({want}) DESC, "
@@ -164,9 +184,10 @@ def anchor_category_candidates_sql(
     )
 
 
-# ---------------------------------------------------------------------------------------------- local metres
+# ------------------------------------------------------------------------------------- local metres
 def _radii(lat: float) -> tuple[float, float]:
-    """(meridional, prime-vertical) WGS84 radii of curvature in metres at latitude ``lat`` (degrees)."""
+    """(meridional, prime-vertical) WGS84 radii of curvature in metres at latitude ``lat``
+    (degrees)."""
     e2 = WGS84_F * (2 - WGS84_F)
     s = math.sin(math.radians(lat))
     w = math.sqrt(1 - e2 * s * s)
@@ -174,28 +195,30 @@ def _radii(lat: float) -> tuple[float, float]:
 
 
 def to_local_m(geom: shapely.Geometry, lon0: float, lat0: float) -> shapely.Geometry:
-    """``geom`` (lon/lat degrees) in a local tangent plane centred on (lon0, lat0): x east, y north, metres."""
+    """``geom`` (lon/lat degrees) in a local tangent plane centred on (lon0, lat0): x east, y north,
+    metres."""
     m, n = _radii(lat0)
     kx, ky = math.radians(1) * n * math.cos(math.radians(lat0)), math.radians(1) * m
     return shapely.transform(geom, lambda c: (c - (lon0, lat0)) * (kx, ky))
 
 
 def point_route_m(lon: float, lat: float, route: shapely.Geometry) -> float:
-    """Distance in metres from the point (lon, lat) to the route (lon/lat geometry), in the point's tangent plane."""
+    """Distance in metres from the point (lon, lat) to the route (lon/lat geometry), in the point's
+    tangent plane."""
     return float(shapely.Point(0, 0).distance(to_local_m(route, lon, lat)))
 
 
 def geometry_route_m(geom: shapely.Geometry, route: shapely.Geometry) -> float:
-    """Distance in metres between the nearest points of ``geom`` and ``route`` (lon/lat; 0 when they meet), in
-    the tangent plane centred on ``geom``'s representative point."""
+    """Distance in metres between the nearest points of ``geom`` and ``route`` (lon/lat; 0 when they
+    meet), in the tangent plane centred on ``geom``'s representative point."""
     c = geom.representative_point()
     return float(to_local_m(geom, c.x, c.y).distance(to_local_m(route, c.x, c.y)))
 
 
 def boundary_route_m(poly: shapely.Geometry, route: shapely.Geometry) -> float:
-    """Distance in metres between the boundary of ``poly`` and ``route`` (lon/lat), in the tangent plane centred
-    on the polygon's representative point. A member mapped as a point or a line is measured from its whole
-    geometry (it has no area to leave out)."""
+    """Distance in metres between the boundary of ``poly`` and ``route`` (lon/lat), in the tangent
+    plane centred on the polygon's representative point. A member mapped as a point or a line is
+    measured from its whole geometry (it has no area to leave out)."""
     c = poly.representative_point()
     edge = poly.boundary if poly.geom_type in ("Polygon", "MultiPolygon") else poly
     return float(to_local_m(edge, c.x, c.y).distance(to_local_m(route, c.x, c.y)))
@@ -220,7 +243,8 @@ def _answer(sub: SubTemplate, members: list[Mapping[str, Any]]) -> Outcome:
 
 
 def _hit_range(sub: SubTemplate, most: int) -> dict[str, int]:
-    """Candidate hit bounds: counts may be 0 (one anchor in 5 asks for a near miss), sets need a hit."""
+    """Candidate hit bounds: counts may be 0 (one anchor in 5 asks for a near miss), sets need a
+    hit."""
     if sub.answer_format == "count":
         return {"min_hits": 0, "max_hits": most, "zero_every": 5}
     return {"min_hits": 1, "max_hits": most}
@@ -230,16 +254,17 @@ def _route(sub: SubTemplate) -> str:
     return sub.entity_roles[0]
 
 
-# ---------------------------------------------------------------------------------------------- D01 / D02
+# ---------------------------------------------------------------------------------------- D01 / D02
 class Traverse(Executor):
     """D01 (set) / D02 (count): which / how many members of a category the route entity traverses.
 
-    Polygon categories: inside length (geodesic, boundary excluded) >= ``min_inside_m``. Line categories:
-    the lines intersect with shared collinear length < ``max_shared_m`` (a polygon member: the route's length
-    inside it). A member within :data:`BAND` of the threshold discards the tuple (``member_near_threshold``).
-    Members without the extent to be traversed (:meth:`_unmeasured`) are never traversed; one of them within
-    ``unmeasured_margin_m`` of the route discards the tuple (``unmeasured_member_on_route``): a reader could
-    not tell whether the route crosses it. Evidence: the traversed members."""
+    Polygon categories: inside length (geodesic, boundary excluded) >= ``min_inside_m``. Line
+    categories: the lines intersect with shared collinear length < ``max_shared_m`` (a polygon
+    member: the route's length inside it). A member within :data:`BAND` of the threshold discards
+    the tuple (``member_near_threshold``). Members without the extent to be traversed
+    (:meth:`_unmeasured`) are never traversed; one of them within ``unmeasured_margin_m`` of the
+    route discards the tuple (``unmeasured_member_on_route``): a reader could not tell whether the
+    route crosses it. Evidence: the traversed members."""
 
     name = "path.traverse"
     evidence = ("geometry", "topology", "type")  # members' rdf:type states their category
@@ -268,7 +293,8 @@ class Traverse(Executor):
     def _measure_sql(
         self, sub: SubTemplate, route: str = "b.tg", member: str = "m.geometry"
     ) -> str:
-        """SQL metres: shared collinear length (line categories) or inside length (polygon categories)."""
+        """SQL metres: shared collinear length (line categories) or inside length (polygon
+        categories)."""
         if self._lines(sub):
             return shared_length_m_sql(route, member)
         return inside_length_m_sql(route, member)
@@ -281,43 +307,64 @@ class Traverse(Executor):
         return f"{metres} >= {float(c['min_inside_m']) * (1 - band)}"
 
     def _unmeasured(self, sub: SubTemplate) -> str:
-        """SQL list of the member geometry kinds that cannot be traversed: points (line categories), points
-        and lines (polygon categories)."""
+        """SQL list of the member geometry kinds that cannot be traversed: points (line categories),
+        points and lines (polygon categories)."""
         return "('point')" if self._lines(sub) else "('point', 'line')"
 
     def members_sql(self, sub: SubTemplate) -> str:
         b, cat = _route(sub), category_role(sub)
         margin = float(sub.conventions["unmeasured_margin_m"])
         dlat = margin / M_PER_DEG_MIN
-        dlon = f"({dlat} / greatest(cos(radians(least(greatest(abs(b.y0), abs(b.y1)) + {dlat}, 89.0))), 0.01))"
+        dlon = (
+            f"({dlat} / greatest(cos(radians(least(greatest(abs(b.y0), abs(b.y1)) + {dlat}, "
+            "89.0))), 0.01))"
+        )
         near = f"{lower_bound_m_sql('e.geometry', 'b.tg', 'e.lat')} <= {margin}"
         return (
             f"{category_members_sql(sub, b, [b])}, "
-            f"x AS (SELECT m.row_id, m.entity_id, m.display_name, {self._measure_sql(sub)} AS metres "
-            f"FROM m JOIN b ON b.row_id = m.row_id WHERE m.geom_kind NOT IN {self._unmeasured(sub)}), "
-            f"u AS (SELECT b.row_id, count(*) AS n FROM b JOIN entities e ON e.kg = b.kg AND e.category = b.{cat} "
-            f"AND {roles.predicate(sub.roles[cat], 'e')} AND e.geom_kind IN {self._unmeasured(sub)} "
-            f"AND e.entity_id <> b.{b} AND ST_XMax(e.geometry) >= b.x0 - {dlon} AND ST_XMin(e.geometry) <= b.x1 + {dlon} "
-            f"AND ST_YMax(e.geometry) >= b.y0 - {dlat} AND ST_YMin(e.geometry) <= b.y1 + {dlat} WHERE {near} GROUP BY b.row_id)"
+            "x AS (SELECT m.row_id, m.entity_id, m.display_name, "
+            f"{self._measure_sql(sub)} AS metres "
+            "FROM m "
+            "JOIN b ON b.row_id = m.row_id "
+            f"WHERE m.geom_kind NOT IN {self._unmeasured(sub)}), "
+            "u AS (SELECT b.row_id, count(*) AS n "
+            "FROM b "
+            f"JOIN entities e ON e.kg = b.kg AND e.category = b.{cat} "
+            f"AND {roles.predicate(sub.roles[cat], 'e')} "
+            f"AND e.geom_kind IN {self._unmeasured(sub)} "
+            f"AND e.entity_id <> b.{b} AND ST_XMax(e.geometry) >= b.x0 - {dlon} "
+            f"AND ST_XMin(e.geometry) <= b.x1 + {dlon} "
+            f"AND ST_YMax(e.geometry) >= b.y0 - {dlat} "
+            f"AND ST_YMin(e.geometry) <= b.y1 + {dlat} "
+            f"WHERE {near} "
+            "GROUP BY b.row_id)"
         )
 
     def gold_sql(self, sub: SubTemplate) -> str:
         return (
-            f"{self.members_sql(sub)} SELECT t.row_id, coalesce(any_value(u.n), 0) AS unmeasured_near, "
+            f"{self.members_sql(sub)} "
+            "SELECT t.row_id, coalesce(any_value(u.n), 0) AS unmeasured_near, "
             "list(struct_pack(id := x.entity_id, name := x.display_name, "
-            "metres := x.metres) ORDER BY x.entity_id) FILTER (WHERE x.entity_id IS NOT NULL) AS members "
-            "FROM t LEFT JOIN x ON x.row_id = t.row_id LEFT JOIN u ON u.row_id = t.row_id GROUP BY t.row_id"
+            "metres := x.metres) "
+            "ORDER BY x.entity_id) FILTER (WHERE x.entity_id IS NOT NULL) AS members "
+            "FROM t "
+            "LEFT JOIN x ON x.row_id = t.row_id "
+            "LEFT JOIN u ON u.row_id = t.row_id "
+            "GROUP BY t.row_id"
         )
 
     def premise_sql(self, sub: SubTemplate) -> str:
-        """``row_id, holds``: some member is traversed, counting members within the ambiguity band and
-        members without extent near the route (so ``holds`` is false only when the premise is certainly
-        false)."""
+        """``row_id, holds``: some member is traversed, counting members within the ambiguity band
+        and members without extent near the route (so ``holds`` is false only when the premise is
+        certainly false)."""
         cond = self._holds_sql(sub, "x.metres", BAND)
         return (
             f"{self.members_sql(sub)} SELECT t.row_id, coalesce(bool_or({cond}), FALSE) "
             "OR coalesce(any_value(u.n), 0) > 0 AS holds "
-            "FROM t LEFT JOIN x ON x.row_id = t.row_id LEFT JOIN u ON u.row_id = t.row_id GROUP BY t.row_id"
+            "FROM t "
+            "LEFT JOIN x ON x.row_id = t.row_id "
+            "LEFT JOIN u ON u.row_id = t.row_id "
+            "GROUP BY t.row_id"
         )
 
     def finish(self, sub: SubTemplate, row: Mapping[str, Any]) -> Outcome:
@@ -335,16 +382,16 @@ class Traverse(Executor):
         return _answer(sub, chosen)
 
 
-# ---------------------------------------------------------------------------------------------- D03 / D04
+# ---------------------------------------------------------------------------------------- D03 / D04
 class PassBy(Executor):
     """D03 (set) / D04 (count): which / how many members of a category the route passes by.
 
-    Point categories: distance from the member's geometry to the route <= ``buffer_m`` (a point member by its
-    point, a line or polygon member by its nearest point). Polygon categories: boundary-to-route distance
-    <= ``buffer_m`` and inside length < ``min_inside_m`` (not traversed); a point or line member by its
-    geometry. gold_sql returns the route WKT and the members in its bbox grown by the buffer (plus the band);
-    ``finish`` measures in local tangent planes. A member within
-    :data:`BAND` of a threshold discards the tuple. Evidence: the members passed by."""
+    Point categories: distance from the member's geometry to the route <= ``buffer_m`` (a point
+    member by its point, a line or polygon member by its nearest point). Polygon categories:
+    boundary-to-route distance <= ``buffer_m`` and inside length < ``min_inside_m`` (not traversed);
+    a point or line member by its geometry. gold_sql returns the route WKT and the members in its
+    bbox grown by the buffer (plus the band); ``finish`` measures in local tangent planes. A member
+    within :data:`BAND` of a threshold discards the tuple. Evidence: the members passed by."""
 
     name = "path.pass_by"
     evidence = ("geometry", "type")  # members' rdf:type states their category
@@ -372,36 +419,49 @@ class PassBy(Executor):
         )
 
     def members_sql(self, sub: SubTemplate, margin_m: float | None = None) -> str:
-        """Members of the category in the route's bbox grown by ``margin_m`` (default: buffer plus band)."""
+        """Members of the category in the route's bbox grown by ``margin_m`` (default: buffer plus
+        band)."""
         b, cat = _route(sub), category_role(sub)
         margin_m = self._margin(sub) if margin_m is None else margin_m
         inside = inside_length_m_sql("r.geometry", "e.geometry") if not self._points(sub) else "0.0"
         geom = "CASE WHEN e.geom_kind = 'point' THEN NULL ELSE ST_AsText(e.geometry) END"
         box = (
-            "CASE WHEN e.geom_kind = 'point' THEN e.lon BETWEEN r.x0 AND r.x1 AND e.lat BETWEEN r.y0 AND r.y1 "
-            "ELSE ST_XMax(e.geometry) >= r.x0 AND ST_XMin(e.geometry) <= r.x1 AND ST_YMax(e.geometry) >= r.y0 "
+            "CASE WHEN e.geom_kind = 'point' THEN e.lon BETWEEN r.x0 AND r.x1 "
+            "AND e.lat BETWEEN r.y0 AND r.y1 "
+            "ELSE ST_XMax(e.geometry) >= r.x0 AND ST_XMin(e.geometry) <= r.x1 "
+            "AND ST_YMax(e.geometry) >= r.y0 "
             "AND ST_YMin(e.geometry) <= r.y1 END"
         )
         return (
-            f"WITH r AS (SELECT t.row_id, t.kg, t.{cat} AS category, g.entity_id AS rid, g.geometry, "
+            f"WITH r AS (SELECT t.row_id, t.kg, t.{cat} AS category, g.entity_id AS rid, "
+            "g.geometry, "
             f"{grown_bbox_sql('g.geometry', margin_m)} {bound_join(g=b)}), "
-            f"x AS (SELECT r.row_id, e.entity_id, e.display_name, e.lon, e.lat, {geom} AS wkt, {inside} AS inside_m "
-            f"FROM r JOIN entities e ON e.kg = r.kg AND e.category = r.category AND {roles.predicate(sub.roles[cat], 'e')} "
+            "x AS (SELECT r.row_id, e.entity_id, e.display_name, e.lon, e.lat, "
+            f"{geom} AS wkt, {inside} AS inside_m "
+            "FROM r "
+            "JOIN entities e ON e.kg = r.kg AND e.category = r.category "
+            f"AND {roles.predicate(sub.roles[cat], 'e')} "
             f"AND e.entity_id <> r.rid AND {box})"
         )
 
     def gold_sql(self, sub: SubTemplate) -> str:
         return (
-            f"{self.members_sql(sub)} SELECT t.row_id, ST_AsText(any_value(r.geometry)) AS route_wkt, "
-            "list(struct_pack(id := x.entity_id, name := x.display_name, lon := x.lon, lat := x.lat, wkt := x.wkt, "
-            "inside_m := x.inside_m) ORDER BY x.entity_id) FILTER (WHERE x.entity_id IS NOT NULL) AS members "
-            "FROM t JOIN r ON r.row_id = t.row_id LEFT JOIN x ON x.row_id = t.row_id GROUP BY t.row_id"
+            f"{self.members_sql(sub)} "
+            "SELECT t.row_id, ST_AsText(any_value(r.geometry)) AS route_wkt, "
+            "list(struct_pack(id := x.entity_id, name := x.display_name, lon := x.lon, "
+            "lat := x.lat, wkt := x.wkt, "
+            "inside_m := x.inside_m) "
+            "ORDER BY x.entity_id) FILTER (WHERE x.entity_id IS NOT NULL) AS members "
+            "FROM t "
+            "JOIN r ON r.row_id = t.row_id "
+            "LEFT JOIN x ON x.row_id = t.row_id "
+            "GROUP BY t.row_id"
         )
 
     def premise_sql(self, sub: SubTemplate) -> str:
         """``row_id, holds``: some member may lie within :data:`PREMISE_REACH` times the buffer
-        (:func:`lower_bound_m_sql`, metres), so ``holds`` is false only when no member can be within that
-        reach: no wider reading of "pass by" than that names a member."""
+        (:func:`lower_bound_m_sql`, metres), so ``holds`` is false only when no member can be within
+        that reach: no wider reading of "pass by" than that names a member."""
         reach = float(sub.conventions["buffer_m"]) * PREMISE_REACH
         lower = lower_bound_m_sql("e.geometry", "r.geometry", "e.lat")
         members = self.members_sql(sub, reach).replace(

@@ -8,22 +8,23 @@ One definition per measure (recorded in every sub-template's ``conventions``; F0
 * perimeter: WGS84 geodesic length of every ring (exterior and interior) of every part, km — DuckDB
   ``ST_Perimeter_Spheroid``, which expects (lat, lon) coordinates, on ``ST_FlipCoordinates(g)``
   (:func:`perimeter_km_sql`; tests cross-check it with pyproj ``Geod``).
-* compactness: Polsby-Popper ``4 * pi * area / perimeter**2`` with the two measures above (1 for a circle).
-  A comparison that does not name the score is also decided under the other readings of
+* compactness: Polsby-Popper ``4 * pi * area / perimeter**2`` with the two measures above (1 for a
+  circle). A comparison that does not name the score is also decided under the other readings of
   ``conventions.readings.compactness`` (:func:`compactness_readings`: Reock) and kept only
   when all agree, none within ``min_abs_diff`` (else ``reading_dependent``).
-* elongation: ``1 - minor / major`` of the sides of the minimum rotated rectangle of the geometry in a
-  local azimuthal-equidistant projection (WGS84, metres) centred on the representative point; checked
-  against the second-moment reading of ``conventions.readings.elongation`` (:func:`elongation_readings`)
-  the same way.
+* elongation: ``1 - minor / major`` of the sides of the minimum rotated rectangle of the geometry in
+  a local azimuthal-equidistant projection (WGS84, metres) centred on the representative point;
+  checked against the second-moment reading of ``conventions.readings.elongation``
+  (:func:`elongation_readings`) the same way.
 * irregularity (K05) at a scale s km: the polygon in that local projection is simplified with
-  Douglas-Peucker (shapely ``simplify(s * 1000, preserve_topology=True)``); shape index = P / (2 sqrt(pi A))
-  of the simplified polygon, perimeter ratio = P(original) / P(simplified), all planar in the projection.
+  Douglas-Peucker (shapely ``simplify(s * 1000, preserve_topology=True)``); shape index = P / (2
+  sqrt(pi A)) of the simplified polygon, perimeter ratio = P(original) / P(simplified), all planar
+  in the projection.
 
-Comparisons (K01-K03) whose two values are too close to call (``min_rel_diff`` / ``min_abs_diff`` of the
-conventions) are discarded. Candidates pair polygons of one stratum (seeded), so both entities are
-always of the same role type; the K05 scale is proposed by the candidates among the catalog's values that
-are at most ``max_scale_fraction`` of the polygon's size sqrt(area).
+Comparisons (K01-K03) whose two values are too close to call (``min_rel_diff`` / ``min_abs_diff`` of
+the conventions) are discarded. Candidates pair polygons of one stratum (seeded), so both entities
+are always of the same role type; the K05 scale is proposed by the candidates among the catalog's
+values that are at most ``max_scale_fraction`` of the polygon's size sqrt(area).
 """
 
 from __future__ import annotations
@@ -56,19 +57,24 @@ def area_km2_sql(g: str) -> str:
 
 
 def perimeter_km_sql(g: str) -> str:
-    """SQL: WGS84 geodesic length in km of all rings of ``g`` (``ST_Perimeter_Spheroid`` reads (lat, lon))."""
+    """SQL: WGS84 geodesic length in km of all rings of ``g`` (``ST_Perimeter_Spheroid`` reads (lat,
+    lon))."""
     return f"(ST_Perimeter_Spheroid(ST_FlipCoordinates({g})) / 1000.0)"
 
 
 def _measure_cols(alias: str, prefix: str, wkt: bool) -> str:
-    """SQL select-list items ``<prefix>_valid, _kind, _area, _perim[, _wkt, _lon, _lat]`` of entity ``alias``."""
+    """SQL select-list items ``<prefix>_valid, _kind, _area, _perim[, _wkt, _lon, _lat]`` of entity
+    ``alias``."""
     g = f"{alias}.geometry"
     cols = (
         f"ST_IsValid({g}) AS {prefix}_valid, {alias}.geom_kind AS {prefix}_kind, "
         f"{area_km2_sql(g)} AS {prefix}_area, {perimeter_km_sql(g)} AS {prefix}_perim"
     )
     if wkt:
-        cols += f", ST_AsText({g}) AS {prefix}_wkt, {alias}.lon AS {prefix}_lon, {alias}.lat AS {prefix}_lat"
+        cols += (
+            f", ST_AsText({g}) AS {prefix}_wkt, {alias}.lon AS {prefix}_lon, "
+            f"{alias}.lat AS {prefix}_lat"
+        )
     return cols
 
 
@@ -88,15 +94,15 @@ def _aeqd(lon: float, lat: float) -> Transformer:
 
 
 def local_aeqd(geom: shapely.Geometry, lon: float, lat: float) -> shapely.Geometry:
-    """``geom`` (EPSG:4326, x = lon, y = lat) in the azimuthal-equidistant projection (WGS84, metres)
-    centred on (lon, lat)."""
+    """``geom`` (EPSG:4326, x = lon, y = lat) in the azimuthal-equidistant projection (WGS84,
+    metres) centred on (lon, lat)."""
     tr = _aeqd(float(lon), float(lat))
     return shapely.transform(geom, lambda xy: np.column_stack(tr.transform(xy[:, 0], xy[:, 1])))
 
 
 def elongation(geom: shapely.Geometry, lon: float, lat: float) -> float | None:
-    """1 - minor/major side of the minimum rotated rectangle of ``geom`` in the local AEQD projection
-    centred on (lon, lat); None when the rectangle is degenerate."""
+    """1 - minor/major side of the minimum rotated rectangle of ``geom`` in the local AEQD
+    projection centred on (lon, lat); None when the rectangle is degenerate."""
     rect = shapely.minimum_rotated_rectangle(local_aeqd(geom, lon, lat))
     if rect.geom_type != "Polygon" or rect.area <= 0:
         return None
@@ -110,8 +116,9 @@ def compactness_readings(
 ) -> dict[str, float]:
     """The compactness of ``geom`` (EPSG:4326, x = lon, y = lat) under each reading of
     :data:`mgqa_platform.questions.readings.COMPACTNESS_READINGS`, each 1 for a disc:
-    ``polsby_popper`` from ``area_km2`` (EPSG:6933) and ``perimeter_km`` (geodesic); ``reock``, the area over
-    the area of the minimum enclosing circle, planar in the local AEQD projection centred on (lon, lat)."""
+    ``polsby_popper`` from ``area_km2`` (EPSG:6933) and ``perimeter_km`` (geodesic); ``reock``, the
+    area over the area of the minimum enclosing circle, planar in the local AEQD projection centred
+    on (lon, lat)."""
     return {
         "polsby_popper": polsby_popper(area_km2, perimeter_km),
         "reock": reock(local_aeqd(geom, lon, lat)),
@@ -119,16 +126,16 @@ def compactness_readings(
 
 
 def reock(proj: shapely.Geometry) -> float:
-    """Reock compactness of the planar polygon(s) ``proj``: area over the area of the minimum enclosing
-    circle (1 for a disc, 2/pi for a square); 0 for a degenerate shape."""
+    """Reock compactness of the planar polygon(s) ``proj``: area over the area of the minimum
+    enclosing circle (1 for a disc, 2/pi for a square); 0 for a degenerate shape."""
     radius = float(shapely.minimum_bounding_radius(proj))
     return proj.area / (math.pi * radius**2) if radius > 0 else 0.0
 
 
 def inertia_elongation(proj: shapely.Geometry) -> float | None:
-    """1 - sqrt(I_min / I_max) of the principal second moments of area of the planar polygon(s) ``proj``
-    (holes subtracted; Green's theorem on each ring about the centroid): 0 for a disc or a square,
-    1 - h/w for a w x h rectangle. None for zero area."""
+    """1 - sqrt(I_min / I_max) of the principal second moments of area of the planar polygon(s)
+    ``proj`` (holes subtracted; Green's theorem on each ring about the centroid): 0 for a disc or a
+    square, 1 - h/w for a w x h rectangle. None for zero area."""
     c = proj.centroid
     if proj.area <= 0 or c.is_empty:
         return None
@@ -148,8 +155,8 @@ def inertia_elongation(proj: shapely.Geometry) -> float | None:
 
 def elongation_readings(geom: shapely.Geometry, lon: float, lat: float) -> dict[str, float | None]:
     """The elongation of ``geom`` (EPSG:4326, x = lon, y = lat) under each reading of
-    :data:`mgqa_platform.questions.readings.ELONGATION_READINGS`, planar in the local AEQD projection
-    centred on (lon, lat): ``rotated_rectangle`` (:func:`elongation`) and ``inertia``
+    :data:`mgqa_platform.questions.readings.ELONGATION_READINGS`, planar in the local AEQD
+    projection centred on (lon, lat): ``rotated_rectangle`` (:func:`elongation`) and ``inertia``
     (:func:`inertia_elongation`)."""
     return {
         "rotated_rectangle": elongation(geom, lon, lat),
@@ -160,9 +167,9 @@ def elongation_readings(geom: shapely.Geometry, lon: float, lat: float) -> dict[
 def irregularity(
     geom: shapely.Geometry, lon: float, lat: float, scale_km: float
 ) -> dict[str, float] | None:
-    """Shape index and perimeter ratio of ``geom`` simplified at ``scale_km`` (Douglas-Peucker, topology
-    preserved) in the local AEQD projection centred on (lon, lat), plus the share of area kept.
-    None when the simplified polygon is empty or not polygonal."""
+    """Shape index and perimeter ratio of ``geom`` simplified at ``scale_km`` (Douglas-Peucker,
+    topology preserved) in the local AEQD projection centred on (lon, lat), plus the share of area
+    kept. None when the simplified polygon is empty or not polygonal."""
     proj = local_aeqd(geom, lon, lat)
     simple = proj.simplify(scale_km * 1000.0, preserve_topology=True)
     if simple.is_empty or simple.area <= 0 or simple.geom_type not in ("Polygon", "MultiPolygon"):
@@ -185,7 +192,8 @@ def _polygon_problem(row: Mapping[str, Any], prefix: str) -> str | None:
 
 
 def measure(name: str, row: Mapping[str, Any], prefix: str) -> float | None:
-    """The value of measure ``name`` (area, compactness, elongation) from the ``<prefix>_*`` columns."""
+    """The value of measure ``name`` (area, compactness, elongation) from the ``<prefix>_*``
+    columns."""
     if name == "area":
         return float(row[f"{prefix}_area"])
     if name == "compactness":
@@ -214,13 +222,14 @@ def _one_sql(sub: SubTemplate, pool: Pool) -> str:
 
 # ---------------------------------------------------------------- K01-K03
 class CompareShapes(LocalExecutor):
-    """K01-K03: is A's measure (``conventions.measure``: area, compactness, elongation) larger than B's?
+    """K01-K03: is A's measure (``conventions.measure``: area, compactness, elongation) larger than
+    B's?
 
     Candidates: per stratum, up to ``per_stratum`` seeded polygons of the role; each takes the next
-    :data:`PAIRS_PER_ANCHOR` polygons of a second seeded order of the stratum as partners (rotation, so no
-    self pairs and every polygon appears in several pairs). Discards: not a valid polygon, zero area,
-    a near tie (:func:`too_close`); when ``readings.<measure>`` is listed, readings that disagree or are
-    near ties themselves (``reading_dependent``)."""
+    :data:`PAIRS_PER_ANCHOR` polygons of a second seeded order of the stratum as partners (rotation,
+    so no self pairs and every polygon appears in several pairs). Discards: not a valid polygon,
+    zero area, a near tie (:func:`too_close`); when ``readings.<measure>`` is listed, readings that
+    disagree or are near ties themselves (``reading_dependent``)."""
 
     name = "shape.compare"
 
@@ -229,9 +238,14 @@ class CompareShapes(LocalExecutor):
         return (
             f"WITH s AS ({pool.sample(sub.roles[a], f'{sub.id}|{a}')}), "
             f"r AS (SELECT stratum, entity_id, row_number() OVER (PARTITION BY stratum ORDER BY "
-            f"{pool.order_key(f'{sub.id}|{b}', 'entity_id')}) - 1 AS pos, count(*) OVER (PARTITION BY stratum) AS n FROM s) "
-            f"SELECT DISTINCT x.stratum, x.entity_id AS {a}, y.entity_id AS {b} FROM r x CROSS JOIN range(1, {PAIRS_PER_ANCHOR + 1}) w(k) "
-            f"JOIN r y ON y.stratum = x.stratum AND y.pos = (x.pos + w.k) % x.n WHERE x.entity_id <> y.entity_id"
+            f"{pool.order_key(f'{sub.id}|{b}', 'entity_id')}) - 1 AS pos, count(*) "
+            "OVER (PARTITION BY stratum) AS n "
+            "FROM s) "
+            f"SELECT DISTINCT x.stratum, x.entity_id AS {a}, y.entity_id AS {b} "
+            "FROM r x "
+            f"CROSS JOIN range(1, {PAIRS_PER_ANCHOR + 1}) w(k) "
+            "JOIN r y ON y.stratum = x.stratum AND y.pos = (x.pos + w.k) % x.n "
+            "WHERE x.entity_id <> y.entity_id"
         )
 
     def gold_sql(self, sub: SubTemplate) -> str:
@@ -260,7 +274,8 @@ class CompareShapes(LocalExecutor):
 
 
 def _measure_readings(name: str, row: Mapping[str, Any], prefix: str) -> dict[str, float | None]:
-    """Measure ``name`` (compactness, elongation) of the ``<prefix>_*`` columns under each of its readings."""
+    """Measure ``name`` (compactness, elongation) of the ``<prefix>_*`` columns under each of its
+    readings."""
     g, lon, lat = (
         shapely_wkt.loads(row[f"{prefix}_wkt"]),
         row[f"{prefix}_lon"],
@@ -272,8 +287,9 @@ def _measure_readings(name: str, row: Mapping[str, Any], prefix: str) -> dict[st
 
 
 def _readings_agree(sub: SubTemplate, row: Mapping[str, Any], verdict: bool) -> bool:
-    """Whether every reading of the measure that ``conventions.readings`` lists gives ``verdict`` (A's value
-    larger than B's) by more than a near tie (:func:`too_close`); True when none is listed."""
+    """Whether every reading of the measure that ``conventions.readings`` lists gives ``verdict``
+    (A's value larger than B's) by more than a near tie (:func:`too_close`); True when none is
+    listed."""
     name = sub.conventions["measure"]
     listed = sub.conventions.get("readings", {}).get(name, ())
     if not listed:
@@ -313,10 +329,10 @@ class Perimeter(LocalExecutor):
 # ---------------------------------------------------------------- K05
 class Irregularity(LocalExecutor):
     """K05: ``irregularity_metric`` (shape index | perimeter ratio) of a polygon simplified at
-    ``scale_value`` km (:func:`irregularity`). Candidates: seeded polygons per stratum, each with up to
-    :data:`SCALES_PER_POLYGON` seeded scales among the catalog values <= ``max_scale_fraction`` * sqrt(EPSG:6933
-    area in km2). Discards: not a valid polygon, the simplified polygon empty or keeping less than
-    ``min_area_kept`` of the area."""
+    ``scale_value`` km (:func:`irregularity`). Candidates: seeded polygons per stratum, each with up
+    to :data:`SCALES_PER_POLYGON` seeded scales among the catalog values <= ``max_scale_fraction`` *
+    sqrt(EPSG:6933 area in km2). Discards: not a valid polygon, the simplified polygon empty or
+    keeping less than ``min_area_kept`` of the area."""
 
     name = "shape.irregularity"
 
@@ -325,16 +341,23 @@ class Irregularity(LocalExecutor):
         values = ", ".join(f"CAST({float(v)!r} AS DOUBLE)" for v in sub.parameters["scale_value"])
         frac = float(sub.conventions.get("max_scale_fraction", 0.2))
         return (
-            f"WITH s AS (SELECT stratum, entity_id, list_filter([{values}], v -> v <= {frac} * sqrt(greatest({area_km2_sql('geometry')}, 0))) AS fit "
+            "WITH s AS (SELECT stratum, entity_id, "
+            f"list_filter([{values}], v -> v <= {frac} * "
+            f"sqrt(greatest({area_km2_sql('geometry')}, 0))) AS fit "
             f"FROM ({pool.sample(sub.roles[a], f'{sub.id}|{a}')})) "
-            f"SELECT stratum, entity_id AS {a}, scale_value FROM (SELECT stratum, entity_id, unnest(fit) AS scale_value FROM s) "
-            f"QUALIFY row_number() OVER (PARTITION BY entity_id ORDER BY {pool.order_key(sub.id + '|scale', 'entity_id', 'scale_value')}) <= {SCALES_PER_POLYGON}"
+            f"SELECT stratum, entity_id AS {a}, scale_value "
+            "FROM (SELECT stratum, entity_id, unnest(fit) AS scale_value "
+            "FROM s) "
+            "QUALIFY row_number() OVER (PARTITION BY entity_id ORDER BY "
+            f"{pool.order_key(sub.id + '|scale', 'entity_id', 'scale_value')}) <= "
+            f"{SCALES_PER_POLYGON}"
         )
 
     def gold_sql(self, sub: SubTemplate) -> str:
         a = sub.entity_roles[0]
         return (
-            f"SELECT t.row_id, t.irregularity_metric AS metric, t.scale_value, {_measure_cols('a', 'a', True)} "
+            "SELECT t.row_id, t.irregularity_metric AS metric, t.scale_value, "
+            f"{_measure_cols('a', 'a', True)} "
             f"{bound_join(a=a)}"
         )
 

@@ -1,9 +1,9 @@
 """Executors for SFID M: spatial transformation and reference change.
 
-M01 expresses one entity in a polar frame centred on another: the forward azimuth (degrees clockwise from
-true north) and the WGS84 geodesic distance (km) from B's representative point to A's, computed with
-``pyproj.Geod(ellps="WGS84").inv(lonB, latB, lonA, latA)``. M02 converts a representative point (lon/lat,
-EPSG:4326) to an H3 cell, an S2 cell token or a geohash.
+M01 expresses one entity in a polar frame centred on another: the forward azimuth (degrees clockwise
+from true north) and the WGS84 geodesic distance (km) from B's representative point to A's, computed
+with ``pyproj.Geod(ellps="WGS84").inv(lonB, latB, lonA, latA)``. M02 converts a representative point
+(lon/lat, EPSG:4326) to an H3 cell, an S2 cell token or a geohash.
 """
 
 from __future__ import annotations
@@ -30,14 +30,16 @@ MIN_POLAR_KM = 0.01  #: below 10 m the bearing of rounded coordinates is unstabl
 
 
 def polar_from(origin: tuple[float, float], target: tuple[float, float]) -> tuple[float, float]:
-    """(azimuth degrees clockwise from north in (-180, 180], geodesic km) from ``origin`` to ``target``, both (lon, lat)."""
+    """(azimuth degrees clockwise from north in (-180, 180], geodesic km) from ``origin`` to
+    ``target``, both (lon, lat)."""
     az, _, metres = GEOD.inv(origin[0], origin[1], target[0], target[1])
     return az, metres / 1000.0
 
 
 class RelativePosition(Executor):
-    """M01: polar coordinates of the first entity role in the frame centred on the second (the reference).
-    Pairs share a stored H3 cell at resolution 3, 5 or 7 (seeded), i.e. lie roughly 0.1-100 km apart."""
+    """M01: polar coordinates of the first entity role in the frame centred on the second (the
+    reference). Pairs share a stored H3 cell at resolution 3, 5 or 7 (seeded), i.e. lie roughly
+    0.1-100 km apart."""
 
     name = "transform.polar"
     cell_local = True
@@ -58,8 +60,9 @@ class RelativePosition(Executor):
 
 
 class Conversion(AtPoint):
-    """M02: the cell of ``conventions.grid`` (h3 | s2 | geohash) containing the entity's representative point,
-    at the resolution / level / precision given by the parameter named in ``conventions.parameter``."""
+    """M02: the cell of ``conventions.grid`` (h3 | s2 | geohash) containing the entity's
+    representative point, at the resolution / level / precision given by the parameter named in
+    ``conventions.parameter``."""
 
     name = "transform.convert"
     gold_bound_only = True
