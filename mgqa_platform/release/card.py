@@ -317,24 +317,7 @@ def dataset_card(
         else (langs_info[0]["lang"] if langs_info else SOURCE)
     )
     body = [
-        "# MGQA: multilingual geospatial questions over knowledge graphs",
-        "",
-        "A benchmark of geospatial reasoning questions "
-        "(distances, containment, directions, grid cells, shapes, "
-        "events ...) asked over three knowledge graphs: WorldKG, "
-        "KnowWhereGraph and OSMH3KG. Every gold answer was "
-        "computed by running a query over the graph's entities, not written by hand, "
-        "and every question keeps the "
-        "query and the source triples that produced its answer. Entities are sampled "
-        "across World Bank income tiers "
-        "and population-density tiers, so that places in low-income and sparsely populated "
-        "regions are asked about "
-        "as often as places in rich cities. The English questions are rendered in the "
-        "other languages from "
-        "translated templates and localized entity labels; the same `question_id` denotes "
-        "the same question in every "
-        "language.",
-        "",
+        *_intro_section(),
         f"Languages in this release: {langs}.",
         "",
         *_schema_section(),
@@ -363,6 +346,43 @@ def dataset_card(
         "them directly too.",
         "",
         *_files_section(langs_info),
+        *_auditability_section(),
+        *_images_section(langs_info),
+        *_sites_section(sites),
+        *_snapshots_section(snapshots),
+        *_attribution_section(langs_info, attribution),
+        *_citation_section(),
+    ]
+    return f"---\n{meta}---\n\n" + "\n".join(body)
+
+
+def _intro_section() -> list[str]:
+    """The card's title and what the benchmark is (Markdown lines)."""
+    return [
+        "# MGQA: multilingual geospatial questions over knowledge graphs",
+        "",
+        "A benchmark of geospatial reasoning questions "
+        "(distances, containment, directions, grid cells, shapes, "
+        "events ...) asked over three knowledge graphs: WorldKG, "
+        "KnowWhereGraph and OSMH3KG. Every gold answer was "
+        "computed by running a query over the graph's entities, not written by hand, "
+        "and every question keeps the "
+        "query and the source triples that produced its answer. Entities are sampled "
+        "across World Bank income tiers "
+        "and population-density tiers, so that places in low-income and sparsely populated "
+        "regions are asked about "
+        "as often as places in rich cities. The English questions are rendered in the "
+        "other languages from "
+        "translated templates and localized entity labels; the same `question_id` denotes "
+        "the same question in every "
+        "language.",
+        "",
+    ]
+
+
+def _auditability_section() -> list[str]:
+    """How a gold answer is traced back (Markdown lines)."""
+    return [
         "## Auditability",
         "",
         "`query` is the computation that produced `gold`, "
@@ -375,10 +395,12 @@ def dataset_card(
         "the knowledge-graph file and its hash, and the pipeline run "
         "that built it.",
         "",
-        *_images_section(langs_info),
-        *_sites_section(sites),
-        *_snapshots_section(snapshots),
-        *_attribution_section(langs_info, attribution),
+    ]
+
+
+def _citation_section() -> list[str]:
+    """How to cite the method and identify the release (Markdown lines)."""
+    return [
         "## How to cite",
         "",
         "This release was built with the MGQA platform, "
@@ -392,7 +414,6 @@ def dataset_card(
         "arXiv:2608.03882. Identify this release by the sha256 of its `SHA256SUMS` file.",
         "",
     ]
-    return f"---\n{meta}---\n\n" + "\n".join(body)
 
 
 # -------------------------------------------------------------------------------- reading a release

@@ -602,10 +602,6 @@ def aggregate_to_h3(raster_path: str | Path, res: int = 3, window_rows: int = 25
             raster_path,
             totals["fallback_pixels"],
         )
-    keys = sorted(acc)
-    population = np.array([acc[k][0] for k in keys], dtype=np.float64)
-    valid_pixels = np.array([acc[k][1] for k in keys], dtype=np.int64)
-    area = np.array([h3.cell_area(k, unit="km^2") for k in keys], dtype=np.float64)
     meta = {
         "mgqa.raster": str(raster_path),
         "mgqa.res": str(res),
@@ -613,6 +609,16 @@ def aggregate_to_h3(raster_path: str | Path, res: int = 3, window_rows: int = 25
         "mgqa.population": repr(total_pop),
     }
     meta.update({f"mgqa.{k}": str(v) for k, v in totals.items()})
+    return _density_table(acc, meta)
+
+
+def _density_table(acc: dict[str, list], meta: dict[str, str]) -> pa.Table:
+    """The :data:`DENSITY_SCHEMA` table of the per-cell sums ``acc`` (cell -> [population,
+    valid pixels]), sorted by cell, with ``meta`` as its schema metadata."""
+    keys = sorted(acc)
+    population = np.array([acc[k][0] for k in keys], dtype=np.float64)
+    valid_pixels = np.array([acc[k][1] for k in keys], dtype=np.int64)
+    area = np.array([h3.cell_area(k, unit="km^2") for k in keys], dtype=np.float64)
     return pa.Table.from_arrays(
         [
             pa.array(keys, pa.string()),

@@ -166,26 +166,8 @@ def pair_candidates_sql(
         "ELSE n_true END) + 2)"
     )
     return (
-        "WITH ab AS (SELECT entity_id, stratum, name, x0, x1, y0, y1 "
-        f"FROM ({_role_rows(pool, sub.roles[ra], NEAR_MARGIN_DEG)})), "
-        f"b AS (SELECT entity_id, name, x0, x1, y0, y1 FROM ({_role_rows(pool, sub.roles[rb])})), "
-        f"ar AS (SELECT entity_id FROM ({pool.sample(sub.roles[ra], f'{sub.id}|{ra}', 2 * k)})), "
-        "bs AS (SELECT entity_id, x0, x1, y0, y1 "
-        f"FROM ({_sample_rows(pool, sub.roles[rb], f'{sub.id}|{rb}|seed', 2 * k)})), "
-        "an AS (SELECT ab.entity_id "
-        "FROM ab "
-        f"JOIN bs ON {boxes_meet_sql('ab', 'bs')} AND ab.entity_id <> bs.entity_id "
-        "GROUP BY ab.entity_id, ab.stratum "
-        "QUALIFY row_number() OVER (PARTITION BY ab.stratum ORDER BY "
-        f"{pool.order_key(sub.id + '|an', 'ab.entity_id')}) <= {2 * k}), "
-        "a AS (SELECT ab.*, row_number() OVER "
-        f"(PARTITION BY stratum ORDER BY {pool.order_key(sub.id + '|a', 'entity_id')}) AS "
-        "rn, "
-        "count(*) OVER (PARTITION BY stratum) AS n_anchors FROM ab "
-        "WHERE entity_id IN (SELECT entity_id FROM ar UNION SELECT entity_id FROM an)), "
-        "r AS (SELECT entity_id, stratum, name, rn "
-        f"FROM ({pool.sample(sub.roles[rb], f'{sub.id}|{rb}', 2 * k)})), "
-        "near AS (SELECT a.stratum, a.entity_id AS ea, b.entity_id AS eb, "
+        _pair_anchor_ctes(pool, sub)
+        + "near AS (SELECT a.stratum, a.entity_id AS ea, b.entity_id AS eb, "
         "a.name = b.name AS same_name, 0 AS far "
         "FROM a "
         f"JOIN b ON {boxes_meet_sql('a', 'b')} "
@@ -215,6 +197,35 @@ def pair_candidates_sql(
         f"{key}) AS rk, count_if(holds) OVER (PARTITION BY stratum) AS n_true, "
         "count_if(NOT holds) OVER (PARTITION BY stratum) AS n_false FROM ranked) "
         f"SELECT stratum, ea AS {ra}, eb AS {rb} FROM ordered WHERE {keep}"
+    )
+
+
+def _pair_anchor_ctes(pool: Pool, sub: SubTemplate) -> str:
+    """The CTEs of :func:`pair_candidates_sql` up to its anchors: role rows ``ab`` (A) and ``b``
+    (B), random anchors ``ar``, anchors ``an`` near a sample ``bs`` of B, the numbered anchors
+    ``a`` and the random far partners ``r`` (each CTE followed by a comma)."""
+    ra, rb = sub.entity_roles[:2]
+    k = pool.per_stratum
+    return (
+        "WITH ab AS (SELECT entity_id, stratum, name, x0, x1, y0, y1 "
+        f"FROM ({_role_rows(pool, sub.roles[ra], NEAR_MARGIN_DEG)})), "
+        f"b AS (SELECT entity_id, name, x0, x1, y0, y1 FROM ({_role_rows(pool, sub.roles[rb])})), "
+        f"ar AS (SELECT entity_id FROM ({pool.sample(sub.roles[ra], f'{sub.id}|{ra}', 2 * k)})), "
+        "bs AS (SELECT entity_id, x0, x1, y0, y1 "
+        f"FROM ({_sample_rows(pool, sub.roles[rb], f'{sub.id}|{rb}|seed', 2 * k)})), "
+        "an AS (SELECT ab.entity_id "
+        "FROM ab "
+        f"JOIN bs ON {boxes_meet_sql('ab', 'bs')} AND ab.entity_id <> bs.entity_id "
+        "GROUP BY ab.entity_id, ab.stratum "
+        "QUALIFY row_number() OVER (PARTITION BY ab.stratum ORDER BY "
+        f"{pool.order_key(sub.id + '|an', 'ab.entity_id')}) <= {2 * k}), "
+        "a AS (SELECT ab.*, row_number() OVER "
+        f"(PARTITION BY stratum ORDER BY {pool.order_key(sub.id + '|a', 'entity_id')}) AS "
+        "rn, "
+        "count(*) OVER (PARTITION BY stratum) AS n_anchors FROM ab "
+        "WHERE entity_id IN (SELECT entity_id FROM ar UNION SELECT entity_id FROM an)), "
+        "r AS (SELECT entity_id, stratum, name, rn "
+        f"FROM ({pool.sample(sub.roles[rb], f'{sub.id}|{rb}', 2 * k)})), "
     )
 
 
