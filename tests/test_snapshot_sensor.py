@@ -87,6 +87,16 @@ def test_half_copied_file_is_skipped_not_fatal(tmp_path):
         assert len(result.run_requests) == 3
 
 
+#: The per-KG tables built from a KG's native file, in build order.
+KG_TABLES = (
+    "entities",
+    "entity_labels",
+    "entity_triples",
+    "quarantine",
+    "entity_country",
+    "entity_density",
+    "entity_strata",
+)
 LANGS = "eng fra ita por ron spa bul rus deu urd sqi ell jpn kat tur vie zho".split()
 
 
@@ -99,16 +109,7 @@ def test_rebuilt_kg_flows_downstream_through_automation():
         first = dg.evaluate_automation_conditions(defs=definitions.defs, instance=instance)
         for key in ("countries", "population_raster", "density_cells"):
             instance.report_runless_asset_event(dg.AssetMaterialization(key))
-        for key in (
-            "kg_native",
-            "entities",
-            "entity_labels",
-            "entity_triples",
-            "quarantine",
-            "entity_country",
-            "entity_density",
-            "entity_strata",
-        ):
+        for key in ("kg_native", *KG_TABLES):
             for kg in ("worldkg", "kwg", "osmh3kg"):
                 instance.report_runless_asset_event(dg.AssetMaterialization(key, partition=kg))
         for key in (
@@ -148,15 +149,7 @@ def test_rebuilt_kg_flows_downstream_through_automation():
         for key in ("entity_country", "entity_density", "entity_strata"):
             assert tick.get_requested_partitions(dg.AssetKey(key)) == {"worldkg"}, key
         # the coverage over all KGs follows once the KG's strata have landed
-        for key in (
-            "entities",
-            "entity_labels",
-            "entity_triples",
-            "quarantine",
-            "entity_country",
-            "entity_density",
-            "entity_strata",
-        ):
+        for key in KG_TABLES:
             instance.report_runless_asset_event(dg.AssetMaterialization(key, partition="worldkg"))
         tick = dg.evaluate_automation_conditions(
             defs=definitions.defs, instance=instance, cursor=tick.cursor

@@ -7,7 +7,7 @@ import pandas as pd
 
 from mgqa_dagster.data_quality import gx_runner as gx
 from mgqa_dagster.data_quality.checks import Check, result
-from mgqa_platform.strata.strata import DENSITY_TIERS, INCOME_TIERS
+from mgqa_platform.strata.strata import DENSITY_TIERS, INCOME_TIERS, value_counts
 
 
 def _countries(con, _):
@@ -75,14 +75,7 @@ def _strata_domains(con, kg):
 
 
 def _all_income_tiers(con, _):
-    counts = dict(
-        con.execute(
-            "SELECT income_tier, count(*) "
-            "FROM entity_strata "
-            "WHERE income_tier IS NOT NULL "
-            "GROUP BY 1"
-        ).fetchall()
-    )
+    counts = value_counts(con, "entity_strata", "income_tier", "income_tier IS NOT NULL")
     df = pd.DataFrame(
         {
             "income_tier": list(INCOME_TIERS),

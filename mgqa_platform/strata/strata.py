@@ -39,17 +39,23 @@ def assign_density(con: duckdb.DuckDBPyConnection, kg: str) -> dict[str, int]:
     return density_counts(con, kg)
 
 
+def value_counts(
+    con: duckdb.DuckDBPyConnection,
+    table: str,
+    value: str,
+    where: str,
+    params: list | None = None,
+    count: str = "count(*)",
+) -> dict:
+    """``{value: count}`` over the rows of ``table`` that match ``where`` (SQL, ``?`` bound to
+    ``params``), by the SQL expression ``value``, in the order of the values."""
+    sql = f"SELECT {value}, {count} FROM {table} WHERE {where} GROUP BY 1 ORDER BY 1"
+    return dict(con.execute(sql, params or []).fetchall())
+
+
 def density_counts(con: duckdb.DuckDBPyConnection, kg: str) -> dict[str, int]:
     """Entities of ``kg`` per density tier in ``entity_density`` ('none' for NULL)."""
-    return dict(
-        con.execute(
-            "SELECT coalesce(density_tier, 'none'), count(*) "
-            "FROM entity_density "
-            "WHERE kg = ? "
-            "GROUP BY 1",
-            [kg],
-        ).fetchall()
-    )
+    return value_counts(con, "entity_density", "coalesce(density_tier, 'none')", "kg = ?", [kg])
 
 
 def assign_strata(con: duckdb.DuckDBPyConnection, kg: str) -> dict[str, int]:
@@ -85,16 +91,7 @@ def assign_strata(con: duckdb.DuckDBPyConnection, kg: str) -> dict[str, int]:
 
 def strata_counts(con: duckdb.DuckDBPyConnection, kg: str) -> dict[str, int]:
     """Entities of ``kg`` per stratum in ``entity_strata`` ('none' for NULL)."""
-    return dict(
-        con.execute(
-            "SELECT coalesce(stratum, 'none'), count(*) "
-            "FROM entity_strata "
-            "WHERE kg = ? "
-            "GROUP BY 1 "
-            "ORDER BY 1",
-            [kg],
-        ).fetchall()
-    )
+    return value_counts(con, "entity_strata", "coalesce(stratum, 'none')", "kg = ?", [kg])
 
 
 def coverage(con: duckdb.DuckDBPyConnection) -> dict:
@@ -111,29 +108,10 @@ def coverage(con: duckdb.DuckDBPyConnection) -> dict:
     ).fetchall():
         grid[stratum] = {"entities": int(n), "countries": int(c)}
     total = int(con.execute("SELECT count(*) FROM entity_strata").fetchone()[0])
-    income = dict(
-        con.execute(
-            "SELECT income_tier, count(*) "
-            "FROM entity_strata "
-            "WHERE income_tier IS NOT NULL "
-            "GROUP BY 1"
-        ).fetchall()
-    )
-    density = dict(
-        con.execute(
-            "SELECT density_tier, count(*) "
-            "FROM entity_strata "
-            "WHERE density_tier IS NOT NULL "
-            "GROUP BY 1"
-        ).fetchall()
-    )
-    countries = dict(
-        con.execute(
-            "SELECT income_tier, count(DISTINCT iso3) "
-            "FROM entity_strata "
-            "WHERE income_tier IS NOT NULL "
-            "GROUP BY 1"
-        ).fetchall()
+    income = value_counts(con, "entity_strata", "income_tier", "income_tier IS NOT NULL")
+    density = value_counts(con, "entity_strata", "density_tier", "density_tier IS NOT NULL")
+    countries = value_counts(
+        con, "entity_strata", "income_tier", "income_tier IS NOT NULL", count="count(DISTINCT iso3)"
     )
     missing = dict(
         con.execute(
