@@ -99,8 +99,8 @@ if _CTX["tier"] == "T3a":
             import duckdb
             _CON = duckdb.connect(_CTX["warehouse"], read_only=True, config={
                 "threads": "2", "memory_limit": "1GB", "temp_directory": "/tmp"})
-            if _CTX.get("spatial_extension"):  # ST_* functions, loaded from the local extension
-                file
+            # ST_* functions, loaded from the local extension file
+            if _CTX.get("spatial_extension"):
                 try:
                     _CON.execute("LOAD '" + _CTX["spatial_extension"].replace("'", "''") + "'")
                 except Exception:
@@ -112,23 +112,23 @@ if _CTX["tier"] == "T3a":
         return [dict(zip(cols, r)) for r in cur.fetchmany(cap)]
 
     def search_entities(name, limit=10):
-        """Entities whose name or display name contains `name` (case-insensitive), exact matches
-            first."""
+        """Entities whose name or display name contains `name` (case-insensitive), exact
+        matches first."""
         _count("search_entities")
         limit = max(1, min(int(limit), __SEARCH_CAP__))
         cur = _con().execute(
             "SELECT entity_id, name, display_name, category, lon, lat FROM entities "
             "WHERE name ILIKE '%' || ? || '%' OR display_name ILIKE '%' || ? || '%' "
-            "ORDER BY (lower(name) = lower(?) OR lower(display_name) = lower(?)) DESC, length(name),
-                entity_id "
+            "ORDER BY (lower(name) = lower(?) OR lower(display_name) = lower(?)) DESC, "
+            "length(name), entity_id "
             "LIMIT ?", [str(name)] * 4 + [limit])
         return _rows(cur, limit)
 
     def entity_triples(entity_id):
         """[s, p, o] triples of one entity (at most __TRIPLE_CAP__)."""
         _count("entity_triples")
-        cur = _con().execute("SELECT s, p, o FROM entity_triples WHERE entity_id = ? ORDER BY s, p,
-            o LIMIT ?",
+        cur = _con().execute("SELECT s, p, o FROM entity_triples WHERE entity_id = ? "
+                             "ORDER BY s, p, o LIMIT ?",
                              [str(entity_id), __TRIPLE_CAP__])
         return [list(r) for r in cur.fetchall()]
 
@@ -147,8 +147,8 @@ with open(__STEP_FILE__, encoding="utf-8") as _src:
 import linecache as _lc  # tracebacks quote the step's own lines
 _lc.cache[__STEP_NAME__] = (len(_code), None, _code.splitlines(True), __STEP_NAME__)
 try:
-    exec(compile(_code, __STEP_NAME__, "exec"), {k: v for k, v in globals().items() if k not in
-        ("_code", "_src")})
+    _globals = {k: v for k, v in globals().items() if k not in ("_code", "_src")}
+    exec(compile(_code, __STEP_NAME__, "exec"), _globals)
 except SystemExit:
     raise
 except BaseException as _exc:  # print the traceback without this preamble's own frame
