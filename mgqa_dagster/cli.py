@@ -3,14 +3,14 @@
     mgqa build [--kg KG ...] [--lang L ...] [--job JOB ...] [--skip-languages]
                                run the pipeline's named jobs in order on the configured inputs
                                (default: the bundled sample, every job and partition)
-    mgqa summary               print what the warehouse holds (entities per KG/category/country,
-    quarantine) mgqa lineage ID            print where a question's gold answer (or an entity) comes
-    from mgqa evaluate ...          score a system (gold, majority, reference_solver, a predictions
-    file, or a model
-                               run against an OpenAI-compatible endpoint) and write its report
-    mgqa images fetch          download the multimodal questions' images, with licence, author and
-    sha256,
-                               into the release (needs a network; docs/release.md)
+    mgqa summary               print what the warehouse holds (entities per KG, category and
+                               country; quarantine)
+    mgqa lineage ID            print where a question's gold answer (or an entity) comes from
+    mgqa evaluate ...          score a system (gold, majority, reference_solver, a predictions
+                               file, or a model run against an OpenAI-compatible endpoint) and
+                               write its report
+    mgqa images fetch          download the multimodal questions' images, with licence, author
+                               and sha256, into the release (needs a network; docs/release.md)
     mgqa snapshots list        the registered OSM snapshots, their states and the one that wins;
                                ``retire ID``, ``pin ID``, ``unpin`` change which one wins
 

@@ -28,10 +28,10 @@ checks that both paths of a pair agree and prints the ratios. ``--modes`` picks 
 each (the seconds of one run move with the load of a shared machine, CPU seconds less than wall
 seconds).
 
-    PYTHONPATH=. .venv/bin/python scripts/bench_candidate_pools.py --warehouse
-    .mgqa/warehouse.duckdb PYTHONPATH=. .venv/bin/python scripts/bench_candidate_pools.py --modes
-    fp-whole fp-bounded gold-whole gold-bounded PYTHONPATH=. .venv/bin/python
-    scripts/bench_candidate_pools.py --modes whole-local bounded-local --repeat 3
+    .venv/bin/python scripts/bench_candidate_pools.py --warehouse .mgqa/warehouse.duckdb
+    .venv/bin/python scripts/bench_candidate_pools.py --modes fp-whole fp-bounded gold-whole \
+        gold-bounded
+    .venv/bin/python scripts/bench_candidate_pools.py --modes whole-local bounded-local --repeat 3
 """
 
 from __future__ import annotations

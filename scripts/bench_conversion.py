@@ -1,8 +1,8 @@
 """Benchmark KG conversion against rdflib on generated WorldKG-style N-Triples files.
 
 For each size (default 1M and 5M triples) a deterministic WorldKG-like N-Triples file is generated
-(seeded, streamed to disk, cached in ``--workdir`` and reused), then each measurement runs in
-its **own subprocess**, so that the peak memory reported is that measurement's alone:
+(seeded, streamed to disk, cached in ``--workdir`` and reused), then each measurement runs in its
+**own subprocess**, so that the peak memory reported is that measurement's alone:
 
 * ``parse-only``     -- iterate :class:`mgqa_platform.kg.rdf_stream.RdfStreamReader` batches (one
   process);
@@ -28,14 +28,17 @@ The exit code is always 0 (it is a report). See ``docs/benchmarks.md``.
 
 Usage::
 
-    PYTHONPATH=. python scripts/bench_conversion.py                 # 1M and 5M triples (~7 min on 2
-    cores) PYTHONPATH=. python scripts/bench_conversion.py --quick         # 100k and 500k (smoke
-    run, ~1 min) PYTHONPATH=. python scripts/bench_conversion.py --sizes 2000000 --skip-rdflib
-    PYTHONPATH=. python scripts/bench_conversion.py --modes convert --trace      # time + peak RSS
-    per SQL statement PYTHONPATH=. python scripts/bench_conversion.py --modes convert --profile    #
-    cProfile of convert (main process) PYTHONPATH=. python scripts/bench_conversion.py --modes
-    convert --duckdb-memory-limit 1GB PYTHONPATH=. python scripts/bench_conversion.py --modes
-    convert --parse-workers 2  # MGQA_PARSE_WORKERS=2
+    # 1M and 5M triples (~7 min on 2 cores)
+    .venv/bin/python scripts/bench_conversion.py
+    .venv/bin/python scripts/bench_conversion.py --quick         # 100k and 500k (smoke run, ~1 min)
+    .venv/bin/python scripts/bench_conversion.py --sizes 2000000 --skip-rdflib
+    # time + peak RSS per SQL statement
+    .venv/bin/python scripts/bench_conversion.py --modes convert --trace
+    # cProfile of convert (main process)
+    .venv/bin/python scripts/bench_conversion.py --modes convert --profile
+    .venv/bin/python scripts/bench_conversion.py --modes convert --duckdb-memory-limit 1GB
+    # MGQA_PARSE_WORKERS=2
+    .venv/bin/python scripts/bench_conversion.py --modes convert --parse-workers 2
 """
 
 from __future__ import annotations

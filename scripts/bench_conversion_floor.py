@@ -21,8 +21,7 @@ conversion made of these parts alone could reach.
 
 Usage::
 
-    PYTHONPATH=. python scripts/bench_conversion_floor.py --workdir /tmp/mgqa-bench --triples
-    1000000
+    .venv/bin/python scripts/bench_conversion_floor.py --workdir /tmp/mgqa-bench --triples 1000000
 """
 
 from __future__ import annotations

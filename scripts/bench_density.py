@@ -28,10 +28,9 @@ Exit code 0 (it is a report). See ``docs/benchmark_density.md``.
 
 Usage::
 
-    PYTHONPATH=. python scripts/bench_density.py                  # 2,340 rows (1/8 of the globe)
-    PYTHONPATH=. python scripts/bench_density.py --rows 585       # quick
-    PYTHONPATH=. python scripts/bench_density.py --rows 18720     # the full grid (~1.6 GB of
-    GeoTIFF)
+    .venv/bin/python scripts/bench_density.py                  # 2,340 rows (1/8 of the globe)
+    .venv/bin/python scripts/bench_density.py --rows 585       # quick
+    .venv/bin/python scripts/bench_density.py --rows 18720     # the full grid (~1.6 GB of GeoTIFF)
 """
 
 from __future__ import annotations

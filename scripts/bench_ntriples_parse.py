@@ -20,9 +20,9 @@ Exit code 1 when any result differs. See ``docs/benchmarks.md``.
 
 Usage::
 
-    PYTHONPATH=. python scripts/bench_ntriples_parse.py --workdir /tmp/c10x/bench              # 1M
-    PYTHONPATH=. python scripts/bench_ntriples_parse.py --sizes 1000000 5000000 --rdflib-max 1000000
-    PYTHONPATH=. python scripts/bench_ntriples_parse.py --sizes --files .mgqa/kg/kwg/kwg-bundled.nt
+    .venv/bin/python scripts/bench_ntriples_parse.py --workdir /tmp/c10x/bench              # 1M
+    .venv/bin/python scripts/bench_ntriples_parse.py --sizes 1000000 5000000 --rdflib-max 1000000
+    .venv/bin/python scripts/bench_ntriples_parse.py --sizes --files .mgqa/kg/kwg/kwg-bundled.nt
 """
 
 from __future__ import annotations

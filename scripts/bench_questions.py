@@ -16,8 +16,8 @@ Each measurement runs :func:`mgqa_platform.questions.generate.generate` over the
 ``--repeat`` times (default 2) in this process and reports the best time, questions/s, and the ratio
 of time against the baseline. Usage::
 
-    PYTHONPATH=. python scripts/bench_questions.py            # sample and 10x
-    PYTHONPATH=. python scripts/bench_questions.py --factor 3 # quicker
+    .venv/bin/python scripts/bench_questions.py            # sample and 10x
+    .venv/bin/python scripts/bench_questions.py --factor 3 # quicker
 
 See docs/benchmark_questions.md.
 """

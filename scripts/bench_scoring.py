@@ -1,6 +1,6 @@
 """Scoring throughput on the paper's large-split size: 46,060 predictions.
 
-    PYTHONPATH=. .venv/bin/python scripts/bench_scoring.py [--n 46060] [--warehouse PATH]
+    .venv/bin/python scripts/bench_scoring.py [--n 46060] [--warehouse PATH]
 
 The built sample's questions (``mgqa build`` first) are cycled to ``--n`` records with distinct ids,
 and a seeded mix of predictions is written as a run file: exact golds, numbers off by 0-20 %, entity

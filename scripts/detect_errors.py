@@ -9,8 +9,8 @@ Usage::
 
     .venv/bin/python scripts/detect_errors.py                          # $MGQA_HOME's warehouse
     .venv/bin/python scripts/detect_errors.py --warehouse /path/to/warehouse.duckdb --examples 2
-    .venv/bin/python scripts/detect_errors.py --table questions_postedited   # after the post-edit
-    ensemble
+    # after the post-edit ensemble
+    .venv/bin/python scripts/detect_errors.py --table questions_postedited
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Run the reference solver over released question records and list every miss.
 
-    PYTHONPATH=. .venv/bin/python scripts/solver_check.py [--questions FILE.parquet] [--sfid A]
-    [--executor distance.pair] [--misses 20]
+    .venv/bin/python scripts/solver_check.py [--questions FILE.parquet] [--sfid A] [--executor \
+        distance.pair] [--misses 20]
 
 Reads ``questions_en`` rows from a Parquet export (default: the warehouse at $MGQA_HOME, read-only),
 solves the true-premise ones with :mod:`mgqa_platform.evaluation.solver`, scores each answer against

@@ -4,17 +4,15 @@ record.
 ``render(question, tier)`` returns ``[system, user]`` chat messages; the same question and tier
 always give the same bytes. The question text is used exactly as stored (any language). Tiers:
 
-========================
-============================================================================= ``T1``
-parametric: answer directly ``T2``                    reasoning: think step by step in a
-``reasoning`` field, then answer ``T1O_RAW``               T1 + gold triples as N-Triples-like lines
+========================  =========================================================================
+``T1``                    parametric: answer directly
+``T2``                    reasoning: think step by step in a ``reasoning`` field, then answer
+``T1O_RAW``               T1 + gold triples as N-Triples-like lines
 ``T1O_STRUCTURED``        T1 + gold triples as JSON grouped by subject
 ``T1O_VERBALIZED``        T1 + gold triples as English sentences built from predicate local names
-``T3A``                   agentic: JSON steps with Python code; KG retrieval tools + geospatial
-libraries ``T3O``                   agentic oracle: structured triples injected (``triples()``),
-Python, no retrieval
-========================
-=============================================================================
+``T3A``                   agentic: JSON steps with Python code; KG retrieval tools + geospatial libs
+``T3O``                   agentic oracle: structured triples injected (``triples()``), no retrieval
+========================  =========================================================================
 """
 
 from __future__ import annotations

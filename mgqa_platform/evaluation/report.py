@@ -6,12 +6,11 @@ Income and density tiers are also given *standardized* to the benchmark-wide SFI
 5.3): the tiers hold equal question counts but not equal compositions, so tier t's standardized EM
 is
 
-    EM_std(t) = sum_f w_f * EM(t, f) / sum_{f present in t} w_f,   w_f = share of SFID f among all
-    questions,
+    EM_std(t) = sum_f w_f * EM(t, f) / sum_{f present in t} w_f,
+    w_f = share of SFID f among all questions,
 
 i.e. each tier keeps its own per-SFID accuracy and takes the common SFID weights (renormalised over
-the SFIDs the tier has). Everything is computed over true-premise questions, as the metrics are.
-"""
+the SFIDs the tier has). Everything is computed over true-premise questions, as the metrics are."""
 
 from __future__ import annotations
 

@@ -4,9 +4,9 @@
 recorded in ``out_dir/predictions.jsonl`` and appends one JSON line per question as soon as it
 finishes (one ``write`` of the whole line, then ``flush`` and ``os.fsync``)::
 
-    {"answer": {...} | null, "attempts": 1, "detail": null, "question_id": "q...", "raw": "<reply,
-    <= 4000 chars>",
-     "status": "answered", "steps": 1, "system": "...", "tier": "T1", "tool_calls": 0,
+    {"answer": {...} | null, "attempts": 1, "detail": null, "question_id": "q...",
+     "raw": "<reply, <= 4000 chars>", "status": "answered", "steps": 1, "system": "...",
+     "tier": "T1", "tool_calls": 0,
      "usage": {"completion_tokens": 5, "prompt_tokens": 120, "total_tokens": 125}}
 
 Keys are sorted and nothing time-dependent is written, so rerunning a deterministic endpoint
@@ -24,8 +24,7 @@ one line. A torn last line (a killed writer) or any unparsable line is appended 
 so nothing is lost silently; the summary counts them. ``out_dir/run.json`` holds the run
 configuration (endpoint, model, tier, system, question count, seed...; never the API key); a resume
 with a different tier, system or model is refused. An advisory lock (``out_dir/.lock``) stops two
-runners sharing one directory.
-"""
+runners sharing one directory."""
 
 from __future__ import annotations
 

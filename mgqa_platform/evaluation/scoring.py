@@ -8,10 +8,10 @@ Per question (Table 12, :func:`mgqa_platform.questions.formats.score`): ``E`` in
 ============== ===================================================================================
 answered        a parseable answer: scored by its format; entity names are resolved through the
 alias store refused         the model rejected the premise / abstained (answer ``{"rejected":
-true}``) format_error    the reply did not fit the answer type
-harness_error   the run failed for this question (transport error, context overflow, missing
-prediction) budget_exhausted the agent ran out of steps (not a refusal: excluded from FRR and NRR)
-skipped         the system did not attempt the question (excluded from every denominator)
+true}``) format_error    the reply did not fit the answer type harness_error   the run failed for
+this question (transport error, context overflow, missing prediction) budget_exhausted the agent ran
+out of steps (not a refusal: excluded from FRR and NRR) skipped         the system did not attempt
+the question (excluded from every denominator)
 ============== ===================================================================================
 
 Aggregates over a group of questions (paper section 4, "Evaluation Metrics"); EM, NE, coverage and

@@ -4,21 +4,19 @@ strings).
 The published OSMH3KG (MartinBoeckling/stkg_construction; docs/kg_fidelity.md (OSMH3KG)) is built
 from the features GDAL's OSM driver emits and one H3 grid level. Per feature, here a way::
 
-    way/42            rdf:type          residential        (a (key, value) pair of the main-tag
-    table) residential       rdfs:subClassOf   highway            (once per pair, at the end)
+    way/42            rdf:type          residential        (a (key, value) pair of the main tags)
+    residential       rdfs:subClassOf   highway            (once per pair, at the end)
     way/42            name              Rua Sarmento Leite (every other kept tag, raw key)
     way/42            geo:hasGeometry   geoway/42          ("geo" + subject)
     geoway/42         geo:asWKT         LINESTRING (-51.2 -30.0, ...)
     89a8100c6afffff   geo:sfIntersects  way/42             (every cell the feature intersects ...)
-    89a8100c6afffff   geo:sfCrosses     way/42             (... plus each DE-9IM relation that
-    holds)
+    89a8100c6afffff   geo:sfCrosses     way/42             (... and each DE-9IM relation that holds)
 
 and per cell of the grid (the cells that intersect a feature)::
 
     89a8100c6afffff   geo:hasGeometry   geoH389a8100c6afffff
     geoH389a8100c6afffff geo:asWKT      POLYGON ((...))    (the cell boundary, lon lat)
-    89a8100c6afffff   hcf:isAdjacentTo  89a8100c6bfffff    (both ways, between neighbouring grid
-    cells)
+    89a8100c6afffff   hcf:isAdjacentTo  89a8100c6bfffff    (both ways, between neighbouring cells)
 
 Every row carries the snapshot date (``YYYY-MM-DD``). Subjects stay typed (``node/<id>``,
 ``way/<id>``, ``relation/<id>``): OSM ids collide across element types, the published bare ids do

@@ -10,19 +10,18 @@ key                meaning
 ``name``           the KG's own label (OSM ``name`` / ``rdfs:label``; KnowWhereGraph: a road
 segment's
                    ``kwg-ont:hasRoadSign``, else ``rdfs:label``, else ``kwg-ont:hospitalName``)
-``ref``            OSM ``ref``; KnowWhereGraph: a road segment's ``kwg-ont:hasRoadSign``
-``name:xx``        a label in language ``xx`` (OSM language subtag)
-``alt_name`` ...   aliases (:data:`ALIAS_KEYS`), ``;``-separated
-``amenity`` ...    OSM main-key tags (category), plus ``addr:*``, ``image``, ``wikidata``,
-``population`` ... ``@instant``       KnowWhereGraph ``time:Instant`` value; ``@begin`` / ``@end``
-for intervals ``obs:<attr>``     KnowWhereGraph SOSA observation result, ``<attr>`` from
+``ref``            OSM ``ref``; KnowWhereGraph: a road segment's ``kwg-ont:hasRoadSign`` ``name:xx``
+a label in language ``xx`` (OSM language subtag) ``alt_name`` ...   aliases (:data:`ALIAS_KEYS`),
+``;``-separated ``amenity`` ...    OSM main-key tags (category), plus ``addr:*``, ``image``,
+``wikidata``, ``population`` ... ``@instant``       KnowWhereGraph ``time:Instant`` value;
+``@begin`` / ``@end`` for intervals ``obs:<attr>``     KnowWhereGraph SOSA observation result,
+``<attr>`` from
                    :data:`vocab.KWG_OBSERVED_ATTRIBUTES` (e.g. ``obs:magnitude``), else the
                    property's local name; also ``obs:bedCount`` / ``obs:helipad`` of a hospital
 =================  ================================================================================
 
 Nothing here touches the warehouse; :mod:`mgqa_platform.kg.convert` runs the SQL on its staging
-tables (``stage(s, p, o)``, ``ents(s)``) and the lookup tables of :func:`lookup_tables`.
-"""
+tables (``stage(s, p, o)``, ``ents(s)``) and the lookup tables of :func:`lookup_tables`."""
 
 from __future__ import annotations
 

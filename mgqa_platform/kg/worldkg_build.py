@@ -3,8 +3,7 @@
 
 Every OSM node with at least two tags becomes one entity, whether or not it gets a class::
 
-    wkg:<id> a wkgs:AmenitySchool ;              # WorldKG's class of (amenity, school): no
-    wkgs:amenity
+    wkg:<id> a wkgs:AmenitySchool ;              # WorldKG's class of (amenity, school)
         rdfs:label "Escola Andorrana" ;          # OSM name, plain literal
         wkgs:addrHousenumber "12" ;              # a tag of a key in WorldKG's key list
         wkgs:osmLink <https://www.openstreetmap.org/node/<id>> ;
@@ -25,8 +24,7 @@ other tag becomes ``wkgs:<property>`` (:func:`property_name`) only when its key 
 instance files.
 
 Coordinates are WGS84 (EPSG:4326), written lon before lat as WKT requires. Output is streamed in
-file order (sorted by node id), so the same PBF always gives the same bytes.
-"""
+file order (sorted by node id), so the same PBF always gives the same bytes."""
 
 from __future__ import annotations
 

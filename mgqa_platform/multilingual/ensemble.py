@@ -3,9 +3,9 @@
 Plain Python, no Dagster. After a localized template is instantiated with entity names, the grammar
 around the inserted names may be off: French ``de {Orly}`` should elide to ``d'{Orly}``, ``de le``
 fuse to ``du``, Italian ``di il`` to ``del``, Portuguese ``em a`` to ``na``, Spanish ``de el`` to
-``del``, French wants a space before ``?``, the other Latin-script languages none...
-Several *members* propose small typed edits (:class:`Edit`, 13 operations in :data:`OPERATIONS`) to
-the marked text (entity names wrapped in ``{...}``), and a vote decides which ones are applied.
+``del``, French wants a space before ``?``, the other Latin-script languages none... Several
+*members* propose small typed edits (:class:`Edit`, 13 operations in :data:`OPERATIONS`) to the
+marked text (entity names wrapped in ``{...}``), and a vote decides which ones are applied.
 
 * :func:`apply_edits` is the single gate for every edit: an edit replaces the first occurrence of
   its ``original`` found in the text *outside* the ``{...}`` spans, and may never touch a brace or a

@@ -13,8 +13,9 @@ until a human post-edit is resolved. File layout::
      "terms":      {"direction": {"north": "nord", ...}, ...},
      "patterns":   {"time_range": "du {start} au {end}"},
      "grammar":    {"default_gender": "m", "agree": {"def": {"m": "les {}", "f": "les {}"}, ...},
-                   "terms": {"collection_of_entity": {"schools and kindergartens": {"gender":
-                   "f"}}}, "adjectives": {"rank_type": {"largest": {"f": "سب سے بڑی"}}}}}
+                   "terms": {"collection_of_entity":
+                             {"schools and kindergartens": {"gender": "f"}}},
+                   "adjectives": {"rank_type": {"largest": {"f": "سب سے بڑی"}}}}}
 
 A category's ``gender`` and case ``forms`` and the language's ``grammar.agree`` table let templates
 ask for a form by feature (``{category_A:def}``, ``{category_A:gen}``;
@@ -26,8 +27,7 @@ display name stands in for a missing label.
 
 Each variant keeps its English ``source``: when the catalog's English text changes, the stored
 translation is *stale* and is not used (it is flagged for post-editing instead of silently
-mistranslating the new text).
-"""
+mistranslating the new text)."""
 
 from __future__ import annotations
 

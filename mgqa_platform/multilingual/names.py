@@ -18,13 +18,12 @@ sources has it, in this order (:func:`localized_names`):
    only when exactly one such name is left. Cyrillic names are not used: Russian, Bulgarian,
    Ukrainian and Serbian names share the script.
 
-Chinese is Simplified: every zho name passes through :func:`simplified` (``赫爾辛基`` ->
-``赫尔辛基``). A slot with no localized name keeps the English display name;
+Chinese is Simplified: every zho name passes through :func:`simplified`
+(``赫爾辛基`` -> ``赫尔辛基``). A slot with no localized name keeps the English display name;
 ``instantiate.localize`` records it as a ``label:<role>`` fallback, and :func:`name_stats` counts
 inserted names localized vs fallen back. A display name that carries a category word ("Lasipalatsi
 (public building)") is split into its parts (:func:`display_qualifiers`), so that the word is said
-in the language and the name kept.
-"""
+in the language and the name kept."""
 
 from __future__ import annotations
 

@@ -22,8 +22,7 @@ one ("в 2015 г.", "το 2015", "im Jahr 2015", "în anul 2015", "në vitin 201
 yılında"), and a bare year is written with the language's word for year ("2015年", "năm 2015").
 
 Other languages and other shapes keep CLDR's form (bul "през ноември 2015 г.", tur "Kasım 2015
-döneminde", urd "نومبر 2015 میں" read as a native writer writes them).
-"""
+döneminde", urd "نومبر 2015 میں" read as a native writer writes them)."""
 
 from __future__ import annotations
 

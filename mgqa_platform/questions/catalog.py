@@ -11,25 +11,22 @@ One YAML file per spatial function (``mgqa_platform/data/templates/<SFID>.yaml``
         answer_format: distance       # one of formats.FORMATS
         sub_templates:
           - id: A01.1                 # <tid>.<n>
-            executor: distance.pair   # registry name (mgqa_platform.questions.executors); null =
-            not built yet roles: {entity_A: poi, entity_B: poi}     # placeholder -> role type
-            (roles.ROLE_TYPES) parameters: {value: [1, 2, 5]}            # placeholder -> values,
-            one drawn per tuple (seeded) extras: [time_period]     # placeholders the executor fills
-            from the data conventions: {distance: geodesic_wgs84, unit: km}
-                                      # conventions.readings: {direction: [quadrant, sector8]}: the
-                                      readings the
-                                      # gold must agree under (questions/readings.py names them)
-            premise: "entity_A lies within entity_B"  # what a false-premise perturbation breaks
-            (optional) premise_kind: presupposed_relation  # with premise: one of PREMISE_KINDS
-            perturb_role: entity_B    # the binding a false-premise perturbation replaces (with
-            premise) variants:                 # 1-5 English wordings; ids are positions: A01.1.v1,
-            A01.1.v2, ...
+            executor: distance.pair   # registry name (questions.executors); null = not built yet
+            roles: {entity_A: poi, entity_B: poi}     # placeholder -> role type (roles.ROLE_TYPES)
+            parameters: {value: [1, 2, 5]}            # placeholder -> values, one drawn per tuple
+            extras: [time_period]     # placeholders the executor fills from the data
+            conventions: {distance: geodesic_wgs84, unit: km}
+                                      # conventions.readings: {direction: [quadrant, sector8]}:
+                                      # the readings the gold must agree under (readings.py)
+            premise: "entity_A lies within entity_B"  # what a false premise breaks (optional)
+            premise_kind: presupposed_relation  # with premise: one of PREMISE_KINDS
+            perturb_role: entity_B    # the binding a false premise replaces (with premise)
+            variants:                 # 1-5 English wordings; ids are positions: A01.1.v1, ...
               - "What is the distance between {entity_A} and {entity_B}?"
 
 Variants are append-only: a variant's id is its position, and question ids hash the variant id.
 Loading validates the whole catalog (including the reading names of ``conventions.readings``) and
-fails with every problem listed at once.
-"""
+fails with every problem listed at once."""
 
 from __future__ import annotations
 

@@ -25,8 +25,7 @@ in lon/lat degrees (EPSG:4326) against the union of the KG's coverage rows grown
 KnowWhereGraph crawl) is covered despite rounding. Discs are polygons of :data:`DISC_VERTICES`
 geodesic points, pushed out so that the polygon contains the true disc. Regions crossing the
 antimeridian are not handled (no sample KG has one). A KG without a coverage row is not checked
-(hand-made executor worlds); the platform always writes one.
-"""
+(hand-made executor worlds); the platform always writes one."""
 
 from __future__ import annotations
 

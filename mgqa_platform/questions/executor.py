@@ -4,11 +4,11 @@ An executor is three steps, all deterministic:
 
 1. ``candidates(sub, pool)`` -> SQL over the temp table ``pool`` (entities joined with their strata:
    one KG's, or one stratum's of it for a ``stratum_local`` executor) returning candidate tuples for
-   every stratum in it: a ``stratum`` column, one column per role
-   placeholder (entity ids, or category names for category roles) and optionally parameter columns.
-   A parameter value the candidates supply (e.g. a direction that holds for the pair) is kept; any
-   other parameter is drawn from the catalog's values with a seeded RNG per tuple.
-   Sampling is seeded: order by :meth:`Pool.order_key`, never by ``random()``.
+   every stratum in it: a ``stratum`` column, one column per role placeholder (entity ids, or
+   category names for category roles) and optionally parameter columns. A parameter value the
+   candidates supply (e.g. a direction that holds for the pair) is kept; any other parameter is
+   drawn from the catalog's values with a seeded RNG per tuple. Sampling is seeded: order by
+   :meth:`Pool.order_key`, never by ``random()``.
 2. ``gold_sql(sub)`` -> SQL over the relation ``t(row_id, kg, <roles...>, <parameters...>)`` and the
    warehouse tables (``entities``, never ``pool``), returning **one row per row_id** with the raw
    result. The generator runs it once per batch; ``mgqa lineage`` prints it with ``t`` bound by a

@@ -14,12 +14,10 @@ forward geodesic azimuth on WGS84 from ``pyproj.Geod.inv``. Under every reading 
 holds on an arc centred on its own bearing (north 0, northeast 45, east 90, ... northwest 315),
 half-open [centre - h, centre + h), whose half-width h depends on the reading:
 
-==============  =========================
-=========================================================== reading         cardinal words (N/E/S/W)
-intercardinal words (NE/SE/SW/NW)
-==============  =========================
-=========================================================== ``sector8``     h = 22.5: the 45-degree
-h = 22.5: the 45-degree octant of the 8-point compass
+==============  =========================  =========================================================
+reading         cardinal words (N/E/S/W)   intercardinal words (NE/SE/SW/NW)
+==============  =========================  =========================================================
+``sector8``     h = 22.5: the 45-degree    h = 22.5: the 45-degree octant of the 8-point compass
                 octant of the 8-point
                 compass
 ``quadrant``    h = 45: a 90-degree cone   h = 45: the quadrant between the two axes ("northeast" =
@@ -27,8 +25,7 @@ h = 22.5: the 45-degree octant of the 8-point compass
 ``half_plane``  h = 90: the half-plane     h = 45: both half-planes at once ("north of and east of":
                 whose component along the  the north and east components both positive, [0, 90))
                 direction is positive
-==============  =========================
-===========================================================
+==============  =========================  =========================================================
 
 Compactness (K02). "More compact" and "closer to a circle" do not name a score. ``polsby_popper``:
 4 pi A / P^2 (A the EPSG:6933 area, P the geodesic perimeter), which punishes a ragged outline;

@@ -11,5 +11,4 @@ Layout of a release folder (loadable with Hugging Face ``datasets``: one config 
     data/<lang>/large.parquet, data/<lang>/small.parquet
 
 Every writer is deterministic (same inputs, byte-identical files) and atomic (temp file +
-``os.replace``).
-"""
+``os.replace``)."""

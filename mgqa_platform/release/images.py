@@ -18,8 +18,7 @@ Each file is stored as ``images/<first 16 hex of sha256(image_url)><extension>``
 ``images/images.jsonl`` records per image: ``image_url``, ``file``, ``sha256``, ``bytes``,
 ``download_url``, ``description_url``, ``licence``, ``licence_url``, ``author``, ``credit`` (sorted
 by ``image_url``). ``SHA256SUMS`` is then rewritten so that it lists the new files. Nothing here
-runs at build time.
-"""
+runs at build time."""
 
 from __future__ import annotations
 

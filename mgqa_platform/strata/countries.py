@@ -24,8 +24,7 @@ Every entity gets exactly one row.
 
 Axis order: DuckDB spatial's ``ST_Distance_Spheroid`` reads its points as ``POINT(lat lon)``
 (EPSG:4326's own order), unlike the rest of the warehouse; this module measures with ``pyproj.Geod``
-(lon, lat) instead, and the tests check both agree.
-"""
+(lon, lat) instead, and the tests check both agree."""
 
 from __future__ import annotations
 

@@ -562,15 +562,14 @@ def aggregate_to_h3(raster_path: str | Path, res: int = 3, window_rows: int = 25
       res)`` on the centre decides: per band, the candidate cells' rings (:func:`cell_rings_lonlat`,
       drawn within :data:`EDGE_TOLERANCE_PX` of the true edges) are rasterized with GDAL's
       pixel-centre rule, and the valid pixels whose centre lies within 4x that tolerance of a drawn
-      edge -- the only ones the drawing can get wrong -- are re-assigned with ``h3.latlng_to_cell``,
-      as are valid pixels no ring covered.
+      edge -- the only ones the drawing can get
+      wrong -- are re-assigned with ``h3.latlng_to_cell``, as are valid pixels no ring covered.
 
     The schema metadata carries totals as UTF-8 strings (``mgqa.*``, read them with
     :func:`aggregation_stats`): ``valid_pixels``, ``invalid_pixels``, ``population`` (the raster's
     valid sum, float64), ``edge_pixels`` (re-checked near an edge), ``fallback_pixels`` (valid
     pixels no ring covered; expected 0) and ``relabelled_pixels`` (re-checked pixels whose drawn
-    label was wrong).
-    """
+    label was wrong)."""
     raster_path = Path(raster_path)
     if window_rows < 1:
         raise ValueError(f"window_rows must be >= 1, got {window_rows}")
@@ -764,8 +763,7 @@ def build_proxy_population_raster(
     Stats: ``cities`` (loaded), ``cities_populated`` (population > 0), ``population`` (sum of all
     loaded cities; equal to the raster's sum up to float32 rounding of each pixel), ``land_pixels``,
     ``land_pixels_from_cities`` (added because a city lies there), ``width``, ``height``,
-    ``resolution_deg``.
-    """
+    ``resolution_deg``."""
     width = _grid_size(360.0, resolution_deg)
     height = _grid_size(180.0, resolution_deg)
     transform = Affine(

@@ -6,11 +6,11 @@ Every loader returns the same table, a pandas DataFrame with one row per economy
 
 =============  =================================================================================
 ``iso3``       World Bank economy code (ISO 3166-1 alpha-3 for most; ``XKX`` Kosovo, ``CHI`` Channel
-Islands) ``name``       the World Bank's economy name (``'Venezuela, RB'``)
-``income_tier`` ``'LIC'`` | ``'LMC'`` | ``'UMC'`` | ``'HIC'``; ``None`` when the economy is not
-classified ``income_group`` the group's text (``'Low income'`` ...; ``'Not classified'`` when
-``income_tier`` is None) ``fiscal_year`` the World Bank fiscal year the tier belongs to
-(``'FY2026'`` = the July 2025 release) ``source``     where the row comes from (``'World Bank FY2026
+Islands) ``name``       the World Bank's economy name (``'Venezuela, RB'``) ``income_tier``
+``'LIC'`` | ``'LMC'`` | ``'UMC'`` | ``'HIC'``; ``None`` when the economy is not classified
+``income_group`` the group's text (``'Low income'`` ...; ``'Not classified'`` when ``income_tier``
+is None) ``fiscal_year`` the World Bank fiscal year the tier belongs to (``'FY2026'`` = the July
+2025 release) ``source``     where the row comes from (``'World Bank FY2026
 (wb_income_fy2026.csv)'``) ``note``       why the tier is missing or came from a fallback; ``None``
 for a plain classified row
 =============  =================================================================================

@@ -17,8 +17,7 @@ asked.
   point or line member by its whole geometry.
 
 Candidates are the cited evidence entities (:meth:`Facts.others`); the generator cites the selected
-members only, so a member it missed cannot be recovered from the record.
-"""
+members only, so a member it missed cannot be recovered from the record."""
 
 from __future__ import annotations
 

@@ -16,8 +16,7 @@ Predicates (DE-9IM, matrix for (A, B), rows I, B, E of A):
 
 C04-C06 candidates are the cited evidence entities (:meth:`Facts.others`), filtered by category when
 their ``rdf:type`` triples are cited; the members the generator did not cite cannot be recovered
-from the record.
-"""
+from the record."""
 
 from __future__ import annotations
 

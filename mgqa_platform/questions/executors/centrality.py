@@ -20,8 +20,7 @@ Coordinates are EPSG:4326 with x = longitude, y = latitude; answers are WGS84 lo
   polygon and the centres inside each interval are counted and summed in closed form.
 
 Polygons whose bounding box is wider than 180 degrees (antimeridian) are skipped; entities whose
-display name spells out coordinates are never bound (the answer is a coordinate).
-"""
+display name spells out coordinates are never bound (the answer is a coordinate)."""
 
 from __future__ import annotations
 

@@ -5,8 +5,8 @@ Distance model (recorded in every sub-template's ``conventions``):
 * Point-to-point: WGS84 geodesic in km between representative points (EPSG:4326, ``lon``/``lat``
   columns), DuckDB ``ST_Distance_Spheroid`` on POINT(lat lon) — see :func:`geodesic_km_sql`.
 * Point-to-geometry (a line, a polygon's boundary, a country polygon): the nearest point of the
-  geometry is searched in a *local equirectangular frame* centred on the point (x = cos(lat0) *
-  (lon - lon0), y = lat - lat0, degrees; GEOS ``ST_ShortestLine``), then the km value is the WGS84
+  geometry is searched in a *local equirectangular frame* centred on the point (x = cos(lat0) * (lon
+  - lon0), y = lat - lat0, degrees; GEOS ``ST_ShortestLine``), then the km value is the WGS84
   geodesic length from the point to that nearest point. The result is a point of the geometry, so it
   is an upper bound of the true geodesic minimum; against an azimuthal-equidistant projection
   centred on the point it was within 0.2 % on the sample (county boundary up to 30 km, country
@@ -19,8 +19,7 @@ Distance model (recorded in every sub-template's ``conventions``):
 Candidate tuples are proposed for all strata at once. Sub-templates whose entities should be close
 to each other draw the partners of the anchor from the anchor's H3 cell (``h3[1..4]`` = resolutions
 3, 5, 7, 9 of the representative point); entity-in-polygon roles use a lon/lat bounding-box
-prefilter before ``ST_Contains``.
-"""
+prefilter before ``ST_Contains``."""
 
 from __future__ import annotations
 

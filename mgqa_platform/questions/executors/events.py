@@ -19,8 +19,7 @@ Events are entities with ``valid_from``: ``event_point`` (an epicentre / ignitio
   edges straight in the frame: :func:`distance_to_footprint_km`).
 
 Candidate joins carry ids and lon/lat bounding boxes (grown by the reach in km) before any exact
-predicate.
-"""
+predicate."""
 
 from __future__ import annotations
 

@@ -23,8 +23,7 @@ Every vague notion is a crisp rule with numeric thresholds taken from the sub-te
 
 Candidates put partners near the anchor (the anchor's H3 cell at the resolutions listed in the
 conventions' ``candidate_h3_res``; 0 = any entity of the stratum) and are balanced on the expected
-answer.
-"""
+answer."""
 
 from __future__ import annotations
 

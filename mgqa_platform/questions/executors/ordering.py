@@ -21,8 +21,7 @@ F04 (compound filter) measures geodesic km between representative points and the
 azimuth at C towards each member (pyproj ``Geod.inv``), read as a direction word under every
 direction reading the sub-template lists (``questions/readings.py``); the SQL candidates and
 ``premise_sql`` use the spherical initial bearing, which differs from the ellipsoidal one by far
-less than the 2-degree sector margin.
-"""
+less than the 2-degree sector margin."""
 
 from __future__ import annotations
 

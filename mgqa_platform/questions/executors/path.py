@@ -19,8 +19,7 @@ this agrees with a geodesic / azimuthal-equidistant distance to well under 0.1 %
   geometry) to the route is at most ``buffer_m`` and the route does not traverse it.
 
 Values within a relative band of a threshold (:data:`BAND`) make the whole tuple ambiguous: it is
-discarded.
-"""
+discarded."""
 
 from __future__ import annotations
 

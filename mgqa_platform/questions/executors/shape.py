@@ -10,8 +10,8 @@ One definition per measure (recorded in every sub-template's ``conventions``; F0
   (:func:`perimeter_km_sql`; tests cross-check it with pyproj ``Geod``).
 * compactness: Polsby-Popper ``4 * pi * area / perimeter**2`` with the two measures above (1 for a
   circle). A comparison that does not name the score is also decided under the other readings of
-  ``conventions.readings.compactness`` (:func:`compactness_readings`: Reock) and kept only
-  when all agree, none within ``min_abs_diff`` (else ``reading_dependent``).
+  ``conventions.readings.compactness`` (:func:`compactness_readings`: Reock) and kept only when all
+  agree, none within ``min_abs_diff`` (else ``reading_dependent``).
 * elongation: ``1 - minor / major`` of the sides of the minimum rotated rectangle of the geometry in
   a local azimuthal-equidistant projection (WGS84, metres) centred on the representative point;
   checked against the second-moment reading of ``conventions.readings.elongation``
@@ -24,8 +24,7 @@ One definition per measure (recorded in every sub-template's ``conventions``; F0
 Comparisons (K01-K03) whose two values are too close to call (``min_rel_diff`` / ``min_abs_diff`` of
 the conventions) are discarded. Candidates pair polygons of one stratum (seeded), so both entities
 are always of the same role type; the K05 scale is proposed by the candidates among the catalog's
-values that are at most ``max_scale_fraction`` of the polygon's size sqrt(area).
-"""
+values that are at most ``max_scale_fraction`` of the polygon's size sqrt(area)."""
 
 from __future__ import annotations
 

@@ -21,8 +21,7 @@ by I, B, E of B:
   inside a hole of A is enclosed; B touching A's outer boundary is not.
 
 Candidates: every bbox test uses plain lon/lat columns (xmin, xmax, ymin, ymax) so that DuckDB runs
-it as an inequality join; exact predicates only run on the pairs that pass it.
-"""
+it as an inequality join; exact predicates only run on the pairs that pass it."""
 
 from __future__ import annotations
 
