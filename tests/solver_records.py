@@ -166,13 +166,11 @@ def record(
     return rec.record
 
 
-def geoms_record(
-    sub: str,
-    fmt: str,
-    executor: str,
-    geoms: dict[str, str | tuple[float, float]],
-    params: dict | None = None,
-) -> dict:
-    """The record of :meth:`Record.of`: one bound entity per role of ``geoms`` (role -> WKT or (lon,
-    lat))."""
-    return Record.of(sub, fmt, executor, geoms, params).record
+def geoms_record(*args, **kwargs) -> dict:
+    """The record of :meth:`Record.of` (same arguments): one bound entity per role of ``geoms``."""
+    return Record.of(*args, **kwargs).record
+
+
+def solved(*args, **kwargs):
+    """The reference solver's solution of :func:`geoms_record` (same arguments)."""
+    return solve(geoms_record(*args, **kwargs))

@@ -103,32 +103,22 @@ def in_table(table: dict, az: float) -> str:
     return label
 
 
-RING = {
-    f"worldkg:{i}": offset(
-        1.5 * math.sin(math.radians(10 + 40 * i)), 1.5 * math.cos(math.radians(10 + 40 * i))
-    )
-    for i in range(9)
-}
-CLUSTER = {
-    f"worldkg:s{i}": offset(
-        0.4 * math.sin(math.radians(5 + 60 * i)), 0.4 * math.cos(math.radians(5 + 60 * i))
-    )
-    for i in range(6)
-}
-VILLAGES = {
-    f"worldkg:v{i}": offset(
-        6 * math.sin(math.radians(25 + 70 * i)), 6 * math.cos(math.radians(25 + 70 * i))
-    )
-    for i in range(5)
-}
+def ring(prefix: str, n: int, radius_km: float, first_deg: float, step_deg: float) -> dict:
+    """``n`` points ``radius_km`` from the centre at bearings ``first_deg + i * step_deg``."""
+    return {
+        f"worldkg:{prefix}{i}": offset(
+            radius_km * math.sin(math.radians(first_deg + step_deg * i)),
+            radius_km * math.cos(math.radians(first_deg + step_deg * i)),
+        )
+        for i in range(n)
+    }
 
+
+RING = ring("", 9, 1.5, 10, 40)
+CLUSTER = ring("s", 6, 0.4, 5, 60)
+VILLAGES = ring("v", 5, 6, 25, 70)
 # villages on the 45-degree diagonals, 9 km out: pairs whose bearing lies mid-quadrant (J01.2 yes)
-DIAGONAL_VILLAGES = {
-    f"worldkg:d{i}": offset(
-        9 * math.sin(math.radians(45 + 90 * i)), 9 * math.cos(math.radians(45 + 90 * i))
-    )
-    for i in range(4)
-}
+DIAGONAL_VILLAGES = ring("d", 4, 9, 45, 90)
 
 
 @pytest.fixture

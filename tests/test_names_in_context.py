@@ -253,47 +253,28 @@ def test_span_classes_follow_the_template_slots():
 
 
 # --------------------------------------------------------------------- the rule member, by language
-def test_fra_elision_before_a_name():
-    assert rules("fra", "Est-ce loin de {Ostende} ?") == "Est-ce loin d'{Ostende} ?"
+# (language, text before, text after): elision, contraction, punctuation and spacing
+PUNCTUATION_AND_CONTRACTION = [
+    ("fra", "Est-ce loin de {Ostende} ?", "Est-ce loin d'{Ostende} ?"),
+    ("ita", "Quanto dista di il {Po} ?", "Quanto dista del {Po}?"),
+    ("por", "Fica em o {Porto}?", "Fica no {Porto}?"),
+    ("spa", "¿Lejos de el {Prado}?", "¿Lejos del {Prado}?"),
+    ("spa", "¿Lejos de {El Salvador}?", "¿Lejos de {El Salvador}?"),  # never inside a name
+    ("ron", "Unde este {Cluj} ?", "Unde este {Cluj}?"),
+    ("deu", "Wo  liegt {Köln} ?", "Wo liegt {Köln}?"),
+    ("sqi", "Sa larg është {Vlorë} ?", "Sa larg është {Vlorë}?"),
+    ("vie", "{Huế} ở đâu ?", "{Huế} ở đâu?"),
+    ("urd", "کیا {Lahore} دور ہے ؟", "کیا {Lahore} دور ہے؟"),  # before the Arabic question mark
+    ("jpn", "{Paris}から遠いですか ?", "{Paris}から遠いですか？"),  # full-width question mark
+    ("zho", "{Paris}から遠いですか ?", "{Paris}から遠いですか？"),
+    ("jpn", "{Paris}から遠いですか？", "{Paris}から遠いですか？"),
+    ("zho", "{Paris}から遠いですか？", "{Paris}から遠いですか？"),
+]
 
 
-def test_ita_contraction_and_punctuation():
-    assert rules("ita", "Quanto dista di il {Po} ?") == "Quanto dista del {Po}?"
-
-
-def test_por_contraction():
-    assert rules("por", "Fica em o {Porto}?") == "Fica no {Porto}?"
-
-
-def test_spa_contraction_but_not_inside_a_name():
-    assert rules("spa", "¿Lejos de el {Prado}?") == "¿Lejos del {Prado}?"
-    assert rules("spa", "¿Lejos de {El Salvador}?") == "¿Lejos de {El Salvador}?"
-
-
-def test_ron_punctuation():
-    assert rules("ron", "Unde este {Cluj} ?") == "Unde este {Cluj}?"
-
-
-def test_deu_punctuation_and_double_space():
-    assert rules("deu", "Wo  liegt {Köln} ?") == "Wo liegt {Köln}?"
-
-
-def test_sqi_punctuation():
-    assert rules("sqi", "Sa larg është {Vlorë} ?") == "Sa larg është {Vlorë}?"
-
-
-def test_vie_punctuation():
-    assert rules("vie", "{Huế} ở đâu ?") == "{Huế} ở đâu?"
-
-
-def test_urd_punctuation_before_the_arabic_question_mark():
-    assert rules("urd", "کیا {Lahore} دور ہے ؟") == "کیا {Lahore} دور ہے؟"
-
-
-@pytest.mark.parametrize("lang", ["jpn", "zho"])
-def test_cjk_fullwidth_question_mark(lang):
-    assert rules(lang, "{Paris}から遠いですか ?") == "{Paris}から遠いですか？"
-    assert rules(lang, "{Paris}から遠いですか？") == "{Paris}から遠いですか？"
+@pytest.mark.parametrize(("lang", "text", "fixed"), PUNCTUATION_AND_CONTRACTION)
+def test_punctuation_and_contraction_by_language(lang, text, fixed):
+    assert rules(lang, text) == fixed
 
 
 def test_rus_preposition_before_a_name():

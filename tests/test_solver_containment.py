@@ -16,24 +16,24 @@ def _world():
     return anchor, [anchor, inside, edge, wrong_cat, far]
 
 
+def count_within(entities: list, km: float) -> int:
+    """The reference solver's count of post offices within ``km`` of ``entities[0]`` (B01.1)."""
+    bind = {"category_A": "post_office", "entity_B": entities[0][0]}
+    return solve(
+        record("B01.1", "containment.count_within", "count", bind, entities, {"value": km})
+    ).answer["value"]
+
+
 def test_count_within_closed_disc_excludes_anchor_and_other_categories():
-    anchor, es = _world()
-    bind = {"category_A": "post_office", "entity_B": anchor[0]}
-    assert solve(
-        record("B01.1", "containment.count_within", "count", bind, es, {"value": 1})
-    ).answer == {"value": 1}
-    assert solve(
-        record("B01.1", "containment.count_within", "count", bind, es, {"value": 5})
-    ).answer == {"value": 3}
+    _, es = _world()
+    assert count_within(es, 1) == 1
+    assert count_within(es, 5) == 3
 
 
 def test_count_within_zero():
-    anchor, es = _world()
-    bind = {"category_A": "post_office", "entity_B": anchor[0]}
+    _, es = _world()
     only_anchor = [es[0], es[3]]
-    assert solve(
-        record("B01.1", "containment.count_within", "count", bind, only_anchor, {"value": 2})
-    ).answer == {"value": 0}
+    assert count_within(only_anchor, 2) == 0
 
 
 def test_list_within():

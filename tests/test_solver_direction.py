@@ -9,9 +9,8 @@ from __future__ import annotations
 
 from pyproj import Geod
 
-from mgqa_platform.evaluation.solver import solve
 from mgqa_platform.evaluation.solver.direction import compass
-from tests.solver_records import geoms_record
+from tests.solver_records import solved
 
 GEOD = Geod(ellps="WGS84")
 
@@ -23,6 +22,12 @@ def pt(lon: float, lat: float) -> str:
 def at(origin: tuple[float, float], az: float, km: float) -> str:
     lon, lat, _ = GEOD.fwd(origin[0], origin[1], az, km * 1000.0)
     return pt(lon, lat)
+
+
+def cardinal(sub: str, geoms: dict, word: str):
+    """The reference solver's answer to "is entity_A ``word`` of entity_B?" (``sub`` of J01)."""
+    params = {"cardinal_direction": word}
+    return solved(sub, "boolean", "direction.cardinal", geoms, params).answer["value"]
 
 
 def test_compass_sector_edges_are_half_open():
@@ -42,31 +47,15 @@ def test_compass_sector_edges_are_half_open():
 def test_cardinal_is_seen_from_entity_b():
     b = (24.94, 60.17)
     geoms = {"entity_A": at(b, 10.0, 3.0), "entity_B": pt(*b)}  # A 3 km at azimuth 10 from B
-    assert solve(
-        geoms_record(
-            "J01.1", "boolean", "direction.cardinal", geoms, {"cardinal_direction": "north"}
-        )
-    ).answer == {"value": True}
-    assert solve(
-        geoms_record(
-            "J01.1", "boolean", "direction.cardinal", geoms, {"cardinal_direction": "south"}
-        )
-    ).answer == {"value": False}
+    assert cardinal("J01.1", geoms, "north") is True
+    assert cardinal("J01.1", geoms, "south") is False
 
 
 def test_cardinal_quadrants():
     b = (-46.6, -23.5)
     geoms = {"entity_A": at(b, 100.0, 20.0), "entity_B": pt(*b)}  # azimuth 100: south-east quadrant
-    assert solve(
-        geoms_record(
-            "J01.2", "boolean", "direction.cardinal", geoms, {"cardinal_direction": "southeast"}
-        )
-    ).answer == {"value": True}
-    assert solve(
-        geoms_record(
-            "J01.2", "boolean", "direction.cardinal", geoms, {"cardinal_direction": "northeast"}
-        )
-    ).answer == {"value": False}
+    assert cardinal("J01.2", geoms, "southeast") is True
+    assert cardinal("J01.2", geoms, "northeast") is False
 
 
 def test_cardinal_regions_must_be_disjoint():
@@ -74,52 +63,34 @@ def test_cardinal_regions_must_be_disjoint():
         "entity_A": "POLYGON ((0 0, 2 0, 2 2, 0 2, 0 0))",
         "entity_B": "POLYGON ((1 1, 3 1, 3 3, 1 3, 1 1))",
     }
-    s = solve(
-        geoms_record(
-            "J01.3", "boolean", "direction.cardinal", geoms, {"cardinal_direction": "west"}
-        )
-    )
+    s = solved("J01.3", "boolean", "direction.cardinal", geoms, {"cardinal_direction": "west"})
     assert s.answer is None and s.reason == "entities_intersect"
 
 
 def test_bearing_eight_and_four_point():
     geoms = {"entity_A": pt(0.0, 0.0), "entity_B": pt(1.0, -0.5)}  # azimuth ~116.6 deg
-    assert (
-        solve(geoms_record("J04.1", "predefined", "direction.bearing", geoms)).answer["value"]
-        == "SE"
-    )
-    assert (
-        solve(geoms_record("J04.3", "predefined", "direction.bearing", geoms)).answer["value"]
-        == "E"
-    )
+    assert solved("J04.1", "predefined", "direction.bearing", geoms).answer["value"] == "SE"
+    assert solved("J04.3", "predefined", "direction.bearing", geoms).answer["value"] == "E"
     rev = {"entity_A": pt(1.0, -0.5), "entity_B": pt(0.0, 0.0)}  # the way back: ~296.6 deg
-    assert (
-        solve(geoms_record("J04.1", "predefined", "direction.bearing", rev)).answer["value"] == "NW"
-    )
+    assert solved("J04.1", "predefined", "direction.bearing", rev).answer["value"] == "NW"
 
 
 def test_side_of_route_left_and_right():
     route = {"entity_B": pt(0.0, 0.0), "entity_C": pt(0.0, 0.1)}  # travelling due north
-    east = solve(
-        geoms_record(
-            "J02.1", "predefined", "direction.side_of_route", {"entity_A": pt(0.01, 0.05), **route}
-        )
+    east = solved(
+        "J02.1", "predefined", "direction.side_of_route", {"entity_A": pt(0.01, 0.05), **route}
     )
-    west = solve(
-        geoms_record(
-            "J02.1", "predefined", "direction.side_of_route", {"entity_A": pt(-0.01, 0.05), **route}
-        )
+    west = solved(
+        "J02.1", "predefined", "direction.side_of_route", {"entity_A": pt(-0.01, 0.05), **route}
     )
     assert east.answer["value"] == "right" and west.answer["value"] == "left"
     back = {"entity_B": pt(0.0, 0.1), "entity_C": pt(0.0, 0.0)}  # due south: east is on the left
     assert (
-        solve(
-            geoms_record(
-                "J02.1",
-                "predefined",
-                "direction.side_of_route",
-                {"entity_A": pt(0.01, 0.05), **back},
-            )
+        solved(
+            "J02.1",
+            "predefined",
+            "direction.side_of_route",
+            {"entity_A": pt(0.01, 0.05), **back},
         ).answer["value"]
         == "left"
     )
@@ -127,10 +98,8 @@ def test_side_of_route_left_and_right():
 
 def test_side_of_route_outside_span_is_unsolvable():
     route = {"entity_B": pt(0.0, 0.0), "entity_C": pt(0.0, 0.1)}
-    s = solve(
-        geoms_record(
-            "J02.1", "predefined", "direction.side_of_route", {"entity_A": pt(0.01, 0.15), **route}
-        )
+    s = solved(
+        "J02.1", "predefined", "direction.side_of_route", {"entity_A": pt(0.01, 0.15), **route}
     )
     assert s.answer is None and s.reason == "outside_route_span"
 
@@ -138,23 +107,19 @@ def test_side_of_route_outside_span_is_unsolvable():
 def test_along_line_follows_digitised_direction():
     line = "LINESTRING (0 0, 0.005 0.001, 0.01 0)"
     pts = {"entity_A": pt(0.002, 0.0008), "entity_B": pt(0.008, 0.0009)}
-    s = solve(
-        geoms_record("J03.1", "predefined", "direction.along_line", {**pts, "entity_C": line})
-    )
+    s = solved("J03.1", "predefined", "direction.along_line", {**pts, "entity_C": line})
     assert s.answer["value"] == "upstream"
     rev = "LINESTRING (0.01 0, 0.005 0.001, 0 0)"
-    s = solve(geoms_record("J03.1", "predefined", "direction.along_line", {**pts, "entity_C": rev}))
+    s = solved("J03.1", "predefined", "direction.along_line", {**pts, "entity_C": rev})
     assert s.answer["value"] == "downstream"
 
 
 def test_along_line_multipart_is_unsolvable():
     multi = "MULTILINESTRING ((0 0, 0.005 0), (0.006 0, 0.01 0))"
-    s = solve(
-        geoms_record(
-            "J03.1",
-            "predefined",
-            "direction.along_line",
-            {"entity_A": pt(0.002, 0.0), "entity_B": pt(0.008, 0.0), "entity_C": multi},
-        )
+    s = solved(
+        "J03.1",
+        "predefined",
+        "direction.along_line",
+        {"entity_A": pt(0.002, 0.0), "entity_B": pt(0.008, 0.0), "entity_C": multi},
     )
     assert s.answer is None and s.reason == "not_single_linestring"

@@ -12,7 +12,7 @@ import h3
 import s2sphere
 
 from mgqa_platform.evaluation.solver import solve
-from tests.solver_records import geoms_record
+from tests.solver_records import geoms_record, solved
 
 
 def s2_centre(token: str) -> tuple[float, float]:
@@ -66,14 +66,12 @@ def test_shared_cell_s2_level():
         .to_token()
     )
     lon, lat = s2_centre(token)
-    s = solve(
-        geoms_record(
-            "H02.2",
-            "grid_cell",
-            "grid.shared_cell",
-            {"entity_A": (lon, lat), "entity_B": (lon + 0.0003, lat)},
-            {"level": 12},
-        )
+    s = solved(
+        "H02.2",
+        "grid_cell",
+        "grid.shared_cell",
+        {"entity_A": (lon, lat), "entity_B": (lon + 0.0003, lat)},
+        {"level": 12},
     )
     assert s.answer == {"system": "s2", "cell": token, "resolution": 12}
 
@@ -134,14 +132,12 @@ def test_composite_cell_from_cell_centres():
     token = (
         s2sphere.CellId.from_lat_lng(s2sphere.LatLng.from_degrees(lat, lon)).parent(14).to_token()
     )
-    s = solve(
-        geoms_record(
-            "H03.1",
-            "composite_cell",
-            "grid.composite",
-            {"entity_A": (lon, lat)},
-            {"resolution": 8, "level": 14},
-        )
+    s = solved(
+        "H03.1",
+        "composite_cell",
+        "grid.composite",
+        {"entity_A": (lon, lat)},
+        {"resolution": 8, "level": 14},
     )
     assert s.answer["h3"]["cell"] == cell and s.answer["s2"]["cell"] == token
     # the token is a prefix of the leaf id in hex: check with plain integer arithmetic

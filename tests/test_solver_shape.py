@@ -17,9 +17,8 @@ from pyproj import Geod
 from shapely import affinity
 from shapely.geometry import Point, Polygon
 
-from mgqa_platform.evaluation.solver import solve
 from mgqa_platform.evaluation.solver.shape import min_area_rectangle_sides
-from tests.solver_records import geoms_record
+from tests.solver_records import solved
 
 GEOD = Geod(ellps="WGS84")
 
@@ -31,8 +30,13 @@ def square(lon: float, lat: float, d: float) -> str:
     )
 
 
+def compare(sub: str, a: str, b: str):
+    """The reference solver's answer to shape comparison ``sub`` of ``a`` (entity_A) with ``b``."""
+    return solved(sub, "boolean", "shape.compare", {"entity_A": a, "entity_B": b}).answer["value"]
+
+
 def test_perimeter_of_one_degree_cell_at_equator():
-    s = solve(geoms_record("K04.1", "distance", "shape.perimeter", {"entity_A": square(0, 0, 1)}))
+    s = solved("K04.1", "distance", "shape.perimeter", {"entity_A": square(0, 0, 1)})
     ring = [(0, 0), (1, 0), (1, 1), (0, 1), (0, 0)]
     expected = sum(GEOD.inv(*ring[i], *ring[i + 1])[2] for i in range(4)) / 1000.0
     assert s.answer["value"] == pytest.approx(expected, abs=1e-3)
@@ -43,7 +47,7 @@ def test_perimeter_counts_holes():
     outer = [(0, 0), (1, 0), (1, 1), (0, 1), (0, 0)]
     hole = [(0.25, 0.25), (0.25, 0.75), (0.75, 0.75), (0.75, 0.25), (0.25, 0.25)]
     wkt = Polygon(outer, [hole]).wkt
-    s = solve(geoms_record("K04.2", "distance", "shape.perimeter", {"entity_A": wkt}))
+    s = solved("K04.2", "distance", "shape.perimeter", {"entity_A": wkt})
     expected = sum(GEOD.inv(*r[i], *r[i + 1])[2] for r in (outer, hole) for i in range(4)) / 1000.0
     assert s.answer["value"] == pytest.approx(expected, abs=1e-3)
 
@@ -53,12 +57,8 @@ def test_area_compare_equator_cell_beats_polar_cell():
     eq, north = square(0, 0, 1), square(0, 60, 1)
     a_eq = abs(GEOD.geometry_area_perimeter(Polygon([(0, 0), (1, 0), (1, 1), (0, 1)]))[0])
     assert 12_000e6 < a_eq < 12_500e6
-    assert solve(
-        geoms_record("K01.1", "boolean", "shape.compare", {"entity_A": eq, "entity_B": north})
-    ).answer == {"value": True}
-    assert solve(
-        geoms_record("K01.1", "boolean", "shape.compare", {"entity_A": north, "entity_B": eq})
-    ).answer == {"value": False}
+    assert compare("K01.1", eq, north) is True
+    assert compare("K01.1", north, eq) is False
 
 
 def test_area_subtracts_holes():
@@ -66,20 +66,14 @@ def test_area_subtracts_holes():
         [(0, 0), (1, 0), (1, 1), (0, 1)], [[(0.05, 0.05), (0.05, 0.95), (0.95, 0.95), (0.95, 0.05)]]
     ).wkt
     small = square(5, 0, 0.5)  # a quarter of the cell, more than the 19 % ring left by the hole
-    assert solve(
-        geoms_record("K01.2", "boolean", "shape.compare", {"entity_A": holed, "entity_B": small})
-    ).answer == {"value": False}
+    assert compare("K01.2", holed, small) is False
 
 
 def test_compactness_circle_beats_strip():
     circle = Point(10, 0).buffer(0.05, quad_segs=32).wkt
     strip = "POLYGON ((20 0, 20.2 0, 20.2 0.01, 20 0.01, 20 0))"
-    assert solve(
-        geoms_record("K02.1", "boolean", "shape.compare", {"entity_A": circle, "entity_B": strip})
-    ).answer == {"value": True}
-    assert solve(
-        geoms_record("K02.1", "boolean", "shape.compare", {"entity_A": strip, "entity_B": circle})
-    ).answer == {"value": False}
+    assert compare("K02.1", circle, strip) is True
+    assert compare("K02.1", strip, circle) is False
 
 
 def test_min_area_rectangle_of_rotated_rectangle():
@@ -102,27 +96,21 @@ def test_elongation_rotated_strip_beats_square():
         Polygon([(0, 0), (0.04, 0), (0.04, 0.01), (0, 0.01)]), 35, origin="centroid"
     ).wkt
     sq = square(1, 0, 0.02)
-    assert solve(
-        geoms_record("K03.1", "boolean", "shape.compare", {"entity_A": strip, "entity_B": sq})
-    ).answer == {"value": True}
-    assert solve(
-        geoms_record("K03.1", "boolean", "shape.compare", {"entity_A": sq, "entity_B": strip})
-    ).answer == {"value": False}
+    assert compare("K03.1", strip, sq) is True
+    assert compare("K03.1", sq, strip) is False
 
 
 def test_shape_index_of_square():
-    s = solve(
-        geoms_record(
-            "K05.1",
-            "ratio",
-            "shape.irregularity",
-            {"entity_A": square(0, 0, 0.01)},
-            {
-                "irregularity_metric": "shape index",
-                "scale_value": 0.01,
-                "scale_unit": "km simplification",
-            },
-        )
+    s = solved(
+        "K05.1",
+        "ratio",
+        "shape.irregularity",
+        {"entity_A": square(0, 0, 0.01)},
+        {
+            "irregularity_metric": "shape index",
+            "scale_value": 0.01,
+            "scale_unit": "km simplification",
+        },
     )
     assert s.answer["value"] == pytest.approx(2 / math.sqrt(math.pi), rel=2e-3)
 
@@ -134,23 +122,19 @@ def test_perimeter_ratio_drops_a_small_notch():
     ring = [(0, 0), (0.004, 0), (0.005, n), (0.006, 0), (d, 0), (d, d), (0, d), (0, 0)]
     params = {"irregularity_metric": "perimeter ratio", "scale_unit": "km simplification"}
     wkt = Polygon(ring).wkt
-    coarse = solve(
-        geoms_record(
-            "K05.2",
-            "ratio",
-            "shape.irregularity",
-            {"entity_A": wkt},
-            {**params, "scale_value": 0.05},
-        )
+    coarse = solved(
+        "K05.2",
+        "ratio",
+        "shape.irregularity",
+        {"entity_A": wkt},
+        {**params, "scale_value": 0.05},
     )
-    fine = solve(
-        geoms_record(
-            "K05.2",
-            "ratio",
-            "shape.irregularity",
-            {"entity_A": wkt},
-            {**params, "scale_value": 0.01},
-        )
+    fine = solved(
+        "K05.2",
+        "ratio",
+        "shape.irregularity",
+        {"entity_A": wkt},
+        {**params, "scale_value": 0.01},
     )
     # at this size the local projection's planar lengths equal geodesic ones to ~1e-7
     no_notch = [q for q in ring if q not in ((0.004, 0), (0.005, n), (0.006, 0))]
@@ -161,17 +145,15 @@ def test_perimeter_ratio_drops_a_small_notch():
 
 
 def test_irregularity_too_coarse_is_unsolvable():
-    s = solve(
-        geoms_record(
-            "K05.1",
-            "ratio",
-            "shape.irregularity",
-            {"entity_A": square(0, 0, 0.001)},
-            {
-                "irregularity_metric": "shape index",
-                "scale_value": 5,
-                "scale_unit": "km simplification",
-            },
-        )
+    s = solved(
+        "K05.1",
+        "ratio",
+        "shape.irregularity",
+        {"entity_A": square(0, 0, 0.001)},
+        {
+            "irregularity_metric": "shape index",
+            "scale_value": 5,
+            "scale_unit": "km simplification",
+        },
     )
     assert s.answer is None and s.reason in ("simplified_away", "simplification_too_coarse")
