@@ -136,6 +136,19 @@ def run(
     return row if sql == "premise" else ex.finish(sub, row)
 
 
+def on_row(con: duckdb.DuckDBPyConnection, sql: str, row: dict) -> dict:
+    """Run ``sql`` with ``row`` registered as the one-row relation ``t``; its first result row as a
+    dict (column -> value)."""
+    import pyarrow as pa
+
+    con.register("t", pa.table({k: [v] for k, v in row.items()}))
+    try:
+        cur = con.execute(sql)
+        return dict(zip([d[0] for d in cur.description], cur.fetchone(), strict=True))
+    finally:
+        con.unregister("t")
+
+
 def copy_catalog(con, source: str) -> None:
     """Insert every row of every table of the attached catalog ``source`` into the table of the
     same name in ``con``'s catalog (which ``warehouse.ensure_schema`` has created), in the

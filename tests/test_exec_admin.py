@@ -87,14 +87,11 @@ def kwg(con):
     )
     edge(con, "kwg:county", PART_OF, iri("kwg:state"))
     edge(con, "kwg:other", PART_OF, iri("kwg:state"))
-    schools = {
-        "S1": "POINT(-120.0 34.7)",
-        "S2": "POINT(-119.2 34.7)",
-        "S3": "POINT(-120.1 34.05)",
-        "S4": "POINT(-120.4 34.8)",
-    }
-    for n, w in schools.items():
-        world.add(con, f"kwg:{n}", f"School {n}", "school", w, stratum=st, iso3="USA")
+    schools = dict(S1=(-120.0, 34.7), S2=(-119.2, 34.7), S3=(-120.1, 34.05), S4=(-120.4, 34.8))
+    for n, (x, y) in schools.items():
+        world.add(
+            con, f"kwg:{n}", f"School {n}", "school", f"POINT({x} {y})", stratum=st, iso3="USA"
+        )
     edge(con, "kwg:S1", SF_WITHIN, iri("kwg:county"))
     edge(con, "kwg:S2", SF_WITHIN, iri("kwg:other"))
     edge(

@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import math
 
-import pyarrow as pa
 import pytest
 from pyproj import Geod, Transformer
 
@@ -328,13 +327,7 @@ def test_along_line_world(river):
     }
 
     def run(sql, **over):
-        row = {**values, **over}
-        river.register("t", pa.table({k: [v] for k, v in row.items()}))
-        try:
-            cur = river.execute(sql)
-            return dict(zip([d[0] for d in cur.description], cur.fetchone(), strict=True))
-        finally:
-            river.unregister("t")
+        return world.on_row(river, sql, {**values, **over})
 
     assert ex.finish(sub, run(ex.gold_sql(sub))).gold["value"] == "upstream"
     assert (

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 
-import pyarrow as pa
 import pytest
 from pyproj import Geod
 from shapely import wkt as shapely_wkt
@@ -95,12 +94,7 @@ def run(con, sub, sql: str, **values) -> dict:
         "kg": KG,
         **{k: v if k.startswith("category") else eid(v) for k, v in values.items()},
     }
-    con.register("t", pa.table({k: [v] for k, v in row.items()}))
-    try:
-        cur = con.execute(sql)
-        return dict(zip([d[0] for d in cur.description], cur.fetchone(), strict=True))
-    finally:
-        con.unregister("t")
+    return world.on_row(con, sql, row)
 
 
 def gold(con, sub_id: str, **values):

@@ -96,12 +96,8 @@ def block(con):
 
 
 def test_extreme_cardinal_hand_world(block):
-    expect = {
-        "north": "osmh3kg:node/1",
-        "south": "osmh3kg:node/4",
-        "east": "osmh3kg:node/2",
-        "west": "osmh3kg:node/3",
-    }
+    node = "osmh3kg:node/{}".format
+    expect = dict(north=node(1), south=node(4), east=node(2), west=node(3))
     for direction, eid in expect.items():
         out = run(block, "F01.1", category_A="cafe", entity_B=BLOCK, cardinal_direction=direction)
         assert out.gold["entity_ids"] == [eid], direction

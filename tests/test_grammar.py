@@ -335,11 +335,7 @@ def test_bulgarian_frames_give_way_to_the_definite_category():
 
 def test_german_articles_cases_and_weak_adjectives_after_determiners():
     cats = memory.load("deu").categories
-    assert (cats["airport"]["gender"], cats["fuel"]["gender"], cats["shop"]["gender"]) == (
-        "m",
-        "f",
-        "n",
-    )
+    assert [cats[c]["gender"] for c in ("airport", "fuel", "shop")] == ["m", "f", "n"]
     assert cats["public_building"]["forms"] == {
         "weak": "öffentlichen Gebäude",
         "dat": "öffentlichen Gebäuden",
@@ -523,11 +519,7 @@ def test_urdu_categories_take_the_oblique_plural_before_a_postposition():
 
 def test_urdu_interrogatives_and_verbs_agree_with_the_gender_of_the_category():
     cats = memory.load("urd").categories
-    assert (cats["shop"]["gender"], cats["bank"]["gender"], cats["university"]["gender"]) == (
-        "f",
-        "m",
-        "f",
-    )
+    assert [cats[c]["gender"] for c in ("shop", "bank", "university")] == ["f", "m", "f"]
     texts = category_texts("urd", "how_many|which", "shop", "bank")
     assert "کتنی دکانیں، <entity_B> کو قطع کرتی ہیں؟" in texts
     assert "کتنے بینک، <entity_B> کو قطع کرتے ہیں؟" in texts
