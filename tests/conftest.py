@@ -10,13 +10,13 @@ from pathlib import Path
 import osmium
 import pyoxigraph
 import pytest
-from osmium.osm import mutable
 
 from mgqa_platform import warehouse
 from mgqa_platform.kg.kwg_fixture import build_kwg_fixture
 from mgqa_platform.kg.usgs_events import build_usgs_events
 from mgqa_platform.kg.worldkg_build import BuildReport
 from mgqa_platform.settings import SAMPLE_DIR
+from tests import osm_elements as osm
 
 pytest_plugins = ["pytester"]
 
@@ -181,15 +181,14 @@ def write_tiny_pbf(path: Path, *, incomplete_relation: bool = True) -> Path:
     w = osmium.SimpleWriter(str(path))
     try:
         for nid, loc, tags in (CAFE, CAFE_TWIN, CAFE_TRIPLET, PHARMACY, UNNAMED, PLAIN):
-            w.add_node(mutable.Node(id=nid, version=1, location=loc, tags=tags))
+            w.add_node(osm.node(nid, loc, tags))
         for nid, loc in SQUARE + ROAD_NODES:
-            w.add_node(mutable.Node(id=nid, version=1, location=loc, tags={}))
+            w.add_node(osm.node(nid, loc))
         w.add_way(
-            mutable.Way(
-                id=100,
-                version=1,
-                nodes=[20, 21, 22],
-                tags={
+            osm.way(
+                100,
+                [20, 21, 22],
+                {
                     "highway": "primary",
                     "name": "Avenida Ipiranga",
                     "name:en": "Ipiranga Avenue",
@@ -197,30 +196,21 @@ def write_tiny_pbf(path: Path, *, incomplete_relation: bool = True) -> Path:
                 },
             )
         )
-        w.add_way(
-            mutable.Way(
-                id=101,
-                version=1,
-                nodes=[10, 11, 12, 13, 10],
-                tags={"leisure": "park", "name": "Parque Pequeno"},
-            )
-        )
-        w.add_way(mutable.Way(id=102, version=1, nodes=[10, 11, 12, 13, 10], tags={}))
+        w.add_way(osm.way(101, [10, 11, 12, 13, 10], {"leisure": "park", "name": "Parque Pequeno"}))
+        w.add_way(osm.way(102, [10, 11, 12, 13, 10]))
         w.add_relation(
-            mutable.Relation(
-                id=200,
-                version=1,
-                members=[("w", 102, "outer")],
-                tags={"type": "multipolygon", "landuse": "forest", "name": "Mata"},
+            osm.relation(
+                200,
+                [("w", 102, "outer")],
+                {"type": "multipolygon", "landuse": "forest", "name": "Mata"},
             )
         )
         if incomplete_relation:
             w.add_relation(
-                mutable.Relation(
-                    id=201,
-                    version=1,
-                    members=[("w", 999, "outer")],
-                    tags={
+                osm.relation(
+                    201,
+                    [("w", 999, "outer")],
+                    {
                         "type": "boundary",
                         "boundary": "administrative",
                         "admin_level": "8",
@@ -229,11 +219,8 @@ def write_tiny_pbf(path: Path, *, incomplete_relation: bool = True) -> Path:
                 )
             )
         w.add_relation(
-            mutable.Relation(
-                id=202,
-                version=1,
-                members=[("w", 100, "")],
-                tags={"type": "route", "route": "bus", "name": "Linha 1"},
+            osm.relation(
+                202, [("w", 100, "")], {"type": "route", "route": "bus", "name": "Linha 1"}
             )
         )
     finally:

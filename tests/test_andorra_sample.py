@@ -24,6 +24,7 @@ from mgqa_platform.questions import roles
 from mgqa_platform.questions.executors.shape import area_km2_sql
 from mgqa_platform.settings import SAMPLE_DIR
 from mgqa_platform.warehouse import fetch_dicts
+from tests import osm_elements as osm
 
 SAMPLE_PBF = SAMPLE_DIR / "osm" / "mgqa-sample.osm.pbf"
 PARISHES = {
@@ -69,11 +70,7 @@ def cut_andorra_boundaries(src: Path, dst: Path) -> None:
     try:
         for n in osmium.FileProcessor(str(src), osmium.osm.NODE):
             if n.id in node_ids:
-                writer.add_node(
-                    mutable.Node(
-                        id=n.id, version=1, location=(n.location.lon, n.location.lat), tags={}
-                    )
-                )
+                writer.add_node(osm.node(n.id, (n.location.lon, n.location.lat)))
         for w in sorted(ways, key=lambda w: w.id):
             writer.add_way(w)
         for r in sorted(rels, key=lambda r: r.id):

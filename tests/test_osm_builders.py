@@ -9,13 +9,13 @@ import pyarrow.parquet as pq
 import pyoxigraph as ox
 import pytest
 import shapely
-from osmium.osm import mutable
 
 from mgqa_platform.files import sha256_file
 from mgqa_platform.kg import vocab
 from mgqa_platform.kg.osm_reader import OsmSnapshotError
 from mgqa_platform.kg.osmh3kg_build import build_osmh3kg
 from mgqa_platform.kg.worldkg_build import build_worldkg, turtle_literal
+from tests import osm_elements as osm
 from tests.conftest import CAFE
 
 WKG, WKGS = vocab.WKG, vocab.WKGS
@@ -110,18 +110,15 @@ def test_boundary_ways_are_outlines_not_features(tmp_path):
     w = osmium.SimpleWriter(str(pbf))
     try:
         for nid, loc in square:
-            w.add_node(mutable.Node(id=nid, version=1, location=loc, tags={}))
-        w.add_way(mutable.Way(id=10, version=1, nodes=[1, 2, 3], tags={**border, "name": "A - B"}))
-        w.add_way(mutable.Way(id=11, version=1, nodes=[3, 4, 1], tags=border))
-        w.add_way(
-            mutable.Way(id=12, version=1, nodes=[1, 2, 3, 1], tags={**border, "name": "Closed"})
-        )
+            w.add_node(osm.node(nid, loc))
+        w.add_way(osm.way(10, [1, 2, 3], {**border, "name": "A - B"}))
+        w.add_way(osm.way(11, [3, 4, 1], border))
+        w.add_way(osm.way(12, [1, 2, 3, 1], {**border, "name": "Closed"}))
         w.add_relation(
-            mutable.Relation(
-                id=20,
-                version=1,
-                members=[("w", 10, "outer"), ("w", 11, "outer")],
-                tags={**border, "type": "boundary", "name": "Parish"},
+            osm.relation(
+                20,
+                [("w", 10, "outer"), ("w", 11, "outer")],
+                {**border, "type": "boundary", "name": "Parish"},
             )
         )
     finally:
@@ -162,9 +159,9 @@ def test_closed_area_ways_libosmium_cannot_assemble_are_quarantined(tmp_path):
     w = osmium.SimpleWriter(str(pbf))
     try:
         for nid, loc in square:
-            w.add_node(mutable.Node(id=nid, version=1, location=loc, tags={}))
+            w.add_node(osm.node(nid, loc))
         for wid, nodes, tags in ways:
-            w.add_way(mutable.Way(id=wid, version=1, nodes=nodes, tags=tags))
+            w.add_way(osm.way(wid, nodes, tags))
     finally:
         w.close()
     out = tmp_path / "rings.parquet"

@@ -15,13 +15,13 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 import shapely
-from osmium.osm import mutable
 
 from mgqa_platform.kg import native, osmh3kg_table
 from mgqa_platform.kg.convert import convert_kg
 from mgqa_platform.kg.osmh3kg_build import build_osmh3kg, de9im_predicates, snapshot_date
 from mgqa_platform.kg.worldkg_build import BuildReport
 from mgqa_platform.warehouse import fetch_dicts
+from tests import osm_elements as osm
 from tests.test_roads import write_triples
 
 RES = 8
@@ -57,35 +57,22 @@ def write_pbf(path, *, timestamp: str | None = "2024-01-01T08:00:00Z"):
         header.set("osmosis_replication_timestamp", timestamp)
     w = osmium.SimpleWriter(str(path), header=header, overwrite=True)
     try:
-        w.add_node(
-            mutable.Node(
-                id=1,
-                version=1,
-                location=POINT,
-                tags={"amenity": "university", "name": "Uni, B6", **IGNORED},
-            )
-        )
-        w.add_node(
-            mutable.Node(
-                id=2, version=1, location=(8.4650, 49.4870), tags={"man_made": "x_y", "name": "XY"}
-            )
-        )
+        w.add_node(osm.node(1, POINT, {"amenity": "university", "name": "Uni, B6", **IGNORED}))
+        w.add_node(osm.node(2, (8.4650, 49.4870), {"man_made": "x_y", "name": "XY"}))
         for i, loc in enumerate(LINE + SQUARE, start=100):
-            w.add_node(mutable.Node(id=i, version=1, location=loc, tags={}))
+            w.add_node(osm.node(i, loc))
         w.add_way(
-            mutable.Way(
-                id=10,
-                version=1,
-                nodes=[100, 101, 102],
-                tags={"highway": "residential", "name": "B Street", "source": "bing"},
+            osm.way(
+                10,
+                [100, 101, 102],
+                {"highway": "residential", "name": "B Street", "source": "bing"},
             )
         )
         w.add_way(
-            mutable.Way(
-                id=11,
-                version=1,
-                nodes=[103, 104, 105, 106, 103],
-                tags={"leisure": "park", "name": "Park", "area": "yes", "ele": "100"},
+            osm.way(
+                11,
+                [103, 104, 105, 106, 103],
+                {"leisure": "park", "name": "Park", "area": "yes", "ele": "100"},
             )
         )
     finally:

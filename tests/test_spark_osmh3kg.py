@@ -12,7 +12,6 @@ import osmium
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from osmium.osm import mutable
 
 from mgqa_platform.kg import osmh3kg_build as build
 from mgqa_platform.spark.osmh3kg import (
@@ -22,6 +21,7 @@ from mgqa_platform.spark.osmh3kg import (
     SparkOsmh3kg,
 )
 from mgqa_platform.spark.session import local_session
+from tests import osm_elements as osm
 
 pytestmark = pytest.mark.requires_tool("java")  # Spark needs a JVM
 
@@ -59,7 +59,7 @@ def write_pbf(path):
     }
     try:
         for nid, loc in NODES.items():
-            w.add_node(mutable.Node(id=nid, version=1, location=loc, tags=tags.get(nid, {})))
+            w.add_node(osm.node(nid, loc, tags.get(nid, {})))
         ways = [
             (100, [10, 11, 12], {"highway": "residential", "name": "B Street"}),
             (101, [20, 21, 22, 23, 20], {"leisure": "park", "name": "Park", "area": "yes"}),
@@ -72,14 +72,14 @@ def write_pbf(path):
             (108, [20, 21, 997, 23, 20], {"amenity": "parking"}),
         ]
         for wid, nodes, wtags in ways:
-            w.add_way(mutable.Way(id=wid, version=1, nodes=nodes, tags=wtags))
+            w.add_way(osm.way(wid, nodes, wtags))
         relations = [
             (200, [("w", 102, "outer")], {"type": "multipolygon", "landuse": "forest"}),
             (201, [("w", 998, "outer")], {"type": "boundary", "boundary": "administrative"}),
             (202, [("w", 100, "")], {"type": "route", "route": "bus", "name": "Linha 1"}),
         ]
         for rid, members, rtags in relations:
-            w.add_relation(mutable.Relation(id=rid, version=1, members=members, tags=rtags))
+            w.add_relation(osm.relation(rid, members, rtags))
     finally:
         w.close()
     return path
