@@ -399,6 +399,13 @@ def _columns(columns: str | Iterable[str]) -> list[str]:
     return [columns] if isinstance(columns, str) else list(columns)
 
 
+def _bounds(expectation: str, min_value: Any, max_value: Any) -> tuple[Any, Any]:
+    """The two bounds of a between-expectation as plain Python scalars; at least one must be set."""
+    if min_value is None and max_value is None:
+        raise ValueError(f"{expectation} needs min_value or max_value")
+    return _plain(min_value), _plain(max_value)
+
+
 def _plain(value: Any) -> Any:
     """numpy / pandas scalars -> Python scalars (GX kwargs must be JSON-serialisable)."""
     item = getattr(value, "item", None)
@@ -454,13 +461,10 @@ def row_count_between(
     min_value: int | None = None, max_value: int | None = None
 ) -> list[Expectation]:
     """The frame has between ``min_value`` and ``max_value`` rows (inclusive; None = open)."""
-    if min_value is None and max_value is None:
-        raise ValueError("row_count_between needs min_value or max_value")
-    gxe = _gxe()
+    lo, hi = _bounds("row_count_between", min_value, max_value)
     return [
-        gxe.ExpectTableRowCountToBeBetween(
-            min_value=None if min_value is None else int(min_value),
-            max_value=None if max_value is None else int(max_value),
+        _gxe().ExpectTableRowCountToBeBetween(
+            min_value=None if lo is None else int(lo), max_value=None if hi is None else int(hi)
         )
     ]
 
@@ -469,11 +473,5 @@ def values_between(
     column: str, min_value: float | None = None, max_value: float | None = None
 ) -> list[Expectation]:
     """Every non-null value of ``column`` lies in [min_value, max_value] (None = open)."""
-    if min_value is None and max_value is None:
-        raise ValueError("values_between needs min_value or max_value")
-    gxe = _gxe()
-    return [
-        gxe.ExpectColumnValuesToBeBetween(
-            column=column, min_value=_plain(min_value), max_value=_plain(max_value)
-        )
-    ]
+    lo, hi = _bounds("values_between", min_value, max_value)
+    return [_gxe().ExpectColumnValuesToBeBetween(column=column, min_value=lo, max_value=hi)]

@@ -376,11 +376,17 @@ bul_month_year.__doc__ = (
     "Bulgarian: month and year without ``г.`` (CLDR writes ``декември 2015 г.``)."
 )
 
+
+def _period_case(period: str, months: str, flags: int = 0) -> Callable[[str], list[str]]:
+    """A detector of the word for "period" followed by a nominative month (``months``: the twelve,
+    space-separated) or by a bare year."""
+    return _finder(
+        rf"(?<!\w){period}\s+(?:(?:{_words(*months.split())})(?!\w)|\d{{4}}(?!\d))", flags
+    )
+
+
 _RUS_MONTHS_NOM = "январь февраль март апрель май июнь июль август сентябрь октябрь ноябрь декабрь"
-rus_period_case = _finder(
-    rf"(?<!\w)период\s+(?:(?:{_words(*_RUS_MONTHS_NOM.split())})(?!\w)|\d{{4}}(?!\d))",
-    re.IGNORECASE,
-)
+rus_period_case = _period_case("период", _RUS_MONTHS_NOM, re.IGNORECASE)
 rus_period_case.__doc__ = (
     "Russian: a nominative month after ``период`` "
     "(``в период ноябрь 2015 г.``: ``в ноябре 2015 г.``; "
@@ -392,9 +398,7 @@ _ELL_MONTHS_NOM = (
     "Ιανουάριος Φεβρουάριος Μάρτιος Απρίλιος Μάιος Ιούνιος Ιούλιος Αύγουστος Σεπτέμβριος "
     "Οκτώβριος Νοέμβριος Δεκέμβριος"
 )
-ell_period_case = _finder(
-    rf"(?<!\w)περίοδο\s+(?:(?:{_words(*_ELL_MONTHS_NOM.split())})(?!\w)|\d{{4}}(?!\d))"
-)
+ell_period_case = _period_case("περίοδο", _ELL_MONTHS_NOM)
 ell_period_case.__doc__ = (
     "Greek: a nominative month after ``την περίοδο`` "
     "(``την περίοδο Νοέμβριος 2015``: ``τον Νοέμβριο "
