@@ -31,6 +31,7 @@ from babel.numbers import format_decimal
 
 from mgqa_platform.kg.names import EARTHQUAKE_CATEGORIES, FIRE_CATEGORIES, event_instant, fire_name
 from mgqa_platform.languages import language
+from mgqa_platform.settings import PACKAGE_DATA
 
 #: every language with a pattern (all 16 targets)
 EVENT_LANGS = (
@@ -212,65 +213,9 @@ def _fire(facts: EventFacts, lang: str, head: str) -> str:
 
 # ---------------------------------------------------------------------------------- the slot
 #: head nouns by language and kind: case -> form (``nom`` the citation form)
-HEADS: dict[str, dict[str, dict[str, str]]] = {
-    "fra": {"earthquake": {"nom": "séisme"}, "fire": {"nom": "incendie"}},
-    "ita": {"earthquake": {"nom": "terremoto"}, "fire": {"nom": "incendio"}},
-    "spa": {"earthquake": {"nom": "terremoto"}, "fire": {"nom": "incendio"}},
-    "por": {"earthquake": {"nom": "sismo"}, "fire": {"nom": "incêndio"}},
-    "ron": {
-        "earthquake": {"nom": "cutremurul", "gen": "cutremurului"},
-        "fire": {"nom": "incendiul", "gen": "incendiului"},
-    },
-    "deu": {"earthquake": {"nom": "Erdbeben"}, "fire": {"nom": "Waldbrand"}},
-    "sqi": {
-        "earthquake": {"nom": "tërmeti", "gen": "tërmetit"},
-        "fire": {"nom": "zjarri", "gen": "zjarrit"},
-    },
-    "rus": {
-        "earthquake": {"nom": "землетрясение", "gen": "землетрясения", "ins": "землетрясением"},
-        "fire": {"nom": "пожар", "gen": "пожара", "ins": "пожаром"},
-    },
-    "bul": {
-        "earthquake": {"nom": "земетресението", "obl": "земетресението"},
-        "fire": {"nom": "пожарът", "obl": "пожара"},
-    },
-    "ell": {
-        "earthquake": {"nom": "σεισμός", "acc": "σεισμό", "gen": "σεισμού"},
-        "fire": {"nom": "πυρκαγιά", "acc": "πυρκαγιά", "gen": "πυρκαγιάς"},
-    },
-    "tur": {
-        "earthquake": {"nom": "deprem", "gen": "depremin"},
-        "fire": {"nom": "yangını", "gen": "yangınının"},
-    },
-    "kat": {
-        "earthquake": {
-            "nom": "მიწისძვრა",
-            "ის": "მიწისძვრის",
-            "ისა": "მიწისძვრისა",
-            "ით": "მიწისძვრით",
-            "მა": "მიწისძვრამ",
-            "ს": "მიწისძვრას",
-            "სა": "მიწისძვრასა",
-            "დან": "მიწისძვრიდან",
-            "ზე": "მიწისძვრაზე",
-        },
-        "fire": {
-            "nom": "ხანძარი",
-            "ის": "ხანძრის",
-            "ისა": "ხანძრისა",
-            "ით": "ხანძრით",
-            "მა": "ხანძარმა",
-            "ს": "ხანძარს",
-            "სა": "ხანძარსა",
-            "დან": "ხანძრიდან",
-            "ზე": "ხანძარზე",
-        },
-    },
-    "urd": {"earthquake": {"nom": "زلزلہ", "obl": "زلزلے"}, "fire": {"nom": "آگ", "obl": "آگ"}},
-    "jpn": {"earthquake": {"nom": "地震"}, "fire": {"nom": "火災"}},
-    "zho": {"earthquake": {"nom": "地震"}, "fire": {"nom": "火灾"}},
-    "vie": {"earthquake": {"nom": "trận động đất"}, "fire": {"nom": "vụ cháy"}},
-}
+HEADS: dict[str, dict[str, dict[str, str]]] = json.loads(
+    (PACKAGE_DATA / "event_heads.json").read_text(encoding="utf-8")
+)
 #: definite articles written outside the marks (the rule member fuses them: "de le" -> "du")
 _ARTICLES = {
     "fra": {"earthquake": "le ", "fire": "l'"},
