@@ -13,21 +13,19 @@ SF = "http://www.opengis.net/ont/sf#"
 TIME = "http://www.w3.org/2006/time#"
 SOSA = "http://www.w3.org/ns/sosa/"
 CRS84 = "http://www.opengis.net/def/crs/OGC/1.3/CRS84"
+_W3C_PREFIXES = {
+    "rdf": "http://www.w3.org/1999/02/22-rdf-syntax-ns#",
+    "rdfs": RDFS,
+    "xsd": XSD,
+    "geo": GEO,
+}
 
 # WorldKG
 WKG = "http://www.worldkg.org/resource/"
 WKGS = "http://www.worldkg.org/schema/"
 OSM_NODE = "https://www.openstreetmap.org/node/"  # object of wkgs:osmLink (an IRI)
 WIKIDATA_PAGE = "http://www.wikidata.org/wiki/"  # object of wkgs:wikidata (an IRI): page + Q-id
-WKG_PREFIXES = {
-    "rdf": "http://www.w3.org/1999/02/22-rdf-syntax-ns#",
-    "rdfs": RDFS,
-    "xsd": XSD,
-    "geo": GEO,
-    "sf": SF,
-    "wkg": WKG,
-    "wkgs": WKGS,
-}
+WKG_PREFIXES = {**_W3C_PREFIXES, "sf": SF, "wkg": WKG, "wkgs": WKGS}
 
 # KnowWhereGraph (docs/kg_fidelity.md (KnowWhereGraph))
 KWGR = "http://stko-kwg.geog.ucsb.edu/lod/resource/"
@@ -48,10 +46,7 @@ USGS_EVENT = "https://earthquake.usgs.gov/earthquakes/eventpage/"
 MGQA_USGS = "urn:mgqa:usgs:"
 """Our IRIs of the nodes (geometry, time, observations) of a USGS catalog event."""
 KWG_PREFIXES = {
-    "rdf": "http://www.w3.org/1999/02/22-rdf-syntax-ns#",
-    "rdfs": RDFS,
-    "xsd": XSD,
-    "geo": GEO,
+    **_W3C_PREFIXES,
     "time": TIME,
     "sosa": SOSA,
     "kwgr": KWGR,
