@@ -153,6 +153,12 @@ def block(subject: str, pairs: list[tuple[str, str]]) -> str:
     return f"{subject} {body} .\n"
 
 
+def _stripped(row: dict[str, str], *columns: str) -> list[str]:
+    """The values of ``columns`` in ``row``, stripped of surrounding white space (IRIs and names;
+    WKT is read as given)."""
+    return [row[c].strip() for c in columns]
+
+
 def read_csv(path: Path, required: list[str]) -> Iterator[tuple[int, dict[str, str]]]:
     """Yield (line number, row) of a UTF-8 CSV with a header line; the header is line 1.
 
@@ -392,12 +398,8 @@ def _write_fires(w: _Writer, path: Path) -> None:
     r = w.report
     for line, row in read_csv(path, ["fire", "temporal_scope", "name", "geom", "wkt"]):
         src = f"{path.name}:{line}"
-        fire, time_iri, geom_iri, wkt = (
-            row["fire"].strip(),
-            row["temporal_scope"].strip(),
-            row["geom"].strip(),
-            row["wkt"],
-        )
+        fire, time_iri, geom_iri = _stripped(row, "fire", "temporal_scope", "geom")
+        wkt = row["wkt"]
         if not all(_ABSOLUTE_IRI.match(x) for x in (fire, time_iri, geom_iri)):
             r.skip(
                 "invalid_iri",
@@ -452,12 +454,8 @@ def _write_hospitals(w: _Writer, path: Path) -> None:
     prefix = vocab.KWGR + "hospital."
     for line, row in read_csv(path, ["hospital", "has_helipad", "name", "bed_count", "wkt"]):
         src = f"{path.name}:{line}"
-        hosp, helipad, name, wkt = (
-            row["hospital"].strip(),
-            row["has_helipad"].strip(),
-            row["name"].strip(),
-            row["wkt"],
-        )
+        hosp, helipad, name = _stripped(row, "hospital", "has_helipad", "name")
+        wkt = row["wkt"]
         if not _ABSOLUTE_IRI.match(hosp):
             r.skip("invalid_iri", src, "hospital must be an absolute IRI", hosp)
             continue
@@ -497,12 +495,8 @@ def _write_gnis(w: _Writer, path: Path, iri_column: str, cls: str) -> None:
     r = w.report
     for line, row in read_csv(path, [iri_column, "name", "geom", "wkt"]):
         src = f"{path.name}:{line}"
-        feat, geom_iri, wkt, name = (
-            row[iri_column].strip(),
-            row["geom"].strip(),
-            row["wkt"],
-            row["name"].strip(),
-        )
+        feat, geom_iri, name = _stripped(row, iri_column, "geom", "name")
+        wkt = row["wkt"]
         if not (_ABSOLUTE_IRI.match(feat) and _ABSOLUTE_IRI.match(geom_iri)):
             r.skip(
                 "invalid_iri",
