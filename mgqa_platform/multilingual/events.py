@@ -141,6 +141,10 @@ _QUAKE_AFTER_HEAD = {
 }
 
 
+#: what joins an earthquake's day and its time where the day comes first (default: a space)
+_DAY_TIME_SEP = {"kat": ", ", "urd": "، "}
+
+
 def _quake(facts: EventFacts, lang: str, head: str) -> str:
     """An earthquake's description in ``lang`` with the head noun ``head`` (already in its case)."""
     m = _magnitude(facts, lang) if facts.magnitude is not None else None
@@ -154,21 +158,17 @@ def _quake(facts: EventFacts, lang: str, head: str) -> str:
         d = f"{facts.instant.day}ης " + _day(facts, lang).split(" ", 1)[1]
         when = f"{d} στις {t}" if facts.timed else d
         return f"{head}{f' μεγέθους {m}' if m else ''} της {when}"
+    when = _day(facts, lang) + (_DAY_TIME_SEP.get(lang, " ") + t if facts.timed else "")
     if lang == "tur":
-        when = f"{_day(facts, lang)} {t}" if facts.timed else _day(facts, lang)
         return f"{when} tarihli {f'{m} büyüklüğündeki ' if m else ''}{head}"
     if lang == "kat":
-        when = f"{_day(facts, lang)}, {t}" if facts.timed else _day(facts, lang)
         return f"{when}-ის {f'{m} მაგნიტუდის ' if m else ''}{head}"
     if lang == "urd":
-        when = f"{_day(facts, lang)}، {t}" if facts.timed else _day(facts, lang)
         of = "کے" if head.endswith("ے") else "کا"
         return f"{when} {of} {f'{m} شدت {of} ' if m else ''}{head}"
     if lang == "jpn":
-        when = f"{_day(facts, lang)} {t}" if facts.timed else _day(facts, lang)
         return f"{when}の{f'マグニチュード{m}の' if m else ''}{head}"
     if lang == "zho":
-        when = f"{_day(facts, lang)} {t}" if facts.timed else _day(facts, lang)
         return f"{when}的{f'{m}级' if m else ''}{head}"
     if lang == "vie":
         when = f"ngày {_day(facts, lang)} lúc {t}" if facts.timed else f"ngày {_day(facts, lang)}"
