@@ -480,3 +480,23 @@ def test_whole_ids_and_iris():
     assert whole.kind_of("bus_stop", "point").family == "stop"
     assert whole.kind_of("cafe", "point").family == "point"
     assert whole.kind_of("cafe", "polygon") is None
+
+
+def test_events_are_never_pieces(con):
+    """Two earthquakes of one title at one place are two events; two cafes there are one cafe."""
+    con.execute(
+        """
+        CREATE TEMP TABLE facts (s VARCHAR, k VARCHAR, v VARCHAR);
+        CREATE TEMP TABLE new_entities AS
+        SELECT * FROM (VALUES
+            ('k:1', 's1', 'M 2 - Near X', 'earthquake', 'point', '2020-01-01', NULL),
+            ('k:2', 's2', 'M 2 - Near X', 'earthquake', 'point', '2021-01-01', NULL),
+            ('k:3', 's3', 'Cafe', 'cafe', 'point', NULL, NULL),
+            ('k:4', 's4', 'Cafe', 'cafe', 'point', NULL, NULL)
+        ) t(entity_id, subject, name, category, geom_kind, valid_from, valid_to),
+        (SELECT ST_AsWKB(ST_Point(-51.0, -30.0)) AS wkb, ['t'] AS types, NULL AS attributes)
+        """
+    )
+    parts = whole.read_parts(con)
+    assert [p.entity_id for p in parts["point"]] == ["k:3", "k:4"]
+    assert whole.components(parts["point"], whole.KINDS[-1]) == [[0, 1]]

@@ -376,7 +376,7 @@ def validity_problems(con, catalog) -> list[dict]:
 def _split_wholes(con, rows: list[dict]) -> list[dict]:
     """The questions of ``rows`` that cite two members conversion would merge into one whole
     feature (:func:`whole.pieces_of_one_whole`, on the members' stored name, category, geometry
-    kind and EPSG:4326 geometry)."""
+    kind and EPSG:4326 geometry; events, entities with a time, are never merged)."""
     cited = {q["question_id"]: _evidence(q) for q in rows}
     ids = sorted({e for ev in cited.values() if len(ev) > 1 for e in ev})
     if not ids:
@@ -388,6 +388,8 @@ def _split_wholes(con, rows: list[dict]) -> list[dict]:
             SELECT entity_id, name, category, geom_kind, ST_AsWKB(geometry)
             FROM entities
             WHERE entity_id IN (SELECT unnest(?::VARCHAR[]))
+                AND valid_from IS NULL
+                AND valid_to IS NULL
             """,
             [ids],
         ).fetchall()

@@ -16,8 +16,9 @@ joins pieces as a common name does, and whether pieces must share their category
   150 m, name, same category);
 * ``point`` (every other point category; points, 50 m, name, same category).
 
-An entity belongs to the first kind whose geometry kind and categories it matches. Two pieces of a
-kind are joined when both hold:
+An entity belongs to the first kind whose geometry kind and categories it matches; an event (an
+entity with a time, ``valid_from`` or ``valid_to``) belongs to none: two earthquakes of one title
+are two events. Two pieces of a kind are joined when both hold:
 
 * **same identity**: a common normalized name (:func:`identity`: case-folded, whitespace
   collapsed) among each piece's names (its entity name, its ``name`` label and its ``name:<lang>``
@@ -376,13 +377,16 @@ LEFT JOIN (
 ) f ON f.s = e.subject
 WHERE e.geom_kind IN ('line', 'point')
     AND coalesce(e.name, '') <> ''
+    AND e.valid_from IS NULL
+    AND e.valid_to IS NULL
 ORDER BY e.entity_id
 """
 
 
 def read_parts(con: duckdb.DuckDBPyConnection) -> dict[str, list[Part]]:
     """The candidate pieces of the conversion temp table ``new_entities`` (with ``facts`` for
-    ``ref`` and the ``name`` / ``name:<lang>`` labels), by family (:func:`kind_of`)."""
+    ``ref`` and the ``name`` / ``name:<lang>`` labels), by family (:func:`kind_of`): named lines
+    and points without a time."""
     out: dict[str, list[Part]] = {k.family: [] for k in KINDS}
     for eid, subject, name, ref, names, category, types, wkb, attrs, gk in con.execute(
         _PARTS_SQL
