@@ -36,7 +36,7 @@ def describe(con: duckdb.DuckDBPyConnection, some_id: str, max_triples: int = 40
         ).fetchone()[0]
     ):
         return describe_question(con, some_id, max_triples)
-    road = con.execute(
+    whole = con.execute(
         """
         SELECT entity_id
         FROM entity_parts
@@ -44,9 +44,9 @@ def describe(con: duckdb.DuckDBPyConnection, some_id: str, max_triples: int = 40
         """,
         [some_id],
     ).fetchone()
-    if road:
-        header = f"{some_id} is a piece of the whole road {road[0]} (merged at KG conversion)"
-        return header + "\n" + describe_entity(con, road[0], max_triples)
+    if whole:
+        header = f"{some_id} is a part of the whole feature {whole[0]} (merged at KG conversion)"
+        return header + "\n" + describe_entity(con, whole[0], max_triples)
     try:
         return describe_entity(con, some_id, max_triples)
     except KeyError:
@@ -132,7 +132,7 @@ def describe_question(
 
 
 def _parts_lines(con: duckdb.DuckDBPyConnection, entity_id: str) -> list[str]:
-    """The pieces a whole road was merged from (``entity_parts``), none for any other entity."""
+    """The parts a whole feature was merged from (``entity_parts``), none for any other entity."""
     parts = con.execute(
         """
         SELECT part_entity_id, part_subject
@@ -144,7 +144,7 @@ def _parts_lines(con: duckdb.DuckDBPyConnection, entity_id: str) -> list[str]:
     ).fetchall()
     if not parts:
         return []
-    return [f"road parts ({len(parts)}), merged at conversion; their triples are cited above"] + [
+    return [f"parts ({len(parts)}), merged at conversion; their triples are cited above"] + [
         f"  {pid}  (subject {subject})" for pid, subject in parts
     ]
 

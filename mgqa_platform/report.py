@@ -54,6 +54,7 @@ def summary(con: duckdb.DuckDBPyConnection, release_dir: Path, top: int = 8) -> 
     ):
         out.append(f"  {kg:<10} {cats}")
     out.append("")
+    out += _wholes_section(con)
     if _table_exists(con, "entity_country"):
         out.append("Entities per country (top 15) and income tier")
         for iso3, name, tier, n in _rows(
@@ -100,6 +101,29 @@ def summary(con: duckdb.DuckDBPyConnection, release_dir: Path, top: int = 8) -> 
     for kg, stage, reason, n in rows:
         out.append(f"  {kg:<10} {stage:<9} {reason:<28} {n:>8,}")
     return "\n".join(out)
+
+
+def _wholes_section(con: duckdb.DuckDBPyConnection) -> list[str]:
+    """Whole features per KG and family (``entity_parts``, :mod:`mgqa_platform.kg.whole`): how
+    many wholes conversion made and of how many parts."""
+    if not _table_exists(con, "entity_parts"):
+        return []
+    rows = _rows(
+        con,
+        """
+        SELECT
+            kg,
+            regexp_extract(entity_id, '^[^:]*:([^/]*)/', 1) AS family,
+            count(DISTINCT entity_id),
+            count(*)
+        FROM entity_parts
+        GROUP BY ALL
+        ORDER BY ALL
+        """,
+    )
+    out = ["Whole features per KG and family (merged at conversion: wholes <- parts)"]
+    out += [f"  {kg:<10} {fam:<10} {n:>8,} <- {parts:>8,}" for kg, fam, n, parts in rows]
+    return out + ["  (none)"] * (not rows) + [""]
 
 
 def _questions_section(con: duckdb.DuckDBPyConnection) -> list[str]:

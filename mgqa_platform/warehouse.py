@@ -153,7 +153,7 @@ CREATE TABLE IF NOT EXISTS entity_triples (
 );
 CREATE TABLE IF NOT EXISTS entity_parts (
     kg             VARCHAR NOT NULL,
-    entity_id      VARCHAR NOT NULL,   -- a whole road ('<kg>:road/<smallest part local id>')
+    entity_id      VARCHAR NOT NULL,   -- a whole feature ('<kg>:<family>/<smallest part local id>')
     part_entity_id VARCHAR NOT NULL,  
         -- the id the piece had as an entity (an OSM way, a KWG segment)
     part_subject   VARCHAR NOT NULL    -- the piece's subject in the native KG

@@ -22,7 +22,7 @@ from mgqa_platform.kg.osmh3kg_build import build_osmh3kg, de9im_predicates, snap
 from mgqa_platform.kg.worldkg_build import BuildReport
 from mgqa_platform.warehouse import fetch_dicts
 from tests import osm_elements as osm
-from tests.test_roads import write_triples
+from tests.test_whole import write_triples
 
 RES = 8
 DATE = "2024-01-01"

@@ -9,6 +9,7 @@ import json
 from mgqa_dagster.data_quality.questions import QUESTION_CHECKS, validity_problems
 from mgqa_platform.questions.catalog import load_catalog
 from mgqa_platform.questions.generate import generate, write_questions
+from tests import question_world as world
 from tests.test_coverage import declare_box, two_clusters  # noqa: F401  (fixture)
 from tests.test_triviality import cafes
 
@@ -64,3 +65,24 @@ def test_gate_finds_a_false_premise_that_is_not_refusable(con):
         [json.dumps(bad), qid],
     )
     assert ("A01.1", "premise_not_refusable") in rules(con)
+
+
+def test_gate_finds_two_pieces_of_one_whole(con):
+    """Two cited cafes of one name 11 m apart are one cafe (``mgqa_platform.kg.whole``): a stored
+    question citing both is named ``pieces_of_one_whole``; 200 m apart they are two cafes."""
+    cafes(con)
+    world.add(con, "worldkg:8", "Cafe Oito", "cafe", "POINT(-51.3000 -30.1000)")
+    world.add(con, "worldkg:9", "Cafe Oito", "cafe", "POINT(-51.3000 -30.1001)")
+    world.add(con, "worldkg:10", "Cafe Oito", "cafe", "POINT(-51.3000 -30.1020)")
+    write_questions(con, generate(con, CATALOG, ["worldkg"], only={"A01.1"}))
+    qid = con.execute("SELECT min(question_id) FROM questions_en").fetchone()[0]
+
+    def cite(*ids: str) -> set[tuple[str, str]]:
+        con.execute(
+            "UPDATE questions_en SET entity_subjects = ? WHERE question_id = ?",
+            [json.dumps({i: i for i in ids}), qid],
+        )
+        return {r for r in rules(con) if r[1] == "pieces_of_one_whole"}
+
+    assert cite("worldkg:8", "worldkg:10") == set()
+    assert cite("worldkg:8", "worldkg:9") == {("A01.1", "pieces_of_one_whole")}

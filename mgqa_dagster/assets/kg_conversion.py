@@ -45,8 +45,8 @@ def conversion_slices(kg: str) -> tuple[Slice, ...]:
             ENTITIES,
             description="One row per entity per KG (docs/data_model.md): canonical and display "
             "names, category, valid EPSG:4326 geometry, representative point, "
-            "H3 cells; road pieces merged into whole roads "
-            "(their parts in entity_parts).",
+            "H3 cells; pieces of roads, waterways and rail lines, and same-name stops and "
+            "points close together, merged into whole features (their parts in entity_parts).",
             **_spec,
         ),
         dg.AssetSpec(
@@ -148,6 +148,7 @@ def _entities_metadata(lineage: dict, res: ConversionResult, coverage_method: st
         "coverage": coverage_method,
         "road_parts_merged": res.road_parts_merged,
         "roads_merged": res.roads_merged,
+        "wholes_by_family": dg.MetadataValue.json(meta["wholes_by_family"]),
         "triples_staged": res.triples_staged,
     }
 

@@ -14,7 +14,7 @@ import duckdb
 from mgqa_dagster.data_quality import gx_runner as gx
 from mgqa_dagster.data_quality.checks import Check, check_specs, run_checks
 from mgqa_dagster.data_quality.checks import result as _result
-from mgqa_platform.kg import osm_features, profiles
+from mgqa_platform.kg import osm_features, profiles, whole
 
 
 def known_categories() -> set[str]:
@@ -111,12 +111,20 @@ def _display_names_unique(con, kg):
     )
 
 
-def _road_parts_resolve(con, kg):
+#: The geometry kind of each family's wholes, as SQL over the whole's id (``<kg>:<family>/...``).
+_WHOLE_KIND_SQL = (
+    "CASE regexp_extract(p.entity_id, '^[^:]*:([^/]*)/', 1) "
+    + " ".join(f"WHEN '{k.family}' THEN '{k.geom_kind}'" for k in whole.KINDS)
+    + " END"
+)
+
+
+def _whole_parts_resolve(con, kg):
     df = con.execute(
-        """
+        f"""
         SELECT
             p.part_entity_id,
-            r.entity_id IS NOT NULL AND r.geom_kind = 'line' AS road_exists,
+            r.entity_id IS NOT NULL AND r.geom_kind = {_WHOLE_KIND_SQL} AS whole_exists,
             q.entity_id IS NULL AS part_not_an_entity
         FROM entity_parts p
         LEFT JOIN entities r ON r.kg = p.kg AND r.entity_id = p.entity_id
@@ -125,10 +133,10 @@ def _road_parts_resolve(con, kg):
         """,
         [kg],
     ).df()
-    exps = gx.unique_ids("part_entity_id") + gx.in_set("road_exists", [True])
+    exps = gx.unique_ids("part_entity_id") + gx.in_set("whole_exists", [True])
     exps += gx.in_set("part_not_an_entity", [True])
     return _result(
-        gx.run_suite(df, f"entities_road_parts_{kg}", exps), extra={"road_parts": len(df)}
+        gx.run_suite(df, f"entities_whole_parts_{kg}", exps), extra={"whole_parts": len(df)}
     )
 
 
@@ -148,12 +156,12 @@ ENTITY_CHECKS: tuple[Check, ...] = (
         _known_categories,
     ),
     Check(
-        "road_parts_resolve",
+        "whole_parts_resolve",
         True,
-        "every road part (entity_parts) belongs to one existing line entity and is no "
-        "entity itself",
-        _road_parts_resolve,
-        allow_empty=True,  # a KG may have no road made of several pieces (WorldKG on the sample)
+        "every part (entity_parts) belongs to one existing whole feature of its family's "
+        "geometry kind (road, waterway, rail: line; stop, point: point) and is no entity itself",
+        _whole_parts_resolve,
+        allow_empty=True,  # a KG may have no whole feature made of several pieces
     ),
     Check(
         "entity_count_in_range",

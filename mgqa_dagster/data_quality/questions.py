@@ -13,10 +13,12 @@ from collections import Counter, defaultdict
 
 import dagster as dg
 import pandas as pd
+import shapely
 
 from mgqa_dagster.data_quality import gx_runner as gx
 from mgqa_dagster.data_quality.checks import Check, result
 from mgqa_platform import lexicon
+from mgqa_platform.kg import whole
 from mgqa_platform.questions import coverage, formats, readings, roles, triviality
 from mgqa_platform.questions.catalog import SFIDS, default_catalog
 from mgqa_platform.questions.generate import covered_centre, replay
@@ -313,7 +315,9 @@ def validity_problems(con, catalog) -> list[dict]:
     one gold value holds more than triviality.MAX_SHARE of a boolean, count or predefined
     sub-template), ``reading_dependent`` (a sub-template with listed readings whose stored query no
     longer gives the gold under all of them) and ``premise_not_refusable`` (a false premise of an
-    answerable kind, or without its kind and reason). Rows: question_id, sub_template_id, rule."""
+    answerable kind, or without its kind and reason) and ``pieces_of_one_whole`` (two cited
+    members that conversion would merge into one whole feature, :mod:`mgqa_platform.kg.whole`).
+    Rows: question_id, sub_template_id, rule."""
     rows = _rows(con, "NOT multimodal")
     areas = {kg: coverage.kg_coverage(con, kg) for kg in sorted({q["kg"] for q in rows})}
     centres = {kg: covered_centre(con, kg) for kg in areas}
@@ -364,7 +368,38 @@ def validity_problems(con, catalog) -> list[dict]:
                     sub.refusable and p.get("premise_kind") == sub.premise_kind and p.get("why")
                 ):
                     bad(q, "premise_not_refusable")
+    for q in _split_wholes(con, rows):
+        bad(q, whole.PIECES_OF_ONE_WHOLE)
     return out
+
+
+def _split_wholes(con, rows: list[dict]) -> list[dict]:
+    """The questions of ``rows`` that cite two members conversion would merge into one whole
+    feature (:func:`whole.pieces_of_one_whole`, on the members' stored name, category, geometry
+    kind and EPSG:4326 geometry; events, entities with a time, are never merged)."""
+    cited = {q["question_id"]: _evidence(q) for q in rows}
+    ids = sorted({e for ev in cited.values() if len(ev) > 1 for e in ev})
+    if not ids:
+        return []
+    members = {
+        eid: (eid, name, category, kind, shapely.from_wkb(wkb))
+        for eid, name, category, kind, wkb in con.execute(
+            """
+            SELECT entity_id, name, category, geom_kind, ST_AsWKB(geometry)
+            FROM entities
+            WHERE entity_id IN (SELECT unnest(?::VARCHAR[]))
+                AND valid_from IS NULL
+                AND valid_to IS NULL
+            """,
+            [ids],
+        ).fetchall()
+    }
+    return [
+        q
+        for q in rows
+        if len(ev := cited[q["question_id"]]) > 1
+        and whole.pieces_of_one_whole([members[e] for e in ev if e in members])
+    ]
 
 
 def _questions_valid(con, _):

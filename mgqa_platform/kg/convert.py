@@ -46,7 +46,7 @@ import shapely
 from mgqa_platform import geometry, lexicon
 from mgqa_platform.category_words import localized_nouns
 from mgqa_platform.columns import arrow_schema
-from mgqa_platform.kg import names, osmh3kg_table, profiles, roads
+from mgqa_platform.kg import names, osmh3kg_table, profiles, whole
 from mgqa_platform.kg.rdf_stream import format_for, parse_file, parse_ntriples_duckdb
 from mgqa_platform.warehouse import registered, transaction
 
@@ -88,6 +88,8 @@ class ConversionResult:
     names_by_rule: dict = field(default_factory=dict)  # rule -> {"entities": n, "excluded": n}
     road_parts_merged: int = 0  # road pieces that became parts of a whole road (entity_parts rows)
     roads_merged: int = 0  # whole roads made of two or more pieces
+    # family -> {"parts": pieces merged, "wholes": whole features} (mgqa_platform.kg.whole)
+    wholes_by_family: dict = field(default_factory=dict)
 
     def metadata(self) -> dict:
         return {
@@ -104,6 +106,7 @@ class ConversionResult:
             "names_by_rule": self.names_by_rule,
             "road_parts_merged": self.road_parts_merged,
             "roads_merged": self.roads_merged,
+            "wholes_by_family": self.wholes_by_family,
         }
 
 
@@ -592,7 +595,7 @@ def convert_kg(
                 """,
                 [str(quarantine.close())],
             )
-            roads.merge_roads(con, kg, geometry_columns, prof.route_signs)
+            whole.merge_wholes(con, kg, geometry_columns, prof.route_signs)
             _finish(con, kg, prof, snapshot_id, names.keys(country_names))
     finally:
         con.execute(f"SET preserve_insertion_order = {bool(ordered)}")
@@ -615,7 +618,7 @@ _TEMP_TABLES = (
     "new_quarantine",
     "label_facts",
     "new_parts",
-    "new_road_triples",
+    "new_whole_triples",
     "named",
     "new_labels",
     "owners",
@@ -655,8 +658,9 @@ def _result(con: duckdb.DuckDBPyConnection, kg: str, triples_staged: int) -> Con
     res.entities = count("SELECT count(*) FROM entities WHERE kg = ?")
     res.labels = count("SELECT count(*) FROM entity_labels WHERE kg = ?")
     res.entity_triples = count("SELECT count(*) FROM entity_triples WHERE kg = ?")
-    res.road_parts_merged = count("SELECT count(*) FROM entity_parts WHERE kg = ?")
-    res.roads_merged = count("SELECT count(DISTINCT entity_id) FROM entity_parts WHERE kg = ?")
+    res.wholes_by_family = _wholes_by_family(con, kg)
+    roads = res.wholes_by_family.get(whole.ROAD.family, {})
+    res.road_parts_merged, res.roads_merged = roads.get("parts", 0), roads.get("wholes", 0)
     res.disambiguated_names = count(
         """
         SELECT count(*)
@@ -690,6 +694,25 @@ def _result(con: duckdb.DuckDBPyConnection, kg: str, triples_staged: int) -> Con
     res.categories = counter("SELECT category, count(*) FROM entities WHERE kg = ? GROUP BY 1")
     res.geom_kinds = counter("SELECT geom_kind, count(*) FROM entities WHERE kg = ? GROUP BY 1")
     return res
+
+
+def _wholes_by_family(con: duckdb.DuckDBPyConnection, kg: str) -> dict[str, dict[str, int]]:
+    """Family -> pieces merged (``parts``) and whole features (``wholes``) of ``kg``, counted in
+    ``entity_parts`` (the family is in the whole's id, :func:`whole.family_of`)."""
+    out: dict[str, dict[str, int]] = {}
+    for eid, n in con.execute(
+        """
+        SELECT entity_id, count(*)
+        FROM entity_parts
+        WHERE kg = ?
+        GROUP BY entity_id
+        """,
+        [kg],
+    ).fetchall():
+        fam = out.setdefault(whole.family_of(eid) or "other", {"parts": 0, "wholes": 0})
+        fam["parts"] += n
+        fam["wholes"] += 1
+    return dict(sorted(out.items()))
 
 
 #: Categories of a country's or a state's point (its OSM label node, ``place=country``/``state``).
@@ -816,8 +839,9 @@ def _category_nouns(categories: list[str]) -> dict[str, str]:
 
 def _label_facts(con: duckdb.DuckDBPyConnection, prof: profiles.Profile) -> None:
     """The temp table ``label_facts(entity_id, lang, label, is_alias)``: the labels of
-    ``new_entities`` in ``facts`` (language tags, the KG label, the alias keys); a whole road also
-    takes its other parts' labels, as aliases (``new_parts``, :mod:`mgqa_platform.kg.roads`)."""
+    ``new_entities`` in ``facts`` (language tags, the KG label, the alias keys); a whole feature
+    also takes its other parts' labels, as aliases (``new_parts``,
+    :mod:`mgqa_platform.kg.whole`)."""
     aliases = ", ".join(f"'{k}'" for k in profiles.ALIAS_KEYS)
     con.execute(
         f"""CREATE OR REPLACE TEMP TABLE label_facts AS
@@ -927,8 +951,9 @@ def _name_rules(
 
 def _source_triples_sql(prof: profiles.Profile) -> str:
     """``INSERT INTO entity_triples`` (parameter: the KG) of the source triples of the entities:
-    each entity's own subjects (``owners``: entity_id, subject, with its road parts), the nodes up
-    to two ``prof.cited_links`` hops away, and the roads' derived statements (``new_road_triples``),
+    each entity's own subjects (``owners``: entity_id, subject, with its whole's parts), the nodes
+    up to two ``prof.cited_links`` hops away, and the wholes' derived statements
+    (``new_whole_triples``),
     sorted."""
     links = ", ".join("'" + p.replace("'", "''") + "'" for p in prof.cited_links)
     return f"""INSERT INTO entity_triples
@@ -939,7 +964,7 @@ def _source_triples_sql(prof: profiles.Profile) -> str:
             * FROM hop2),
         rows AS (
             SELECT src.entity_id, t.s, t.p, t.o FROM src JOIN stage t ON t.s = src.node
-            UNION ALL SELECT entity_id, s, p, o FROM new_road_triples
+            UNION ALL SELECT entity_id, s, p, o FROM new_whole_triples
         )
         SELECT entity_id, $1, s, p, o FROM rows ORDER BY entity_id, s, p, o"""
 

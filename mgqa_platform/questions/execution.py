@@ -18,7 +18,7 @@ import pyarrow as pa
 
 from mgqa_platform import lexicon
 from mgqa_platform.kg import vocab
-from mgqa_platform.kg.roads import ROAD_IRI_PREFIX
+from mgqa_platform.kg.whole import is_whole_iri
 from mgqa_platform.marks import mark
 from mgqa_platform.questions import roles
 from mgqa_platform.questions.catalog import SubTemplate
@@ -291,10 +291,10 @@ def entity_info(con: duckdb.DuckDBPyConnection, ids: list[str]) -> dict[str, dic
 def triple_subject(entity_id: str, iri: str) -> str:
     """The subject under which an entity's source triples are stored in ``entity_triples``: its IRI,
     except in OSMH3KG, whose native triples use bare OSM ids (``node/42``, ``way/7``), i.e. the
-    entity id's local part. A whole road (``urn:mgqa:road:...``, :mod:`mgqa_platform.kg.roads`)
-    states its name and merged geometry under its IRI in every KG."""
+    entity id's local part. A whole feature (``urn:mgqa:<family>:...``,
+    :mod:`mgqa_platform.kg.whole`) states its name and merged geometry under its IRI in every KG."""
     kg, local = entity_id.split(":", 1)
-    return local if kg == "osmh3kg" and not iri.startswith(ROAD_IRI_PREFIX) else iri
+    return local if kg == "osmh3kg" and not is_whole_iri(iri) else iri
 
 
 def entity_subjects(e: Execution, info: Mapping[str, dict]) -> dict[str, str]:

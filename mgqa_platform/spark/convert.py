@@ -6,8 +6,8 @@ point, H3 cells, attributes JSON) over those rows inside ``mapInArrow``, the ver
 in-process engine runs, so both engines give the same rows. The accepted entities become the
 partitioned GeoParquet dataset ``<datasets>/entities_accepted`` (``kg=`` / ``h3_r0=``, the
 resolution-0 H3 cell of the representative point); DuckDB reads it as the view
-``spark_entities_accepted`` and the conversion goes on from there (duplicate ids, roads, names,
-the audited publish).
+``spark_entities_accepted`` and the conversion goes on from there (duplicate ids, whole features,
+names, the audited publish).
 """
 
 from __future__ import annotations

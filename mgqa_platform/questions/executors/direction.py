@@ -31,6 +31,7 @@ from pyproj import Geod
 from shapely import wkt as shapely_wkt
 from shapely.geometry import LineString, Point
 
+from mgqa_platform.kg.whole import FAMILIES, parts_attribute
 from mgqa_platform.questions import formats, readings, roles
 from mgqa_platform.questions.catalog import SubTemplate
 from mgqa_platform.questions.executor import Executor, Outcome, Pool
@@ -125,15 +126,19 @@ ONEWAY_YES = ("yes", "true", "1")
 def directed_line_sql(alias: str) -> str:
     """SQL boolean over entity ``alias``: a line whose digitised direction is the direction of flow
     or travel: a flowing OSM waterway (:data:`FLOWING_WATERWAYS`), or a road tagged ``oneway=yes``
-    that is one OSM way (a merged road, attribute ``road_parts``, is line-merged without keeping
-    direction)."""
+    that is one OSM way; a whole feature (attribute ``<family>_parts``,
+    :mod:`mgqa_platform.kg.whole`) is line-merged without keeping direction: never
+    directed."""
     attr = f"{alias}.attributes"
+    single = " AND ".join(
+        f"json_extract({attr}, '$.{parts_attribute(f)}') IS NULL" for f in FAMILIES
+    )
     return (
-        f"(coalesce(json_extract_string({attr}, '$.osm_waterway') IN "
+        f"((coalesce(json_extract_string({attr}, '$.osm_waterway') IN "
         f"{roles.sql_in(FLOWING_WATERWAYS)}, FALSE) "
-        f"OR (coalesce(json_extract_string({attr}, '$.oneway') IN "
-        f"{roles.sql_in(ONEWAY_YES)}, FALSE) "
-        f"AND json_extract({attr}, '$.road_parts') IS NULL))"
+        f"OR coalesce(json_extract_string({attr}, '$.oneway') IN "
+        f"{roles.sql_in(ONEWAY_YES)}, FALSE)) "
+        f"AND {single})"
     )
 
 

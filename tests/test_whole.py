@@ -1,4 +1,5 @@
-"""Whole roads (issue 15, item 5): road pieces merged at KG conversion, on hand-made KG files.
+"""Whole features: pieces of roads, waterways and rail lines, and same-name stops and points close
+together, merged at KG conversion, on hand-made KG files.
 
 Coordinates are multiples of 1/1024 degree near Porto Alegre (EPSG:4326, lon/lat), so shared
 endpoints are exact. Lengths are checked independently with pyproj's WGS84 geodesic, positions with
@@ -16,7 +17,7 @@ import pytest
 import shapely
 from pyproj import Geod
 
-from mgqa_platform.kg import roads
+from mgqa_platform.kg import whole
 from mgqa_platform.kg.convert import convert_kg
 from mgqa_platform.lineage import describe
 from mgqa_platform.questions.catalog import load_catalog
@@ -180,9 +181,9 @@ def test_road_triples_cite_every_part_and_state_the_whole_road(osm):
     subjects = {t["s"] for t in trs}
     assert {"way/1", "way/2", "way/8", "geo/way/1", "geo/way/2", "geo/way/8"} <= subjects
     own = {(t["p"], t["o"]) for t in trs if t["s"] == "urn:mgqa:road:osmh3kg:road/way/1"}
-    assert (roads.RDFS_LABEL, "Rua A") in own and ("rdf:type", "residential") in own
-    assert {o for p, o in own if p == roads.DCT_HAS_PART} == {"way/1", "way/2", "way/8"}
-    (wkt,) = [o for p, o in own if p == roads.GEO_AS_WKT]
+    assert (whole.RDFS_LABEL, "Rua A") in own and ("rdf:type", "residential") in own
+    assert {o for p, o in own if p == whole.DCT_HAS_PART} == {"way/1", "way/2", "way/8"}
+    (wkt,) = [o for p, o in own if p == whole.GEO_AS_WKT]
     road = entities(con)["osmh3kg:road/way/1"]
     assert shapely.from_wkt(wkt).equals(shapely.from_wkt(road["wkt"]))
     assert triple_subject(road["entity_id"], road["iri"]) == "urn:mgqa:road:osmh3kg:road/way/1"
@@ -192,9 +193,9 @@ def test_road_triples_cite_every_part_and_state_the_whole_road(osm):
 def test_lineage_shows_the_parts(osm):
     con, _ = osm
     text = describe(con, "osmh3kg:road/way/1")
-    assert "road parts (3)" in text and "osmh3kg:way/8  (subject way/8)" in text
+    assert "parts (3)" in text and "osmh3kg:way/8  (subject way/8)" in text
     assert describe(con, "osmh3kg:way/2").startswith(
-        "osmh3kg:way/2 is a piece of the whole road osmh3kg:road/way/1"
+        "osmh3kg:way/2 is a part of the whole feature osmh3kg:road/way/1"
     )
 
 
@@ -246,25 +247,25 @@ def test_road_questions_never_list_pieces_of_the_named_road(osm):
 
 def test_components_tolerance_and_identity():
     def part(i, name, wkt, ref=None):
-        return roads.Part(f"k:{i}", str(i), name, ref, "road", ("road",), shapely.from_wkt(wkt))
+        return whole.Part(f"k:{i}", str(i), name, ref, "road", ("road",), shapely.from_wkt(wkt))
 
-    gap = lambda m: m / roads.METRES_PER_DEGREE  # noqa: E731  metres of latitude in degrees
+    gap = lambda m: m / whole.METRES_PER_DEGREE  # noqa: E731  metres of latitude in degrees
     parts = [
         part(1, "Main  Street", "LINESTRING(0 0, 0 0.01)"),
         part(2, "main street", f"LINESTRING(0 {0.01 + gap(0.5)}, 0 0.02)"),  # 0.5 m gap: joined
         part(3, "Main Street", f"LINESTRING(0 {0.02 + gap(3)}, 0 0.03)"),  # 3 m gap: separate
         part(4, "Side Street", "LINESTRING(-0.01 0.005, 0.01 0.005)"),  # crosses, other name
     ]
-    assert roads.components(parts) == [[0, 1]]
+    assert whole.components(parts) == [[0, 1]]
     signed = [
         part(1, "S1", "LINESTRING(0 0, 0 0.01)", ref="S1"),
         part(2, "S1", "LINESTRING(1 0, 1 0.01)", ref="S1"),  # 111 km away: the same route
         part(3, "S2", "LINESTRING(2 0, 2 0.01)", ref="S2"),
     ]
-    assert roads.components(signed) == []
-    assert roads.components(signed, route_signs=True) == [[0, 1]]
-    assert roads.identity("  Rua   São  JOÃO ") == roads.identity("rua são joão")
-    assert roads.identity(" ") is None
+    assert whole.components(signed) == []
+    assert whole.components(signed, route_signs=True) == [[0, 1]]
+    assert whole.identity("  Rua   São  JOÃO ") == whole.identity("rua são joão")
+    assert whole.identity(" ") is None
 
 
 KWG_PREFIXES = """@prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .
@@ -318,7 +319,7 @@ def test_kwg_segments_merge_by_road_sign(con, tmp_path):
         return {
             (r["p"].rsplit("/", 1)[1], r["o"])
             for r in rows(
-                con, "SELECT p, o FROM entity_triples WHERE s = ?", roads.ROAD_IRI_PREFIX + road
+                con, "SELECT p, o FROM entity_triples WHERE s = ?", whole.ROAD_IRI_PREFIX + road
             )
         }
 
@@ -333,11 +334,11 @@ def test_kwg_segments_merge_by_road_sign(con, tmp_path):
     assert not any(p == "sfCrosses" for p, _ in s1 | s2)
 
 
-def test_road_parts_check(osm):
+def test_whole_parts_check(osm):
     from mgqa_dagster.data_quality import entities as entity_checks
 
     con, _ = osm
-    (check,) = [c for c in entity_checks.ENTITY_CHECKS if c.name == "road_parts_resolve"]
+    (check,) = [c for c in entity_checks.ENTITY_CHECKS if c.name == "whole_parts_resolve"]
     assert check.blocking and check.run(con, "osmh3kg").passed
     con.execute(
         """
@@ -354,3 +355,148 @@ def test_road_parts_check(osm):
         """
     )
     assert not check.run(con, "osmh3kg").passed  # way/3 is still an entity
+
+
+def feature(s: str, key: str, value: str, name: str, wkt: str, tags: tuple = ()) -> list:
+    """An OSMH3KG feature ``s`` tagged ``key=value`` (its type ``value``) with a name and a WKT."""
+    g = f"geo/{s}"
+    out = [(s, "rdf:type", value), (s, key, value), (s, "name", name), (s, "geo:hasGeometry", g)]
+    return out + [(g, "geo:asWKT", wkt)] + [(s, k, v) for k, v in tags]
+
+
+def point(x: float, y: float) -> str:
+    return f"POINT({X0 + x * U} {Y0 + y * U})"
+
+
+#: One grid unit is 1/1024 degree: 108.6 m north-south, 94 m east-west at 30 degrees south.
+FAMILY_FEATURES = [
+    # a stream in two pieces 54 m apart (within 100 m): one stream; a namesake 326 m on: another
+    *feature("way/20", "waterway", "stream", "Arroio X", line((0, 300), (10, 300))),
+    *feature("way/21", "waterway", "stream", "Arroio X", line((10.5, 300), (30, 300))),
+    *feature("way/22", "waterway", "stream", "Arroio X", line((33, 300), (40, 300))),
+    # subway track pieces: "Linha 4" with a 300 m gap is one line; "Linha 1" joins by its ref
+    *feature("way/30", "railway", "subway", "Linha 4", line((0, 400), (20, 400))),
+    *feature("way/31", "railway", "subway", "Linha 4", line((20, 403), (20, 420))),
+    *feature("way/32", "railway", "subway", "Linha 1", line((10, 390), (10, 410)), (("ref", "1"),)),
+    *feature("way/33", "railway", "subway", "Linha 1 - Azul", line((10, 412), (10, 440)))
+    + [("way/33", "ref", "1")],
+    # a tram line of the same name is not the subway line
+    *feature("way/34", "railway", "tram", "Linha 4", line((0, 380), (20, 380))),
+    # a road that crosses all four subway track pieces, of two subway lines
+    *feature("way/35", "highway", "residential", "Rua X", line((5, 395), (25, 415), (5, 420))),
+    # the two platforms of one bus stop 109 m apart: one stop; a namesake 435 m away: another
+    *feature("node/40", "highway", "bus_stop", "Parada P", point(0, 500)),
+    *feature("node/41", "highway", "bus_stop", "Parada P", point(0, 501)),
+    *feature("node/42", "highway", "bus_stop", "Parada P", point(0, 505)),
+    # same-name cafes 27 m apart: one cafe; one 109 m away stays; a same-name bank stays
+    *feature("node/50", "amenity", "cafe", "Café C", point(0, 600)),
+    *feature("node/51", "amenity", "cafe", "Café C", point(0, 600.25)),
+    *feature("node/52", "amenity", "cafe", "Café C", point(0, 601.25)),
+    *feature("node/53", "amenity", "bank", "Café C", point(0.1, 600)),
+]
+
+
+@pytest.fixture
+def families(con, tmp_path):
+    path = write_triples(tmp_path / "f.parquet", FAMILY_FEATURES)
+    return con, convert_kg(con, "osmh3kg", path, "snap")
+
+
+def test_every_family_merges_its_pieces(families):
+    con, res = families
+    ents = entities(con)
+    parts = {
+        e: sorted(
+            p
+            for (p,) in con.execute(
+                "SELECT part_entity_id FROM entity_parts WHERE entity_id = ?", [e]
+            ).fetchall()
+        )
+        for e in ents
+    }
+    merged = {e: ps for e, ps in parts.items() if ps}
+    n = "osmh3kg:"
+    assert merged == {
+        f"{n}waterway/way/20": [f"{n}way/20", f"{n}way/21"],
+        f"{n}rail/way/30": [f"{n}way/30", f"{n}way/31"],
+        f"{n}rail/way/32": [f"{n}way/32", f"{n}way/33"],
+        f"{n}stop/node/40": [f"{n}node/40", f"{n}node/41"],
+        f"{n}point/node/50": [f"{n}node/50", f"{n}node/51"],
+    }
+    for kept in ("way/22", "way/34", "node/42", "node/52", "node/53"):
+        assert f"{n}{kept}" in ents
+    stop = ents[f"{n}stop/node/40"]
+    assert (stop["name"], stop["category"], stop["geom_kind"]) == ("Parada P", "bus_stop", "point")
+    assert stop["iri"] == f"urn:mgqa:stop:{n}stop/node/40"
+    assert json.loads(stop["attributes"])["stop_parts"] == 2
+    assert ents[f"{n}rail/way/32"]["name"] == "Linha 1 - Azul"  # the longer piece's name
+    assert res.wholes_by_family == {
+        "point": {"parts": 2, "wholes": 1},
+        "rail": {"parts": 4, "wholes": 2},
+        "stop": {"parts": 2, "wholes": 1},
+        "waterway": {"parts": 2, "wholes": 1},
+    }
+    assert res.metadata()["wholes_by_family"]["rail"] == {"parts": 4, "wholes": 2}
+    assert (res.road_parts_merged, res.roads_merged) == (0, 0)
+
+
+def test_merged_length_is_the_sum_of_the_parts(families):
+    con, _ = families
+    ents = entities(con)
+    for whole_id, ids in {
+        "osmh3kg:waterway/way/20": ("way/20", "way/21"),
+        "osmh3kg:rail/way/30": ("way/30", "way/31"),
+    }.items():
+        wkts = [o for s, p, o in FAMILY_FEATURES if p == "geo:asWKT" and s[4:] in ids]
+        g = shapely.from_wkt(ents[whole_id]["wkt"])
+        assert g.geom_type == "MultiLineString"  # a gap between the pieces
+        assert GEOD.geometry_length(g) == pytest.approx(
+            sum(GEOD.geometry_length(shapely.from_wkt(w)) for w in wkts), rel=1e-9
+        )
+
+
+def test_line_counts_count_whole_lines(families):
+    con, _ = families
+    con.execute(
+        """
+        INSERT INTO entity_strata
+        SELECT entity_id, kg, 'BRA', 'UMC', 'high', NULL, 'UMC/high', NULL
+        FROM entities
+        """
+    )
+    # Rua X crosses four subway track pieces of two subway lines
+    count = _gold(con, "C04.1", category_A="subway", entity_B="osmh3kg:way/35")
+    assert count.gold == {"value": 2}
+    assert set(count.evidence) == {"osmh3kg:rail/way/30", "osmh3kg:rail/way/32"}
+
+
+def test_whole_ids_and_iris():
+    assert whole.family_of("osmh3kg:waterway/way/1") == "waterway"
+    assert whole.family_of("osmh3kg:way/1") is None
+    assert whole.whole_iri("kwg:road/x.1") == "urn:mgqa:road:kwg:road/x.1"
+    assert whole.is_whole_iri("urn:mgqa:stop:osmh3kg:stop/node/1")
+    assert not whole.is_whole_iri("urn:mgqa:kwg:roadSegment.S1.1")
+    assert whole.kind_of("stream", "line").family == "waterway"
+    assert whole.kind_of("bus_stop", "point").family == "stop"
+    assert whole.kind_of("cafe", "point").family == "point"
+    assert whole.kind_of("cafe", "polygon") is None
+
+
+def test_events_are_never_pieces(con):
+    """Two earthquakes of one title at one place are two events; two cafes there are one cafe."""
+    con.execute(
+        """
+        CREATE TEMP TABLE facts (s VARCHAR, k VARCHAR, v VARCHAR);
+        CREATE TEMP TABLE new_entities AS
+        SELECT * FROM (VALUES
+            ('k:1', 's1', 'M 2 - Near X', 'earthquake', 'point', '2020-01-01', NULL),
+            ('k:2', 's2', 'M 2 - Near X', 'earthquake', 'point', '2021-01-01', NULL),
+            ('k:3', 's3', 'Cafe', 'cafe', 'point', NULL, NULL),
+            ('k:4', 's4', 'Cafe', 'cafe', 'point', NULL, NULL)
+        ) t(entity_id, subject, name, category, geom_kind, valid_from, valid_to),
+        (SELECT ST_AsWKB(ST_Point(-51.0, -30.0)) AS wkb, ['t'] AS types, NULL AS attributes)
+        """
+    )
+    parts = whole.read_parts(con)
+    assert [p.entity_id for p in parts["point"]] == ["k:3", "k:4"]
+    assert whole.components(parts["point"], whole.KINDS[-1]) == [[0, 1]]
