@@ -172,3 +172,12 @@ def test_check_fails_a_region_tag_or_a_coded_stop_name(text):
     assert check.run(con, None).passed is False
     con.execute("DELETE FROM questions_en WHERE question_id = 'q2'")
     assert check.run(con, None).passed is True
+
+
+def test_a_readers_qualifier_is_said_in_each_language_with_its_word():
+    found = ml_names.display_qualifier("Helsinki", "the Helsinki tram stop", "tram_stop")
+    assert found == ml_names.Qualified("Helsinki", "tram_stop")
+    tm = load_memory("fra")
+    name, said = instantiate.fallback_name("the Helsinki tram stop", found, tm)
+    assert said and name == f"Helsinki ({tm.singular('tram_stop')})"
+    assert ml_names.reader_qualifier("the Helsinki tram stop", "bus_stop") is None

@@ -738,19 +738,20 @@ PLACE_CATEGORIES = frozenset(
 
 #: The temp table ``named``: ``display_name``, ``name_unique`` and ``name_rule`` of each entity of
 #: ``new_entities`` (by ``entity_id``). The name rules (``name_rules``: entity -> ``base``,
-#: ``name_rule``, ``excluded``, ``with_category``; :func:`mgqa_platform.kg.names.name_entities`)
-#: give each entity the base of its display name. Its candidate forms, in this order: the base; the
-#: base with its category word (``category_nouns``: category -> singular English noun); with its
-#: street; with its locality (suburb, ``is_in``, city); with category word and street; with category
-#: word and locality. An administrative region (:data:`ADMIN_CATEGORIES`) never carries its
-#: category word: its ``designated`` form ("the parish of La Massana") stands in place of the base
-#: with the word (rule ``admin_designation`` when it is chosen); one without a designation whose
-#: bare name is shared keeps its base and is ``admin_undesignated``. An entity with
-#: ``with_category`` only has the forms that carry the category word; an excluded entity has
-#: none. Each entity takes its first form that no other entity of the KG has among its candidates
-#: (compared without case and accents); an entity with none keeps its base, gets
-#: ``name_unique = false`` and, when no rule applied, the rule ``ambiguous``. Never coordinates or
-#: ids.
+#: ``name_rule``, ``excluded``, ``with_category``, ``designated``;
+#: :func:`mgqa_platform.kg.names.name_entities`) give each entity the base of its display name. Its
+#: candidate forms, in this order: the base; the base with its category word (``category_nouns``:
+#: category -> singular English noun); with its street; with its locality (suburb, ``is_in``,
+#: city); with category word and street; with category word and locality. A POI named like a place
+#: (``with_category``) only has the forms that carry the category word, the second as a reader
+#: says it: "the Helsinki tram stop", not "Helsinki (tram stop)". An administrative region
+#: (:data:`ADMIN_CATEGORIES`) never carries its category word: its ``designated`` form ("the parish
+#: of La Massana") stands in place of the base with the word (rule ``admin_designation`` when it
+#: is chosen); one without a designation whose bare name is shared keeps its base and is
+#: ``admin_undesignated``. An excluded entity has no form. Each entity takes its first form that
+#: no other entity of the KG has among its candidates (compared without case and accents); an
+#: entity with none keeps its base, gets ``name_unique = false`` and, when no rule applied, the
+#: rule ``ambiguous``. Never coordinates or ids.
 DISAMBIGUATE_SQL = """
 CREATE OR REPLACE TEMP TABLE named AS
 WITH ruled AS (
@@ -780,8 +781,11 @@ candidates AS (
             entity_id,
             unnest([
                 {'rank': 1, 'form': CASE WHEN NOT with_category THEN base END},
-                {'rank': 2, 'form': CASE WHEN is_admin THEN designated
-                    ELSE base || ' (' || noun || ')' END},
+                {'rank': 2, 'form': CASE
+                    WHEN is_admin THEN designated
+                    WHEN with_category THEN 'the ' || base || ' ' || noun
+                    ELSE base || ' (' || noun || ')'
+                END},
                 {'rank': 3, 'form': CASE WHEN NOT with_category THEN base || ' (' || street || ')'
                     END},
                 {'rank': 4, 'form': CASE WHEN NOT with_category THEN base || ' (' || locality || ')'

@@ -23,7 +23,7 @@ first rule that applies, in this order:
 5. ``placeholder``, ``code_like``, ``category_word`` (exclude): the entity keeps its name as display
    name but is never bound where its name must identify it (it stays a category member);
 6. ``place_name_on_poi`` (renames): a POI named like a settlement, region or country always shows
-   its category word ("Helsinki (tram stop)").
+   its category word, as a reader says it ("the Helsinki tram stop").
 
 ``admin_designation`` and ``ambiguous`` are set later, by the disambiguation in SQL: an
 administrative region whose bare name is shared is named by its designation ("the parish of La
@@ -67,7 +67,7 @@ RULES: dict[str, str] = {
     "code_like": "a code or number with no word (S166, U101, CS20, A-12, 1940)",
     "category_word": "the name is a category word (Kiosk, Borehole, Kiosque, Shopping ...)",
     "place_name_on_poi": "the name of a settlement, region or country on another feature: the "
-    "display name always carries the category word",
+    'display name always carries the category word ("the Helsinki tram stop")',
     "admin_designation": "an administrative region whose bare name another entity shares: named by "
     'its designation ("the parish of La Massana"), not "La Massana (administrative region)"',
     "admin_undesignated": "an administrative region whose bare name another entity shares and "

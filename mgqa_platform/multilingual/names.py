@@ -287,6 +287,17 @@ class Qualified:
         return f"{self.base} ({inner})"
 
 
+def reader_qualifier(display_name: str, category: str) -> Qualified | None:
+    """The parts of a display name in a reader's form, "the Helsinki tram stop" (the base between
+    "the" and the category word: conversion's form for a POI named like a place); None for any
+    other display name."""
+    tail = f" {lexicon.noun(category)}"
+    if display_name.startswith("the ") and display_name.endswith(tail):
+        base = display_name[4 : -len(tail)]
+        return Qualified(base, category) if base.strip() else None
+    return None
+
+
 def display_qualifier(name: str, display_name: str, category: str) -> Qualified | None:
     """The parts of ``display_name`` when disambiguation gave it the category word of ``category``
     (the lexicon's singular, :func:`mgqa_platform.lexicon.noun`, as conversion writes it): the base
@@ -294,6 +305,8 @@ def display_qualifier(name: str, display_name: str, category: str) -> Qualified 
     display name without it (the name itself, or the name with its street or locality only)."""
     if display_name == name:
         return None
+    if (reader := reader_qualifier(display_name, category)) is not None:
+        return reader
     opening = f" ({lexicon.noun(category)}"
     if display_name.startswith(name + opening):
         base = name
