@@ -181,3 +181,24 @@ def test_a_readers_qualifier_is_said_in_each_language_with_its_word():
     name, said = instantiate.fallback_name("the Helsinki tram stop", found, tm)
     assert said and name == f"Helsinki ({tm.singular('tram_stop')})"
     assert ml_names.reader_qualifier("the Helsinki tram stop", "bus_stop") is None
+
+
+def test_summary_counts_names_by_rule():
+    from mgqa_platform import report
+
+    con = duckdb.connect()
+    con.execute(
+        """
+        CREATE TABLE entities AS
+        SELECT *
+        FROM (VALUES
+            ('osmh3kg', 'admin_designation', true),
+            ('osmh3kg', 'stop_code', true),
+            ('osmh3kg', 'stop_code', false),
+            ('osmh3kg', NULL, true)
+        ) AS t(kg, name_rule, name_unique)
+        """
+    )
+    assert report._names_by_rule(con)[1] == (
+        "  osmh3kg    admin_designation 1 (0), stop_code 2 (1)"
+    )
