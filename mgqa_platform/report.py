@@ -44,6 +44,7 @@ def summary(con: duckdb.DuckDBPyConnection, release_dir: Path, top: int = 8) -> 
     ):
         out.append(f"  {kg:<10} {n:>8,}   unusable names {ambiguous:>6,}   from {snap}")
     out.append("")
+    out.extend(_names_by_rule(con))
     out.append(f"Top {top} categories per KG")
     for kg, cats in _rows(
         con,
@@ -124,6 +125,29 @@ def _wholes_section(con: duckdb.DuckDBPyConnection) -> list[str]:
     out = ["Whole features per KG and family (merged at conversion: wholes <- parts)"]
     out += [f"  {kg:<10} {fam:<10} {n:>8,} <- {parts:>8,}" for kg, fam, n, parts in rows]
     return out + ["  (none)"] * (not rows) + [""]
+
+
+def _names_by_rule(con: duckdb.DuckDBPyConnection) -> list[str]:
+    """Per KG, the entities of each name rule (``entities.name_rule``; kg/names.py ``RULES``) and
+    how many of them are unusable (``name_unique`` false)."""
+    out = ["Names by rule per KG: rule entities (unusable)"]
+    for kg, rules in _rows(
+        con,
+        """
+        SELECT kg, string_agg(name_rule || ' ' || n || ' (' || bad || ')', ', ' ORDER BY name_rule)
+        FROM (
+            SELECT kg, name_rule, count(*) AS n, count(*) FILTER (WHERE NOT name_unique) AS bad
+            FROM entities
+            WHERE name_rule IS NOT NULL
+            GROUP BY 1, 2
+        )
+        GROUP BY 1
+        ORDER BY 1
+        """,
+    ):
+        out.append(f"  {kg:<10} {rules}")
+    out.append("")
+    return out
 
 
 def _questions_section(con: duckdb.DuckDBPyConnection) -> list[str]:

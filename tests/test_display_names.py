@@ -40,7 +40,7 @@ EXPECTED = {
     2: ("Café Sol (Rua B)", True),
     3: ("Café Lua", False),  # same name, same street, same category: nothing tells them apart
     4: ("Café Lua", False),
-    5: ("Helsinki (tram stop)", True),  # a city's name on a POI: always the category word
+    5: ("the Helsinki tram stop", True),  # a city's name on a POI: always the category word
     6: ("Helsinki", True),  # the city keeps its name
     7: ("Mercado (cafe, Rua D)", True),  # neither category nor street alone: both
     8: ("Mercado (cafe, Rua E)", True),
@@ -117,7 +117,7 @@ def test_ambiguous_entities_still_count_as_category_members(town):
     assert outcome.gold == {"value": 6} and AMBIGUOUS <= set(outcome.evidence)
 
 
-CLEAN = "How far is Café Sol (Rua A) from Helsinki (tram stop), in km (2 decimals)?"
+CLEAN = "How far is Café Sol (Rua A) from the Helsinki tram stop, in km (2 decimals)?"
 LEAKS = [
     "Is Levuma (6.5079, -10.8415) or Joe farther from Kperkor?",
     "How far is Café Central (Rua B, -30.0350, -51.2100) from Mercado?",

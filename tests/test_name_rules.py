@@ -215,11 +215,11 @@ TOWN_EXPECTED = {
     7: ("Ali Sabieh - Djibouti", True, "other_script"),  # the Latin part
     8: ("老高", True, "other_script_kept"),  # no Latin alternative: the local name, counted
     9: ("Helsinki", True, None),
-    10: ("Helsinki (tram stop)", True, "place_name_on_poi"),
+    10: ("the Helsinki tram stop", True, "place_name_on_poi"),
     11: ("Hakaniemi", True, None),
     12: ("Hakaniemi", False, "place_name_on_poi"),  # two bus stops: "(bus stop)" is not unique
     13: ("Hakaniemi", False, "place_name_on_poi"),
-    14: ("Brasil (cafe)", True, "place_name_on_poi"),  # a Natural Earth country name
+    14: ("the Brasil cafe", True, "place_name_on_poi"),  # a Natural Earth country name
     15: ("Farmácia Popular (Porto Alegre)", True, None),  # same category: told apart by city
     16: ("Farmácia Popular (São Paulo)", True, None),
     17: ("Rue Marchand (road)", True, "other_script"),  # the Latin part, then disambiguated

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import random
 from collections import Counter, defaultdict
+from collections.abc import Iterable
 
 import dagster as dg
 import pandas as pd
@@ -18,7 +19,7 @@ import shapely
 from mgqa_dagster.data_quality import gx_runner as gx
 from mgqa_dagster.data_quality.checks import Check, result
 from mgqa_platform import lexicon
-from mgqa_platform.kg import whole
+from mgqa_platform.kg import names, whole
 from mgqa_platform.questions import coverage, formats, readings, roles, triviality
 from mgqa_platform.questions.catalog import SFIDS, default_catalog
 from mgqa_platform.questions.generate import covered_centre, replay
@@ -97,6 +98,42 @@ def _no_duplicates(con, _):
         "SELECT text || ' ⟶ ' || CAST(gold AS VARCHAR) AS question_and_gold FROM questions_en"
     ).df()
     return result(gx.run_suite(df, "questions_unique", gx.unique_ids("question_and_gold")))
+
+
+#: What a question text must never show of an administrative region: its category word in
+#: brackets, where a local names it by its designation (mgqa_platform/kg/designations.py).
+ADMIN_TAG = "(administrative region)"
+
+
+def coded_stop_names(display_names: Iterable[str]) -> set[str]:
+    """The display names of transit stops that still carry a stop number or direction code
+    (:func:`mgqa_platform.kg.names.stop_name` would strip one)."""
+    return {d for d in display_names if names.stop_name(d) is not None}
+
+
+def locally_named(text: str, coded: set[str]) -> bool:
+    """The question text names its places as a local would: no "(administrative region)" tag and
+    none of the ``coded`` stop names (:func:`coded_stop_names`)."""
+    return ADMIN_TAG not in text and not any(c in text for c in coded)
+
+
+def _regions_by_designation(con, _):
+    stops = ", ".join(f"'{c}'" for c in sorted(names.STOP_CATEGORIES))
+    coded = coded_stop_names(
+        r[0]
+        for r in con.execute(
+            f"SELECT DISTINCT display_name FROM entities WHERE category IN ({stops})"
+        ).fetchall()
+    )
+    df = con.execute("SELECT question_id, text FROM questions_en").df()
+    df["locally_named"] = [locally_named(t, coded) for t in df["text"]]
+    return result(
+        gx.run_suite(
+            df[["question_id", "locally_named"]],
+            "questions_regions_by_designation",
+            gx.in_set("locally_named", [True]),
+        )
+    )
 
 
 def _no_leaked_locations(con, _):
@@ -444,6 +481,14 @@ QUESTION_CHECKS = (
         "no question text shows a coordinate pair in parentheses, a KG id (#node/, #way/, "
         "#relation/, #road.) or a placeholder name (POINT, UNNAMED, fixme, no name, n/a)",
         _no_leaked_locations,
+    ),
+    Check(
+        "regions_by_designation",
+        True,
+        'no question text shows "(administrative region)" (a region is named by its designation, '
+        '"the parish of La Massana") or a transit stop name with its stop number or direction '
+        'code ("166 Roc de Sant Miquel", "Getúlio Vargas - 2 C/B")',
+        _regions_by_designation,
     ),
     Check(
         "category_words_in_lexicon",

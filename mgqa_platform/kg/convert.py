@@ -46,7 +46,7 @@ import shapely
 from mgqa_platform import geometry, lexicon
 from mgqa_platform.category_words import localized_nouns
 from mgqa_platform.columns import arrow_schema
-from mgqa_platform.kg import names, osmh3kg_table, profiles, whole
+from mgqa_platform.kg import designations, names, osmh3kg_table, profiles, whole
 from mgqa_platform.kg.rdf_stream import format_for, parse_file, parse_ntriples_duckdb
 from mgqa_platform.warehouse import registered, transaction
 
@@ -752,21 +752,29 @@ def _fold_label_nodes(con: duckdb.DuckDBPyConnection, quarantine: list) -> None:
 # ---------------------------------------------------------------------------------------- 4. finish
 #: Categories whose members are places (settlements, regions, countries): a POI that bears one of
 #: their names is named with its category word (:mod:`mgqa_platform.kg.names`).
+#: Categories named by their designation where their bare name is shared
+#: (:mod:`mgqa_platform.kg.designations`).
+ADMIN_CATEGORIES = frozenset({"administrative_region"})
 PLACE_CATEGORIES = frozenset(
     (*lexicon.SETTLEMENT_CATEGORIES, *lexicon.REGION_CATEGORIES, "country", "state")
 )
 
 #: The temp table ``named``: ``display_name``, ``name_unique`` and ``name_rule`` of each entity of
 #: ``new_entities`` (by ``entity_id``). The name rules (``name_rules``: entity -> ``base``,
-#: ``name_rule``, ``excluded``, ``with_category``; :func:`mgqa_platform.kg.names.name_entities`)
-#: give each entity the base of its display name. Its candidate forms, in this order: the base; the
-#: base with its category word (``category_nouns``: category -> singular English noun); with its
-#: street; with its locality (suburb, ``is_in``, city); with category word and street; with category
-#: word and locality. An entity with ``with_category`` only has the forms that carry the category
-#: word; an excluded entity has none. Each entity takes its first form that no other entity of the
-#: KG has among its candidates (compared without case and accents); an entity with none keeps its
-#: base, gets ``name_unique = false`` and, when no rule applied, the rule ``ambiguous``. Never
-#: coordinates or ids.
+#: ``name_rule``, ``excluded``, ``with_category``, ``designated``;
+#: :func:`mgqa_platform.kg.names.name_entities`) give each entity the base of its display name. Its
+#: candidate forms, in this order: the base; the base with its category word (``category_nouns``:
+#: category -> singular English noun); with its street; with its locality (suburb, ``is_in``,
+#: city); with category word and street; with category word and locality. A POI named like a place
+#: (``with_category``) only has the forms that carry the category word, the second as a reader
+#: says it: "the Helsinki tram stop", not "Helsinki (tram stop)". An administrative region
+#: (:data:`ADMIN_CATEGORIES`) never carries its category word: its ``designated`` form ("the parish
+#: of La Massana") stands in place of the base with the word (rule ``admin_designation`` when it
+#: is chosen); one without a designation whose bare name is shared keeps its base and is
+#: ``admin_undesignated``. An excluded entity has no form. Each entity takes its first form that
+#: no other entity of the KG has among its candidates (compared without case and accents); an
+#: entity with none keeps its base, gets ``name_unique = false`` and, when no rule applied, the
+#: rule ``ambiguous``. Never coordinates or ids.
 DISAMBIGUATE_SQL = """
 CREATE OR REPLACE TEMP TABLE named AS
 WITH ruled AS (
@@ -778,6 +786,8 @@ WITH ruled AS (
         r.name_rule,
         r.excluded,
         r.with_category,
+        r.designated,
+        e.category IN (__ADMIN__) AS is_admin,
         c.noun
     FROM new_entities e
     JOIN name_rules r USING (entity_id)
@@ -794,13 +804,19 @@ candidates AS (
             entity_id,
             unnest([
                 {'rank': 1, 'form': CASE WHEN NOT with_category THEN base END},
-                {'rank': 2, 'form': base || ' (' || noun || ')'},
+                {'rank': 2, 'form': CASE
+                    WHEN is_admin THEN designated
+                    WHEN with_category THEN 'the ' || base || ' ' || noun
+                    ELSE base || ' (' || noun || ')'
+                END},
                 {'rank': 3, 'form': CASE WHEN NOT with_category THEN base || ' (' || street || ')'
                     END},
                 {'rank': 4, 'form': CASE WHEN NOT with_category THEN base || ' (' || locality || ')'
                     END},
-                {'rank': 5, 'form': base || ' (' || noun || ', ' || street || ')'},
-                {'rank': 6, 'form': base || ' (' || noun || ', ' || locality || ')'}
+                {'rank': 5, 'form': CASE WHEN NOT is_admin THEN
+                    base || ' (' || noun || ', ' || street || ')' END},
+                {'rank': 6, 'form': CASE WHEN NOT is_admin THEN
+                    base || ' (' || noun || ', ' || locality || ')' END}
             ]) AS f
         FROM ruled
         WHERE NOT excluded
@@ -825,11 +841,15 @@ SELECT
     r.entity_id,
     coalesce(ch.form, r.base) AS display_name,
     ch.form IS NOT NULL AS name_unique,
-    CASE WHEN ch.form IS NULL THEN coalesce(r.name_rule, 'ambiguous') ELSE r.name_rule END
-        AS name_rule
+    CASE
+        WHEN ch.form IS NULL AND r.is_admin THEN coalesce(r.name_rule, 'admin_undesignated')
+        WHEN ch.form IS NULL THEN coalesce(r.name_rule, 'ambiguous')
+        WHEN ch.form = r.designated THEN 'admin_designation'
+        ELSE r.name_rule
+    END AS name_rule
 FROM ruled r
 LEFT JOIN chosen ch USING (entity_id)
-"""
+""".replace("__ADMIN__", ", ".join(f"'{c}'" for c in sorted(ADMIN_CATEGORIES)))
 
 
 def _category_nouns(categories: list[str]) -> dict[str, str]:
@@ -896,16 +916,43 @@ def _rule_attributes(category: str, attributes: str | None) -> dict:
     return {}
 
 
+def _designation_patterns(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
+    """Entity id -> English designation pattern (:func:`designations.english_pattern`) of each
+    administrative region of ``new_entities``, from its tags in ``facts`` (its own designation
+    tags, else its country and ``admin_level`` in the reviewed table)."""
+    keys = ", ".join(f"'{k}'" for k in (*designations.TAGS, "admin_level"))
+    tags: dict[str, dict[str, str]] = {}
+    for eid, k, v in con.execute(
+        f"""
+        SELECT e.entity_id, f.k, min(f.v)
+        FROM new_entities e
+        JOIN facts f ON f.s = e.subject
+        WHERE e.category IN ({", ".join(f"'{c}'" for c in sorted(ADMIN_CATEGORIES))})
+            AND f.k IN ({keys})
+        GROUP BY ALL
+        """
+    ).fetchall():
+        tags.setdefault(eid, {})[k] = v
+    out = {}
+    for eid, t in tags.items():
+        level = t.get("admin_level", "")
+        pattern = designations.english_pattern(t, int(level) if level.isdigit() else None)
+        if pattern:
+            out[eid] = pattern
+    return out
+
+
 def _name_rules(
     con: duckdb.DuckDBPyConnection,
     nouns: dict[str, str],
     country_names: frozenset[str],
     route_signs: bool,
+    patterns: dict[str, str] | None = None,
 ) -> tuple[pa.Table, pa.Table]:
     """The name rules over ``new_entities`` and ``label_facts`` (``route_signs``: the profile's,
-    :attr:`profiles.Profile.route_signs`): the Arrow tables ``name_rules``
-    (entity_id, base, name_rule, excluded, with_category) and ``name_aliases`` (entity_id,
-    label)."""
+    :attr:`profiles.Profile.route_signs`; ``patterns``: :func:`_designation_patterns`): the Arrow
+    tables ``name_rules`` (entity_id, base, name_rule, excluded, with_category, designated) and
+    ``name_aliases`` (entity_id, label)."""
     events = ", ".join(f"'{c}'" for c in sorted(names.EARTHQUAKE_CATEGORIES))
     rows = con.execute(
         f"""
@@ -925,6 +972,7 @@ def _name_rules(
             valid_from,
             _rule_attributes(category, attributes),
             tuple(labels.get(eid, ())),
+            (patterns or {}).get(eid),
         )
         for eid, name, category, valid_from, attributes in rows
     ]
@@ -937,6 +985,7 @@ def _name_rules(
             "name_rule": pa.array([n.rule for n in out], pa.string()),
             "excluded": pa.array([n.excluded for n in out], pa.bool_()),
             "with_category": pa.array([n.with_category for n in out], pa.bool_()),
+            "designated": pa.array([n.designated for n in out], pa.string()),
         }
     )
     pairs = [(n.entity_id, a) for n in out for a in n.aliases]
@@ -992,8 +1041,9 @@ def _name_entities(
     ]
     nouns = _category_nouns(categories)
     _label_facts(con, prof)
+    patterns = _designation_patterns(con)
     _drop_temp(con, "facts")  # label_facts is its last reader: free memory early
-    rules, name_aliases = _name_rules(con, nouns, country_names, prof.route_signs)
+    rules, name_aliases = _name_rules(con, nouns, country_names, prof.route_signs, patterns)
     noun_table = pa.table(
         {
             "category": pa.array(list(nouns), pa.string()),

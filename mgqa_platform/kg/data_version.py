@@ -1,9 +1,9 @@
 """The version of the package data that decides converted entity rows besides the KG file itself.
 
 Conversion reads more than the native file: the category tables (which class or tag is which
-category, the category's English noun) and, since display names may carry a category word in any
-benchmark language, each translation memory's category words
-(:func:`mgqa_platform.category_words.localized_nouns`).
+category, the category's English noun), the administrative regions' designations and, since
+display names may carry a category word in any benchmark language, each translation memory's
+category words (:func:`mgqa_platform.category_words.localized_nouns`).
 A change to any of them can change names and so the release. :func:`conversion_data_version` digests
 exactly those inputs, and the ``entities`` asset carries it in its code version, so that Dagster
 shows the entity tables stale after such a change. The memories' template translations are not part
@@ -27,6 +27,7 @@ CATEGORY_TABLES = (
     "kwg_categories.csv",
     "worldkg_class_categories.csv",
     "worldkg/Key_List.csv",
+    "admin_designations.csv",  # an administrative region's designation (kg/designations.py)
 )
 
 

@@ -13,20 +13,28 @@ first rule that applies, in this order:
 2. ``route_sign`` (renames, for a KG whose road labels are US route signs, KnowWhereGraph's): a
    road named "U101" is "US Route 101", "S154" "State Route 154", "I5" "Interstate 5"
    (:func:`route_sign_name`); other codes ("CS20") stay codes;
-3. ``other_script`` (renames): a name with letters outside the Latin script is replaced by a Latin
+3. ``stop_code`` (renames): a bus or tram stop, platform or stop position loses the stop number
+   before its name and the direction code after it ("166 Roc de Sant Miquel" -> "Roc de Sant
+   Miquel", "Getúlio Vargas - 2 C/B" -> "Getúlio Vargas"; :func:`stop_name`); the original is an
+   alias;
+4. ``other_script`` (renames): a name with letters outside the Latin script is replaced by a Latin
    alternative, a Latin label of the entity (``name:fr`` ...) or the Latin part of a bilingual name
    (:func:`latin_alternative`); ``other_script_kept`` when there is none (the name stays, counted);
-4. ``placeholder``, ``code_like``, ``category_word`` (exclude): the entity keeps its name as display
+5. ``placeholder``, ``code_like``, ``category_word`` (exclude): the entity keeps its name as display
    name but is never bound where its name must identify it (it stays a category member);
-5. ``place_name_on_poi`` (renames): a POI named like a settlement, region or country always shows
-   its category word ("Helsinki (tram stop)").
+6. ``place_name_on_poi`` (renames): a POI named like a settlement, region or country always shows
+   its category word, as a reader says it ("the Helsinki tram stop").
 
-``ambiguous`` is set later, by the disambiguation in SQL, for a name without a rule whose every
-form is shared.
+``admin_designation`` and ``ambiguous`` are set later, by the disambiguation in SQL: an
+administrative region whose bare name is shared is named by its designation ("the parish of La
+Massana", :func:`designated_name`) instead of "La Massana (administrative region)", and one
+without a designation is ``admin_undesignated`` (not bound by name); ``ambiguous`` is a name
+without a rule whose every form is shared.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import functools
 import re
@@ -44,6 +52,9 @@ RULES: dict[str, str] = {
     "route_sign": "a US route sign as a road's name (U101, S154, I5): named as signed, "
     '"US Route 101", '
     '"State Route 154", "Interstate 5"',
+    "stop_code": "a transit stop's name with a stop number before it or a direction code after it "
+    '("166 Roc de Sant Miquel", "Getúlio Vargas - 2 C/B"): named without them, the original an '
+    "alias",
     "other_script": "letters outside the Latin script, replaced by a Latin label of the entity or "
     "the Latin part of a bilingual name",
     "other_script_kept": "letters outside the Latin script and no Latin alternative: kept as the "
@@ -56,7 +67,12 @@ RULES: dict[str, str] = {
     "code_like": "a code or number with no word (S166, U101, CS20, A-12, 1940)",
     "category_word": "the name is a category word (Kiosk, Borehole, Kiosque, Shopping ...)",
     "place_name_on_poi": "the name of a settlement, region or country on another feature: the "
-    "display name always carries the category word",
+    'display name always carries the category word ("the Helsinki tram stop")',
+    "admin_designation": "an administrative region whose bare name another entity shares: named by "
+    'its designation ("the parish of La Massana"), not "La Massana (administrative region)"',
+    "admin_undesignated": "an administrative region whose bare name another entity shares and "
+    "whose designation neither its tags nor the reviewed table give: never shown with "
+    '"(administrative region)", so never bound where its name must identify it',
     "ambiguous": "no form of the name (with category word, street, locality) is unique in the KG",
 }
 
@@ -173,6 +189,14 @@ ROUTE_KINDS = {"I": ("Interstate", "I-"), "U": ("US Route", "US "), "S": ("State
 EARTHQUAKE_CATEGORIES = frozenset({"earthquake"})
 FIRE_CATEGORIES = frozenset({"wildfire"})
 _FIRE_TITLE = re.compile(r"^(?P<name>.*?)\s*\((?P<year>\d{4})\)\s*$")
+#: Categories of transit stops: their names may carry a stop number or a direction code.
+STOP_CATEGORIES = frozenset({"bus_stop", "tram_stop", "platform", "stop_position"})
+#: A stop number of three to five digits before the name ("166 Roc de Sant Miquel"; Andorra's bus
+#: stops), followed by a word with a letter ("3ª Perimetral" and "14 Bis" keep their numbers).
+_STOP_NUMBER = re.compile(r"^\d{3,5}\s+(?=\S*[^\W\d_])")
+#: A direction code after the name, with its bay number ("Getúlio Vargas - 2 C/B", "Estados
+#: Unidos B/C"; São Paulo's bus corridors: C/B centre-bound, B/C suburb-bound).
+_DIRECTION_CODE = re.compile(r"(?:\s+-\s*\d{1,2})?\s+[A-Z]/[A-Z]$")
 
 
 # ---------------------------------------------------------------------------------------- keys
@@ -342,6 +366,29 @@ def route_sign_name(name: str) -> tuple[str, str] | None:
     return f"{long} {number}", f"{short}{number}"
 
 
+def stop_name(name: str) -> str | None:
+    """A transit stop's name without its stop number and direction code ("166 Roc de Sant Miquel"
+    -> "Roc de Sant Miquel", "Getúlio Vargas - 2 C/B" -> "Getúlio Vargas"); None when it carries
+    neither, or when nothing but a code would be left."""
+    bare = name.strip()
+    stripped = _DIRECTION_CODE.sub("", _STOP_NUMBER.sub("", bare)).strip(" -,")
+    if stripped == bare or not _has_word(stripped) or code_like(stripped):
+        return None
+    return stripped
+
+
+def designated_name(name: str, pattern: str | None) -> str | None:
+    """``name`` in its designation ``pattern`` ("the parish of {name}" -> "the parish of La
+    Massana"; :mod:`mgqa_platform.kg.designations`); None without a pattern, or when the name
+    already carries the designation word ("Santa Barbara County" with "{name} County")."""
+    if not pattern or "{name}" not in pattern:
+        return None
+    words = set(key(pattern.replace("{name}", " ")).split()) - {"the", "of", "de", "la", "di"}
+    if not words or words & set(key(name).split()):
+        return None
+    return pattern.format(name=name)
+
+
 # ---------------------------------------------------------------------------------------- events
 def event_instant(valid_from: str) -> dt.datetime | None:
     """The instant of ``valid_from`` (ISO 8601) in UTC (UTC when it has no offset), None when it
@@ -436,13 +483,16 @@ class Entity:
     valid_from: str | None = None
     attributes: Mapping | None = None
     labels: tuple[tuple[str, str, bool], ...] = ()
+    designation: str | None = None  # an admin region's English pattern (kg/designations.py)
 
 
 @dataclass(frozen=True)
 class Naming:
     """The outcome of the rules for one entity: ``base`` (the display name before disambiguation),
     ``rule`` (None: the name as is), ``excluded`` (never bound as an entity role), ``with_category``
-    (every display form carries the category word) and extra ``aliases`` for scoring."""
+    (every display form carries the category word), extra ``aliases`` for scoring and, for an
+    administrative region, its ``designated`` form, the disambiguation's form in place of "name
+    (administrative region)"."""
 
     entity_id: str
     base: str
@@ -450,6 +500,7 @@ class Naming:
     excluded: bool = False
     with_category: bool = False
     aliases: tuple[str, ...] = ()
+    designated: str | None = None
 
 
 def _base(e: Entity, seconds: bool, route_signs: bool) -> tuple[str, str | None, tuple[str, ...]]:
@@ -465,6 +516,8 @@ def _base(e: Entity, seconds: bool, route_signs: bool) -> tuple[str, str | None,
         return named, "event_name", tuple(aliases)
     if route_signs and e.category in ROAD_CATEGORIES and (signed := route_sign_name(e.name)):
         return signed[0], "route_sign", signed
+    if e.category in STOP_CATEGORIES and (stripped := stop_name(e.name)):
+        return stripped, "stop_code", (e.name.strip(),)
     if other_script(e.name):
         alt = latin_alternative(e.name, e.labels)
         if alt:
@@ -500,13 +553,14 @@ def name_entity(
             return Naming(e.entity_id, base, name, excluded=True, aliases=aliases)
     if e.category not in place_categories and key(base) in place_names:
         return Naming(e.entity_id, base, "place_name_on_poi", with_category=True, aliases=aliases)
-    return Naming(e.entity_id, base, rule, aliases=aliases)
+    designated = designated_name(base, e.designation)
+    return Naming(e.entity_id, base, rule, aliases=aliases, designated=designated)
 
 
 def _rule_inputs(e: Entity) -> tuple:
     """Everything of ``e`` that :func:`name_entity` reads besides its id, as a hashable key."""
     attributes = repr(sorted(e.attributes.items())) if e.attributes else None
-    return (e.name, e.category, e.valid_from, attributes, e.labels)
+    return (e.name, e.category, e.valid_from, attributes, e.labels, e.designation)
 
 
 def name_entities(
@@ -532,9 +586,7 @@ def name_entities(
                 e, words, place_names, place_categories, False, route_signs
             )
         first.append(
-            Naming(e.entity_id, n.base, n.rule, n.excluded, n.with_category, n.aliases)
-            if n.entity_id != e.entity_id
-            else n
+            dataclasses.replace(n, entity_id=e.entity_id) if n.entity_id != e.entity_id else n
         )
     events = Counter(n.base for n in first if n.rule == "event_name")
     return [

