@@ -56,20 +56,7 @@ def summary(con: duckdb.DuckDBPyConnection, release_dir: Path, top: int = 8) -> 
         out.append(f"  {kg:<10} {cats}")
     out.append("")
     out += _wholes_section(con)
-    if _table_exists(con, "entity_country"):
-        out.append("Entities per country (top 15) and income tier")
-        for iso3, name, tier, n in _rows(
-            con,
-            """SELECT coalesce(c.iso3, 'unassigned'), coalesce(any_value(c.name), ''),
-                coalesce(any_value(c.income_tier), '-'), count(*)
-               FROM entity_country ec LEFT JOIN countries c USING (iso3) GROUP BY 1 ORDER BY 4 DESC,
-                   1 LIMIT 15""",
-        ):
-            out.append(f"  {iso3:<10} {name[:28]:<28} {tier:<4} {n:>8,}")
-        out.append("")
-    else:
-        out.append("Entities per country: not computed yet (materialize the strata assets)")
-        out.append("")
+    out += _countries_section(con)
     if (
         _table_exists(con, "entity_strata")
         and _rows(con, "SELECT count(*) FROM entity_strata")[0][0]
@@ -102,6 +89,26 @@ def summary(con: duckdb.DuckDBPyConnection, release_dir: Path, top: int = 8) -> 
     for kg, stage, reason, n in rows:
         out.append(f"  {kg:<10} {stage:<9} {reason:<28} {n:>8,}")
     return "\n".join(out)
+
+
+def _countries_section(con: duckdb.DuckDBPyConnection) -> list[str]:
+    """Entities per country (top 15) with the country's income tier, once strata exist."""
+    out: list[str] = []
+    if _table_exists(con, "entity_country"):
+        out.append("Entities per country (top 15) and income tier")
+        for iso3, name, tier, n in _rows(
+            con,
+            """SELECT coalesce(c.iso3, 'unassigned'), coalesce(any_value(c.name), ''),
+                coalesce(any_value(c.income_tier), '-'), count(*)
+               FROM entity_country ec LEFT JOIN countries c USING (iso3) GROUP BY 1 ORDER BY 4 DESC,
+                   1 LIMIT 15""",
+        ):
+            out.append(f"  {iso3:<10} {name[:28]:<28} {tier:<4} {n:>8,}")
+        out.append("")
+    else:
+        out.append("Entities per country: not computed yet (materialize the strata assets)")
+        out.append("")
+    return out
 
 
 def _wholes_section(con: duckdb.DuckDBPyConnection) -> list[str]:
