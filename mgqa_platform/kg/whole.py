@@ -12,9 +12,10 @@ joins pieces as a common name does, and whether pieces must share their category
   100 m, name);
 * ``rail`` (:data:`RAIL_CATEGORIES`: railway, subway, tram, light-rail, narrow-gauge, monorail and
   heritage lines; lines, 500 m, name or ref, same category);
-* ``stop`` (:data:`STOP_CATEGORIES`: bus and tram stops, platforms, stop positions, halts; points,
-  150 m, name, same category);
-* ``point`` (every other point category; points, 50 m, name, same category).
+* ``stop`` (:data:`STOP_CATEGORIES`: bus and tram stops, platforms, stop positions, halts,
+  stations; points, 150 m, name, same category);
+* ``point`` (every other point category, subway entrances included: the entrances of one station
+  are several; points, 50 m, name, same category).
 
 An entity belongs to the first kind whose geometry kind and categories it matches; an event (an
 entity with a time, ``valid_from`` or ``valid_to``) belongs to none: two earthquakes of one title
@@ -100,8 +101,6 @@ STOP_CATEGORIES = (
     "stop_position",
     "halt",
     "station",
-    "subway_entrance",
-    "railway_entrance",
 )
 
 
