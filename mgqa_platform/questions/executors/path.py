@@ -330,6 +330,7 @@ class Traverse(Executor):
             "FROM b "
             f"JOIN entities e ON e.kg = b.kg AND e.category = b.{cat} "
             f"AND {roles.predicate(sub.roles[cat], 'e')} "
+            f"AND {roles.not_country_sql(sub.conventions, 'e')} "
             f"AND e.geom_kind IN {self._unmeasured(sub)} "
             f"AND e.entity_id <> b.{b} AND ST_XMax(e.geometry) >= b.x0 - {dlon} "
             f"AND ST_XMin(e.geometry) <= b.x1 + {dlon} "

@@ -418,7 +418,8 @@ def category_members_sql(sub: SubTemplate, target: str, exclude: list[str]) -> s
     """Gold SQL prefix (``WITH ... m AS (...)``): relation ``m(row_id, entity_id, display_name,
     geometry, geom_kind)`` of
     the KG entities of the category role that intersect the entity bound to ``target``, excluding
-    the entities bound to ``exclude``; a bbox join (plain columns) comes before
+    the entities bound to ``exclude`` (and countries where the conventions say
+    ``countries_excluded``: :func:`roles.not_country_sql`); a bbox join (plain columns) comes before
     ``ST_Intersects``."""
     cat = _category_role(sub)
     not_in = " AND ".join(f"e.entity_id <> b.{r}" for r in exclude)
@@ -428,7 +429,8 @@ def category_members_sql(sub: SubTemplate, target: str, exclude: list[str]) -> s
         "e AS (SELECT e.entity_id, e.kg, e.category, e.display_name, e.geometry, "
         f"e.geom_kind, {bbox_sql('e.geometry')} "
         "FROM entities e "
-        f"WHERE {roles.predicate(sub.roles[cat], 'e')} AND e.kg IN (SELECT kg "
+        f"WHERE {roles.predicate(sub.roles[cat], 'e')} "
+        f"AND {roles.not_country_sql(sub.conventions, 'e')} AND e.kg IN (SELECT kg "
         f"FROM t) AND e.category IN (SELECT {cat} "
         "FROM t)), "
         "m AS (SELECT b.row_id, e.entity_id, e.display_name, e.geometry, e.geom_kind "
