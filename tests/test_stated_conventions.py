@@ -48,6 +48,18 @@ def test_the_pass_by_buffer_is_stated_with_its_value_in_metres():
     assert stated.problems(conv, {}, right, ["X? Anything within 200 m of it counts."]) == []
 
 
+def test_a_point_event_states_its_impact_radius_in_km():
+    conv = {"impact_radius_km": 10}
+    assert stated.required(conv, {}) == {"impact_radius"}
+    assert stated.problems(conv, {}, {}, ["Which parishes were affected by Q?"]) == [
+        "deciding convention 'impact_radius' is not stated"
+    ]
+    wrong = {"impact_radius": {"en": "within 5 km", "kept": "5 km"}}
+    assert "stated impact_radius must say '10 km'" in stated.problems(
+        conv, {}, wrong, ["within 5 km"]
+    )
+
+
 @pytest.mark.parametrize(
     "conventions,name",
     [
@@ -84,6 +96,8 @@ def test_the_catalog_states_every_deciding_convention():
         "A05.1": {"border_source"},
         "A06.1": {"boundary"},
         "K05.3": {"simplification"},
+        "I02.2": {"impact_radius"},
+        "I03.3": {"impact_radius"},
     }
     for sid, names in expected.items():
         sub = CAT.sub_template(sid)

@@ -25,6 +25,7 @@ SHAPE_SCORES = ("compactness", "elongation")
 def required(conventions: Mapping, parameters: Mapping) -> set[str]:
     """The deciding conventions of a sub-template: ``compactness`` / ``elongation`` when it
     compares or ranks by that score, ``buffer`` when it has a ``buffer_m`` (metres),
+    ``impact_radius`` when a point event affects what lies within ``impact_radius_km``,
     ``border_source`` when it reads country polygons (``countries``), ``simplification`` when it
     simplifies a boundary, ``boundary`` when a boundary point counts as in a region
     (``boundary: covers``)."""
@@ -32,6 +33,7 @@ def required(conventions: Mapping, parameters: Mapping) -> set[str]:
     out = {s for s in SHAPE_SCORES if s in scores}
     for key, name in (
         ("buffer_m", "buffer"),
+        ("impact_radius_km", "impact_radius"),
         ("countries", "border_source"),
         ("simplification", "simplification"),
     ):
@@ -100,16 +102,20 @@ def vacuous_problems(extras: Iterable[str], variants: Iterable[str]) -> list[str
 def problems(
     conventions: Mapping, parameters: Mapping, stated: Mapping, variants: Iterable[str]
 ) -> list[str]:
-    """What a sub-template misses: a deciding convention without a ``stated`` entry, a buffer whose
-    stated words lack its value in metres, or a variant without the stated English words."""
+    """What a sub-template misses: a deciding convention without a ``stated`` entry, a buffer or
+    impact radius whose stated words lack its value (``100 m``, ``10 km``), or a variant without
+    the stated English words."""
     out = [
         f"deciding convention {n!r} is not stated"
         for n in sorted(required(conventions, parameters) - set(stated))
     ]
-    if "buffer" in stated and "buffer_m" in conventions:
-        metres = f"{int(conventions['buffer_m'])} m"
-        if metres not in words(stated, "buffer")[0]:
-            out.append(f"stated buffer must say {metres!r}")
+    for name, key, unit in (
+        ("buffer", "buffer_m", "m"),
+        ("impact_radius", "impact_radius_km", "km"),
+    ):
+        value = f"{conventions.get(key):g} {unit}" if key in conventions else None
+        if name in stated and value and value not in words(stated, name)[0]:
+            out.append(f"stated {name} must say {value!r}")
     english = [words(stated, n)[0] for n in stated]
     for i, text in enumerate(variants, 1):
         out.extend(f"v{i} does not state {w!r}" for w in missing_in(text, english))
