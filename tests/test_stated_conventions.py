@@ -182,3 +182,8 @@ def test_a06_counts_a_member_on_the_boundary_as_inside(con):
 def test_the_solver_recognises_a_country_by_its_admin_level():
     assert is_country(Entity("r/9407", "r/9407", attributes={"admin_level": ["2"]}))
     assert not is_country(Entity("r/1", "r/1", attributes={"admin_level": ["7"]}))
+
+
+def test_rules_are_counted_per_question():
+    counts = stated.rule_counts(CAT.sub_templates, {"D03.1": 3, "A03.2": 2, "C04.2": 4, "B01.1": 9})
+    assert counts == {"countries_excluded": 4, "stated:buffer": 3, "vacuous_time_filter": 2}

@@ -138,3 +138,19 @@ def record_problems(stated: Mapping, conventions: Mapping, text: str, cited: set
     if conventions.get("countries_excluded") and cited & countries:
         out.append(COUNTRY_COUNTED)
     return out
+
+
+def rule_counts(sub_templates: Iterable, questions: Mapping[str, int]) -> dict[str, int]:
+    """Questions per rule from ``{sub_template_id: n}``: per stated convention (``stated:<name>``),
+    the rewrite :data:`SELF_FILLED_EXTRAS` names (``vacuous_time_filter``: the period not
+    rendered) and ``countries_excluded``; rules with no question are left out."""
+    out: dict[str, int] = {}
+    for sub in sub_templates:
+        n = questions.get(sub.id, 0)
+        names = [f"stated:{c}" for c in sub.stated]
+        names += [SELF_FILLED_EXTRAS[x] for x in sub.extras if x in SELF_FILLED_EXTRAS]
+        names += ["countries_excluded"] if sub.conventions.get("countries_excluded") else []
+        for name in names:
+            if n:
+                out[name] = out.get(name, 0) + n
+    return dict(sorted(out.items()))
