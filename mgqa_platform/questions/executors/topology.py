@@ -463,7 +463,8 @@ class _CategoryIntersect(Executor):
         )
         return (
             f"WITH b AS ({_sample_rows(pool, sub.roles[b], f'{sub.id}|{b}', pool.per_stratum)}), "
-            f"m AS ({_role_rows(pool, sub.roles[cat])}), "
+            f"m AS ({_role_rows(pool, sub.roles[cat])} "
+            f"AND {roles.not_country_sql(sub.conventions, 'p')}), "
             f"big AS ({big_categories_sql(sub.roles[cat])}), "
             f"near AS (SELECT b.stratum, b.entity_id AS eb, {want} AS want, m.category, "
             "count_if(ST_Intersects(m.geometry, b.geometry)) AS hits "
@@ -550,7 +551,8 @@ class ListIntersectingExcept(Executor):
             f"FROM b JOIN c ON {boxes_meet_sql('b', 'c')} AND b.entity_id <> c.entity_id "
             "QUALIFY row_number() OVER (PARTITION BY b.entity_id "
             f"ORDER BY {pool.order_key(sub.id + '|c', 'b.entity_id', 'c.entity_id')}) <= 5), "
-            f"m AS ({_role_rows(pool, sub.roles[cat])}), "
+            f"m AS ({_role_rows(pool, sub.roles[cat])} "
+            f"AND {roles.not_country_sql(sub.conventions, 'p')}), "
             f"big AS ({big_categories_sql(sub.roles[cat])}), "
             "hit AS (SELECT bc.stratum, bc.eb, bc.ec, m.category, "
             "ST_Intersects(m.geometry, bc.gc) AS hc "
