@@ -209,8 +209,24 @@ def _questions_section(con: duckdb.DuckDBPyConnection) -> list[str]:
     )
     if dis:
         out.append("  discarded executions by reason: " + ", ".join(f"{r} {n:,}" for r, n in dis))
+    out += _stated_line(con)
     out.append("")
     return out
+
+
+def _stated_line(con: duckdb.DuckDBPyConnection) -> list[str]:
+    """Questions per stated convention and per text rule (questions/stated.py ``rule_counts``)."""
+    from mgqa_platform.questions import stated
+    from mgqa_platform.questions.catalog import default_catalog
+
+    per_sub = dict(_rows(con, "SELECT sub_template_id, count(*) FROM questions_en GROUP BY 1"))
+    counts = stated.rule_counts(default_catalog().sub_templates, per_sub)
+    if not counts:
+        return []
+    return [
+        "  conventions in the text, questions by rule: "
+        + ", ".join(f"{r} {n:,}" for r, n in counts.items())
+    ]
 
 
 def _evaluation_section(con: duckdb.DuckDBPyConnection) -> list[str]:

@@ -20,7 +20,7 @@ from mgqa_dagster.data_quality import gx_runner as gx
 from mgqa_dagster.data_quality.checks import Check, result
 from mgqa_platform import lexicon
 from mgqa_platform.kg import names, whole
-from mgqa_platform.questions import coverage, formats, readings, roles, triviality
+from mgqa_platform.questions import coverage, formats, readings, roles, stated, triviality
 from mgqa_platform.questions.catalog import SFIDS, default_catalog
 from mgqa_platform.questions.generate import covered_centre, replay
 from mgqa_platform.questions.multimodal import COMMONS_FILE_PATH, IMAGE_EXTENSIONS, IMAGE_PHRASE
@@ -71,6 +71,28 @@ def _catalog_complete(con, _):
         description=f"{total} top-level templates, expected {EXPECTED_TIDS}; "
         + (r.description or ""),
         metadata=r.metadata,
+    )
+
+
+def _conventions_stated(con, _):
+    """Every stored English variant states its sub-template's deciding conventions, renders no
+    filter that removes nothing, and counts no country where that is excluded
+    (questions/stated.py, re-run on the ``templates`` rows)."""
+    catalog = default_catalog()
+    df = con.execute("SELECT sub_template_id, variant_id, text FROM templates").df()
+    found = []
+    for row in df.itertuples():
+        sub = catalog.sub_template(row.sub_template_id)
+        found.append(
+            not (
+                stated.problems(sub.conventions, sub.parameters, sub.stated, [row.text])
+                + stated.country_problems(sub.executor, sub.roles, sub.conventions, sub.stated)
+                + stated.vacuous_problems(sub.extras, [row.text])
+            )
+        )
+    df["states_conventions"] = found
+    return result(
+        gx.run_suite(df, "template_conventions_stated", gx.in_set("states_conventions", [True]))
     )
 
 
@@ -351,10 +373,11 @@ def validity_problems(con, catalog) -> list[dict]:
     premise, leaves the KG's coverage), ``trivial`` (zero or the covered centre hits the gold, or
     one gold value holds more than triviality.MAX_SHARE of a boolean, count or predefined
     sub-template), ``reading_dependent`` (a sub-template with listed readings whose stored query no
-    longer gives the gold under all of them) and ``premise_not_refusable`` (a false premise of an
-    answerable kind, or without its kind and reason) and ``pieces_of_one_whole`` (two cited
-    members that conversion would merge into one whole feature, :mod:`mgqa_platform.kg.whole`).
-    Rows: question_id, sub_template_id, rule."""
+    longer gives the gold under all of them), ``convention_unstated`` and ``country_counted``
+    (questions/stated.py), ``premise_not_refusable`` (a false premise of an answerable kind, or
+    without its kind and reason) and ``pieces_of_one_whole`` (two cited members that conversion
+    would merge into one whole feature, :mod:`mgqa_platform.kg.whole`). Rows: question_id,
+    sub_template_id, rule."""
     rows = _rows(con, "NOT multimodal")
     areas = {kg: coverage.kg_coverage(con, kg) for kg in sorted({q["kg"] for q in rows})}
     centres = {kg: covered_centre(con, kg) for kg in areas}
@@ -407,6 +430,31 @@ def validity_problems(con, catalog) -> list[dict]:
                     bad(q, "premise_not_refusable")
     for q in _split_wholes(con, rows):
         bad(q, whole.PIECES_OF_ONE_WHOLE)
+    return out + _stated_problems(con, catalog, rows)
+
+
+def _stated_problems(con, catalog, rows: list[dict]) -> list[dict]:
+    """The questions whose text lacks a stated convention's words, or that count or list a country
+    where the sub-template excludes countries (questions/stated.py: ``record_problems``)."""
+    countries = {
+        r[0]
+        for r in con.execute(
+            """
+            SELECT entity_id
+            FROM entities
+            WHERE TRY_CAST(json_extract_string(attributes, '$.admin_level') AS INTEGER) = ?
+            """,
+            [roles.COUNTRY_ADMIN_LEVEL],
+        ).fetchall()
+    }
+    out = []
+    for q in rows:
+        sub = catalog.sub_template(q["sub_template_id"])
+        cited = set(_evidence(q))
+        for rule in stated.record_problems(
+            sub.stated, sub.conventions, q["text"], cited, countries
+        ):
+            out.append({"question_id": q["question_id"], "sub_template_id": sub.id, "rule": rule})
     return out
 
 
@@ -460,6 +508,14 @@ TEMPLATE_CHECKS = (
         True,
         "all 14 SFIDs and 65 top-level templates are in the catalog",
         _catalog_complete,
+    ),
+    Check(
+        "conventions_stated",
+        True,
+        "every variant states the conventions that decide its gold (shape score, pass-by buffer, "
+        "border source, simplification, boundary rule), renders no filter that removes nothing, "
+        "and no polygon-category count includes the country (questions/stated.py)",
+        _conventions_stated,
     ),
 )
 QUESTION_CHECKS = (

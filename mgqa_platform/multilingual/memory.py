@@ -32,7 +32,7 @@ mistranslating the new text)."""
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -41,6 +41,7 @@ from mgqa_platform.category_words import TM_DIR, memory_path
 from mgqa_platform.languages import TARGETS
 from mgqa_platform.multilingual.grammar import Agreeing, Noun, spec_problems
 from mgqa_platform.multilingual.placeholders import problems as slot_problems
+from mgqa_platform.questions import stated
 
 
 @dataclass(frozen=True)
@@ -173,12 +174,18 @@ def load(lang: str, directory: Path = TM_DIR) -> TranslationMemory:
     return _load(p)
 
 
-def validate(tm: TranslationMemory, sources: Mapping[str, str]) -> list[str]:
+def validate(
+    tm: TranslationMemory,
+    sources: Mapping[str, str],
+    kept: Mapping[str, Sequence[str]] | None = None,
+) -> list[str]:
     """Problems of a memory against the catalog's English variants ``{variant_id: text}``: missing
     or stale variants, placeholder problems, grammar specs that do not render with every category,
-    empty texts, a category's ``singular`` that is present but not a non-empty string. [] when
-    complete and valid."""
-    out = []
+    empty texts, a category's ``singular`` that is present but not a non-empty string, and a
+    variant's translation that drops a word of ``kept`` (``{variant_id: words}``: the
+    language-neutral words of its stated conventions, questions/stated.py). [] when complete and
+    valid."""
+    out = kept_problems(tm, kept or {})
     nouns, term_nouns, term_words = tm.nouns(), tm.term_nouns(), tm.term_words()
     for vid, en in sorted(sources.items()):
         entry = tm.variants.get(vid)
@@ -202,6 +209,28 @@ def validate(tm: TranslationMemory, sources: Mapping[str, str]) -> list[str]:
     return out
 
 
+def kept_problems(tm: TranslationMemory, kept: Mapping[str, Sequence[str]]) -> list[str]:
+    """``<variant>: drops stated '<word>'`` for every kept word (a number with its unit, a metric's
+    name) that the stored translation of the variant lacks; absent variants are left to
+    :func:`validate`."""
+    out = []
+    for vid, words in sorted(kept.items()):
+        text = (tm.variants.get(vid) or {}).get("text")
+        if text is not None:
+            out += [f"{vid}: drops stated {w!r}" for w in stated.missing_in(text, words)]
+    return out
+
+
+def kept_words(catalog) -> dict[str, list[str]]:
+    """``{variant_id: kept words}`` of every variant of a sub-template with stated conventions."""
+    return {
+        v.id: stated.kept_words(s.stated)
+        for s in catalog.sub_templates
+        if s.stated
+        for v in s.variants
+    }
+
+
 def main() -> (
     int
 ):  # python -m mgqa_platform.multilingual.memory [lang ...]: validate the bundled memories
@@ -209,11 +238,12 @@ def main() -> (
 
     from mgqa_platform.questions.catalog import default_catalog
 
-    sources = {v.id: v.text for s in default_catalog().sub_templates for v in s.variants}
+    catalog = default_catalog()
+    sources = {v.id: v.text for s in catalog.sub_templates for v in s.variants}
     bad = 0
     for lang in sys.argv[1:] or TARGETS:
         tm = load(lang)
-        found = validate(tm, sources)
+        found = validate(tm, sources, kept_words(catalog))
         bad += bool(found)
         print(
             f"{lang}: {len(tm.variants)} variants, {len(tm.categories)} categories, "

@@ -18,6 +18,8 @@ One YAML file per spatial function (``mgqa_platform/data/templates/<SFID>.yaml``
             conventions: {distance: geodesic_wgs84, unit: km}
                                       # conventions.readings: {direction: [quadrant, sector8]}:
                                       # the readings the gold must agree under (readings.py)
+            stated: {buffer: {en: "within 100 m", kept: "100 m"}}
+                                      # the words that state each deciding convention (stated.py)
             premise: "entity_A lies within entity_B"  # what a false premise breaks (optional)
             premise_kind: presupposed_relation  # with premise: one of PREMISE_KINDS
             perturb_role: entity_B    # the binding a false premise replaces (with premise)
@@ -40,7 +42,7 @@ from pathlib import Path
 
 import yaml
 
-from mgqa_platform.questions import readings, roles
+from mgqa_platform.questions import readings, roles, stated
 from mgqa_platform.questions.formats import FORMATS
 from mgqa_platform.settings import PACKAGE_DATA
 
@@ -89,6 +91,7 @@ class SubTemplate:
     variants: tuple[Variant, ...]
     perturb_role: str | None = None
     premise_kind: str | None = None
+    stated: dict = field(default_factory=dict)
 
     @property
     def refusable(self) -> bool:
@@ -168,6 +171,18 @@ def reading_problems(declared: object) -> list[str]:
     return out
 
 
+def _stated_problems(raw: dict, role_map: dict, params: dict, texts: list) -> list[str]:
+    """What the sub-template leaves unstated (questions/stated.py): deciding conventions without
+    their words in every variant, a polygon-category count that may count the country, a variant
+    that renders a filter removing nothing."""
+    conv, said = raw.get("conventions") or {}, raw.get("stated") or {}
+    return (
+        stated.problems(conv, params, said, texts)
+        + stated.country_problems(raw.get("executor"), role_map, conv, said)
+        + stated.vacuous_problems(raw.get("extras") or [], texts)
+    )
+
+
 def _sub_template(raw: dict, tpl: dict, sfid: str, problems: list[str]) -> SubTemplate:
     sid = str(raw.get("id", "?"))
     where = f"{sfid}.yaml {sid}"
@@ -205,6 +220,7 @@ def _sub_template(raw: dict, tpl: dict, sfid: str, problems: list[str]) -> SubTe
     problems.extend(
         f"{where}: {p}" for p in reading_problems((raw.get("conventions") or {}).get("readings"))
     )
+    problems.extend(f"{where}: {p}" for p in _stated_problems(raw, role_map, params, texts))
     kind = raw.get("premise_kind")
     if bool(kind) != bool(raw.get("premise")) or (kind and kind not in PREMISE_KINDS):
         problems.append(
@@ -228,6 +244,7 @@ def _sub_template(raw: dict, tpl: dict, sfid: str, problems: list[str]) -> SubTe
         variants=tuple(Variant(f"{sid}.v{i}", str(t)) for i, t in enumerate(texts, 1)),
         perturb_role=perturb,
         premise_kind=kind,
+        stated=dict(raw.get("stated") or {}),
     )
 
 

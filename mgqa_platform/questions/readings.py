@@ -5,9 +5,10 @@ A sub-template lists, in its catalog ``conventions``, the readings its gold is c
     readings: {direction: [quadrant, sector8, half_plane]}
 
 The executor computes the gold under every listed reading and keeps the question only when they all
-agree (discard reason :data:`READING_DEPENDENT` otherwise). A convention the variant text states is
-not listed: it has one reading. :data:`READINGS` names every dimension and its readings; the catalog
-loader rejects any other name.
+agree (discard reason :data:`READING_DEPENDENT` otherwise). A convention the variant text states
+needs no readings (questions/stated.py); K02, K03 and F02.2 state their score by name and keep
+their readings as well, so a reader who brings another score still gets the same gold.
+:data:`READINGS` names every dimension and its readings; the catalog loader rejects any other name.
 
 Direction words. A bearing is in degrees clockwise from true north, in [0, 360): in this project the
 forward geodesic azimuth on WGS84 from ``pyproj.Geod.inv``. Under every reading a direction word

@@ -15,6 +15,8 @@ identify it.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from mgqa_platform.lexicon import REGION_CATEGORIES, ROAD_CATEGORIES, SETTLEMENT_CATEGORIES
 
 
@@ -55,6 +57,22 @@ ROLE_TYPES: dict[str, str] = {
 }
 
 MIN_CATEGORY_MEMBERS = 3
+
+
+#: The OSM admin_level of a country: a region count or list over polygon members leaves it out when
+#: the sub-template's conventions say ``countries_excluded`` (the KG lies in one country, so a
+#: reader asking which regions a road crosses means the regions below it).
+COUNTRY_ADMIN_LEVEL = 2
+
+
+def not_country_sql(conventions: Mapping, alias: str = "e") -> str:
+    """SQL over the entity row ``alias``: TRUE, or, with ``conventions['countries_excluded']``, the
+    entity is not a country (its ``attributes.admin_level`` is absent, not a number or not
+    :data:`COUNTRY_ADMIN_LEVEL`). Appended to member predicates as ``AND <this>``."""
+    if not conventions.get("countries_excluded"):
+        return "TRUE"
+    level = f"TRY_CAST(json_extract_string({alias}.attributes, '$.admin_level') AS INTEGER)"
+    return f"coalesce({level}, 0) <> {COUNTRY_ADMIN_LEVEL}"
 
 
 def is_category(role_type: str) -> bool:

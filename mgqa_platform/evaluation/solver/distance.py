@@ -130,9 +130,24 @@ def members(p: Problem, category: str, *, require_types: bool = False) -> list[E
     return out
 
 
-def inside(poly: Entity, e: Entity) -> bool:
-    """The representative point of ``e`` lies in the polygon of ``poly`` (shapely ``contains``)."""
-    return bool(cited_geometry(poly).contains(Point(*e.lonlat)))
+def inside(poly: Entity, e: Entity, boundary: bool = False) -> bool:
+    """The representative point of ``e`` lies in the polygon of ``poly`` (shapely ``contains``; with
+    ``boundary``, ``covers``: a point on the boundary counts as in it)."""
+    shape, pt = cited_geometry(poly), Point(*e.lonlat)
+    return bool(shape.covers(pt) if boundary else shape.contains(pt))
+
+
+def is_country(e: Entity) -> bool:
+    """Whether a cited entity is a country: its ``admin_level`` attribute is 2."""
+    return any(v.strip() == "2" for v in e.attributes.get("admin_level", []))
+
+
+def counted_members(p: Problem, category: str) -> list[Entity]:
+    """:func:`members`, without countries when the conventions say ``countries_excluded``."""
+    ms = members(p, category)
+    if p.conventions.get("countries_excluded"):
+        return [e for e in ms if not is_country(e)]
+    return ms
 
 
 def _km_gold(km: float, zero_reason: str = "coincident_points") -> dict:
@@ -269,7 +284,8 @@ def aggregate(p: Problem) -> dict:
     """A06: minimum / maximum / average km over the unordered pairs of category members inside
     polygon B."""
     poly = p.facts.bound(p.sub.entity_roles[0])
-    ms = [e for e in members(p, category_of(p)) if inside(poly, e)]
+    covers = p.conventions.get("boundary") == "covers"
+    ms = [e for e in members(p, category_of(p)) if inside(poly, e, covers)]
     if len(ms) < 2:
         raise Unsolvable("too_few_members", str(len(ms)))
     kms = [geodesic_km(x.lonlat, y.lonlat) for x, y in itertools.combinations(ms, 2)]

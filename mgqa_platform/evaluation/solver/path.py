@@ -27,7 +27,7 @@ from shapely.geometry.base import BaseGeometry
 
 from mgqa_platform.evaluation.facts import Entity
 from mgqa_platform.evaluation.solver import Problem, Unsolvable, solves
-from mgqa_platform.evaluation.solver.distance import category_of, label, members
+from mgqa_platform.evaluation.solver.distance import category_of, counted_members, label
 from mgqa_platform.evaluation.solver.geo import GEOD, aeqd, cited_geometry, project
 from mgqa_platform.geometry import representative_lonlat
 from mgqa_platform.questions import formats
@@ -77,7 +77,7 @@ def _answer(p: Problem, chosen: list[Entity]) -> dict:
 def _candidates(p: Problem) -> tuple[BaseGeometry, list[Entity]]:
     rid = p.bindings[p.sub.entity_roles[0]]
     route = cited_geometry(p.facts.bound(p.sub.entity_roles[0]))
-    return route, [e for e in members(p, category_of(p)) if e.entity_id != rid]
+    return route, [e for e in counted_members(p, category_of(p)) if e.entity_id != rid]
 
 
 def _category_kind(p: Problem) -> str:

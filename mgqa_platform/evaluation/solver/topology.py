@@ -26,7 +26,7 @@ from shapely.ops import unary_union
 
 from mgqa_platform.evaluation.facts import Entity
 from mgqa_platform.evaluation.solver import Problem, Unsolvable, solves
-from mgqa_platform.evaluation.solver.distance import category_of, label, members
+from mgqa_platform.evaluation.solver.distance import category_of, counted_members, label
 from mgqa_platform.evaluation.solver.geo import cited_geometry, geodesic_m
 from mgqa_platform.questions import formats
 
@@ -157,7 +157,7 @@ def _hitting(p: Problem, target_role: str, exclude_roles: list[str]) -> list[Ent
     excluded = {p.bindings[r] for r in exclude_roles}
     return [
         e
-        for e in members(p, category_of(p))
+        for e in counted_members(p, category_of(p))
         if e.entity_id not in excluded and cited_geometry(e).intersects(target)
     ]
 

@@ -80,6 +80,19 @@ def contains_sql(poly: str, pt: str) -> str:
     return f"ST_Contains({poly}.geometry, ST_Point({pt}.lon, {pt}.lat))"
 
 
+def covers_sql(poly: str, pt: str) -> str:
+    """SQL: the polygon of alias ``poly`` covers the representative point of alias ``pt`` (lon/lat,
+    EPSG:4326): a point on the boundary counts as in it."""
+    return f"ST_Covers({poly}.geometry, ST_Point({pt}.lon, {pt}.lat))"
+
+
+def in_polygon_sql(sub: SubTemplate, poly: str, pt: str) -> str:
+    """SQL: the point of ``pt`` is in the polygon of ``poly`` under the sub-template's boundary rule
+    (``conventions.boundary: covers`` -> :func:`covers_sql`, else :func:`contains_sql`)."""
+    covers = sub.conventions.get("boundary") == "covers"
+    return covers_sql(poly, pt) if covers else contains_sql(poly, pt)
+
+
 def nearest_point_sql(lon: str, lat: str, geom: str) -> str:
     """SQL: the nearest point of ``geom`` to (lon, lat), *in the local equirectangular frame*
     centred there (x = cos(lat0) * (lon - lon0), y = lat - lat0); use :func:`frame_to_km_sql` on the
@@ -191,16 +204,17 @@ class CellTuplesExecutor(Executor):
         return local_tuples(sub, pool, self.h3_res(sub))
 
 
-def members_sql(poly_cte: str, member_pred: str, category: str) -> str:
+def members_sql(poly_cte: str, member_pred: str, category: str, inside: str = "") -> str:
     """SQL: (row_id, entity_id, display_name, lon, lat) of the entities satisfying ``member_pred``
     (alias m) of category ``category`` (a column of ``poly_cte``) whose representative point lies in
-    the polygon of ``poly_cte`` (columns row_id, kg, geometry, x0, x1, y0, y1)."""
+    the polygon of ``poly_cte`` (columns row_id, kg, geometry, x0, x1, y0, y1): ``inside`` (SQL over
+    aliases g, m) or, by default, :func:`contains_sql`."""
     return (
         "SELECT g.row_id, m.entity_id, m.display_name, m.lon, m.lat "
         f"FROM {poly_cte} g "
         "JOIN entities m "
         f"ON m.kg = g.kg AND m.category = g.{category} AND {member_pred} "
-        f"AND {inside_sql('g', 'm')} AND {contains_sql('g', 'm')}"
+        f"AND {inside_sql('g', 'm')} AND {inside or contains_sql('g', 'm')}"
     )
 
 
@@ -616,6 +630,12 @@ class AggregateDistance(Executor):
     evidence = ("geometry", "type")
     AGG = {"average": "avg_km", "minimum": "min_km", "maximum": "max_km"}
 
+    @staticmethod
+    def _members(sub: SubTemplate, cat: str) -> str:
+        """The members of ``cat`` in polygon g under the boundary rule (:func:`in_polygon_sql`)."""
+        pred = roles.predicate(sub.roles[cat], "m")
+        return members_sql("g", pred, cat, in_polygon_sql(sub, "g", "m"))
+
     def premise_sql(self, sub: SubTemplate) -> str:
         """Premise: at least two members of ``category_A`` lie in polygon B (a pair to aggregate
         over)."""
@@ -624,7 +644,7 @@ class AggregateDistance(Executor):
         return (
             f"WITH g AS (SELECT t.row_id, t.kg, t.{cat}, e.geometry, "
             f"{bbox_cols('e.geometry')} {bound_join(e=b)}), "
-            f"m AS ({members_sql('g', roles.predicate(sub.roles[cat], 'm'), cat)}) "
+            f"m AS ({self._members(sub, cat)}) "
             "SELECT t.row_id, count(m.entity_id) >= 2 AS holds "
             "FROM t "
             "LEFT JOIN m ON m.row_id = t.row_id "
@@ -644,7 +664,7 @@ class AggregateDistance(Executor):
             f"m AS (SELECT b.stratum, b.entity_id AS {b}, p.category AS {cat} "
             "FROM b "
             f"JOIN pool p ON {inside_sql('b', 'p')} "
-            f"AND {contains_sql('b', 'p')} "
+            f"AND {in_polygon_sql(sub, 'b', 'p')} "
             f"WHERE {roles.candidate_predicate(sub.roles[cat], 'p')} "
             "GROUP BY ALL "
             f"HAVING count(*) BETWEEN {roles.MIN_CATEGORY_MEMBERS} AND {MAX_MEMBERS}), "
@@ -662,7 +682,7 @@ class AggregateDistance(Executor):
         return (
             f"WITH g AS (SELECT t.row_id, t.kg, t.{cat}, e.geometry, "
             f"{bbox_cols('e.geometry')} {bound_join(e=b)}), "
-            f"m AS ({members_sql('g', roles.predicate(sub.roles[cat], 'm'), cat)}), "
+            f"m AS ({self._members(sub, cat)}), "
             f"pr AS (SELECT x.row_id, {geodesic_km_sql('x', 'y')} AS km "
             "FROM m x "
             "JOIN m y ON x.row_id = y.row_id AND x.entity_id < y.entity_id), "

@@ -418,7 +418,8 @@ def category_members_sql(sub: SubTemplate, target: str, exclude: list[str]) -> s
     """Gold SQL prefix (``WITH ... m AS (...)``): relation ``m(row_id, entity_id, display_name,
     geometry, geom_kind)`` of
     the KG entities of the category role that intersect the entity bound to ``target``, excluding
-    the entities bound to ``exclude``; a bbox join (plain columns) comes before
+    the entities bound to ``exclude`` (and countries where the conventions say
+    ``countries_excluded``: :func:`roles.not_country_sql`); a bbox join (plain columns) comes before
     ``ST_Intersects``."""
     cat = _category_role(sub)
     not_in = " AND ".join(f"e.entity_id <> b.{r}" for r in exclude)
@@ -428,7 +429,8 @@ def category_members_sql(sub: SubTemplate, target: str, exclude: list[str]) -> s
         "e AS (SELECT e.entity_id, e.kg, e.category, e.display_name, e.geometry, "
         f"e.geom_kind, {bbox_sql('e.geometry')} "
         "FROM entities e "
-        f"WHERE {roles.predicate(sub.roles[cat], 'e')} AND e.kg IN (SELECT kg "
+        f"WHERE {roles.predicate(sub.roles[cat], 'e')} "
+        f"AND {roles.not_country_sql(sub.conventions, 'e')} AND e.kg IN (SELECT kg "
         f"FROM t) AND e.category IN (SELECT {cat} "
         "FROM t)), "
         "m AS (SELECT b.row_id, e.entity_id, e.display_name, e.geometry, e.geom_kind "
@@ -461,7 +463,8 @@ class _CategoryIntersect(Executor):
         )
         return (
             f"WITH b AS ({_sample_rows(pool, sub.roles[b], f'{sub.id}|{b}', pool.per_stratum)}), "
-            f"m AS ({_role_rows(pool, sub.roles[cat])}), "
+            f"m AS ({_role_rows(pool, sub.roles[cat])} "
+            f"AND {roles.not_country_sql(sub.conventions, 'p')}), "
             f"big AS ({big_categories_sql(sub.roles[cat])}), "
             f"near AS (SELECT b.stratum, b.entity_id AS eb, {want} AS want, m.category, "
             "count_if(ST_Intersects(m.geometry, b.geometry)) AS hits "
@@ -548,7 +551,8 @@ class ListIntersectingExcept(Executor):
             f"FROM b JOIN c ON {boxes_meet_sql('b', 'c')} AND b.entity_id <> c.entity_id "
             "QUALIFY row_number() OVER (PARTITION BY b.entity_id "
             f"ORDER BY {pool.order_key(sub.id + '|c', 'b.entity_id', 'c.entity_id')}) <= 5), "
-            f"m AS ({_role_rows(pool, sub.roles[cat])}), "
+            f"m AS ({_role_rows(pool, sub.roles[cat])} "
+            f"AND {roles.not_country_sql(sub.conventions, 'p')}), "
             f"big AS ({big_categories_sql(sub.roles[cat])}), "
             "hit AS (SELECT bc.stratum, bc.eb, bc.ec, m.category, "
             "ST_Intersects(m.geometry, bc.gc) AS hc "
