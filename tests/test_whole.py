@@ -500,3 +500,20 @@ def test_events_are_never_pieces(con):
     parts = whole.read_parts(con)
     assert [p.entity_id for p in parts["point"]] == ["k:3", "k:4"]
     assert whole.components(parts["point"], whole.KINDS[-1]) == [[0, 1]]
+
+
+def test_stops_join_by_their_name_without_stop_numbers():
+    def stop(i, name, lat):
+        return whole.Part(f"k:{i}", str(i), name, None, "bus_stop", (), shapely.Point(1.5, lat))
+
+    stop_kind = whole.kind_of("bus_stop", "point")
+    near = 60 / whole.METRES_PER_DEGREE  # 60 m north
+    parts = [
+        stop(1, "605 La Riberola", 42.5),
+        stop(2, "620 La Riberola", 42.5 + near),  # the other side of the road: one stop
+        stop(3, "La Riberola", 42.5 + 20 * near),  # 1.2 km away: another stop
+    ]
+    assert whole.components(parts, stop_kind) == [[0, 1]]
+    # the same numbers on cafes are part of their names: no join
+    cafes = [whole.Part(p.entity_id, p.subject, p.name, None, "cafe", (), p.geom) for p in parts]
+    assert whole.components(cafes, whole.kind_of("cafe", "point")) == []

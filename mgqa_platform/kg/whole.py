@@ -67,6 +67,7 @@ import shapely
 from pyproj import Geod
 
 from mgqa_platform.columns import arrow_schema
+from mgqa_platform.kg.names import stop_name
 from mgqa_platform.lexicon import ROAD_CATEGORIES
 from mgqa_platform.warehouse import registered
 
@@ -116,13 +117,16 @@ class Kind:
     join_m: float
     by_ref: bool = False
     same_category: bool = False
+    name_key: Callable[[str], str | None] | None = None
+    """Another form of a name under which pieces also join (stops: the name without its stop
+    number or direction code, :func:`mgqa_platform.kg.names.stop_name`)."""
 
 
 KINDS: tuple[Kind, ...] = (
     Kind("road", ROAD_CATEGORIES, "line", TOLERANCE_M, by_ref=True),
     Kind("waterway", WATERWAY_CATEGORIES, "line", 100.0),
     Kind("rail", RAIL_CATEGORIES, "line", 500.0, by_ref=True, same_category=True),
-    Kind("stop", STOP_CATEGORIES, "point", 150.0, same_category=True),
+    Kind("stop", STOP_CATEGORIES, "point", 150.0, same_category=True, name_key=stop_name),
     Kind("point", None, "point", 50.0, same_category=True),
 )
 FAMILIES = tuple(k.family for k in KINDS)
@@ -228,13 +232,13 @@ def components(parts: list[Part], kind: Kind = ROAD, route_signs: bool = False) 
             i = parent[i]
         return i
 
-    names = [p.identities() for p in parts]
+    idents = [_identities(p, kind) for p in parts]
     refs = [identity(p.ref) if kind.by_ref else None for p in parts]
     geoms = np.array([p.geom for p in parts], dtype=object)
     tree = shapely.STRtree(geoms)
     left, right = tree.query(geoms, predicate="dwithin", distance=kind.join_m / METRES_PER_DEGREE)
     for i, j in zip(left.tolist(), right.tolist(), strict=True):
-        if i < j and _same(parts[i], parts[j], names, refs, kind, (i, j)):
+        if i < j and _same(parts[i], parts[j], idents, refs, kind, (i, j)):
             parent[root(j)] = root(i)
     if route_signs:
         first_of_ref: dict[str, int] = {}
@@ -247,14 +251,29 @@ def components(parts: list[Part], kind: Kind = ROAD, route_signs: bool = False) 
     return sorted(sorted(g) for g in groups.values() if len(g) > 1)
 
 
+def _identities(p: Part, kind: Kind) -> set[str]:
+    """The normalized forms under which piece ``p`` joins others of ``kind``: its names and, where
+    the kind has a ``name_key``, their keyed forms ("605 La Riberola" -> "la riberola")."""
+    ids = p.identities()
+    if kind.name_key is not None:
+        keyed = (kind.name_key(n) for n in (p.name, *p.other_names) if n)
+        ids |= {k for k in map(identity, keyed) if k}
+    return ids
+
+
 def _same(
-    a: Part, b: Part, names: list[set[str]], refs: list[str | None], kind: Kind, ij: tuple[int, int]
+    a: Part,
+    b: Part,
+    idents: list[set[str]],
+    refs: list[str | None],
+    kind: Kind,
+    ij: tuple[int, int],
 ) -> bool:
     """Whether two near pieces ``a`` = ``parts[i]``, ``b`` = ``parts[j]`` are one whole."""
     i, j = ij
     if kind.same_category and a.category != b.category:
         return False
-    return bool(names[i] & names[j]) or (refs[i] is not None and refs[i] == refs[j])
+    return bool(idents[i] & idents[j]) or (refs[i] is not None and refs[i] == refs[j])
 
 
 def _weight(g: shapely.Geometry) -> float:
