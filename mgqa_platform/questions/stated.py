@@ -5,13 +5,14 @@ A sub-template whose executor depends on a convention a careful reader could tak
 a boundary point is "in") names it in its catalog entry ``stated``, with the words that state it::
 
     stated:
-      buffer: {en: "within 100 m", kept: "100 m"}
+      buffer: {en: "within 100 m", kept: "100"}
       compactness: "Polsby-Popper"          # a string: en and kept at once
 
 ``en`` must appear (case-insensitively) in every English variant; ``kept`` (optional) is the
-language-neutral part (a number with its unit, a metric's proper name, a formula) that every
-translation memory's text of those variants keeps verbatim. :func:`required` says which
-conventions a sub-template's executor depends on; :func:`problems` lists what the catalog misses.
+language-neutral part (a number, whose unit each language writes in its own script; a metric's
+proper name; a formula) that every translation memory's text of those variants keeps verbatim.
+:func:`required` says which conventions a sub-template's executor depends on; :func:`problems`
+lists what the catalog misses.
 """
 
 from __future__ import annotations
