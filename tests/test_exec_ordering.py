@@ -529,7 +529,7 @@ def test_compound_matches_pyproj(con):
 # ----------------------------------------------------------------------------------------- generate
 @pytest.fixture
 def f_world(con):
-    """Two blocks in two strata with cafes, apartment buildings and roads inside, plus loose points
+    """Two suburbs in two strata with cafes, apartment buildings and roads inside, plus loose points
     for F04."""
     rng = random.Random(5)
     n = 0
@@ -538,7 +538,7 @@ def f_world(con):
     ):
         blk = f"osmh3kg:way/{900 + k}"
         world.add(
-            con, blk, f"Block {k}", "city_block", rect_wkt(lon, lat, 3000, 3000), stratum=stratum
+            con, blk, f"Suburb {k}", "suburb", rect_wkt(lon, lat, 3000, 3000), stratum=stratum
         )
         for category, kind, count in (
             ("cafe", "p", 6),

@@ -17,7 +17,7 @@ import pandas as pd
 from mgqa_dagster.data_quality import gx_runner as gx
 from mgqa_dagster.data_quality.checks import Check, result
 from mgqa_platform import lexicon
-from mgqa_platform.questions import coverage, formats, readings, roles, triviality
+from mgqa_platform.questions import coverage, formats, readings, role_rules, roles, triviality
 from mgqa_platform.questions.catalog import SFIDS, default_catalog
 from mgqa_platform.questions.generate import covered_centre, replay
 from mgqa_platform.questions.multimodal import COMMONS_FILE_PATH, IMAGE_EXTENSIONS, IMAGE_PHRASE
@@ -364,7 +364,49 @@ def validity_problems(con, catalog) -> list[dict]:
                     sub.refusable and p.get("premise_kind") == sub.premise_kind and p.get("why")
                 ):
                     bad(q, "premise_not_refusable")
+    return out + role_problems(con, catalog, rows)
+
+
+ROLE_TYPE = "role_type"
+
+
+def role_problems(con, catalog, rows: list[dict]) -> list[dict]:
+    """``role_type``: a bound entity that does not satisfy its role's predicate
+    (``roles.predicate``: kind, category, a unique name that identifies it); and the role rules
+    ``incomparable_features`` / ``whole_kg_country`` (questions/role_rules.py) of a true question.
+    Rows: question_id, sub_template_id, rule."""
+    need: dict[str, set[str]] = defaultdict(set)  # role type -> bound ids
+    for q in rows:
+        sub, values = catalog.sub_template(q["sub_template_id"]), json.loads(q["bindings"])
+        for r in sub.entity_roles:
+            need[sub.roles[r]].add(values[r])
+    fits = {rtype: _fitting(con, rtype, ids) for rtype, ids in need.items()}
+    kinds = role_rules.entity_kinds(con, set().union(*need.values()) if need else ())
+    out = []
+    for q in rows:
+        sub, values = catalog.sub_template(q["sub_template_id"]), json.loads(q["bindings"])
+        rule = next(
+            (ROLE_TYPE for r in sub.entity_roles if values[r] not in fits[sub.roles[r]]), None
+        )
+        if rule is None and not q["false_premise"]:
+            rule = role_rules.violation(sub, values, kinds)
+        if rule:
+            out.append({"question_id": q["question_id"], "sub_template_id": sub.id, "rule": rule})
     return out
+
+
+def _fitting(con, rtype: str, ids: set[str]) -> set[str]:
+    """The ``ids`` whose entity rows satisfy role type ``rtype``."""
+    found = con.execute(
+        f"""
+        SELECT e.entity_id
+        FROM entities e
+        WHERE e.entity_id IN (SELECT unnest($ids))
+          AND {roles.predicate(rtype, "e")}
+        """,
+        {"ids": sorted(ids)},
+    ).fetchall()
+    return {r[0] for r in found}
 
 
 def _questions_valid(con, _):
