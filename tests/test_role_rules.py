@@ -99,18 +99,20 @@ def test_shapes_compare_only_comparable_features(regions):
 
 
 def test_no_containment_in_the_whole_kgs_country(regions):
+    """A "yes" with the country as container is discarded; a "no" (across the border) stays."""
     kinds = role_rules.entity_kinds(regions, ["worldkg:p", "worldkg:c"])
     e01 = CATALOG.sub_template("E01.1")
-    assert role_rules.violation(e01, {"entity_A": "worldkg:p", "entity_B": "worldkg:c"}, kinds) == (
-        role_rules.WHOLE_KG_COUNTRY
-    )
-    assert role_rules.violation(e01, {"entity_A": "worldkg:p", "entity_B": "worldkg:p"}, kinds) is (
-        None
-    )
+    in_country = {"entity_A": "worldkg:p", "entity_B": "worldkg:c"}
+    yes, no = {"value": True}, {"value": False}
+    assert role_rules.violation(e01, in_country, kinds, yes) == role_rules.WHOLE_KG_COUNTRY
+    assert role_rules.violation(e01, in_country, kinds, no) is None
+    in_parish = {"entity_A": "worldkg:p", "entity_B": "worldkg:p"}
+    assert role_rules.violation(e01, in_parish, kinds, yes) is None
 
 
 def _stored(sub_id: str, bindings: dict, false_premise: bool = False) -> dict:
     return {
+        "gold": json.dumps({"value": True}),
         "question_id": f"q-{sub_id}-{len(json.dumps(bindings))}",
         "sub_template_id": sub_id,
         "bindings": json.dumps(bindings),

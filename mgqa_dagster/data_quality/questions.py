@@ -389,7 +389,7 @@ def role_problems(con, catalog, rows: list[dict]) -> list[dict]:
             (ROLE_TYPE for r in sub.entity_roles if values[r] not in fits[sub.roles[r]]), None
         )
         if rule is None and not q["false_premise"]:
-            rule = role_rules.violation(sub, values, kinds)
+            rule = role_rules.violation(sub, values, kinds, json.loads(q["gold"]))
         if rule:
             out.append({"question_id": q["question_id"], "sub_template_id": sub.id, "rule": rule})
     return out

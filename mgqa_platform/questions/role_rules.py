@@ -5,8 +5,9 @@
   (the country-level region of the KG covering both representative points) is discarded: "Is
   Andorra la Vella more compact than the comarca of Alt Urgell?" compares unlike things.
 * ``whole_kg_country``: a containment question (:data:`CONTAINMENT_TIDS`) that binds a
-  country-level region (category ``country`` or ``admin_level`` 2) is discarded: the answer is the
-  country the whole KG lies in ("Is Casa X administratively a part of Andorra?").
+  country-level region (category ``country`` or ``admin_level`` 2) and whose gold is yes is
+  discarded: the containing country is the one the whole area lies in ("Is Casa X administratively
+  a part of Andorra?"). A "no" stays: the feature lies across or beyond the border.
 
 Both are counted in ``question_discards`` under their names (docs/questions.md, "Role types").
 """
@@ -64,12 +65,14 @@ def comparable(a: dict, b: dict) -> bool:
     return same_kind or (a["country"] is not None and a["country"] == b["country"])
 
 
-def violation(sub, values: dict, kinds: dict[str, dict]) -> str | None:
-    """The role rule a tuple (``values``: role -> bound id) of ``sub`` breaks, or None."""
+def violation(sub, values: dict, kinds: dict[str, dict], gold: dict | None = None) -> str | None:
+    """The role rule a tuple (``values``: role -> bound id; ``gold``: its canonical gold) of
+    ``sub`` breaks, or None."""
     ids = [values[r] for r in sub.entity_roles if values.get(r) in kinds]
     if sub.tid in SHAPE_TIDS and len(ids) == 2 and not comparable(*(kinds[i] for i in ids)):
         return INCOMPARABLE
-    if sub.tid in CONTAINMENT_TIDS and any(kinds[i]["is_country"] for i in ids):
+    yes = (gold or {}).get("value") is True
+    if sub.tid in CONTAINMENT_TIDS and yes and any(kinds[i]["is_country"] for i in ids):
         return WHOLE_KG_COUNTRY
     return None
 
@@ -82,7 +85,7 @@ def keep_role_fit(con: duckdb.DuckDBPyConnection, sub, execs: list) -> tuple[lis
     kinds = entity_kinds(con, (e.values[r] for e in execs for r in sub.entity_roles))
     kept, dropped = [], Counter()
     for e in execs:
-        rule = violation(sub, e.values, kinds)
+        rule = violation(sub, e.values, kinds, e.outcome.gold)
         if rule:
             dropped[(e.stratum, rule)] += 1
         else:
