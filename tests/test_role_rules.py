@@ -110,6 +110,16 @@ def test_no_containment_in_the_whole_kgs_country(regions):
     assert role_rules.violation(e01, in_parish, kinds, yes) is None
 
 
+def test_no_count_of_the_containers_own_category(regions):
+    """E03 asks how many parks and cafes lie in a park: whether it counts itself is a reading."""
+    kinds = role_rules.entity_kinds(regions, ["worldkg:k", "worldkg:p"])
+    e03 = CATALOG.sub_template("E03.1")
+    asked = {"category_A": "park", "category_B": "cafe"}
+    in_park = {"entity_A": "worldkg:k", **asked}
+    assert role_rules.violation(e03, in_park, kinds) == role_rules.CONTAINER_CATEGORY
+    assert role_rules.violation(e03, {"entity_A": "worldkg:p", **asked}, kinds) is None
+
+
 def _stored(sub_id: str, bindings: dict, false_premise: bool = False) -> dict:
     return {
         "gold": json.dumps({"value": True}),

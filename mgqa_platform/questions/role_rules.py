@@ -8,8 +8,11 @@
   country-level region (category ``country`` or ``admin_level`` 2) and whose gold is yes is
   discarded: the containing country is the one the whole area lies in ("Is Casa X administratively
   a part of Andorra?"). A "no" stays: the feature lies across or beyond the border.
+* ``container_category``: a count of categories in a container (:data:`CATEGORY_COUNT_TIDS`) that
+  asks for the container's own category ("How many pubs and universities are in Topelia
+  (university)?") is discarded: whether the container counts itself is a reading, not a fact.
 
-Both are counted in ``question_discards`` under their names (docs/questions.md, "Role types").
+All are counted in ``question_discards`` under their names (docs/questions.md, "Role types").
 """
 
 from __future__ import annotations
@@ -27,6 +30,9 @@ INCOMPARABLE = "incomparable_features"
 WHOLE_KG_COUNTRY = "whole_kg_country"
 SHAPE_TIDS = ("K01", "K02", "K03")
 CONTAINMENT_TIDS = ("E01", "E04", "E05", "L05")
+CONTAINER_CATEGORY = "container_category"
+CATEGORY_COUNT_TIDS = ("E03",)
+RULE_TIDS = SHAPE_TIDS + CONTAINMENT_TIDS + CATEGORY_COUNT_TIDS
 
 #: SQL over alias ``e``: the entity is a country-level region.
 COUNTRY_SQL = f"(e.category = 'country' OR coalesce({roles.ADMIN_LEVEL_SQL}, 99) = 2)"
@@ -71,6 +77,10 @@ def violation(sub, values: dict, kinds: dict[str, dict], gold: dict | None = Non
     ids = [values[r] for r in sub.entity_roles if values.get(r) in kinds]
     if sub.tid in SHAPE_TIDS and len(ids) == 2 and not comparable(*(kinds[i] for i in ids)):
         return INCOMPARABLE
+    if sub.tid in CATEGORY_COUNT_TIDS:
+        asked = {values[r] for r, t in sub.roles.items() if roles.is_category(t)}
+        if any(kinds[i]["category"] in asked for i in ids):
+            return CONTAINER_CATEGORY
     yes = (gold or {}).get("value") is True
     if sub.tid in CONTAINMENT_TIDS and yes and any(kinds[i]["is_country"] for i in ids):
         return WHOLE_KG_COUNTRY
@@ -80,7 +90,7 @@ def violation(sub, values: dict, kinds: dict[str, dict], gold: dict | None = Non
 def keep_role_fit(con: duckdb.DuckDBPyConnection, sub, execs: list) -> tuple[list, Counter]:
     """The executions of ``sub`` that break no role rule, and the others counted
     ``(stratum, rule)``."""
-    if sub.tid not in SHAPE_TIDS + CONTAINMENT_TIDS or not execs:
+    if sub.tid not in RULE_TIDS or not execs:
         return execs, Counter()
     kinds = entity_kinds(con, (e.values[r] for e in execs for r in sub.entity_roles))
     kept, dropped = [], Counter()
