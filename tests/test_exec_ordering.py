@@ -573,3 +573,19 @@ def test_generate_f_replays_every_question(f_world):
         assert q["executor"].startswith("ordering.")
     again = generate(f_world, CATALOG, [KG], only={"F"}, seed=3)
     assert again.questions == gen.questions
+
+
+def test_region_premise_reads_the_whole_member_geometry(con):
+    """Parks whose representative points lie outside the block but whose polygons reach into it
+    (or touch its boundary) keep the premise "some park lies in B" true: it is not false in the
+    world."""
+    add_block(con, "Kortteli", 1000)
+    inside_edge = rect_wkt(*at(LON0, LAT0, 900, 90), 600, 400)  # straddles the east edge
+    touching = rect_wkt(*at(*at(LON0, LAT0, 1000, 0), 100, 90), 300, 300)  # on the north edge
+    add_hic(con, "osmh3kg:way/71", "Puisto A", "park", inside_edge)
+    add_hic(con, "osmh3kg:way/72", "Puisto B", "park", touching)
+    add_hic(con, "osmh3kg:way/73", "Puisto C", "park", rect_wkt(LON0 + 0.1, LAT0, 300, 300))
+    args = dict(category_A="park", entity_B=BLOCK, cardinal_direction="north")
+    assert not run(con, "F01.2", **args).gold  # no member by representative point
+    row = run(con, "F01.2", "premise", **args)
+    assert row["holds"] is True
