@@ -79,6 +79,61 @@ REGION_CATEGORIES = (
     "island",
 )
 
+#: Administrative regions (OSM ``boundary=administrative``, KnowWhereGraph admin classes).
+ADMIN_CATEGORIES = ("administrative_region", "county", "state", "country")
+
+#: Polygons a reader knows as containing things ("in the park", "on the campus"): administrative
+#: regions, settlements, parks, reserves, campuses, airports, islands. City blocks, quarters,
+#: neighbourhoods, named localities and OSM's bare ``place`` / ``boundary`` classes are not.
+CONTAINER_CATEGORIES = (
+    *ADMIN_CATEGORIES,
+    "city",
+    "town",
+    "village",
+    "suburb",
+    "island",
+    "park",
+    "nature_reserve",
+    "forest",
+    "wood",
+    "university",
+    "college",
+    "zoo",
+    "theme_park",
+    "airport",
+    "aerodrome",
+    "military",
+    "grave_yard",
+    "garden",
+)
+
+#: Categories whose names do not identify the feature: tourist information boards and guideposts
+#: carry the name of what they describe.
+NON_IDENTIFYING_CATEGORIES = ("information",)
+
+#: (regular expression over a lower-cased display name, the categories that name may denote): a
+#: name holding the word of a kind of thing reads as that thing, so a feature of another category
+#: with that name (a helipad "Hospital Moinhos de Vento") is not bound where its name must identify
+#: it. Words in the languages of the KGs' areas (English, Portuguese, Spanish, Catalan, Finnish).
+NAME_WORDS = (
+    (
+        r"\b(hospital|hospitais|clínica|clinica)\b",
+        ("hospital", "clinic", "doctors", "healthcare", "health_facility", "health_center"),
+    ),
+    (
+        r"\b(school|escola|escuela|colégio|colegio)\b",
+        ("school", "building_school", "kindergarten", "college", "university"),
+    ),
+    (
+        r"\b(university|universidade|universidad|universitat)\b",
+        ("university", "building_university", "college"),
+    ),
+    (r"\b(church|igreja|iglesia|església|catedral)\b", ("church", "place_of_worship")),
+    (r"\b(museum|museu|museo)\b", ("museum", "gallery", "attraction")),
+    # generic words that name a deck or a stairway, not one feature
+    (r"^(deque|escadaria|escadas)\b", ()),
+)
+
 
 @dataclass(frozen=True)
 class Entry:

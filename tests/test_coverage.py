@@ -198,12 +198,13 @@ def test_nearest_member_disc_crossing_the_edge(two_clusters):
 @pytest.fixture
 def museum_world(con):
     """A cafe anchor at CENTRE, a second cafe 2 km north-east of it; museums (the replacement
-    category) 30 km north: none lies within 10 km of the anchor."""
+    category) 15 to 19 km north: none lies within 10 km of the anchor, and the category is well
+    mapped around it (false_premise.MIN_NEAR_MEMBERS within SPARSE_RADIUS_KM)."""
     world.add(con, "worldkg:1", "Cafe Anchor", "cafe", f"POINT({CENTRE[0]} {CENTRE[1]})")
     x, y = at(*CENTRE, 2.0, 45)
     world.add(con, "worldkg:2", "Cafe Near", "cafe", f"POINT({x} {y})")
-    for i in range(3):
-        x, y = at(*CENTRE, 30.0 + i, 0)
+    for i in range(5):
+        x, y = at(*CENTRE, 15.0 + i, 0)
         world.add(con, f"worldkg:{10 + i}", f"Museum {i}", "museum", f"POINT({x} {y})")
     return con
 

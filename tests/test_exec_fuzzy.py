@@ -76,7 +76,7 @@ def fz(con):
         ("P3", at(150, 45, LON0 - 0.3, LAT0 - 0.3)),
     ):
         world.add(con, f"{KG}:node/{name}", name, "village", pt(ll))
-    world.add(con, eid("R"), "Block R", "city_block", REGION)
+    world.add(con, eid("R"), "Parc R", "park", REGION)
     world.add(
         con,
         eid("HALF"),

@@ -529,7 +529,7 @@ def test_compound_matches_pyproj(con):
 # ----------------------------------------------------------------------------------------- generate
 @pytest.fixture
 def f_world(con):
-    """Two blocks in two strata with cafes, apartment buildings and roads inside, plus loose points
+    """Two suburbs in two strata with cafes, apartment buildings and roads inside, plus loose points
     for F04."""
     rng = random.Random(5)
     n = 0
@@ -538,7 +538,7 @@ def f_world(con):
     ):
         blk = f"osmh3kg:way/{900 + k}"
         world.add(
-            con, blk, f"Block {k}", "city_block", rect_wkt(lon, lat, 3000, 3000), stratum=stratum
+            con, blk, f"Suburb {k}", "suburb", rect_wkt(lon, lat, 3000, 3000), stratum=stratum
         )
         for category, kind, count in (
             ("cafe", "p", 6),
@@ -573,3 +573,19 @@ def test_generate_f_replays_every_question(f_world):
         assert q["executor"].startswith("ordering.")
     again = generate(f_world, CATALOG, [KG], only={"F"}, seed=3)
     assert again.questions == gen.questions
+
+
+def test_region_premise_reads_the_whole_member_geometry(con):
+    """Parks whose representative points lie outside the block but whose polygons reach into it
+    (or touch its boundary) keep the premise "some park lies in B" true: it is not false in the
+    world."""
+    add_block(con, "Kortteli", 1000)
+    inside_edge = rect_wkt(*at(LON0, LAT0, 900, 90), 600, 400)  # straddles the east edge
+    touching = rect_wkt(*at(*at(LON0, LAT0, 1000, 0), 100, 90), 300, 300)  # on the north edge
+    add_hic(con, "osmh3kg:way/71", "Puisto A", "park", inside_edge)
+    add_hic(con, "osmh3kg:way/72", "Puisto B", "park", touching)
+    add_hic(con, "osmh3kg:way/73", "Puisto C", "park", rect_wkt(LON0 + 0.1, LAT0, 300, 300))
+    args = dict(category_A="park", entity_B=BLOCK, cardinal_direction="north")
+    assert not run(con, "F01.2", **args).gold  # no member by representative point
+    row = run(con, "F01.2", "premise", **args)
+    assert row["holds"] is True

@@ -20,7 +20,15 @@ from mgqa_dagster.data_quality import gx_runner as gx
 from mgqa_dagster.data_quality.checks import Check, result
 from mgqa_platform import lexicon
 from mgqa_platform.kg import names, whole
-from mgqa_platform.questions import coverage, formats, readings, roles, stated, triviality
+from mgqa_platform.questions import (
+    coverage,
+    formats,
+    readings,
+    role_rules,
+    roles,
+    stated,
+    triviality,
+)
 from mgqa_platform.questions.catalog import SFIDS, default_catalog
 from mgqa_platform.questions.generate import covered_centre, replay
 from mgqa_platform.questions.multimodal import COMMONS_FILE_PATH, IMAGE_EXTENSIONS, IMAGE_PHRASE
@@ -430,7 +438,7 @@ def validity_problems(con, catalog) -> list[dict]:
                     bad(q, "premise_not_refusable")
     for q in _split_wholes(con, rows):
         bad(q, whole.PIECES_OF_ONE_WHOLE)
-    return out + _stated_problems(con, catalog, rows)
+    return out + _stated_problems(con, catalog, rows) + role_problems(con, catalog, rows)
 
 
 def _stated_problems(con, catalog, rows: list[dict]) -> list[dict]:
@@ -454,6 +462,34 @@ def _stated_problems(con, catalog, rows: list[dict]) -> list[dict]:
         for rule in stated.record_problems(
             sub.stated, sub.conventions, q["text"], cited, countries
         ):
+            out.append({"question_id": q["question_id"], "sub_template_id": sub.id, "rule": rule})
+    return out
+
+
+ROLE_TYPE = "role_type"
+
+
+def role_problems(con, catalog, rows: list[dict]) -> list[dict]:
+    """``role_type``: a bound entity that does not satisfy its role's predicate
+    (``roles.predicate``: kind, category, a unique name that identifies it); and the role rules
+    ``incomparable_features`` / ``whole_kg_country`` (questions/role_rules.py) of a true question.
+    Rows: question_id, sub_template_id, rule."""
+    need: dict[str, set[str]] = defaultdict(set)  # role type -> bound ids
+    for q in rows:
+        sub, values = catalog.sub_template(q["sub_template_id"]), json.loads(q["bindings"])
+        for r in sub.entity_roles:
+            need[sub.roles[r]].add(values[r])
+    fits = {rtype: _fitting(con, rtype, ids) for rtype, ids in need.items()}
+    kinds = role_rules.entity_kinds(con, set().union(*need.values()) if need else ())
+    out = []
+    for q in rows:
+        sub, values = catalog.sub_template(q["sub_template_id"]), json.loads(q["bindings"])
+        rule = next(
+            (ROLE_TYPE for r in sub.entity_roles if values[r] not in fits[sub.roles[r]]), None
+        )
+        if rule is None and not q["false_premise"]:
+            rule = role_rules.violation(sub, values, kinds, json.loads(q["gold"]))
+        if rule:
             out.append({"question_id": q["question_id"], "sub_template_id": sub.id, "rule": rule})
     return out
 
@@ -485,6 +521,20 @@ def _split_wholes(con, rows: list[dict]) -> list[dict]:
         if len(ev := cited[q["question_id"]]) > 1
         and whole.pieces_of_one_whole([members[e] for e in ev if e in members])
     ]
+
+
+def _fitting(con, rtype: str, ids: set[str]) -> set[str]:
+    """The ``ids`` whose entity rows satisfy role type ``rtype``."""
+    found = con.execute(
+        f"""
+        SELECT e.entity_id
+        FROM entities e
+        WHERE e.entity_id IN (SELECT unnest($ids))
+          AND {roles.predicate(rtype, "e")}
+        """,
+        {"ids": sorted(ids)},
+    ).fetchall()
+    return {r[0] for r in found}
 
 
 def _questions_valid(con, _):

@@ -62,6 +62,38 @@ NEAREST = 30  # replacements tried per question, nearest first (none false: prem
 MAX_REPLACEMENT_KM = 100.0  # farther candidates are never tried (none nearer: no_replacement)
 EARTH_RADIUS_KM = 6371.0088  # mean radius, for ranking candidates by great-circle distance
 WGS84 = Geod(ellps="WGS84")
+#: Category gates (:func:`category_gate`): a category is "well mapped around the anchor" with at
+#: least MIN_NEAR_MEMBERS members within SPARSE_RADIUS_KM (great-circle km) of the anchor's point
+#: and at least MIN_NAMED_SHARE of its KG members named.
+SPARSE_RADIUS_KM = 30.0
+MIN_NEAR_MEMBERS = 5
+MIN_NAMED_SHARE = 0.5
+#: Categories OSM maps mostly without names or far from completely: a KG without one near the
+#: anchor says nothing about the world (trees, car parks, apartments, benches, squares ...).
+UNDERNAMED_CATEGORIES = frozenset(
+    {
+        "tree",
+        "tree_row",
+        "parking",
+        "bicycle_parking",
+        "motorcycle_parking",
+        "apartments",
+        "building_residential",
+        "bench",
+        "square",
+        "waste_basket",
+        "street_lamp",
+        "utility_pole",
+        "shelter",
+        "drinking_water",
+        "toilets",
+        "pitch",
+        "playground",
+    }
+)
+#: At most this share of all false premises comes from one template (:func:`cap_per_template`).
+MAX_TEMPLATE_SHARE = 0.35
+ROUNDS = 5  # draws per build: the first, then top-ups over the questions not picked yet
 PLACEHOLDER_RE = re.compile(r"\{(\w+)\}|\b((?:entity|category|event)_[A-Z])\b")
 
 
@@ -159,35 +191,64 @@ def create_neighbourhood_pool(
 def _replacement_members_sql(rtype) -> str:
     """The SQL of the candidate replacements of a role of type ``rtype``, one row per (question,
     candidate) with its distance from the anchor ``a``: for a category, its member nearest to the
-    anchor, among the bindable categories with enough stratified members; for an entity, itself."""
+    anchor, among the bindable categories with enough stratified members, with the count of its
+    members within :data:`SPARSE_RADIUS_KM` of the anchor and the share of its KG members whose
+    name identifies them (:func:`_named_share_sql`); for an entity, itself."""
     km_sql = _haversine_km_sql("a", "p")
     if roles.is_category(rtype):
         return f"""
             SELECT a.question_id, p.category AS value, arg_min(p.lon, {km_sql}) AS lon,
                    arg_min(p.lat, {km_sql}) AS lat, min({km_sql}) AS km, a.lon AS anchor_lon,
-                   a.lat AS anchor_lat
+                   a.lat AS anchor_lat,
+                   count(*) FILTER (WHERE {km_sql} <= {SPARSE_RADIUS_KM}) AS near_members,
+                   any_value(ns.named_share) AS named_share
             FROM a
             CROSS JOIN pool p
+            JOIN ({_named_share_sql(rtype)}) ns ON ns.category = p.category
             WHERE {roles.candidate_predicate(rtype, "p")}
-              AND p.category <> a.category
-              AND p.category IN (
-                SELECT p.category
+            GROUP BY a.question_id, p.category, a.lon, a.lat
+            """
+    return f"""
+            SELECT a.question_id, p.entity_id AS value, p.lon, p.lat, {km_sql} AS km,
+                   a.lon AS anchor_lon, a.lat AS anchor_lat, NULL AS near_members,
+                   NULL AS named_share
+            FROM a
+            CROSS JOIN pool p
+            WHERE {roles.predicate(rtype, "p")}
+            """
+
+
+def _named_share_sql(rtype) -> str:
+    """SQL: per category of role type ``rtype`` with at least ``roles.MIN_CATEGORY_MEMBERS``
+    stratified members in the KG ``$kg``, the share of them whose display name identifies them
+    (``name_unique``: not a placeholder, a code or the category word)."""
+    return f"""
+                SELECT p.category, avg(CASE WHEN p.name_unique THEN 1.0 ELSE 0.0 END) AS named_share
                 FROM entities p
                     JOIN entity_strata s ON s.entity_id = p.entity_id
                 WHERE p.kg = $kg AND s.kg = $kg AND s.stratum IS NOT NULL
                   AND {roles.candidate_predicate(rtype, "p")}
                 GROUP BY p.category
                 HAVING count(*) >= {roles.MIN_CATEGORY_MEMBERS}
-              )
-            GROUP BY a.question_id, p.category, a.lon, a.lat
-            """
-    return f"""
-            SELECT a.question_id, p.entity_id AS value, p.lon, p.lat, {km_sql} AS km,
-                   a.lon AS anchor_lon, a.lat AS anchor_lat
-            FROM a
-            CROSS JOIN pool p
-            WHERE {roles.predicate(rtype, "p")}
-            """
+                """
+
+
+def category_gate(cand: Mapping[str, Any], own: set[str]) -> str | None:
+    """The gate a category replacement ``cand`` fails, or None (docs/questions.md, "False
+    premises"): ``own_category`` (a category a bound entity belongs to, ``own``: "no park contains
+    the park B" is not false in the world), ``mostly_unnamed_category`` (OSM maps it mostly
+    without names or barely: :data:`UNDERNAMED_CATEGORIES`, or under :data:`MIN_NAMED_SHARE` of its
+    KG members named), ``sparse_category`` (fewer than :data:`MIN_NEAR_MEMBERS` members within
+    :data:`SPARSE_RADIUS_KM` of the anchor: its absence says little about the world)."""
+    if cand.get("named_share") is None:
+        return None
+    if cand["value"] in own:
+        return "own_category"
+    if cand["value"] in UNDERNAMED_CATEGORIES or cand["named_share"] < MIN_NAMED_SHARE:
+        return "mostly_unnamed_category"
+    if cand["near_members"] < MIN_NEAR_MEMBERS:
+        return "sparse_category"
+    return None
 
 
 def nearest_replacements(
@@ -225,11 +286,11 @@ def nearest_replacements(
     keep = k + len(sub.roles)
     sql = f"""
         WITH a AS (
-            SELECT q.question_id, e.lon, e.lat, e.category
+            SELECT q.question_id, e.lon, e.lat
             FROM _anchors q
             JOIN entities e ON e.entity_id = q.anchor
         ), d AS ({members})
-        SELECT question_id, value, lon, lat, anchor_lon, anchor_lat
+        SELECT question_id, value, lon, lat, anchor_lon, anchor_lat, near_members, named_share
         FROM d
         WHERE km <= {float(km)!r}
         QUALIFY row_number() OVER (PARTITION BY question_id ORDER BY km, value) <= {keep}
@@ -258,7 +319,9 @@ def stratum_replacements(
     """Question id -> its :func:`nearest_replacements` within ``km``, for ``questions`` of ``kg``
     (of the sub-templates in ``subs``), one stratum at a time: each stratum's questions are searched
     in the neighbourhood pool of their anchors (:func:`create_neighbourhood_pool`), so no pool of
-    the whole KG is built and the largest pool is the neighbourhood of one stratum's anchors."""
+    the whole KG is built and the largest pool is the neighbourhood of one stratum's anchors. The
+    neighbourhood reaches at least :data:`SPARSE_RADIUS_KM`, where the category gates count
+    members."""
     by_stratum: dict[str, dict[str, list[dict]]] = defaultdict(lambda: defaultdict(list))
     for q in questions:
         by_stratum[q["stratum"]][q["sub_template_id"]].append(q)
@@ -270,7 +333,7 @@ def stratum_replacements(
             for sub_id, qs in groups.items()
             for q in qs
         ]
-        create_neighbourhood_pool(con, kg, anchors, km)
+        create_neighbourhood_pool(con, kg, anchors, max(km, SPARSE_RADIUS_KM))
         for sub_id in sorted(groups):
             out.update(nearest_replacements(con, subs[sub_id], groups[sub_id], km=km))
     return out
@@ -339,21 +402,55 @@ def perturb(
         return [], failures
     out: list[dict] = []
     picked: set[str] = set()
-    for round_ in (
-        1,
-        2,
-        3,
-    ):  # later rounds top up what perturbations that kept the premise true cost
-        rest = [q for q in pool_questions if q["question_id"] not in picked]
+    quota = max(1, math.floor(MAX_TEMPLATE_SHARE * target))
+    for round_ in range(1, ROUNDS + 1):  # later rounds top up what the premises still true cost
+        made = Counter(subs[q["sub_template_id"]].tid for q in out)
+        rest = [
+            q
+            for q in pool_questions
+            if q["question_id"] not in picked and made[subs[q["sub_template_id"]].tid] < quota
+        ]
         if len(out) >= target or not rest:
             break
         success = len(out) / len(picked) if picked else 1.0
-        rate = min(1.0, (target - len(out)) / len(rest) / max(success, 0.25))
-        batch = _selected(rest, rate, seed + round_ - 1)
+        batch = _draw(rest, subs, target - len(out), made, quota, success, seed + round_ - 1)
         picked.update(q["question_id"] for q in batch)
         out += _perturb_batch(con, subs, batch, kgs, seed, seen, failures, run_id, code_version)
+    out, capped = cap_per_template(out, subs, quota)
+    failures.update(capped)
     out.sort(key=lambda q: q["question_id"])
     return out, failures
+
+
+def _draw(rest, subs, need, made, quota, success, seed) -> list[dict]:
+    """A seeded draw from ``rest`` spread over the templates: each template with room under its
+    ``quota`` (``made`` so far) asks for an equal part of the ``need``, scaled by the ``success``
+    rate of the perturbations so far."""
+    by_tid: dict[str, list[dict]] = defaultdict(list)
+    for q in rest:
+        by_tid[subs[q["sub_template_id"]].tid].append(q)
+    part = math.ceil(need / len(by_tid))
+    batch = []
+    for tid, qs in sorted(by_tid.items()):
+        want = min(quota - made[tid], part)
+        batch += _selected(qs, min(1.0, want / len(qs) / max(success, 0.25)), seed)
+    return batch
+
+
+def cap_per_template(
+    questions: list[dict], subs: Mapping[str, SubTemplate], quota: int
+) -> tuple[list[dict], Counter]:
+    """At most ``quota`` false premises per template (the first by question id); the others
+    counted ``template_cap`` keyed (kg, sub_template_id, stratum, reason)."""
+    kept, dropped, per_tid = [], Counter(), Counter()
+    for q in sorted(questions, key=lambda q: q["question_id"]):
+        tid = subs[q["sub_template_id"]].tid
+        per_tid[tid] += 1
+        if per_tid[tid] > quota:
+            dropped[(q["kg"], q["sub_template_id"], q["stratum"], "template_cap")] += 1
+        else:
+            kept.append(q)
+    return kept, dropped
 
 
 def _perturb_batch(con, subs, batch, kgs, seed, seen, failures, run_id, code_version) -> list[dict]:
@@ -410,11 +507,16 @@ def _perturb_sub(
     executor = EXECUTORS[sub.executor]
     results = _premise_rows(con, sub, [t for _, t, _ in trials])
     inside = coverage.covered(con, area, sub, [(t, ()) for _, t, _ in trials], premise=True)
+    own = bound_categories(con, questions)
     done: dict[str, tuple[Execution, dict, dict]] = {}
     beyond: set[str] = set()
+    gated: dict[str, str] = {}
     for (q, t, cand), ok in zip(trials, inside, strict=True):
         res = results.get(t["row_id"])
         if q["question_id"] in done or res is None or executor.premise_holds(sub, res):
+            continue
+        if gate := category_gate(cand, own.get(q["question_id"], set())):
+            gated.setdefault(q["question_id"], gate)
             continue
         if not ok:
             beyond.add(q["question_id"])
@@ -444,8 +546,24 @@ def _perturb_sub(
     for q in questions:
         if q["question_id"] not in done:
             reason = coverage.REASON if q["question_id"] in beyond else "premise_still_holds"
+            reason = gated.get(q["question_id"], reason)
             failures[(pool.kg, sub.id, q["stratum"], reason)] += 1
     return [done[k] for k in sorted(done)]
+
+
+def bound_categories(con: duckdb.DuckDBPyConnection, questions: list[dict]) -> dict[str, set]:
+    """Question id -> the categories of the entities its bindings name."""
+    bound = {q["question_id"]: set(json.loads(q["bindings"]).values()) for q in questions}
+    ids = sorted(set().union(*bound.values())) if bound else []
+    if not ids:
+        return {}
+    cats = dict(
+        con.execute(
+            "SELECT entity_id, category FROM entities WHERE entity_id IN (SELECT unnest($ids))",
+            {"ids": ids},
+        ).fetchall()
+    )
+    return {qid: {cats[i] for i in vals if i in cats} for qid, vals in bound.items()}
 
 
 def _rows(con, made, seen, failures, kg, run_id, code_version) -> list[dict]:

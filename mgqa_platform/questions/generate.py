@@ -30,7 +30,14 @@ import duckdb
 import pyarrow as pa
 
 from mgqa_platform.question_schema import QUESTION_SCHEMA, arrow_table
-from mgqa_platform.questions import coverage, false_premise, formats, multimodal, triviality
+from mgqa_platform.questions import (
+    coverage,
+    false_premise,
+    formats,
+    multimodal,
+    role_rules,
+    triviality,
+)
 from mgqa_platform.questions.catalog import Catalog, SubTemplate, catalog_rows
 from mgqa_platform.questions.execution import (
     LANG,
@@ -396,6 +403,8 @@ def _executions_by_cell(
             )
             execs, beyond = coverage.keep_covered(con, area, sub, execs)
             dis.update(beyond)
+            execs, unfit = role_rules.keep_role_fit(con, sub, execs)
+            dis.update(unfit)
             if non_trivial:
                 execs, trivial = _non_trivial(sub, execs, centre)
                 dis.update(trivial)

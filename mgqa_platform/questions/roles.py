@@ -8,16 +8,28 @@ members in the KG. Their geometry kind says which categories they may bind
 members count: the predicate selects every member, whatever its name and its own geometry kind
 (docs/questions.md, "Categories and geometry kinds"). Candidates bind only bindable lexicon
 categories (:func:`candidate_predicate`). Entity role types bind one entity whose display name is
-rendered into the question, so :func:`predicate` adds ``name_unique``: an entity whose name stays
-ambiguous within its KG (docs/questions.md, "Display names") is never bound where its name must
-identify it.
+rendered into the question, so :func:`predicate` adds ``name_unique`` and
+:func:`name_identifies_sql`: an entity whose name stays ambiguous within its KG, or denotes a
+different thing than the entity (docs/questions.md, "Display names", "Role types"), is never bound
+where its name must identify it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 
-from mgqa_platform.lexicon import REGION_CATEGORIES, ROAD_CATEGORIES, SETTLEMENT_CATEGORIES
+from mgqa_platform.lexicon import (
+    ADMIN_CATEGORIES,
+    CONTAINER_CATEGORIES,
+    NAME_WORDS,
+    NON_IDENTIFYING_CATEGORIES,
+    REGION_CATEGORIES,
+    ROAD_CATEGORIES,
+    SETTLEMENT_CATEGORIES,
+)
+
+#: SQL over alias ``e``: the entity's OSM ``admin_level`` as an integer (NULL when absent).
+ADMIN_LEVEL_SQL = "TRY_CAST(json_extract_string(e.attributes, '$.admin_level') AS INTEGER)"
 
 
 def sql_in(values) -> str:
@@ -39,6 +51,16 @@ ROLE_TYPES: dict[str, str] = {
     # polygons that partition space: administrative regions, blocks, named areas
     "region": "e.geom_kind = 'polygon' AND e.valid_from IS NULL "
     f"AND e.category IN {sql_in(REGION_CATEGORIES)}",
+    # administrative regions (OSM boundary=administrative, KWG admin classes), the country included
+    "admin_region": f"e.geom_kind = 'polygon' AND e.valid_from IS NULL "
+    f"AND e.category IN {sql_in(ADMIN_CATEGORIES)}",
+    # administrative regions below the country level
+    "subnational_region": f"e.geom_kind = 'polygon' AND e.valid_from IS NULL "
+    f"AND e.category IN {sql_in(ADMIN_CATEGORIES)} AND e.category <> 'country' "
+    f"AND coalesce({ADMIN_LEVEL_SQL}, 99) > 2",
+    # places a reader knows as containing: admin regions, settlements, parks, reserves, campuses
+    "container": f"e.geom_kind = 'polygon' AND e.valid_from IS NULL "
+    f"AND e.category IN {sql_in(CONTAINER_CATEGORIES)}",
     # lines or polygons (things with extent)
     "extended": "e.geom_kind IN ('line', 'polygon') AND e.valid_from IS NULL",
     # anything that is not an event
@@ -89,7 +111,26 @@ def predicate(role_type: str, alias: str = "e") -> str:
         raise KeyError(f"unknown role type {role_type!r}") from None
     if not is_category(role_type):
         sql = f"({sql}) AND e.name_unique"
+        return sql.replace("e.", f"{alias}.") + f" AND {name_identifies_sql(alias)}"
     return sql.replace("e.", f"{alias}.")
+
+
+def name_identifies_sql(alias: str = "e") -> str:
+    """SQL over a row aliased ``alias``: its display name identifies the entity as what it is.
+
+    False for a road area or an information feature (a polygon of a road category, a
+    ``tourism=information`` board: their names are those of the road or of what they describe) and
+    for a name that holds the word of another kind of thing (:data:`lexicon.NAME_WORDS`: a
+    helipad named "Hospital Moinhos de Vento" reads as the hospital)."""
+    a = alias
+    clauses = [
+        f"NOT ({a}.category IN {sql_in(NON_IDENTIFYING_CATEGORIES)})",
+        f"NOT ({a}.geom_kind = 'polygon' AND {a}.category IN {sql_in(ROAD_CATEGORIES)})",
+    ]
+    for pattern, categories in NAME_WORDS:
+        own = f" OR {a}.category IN {sql_in(categories)}" if categories else ""
+        clauses.append(f"(NOT regexp_matches(lower({a}.display_name), '{pattern}'){own})")
+    return "(" + "\n    AND ".join(clauses) + ")"
 
 
 #: Temp table of the bindable lexicon categories, created with the ``pool``

@@ -321,10 +321,32 @@ class _RegionRanking(Executor):
         return region_members_gold_sql(sub, self.measures(sub), self.member_where(sub, "m"))
 
     def premise_sql(self, sub: SubTemplate) -> str:
-        return (
-            f"SELECT q.row_id, coalesce(len(q.members), 0) >= {self.needed_sql(sub)} AS holds "
-            f"FROM ({self.gold_sql(sub)}) AS q"
-        )
+        """``row_id, holds``: B holds the members the premise needs, counted as the gold counts
+        them or, whichever is more, as the members whose whole geometry meets B's, boundary
+        included (``ST_Intersects``): a premise called false is false for every part of a
+        member."""
+        return f"""
+            SELECT q.row_id,
+                   greatest(coalesce(len(q.members), 0), coalesce(w.n, 0))
+                   >= {self.needed_sql(sub)} AS holds
+            FROM ({self.gold_sql(sub)}) AS q
+            LEFT JOIN ({self.touching_sql(sub)}) AS w ON w.row_id = q.row_id
+            """
+
+    def touching_sql(self, sub: SubTemplate) -> str:
+        """SQL ``row_id, n``: the members of the category role (B excluded) whose whole geometry
+        intersects B's (EPSG:4326, boundary included)."""
+        cat, b = category_role(sub), sub.entity_roles[0]
+        return f"""
+            SELECT t.row_id, count(*) AS n
+            FROM t
+            JOIN entities g ON g.entity_id = t.{b}
+            JOIN entities m ON m.kg = t.kg AND m.category = t.{cat} AND m.entity_id <> g.entity_id
+            WHERE {roles.predicate(sub.roles[cat], "m")} AND ({self.member_where(sub, "m")})
+              AND ST_Intersects_Extent(m.geometry, g.geometry)
+              AND ST_Intersects(m.geometry, g.geometry)
+            GROUP BY t.row_id
+            """
 
     def problem(self, row: Mapping[str, Any]) -> str | None:
         if row["b_xspan"] is not None and float(row["b_xspan"]) > 180.0:
