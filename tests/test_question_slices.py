@@ -20,12 +20,19 @@ from tests import question_world as world
 
 SQUARE = "POLYGON((-51.30 -30.10, -51.20 -30.10, -51.20 -30.00, -51.30 -30.00, -51.30 -30.10))"
 FAR_SQUARE = "POLYGON((-51.00 -30.10, -50.90 -30.10, -50.90 -30.00, -51.00 -30.00, -51.00 -30.10))"
-PHARMACIES = [(-51.18, -30.05), (-51.17, -30.06), (-51.16, -30.04)]  # lon, lat: just east of SQUARE
+#: lon, lat: just east of SQUARE; five, so that the category is well mapped around the park
+PHARMACIES = [
+    (-51.18, -30.05),
+    (-51.17, -30.06),
+    (-51.16, -30.04),
+    (-51.15, -30.05),
+    (-51.14, -30.03),
+]
 
 
 @pytest.fixture
 def parks(con):
-    """Kiosks inside one park polygon, a second park far away, three pharmacies just east of the
+    """Kiosks inside one park polygon, a second park far away, five pharmacies just east of the
     first park and three cafes by the second (osmh3kg, one stratum)."""
     world.add(con, "osmh3kg:way/1", "Parque Um", "park", SQUARE)
     world.add(con, "osmh3kg:way/2", "Parque Dois", "park", FAR_SQUARE)
@@ -195,7 +202,7 @@ def test_wikidata_only_and_shared_images_make_no_twin(con):
     shared = "https://commons.wikimedia.org/wiki/File%3ASe%20Catedral.jpg"
     world.add(con, "worldkg:1", "Museu Azul", "museum", "POINT(-51.22 -30.03)")
     con.execute("UPDATE entities SET wikidata = 'Q42' WHERE entity_id = 'worldkg:1'")
-    world.add(con, "worldkg:2", "Catedral", "cathedral", "POINT(-51.21 -30.04)", image_url=shared)
+    world.add(con, "worldkg:2", "Catedral", "church", "POINT(-51.21 -30.04)", image_url=shared)
     world.add(con, "worldkg:3", "Cripta", "crypt", "POINT(-51.2101 -30.0401)", image_url=shared)
     world.add(
         con,
