@@ -310,6 +310,19 @@ def test_latin_identifiers_are_kept_and_a_silent_e_takes_the_full_genitive():
     }
 
 
+def test_the_proper_names_that_state_a_convention_are_kept_latin():
+    """Every Latin word of a stated convention's kept words ("Douglas-Peucker", "Natural Earth")
+    is one the non-Latin scripts keep: the memories must write them verbatim."""
+    from mgqa_platform.questions import stated
+    from mgqa_platform.questions.catalog import default_catalog
+
+    kept = {w for s in default_catalog().sub_templates for w in stated.kept_words(s.stated)}
+    latin = {w for k in kept for w in det._LATIN_WORD.findall(k)}
+    assert latin and latin <= det.LATIN_KEPT
+    text = "Граница упрощается алгоритмом Douglas-Peucker; границы по карте Natural Earth."
+    assert det.latin_word_left(text) == []
+
+
 def test_names_never_trigger_the_rules_around_them():
     """A name that happens to look like an error is masked: only the words we insert around it
     count."""

@@ -495,8 +495,12 @@ doubled_space_or_punctuation.__doc__ = (
     "or a space before a comma or full stop."
 )
 
-#: Latin-script words that every language keeps as they are (identifiers and a measure's name).
-LATIN_KEPT = frozenset({"km", "token", "geohash", "Polsby-Popper"})
+#: Latin-script words that every language keeps as they are: identifiers, and the proper names that
+#: state a convention (the ``kept`` words of the catalog's ``stated`` entries: a measure, an
+#: algorithm, a map).
+LATIN_KEPT = frozenset(
+    {"km", "token", "geohash", "Polsby-Popper", "Douglas-Peucker", "Natural", "Earth"}
+)
 _LATIN_WORD = re.compile(r"(?<![A-Za-z'-])[A-Za-z][A-Za-z'-]*[A-Za-z](?![A-Za-z'-])")
 
 
