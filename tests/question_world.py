@@ -159,3 +159,27 @@ def copy_catalog(con, source: str) -> None:
     ).fetchall()
     for (table,) in tables:
         con.execute(f"INSERT INTO {table} SELECT * FROM {source}.main.{table}")
+
+
+def question_check(name: str):
+    """The check ``name`` of the English questions (``mgqa_dagster/data_quality/questions.py``)."""
+    from mgqa_dagster.data_quality.questions import QUESTION_CHECKS
+
+    return next(c for c in QUESTION_CHECKS if c.name == name)
+
+
+def assert_text_check_catches(check, con: duckdb.DuckDBPyConnection, clean: str, bad: str) -> None:
+    """The blocking ``check`` fails on ``questions_en`` holding a ``clean`` and a ``bad`` text, and
+    passes once the bad one is gone."""
+    assert check.blocking
+    con.execute(
+        """
+        CREATE OR REPLACE TABLE questions_en AS
+        SELECT *
+        FROM (VALUES ('q1', ?), ('q2', ?)) AS t(question_id, text)
+        """,
+        [clean, bad],
+    )
+    assert check.run(con, None).passed is False
+    con.execute("DELETE FROM questions_en WHERE question_id = 'q2'")
+    assert check.run(con, None).passed is True

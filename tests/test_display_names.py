@@ -142,28 +142,12 @@ NEAR_MISSES = [
 
 @pytest.mark.parametrize("text", LEAKS)
 def test_question_text_check_catches_coordinates_ids_and_placeholders(text):
-    from mgqa_dagster.data_quality.questions import QUESTION_CHECKS
-
-    check = {c.name: c for c in QUESTION_CHECKS}["no_coordinates_or_ids_in_text"]
-    assert check.blocking
-    con = duckdb.connect()
-    con.execute(
-        """
-        CREATE TABLE questions_en AS
-        SELECT *
-        FROM (VALUES ('q1', ?), ('q2', ?)) AS t(question_id, text)
-        """,
-        [CLEAN, text],
-    )
-    assert check.run(con, None).passed is False
-    con.execute("DELETE FROM questions_en WHERE question_id = 'q2'")
-    assert check.run(con, None).passed is True
+    check = world.question_check("no_coordinates_or_ids_in_text")
+    world.assert_text_check_catches(check, duckdb.connect(), CLEAN, text)
 
 
 def test_question_text_check_passes_words_that_only_look_like_placeholders():
-    from mgqa_dagster.data_quality.questions import QUESTION_CHECKS
-
-    check = {c.name: c for c in QUESTION_CHECKS}["no_coordinates_or_ids_in_text"]
+    check = world.question_check("no_coordinates_or_ids_in_text")
     con = duckdb.connect()
     con.execute(
         """

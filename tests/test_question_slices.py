@@ -228,9 +228,7 @@ def test_wikidata_only_and_shared_images_make_no_twin(con):
             lost[reason] += n
     assert set(lost) == {"multimodal:wikidata_only", "multimodal:shared_image"}
     # the blocking check passes on these twins and fails on a twin that links a Wikidata item page
-    from mgqa_dagster.data_quality.questions import QUESTION_CHECKS
-
-    check = {c.name: c for c in QUESTION_CHECKS}["multimodal_slice_valid"]
+    check = world.question_check("multimodal_slice_valid")
     write_questions(con, gen)
     assert check.run(con, None).passed is True
     con.execute(

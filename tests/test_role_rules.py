@@ -26,27 +26,15 @@ def box(x0: float, y0: float, x1: float, y1: float) -> str:
 def regions(con):
     """A country, a parish in it, a city block and a park in the parish; a foreign commune of
     another admin level beside the country."""
-    world.add(
-        con, "worldkg:c", "Andorra", "country", box(0, 0, 1, 1), attributes={"admin_level": 2}
-    )
-    world.add(
-        con,
-        "worldkg:p",
-        "La Massana",
-        "administrative_region",
-        box(0.1, 0.1, 0.5, 0.5),
-        attributes={"admin_level": 7},
-    )
+
+    def region(eid, name, category, geom, level):
+        world.add(con, eid, name, category, geom, attributes={"admin_level": level})
+
+    region("worldkg:c", "Andorra", "country", box(0, 0, 1, 1), 2)
+    region("worldkg:p", "La Massana", "administrative_region", box(0.1, 0.1, 0.5, 0.5), 7)
     world.add(con, "worldkg:b", "Riikinkukko", "city_block", box(0.2, 0.2, 0.25, 0.25))
     world.add(con, "worldkg:k", "Parc Central", "park", box(0.3, 0.3, 0.35, 0.35))
-    world.add(
-        con,
-        "worldkg:f",
-        "Porta",
-        "administrative_region",
-        box(1.1, 0.1, 1.3, 0.3),
-        attributes={"admin_level": 8},
-    )
+    region("worldkg:f", "Porta", "administrative_region", box(1.1, 0.1, 1.3, 0.3), 8)
     return con
 
 

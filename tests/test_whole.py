@@ -223,8 +223,8 @@ def _gold(con, sub_id: str, **values):
     return ex.finish(sub, dict(zip([d[0] for d in cur.description], cur.fetchone(), strict=True)))
 
 
-def test_road_questions_never_list_pieces_of_the_named_road(osm):
-    con, _ = osm
+def one_stratum(con) -> None:
+    """Every entity in one stratum (Brazil, upper-middle income, high density)."""
     con.execute(
         """
         INSERT INTO entity_strata
@@ -232,6 +232,11 @@ def test_road_questions_never_list_pieces_of_the_named_road(osm):
         FROM entities
         """
     )
+
+
+def test_road_questions_never_list_pieces_of_the_named_road(osm):
+    con, _ = osm
+    one_stratum(con)
     road = "osmh3kg:road/way/1"
     # roads that cross or touch Rua A: the two Rua B pieces, no piece of Rua A itself
     count = _gold(con, "C04.1", category_A="road", entity_B=road)
@@ -457,13 +462,7 @@ def test_merged_length_is_the_sum_of_the_parts(families):
 
 def test_line_counts_count_whole_lines(families):
     con, _ = families
-    con.execute(
-        """
-        INSERT INTO entity_strata
-        SELECT entity_id, kg, 'BRA', 'UMC', 'high', NULL, 'UMC/high', NULL
-        FROM entities
-        """
-    )
+    one_stratum(con)
     # Rua X crosses four subway track pieces of two subway lines
     count = _gold(con, "C04.1", category_A="subway", entity_B="osmh3kg:way/35")
     assert count.gold == {"value": 2}

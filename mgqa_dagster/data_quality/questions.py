@@ -157,13 +157,13 @@ def _regions_by_designation(con, _):
     )
     df = con.execute("SELECT question_id, text FROM questions_en").df()
     df["locally_named"] = [locally_named(t, coded) for t in df["text"]]
-    return result(
-        gx.run_suite(
-            df[["question_id", "locally_named"]],
-            "questions_regions_by_designation",
-            gx.in_set("locally_named", [True]),
-        )
-    )
+    return _every_question(df, "locally_named", "questions_regions_by_designation")
+
+
+def _every_question(df, column: str, suite: str):
+    """The result of GX suite ``suite``: every question of ``df`` has ``column`` true (the failing
+    questions by id in the metadata)."""
+    return result(gx.run_suite(df[["question_id", column]], suite, gx.in_set(column, [True])))
 
 
 def _no_leaked_locations(con, _):
@@ -201,13 +201,7 @@ def _category_words(con, _):
     df["categories_bindable"] = [
         _bindable_categories(r.sub_template_id, r.bindings) for r in df.itertuples()
     ]
-    return result(
-        gx.run_suite(
-            df[["question_id", "categories_bindable"]],
-            "questions_category_words",
-            gx.in_set("categories_bindable", [True]),
-        )
-    )
+    return _every_question(df, "categories_bindable", "questions_category_words")
 
 
 def _provenance(con, _):

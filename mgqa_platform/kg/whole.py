@@ -84,24 +84,10 @@ _GEOD = Geod(ellps="WGS84")
 #: Waterway line categories (OSM ``waterway=*``) whose same-name pieces are one waterway.
 WATERWAY_CATEGORIES = ("stream", "river", "canal", "ditch", "drain")
 #: Rail line categories (OSM ``railway=*``) whose same-name or same-ref pieces are one line.
-RAIL_CATEGORIES = (
-    "rail",
-    "subway",
-    "tram",
-    "light_rail",
-    "narrow_gauge",
-    "monorail",
-    "preserved",
-)
+RAIL_CATEGORIES = tuple("rail subway tram light_rail narrow_gauge monorail preserved".split())
 #: Transit stop point categories whose same-name points close together are one stop.
-STOP_CATEGORIES = (
-    "bus_stop",
-    "tram_stop",
-    "platform",
-    "public_transport_platform",
-    "stop_position",
-    "halt",
-    "station",
+STOP_CATEGORIES = tuple(
+    "bus_stop tram_stop platform public_transport_platform stop_position halt station".split()
 )
 
 
