@@ -138,6 +138,9 @@ def test_designations_render_in_each_language_or_the_name_alone():
     assert found.render_in("spa") == "la parroquia de La Massana"
     assert found.render_in("jpn") == "La Massana"  # no certain form: the name alone
     assert ml_names.display_designation("La Massana", "La Massana (town)") is None
+    encamp = ml_names.display_designation("Encamp", "the parish of Encamp")
+    assert encamp.render_in("fra") == "la paroisse d'Encamp"  # "de" elides before a vowel
+    assert encamp.render_in("spa") == "la parroquia de Encamp"
     name, said = instantiate.fallback_name("the parish of La Massana", found, load_memory("fra"))
     assert (name, said) == ("la paroisse de La Massana", True)
 

@@ -95,4 +95,13 @@ def localized(row: Mapping[str, str], name: str, lang: str) -> str:
     """The region's designation around ``name`` in ``lang``, the name alone where the row has no
     pattern for the language."""
     pattern = row.get(lang)
-    return pattern.format(name=name) if pattern else name
+    if not pattern:
+        return name
+    if lang == "fra" and name[:1] in _FRENCH_VOWELS:  # "la paroisse d'Encamp"
+        pattern = pattern.replace("de {name}", "d'{name}")
+    return pattern.format(name=name)
+
+
+#: Initials before which French "de" elides to "d'" (a mute h is left alone: it cannot be told
+#: from an aspirated one by its spelling).
+_FRENCH_VOWELS = frozenset("AEIOUYÀÂÄÉÈÊËÎÏÔÖÙÛÜaeiouyàâäéèêëîïôöùûü")

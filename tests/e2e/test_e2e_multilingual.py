@@ -226,7 +226,7 @@ def test_post_edit_ensemble_on_the_sample(query):
     first_elision = """
         SELECT text_marked_localized, text_marked
         FROM questions_postedited
-        WHERE lang = 'fra' AND postedit_edits::VARCHAR LIKE '%ELIS%'
+        WHERE lang = 'fra' AND postedit_edits::VARCHAR LIKE '%ELIS%' AND text_marked LIKE '%''{%'
         ORDER BY question_id
         LIMIT 1
     """
