@@ -286,6 +286,29 @@ def test_small_split_and_distribution(con):
     assert f"| worldkg | other_script | 1 | 0 | {naming_loja_0} |" in text
 
 
+def test_false_premises_draw_on_the_reserve_when_the_benchmark_has_too_few(parks):
+    """A06.1's true tuple is not a question of the benchmark (the cell cap left it out), yet it is
+    a valid tuple: the draw takes it from the reserve from the second round on, and the false
+    premise copies its record."""
+    con, catalog = parks, load_catalog()
+    spare = [
+        q
+        for q in true_questions(con, catalog, "A06.1")
+        if json.loads(q["bindings"])["entity_B"] == "osmh3kg:way/1"
+    ]
+    other = [{"question_id": "q-other", "sub_template_id": "A01.1"}]  # not perturbable
+    none, _ = false_premise.perturb(con, catalog, other, ["osmh3kg"], seed=1, seen=set(), share=0.5)
+    assert none == []
+    fp, failed = false_premise.perturb(
+        con, catalog, other, ["osmh3kg"], seed=1, seen=set(), share=0.5, reserve=spare
+    )
+    assert len(fp) == 1, failed
+    assert json.loads(fp[0]["perturbation"])["replacement"] == "pharmacy"
+    assert (
+        fp[0]["stratum"] == spare[0]["stratum"] and fp[0]["question_id"] != spare[0]["question_id"]
+    )
+
+
 def test_lineage_of_a_false_premise_question(parks):
     from mgqa_platform import lineage
     from mgqa_platform.questions.generate import write_templates

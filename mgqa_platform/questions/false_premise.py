@@ -384,8 +384,11 @@ def perturb(
     run_id: str = "",
     code_version: str = "",
     share: float = SHARE,
+    reserve: Iterable[dict] = (),
 ) -> tuple[list[dict], Counter]:
-    """False-premise questions derived from the true ``questions`` (rows of ``questions_en``).
+    """False-premise questions derived from the true ``questions`` (rows of ``questions_en``) and,
+    from the second round on, from the ``reserve``: rows of valid true tuples that the cell cap left
+    out of the benchmark (:func:`mgqa_platform.questions.generate.generate`).
 
     Returns the new rows and a Counter of failures keyed (kg, sub_template_id, stratum, reason).
     ``seen`` holds the (text, gold) pairs already used and is updated.
@@ -393,12 +396,13 @@ def perturb(
     subs = {s.id: s for s in eligible(catalog)}
     answerable = {s.id for s in perturbable(catalog)} - set(subs)
     pool_questions = [q for q in questions if q["sub_template_id"] in subs]
+    spare = [q for q in reserve if q["sub_template_id"] in subs]
     failures: Counter = Counter()
     target = round(share / (1 - share) * len(questions))
     skipped = [q for q in questions if q["sub_template_id"] in answerable]
     for q in _selected(skipped, min(1.0, target / max(1, len(pool_questions))), seed):
         failures[(q["kg"], q["sub_template_id"], q["stratum"], "answerable")] += 1
-    if not pool_questions:
+    if not pool_questions and not spare:
         return [], failures
     out: list[dict] = []
     picked: set[str] = set()
@@ -407,7 +411,7 @@ def perturb(
         made = Counter(subs[q["sub_template_id"]].tid for q in out)
         rest = [
             q
-            for q in pool_questions
+            for q in (pool_questions if round_ == 1 and pool_questions else pool_questions + spare)
             if q["question_id"] not in picked and made[subs[q["sub_template_id"]].tid] < quota
         ]
         if len(out) >= target or not rest:

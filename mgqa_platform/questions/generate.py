@@ -335,15 +335,19 @@ def generate(
         for sub in tpl.sub_templates
         if sub.executor in EXECUTORS and (not only or {sub.sfid, sub.tid, sub.id} & only)
     ]
+    spare_subs = {s.id for s in false_premise.eligible(catalog)} if false_premises else set()
+    reserve: list[dict] = []
     with _memory_limit(con, memory_limit):
         for kg in kgs:
             by_cell = _executions_by_cell(con, catalog, subs, kg, seed, non_trivial, gen.discards)
-            gen.questions += _instantiate(
-                con, by_cell, gen.discards, seen, kg, seed, run_id, code_version, cap
+            rows, spare = _instantiate(
+                con, by_cell, gen.discards, seen, kg, seed, run_id, code_version, cap, spare_subs
             )
+            gen.questions += rows
+            reserve += spare
         if non_trivial:
             gen.questions = _cap_gold_values(gen.questions, gen.discards, seed)
-        if false_premises:  # derived from the kept true questions only: no orphan premise
+        if false_premises:  # derived from valid true tuples: kept questions first, then the reserve
             fp, failed = false_premise.perturb(
                 con,
                 catalog,
@@ -353,6 +357,7 @@ def generate(
                 seen=seen,
                 run_id=run_id,
                 code_version=code_version,
+                reserve=reserve,
             )
             for (kg, sub_id, stratum, reason), n in failed.items():
                 gen.discards[(kg, sub_id, stratum, f"false_premise:{reason}")] += n
@@ -485,36 +490,44 @@ def _cap_gold_values(questions: list[dict], discards: Counter, seed: int) -> lis
     return [q for q in questions if q["question_id"] not in dropped_ids]
 
 
-def _instantiate(con, by_cell, discards, seen, kg, seed, run_id, code_version, cap) -> list[dict]:
+def _instantiate(
+    con, by_cell, discards, seen, kg, seed, run_id, code_version, cap, spare_subs=frozenset()
+) -> tuple[list[dict], list[dict]]:
     """Per (template, stratum) cell: draw variants, render, drop duplicate (text, gold), keep
-    ``cap``; build rows."""
+    ``cap``; build rows. Also returns the reserve: rows of up to ``cap`` more valid tuples per cell
+    of the ``spare_subs`` sub-templates, which only false premises may be derived from."""
     all_execs = [e for groups in by_cell.values() for g in groups for e in g]
     if not all_execs:
-        return []
+        return [], []
     ids = {e.values[r] for e in all_execs for r in e.sub.entity_roles}
     ids.update(i for e in all_execs for i in e.outcome.evidence)
     info = entity_info(con, sorted(ids))
-    chosen = _choose(by_cell, info, discards, seen, kg, seed, cap)
-    triples = gold_triples(con, [c[0] for c in chosen])
-    return [
+    chosen, spare = _choose(by_cell, info, discards, seen, kg, seed, cap, spare_subs)
+    triples = gold_triples(con, [c[0] for c in chosen + spare])
+    rows = [
         _question_row(e, vid, vtext, text, gold_json, cited, info, kg, code_version, run_id)
-        for (e, vid, vtext, text, gold_json), cited in zip(chosen, triples, strict=True)
+        for (e, vid, vtext, text, gold_json), cited in zip(chosen + spare, triples, strict=True)
     ]
+    return rows[: len(chosen)], rows[len(chosen) :]
 
 
 def _choose(
-    by_cell, info, discards, seen, kg, seed, cap
-) -> list[tuple[Execution, str, str, str, str]]:
+    by_cell, info, discards, seen, kg, seed, cap, spare_subs=frozenset()
+) -> tuple[list[tuple[Execution, str, str, str, str]], list[tuple[Execution, str, str, str, str]]]:
     """Per (template, stratum) cell in order, executions taken round-robin over their groups: a
     seeded variant each, rendered; a (text, gold) already ``seen`` is counted in ``discards`` and
-    dropped; at most ``cap`` per cell. Returns (execution, variant id, variant text, text, gold
-    JSON) tuples."""
-    chosen = []
+    dropped; at most ``cap`` per cell. Past the cap, up to ``cap`` more executions of the
+    ``spare_subs`` sub-templates are the cell's spares (never questions, never ``seen``). Returns
+    the chosen and the spare (execution, variant id, variant text, text, gold JSON) tuples."""
+    chosen, spare = [], []
     for (tid, stratum), groups in sorted(by_cell.items()):
-        kept = 0
+        kept = spared = 0
         for e in _round_robin(groups):
-            if kept >= cap:
+            full = kept >= cap
+            if full and (spared >= cap or not spare_subs):
                 break
+            if full and e.sub.id not in spare_subs:
+                continue
             variant = random.Random(stable_hash(seed, tid, kg, stratum, e.order)).choice(
                 e.sub.variants
             )
@@ -522,12 +535,17 @@ def _choose(
             text = render(variant.text, e.sub, e.values, names, e.outcome.extras, marked=False)
             gold_json = json.dumps(e.outcome.gold, sort_keys=True, ensure_ascii=False)
             if (text, gold_json) in seen:
-                discards[(kg, e.sub.id, stratum, "duplicate_question")] += 1
+                if not full:
+                    discards[(kg, e.sub.id, stratum, "duplicate_question")] += 1
+                continue
+            if full:
+                spare.append((e, variant.id, variant.text, text, gold_json))
+                spared += 1
                 continue
             seen.add((text, gold_json))
             chosen.append((e, variant.id, variant.text, text, gold_json))
             kept += 1
-    return chosen
+    return chosen, spare
 
 
 def _question_row(
