@@ -12,8 +12,9 @@ discard reason; tuples whose support area reaches past the KG's coverage are dro
 :data:`CAP` tuples (round-robin over the template's sub-templates, each in seeded order), drops
 duplicate (question, gold) pairs, draws one English variant per tuple with a seeded RNG, renders the
 text, and cites the gold triples. Over all KGs, the most common gold value of a sub-template keeps
-at most 60% of its questions (surplus ``trivial``); false premises and the multimodal slice are
-derived from the kept questions. Same inputs and seed -> byte-identical rows.
+at most 60% of its questions (surplus ``trivial``); the multimodal slice is derived from the kept
+questions, false premises from the kept questions and the reserve (valid tuples of the refusable
+sub-templates past the cap). Same inputs and seed -> byte-identical rows.
 """
 
 from __future__ import annotations
