@@ -441,10 +441,10 @@ def _stated_problems(con, catalog, rows: list[dict]) -> list[dict]:
     countries = {
         r[0]
         for r in con.execute(
-            """
+            f"""
             SELECT entity_id
-            FROM entities
-            WHERE TRY_CAST(json_extract_string(attributes, '$.admin_level') AS INTEGER) = ?
+            FROM entities e
+            WHERE {roles.admin_level_sql("e")} = ?
             """,
             [roles.COUNTRY_ADMIN_LEVEL],
         ).fetchall()

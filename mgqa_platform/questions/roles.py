@@ -28,8 +28,15 @@ from mgqa_platform.lexicon import (
     SETTLEMENT_CATEGORIES,
 )
 
-#: SQL over alias ``e``: the entity's OSM ``admin_level`` as an integer (NULL when absent).
-ADMIN_LEVEL_SQL = "TRY_CAST(json_extract_string(e.attributes, '$.admin_level') AS INTEGER)"
+
+def admin_level_sql(alias: str = "e") -> str:
+    """SQL over the entity row ``alias``: its OSM ``admin_level`` as an integer (NULL when absent or
+    not a number)."""
+    return f"TRY_CAST(json_extract_string({alias}.attributes, '$.admin_level') AS INTEGER)"
+
+
+#: :func:`admin_level_sql` over alias ``e``.
+ADMIN_LEVEL_SQL = admin_level_sql("e")
 
 
 def sql_in(values) -> str:
@@ -93,8 +100,7 @@ def not_country_sql(conventions: Mapping, alias: str = "e") -> str:
     :data:`COUNTRY_ADMIN_LEVEL`). Appended to member predicates as ``AND <this>``."""
     if not conventions.get("countries_excluded"):
         return "TRUE"
-    level = f"TRY_CAST(json_extract_string({alias}.attributes, '$.admin_level') AS INTEGER)"
-    return f"coalesce({level}, 0) <> {COUNTRY_ADMIN_LEVEL}"
+    return f"coalesce({admin_level_sql(alias)}, 0) <> {COUNTRY_ADMIN_LEVEL}"
 
 
 def is_category(role_type: str) -> bool:

@@ -154,7 +154,7 @@ class Membership(Executor):
 # ---------------------------------------------------------------------------------------------- E02
 #: SQL over alias ``e``: the entity's OSM ``admin_level`` as an integer (NULL when absent or not a
 #: number)
-ADMIN_LEVEL_SQL = "TRY_CAST(json_extract_string(e.attributes, '$.admin_level') AS INTEGER)"
+ADMIN_LEVEL_SQL = roles.ADMIN_LEVEL_SQL
 
 
 def direct_subdivisions(members: list[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
